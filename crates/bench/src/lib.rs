@@ -1,0 +1,1 @@
+//! Benchmark workloads for `mdl` (placeholder until the bench issue lands).

@@ -1,0 +1,1 @@
+//! MySQL's metadata lock manager (work in progress).

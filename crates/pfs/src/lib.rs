@@ -1,0 +1,1 @@
+//! Performance-Schema-style instrumentation (placeholder until the pfs issue lands).

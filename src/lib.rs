@@ -1,0 +1,1 @@
+pub use mdl_core::*;
