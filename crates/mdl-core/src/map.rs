@@ -1,0 +1,216 @@
+//! The lock map: `shards` partitions of lock objects, each behind its own mutex, plus the four
+//! pre-allocated singletons.
+//!
+//! This is MySQL 5.6's `MDL_map` (partitions = `metadata_locks_hash_instances`), kept because the
+//! published contention curves depend on it, with 8.0's lazy eviction of unused objects instead
+//! of 5.6's per-partition cache.
+//!
+//! # Protocol
+//!
+//! * A partition mutex guards only its hash map of `Arc<LockObject>`. A finder clones the `Arc`
+//!   and drops the mutex before touching the object.
+//! * Eviction marks an object by swapping its state word from exactly 0 to `IS_DESTROYED`
+//!   under the partition mutex and the object's write lock, then removes it from the map. A thread
+//!   that finds `IS_DESTROYED` on an object it looked up retries the lookup, so a destroyed
+//!   object is never used, and the `Arc` keeps its memory valid meanwhile.
+//! * `unused` counts objects whose state word is 0 (new objects count as unused until first
+//!   use). It drives eviction: once more than `low_water` objects and more than `min_ratio` of all
+//!   objects are unused, releasing a lock frees unused objects. It can be transiently off by the
+//!   races MySQL also accepts; [`LockMap::unused_objects`] counts exactly.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crossbeam_utils::CachePadded;
+
+use crate::hash::BuildPrehashed;
+use crate::key::MdlKey;
+use crate::lock::{LockObject, IS_DESTROYED};
+use crate::sync::{new_mutex, AtomicI64, AtomicUsize, Mutex, Ordering, Site};
+use crate::types::Namespace;
+
+/// How a key picks its partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PartitionHash {
+    /// MurmurHash3 of the key bytes, seed 0 (MySQL 5.6.15+ and 8.0).
+    #[default]
+    Murmur3,
+    /// MySQL 5.6.14's `my_hash_sort_bin`: its low bits are so poorly spread that
+    /// `test.sbtest1` .. `test.sbtest8` all land in the same one of 8 partitions.
+    MySqlBin,
+}
+
+type Partition = HashMap<MdlKey, Arc<LockObject>, BuildPrehashed>;
+
+pub(crate) struct LockMap {
+    partitions: Box<[CachePadded<Mutex<Partition>>]>,
+    /// GLOBAL, BACKUP_LOCK, COMMIT, ACL_CACHE.
+    singletons: [Arc<LockObject>; 4],
+    hash: PartitionHash,
+    objects: AtomicUsize,
+    unused: AtomicI64,
+    low_water: usize,
+    min_ratio: f64,
+}
+
+fn singleton_slot(ns: Namespace) -> Option<usize> {
+    match ns {
+        Namespace::Global => Some(0),
+        Namespace::BackupLock => Some(1),
+        Namespace::Commit => Some(2),
+        Namespace::AclCache => Some(3),
+        _ => None,
+    }
+}
+
+impl LockMap {
+    pub(crate) fn new(
+        shards: usize,
+        hash: PartitionHash,
+        low_water: usize,
+        min_ratio: f64,
+    ) -> LockMap {
+        let singleton = |ns| {
+            Arc::new(LockObject::new(
+                MdlKey::singleton(ns).expect("singleton namespaces build singleton keys"),
+            ))
+        };
+        LockMap {
+            partitions: (0..shards)
+                .map(|_| CachePadded::new(new_mutex(Site::MapPartition, Partition::default())))
+                .collect(),
+            singletons: [
+                singleton(Namespace::Global),
+                singleton(Namespace::BackupLock),
+                singleton(Namespace::Commit),
+                singleton(Namespace::AclCache),
+            ],
+            hash,
+            objects: AtomicUsize::new(0),
+            unused: AtomicI64::new(0),
+            low_water,
+            min_ratio,
+        }
+    }
+
+    /// The partition a key belongs to.
+    pub(crate) fn partition_of(&self, key: &MdlKey) -> usize {
+        let h = match self.hash {
+            PartitionHash::Murmur3 => key.murmur3(),
+            PartitionHash::MySqlBin => key.mysql_bin_hash(),
+        };
+        h as usize % self.partitions.len()
+    }
+
+    pub(crate) fn partitions(&self) -> usize {
+        self.partitions.len()
+    }
+
+    /// The lock object for `key`, creating it if needed.
+    pub(crate) fn find_or_insert(&self, key: &MdlKey) -> Arc<LockObject> {
+        if let Some(i) = singleton_slot(key.namespace()) {
+            return self.singletons[i].clone();
+        }
+        let mut part = self.partitions[self.partition_of(key)].lock();
+        if let Some(lock) = part.get(key) {
+            return lock.clone();
+        }
+        let lock = Arc::new(LockObject::new(key.clone()));
+        part.insert(key.clone(), lock.clone());
+        drop(part);
+        self.objects.fetch_add(1, Ordering::Relaxed);
+        self.unused.fetch_add(1, Ordering::Relaxed);
+        lock
+    }
+
+    /// The lock object for `key` if it exists.
+    pub(crate) fn find(&self, key: &MdlKey) -> Option<Arc<LockObject>> {
+        if let Some(i) = singleton_slot(key.namespace()) {
+            return Some(self.singletons[i].clone());
+        }
+        self.partitions[self.partition_of(key)]
+            .lock()
+            .get(key)
+            .cloned()
+    }
+
+    /// A non-singleton object went from unused to used.
+    pub(crate) fn object_used(&self) {
+        self.unused.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// A non-singleton object became unused; frees unused objects while there are too many.
+    pub(crate) fn object_unused(&self, rand: &mut u64) {
+        let mut unused = self.unused.fetch_add(1, Ordering::Relaxed) + 1;
+        while unused > self.low_water as i64
+            && unused as f64 > self.objects.load(Ordering::Relaxed) as f64 * self.min_ratio
+        {
+            if !self.remove_random_unused(rand) {
+                break;
+            }
+            unused = self.unused.load(Ordering::Relaxed);
+        }
+    }
+
+    /// Evicts one unused object, starting the search at a random partition. Returns false if
+    /// none was found.
+    fn remove_random_unused(&self, rand: &mut u64) -> bool {
+        *rand = rand
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let n = self.partitions.len();
+        let start = (*rand >> 33) as usize % n;
+        for i in 0..n {
+            let mut part = self.partitions[(start + i) % n].lock();
+            let victim = part.iter().find_map(|(k, lock)| {
+                if lock.fast_path.load(Ordering::Relaxed) != 0 {
+                    return None;
+                }
+                let _st = lock.state.write();
+                lock.fast_path
+                    .compare_exchange(0, IS_DESTROYED, Ordering::AcqRel, Ordering::Relaxed)
+                    .ok()
+                    .map(|_| k.clone())
+            });
+            if let Some(k) = victim {
+                part.remove(&k);
+                drop(part);
+                self.objects.fetch_sub(1, Ordering::Relaxed);
+                self.unused.fetch_sub(1, Ordering::Relaxed);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Number of lock objects in the map (singletons excluded).
+    pub(crate) fn objects(&self) -> usize {
+        self.partitions.iter().map(|p| p.lock().len()).sum()
+    }
+
+    /// Number of lock objects nobody uses (state word 0), counted now.
+    pub(crate) fn unused_objects(&self) -> usize {
+        self.partitions
+            .iter()
+            .map(|p| {
+                p.lock()
+                    .values()
+                    .filter(|l| l.fast_path.load(Ordering::Acquire) == 0)
+                    .count()
+            })
+            .sum()
+    }
+
+    /// Calls `f` on every lock object, singletons first, one partition at a time.
+    pub(crate) fn for_each(&self, mut f: impl FnMut(&Arc<LockObject>)) {
+        for s in &self.singletons {
+            f(s);
+        }
+        for p in self.partitions.iter() {
+            let objects: Vec<Arc<LockObject>> = p.lock().values().cloned().collect();
+            for o in &objects {
+                f(o);
+            }
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! The grant rules in one place: MySQL 8.0's compatibility and priority matrices as bitmaps,
+//! the fast-path increments, and the relations derived from them.
+//!
+//! For each *requested* type `r`, `granted_incompatible(r)` is the bitmap of granted types that
+//! conflict with `r`, and `waiting_incompatible(k, r)` is the bitmap of *pending* types that have
+//! priority over `r` under priority matrix `k` (0 = normal, 1 = piglet limit reached, 2 = hog
+//! limit reached, 3 = both). Bit `t` is `1 << t` ([`LockType::bit`]). The values are MySQL's
+//! `m_scoped_lock_strategy` / `m_object_lock_strategy` initializers.
+
+use crate::types::{LockType, Namespace, Strategy};
+
+const IX: u16 = 1 << 0;
+const S: u16 = 1 << 1;
+const SR: u16 = 1 << 3;
+const SW: u16 = 1 << 4;
+const SWLP: u16 = 1 << 5;
+const SU: u16 = 1 << 6;
+const SRO: u16 = 1 << 7;
+const SNW: u16 = 1 << 8;
+const SNRW: u16 = 1 << 9;
+const X: u16 = 1 << 10;
+
+/// The "hog" types whose grants are counted against `max_write_lock_count`.
+pub const HOG_TYPES: u16 = SNW | SNRW | X;
+
+const G_SCOPED: [u16; 11] = [X | S, X | IX, 0, 0, 0, 0, 0, 0, 0, 0, X | S | IX];
+const W_SCOPED: [u16; 11] = [X | S, X, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+const G_OBJECT: [u16; 11] = [
+    0,
+    X,
+    X,
+    X | SNRW,
+    X | SNRW | SNW | SRO,
+    X | SNRW | SNW | SRO,
+    X | SNRW | SNW | SU,
+    X | SNRW | SWLP | SW,
+    X | SNRW | SNW | SU | SWLP | SW,
+    X | SNRW | SNW | SRO | SU | SWLP | SW | SR,
+    X | SNRW | SNW | SRO | SU | SWLP | SW | SR | (1 << 2) | S,
+];
+
+const W_OBJECT: [[u16; 11]; 4] = [
+    // 0: normal priorities.
+    [
+        0,
+        X,
+        0,
+        X | SNRW,
+        X | SNRW | SNW,
+        X | SNRW | SNW | SRO,
+        X,
+        X | SNRW | SW,
+        X,
+        X,
+        0,
+    ],
+    // 1: piglet limit reached (SW gets lower priority than SRO).
+    [
+        0,
+        X,
+        0,
+        X | SNRW,
+        X | SNRW | SNW | SRO,
+        X | SNRW | SNW | SRO,
+        X,
+        X | SNRW,
+        X,
+        X,
+        0,
+    ],
+    // 2: hog limit reached (non-hog types get priority over SNW, SNRW, X).
+    [
+        0,
+        0,
+        0,
+        0,
+        0,
+        SRO,
+        0,
+        SW,
+        X | SU | SWLP | SW,
+        X | SRO | SU | SWLP | SW | SR,
+        !HOG_TYPES,
+    ],
+    // 3: both limits reached.
+    [
+        0,
+        0,
+        0,
+        0,
+        X | SNRW | SNW | SRO,
+        X | SNRW | SNW | SRO,
+        0,
+        0,
+        X | SU,
+        X | SRO | SU | SR,
+        !(HOG_TYPES | SW | SWLP),
+    ],
+];
+
+/// Granted types that conflict with a request of `requested` (MySQL's granted matrix).
+#[inline]
+pub fn granted_incompatible(strategy: Strategy, requested: LockType) -> u16 {
+    match strategy {
+        Strategy::Scoped => G_SCOPED[requested as usize],
+        Strategy::Object => G_OBJECT[requested as usize],
+    }
+}
+
+/// Pending types that have priority over a request of `requested` under priority matrix `idx`.
+/// Scoped locks have only matrix 0.
+#[inline]
+pub fn waiting_incompatible(strategy: Strategy, idx: usize, requested: LockType) -> u16 {
+    match strategy {
+        Strategy::Scoped => {
+            if idx == 0 {
+                W_SCOPED[requested as usize]
+            } else {
+                0
+            }
+        }
+        Strategy::Object => W_OBJECT[idx & 3][requested as usize],
+    }
+}
+
+/// Whether a granted `held` lock satisfies a request for `requested` on the same object
+/// (`MDL_ticket::has_stronger_or_equal_type`): everything that conflicts with `requested` also
+/// conflicts with `held`.
+#[inline]
+pub fn is_stronger_or_equal(strategy: Strategy, held: LockType, requested: LockType) -> bool {
+    granted_incompatible(strategy, requested) & !granted_incompatible(strategy, held) == 0
+}
+
+/// Fast-path counter bits (see `lock.rs`): S+SH in bits 0..19, SR in 20..39, SW+SWLP in 40..59
+/// for object locks; IX in bits 0..59 for scoped locks. Zero means the type is "obtrusive" and
+/// always takes the slow path.
+#[inline]
+pub fn fast_path_increment(strategy: Strategy, lock_type: LockType) -> u64 {
+    match (strategy, lock_type) {
+        (Strategy::Scoped, LockType::IntentionExclusive) => 1,
+        (Strategy::Object, LockType::Shared | LockType::SharedHighPrio) => 1,
+        (Strategy::Object, LockType::SharedRead) => 1 << 20,
+        (Strategy::Object, LockType::SharedWrite | LockType::SharedWriteLowPrio) => 1 << 40,
+        _ => 0,
+    }
+}
+
+/// The types held through the fast path, as a bitmap, given the counter part of a state word.
+#[inline]
+pub fn fast_path_granted_bitmap(strategy: Strategy, state: u64) -> u16 {
+    const FIELD: u64 = (1 << 20) - 1;
+    match strategy {
+        Strategy::Scoped => {
+            if state & 0x0FFF_FFFF_FFFF_FFFF != 0 {
+                IX
+            } else {
+                0
+            }
+        }
+        Strategy::Object => {
+            let mut bits = 0;
+            if state & FIELD != 0 {
+                bits |= S;
+            }
+            if (state >> 20) & FIELD != 0 {
+                bits |= SR;
+            }
+            if (state >> 40) & FIELD != 0 {
+                bits |= SW;
+            }
+            bits
+        }
+    }
+}
+
+/// Deadlock weight of a context waiting for `lock_type` in `namespace`: the lower, the more
+/// likely it is chosen as victim (MySQL 8.0: DML 25, user-level lock 50, DDL 100).
+pub fn deadlock_weight(namespace: Namespace, lock_type: LockType) -> u32 {
+    if namespace == Namespace::UserLevelLock {
+        DEADLOCK_WEIGHT_ULL
+    } else if namespace == Namespace::Global || lock_type >= LockType::SharedUpgradable {
+        DEADLOCK_WEIGHT_DDL
+    } else {
+        DEADLOCK_WEIGHT_DML
+    }
+}
+
+/// Weight of a DML wait (and of any context with `set_force_dml_deadlock_weight(true)`).
+pub const DEADLOCK_WEIGHT_DML: u32 = 25;
+/// Weight of a user-level-lock wait.
+pub const DEADLOCK_WEIGHT_ULL: u32 = 50;
+/// Weight of a DDL wait.
+pub const DEADLOCK_WEIGHT_DDL: u32 = 100;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_values_match_mysql() {
+        assert_eq!(
+            G_OBJECT,
+            [
+                0x0000, 0x0400, 0x0400, 0x0600, 0x0780, 0x0780, 0x0740, 0x0630, 0x0770, 0x07F8,
+                0x07FE
+            ]
+        );
+        assert_eq!(
+            W_OBJECT[0],
+            [
+                0x0000, 0x0400, 0x0000, 0x0600, 0x0700, 0x0780, 0x0400, 0x0610, 0x0400, 0x0400,
+                0x0000
+            ]
+        );
+        assert_eq!(
+            W_OBJECT[1],
+            [
+                0x0000, 0x0400, 0x0000, 0x0600, 0x0780, 0x0780, 0x0400, 0x0600, 0x0400, 0x0400,
+                0x0000
+            ]
+        );
+        assert_eq!(
+            W_OBJECT[2],
+            [
+                0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0080, 0x0000, 0x0010, 0x0470, 0x04F8,
+                0xF8FF
+            ]
+        );
+        assert_eq!(
+            W_OBJECT[3],
+            [
+                0x0000, 0x0000, 0x0000, 0x0000, 0x0780, 0x0780, 0x0000, 0x0000, 0x0440, 0x04C8,
+                0xF8CF
+            ]
+        );
+        assert_eq!(G_SCOPED[0], 0x0402);
+        assert_eq!(G_SCOPED[1], 0x0401);
+        assert_eq!(G_SCOPED[10], 0x0403);
+    }
+
+    #[test]
+    fn granted_matrix_is_symmetric_and_waiting_is_subset() {
+        let legal = |t: LockType| t != LockType::IX;
+        for a in LockType::ALL.into_iter().filter(|&t| legal(t)) {
+            for b in LockType::ALL.into_iter().filter(|&t| legal(t)) {
+                let ab = granted_incompatible(Strategy::Object, a) & b.bit() != 0;
+                let ba = granted_incompatible(Strategy::Object, b) & a.bit() != 0;
+                assert_eq!(ab, ba, "{a:?} {b:?}");
+            }
+            // [INV2]: a pending type never blocks a request that the granted type wouldn't.
+            for k in 0..4 {
+                let w = waiting_incompatible(Strategy::Object, k, a) & 0x07FE;
+                assert_eq!(
+                    w & !granted_incompatible(Strategy::Object, a),
+                    0,
+                    "{k} {a:?}"
+                );
+            }
+        }
+    }
+}

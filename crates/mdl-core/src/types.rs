@@ -1,0 +1,313 @@
+//! Namespaces, lock types and durations, with the per-namespace facts MySQL 8.0 attaches to them.
+
+/// How a namespace resolves conflicts: scoped locks (IX, S, X only) guard a whole scope such as
+/// the global read lock or a schema; object locks (every type but IX) guard one object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// IX / S / X on a scope (GLOBAL, SCHEMA, COMMIT, ...).
+    Scoped,
+    /// S ... X on an object (TABLE, FUNCTION, ...).
+    Object,
+}
+
+/// The 18 namespaces of MySQL 8.0, with MySQL's numeric ids (the first byte of a key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+#[allow(missing_docs)]
+pub enum Namespace {
+    Global = 0,
+    BackupLock = 1,
+    Tablespace = 2,
+    Schema = 3,
+    Table = 4,
+    Function = 5,
+    Procedure = 6,
+    Trigger = 7,
+    Event = 8,
+    Commit = 9,
+    UserLevelLock = 10,
+    LockingService = 11,
+    Srid = 12,
+    AclCache = 13,
+    ColumnStatistics = 14,
+    ResourceGroups = 15,
+    ForeignKey = 16,
+    CheckConstraint = 17,
+}
+
+impl Namespace {
+    /// Every namespace, in id order.
+    pub const ALL: [Namespace; 18] = [
+        Namespace::Global,
+        Namespace::BackupLock,
+        Namespace::Tablespace,
+        Namespace::Schema,
+        Namespace::Table,
+        Namespace::Function,
+        Namespace::Procedure,
+        Namespace::Trigger,
+        Namespace::Event,
+        Namespace::Commit,
+        Namespace::UserLevelLock,
+        Namespace::LockingService,
+        Namespace::Srid,
+        Namespace::AclCache,
+        Namespace::ColumnStatistics,
+        Namespace::ResourceGroups,
+        Namespace::ForeignKey,
+        Namespace::CheckConstraint,
+    ];
+
+    /// The namespace with MySQL id `id`, if there is one.
+    pub fn from_id(id: u8) -> Option<Namespace> {
+        Namespace::ALL.get(id as usize).copied()
+    }
+
+    /// MySQL's numeric id.
+    pub fn id(self) -> u8 {
+        self as u8
+    }
+
+    /// Scoped or object strategy (MySQL's `MDL_lock::get_strategy`).
+    pub fn strategy(self) -> Strategy {
+        use Namespace::*;
+        match self {
+            Global | Tablespace | Schema | Commit | BackupLock | ResourceGroups | ForeignKey
+            | CheckConstraint => Strategy::Scoped,
+            _ => Strategy::Object,
+        }
+    }
+
+    /// Pre-allocated lock objects that never live in the lock map and are never evicted.
+    pub fn is_singleton(self) -> bool {
+        matches!(
+            self,
+            Namespace::Global | Namespace::Commit | Namespace::AclCache | Namespace::BackupLock
+        )
+    }
+
+    /// Whether an X request in this namespace notifies the storage engines before acquiring and
+    /// after releasing (`MDL_lock::needs_hton_notification`).
+    pub fn needs_hton_notification(self) -> bool {
+        use Namespace::*;
+        matches!(
+            self,
+            Tablespace | Schema | Table | Function | Procedure | Trigger | Event
+        )
+    }
+
+    /// Whether a wait in this namespace is aborted when the owner disconnects.
+    pub fn needs_connection_check(self) -> bool {
+        matches!(
+            self,
+            Namespace::UserLevelLock | Namespace::LockingService | Namespace::AclCache
+        )
+    }
+
+    /// Whether the anti-starvation counters (`max_write_lock_count`) apply.
+    pub fn is_affected_by_max_write_lock_count(self) -> bool {
+        self.strategy() == Strategy::Object && self != Namespace::AclCache
+    }
+
+    /// The thread state shown while waiting on a lock of this namespace.
+    pub fn wait_state_name(self) -> &'static str {
+        use Namespace::*;
+        match self {
+            Global => "Waiting for global read lock",
+            BackupLock => "Waiting for backup lock",
+            Tablespace => "Waiting for tablespace metadata lock",
+            Schema => "Waiting for schema metadata lock",
+            Table => "Waiting for table metadata lock",
+            Function => "Waiting for stored function metadata lock",
+            Procedure => "Waiting for stored procedure metadata lock",
+            Trigger => "Waiting for trigger metadata lock",
+            Event => "Waiting for event metadata lock",
+            Commit => "Waiting for commit lock",
+            UserLevelLock => "User lock",
+            LockingService => "Waiting for locking service lock",
+            Srid => "Waiting for spatial reference system lock",
+            AclCache => "Waiting for acl cache lock",
+            ColumnStatistics => "Waiting for column statistics lock",
+            ResourceGroups => "Waiting for resource groups metadata lock",
+            ForeignKey => "Waiting for foreign key metadata lock",
+            CheckConstraint => "Waiting for check constraint metadata lock",
+        }
+    }
+
+    /// `OBJECT_TYPE` in `performance_schema.metadata_locks`.
+    pub fn object_type_name(self) -> &'static str {
+        use Namespace::*;
+        match self {
+            Global => "GLOBAL",
+            BackupLock => "BACKUP LOCK",
+            Tablespace => "TABLESPACE",
+            Schema => "SCHEMA",
+            Table => "TABLE",
+            Function => "FUNCTION",
+            Procedure => "PROCEDURE",
+            Trigger => "TRIGGER",
+            Event => "EVENT",
+            Commit => "COMMIT",
+            UserLevelLock => "USER LEVEL LOCK",
+            LockingService => "LOCKING SERVICE",
+            Srid => "SRID",
+            AclCache => "ACL CACHE",
+            ColumnStatistics => "COLUMN STATISTICS",
+            ResourceGroups => "RESOURCE_GROUPS",
+            ForeignKey => "FOREIGN KEY",
+            CheckConstraint => "CHECK CONSTRAINT",
+        }
+    }
+
+    /// Whether a lock type may be requested in this namespace.
+    pub fn allows(self, lock_type: LockType) -> bool {
+        match self.strategy() {
+            Strategy::Scoped => matches!(
+                lock_type,
+                LockType::IntentionExclusive | LockType::Shared | LockType::Exclusive
+            ),
+            Strategy::Object => lock_type != LockType::IntentionExclusive,
+        }
+    }
+}
+
+/// The 11 lock types of MySQL 8.0, weakest to strongest, with MySQL's numeric ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum LockType {
+    /// IX: scoped locks only; the owner may take upgradable or exclusive locks inside the scope.
+    IntentionExclusive = 0,
+    /// S: metadata only (prepared statements, stored routines, HANDLER).
+    Shared = 1,
+    /// SH: metadata only, granted even when exclusive requests are pending (INFORMATION_SCHEMA).
+    SharedHighPrio = 2,
+    /// SR: read table data (SELECT).
+    SharedRead = 3,
+    /// SW: modify table data (INSERT, UPDATE, DELETE, SELECT ... FOR UPDATE).
+    SharedWrite = 4,
+    /// SWLP: SW with lower priority than SRO (DML with LOW_PRIORITY).
+    SharedWriteLowPrio = 5,
+    /// SU: upgradable shared lock, first phase of ALTER TABLE.
+    SharedUpgradable = 6,
+    /// SRO: read data, block all modification (LOCK TABLES READ).
+    SharedReadOnly = 7,
+    /// SNW: upgradable, blocks writers, allows readers (ALTER TABLE copying data).
+    SharedNoWrite = 8,
+    /// SNRW: upgradable, others may access metadata only (LOCK TABLES WRITE).
+    SharedNoReadWrite = 9,
+    /// X: exclusive (CREATE / DROP / RENAME TABLE).
+    Exclusive = 10,
+}
+
+#[allow(missing_docs)]
+impl LockType {
+    pub const IX: LockType = LockType::IntentionExclusive;
+    pub const S: LockType = LockType::Shared;
+    pub const SH: LockType = LockType::SharedHighPrio;
+    pub const SR: LockType = LockType::SharedRead;
+    pub const SW: LockType = LockType::SharedWrite;
+    pub const SWLP: LockType = LockType::SharedWriteLowPrio;
+    pub const SU: LockType = LockType::SharedUpgradable;
+    pub const SRO: LockType = LockType::SharedReadOnly;
+    pub const SNW: LockType = LockType::SharedNoWrite;
+    pub const SNRW: LockType = LockType::SharedNoReadWrite;
+    pub const X: LockType = LockType::Exclusive;
+}
+
+impl LockType {
+    /// Every lock type, in id order.
+    pub const ALL: [LockType; 11] = [
+        LockType::IntentionExclusive,
+        LockType::Shared,
+        LockType::SharedHighPrio,
+        LockType::SharedRead,
+        LockType::SharedWrite,
+        LockType::SharedWriteLowPrio,
+        LockType::SharedUpgradable,
+        LockType::SharedReadOnly,
+        LockType::SharedNoWrite,
+        LockType::SharedNoReadWrite,
+        LockType::Exclusive,
+    ];
+
+    /// The type with MySQL id `id`, if there is one.
+    pub fn from_id(id: u8) -> Option<LockType> {
+        LockType::ALL.get(id as usize).copied()
+    }
+
+    /// MySQL's numeric id.
+    pub fn id(self) -> u8 {
+        self as u8
+    }
+
+    /// The bit of this type in the matrices' bitmaps (`MDL_BIT`).
+    pub fn bit(self) -> u16 {
+        1 << (self as u8)
+    }
+
+    /// The abbreviation used in MySQL's documentation (IX, S, SH, SR, ...).
+    pub fn abbr(self) -> &'static str {
+        [
+            "IX", "S", "SH", "SR", "SW", "SWLP", "SU", "SRO", "SNW", "SNRW", "X",
+        ][self as usize]
+    }
+
+    /// `LOCK_TYPE` in `performance_schema.metadata_locks`.
+    pub fn pfs_name(self) -> &'static str {
+        [
+            "INTENTION_EXCLUSIVE",
+            "SHARED",
+            "SHARED_HIGH_PRIO",
+            "SHARED_READ",
+            "SHARED_WRITE",
+            "SHARED_WRITE_LOW_PRIO",
+            "SHARED_UPGRADABLE",
+            "SHARED_READ_ONLY",
+            "SHARED_NO_WRITE",
+            "SHARED_NO_READ_WRITE",
+            "EXCLUSIVE",
+        ][self as usize]
+    }
+
+    /// Whether MySQL counts this as a write request (`is_write_lock_request`).
+    pub fn is_write(self) -> bool {
+        self >= LockType::SharedWrite && self != LockType::SharedReadOnly
+    }
+
+    /// Whether this type is SU or stronger (DDL / LOCK TABLES).
+    pub fn is_ddl_or_lock_tables(self) -> bool {
+        self >= LockType::SharedUpgradable
+    }
+}
+
+/// How long a lock is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LockDuration {
+    /// Released at the end of the statement ([`crate::MdlContext::release_statement_locks`]) or
+    /// of the transaction.
+    Statement = 0,
+    /// Released at the end of the transaction
+    /// ([`crate::MdlContext::release_transactional_locks`]).
+    Transaction = 1,
+    /// Released only explicitly ([`crate::MdlContext::release`]): LOCK TABLES, HANDLER, user
+    /// locks, the global read lock.
+    Explicit = 2,
+}
+
+impl LockDuration {
+    /// Every duration, in MySQL's order.
+    pub const ALL: [LockDuration; 3] = [
+        LockDuration::Statement,
+        LockDuration::Transaction,
+        LockDuration::Explicit,
+    ];
+
+    /// `LOCK_DURATION` in `performance_schema.metadata_locks`.
+    pub fn pfs_name(self) -> &'static str {
+        ["STATEMENT", "TRANSACTION", "EXPLICIT"][self as usize]
+    }
+
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+}
