@@ -1,0 +1,435 @@
+//! Plain enums shared by the instrumented and the no-op builds: instrument kinds, consumers,
+//! presets, wait operations and clocks.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::PfsError;
+
+/// What an instrument class measures. The kind picks the timer (cycles for waits, nanoseconds for
+/// statements, stages and idle, as PFS 8.0 does), the consumer family (waits, stages or
+/// statements) and whether the class has instances with their own stats (mutex, rwlock, cond).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum ClassKind {
+    /// `wait/synch/mutex/...`
+    Mutex,
+    /// `wait/synch/rwlock/...` and `wait/synch/prlock/...`
+    RwLock,
+    /// `wait/synch/cond/...`
+    Cond,
+    /// `wait/lock/metadata/sql/mdl`
+    Metadata,
+    /// `wait/io/table/...`
+    TableIo,
+    /// `wait/lock/table/...`
+    TableLock,
+    /// `statement/...`
+    Statement,
+    /// `stage/...`
+    Stage,
+    /// `idle`
+    Idle,
+}
+
+impl ClassKind {
+    /// All kinds, in declaration order.
+    pub const ALL: [ClassKind; 9] = [
+        ClassKind::Mutex,
+        ClassKind::RwLock,
+        ClassKind::Cond,
+        ClassKind::Metadata,
+        ClassKind::TableIo,
+        ClassKind::TableLock,
+        ClassKind::Statement,
+        ClassKind::Stage,
+        ClassKind::Idle,
+    ];
+
+    /// Does this kind feed the `events_waits_*` tables (everything but statements and stages)?
+    pub const fn is_wait(self) -> bool {
+        !matches!(self, ClassKind::Statement | ClassKind::Stage)
+    }
+
+    /// Do classes of this kind have instances (one per lock object) with their own stats?
+    pub const fn has_instances(self) -> bool {
+        matches!(self, ClassKind::Mutex | ClassKind::RwLock | ClassKind::Cond)
+    }
+
+    /// The clock PFS 8.0 uses for this kind: cycles for waits, nanoseconds otherwise.
+    pub const fn clock(self) -> Clock {
+        match self {
+            ClassKind::Statement | ClassKind::Stage | ClassKind::Idle => Clock::Nanosecond,
+            _ => Clock::Cycle,
+        }
+    }
+
+    /// Is instrumentation for this kind compiled into this build (cargo features)?
+    /// `false` means classes of this kind are never enabled, whatever the run-time switches say.
+    pub const fn compiled(self) -> bool {
+        match self {
+            ClassKind::Mutex => cfg!(feature = "mutex"),
+            ClassKind::RwLock => cfg!(feature = "rwlock"),
+            ClassKind::Cond => cfg!(feature = "cond"),
+            ClassKind::Metadata => cfg!(feature = "metadata"),
+            _ => cfg!(feature = "instrumentation"),
+        }
+    }
+
+    /// The default operation recorded for a wait of this kind.
+    pub const fn default_operation(self) -> Operation {
+        match self {
+            ClassKind::Mutex => Operation::Lock,
+            ClassKind::RwLock => Operation::WriteLock,
+            ClassKind::Cond => Operation::Wait,
+            ClassKind::Metadata => Operation::MetadataLock,
+            ClassKind::TableIo => Operation::Fetch,
+            ClassKind::TableLock => Operation::ReadExternal,
+            ClassKind::Statement => Operation::Statement,
+            ClassKind::Stage => Operation::Stage,
+            ClassKind::Idle => Operation::Idle,
+        }
+    }
+
+    #[cfg_attr(not(feature = "instrumentation"), allow(dead_code))]
+    pub(crate) const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The two clocks. Raw ticks are stored; conversion to picoseconds happens on read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Clock {
+    /// The CPU cycle counter (`rdtsc`), or the nanosecond clock where the TSC is not usable.
+    Cycle,
+    /// `std::time::Instant` relative to a process epoch, in nanoseconds.
+    Nanosecond,
+}
+
+/// The `OPERATION` column of a wait event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[repr(u8)]
+pub enum Operation {
+    /// Mutex lock.
+    Lock = 1,
+    /// Mutex try_lock.
+    TryLock,
+    /// Rwlock shared lock.
+    ReadLock,
+    /// Rwlock exclusive lock.
+    WriteLock,
+    /// Rwlock try shared lock.
+    TryReadLock,
+    /// Rwlock try exclusive lock.
+    TryWriteLock,
+    /// Condition wait.
+    Wait,
+    /// Condition wait with a deadline.
+    TimedWait,
+    /// Metadata lock wait.
+    MetadataLock,
+    /// Table row fetch.
+    Fetch,
+    /// Table row insert.
+    Insert,
+    /// Table row update.
+    Update,
+    /// Table row delete.
+    Delete,
+    /// Table lock, read external.
+    ReadExternal,
+    /// Table lock, write external.
+    WriteExternal,
+    /// Table lock, read normal.
+    ReadNormal,
+    /// Table lock, write normal.
+    WriteNormal,
+    /// Idle.
+    Idle,
+    /// A statement (not a wait).
+    Statement,
+    /// A stage (not a wait).
+    Stage,
+}
+
+impl Operation {
+    /// The PFS spelling of the operation.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Operation::Lock => "lock",
+            Operation::TryLock => "try_lock",
+            Operation::ReadLock => "read_lock",
+            Operation::WriteLock => "write_lock",
+            Operation::TryReadLock => "try_read_lock",
+            Operation::TryWriteLock => "try_write_lock",
+            Operation::Wait => "wait",
+            Operation::TimedWait => "timed_wait",
+            Operation::MetadataLock => "metadata lock",
+            Operation::Fetch => "fetch",
+            Operation::Insert => "insert",
+            Operation::Update => "update",
+            Operation::Delete => "delete",
+            Operation::ReadExternal => "read external",
+            Operation::WriteExternal => "write external",
+            Operation::ReadNormal => "read normal",
+            Operation::WriteNormal => "write normal",
+            Operation::Idle => "idle",
+            Operation::Statement => "statement",
+            Operation::Stage => "stage",
+        }
+    }
+
+    #[cfg_attr(not(feature = "instrumentation"), allow(dead_code))]
+    pub(crate) fn from_u8(v: u8) -> Option<Operation> {
+        const ALL: [Operation; 20] = [
+            Operation::Lock,
+            Operation::TryLock,
+            Operation::ReadLock,
+            Operation::WriteLock,
+            Operation::TryReadLock,
+            Operation::TryWriteLock,
+            Operation::Wait,
+            Operation::TimedWait,
+            Operation::MetadataLock,
+            Operation::Fetch,
+            Operation::Insert,
+            Operation::Update,
+            Operation::Delete,
+            Operation::ReadExternal,
+            Operation::WriteExternal,
+            Operation::ReadNormal,
+            Operation::WriteNormal,
+            Operation::Idle,
+            Operation::Statement,
+            Operation::Stage,
+        ];
+        ALL.iter().copied().find(|o| *o as u8 == v)
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The consumers of `setup_consumers`, with PFS's hierarchy:
+///
+/// ```text
+/// global_instrumentation
+///  thread_instrumentation
+///    events_waits_current      -> events_waits_history, events_waits_history_long
+///    events_stages_current     -> events_stages_history
+///    events_statements_current -> events_statements_history
+///  statements_digest
+/// ```
+///
+/// A consumer is effective only when it and all its ancestors are enabled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Consumer {
+    /// `events_stages_current`
+    EventsStagesCurrent,
+    /// `events_stages_history`
+    EventsStagesHistory,
+    /// `events_statements_current`
+    EventsStatementsCurrent,
+    /// `events_statements_history`
+    EventsStatementsHistory,
+    /// `events_waits_current`
+    EventsWaitsCurrent,
+    /// `events_waits_history`
+    EventsWaitsHistory,
+    /// `events_waits_history_long`
+    EventsWaitsHistoryLong,
+    /// `global_instrumentation`: nothing is collected without it.
+    GlobalInstrumentation,
+    /// `thread_instrumentation`: per-thread summaries and all `events_*` consumers.
+    ThreadInstrumentation,
+    /// `statements_digest`: `events_statements_summary_by_digest`.
+    StatementsDigest,
+}
+
+impl Consumer {
+    /// All consumers, in `setup_consumers` order.
+    pub const ALL: [Consumer; 10] = [
+        Consumer::EventsStagesCurrent,
+        Consumer::EventsStagesHistory,
+        Consumer::EventsStatementsCurrent,
+        Consumer::EventsStatementsHistory,
+        Consumer::EventsWaitsCurrent,
+        Consumer::EventsWaitsHistory,
+        Consumer::EventsWaitsHistoryLong,
+        Consumer::GlobalInstrumentation,
+        Consumer::ThreadInstrumentation,
+        Consumer::StatementsDigest,
+    ];
+
+    /// The `setup_consumers.NAME`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Consumer::EventsStagesCurrent => "events_stages_current",
+            Consumer::EventsStagesHistory => "events_stages_history",
+            Consumer::EventsStatementsCurrent => "events_statements_current",
+            Consumer::EventsStatementsHistory => "events_statements_history",
+            Consumer::EventsWaitsCurrent => "events_waits_current",
+            Consumer::EventsWaitsHistory => "events_waits_history",
+            Consumer::EventsWaitsHistoryLong => "events_waits_history_long",
+            Consumer::GlobalInstrumentation => "global_instrumentation",
+            Consumer::ThreadInstrumentation => "thread_instrumentation",
+            Consumer::StatementsDigest => "statements_digest",
+        }
+    }
+
+    /// The consumer this one hangs under, if any.
+    pub const fn parent(self) -> Option<Consumer> {
+        match self {
+            Consumer::GlobalInstrumentation => None,
+            Consumer::ThreadInstrumentation | Consumer::StatementsDigest => {
+                Some(Consumer::GlobalInstrumentation)
+            }
+            Consumer::EventsStagesCurrent
+            | Consumer::EventsStatementsCurrent
+            | Consumer::EventsWaitsCurrent => Some(Consumer::ThreadInstrumentation),
+            Consumer::EventsStagesHistory => Some(Consumer::EventsStagesCurrent),
+            Consumer::EventsStatementsHistory => Some(Consumer::EventsStatementsCurrent),
+            Consumer::EventsWaitsHistory | Consumer::EventsWaitsHistoryLong => {
+                Some(Consumer::EventsWaitsCurrent)
+            }
+        }
+    }
+
+    /// MySQL 8.0's default: global, thread, statements current/history and digest enabled.
+    pub const fn default_enabled(self) -> bool {
+        matches!(
+            self,
+            Consumer::GlobalInstrumentation
+                | Consumer::ThreadInstrumentation
+                | Consumer::EventsStatementsCurrent
+                | Consumer::EventsStatementsHistory
+                | Consumer::StatementsDigest
+        )
+    }
+
+    /// Look a consumer up by its `setup_consumers.NAME` (ASCII case-insensitive).
+    pub fn from_name(name: &str) -> Result<Consumer, PfsError> {
+        Consumer::ALL
+            .iter()
+            .copied()
+            .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| PfsError::UnknownConsumer(name.to_string()))
+    }
+
+    #[cfg_attr(not(feature = "instrumentation"), allow(dead_code))]
+    pub(crate) const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Consumer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Consumer {
+    type Err = PfsError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Consumer::from_name(s)
+    }
+}
+
+/// Named configurations, as in the published Performance Schema overhead figures
+/// (`published-figures.md` section B and `performance-schema.md` §6.1).
+///
+/// | preset | master | instruments | consumers |
+/// |---|---|---|---|
+/// | `off` | OFF (`performance_schema=OFF`) | defaults (inactive) | defaults (inactive) |
+/// | `none` | ON | all disabled, untimed | all off |
+/// | `default` | ON | MySQL 8.0 defaults | MySQL 8.0 defaults |
+/// | `tables` | ON | only `wait/%/table/%` and `wait/io/file/%`, timed | global + thread |
+/// | `statements` | ON | only `statement/%`, timed | global + thread + statements_digest |
+/// | `counters` | ON | all enabled, none timed | global + thread |
+/// | `synch` | ON | defaults + `wait/synch/%` enabled and timed | MySQL 8.0 defaults |
+///
+/// Every preset also turns the beyond-PFS switches (hold-time stats, histograms) off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Preset {
+    /// `performance_schema=OFF`.
+    Off,
+    /// ON, but every instrument and consumer disabled.
+    None,
+    /// MySQL 8.0 defaults.
+    Default,
+    /// Table I/O, table lock and file instruments only.
+    Tables,
+    /// Statement instruments plus the digest consumer.
+    Statements,
+    /// Everything enabled, nothing timed.
+    Counters,
+    /// Defaults plus every `wait/synch/%` instrument enabled and timed.
+    Synch,
+}
+
+impl Preset {
+    /// All presets.
+    pub const ALL: [Preset; 7] = [
+        Preset::Off,
+        Preset::None,
+        Preset::Default,
+        Preset::Tables,
+        Preset::Statements,
+        Preset::Counters,
+        Preset::Synch,
+    ];
+
+    /// The preset's name as accepted by [`Preset::from_str`].
+    pub const fn name(self) -> &'static str {
+        match self {
+            Preset::Off => "off",
+            Preset::None => "none",
+            Preset::Default => "default",
+            Preset::Tables => "tables",
+            Preset::Statements => "statements",
+            Preset::Counters => "counters",
+            Preset::Synch => "synch",
+        }
+    }
+}
+
+impl fmt::Display for Preset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Preset {
+    type Err = PfsError;
+    /// Case-insensitive; `def` is accepted for `default`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        if t.eq_ignore_ascii_case("def") {
+            return Ok(Preset::Default);
+        }
+        Preset::ALL
+            .iter()
+            .copied()
+            .find(|p| p.name().eq_ignore_ascii_case(t))
+            .ok_or_else(|| PfsError::UnknownPreset(s.to_string()))
+    }
+}
+
+/// MySQL 8.0's default `(ENABLED, TIMED)` for an instrument name (sys
+/// `ps_is_instrument_default_enabled` / `_timed`, plus `wait/lock/metadata/sql/mdl` which 8.0
+/// enables by default). Unknown names default to disabled.
+pub fn default_instrument_setting(name: &str) -> (bool, bool) {
+    let on = name.starts_with("wait/io/file/")
+        || name.starts_with("wait/io/table/")
+        || name == "wait/lock/table/sql/handler"
+        || name == "wait/lock/metadata/sql/mdl"
+        || name.starts_with("statement/")
+        || name.starts_with("stage/innodb/")
+        || name == "stage/sql/copy to tmp table"
+        || name == "idle";
+    (on, on)
+}

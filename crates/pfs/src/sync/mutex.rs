@@ -1,0 +1,177 @@
+//! Instrumented mutex (feature `mutex`). See the module docs of [`crate::sync`].
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+
+use super::{hold_of, Hold, InstanceHandle};
+use crate::imp::{wait, F_ENABLED};
+use crate::kinds::Operation;
+use crate::ClassRef;
+
+/// A parking_lot mutex with optional Performance-Schema instrumentation.
+pub struct Mutex<T: ?Sized> {
+    pfs: Option<InstanceHandle>,
+    raw: parking_lot::Mutex<T>,
+}
+
+/// Guard of [`Mutex`]; derefs to the data. Records the hold time (if on) before unlocking.
+#[must_use = "if unused the Mutex will immediately unlock"]
+pub struct MutexGuard<'a, T: ?Sized> {
+    pub(crate) raw: parking_lot::MutexGuard<'a, T>,
+    pub(crate) hold: Hold,
+}
+
+impl<T> Mutex<T> {
+    /// An uninstrumented mutex (`const`, usable in statics).
+    #[inline]
+    pub const fn new(value: T) -> Mutex<T> {
+        Mutex {
+            pfs: None,
+            raw: parking_lot::Mutex::new(value),
+        }
+    }
+
+    /// A mutex that is an instance of `class`.
+    pub fn with_class(class: ClassRef, value: T) -> Mutex<T> {
+        Mutex {
+            pfs: InstanceHandle::create(class, None),
+            raw: parking_lot::Mutex::new(value),
+        }
+    }
+
+    /// A mutex that is an instance of `class`, shown with `OBJECT_INSTANCE_BEGIN = identity`.
+    pub fn with_class_identity(class: ClassRef, identity: u64, value: T) -> Mutex<T> {
+        Mutex {
+            pfs: InstanceHandle::create(class, Some(identity)),
+            raw: parking_lot::Mutex::new(value),
+        }
+    }
+
+    /// Consume the mutex, returning the data (the instance slot is freed).
+    #[inline]
+    pub fn into_inner(self) -> T {
+        self.raw.into_inner()
+    }
+}
+
+impl<T: ?Sized> Mutex<T> {
+    /// Acquire the mutex, blocking.
+    #[inline]
+    pub fn lock(&self) -> MutexGuard<'_, T> {
+        if let Some(h) = &self.pfs {
+            let f = h.flags();
+            if f & F_ENABLED != 0 {
+                return self.lock_instrumented(h, f);
+            }
+        }
+        MutexGuard {
+            raw: self.raw.lock(),
+            hold: None,
+        }
+    }
+
+    #[inline(never)]
+    fn lock_instrumented(&self, h: &InstanceHandle, f: u32) -> MutexGuard<'_, T> {
+        let (raw, start) = wait::acquire(
+            h.0,
+            f,
+            Operation::Lock,
+            || self.raw.try_lock(),
+            || self.raw.lock(),
+        );
+        MutexGuard {
+            raw,
+            hold: hold_of(h, f, start),
+        }
+    }
+
+    /// Try to acquire without blocking. A success is counted (zero wait); a failure is not.
+    #[inline]
+    pub fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
+        let raw = self.raw.try_lock()?;
+        let mut hold = None;
+        if let Some(h) = &self.pfs {
+            let f = h.flags();
+            if f & F_ENABLED != 0 {
+                hold = hold_of(h, f, wait::acquired_try(h.0, f));
+            }
+        }
+        Some(MutexGuard { raw, hold })
+    }
+
+    /// Mutable access without locking (the borrow checker proves exclusivity).
+    #[inline]
+    pub fn get_mut(&mut self) -> &mut T {
+        self.raw.get_mut()
+    }
+
+    /// Is the mutex locked right now?
+    #[inline]
+    pub fn is_locked(&self) -> bool {
+        self.raw.is_locked()
+    }
+
+    /// Is this mutex an instrumented instance (it got an instance slot)?
+    pub fn is_instrumented(&self) -> bool {
+        self.pfs.is_some()
+    }
+
+    /// Its `OBJECT_INSTANCE_BEGIN`, if instrumented.
+    pub fn instance_identity(&self) -> Option<u64> {
+        self.pfs.as_ref().map(InstanceHandle::identity)
+    }
+}
+
+impl<T: Default> Default for Mutex<T> {
+    fn default() -> Mutex<T> {
+        Mutex::new(T::default())
+    }
+}
+
+impl<T> From<T> for Mutex<T> {
+    fn from(v: T) -> Mutex<T> {
+        Mutex::new(v)
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for Mutex<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.raw.fmt(f)
+    }
+}
+
+impl<T: ?Sized> Drop for MutexGuard<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some((inst, f, start)) = self.hold {
+            wait::release_hold(inst, f, start);
+        }
+    }
+}
+
+impl<T: ?Sized> Deref for MutexGuard<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.raw
+    }
+}
+
+impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.raw
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
