@@ -136,8 +136,8 @@ pub use error::PfsError;
 pub use kinds::{default_instrument_setting, ClassKind, Clock, Consumer, Operation, Preset};
 pub use pattern::Pattern;
 pub use render::{format_pico, TextTable};
-pub use tables::{metadata_locks, MetadataLockRow, Row, Table};
 use tables::*;
+pub use tables::{metadata_locks, MetadataLockRow, Row, Table};
 
 // ---------------------------------------------------------------------------------------------
 // Sizing
@@ -484,7 +484,12 @@ pub fn wait_start_op(class: ClassRef, op: Operation, object: usize) -> WaitGuard
 pub fn statement_start(class: ClassRef, digest: Option<DigestRef>) -> StatementGuard {
     #[cfg(feature = "instrumentation")]
     {
-        start(class, Some(Operation::Statement), 0, digest.map_or(0, |d| d.0))
+        start(
+            class,
+            Some(Operation::Statement),
+            0,
+            digest.map_or(0, |d| d.0),
+        )
     }
     #[cfg(not(feature = "instrumentation"))]
     {
@@ -816,17 +821,18 @@ pub fn wait_histograms() -> Table<HistogramRow> {
 /// sys `waits_global_by_latency` limited to `n` rows: timed wait classes (not `idle`) with a
 /// non-zero total, ordered by total wait time, descending.
 pub fn top_waits(n: usize) -> TopWaits {
-    let mut rows: Vec<TopWaitRow> = backend::read::summary_global(|k| k.is_wait() && k != ClassKind::Idle)
-        .into_iter()
-        .filter(|r| r.stats.sum_timer_wait > 0)
-        .map(|r| TopWaitRow {
-            events: r.event_name,
-            total: r.stats.count_star,
-            total_latency: r.stats.sum_timer_wait,
-            avg_latency: r.stats.avg_timer_wait,
-            max_latency: r.stats.max_timer_wait,
-        })
-        .collect();
+    let mut rows: Vec<TopWaitRow> =
+        backend::read::summary_global(|k| k.is_wait() && k != ClassKind::Idle)
+            .into_iter()
+            .filter(|r| r.stats.sum_timer_wait > 0)
+            .map(|r| TopWaitRow {
+                events: r.event_name,
+                total: r.stats.count_star,
+                total_latency: r.stats.sum_timer_wait,
+                avg_latency: r.stats.avg_timer_wait,
+                max_latency: r.stats.max_timer_wait,
+            })
+            .collect();
     rows.sort_by(|a, b| b.total_latency.cmp(&a.total_latency));
     rows.truncate(n);
     Table::new("waits_global_by_latency", rows)
@@ -908,10 +914,22 @@ impl Status {
     pub fn to_table(&self) -> Table<StatusRow> {
         let rows = [
             ("Performance_schema_class_lost", self.class_lost),
-            ("Performance_schema_mutex_instances_lost", self.mutex_instances_lost),
-            ("Performance_schema_rwlock_instances_lost", self.rwlock_instances_lost),
-            ("Performance_schema_cond_instances_lost", self.cond_instances_lost),
-            ("Performance_schema_other_instances_lost", self.other_instances_lost),
+            (
+                "Performance_schema_mutex_instances_lost",
+                self.mutex_instances_lost,
+            ),
+            (
+                "Performance_schema_rwlock_instances_lost",
+                self.rwlock_instances_lost,
+            ),
+            (
+                "Performance_schema_cond_instances_lost",
+                self.cond_instances_lost,
+            ),
+            (
+                "Performance_schema_other_instances_lost",
+                self.other_instances_lost,
+            ),
             ("Performance_schema_thread_instances_lost", self.thread_lost),
             ("Performance_schema_locker_lost", self.locker_lost),
             ("Performance_schema_digest_lost", self.digest_lost),

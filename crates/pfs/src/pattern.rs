@@ -124,7 +124,10 @@ mod tests {
         assert!(m("wait/%/table/%", "wait/io/table/sql/handler"));
         assert!(m("wait/%/table/%", "wait/lock/table/sql/handler"));
         assert!(!m("wait/%/table/%", "wait/lock/metadata/sql/mdl"));
-        assert!(m("%synch%", "wait/synch/cond/sql/MDL_context::COND_wait_status"));
+        assert!(m(
+            "%synch%",
+            "wait/synch/cond/sql/MDL_context::COND_wait_status"
+        ));
         assert!(m("idle", "idle"));
         assert!(!m("idle", "idles"));
         assert!(!m("idle", "Idle"));
@@ -133,7 +136,10 @@ mod tests {
         assert!(m("a%b%c", "aXXbYYc"));
         assert!(!m("a%b%c", "aXXbYY"));
         assert!(m("%a%a%a", "aaaa"));
-        assert!(m("stage/sql/copy to tmp table", "stage/sql/copy to tmp table"));
+        assert!(m(
+            "stage/sql/copy to tmp table",
+            "stage/sql/copy to tmp table"
+        ));
     }
 
     #[test]

@@ -29,8 +29,14 @@ fn register_all() -> Vec<(ClassKind, &'static str)> {
     let list = vec![
         (ClassKind::Mutex, "wait/synch/mutex/mdl/MDL_map::mutex"),
         (ClassKind::RwLock, "wait/synch/prlock/sql/MDL_lock::rwlock"),
-        (ClassKind::Mutex, "wait/synch/mutex/sql/MDL_wait::LOCK_wait_status"),
-        (ClassKind::Cond, "wait/synch/cond/sql/MDL_context::COND_wait_status"),
+        (
+            ClassKind::Mutex,
+            "wait/synch/mutex/sql/MDL_wait::LOCK_wait_status",
+        ),
+        (
+            ClassKind::Cond,
+            "wait/synch/cond/sql/MDL_context::COND_wait_status",
+        ),
         (ClassKind::Metadata, "wait/lock/metadata/sql/mdl"),
         (ClassKind::TableIo, "wait/io/table/sql/handler"),
         (ClassKind::TableLock, "wait/lock/table/sql/handler"),
@@ -51,9 +57,18 @@ fn defaults_are_mysql_80() {
     let _s = serial();
     pfs::apply_preset(Preset::Default);
     register_all();
-    assert_eq!(setting("wait/synch/mutex/mdl/MDL_map::mutex"), (false, false));
-    assert_eq!(setting("wait/synch/prlock/sql/MDL_lock::rwlock"), (false, false));
-    assert_eq!(setting("wait/synch/cond/sql/MDL_context::COND_wait_status"), (false, false));
+    assert_eq!(
+        setting("wait/synch/mutex/mdl/MDL_map::mutex"),
+        (false, false)
+    );
+    assert_eq!(
+        setting("wait/synch/prlock/sql/MDL_lock::rwlock"),
+        (false, false)
+    );
+    assert_eq!(
+        setting("wait/synch/cond/sql/MDL_context::COND_wait_status"),
+        (false, false)
+    );
     assert_eq!(setting("wait/lock/metadata/sql/mdl"), (true, true));
     assert_eq!(setting("wait/io/table/sql/handler"), (true, true));
     assert_eq!(setting("wait/lock/table/sql/handler"), (true, true));
@@ -92,7 +107,10 @@ fn switches_take_effect_immediately() {
     pfs::apply_preset(Preset::Default);
     let c = pfs::register_class(ClassKind::Mutex, "wait/synch/mutex/t_setup/switch");
     assert!(!c.enabled() && !c.timed());
-    assert_eq!(pfs::set_instruments("wait/synch/mutex/t_setup/switch", true, true), Ok(1));
+    assert_eq!(
+        pfs::set_instruments("wait/synch/mutex/t_setup/switch", true, true),
+        Ok(1)
+    );
     assert!(c.enabled() && c.timed());
     pfs::set_instruments("wait/synch/mutex/t_setup/switch", true, false).unwrap();
     assert!(c.enabled() && !c.timed());
@@ -116,17 +134,35 @@ fn consumer_hierarchy() {
     pfs::apply_preset(Preset::Default);
     pfs::set_consumer("events_waits_current", true).unwrap();
     pfs::set_consumer("events_waits_history", true).unwrap();
-    assert_eq!(pfs::consumer_enabled(Consumer::EventsWaitsHistory), (true, true));
+    assert_eq!(
+        pfs::consumer_enabled(Consumer::EventsWaitsHistory),
+        (true, true)
+    );
     pfs::set_consumer_enabled(Consumer::EventsWaitsCurrent, false);
-    assert_eq!(pfs::consumer_enabled(Consumer::EventsWaitsHistory), (true, false));
+    assert_eq!(
+        pfs::consumer_enabled(Consumer::EventsWaitsHistory),
+        (true, false)
+    );
     pfs::set_consumer_enabled(Consumer::EventsWaitsCurrent, true);
     pfs::set_consumer_enabled(Consumer::ThreadInstrumentation, false);
-    assert_eq!(pfs::consumer_enabled(Consumer::EventsWaitsHistory), (true, false));
-    assert_eq!(pfs::consumer_enabled(Consumer::StatementsDigest), (true, true));
+    assert_eq!(
+        pfs::consumer_enabled(Consumer::EventsWaitsHistory),
+        (true, false)
+    );
+    assert_eq!(
+        pfs::consumer_enabled(Consumer::StatementsDigest),
+        (true, true)
+    );
     pfs::set_master(false);
-    assert_eq!(pfs::consumer_enabled(Consumer::GlobalInstrumentation), (true, false));
+    assert_eq!(
+        pfs::consumer_enabled(Consumer::GlobalInstrumentation),
+        (true, false)
+    );
     pfs::apply_preset(Preset::Default);
-    assert_eq!(pfs::consumer_enabled(Consumer::EventsWaitsHistory), (false, false));
+    assert_eq!(
+        pfs::consumer_enabled(Consumer::EventsWaitsHistory),
+        (false, false)
+    );
 }
 
 #[test]
@@ -151,7 +187,10 @@ fn presets_set_exactly_their_instruments_and_consumers() {
     assert!(enabled_set().is_empty() && timed_set().is_empty());
     assert!(consumers_on().is_empty());
     // Every instrument in the registry, not just ours.
-    assert!(pfs::setup_instruments().rows.iter().all(|r| !r.enabled && !r.timed));
+    assert!(pfs::setup_instruments()
+        .rows
+        .iter()
+        .all(|r| !r.enabled && !r.timed));
 
     pfs::apply_preset(Preset::Tables);
     let tables = vec![
@@ -161,19 +200,32 @@ fn presets_set_exactly_their_instruments_and_consumers() {
     ];
     assert_eq!(enabled_set(), tables);
     assert_eq!(timed_set(), tables);
-    assert_eq!(consumers_on(), vec!["global_instrumentation", "thread_instrumentation"]);
+    assert_eq!(
+        consumers_on(),
+        vec!["global_instrumentation", "thread_instrumentation"]
+    );
 
     pfs::apply_preset(Preset::Statements);
     assert_eq!(enabled_set(), vec!["statement/sql/select"]);
     assert_eq!(timed_set(), vec!["statement/sql/select"]);
     assert_eq!(
         consumers_on(),
-        vec!["global_instrumentation", "thread_instrumentation", "statements_digest"]
+        vec![
+            "global_instrumentation",
+            "thread_instrumentation",
+            "statements_digest"
+        ]
     );
 
     pfs::apply_preset(Preset::Counters);
-    assert!(pfs::setup_instruments().rows.iter().all(|r| r.enabled && !r.timed));
-    assert_eq!(consumers_on(), vec!["global_instrumentation", "thread_instrumentation"]);
+    assert!(pfs::setup_instruments()
+        .rows
+        .iter()
+        .all(|r| r.enabled && !r.timed));
+    assert_eq!(
+        consumers_on(),
+        vec!["global_instrumentation", "thread_instrumentation"]
+    );
 
     pfs::apply_preset(Preset::Synch);
     let synch: Vec<&str> = all
@@ -221,17 +273,38 @@ fn like_patterns_and_errors() {
     for n in ["a", "b", "c_x"] {
         pfs::register_class(ClassKind::Mutex, &format!("wait/synch/mutex/t_like/{n}"));
     }
-    assert_eq!(pfs::set_instruments("wait/synch/mutex/t_like/%", true, true), Ok(3));
-    assert_eq!(pfs::set_instruments("wait/synch/mutex/t_like/_", true, true), Ok(2));
-    assert_eq!(pfs::set_instruments("wait/synch/mutex/t_like/c\\_x", true, true), Ok(1));
-    assert_eq!(pfs::set_instruments("wait/synch/mutex/t_like/nothing", true, true), Ok(0));
-    assert!(matches!(pfs::set_instruments("", true, true), Err(PfsError::BadPattern { .. })));
-    assert!(matches!(pfs::set_instruments("abc\\", true, true), Err(PfsError::BadPattern { .. })));
+    assert_eq!(
+        pfs::set_instruments("wait/synch/mutex/t_like/%", true, true),
+        Ok(3)
+    );
+    assert_eq!(
+        pfs::set_instruments("wait/synch/mutex/t_like/_", true, true),
+        Ok(2)
+    );
+    assert_eq!(
+        pfs::set_instruments("wait/synch/mutex/t_like/c\\_x", true, true),
+        Ok(1)
+    );
+    assert_eq!(
+        pfs::set_instruments("wait/synch/mutex/t_like/nothing", true, true),
+        Ok(0)
+    );
+    assert!(matches!(
+        pfs::set_instruments("", true, true),
+        Err(PfsError::BadPattern { .. })
+    ));
+    assert!(matches!(
+        pfs::set_instruments("abc\\", true, true),
+        Err(PfsError::BadPattern { .. })
+    ));
     assert_eq!(
         pfs::set_consumer("events_bogus", true),
         Err(PfsError::UnknownConsumer("events_bogus".into()))
     );
-    assert_eq!(Preset::from_str("bogus"), Err(PfsError::UnknownPreset("bogus".into())));
+    assert_eq!(
+        Preset::from_str("bogus"),
+        Err(PfsError::UnknownPreset("bogus".into()))
+    );
     assert_eq!(Preset::from_str("DEF"), Ok(Preset::Default));
     for p in Preset::ALL {
         assert_eq!(Preset::from_str(p.name()), Ok(p));
@@ -248,15 +321,27 @@ fn setup_tables_render() {
     let t = pfs::setup_consumers();
     assert_eq!(t.rows.len(), Consumer::ALL.len());
     let text = t.to_string();
-    assert!(text.contains("| global_instrumentation    | YES     |"), "{text}");
-    assert!(text.contains("| events_waits_current      | NO      |"), "{text}");
+    assert!(
+        text.contains("| global_instrumentation    | YES     |"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| events_waits_current      | NO      |"),
+        "{text}"
+    );
     let json = t.to_json();
-    assert!(json.contains(r#"{"NAME":"global_instrumentation","ENABLED":true}"#), "{json}");
+    assert!(
+        json.contains(r#"{"NAME":"global_instrumentation","ENABLED":true}"#),
+        "{json}"
+    );
     let timers = pfs::performance_timers();
     assert_eq!(timers.rows.len(), 2);
     assert_eq!(timers.rows[1].timer_name, "NANOSECOND");
     assert_eq!(timers.rows[1].timer_frequency, Some(1_000_000_000));
     let st = pfs::status();
     assert!(st.compiled);
-    assert!(st.to_table().to_string().contains("Performance_schema_mutex_instances_lost"));
+    assert!(st
+        .to_table()
+        .to_string()
+        .contains("Performance_schema_mutex_instances_lost"));
 }

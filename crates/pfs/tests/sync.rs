@@ -171,7 +171,10 @@ fn hold_times_like_lockstat() {
     assert!(rows[0].max_timer_hold >= 4_000_000_000, "{:?}", rows[0]);
     pfs::set_hold_stats(false);
     drop(m.lock());
-    assert_eq!(pfs::lock_stat_by_instance(Some(name)).unwrap().rows[0].hold_count, 2);
+    assert_eq!(
+        pfs::lock_stat_by_instance(Some(name)).unwrap().rows[0].hold_count,
+        2
+    );
     pfs::apply_preset(Preset::Default);
 }
 
@@ -229,7 +232,10 @@ fn condvar_waits_notifies_and_times_out() {
     let mclass = pfs::register_class(ClassKind::Mutex, mname);
     pfs::set_instruments("wait/synch/%/t_sync/cv%", true, true).unwrap();
     pfs::set_hold_stats(true);
-    let pair = Arc::new((Mutex::with_class(mclass, false), Condvar::with_class(cclass)));
+    let pair = Arc::new((
+        Mutex::with_class(mclass, false),
+        Condvar::with_class(cclass),
+    ));
 
     // Timeout.
     {

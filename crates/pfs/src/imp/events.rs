@@ -201,7 +201,10 @@ mod tests {
             ..Default::default()
         });
         let all = r.read_all();
-        assert_eq!(all.last().map(|d| (d.event_id, d.class, d.op, d.timed)), Some((6, 7, 3, true)));
+        assert_eq!(
+            all.last().map(|d| (d.event_id, d.class, d.op, d.timed)),
+            Some((6, 7, 3, true))
+        );
         r.clear();
         assert!(r.read_all().is_empty());
     }

@@ -217,9 +217,7 @@ impl SetupState {
 
     /// Is consumer `c` effective (it, its ancestors and the master switch on)?
     pub(crate) fn effective(&self, c: Consumer) -> bool {
-        self.master
-            && self.consumers[c.index()]
-            && c.parent().is_none_or(|p| self.effective(p))
+        self.master && self.consumers[c.index()] && c.parent().is_none_or(|p| self.effective(p))
     }
 
     /// The class's `(enabled, timed)` from the defaults and the remembered rules.
@@ -361,7 +359,9 @@ impl Global {
                 .collect(),
             digest_count: AtomicUsize::new(0),
             setup: Mutex::new(SetupState::defaults()),
-            instances: (0..sizing.max_instances as u32).map(Instance::new).collect(),
+            instances: (0..sizing.max_instances as u32)
+                .map(Instance::new)
+                .collect(),
             inst_alloc: Mutex::new(InstAlloc {
                 free: Vec::new(),
                 high: 0,
@@ -377,7 +377,10 @@ impl Global {
 
     /// Registered classes.
     pub(crate) fn registered(&self) -> &[ClassInfo] {
-        let n = self.class_count.load(Ordering::Acquire).min(self.classes.len());
+        let n = self
+            .class_count
+            .load(Ordering::Acquire)
+            .min(self.classes.len());
         &self.classes[..n]
     }
 
@@ -444,7 +447,10 @@ pub(crate) fn register_digest(text: &str) -> Option<u32> {
     Some(idx as u32)
 }
 
-pub(crate) fn create_instance(class: &'static ClassInfo, identity: Option<u64>) -> Option<&'static Instance> {
+pub(crate) fn create_instance(
+    class: &'static ClassInfo,
+    identity: Option<u64>,
+) -> Option<&'static Instance> {
     if !class.is_registered() {
         return None;
     }

@@ -57,7 +57,10 @@ pub(crate) fn setup_instruments() -> Vec<SetupInstrumentRow> {
 
 pub(crate) fn instrument_setting(name: &str) -> Option<(bool, bool)> {
     let g = global();
-    g.registered().iter().find(|c| c.name() == name).map(|c| c.cfg())
+    g.registered()
+        .iter()
+        .find(|c| c.name() == name)
+        .map(|c| c.cfg())
 }
 
 pub(crate) fn consumer_enabled(c: Consumer) -> (bool, bool) {
@@ -165,7 +168,10 @@ fn thread_events(t: &ThreadSlot, which: Which) -> Vec<EventData> {
     match which {
         Which::WaitsCurrent => {
             let depth = t.wait_depth.load(Ordering::Relaxed).clamp(1, WAIT_STACK);
-            t.wait_stack[..depth].iter().filter_map(|r| r.read()).collect()
+            t.wait_stack[..depth]
+                .iter()
+                .filter_map(|r| r.read())
+                .collect()
         }
         Which::WaitsHistory => t.waits_history.read_all(),
         Which::StagesCurrent => t.stage.read().into_iter().collect(),
@@ -304,7 +310,11 @@ pub(crate) fn lock_stat_by_instance(filter: Option<&Pattern>) -> Vec<LockStatRow
             })
         })
         .collect();
-    rows.sort_by(|a, b| b.sum_timer_hold.cmp(&a.sum_timer_hold).then(b.sum_timer_wait.cmp(&a.sum_timer_wait)));
+    rows.sort_by(|a, b| {
+        b.sum_timer_hold
+            .cmp(&a.sum_timer_hold)
+            .then(b.sum_timer_wait.cmp(&a.sum_timer_wait))
+    });
     rows
 }
 
@@ -347,7 +357,11 @@ pub(crate) fn summary_by_digest() -> Vec<SummaryByDigestRow> {
         .enumerate()
         .filter(|(_, s)| s.count > 0)
         .map(|(i, s)| {
-            let text = g.digests[i].text.get().map(|t| t.to_string()).unwrap_or_default();
+            let text = g.digests[i]
+                .text
+                .get()
+                .map(|t| t.to_string())
+                .unwrap_or_default();
             SummaryByDigestRow {
                 digest: format!("{:016x}", fnv1a(text.as_bytes())),
                 digest_text: text,

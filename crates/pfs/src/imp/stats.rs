@@ -33,14 +33,17 @@ impl StatCell {
     /// One untimed event (count only).
     #[inline]
     pub(crate) fn add_counted(&self) {
-        self.count.store(self.count.load(Relaxed).wrapping_add(1), Relaxed);
+        self.count
+            .store(self.count.load(Relaxed).wrapping_add(1), Relaxed);
     }
 
     /// One timed event of `v` ticks.
     #[inline]
     pub(crate) fn add_timed(&self, v: u64) {
-        self.count.store(self.count.load(Relaxed).wrapping_add(1), Relaxed);
-        self.sum.store(self.sum.load(Relaxed).wrapping_add(v), Relaxed);
+        self.count
+            .store(self.count.load(Relaxed).wrapping_add(1), Relaxed);
+        self.sum
+            .store(self.sum.load(Relaxed).wrapping_add(v), Relaxed);
         if v < self.min.load(Relaxed) {
             self.min.store(v, Relaxed);
         }

@@ -152,7 +152,8 @@ fn calibrate() -> Calibration {
     // The cycle value at the epoch: now minus the elapsed ns converted to cycles.
     let now_c = rdtsc();
     let since_epoch_ns = ns_now() as u128;
-    let cycle_epoch = now_c.saturating_sub((since_epoch_ns * cycle_freq as u128 / 1_000_000_000) as u64);
+    let cycle_epoch =
+        now_c.saturating_sub((since_epoch_ns * cycle_freq as u128 / 1_000_000_000) as u64);
     Calibration {
         cycle_freq,
         cycle_epoch,

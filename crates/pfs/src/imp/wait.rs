@@ -45,7 +45,14 @@ fn family_slot(kind: ClassKind) -> Slot {
 }
 
 /// Write the current-event record at the start of an event. Returns the slot used.
-fn event_begin(t: &ThreadSlot, class: &ClassInfo, flags: u32, op: Operation, object: u64, start: u64) -> Slot {
+fn event_begin(
+    t: &ThreadSlot,
+    class: &ClassInfo,
+    flags: u32,
+    op: Operation,
+    object: u64,
+    start: u64,
+) -> Slot {
     let mut d = EventData {
         thread_id: t.thread_id,
         event_id: 0,
@@ -132,7 +139,13 @@ fn event_end(t: &ThreadSlot, slot: Slot, flags: u32, end: u64) {
 
 /// Start an event of a class (caller checked `F_ENABLED`).
 #[inline(never)]
-pub(crate) fn begin(class: &'static ClassInfo, flags: u32, op: Operation, object: u64, digest: u32) -> Active {
+pub(crate) fn begin(
+    class: &'static ClassInfo,
+    flags: u32,
+    op: Operation,
+    object: u64,
+    digest: u32,
+) -> Active {
     let start = if flags & F_TIMED != 0 { now(flags) } else { 0 };
     let slot = if flags & F_CURRENT != 0 {
         let obj = if digest != 0 { digest as u64 } else { object };
@@ -157,7 +170,9 @@ pub(crate) fn end(a: &Active, inst: Option<&Instance>) -> u64 {
     let timed = f & F_TIMED != 0;
     let end = if timed { now(f) } else { 0 };
     let wait = end.saturating_sub(a.start);
-    record(a.class, f, inst, timed, wait, a.digest, |t| event_end(t, a.slot, f, end));
+    record(a.class, f, inst, timed, wait, a.digest, |t| {
+        event_end(t, a.slot, f, end)
+    });
     end
 }
 

@@ -19,13 +19,17 @@ pub struct Condvar {
 
 #[cfg(feature = "mutex")]
 #[inline]
-fn raw_guard<'g, 'a, T: ?Sized>(g: &'g mut MutexGuard<'a, T>) -> &'g mut parking_lot::MutexGuard<'a, T> {
+fn raw_guard<'g, 'a, T: ?Sized>(
+    g: &'g mut MutexGuard<'a, T>,
+) -> &'g mut parking_lot::MutexGuard<'a, T> {
     &mut g.raw
 }
 
 #[cfg(not(feature = "mutex"))]
 #[inline]
-fn raw_guard<'g, 'a, T: ?Sized>(g: &'g mut MutexGuard<'a, T>) -> &'g mut parking_lot::MutexGuard<'a, T> {
+fn raw_guard<'g, 'a, T: ?Sized>(
+    g: &'g mut MutexGuard<'a, T>,
+) -> &'g mut parking_lot::MutexGuard<'a, T> {
     g
 }
 
@@ -75,18 +79,32 @@ impl Condvar {
 
     /// Block until notified or `deadline`.
     #[inline]
-    pub fn wait_until<T: ?Sized>(&self, guard: &mut MutexGuard<'_, T>, deadline: Instant) -> WaitTimeoutResult {
-        self.instrumented(guard, Operation::TimedWait, |c, g| c.wait_until(g, deadline))
+    pub fn wait_until<T: ?Sized>(
+        &self,
+        guard: &mut MutexGuard<'_, T>,
+        deadline: Instant,
+    ) -> WaitTimeoutResult {
+        self.instrumented(guard, Operation::TimedWait, |c, g| {
+            c.wait_until(g, deadline)
+        })
     }
 
     /// Block until notified or `timeout` has passed.
     #[inline]
-    pub fn wait_for<T: ?Sized>(&self, guard: &mut MutexGuard<'_, T>, timeout: Duration) -> WaitTimeoutResult {
+    pub fn wait_for<T: ?Sized>(
+        &self,
+        guard: &mut MutexGuard<'_, T>,
+        timeout: Duration,
+    ) -> WaitTimeoutResult {
         self.instrumented(guard, Operation::TimedWait, |c, g| c.wait_for(g, timeout))
     }
 
     /// Block while `condition` returns true (each wake-up is one recorded wait).
-    pub fn wait_while<T: ?Sized, F: FnMut(&mut T) -> bool>(&self, guard: &mut MutexGuard<'_, T>, mut condition: F) {
+    pub fn wait_while<T: ?Sized, F: FnMut(&mut T) -> bool>(
+        &self,
+        guard: &mut MutexGuard<'_, T>,
+        mut condition: F,
+    ) {
         while condition(&mut **guard) {
             self.wait(guard);
         }

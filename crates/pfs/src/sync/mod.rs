@@ -38,10 +38,10 @@ pub use parking_lot::{Mutex, MutexGuard};
 
 #[cfg(feature = "rwlock")]
 mod rwlock;
-#[cfg(feature = "rwlock")]
-pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 #[cfg(not(feature = "rwlock"))]
 pub use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+#[cfg(feature = "rwlock")]
+pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 #[cfg(feature = "cond")]
 mod cond;

@@ -66,7 +66,8 @@ macro_rules! acquire {
         if let Some(h) = &$self.pfs {
             let f = h.flags();
             if f & F_ENABLED != 0 {
-                let (raw, start) = wait::acquire(h.0, f, $op, || $self.raw.$try(), || $self.raw.$block());
+                let (raw, start) =
+                    wait::acquire(h.0, f, $op, || $self.raw.$try(), || $self.raw.$block());
                 return $guard {
                     raw,
                     hold: hold_of(h, f, start),
@@ -117,7 +118,13 @@ impl<T: ?Sized> RwLock<T> {
     /// Exclusive lock.
     #[inline]
     pub fn write(&self) -> RwLockWriteGuard<'_, T> {
-        acquire!(self, RwLockWriteGuard, Operation::WriteLock, try_write, write)
+        acquire!(
+            self,
+            RwLockWriteGuard,
+            Operation::WriteLock,
+            try_write,
+            write
+        )
     }
 
     /// Try a shared lock without blocking.
