@@ -59,7 +59,7 @@
 //!   traits, ignoring the class.
 //! * `metadata` — `ClassKind::Metadata` classes can be enabled (off: never enabled).
 //! * `timers` — timer reads. Off: counters only (TIMED is accepted but has no effect).
-//! * `tracing` (not default) — timed waits longer than [`set_tracing_threshold`] are also
+//! * `tracing` (not default) — timed waits longer than `set_tracing_threshold(..)` are also
 //!   emitted as `tracing` WARN events (target `pfs::wait`). This crate never sets tracing's
 //!   `max_level_*` features.
 //!
@@ -833,7 +833,7 @@ pub fn top_waits(n: usize) -> TopWaits {
                 max_latency: r.stats.max_timer_wait,
             })
             .collect();
-    rows.sort_by(|a, b| b.total_latency.cmp(&a.total_latency));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.total_latency));
     rows.truncate(n);
     Table::new("waits_global_by_latency", rows)
 }

@@ -4,7 +4,7 @@
 
 use std::sync::MutexGuard;
 
-use pfs::{ClassKind, Operation, Preset};
+use pfs::{ClassKind, Preset};
 
 fn serial() -> MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -24,6 +24,7 @@ fn events_on() {
     }
 }
 
+#[cfg(feature = "timers")]
 #[test]
 fn history_rings_keep_the_last_n() {
     let _s = serial();
@@ -33,7 +34,7 @@ fn history_rings_keep_the_last_n() {
     assert!(class.enabled() && class.timed()); // wait/io/table/% is on by default
     let me = pfs::current_thread_id();
     for i in 0..15usize {
-        let _w = pfs::wait_start_op(class, Operation::Insert, 1000 + i);
+        let _w = pfs::wait_start_op(class, pfs::Operation::Insert, 1000 + i);
     }
     let hist: Vec<_> = pfs::events_waits_history()
         .rows
@@ -66,6 +67,7 @@ fn history_rings_keep_the_last_n() {
     pfs::apply_preset(Preset::Default);
 }
 
+#[cfg(all(feature = "timers", feature = "metadata"))]
 #[test]
 fn current_events_and_nesting() {
     let _s = serial();
@@ -122,6 +124,7 @@ fn current_events_and_nesting() {
     pfs::apply_preset(Preset::Default);
 }
 
+#[cfg(feature = "timers")]
 #[test]
 fn statement_digests_and_summaries() {
     let _s = serial();
@@ -223,6 +226,7 @@ fn wait_stack_overflow_counts_locker_lost() {
     pfs::apply_preset(Preset::Default);
 }
 
+#[cfg(feature = "timers")]
 #[test]
 fn histograms_and_top_waits() {
     let _s = serial();

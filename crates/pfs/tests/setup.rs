@@ -105,14 +105,16 @@ fn registration_is_idempotent() {
 fn switches_take_effect_immediately() {
     let _s = serial();
     pfs::apply_preset(Preset::Default);
-    let c = pfs::register_class(ClassKind::Mutex, "wait/synch/mutex/t_setup/switch");
+    // A stage class: disabled by default, and compiled whenever `instrumentation` is.
+    let c = pfs::register_class(ClassKind::Stage, "stage/t_setup/switch");
     assert!(!c.enabled() && !c.timed());
     assert_eq!(
-        pfs::set_instruments("wait/synch/mutex/t_setup/switch", true, true),
+        pfs::set_instruments("stage/t_setup/switch", true, true),
         Ok(1)
     );
-    assert!(c.enabled() && c.timed());
-    pfs::set_instruments("wait/synch/mutex/t_setup/switch", true, false).unwrap();
+    assert!(c.enabled());
+    assert_eq!(c.timed(), cfg!(feature = "timers"));
+    pfs::set_instruments("stage/t_setup/switch", true, false).unwrap();
     assert!(c.enabled() && !c.timed());
     pfs::set_consumer("global_instrumentation", false).unwrap();
     assert!(!c.enabled());
@@ -123,7 +125,7 @@ fn switches_take_effect_immediately() {
     assert!(!pfs::master_enabled());
     pfs::set_master(true);
     assert!(c.enabled());
-    pfs::set_instruments("wait/synch/mutex/t_setup/%", false, false).unwrap();
+    pfs::set_instruments("stage/t_setup/%", false, false).unwrap();
     assert!(!c.enabled());
     pfs::apply_preset(Preset::Default);
 }
@@ -247,20 +249,30 @@ fn presets_set_exactly_their_instruments_and_consumers() {
     assert!(!mdl.enabled(), "master off disables everything");
 
     pfs::apply_preset(Preset::Default);
-    assert!(mdl.enabled() && mdl.timed());
+    assert_eq!(mdl.enabled(), cfg!(feature = "metadata"));
+    assert_eq!(
+        mdl.timed(),
+        cfg!(all(feature = "metadata", feature = "timers"))
+    );
 }
 
 #[test]
 fn rules_apply_to_classes_registered_later() {
     let _s = serial();
     pfs::apply_preset(Preset::Synch);
+    let on = ClassKind::Mutex.compiled();
     let c = pfs::register_class(ClassKind::Mutex, "wait/synch/mutex/t_setup/later1");
-    assert!(c.enabled() && c.timed());
+    assert_eq!(setting("wait/synch/mutex/t_setup/later1"), (true, true));
+    assert_eq!(
+        (c.enabled(), c.timed()),
+        (on, on && cfg!(feature = "timers"))
+    );
     pfs::apply_preset(Preset::Default);
     assert!(!c.enabled());
     pfs::set_instruments("wait/synch/mutex/t_setup/later%", true, false).unwrap();
     let d = pfs::register_class(ClassKind::Mutex, "wait/synch/mutex/t_setup/later2");
-    assert!(d.enabled() && !d.timed());
+    assert_eq!(setting("wait/synch/mutex/t_setup/later2"), (true, false));
+    assert_eq!((d.enabled(), d.timed()), (on, false));
     pfs::apply_preset(Preset::Default);
     let e = pfs::register_class(ClassKind::Mutex, "wait/synch/mutex/t_setup/later3");
     assert!(!e.enabled());

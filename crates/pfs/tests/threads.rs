@@ -1,7 +1,6 @@
 //! Multi-threaded totals are exact once the threads have exited; thread ids.
 #![cfg(feature = "instrumentation")]
 
-use std::collections::HashSet;
 use std::sync::{Arc, MutexGuard};
 use std::thread;
 
@@ -21,6 +20,7 @@ fn global(name: &str) -> pfs::tables::SummaryStats {
         .unwrap_or_default()
 }
 
+#[cfg(feature = "metadata")]
 #[test]
 fn totals_are_exact_after_threads_exit() {
     let _s = serial();
@@ -39,7 +39,8 @@ fn totals_are_exact_after_threads_exit() {
             })
         })
         .collect();
-    let ids: HashSet<u64> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let ids: std::collections::HashSet<u64> =
+        handles.into_iter().map(|h| h.join().unwrap()).collect();
     assert_eq!(ids.len(), THREADS);
     let s = global("wait/lock/metadata/t_threads/mdl");
     assert_eq!(s.count_star, THREADS as u64 * N);

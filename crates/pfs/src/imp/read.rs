@@ -369,7 +369,7 @@ pub(crate) fn summary_by_digest() -> Vec<SummaryByDigestRow> {
             }
         })
         .collect();
-    rows.sort_by(|a, b| b.stats.sum_timer_wait.cmp(&a.stats.sum_timer_wait));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.stats.sum_timer_wait));
     rows
 }
 
