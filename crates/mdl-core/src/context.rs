@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use crate::deadlock::{visit_context, Visitor};
 use crate::error::{MdlError, Result};
 use crate::key::MdlKey;
-use crate::lock::{LockObject, HAS_OBTRUSIVE, HAS_SLOW_PATH, IS_DESTROYED};
+use crate::lock::{Destroyed, FastAcquire, LockObject};
 use crate::matrix::{
     deadlock_weight, fast_path_increment, is_stronger_or_equal, DEADLOCK_WEIGHT_DML,
 };
@@ -23,6 +23,8 @@ use crate::sync::{new_rwlock, AtomicBool, Ordering, RwLock, Site};
 use crate::ticket_store::{TicketData, TicketStore};
 use crate::types::{LockDuration, LockType, Namespace, Strategy};
 use crate::wait::{WaitSlot, WaitStatus};
+#[cfg(doc)]
+use crate::MdlConfig;
 use crate::MdlManager;
 
 /// Identifies a context within its manager.
@@ -244,6 +246,8 @@ pub struct MdlContext {
     mgr: Arc<MdlManager>,
     shared: Arc<ContextShared>,
     store: TicketStore,
+    /// Recently used lock objects, direct-mapped by key hash (see [`MdlConfig::lock_cache`]).
+    cache: Vec<Option<Arc<LockObject>>>,
     next_ticket: u64,
     rand: u64,
 }
@@ -252,10 +256,16 @@ impl MdlContext {
     pub(crate) fn new(mgr: Arc<MdlManager>, shared: Arc<ContextShared>) -> MdlContext {
         let store = TicketStore::new(mgr.config().ticket_index);
         let rand = shared.id.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let cache = vec![
+            None;
+            mgr.config().lock_cache.next_power_of_two()
+                * usize::from(mgr.config().lock_cache > 0)
+        ];
         MdlContext {
             mgr,
             shared,
             store,
+            cache,
             next_ticket: 0,
             rand,
         }
@@ -305,11 +315,14 @@ impl MdlContext {
         if timeout.is_zero() {
             return self.try_acquire(req)?.ok_or(MdlError::Timeout);
         }
-        let deadline = Instant::now().checked_add(timeout);
         match self.attempt(req, true)? {
             Attempt::Granted(t) => Ok(t),
             Attempt::NotGranted => Err(MdlError::Timeout),
-            Attempt::Pending(p) => self.wait_for_grant(&req.key, req.duration, p, deadline),
+            Attempt::Pending(p) => {
+                // The clock is read only when a wait is needed: the attempt took nanoseconds.
+                let deadline = Instant::now().checked_add(timeout);
+                self.wait_for_grant(&req.key, req.duration, p, deadline)
+            }
         }
     }
 
@@ -617,50 +630,36 @@ impl MdlContext {
         let hton_notified = self.pre_acquire_notify(key, ty)?;
         let id = self.new_ticket_id();
         loop {
-            let lock = self.mgr.map.find_or_insert(key);
+            let lock = self.find_lock(key);
             if !force_slow {
-                let mut old = lock.fast_path.load(Ordering::Relaxed);
-                let granted = loop {
-                    if old & (IS_DESTROYED | HAS_OBTRUSIVE) != 0 {
-                        break false;
+                match lock.fast_acquire(inc) {
+                    FastAcquire::Granted { first_use } => {
+                        if first_use && !lock.singleton {
+                            self.mgr.map.object_used();
+                        }
+                        let mut t = TicketData::new(lock, ty, req.duration);
+                        t.fast_path = true;
+                        t.id = id;
+                        return Ok(Attempt::Granted(self.insert(t)));
                     }
-                    match lock.fast_path.compare_exchange_weak(
-                        old,
-                        old + inc,
-                        Ordering::AcqRel,
-                        Ordering::Relaxed,
-                    ) {
-                        Ok(_) => break true,
-                        Err(cur) => old = cur,
+                    FastAcquire::Destroyed => {
+                        self.forget_lock(key);
+                        continue;
                     }
-                };
-                if old & IS_DESTROYED != 0 {
-                    continue;
-                }
-                if granted {
-                    if old == 0 && !lock.singleton {
-                        self.mgr.map.object_used();
-                    }
-                    let mut t = TicketData::new(lock, ty, req.duration);
-                    t.fast_path = true;
-                    t.id = id;
-                    return Ok(Attempt::Granted(self.insert(t)));
+                    FastAcquire::Obtrusive => {}
                 }
             }
             let mut st = lock.state.write();
-            let state = lock.fast_path.load(Ordering::Acquire);
-            if state & IS_DESTROYED != 0 {
-                continue;
-            }
-            let first_obtrusive = obtrusive && {
-                st.obtrusive_count += 1;
-                st.obtrusive_count == 1
-            };
-            if state & HAS_SLOW_PATH == 0 || first_obtrusive {
-                let flags = HAS_SLOW_PATH | if first_obtrusive { HAS_OBTRUSIVE } else { 0 };
-                let old = lock.fast_path.fetch_or(flags, Ordering::AcqRel);
-                if old == 0 && !lock.singleton {
-                    self.mgr.map.object_used();
+            match lock.begin_slow_path(&mut st, obtrusive) {
+                Err(Destroyed) => {
+                    drop(st);
+                    self.forget_lock(key);
+                    continue;
+                }
+                Ok(first_use) => {
+                    if first_use && !lock.singleton {
+                        self.mgr.map.object_used();
+                    }
                 }
             }
             let max_wlc = self.mgr.config().max_write_lock_count;
@@ -677,18 +676,7 @@ impl MdlContext {
                 return Ok(Attempt::Granted(self.insert(t)));
             }
             if !enqueue {
-                let mut clear = 0;
-                if obtrusive {
-                    st.obtrusive_count -= 1;
-                    if st.obtrusive_count == 0 {
-                        clear |= HAS_OBTRUSIVE;
-                    }
-                }
-                if st.is_empty() {
-                    clear |= HAS_SLOW_PATH;
-                }
-                let unused =
-                    clear != 0 && lock.fast_path.fetch_and(!clear, Ordering::AcqRel) & !clear == 0;
+                let unused = lock.abandon_slow_path(&mut st, obtrusive);
                 drop(st);
                 if unused && !lock.singleton {
                     self.mgr.map.object_unused(&mut self.rand);
@@ -835,6 +823,9 @@ impl MdlContext {
     /// Runs deadlock searches from this context until none finds a cycle or this context is the
     /// victim.
     fn find_deadlock(&self) {
+        // One search at a time: two contexts that start waiting on the same cycle at once would
+        // otherwise each find it and each pick itself, breaking one deadlock with two victims.
+        let _one_search = self.mgr.deadlock_search.lock();
         loop {
             let mut v = Visitor::new(self.shared.id);
             if !visit_context(&self.shared, &mut v) {
@@ -909,6 +900,31 @@ impl MdlContext {
         }
     }
 
+    /// The lock object for `key`: from this context's small cache of recently used objects when
+    /// it is there (no partition mutex, no hashing), else from the lock map.
+    fn find_lock(&mut self, key: &MdlKey) -> Arc<LockObject> {
+        if self.cache.is_empty() || key.namespace().is_singleton() {
+            return self.mgr.map.find_or_insert(key);
+        }
+        let i = key.murmur3() as usize & (self.cache.len() - 1);
+        if let Some(lock) = &self.cache[i] {
+            if lock.key == *key {
+                return lock.clone();
+            }
+        }
+        let lock = self.mgr.map.find_or_insert(key);
+        self.cache[i] = Some(lock.clone());
+        lock
+    }
+
+    /// Drops a cached lock object that turned out to be evicted.
+    fn forget_lock(&mut self, key: &MdlKey) {
+        if !self.cache.is_empty() {
+            let i = key.murmur3() as usize & (self.cache.len() - 1);
+            self.cache[i] = None;
+        }
+    }
+
     // ---------------------------------------------------------------------------------------
     // Tickets.
 
@@ -968,24 +984,13 @@ impl MdlContext {
             });
         }
         let hton_notified = self.pre_acquire_notify(&lock.key, ty)?;
-        let inc = fast_path_increment(lock.strategy, ty);
         let mut t = TicketData::new(lock.clone(), ty, duration);
         t.id = id;
         t.hton_notified = hton_notified;
-        let mut st = lock.state.write();
-        if fast && inc != 0 {
-            lock.fast_path.fetch_add(inc, Ordering::AcqRel);
-            t.fast_path = true;
-        } else {
-            let mut flags = HAS_SLOW_PATH;
-            if inc == 0 {
-                st.obtrusive_count += 1;
-                flags |= HAS_OBTRUSIVE;
-            }
-            lock.fast_path.fetch_or(flags, Ordering::AcqRel);
-            t.entry = st.add_granted(self.shared.clone(), ty, id);
+        match lock.add_clone(&self.shared, ty, fast, id) {
+            Some(entry) => t.entry = entry,
+            None => t.fast_path = true,
         }
-        drop(st);
         Ok(self.insert(t))
     }
 
@@ -1033,27 +1038,7 @@ impl MdlContext {
         let lock = &t.lock;
         let max_wlc = self.mgr.config().max_write_lock_count;
         let unused = if t.fast_path {
-            let inc = fast_path_increment(lock.strategy, t.ty);
-            let mut old = lock.fast_path.load(Ordering::Relaxed);
-            loop {
-                if old & HAS_OBTRUSIVE != 0 {
-                    let mut st = lock.state.write();
-                    let prev = lock.fast_path.fetch_sub(inc, Ordering::AcqRel);
-                    if st.obtrusive_count != 0 {
-                        lock.reschedule_waiters(&mut st, max_wlc);
-                    }
-                    break prev == inc;
-                }
-                match lock.fast_path.compare_exchange_weak(
-                    old,
-                    old - inc,
-                    Ordering::AcqRel,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => break old == inc,
-                    Err(cur) => old = cur,
-                }
-            }
+            lock.fast_release(fast_path_increment(lock.strategy, t.ty), max_wlc)
         } else {
             lock.remove_entry(t.entry, max_wlc)
         };

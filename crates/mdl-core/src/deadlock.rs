@@ -1,5 +1,7 @@
 //! Deadlock detection: a depth-first search of the wait-for graph, run by a context right after
-//! it starts waiting (MySQL's `find_deadlock`).
+//! it starts waiting (MySQL's `find_deadlock`). Searches are serialized by a manager-wide mutex,
+//! so a cycle found by one search is broken (its victim's slot is set) before the next search
+//! starts, and one deadlock never gets two victims.
 //!
 //! Nodes are waiting contexts. A context waiting for type `t` on lock `L` has an edge to the
 //! owner of every granted entry of `L` that conflicts with `t`, and to the owner of every pending

@@ -139,6 +139,11 @@ pub struct MdlConfig {
     /// After this many hog (SNW, SNRW, X) or piglet (SW over SRO) grants in a row while others
     /// wait, let the others go first (MySQL's `max_write_lock_count`; default `u64::MAX`).
     pub max_write_lock_count: u64,
+    /// Lock objects each context remembers (direct-mapped by key hash, rounded up to a power of
+    /// two; 0 disables): a statement on a recently used table finds its lock object without the
+    /// partition mutex. `0` reproduces MySQL, where every lookup goes to the lock map.
+    /// Evicted objects are detected and looked up again.
+    pub lock_cache: usize,
     /// The default wait timeout for callers that want MySQL's (`lock_wait_timeout`, one year).
     pub lock_wait_timeout: Duration,
     /// Unused lock objects are freed only once more than this many exist (MySQL: 1000).
@@ -154,6 +159,7 @@ impl Default for MdlConfig {
             partition_hash: PartitionHash::Murmur3,
             fast_path: true,
             ticket_index: TicketIndex::Hashed,
+            lock_cache: 16,
             max_write_lock_count: u64::MAX,
             lock_wait_timeout: LONG_TIMEOUT,
             unused_locks_low_water: 1000,
@@ -172,6 +178,12 @@ impl MdlConfig {
             return Err(MdlError::InvalidConfig(format!(
                 "shards must be in 1..=1024, got {}",
                 self.shards
+            )));
+        }
+        if self.lock_cache > 4096 {
+            return Err(MdlError::InvalidConfig(format!(
+                "lock_cache must be at most 4096, got {}",
+                self.lock_cache
             )));
         }
         if self.max_write_lock_count == 0 {
@@ -195,6 +207,8 @@ pub struct MdlManager {
     map: LockMap,
     next_context: AtomicU64,
     contexts: Mutex<HashMap<u64, Weak<ContextShared>>>,
+    /// Serializes deadlock searches (taken only by contexts about to wait).
+    deadlock_search: Mutex<()>,
 }
 
 impl MdlManager {
@@ -214,6 +228,7 @@ impl MdlManager {
             config,
             next_context: AtomicU64::new(1),
             contexts: Mutex::new(HashMap::new()),
+            deadlock_search: Mutex::new(()),
         }))
     }
 

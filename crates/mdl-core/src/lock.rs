@@ -180,6 +180,21 @@ impl LockState {
     }
 }
 
+/// Outcome of a fast-path attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FastAcquire {
+    /// Counted in the state word; `first_use` if the word was 0 before.
+    Granted { first_use: bool },
+    /// An obtrusive lock is granted or pending: take the slow path.
+    Obtrusive,
+    /// The object is being evicted: look it up again.
+    Destroyed,
+}
+
+/// The object is being evicted: look it up again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Destroyed;
+
 /// A lock object (MySQL's `MDL_lock`).
 pub(crate) struct LockObject {
     pub(crate) key: MdlKey,
@@ -201,6 +216,139 @@ impl LockObject {
             fast_path: AtomicU64::new(0),
             state: new_rwlock(Site::LockObject, LockState::default()),
         }
+    }
+
+    /// The fast path: one compare-and-swap adding `inc` to the state word, unless an obtrusive
+    /// lock is around or the object is being destroyed.
+    #[inline]
+    pub(crate) fn fast_acquire(&self, inc: u64) -> FastAcquire {
+        let mut old = self.fast_path.load(Ordering::Relaxed);
+        loop {
+            if old & IS_DESTROYED != 0 {
+                return FastAcquire::Destroyed;
+            }
+            if old & HAS_OBTRUSIVE != 0 {
+                return FastAcquire::Obtrusive;
+            }
+            match self.fast_path.compare_exchange_weak(
+                old,
+                old + inc,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    return FastAcquire::Granted {
+                        first_use: old == 0,
+                    }
+                }
+                Err(cur) => old = cur,
+            }
+        }
+    }
+
+    /// Gives back a fast-path lock. Once an obtrusive lock is around the word changes only
+    /// under the write lock, and the release may let a waiter in. Returns whether the object
+    /// became unused.
+    #[inline]
+    pub(crate) fn fast_release(&self, inc: u64, max_write_lock_count: u64) -> bool {
+        let mut old = self.fast_path.load(Ordering::Relaxed);
+        loop {
+            if old & HAS_OBTRUSIVE != 0 {
+                let mut st = self.state.write();
+                let prev = self.fast_path.fetch_sub(inc, Ordering::AcqRel);
+                if st.obtrusive_count != 0 {
+                    self.reschedule_waiters(&mut st, max_write_lock_count);
+                }
+                return prev == inc;
+            }
+            match self.fast_path.compare_exchange_weak(
+                old,
+                old - inc,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return old == inc,
+                Err(cur) => old = cur,
+            }
+        }
+    }
+
+    /// Under the write lock, before a slow-path request is checked: counts an obtrusive request
+    /// and raises `HAS_SLOW_PATH` (and `HAS_OBTRUSIVE` for the first obtrusive one), which sends
+    /// every later fast-path request and release through the lock. Returns whether the object
+    /// was unused before.
+    pub(crate) fn begin_slow_path(
+        &self,
+        st: &mut LockState,
+        obtrusive: bool,
+    ) -> Result<bool, Destroyed> {
+        let state = self.fast_path.load(Ordering::Acquire);
+        if state & IS_DESTROYED != 0 {
+            return Err(Destroyed);
+        }
+        let first_obtrusive = obtrusive && {
+            st.obtrusive_count += 1;
+            st.obtrusive_count == 1
+        };
+        if state & HAS_SLOW_PATH == 0 || first_obtrusive {
+            let flags = HAS_SLOW_PATH | if first_obtrusive { HAS_OBTRUSIVE } else { 0 };
+            let old = self.fast_path.fetch_or(flags, Ordering::AcqRel);
+            return Ok(old == 0);
+        }
+        Ok(false)
+    }
+
+    /// Under the write lock, undoes [`LockObject::begin_slow_path`] for a request that was
+    /// neither granted nor queued. Returns whether the object became unused.
+    pub(crate) fn abandon_slow_path(&self, st: &mut LockState, obtrusive: bool) -> bool {
+        let mut clear = 0;
+        if obtrusive {
+            st.obtrusive_count -= 1;
+            if st.obtrusive_count == 0 {
+                clear |= HAS_OBTRUSIVE;
+            }
+        }
+        if st.is_empty() {
+            clear |= HAS_SLOW_PATH;
+        }
+        clear != 0 && self.fast_path.fetch_and(!clear, Ordering::AcqRel) & !clear == 0
+    }
+
+    /// Adds a lock held through a clone of one of the context's tickets on this object (so the
+    /// object is in use): on the fast path if the source is, else as a granted entry. Returns
+    /// the entry index for a slow-path clone.
+    pub(crate) fn add_clone(
+        &self,
+        ctx: &Arc<ContextShared>,
+        ty: LockType,
+        source_fast: bool,
+        ticket_id: u64,
+    ) -> Option<usize> {
+        let inc = crate::matrix::fast_path_increment(self.strategy, ty);
+        let mut st = self.state.write();
+        if source_fast && inc != 0 {
+            self.fast_path.fetch_add(inc, Ordering::AcqRel);
+            return None;
+        }
+        let mut flags = HAS_SLOW_PATH;
+        if inc == 0 {
+            st.obtrusive_count += 1;
+            flags |= HAS_OBTRUSIVE;
+        }
+        self.fast_path.fetch_or(flags, Ordering::AcqRel);
+        Some(st.add_granted(ctx.clone(), ty, ticket_id))
+    }
+
+    /// Eviction: marks an unused object destroyed (state word exactly 0 → `IS_DESTROYED`) under
+    /// the write lock, so no slow-path user is mid-way. Returns whether it was marked.
+    pub(crate) fn try_destroy(&self) -> bool {
+        if self.fast_path.load(Ordering::Relaxed) != 0 {
+            return false;
+        }
+        let _st = self.state.write();
+        self.fast_path
+            .compare_exchange(0, IS_DESTROYED, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
     }
 
     /// MySQL's `can_grant_lock`: no pending request with priority, no conflicting fast-path
@@ -338,5 +486,157 @@ impl LockObject {
             }
         }
         idx
+    }
+}
+
+/// Model checks of the fast-path state word under every interleaving loom explores
+/// (`RUSTFLAGS="--cfg loom" cargo test -p mdl-core --lib --release loom`).
+#[cfg(all(test, loom))]
+mod loom_models {
+    use std::sync::Arc;
+
+    use loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    use loom::thread;
+
+    use super::*;
+    use crate::key::MdlKey;
+    use crate::matrix::fast_path_increment;
+    use crate::types::Namespace;
+
+    const MAX: u64 = u64::MAX;
+
+    fn new_lock() -> Arc<LockObject> {
+        Arc::new(LockObject::new(
+            MdlKey::new(Namespace::Table, "s", "t").expect("valid key"),
+        ))
+    }
+
+    fn model(f: impl Fn() + Sync + Send + 'static) {
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(3);
+        b.check(f);
+    }
+
+    /// A DML lock (fast path, or slow path once an obtrusive lock is around), a try of an
+    /// exclusive lock, and eviction: the two locks are never held together, eviction never
+    /// destroys a used object, and the word ends at 0 (or destroyed).
+    #[test]
+    fn fast_path_vs_obtrusive_vs_eviction() {
+        model(|| {
+            let lock = new_lock();
+            let sr_in = Arc::new(AtomicBool::new(false));
+            let x_in = Arc::new(AtomicBool::new(false));
+            let inc = fast_path_increment(Strategy::Object, LockType::SR);
+
+            let (l, s, x) = (lock.clone(), sr_in.clone(), x_in.clone());
+            let dml = thread::spawn(move || {
+                let ctx = Arc::new(ContextShared::new(1, None));
+                let hold = |s: &AtomicBool, x: &AtomicBool| {
+                    s.store(true, SeqCst);
+                    assert!(!x.load(SeqCst), "SR and X granted together");
+                    s.store(false, SeqCst);
+                };
+                match l.fast_acquire(inc) {
+                    FastAcquire::Granted { .. } => {
+                        hold(&s, &x);
+                        l.fast_release(inc, MAX);
+                    }
+                    FastAcquire::Obtrusive => {
+                        let mut st = l.state.write();
+                        if l.begin_slow_path(&mut st, false).is_err() {
+                            return;
+                        }
+                        if l.can_grant(&st, LockType::SR, 1) {
+                            let e = st.add_granted(ctx, LockType::SR, 1);
+                            drop(st);
+                            hold(&s, &x);
+                            l.remove_entry(e, MAX);
+                        } else {
+                            l.abandon_slow_path(&mut st, false);
+                        }
+                    }
+                    FastAcquire::Destroyed => {}
+                }
+            });
+
+            let (l, s, x) = (lock.clone(), sr_in.clone(), x_in.clone());
+            let ddl = thread::spawn(move || {
+                let ctx = Arc::new(ContextShared::new(2, None));
+                let mut st = l.state.write();
+                if l.begin_slow_path(&mut st, true).is_err() {
+                    return;
+                }
+                if l.can_grant(&st, LockType::X, 2) {
+                    let e = st.add_granted(ctx, LockType::X, 2);
+                    drop(st);
+                    x.store(true, SeqCst);
+                    assert!(!s.load(SeqCst), "X and SR granted together");
+                    x.store(false, SeqCst);
+                    l.remove_entry(e, MAX);
+                } else {
+                    l.abandon_slow_path(&mut st, true);
+                }
+            });
+
+            let (l, s, x) = (lock.clone(), sr_in.clone(), x_in.clone());
+            let evict = thread::spawn(move || {
+                if l.try_destroy() {
+                    assert!(!s.load(SeqCst) && !x.load(SeqCst), "evicted a used object");
+                }
+            });
+
+            dml.join().expect("dml");
+            ddl.join().expect("ddl");
+            evict.join().expect("evict");
+            let state = lock.fast_path.load(SeqCst);
+            assert!(
+                state == 0 || state == IS_DESTROYED,
+                "state word left at {state:#x}"
+            );
+        });
+    }
+
+    /// An exclusive request that queues behind a fast-path SR is granted when the SR goes:
+    /// the release either happens before the request looks (immediate grant) or sees
+    /// `HAS_OBTRUSIVE` and reschedules under the lock. A lost wake-up would leave the waiter
+    /// blocked forever, which loom reports.
+    #[test]
+    fn fast_release_wakes_obtrusive_waiter() {
+        model(|| {
+            let lock = new_lock();
+            let inc = fast_path_increment(Strategy::Object, LockType::SR);
+            assert_eq!(
+                lock.fast_acquire(inc),
+                FastAcquire::Granted { first_use: true }
+            );
+
+            let l = lock.clone();
+            let dml = thread::spawn(move || {
+                l.fast_release(inc, MAX);
+            });
+
+            let ctx = Arc::new(ContextShared::new(2, None));
+            let never_killed = AtomicBool::new(false);
+            let mut st = lock.state.write();
+            lock.begin_slow_path(&mut st, true).expect("not destroyed");
+            let entry = if lock.can_grant(&st, LockType::X, 2) {
+                let e = st.add_granted(ctx.clone(), LockType::X, 2);
+                drop(st);
+                e
+            } else {
+                let epoch = ctx.wait.reset();
+                let e = st.add_waiting(ctx.clone(), LockType::X, epoch, 2);
+                drop(st);
+                let status = ctx.wait.timed_wait(None, &never_killed, true);
+                assert_eq!(status, WaitStatus::Granted);
+                e
+            };
+            dml.join().expect("dml");
+            assert!(lock.state.read_recursive().entries[entry].granted);
+            assert!(
+                lock.remove_entry(entry, MAX),
+                "last user leaves the word at 0"
+            );
+        });
     }
 }

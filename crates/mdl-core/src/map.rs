@@ -15,8 +15,12 @@
 //!   object is never used, and the `Arc` keeps its memory valid meanwhile.
 //! * `unused` counts objects whose state word is 0 (new objects count as unused until first
 //!   use). It drives eviction: once more than `low_water` objects and more than `min_ratio` of all
-//!   objects are unused, releasing a lock frees unused objects. It can be transiently off by the
-//!   races MySQL also accepts; [`LockMap::unused_objects`] counts exactly.
+//!   objects are unused, releasing a lock frees unused objects. Unlike MySQL, which updates its
+//!   counter on every 0 <-> in-use transition (two read-modify-writes of one global cache line
+//!   per statement on an idle table), the counter is maintained only once the map has held more
+//!   than `low_water` objects — below that, eviction cannot trigger — and is then seeded with an
+//!   exact count. It is a heuristic that can drift by concurrent transitions (as MySQL's can);
+//!   eviction itself is always safe, and [`LockMap::unused_objects`] counts exactly.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -25,8 +29,8 @@ use crossbeam_utils::CachePadded;
 
 use crate::hash::BuildPrehashed;
 use crate::key::MdlKey;
-use crate::lock::{LockObject, IS_DESTROYED};
-use crate::sync::{new_mutex, AtomicI64, AtomicUsize, Mutex, Ordering, Site};
+use crate::lock::LockObject;
+use crate::sync::{new_mutex, AtomicBool, AtomicI64, AtomicUsize, Mutex, Ordering, Site};
 use crate::types::Namespace;
 
 /// How a key picks its partition.
@@ -48,6 +52,8 @@ pub(crate) struct LockMap {
     singletons: [Arc<LockObject>; 4],
     hash: PartitionHash,
     objects: AtomicUsize,
+    /// Whether `unused` is maintained (set once `objects` exceeded `low_water`).
+    counting: AtomicBool,
     unused: AtomicI64,
     low_water: usize,
     min_ratio: f64,
@@ -87,6 +93,7 @@ impl LockMap {
             ],
             hash,
             objects: AtomicUsize::new(0),
+            counting: AtomicBool::new(false),
             unused: AtomicI64::new(0),
             low_water,
             min_ratio,
@@ -118,8 +125,13 @@ impl LockMap {
         let lock = Arc::new(LockObject::new(key.clone()));
         part.insert(key.clone(), lock.clone());
         drop(part);
-        self.objects.fetch_add(1, Ordering::Relaxed);
-        self.unused.fetch_add(1, Ordering::Relaxed);
+        let objects = self.objects.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.counting.load(Ordering::Relaxed) {
+            self.unused.fetch_add(1, Ordering::Relaxed);
+        } else if objects > self.low_water && !self.counting.swap(true, Ordering::AcqRel) {
+            self.unused
+                .store(self.unused_objects() as i64, Ordering::Relaxed);
+        }
         lock
     }
 
@@ -136,11 +148,16 @@ impl LockMap {
 
     /// A non-singleton object went from unused to used.
     pub(crate) fn object_used(&self) {
-        self.unused.fetch_sub(1, Ordering::Relaxed);
+        if self.counting.load(Ordering::Relaxed) {
+            self.unused.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 
     /// A non-singleton object became unused; frees unused objects while there are too many.
     pub(crate) fn object_unused(&self, rand: &mut u64) {
+        if !self.counting.load(Ordering::Relaxed) {
+            return;
+        }
         let mut unused = self.unused.fetch_add(1, Ordering::Relaxed) + 1;
         while unused > self.low_water as i64
             && unused as f64 > self.objects.load(Ordering::Relaxed) as f64 * self.min_ratio
@@ -162,16 +179,9 @@ impl LockMap {
         let start = (*rand >> 33) as usize % n;
         for i in 0..n {
             let mut part = self.partitions[(start + i) % n].lock();
-            let victim = part.iter().find_map(|(k, lock)| {
-                if lock.fast_path.load(Ordering::Relaxed) != 0 {
-                    return None;
-                }
-                let _st = lock.state.write();
-                lock.fast_path
-                    .compare_exchange(0, IS_DESTROYED, Ordering::AcqRel, Ordering::Relaxed)
-                    .ok()
-                    .map(|_| k.clone())
-            });
+            let victim = part
+                .iter()
+                .find_map(|(k, lock)| lock.try_destroy().then(|| k.clone()));
             if let Some(k) = victim {
                 part.remove(&k);
                 drop(part);

@@ -1,10 +1,19 @@
 //! The one place that picks the synchronization primitives.
 //!
-//! Every lock and atomic of the lock manager is created here, so the instrumented (`pfs`
-//! feature) and bare builds differ in this file only.
+//! Every lock and atomic of the lock manager comes from here, so the instrumented (`pfs`
+//! feature), bare (parking_lot) and model-checked (`--cfg loom`) builds differ in this file only.
+//! Under loom, thin wrappers give loom's primitives parking_lot's method names; loom cannot time
+//! out a condvar wait, so `wait_until` there waits for a notification.
 
+#[cfg(not(loom))]
 pub(crate) use parking_lot::{Condvar, Mutex, RwLock};
+#[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+#[cfg(loom)]
+pub(crate) use loom_shim::{Condvar, Mutex, RwLock};
 
 /// Which instrumented primitive a lock is, for `pfs` naming.
 #[derive(Clone, Copy)]
@@ -34,4 +43,82 @@ pub(crate) fn new_rwlock<T>(_site: Site, value: T) -> RwLock<T> {
 #[inline]
 pub(crate) fn new_condvar(_site: Site) -> Condvar {
     Condvar::new()
+}
+
+#[cfg(loom)]
+mod loom_shim {
+    use std::ops::{Deref, DerefMut};
+    use std::time::Instant;
+
+    pub(crate) struct Mutex<T>(loom::sync::Mutex<T>);
+    pub(crate) struct MutexGuard<'a, T>(Option<loom::sync::MutexGuard<'a, T>>);
+
+    impl<T> Mutex<T> {
+        pub(crate) fn new(v: T) -> Self {
+            Mutex(loom::sync::Mutex::new(v))
+        }
+        pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
+            MutexGuard(Some(
+                self.0.lock().expect("loom mutexes are never poisoned here"),
+            ))
+        }
+    }
+
+    impl<T> Deref for MutexGuard<'_, T> {
+        type Target = T;
+        fn deref(&self) -> &T {
+            self.0.as_ref().expect("guard present")
+        }
+    }
+
+    impl<T> DerefMut for MutexGuard<'_, T> {
+        fn deref_mut(&mut self) -> &mut T {
+            self.0.as_mut().expect("guard present")
+        }
+    }
+
+    pub(crate) struct RwLock<T>(loom::sync::RwLock<T>);
+
+    impl<T> RwLock<T> {
+        pub(crate) fn new(v: T) -> Self {
+            RwLock(loom::sync::RwLock::new(v))
+        }
+        pub(crate) fn read_recursive(&self) -> loom::sync::RwLockReadGuard<'_, T> {
+            self.0.read().expect("never poisoned")
+        }
+        pub(crate) fn write(&self) -> loom::sync::RwLockWriteGuard<'_, T> {
+            self.0.write().expect("never poisoned")
+        }
+    }
+
+    pub(crate) struct WaitTimeoutResult;
+
+    impl WaitTimeoutResult {
+        pub(crate) fn timed_out(&self) -> bool {
+            false
+        }
+    }
+
+    pub(crate) struct Condvar(loom::sync::Condvar);
+
+    impl Condvar {
+        pub(crate) fn new() -> Self {
+            Condvar(loom::sync::Condvar::new())
+        }
+        pub(crate) fn wait<T>(&self, g: &mut MutexGuard<'_, T>) {
+            let inner = g.0.take().expect("guard present");
+            g.0 = Some(self.0.wait(inner).expect("never poisoned"));
+        }
+        pub(crate) fn wait_until<T>(
+            &self,
+            g: &mut MutexGuard<'_, T>,
+            _deadline: Instant,
+        ) -> WaitTimeoutResult {
+            self.wait(g);
+            WaitTimeoutResult
+        }
+        pub(crate) fn notify_all(&self) {
+            self.0.notify_all();
+        }
+    }
 }

@@ -283,6 +283,9 @@ impl TicketStore {
 
     /// Finds a held ticket that satisfies a request (see the module docs).
     pub(crate) fn find(&self, key: &MdlKey, ty: LockType, duration: LockDuration) -> Option<u32> {
+        if self.total == 0 {
+            return None;
+        }
         let strategy = key.namespace().strategy();
         let satisfies =
             |t: &TicketData| t.lock.key == *key && is_stronger_or_equal(strategy, t.ty, ty);

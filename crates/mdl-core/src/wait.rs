@@ -112,3 +112,75 @@ impl WaitSlot {
         s.status
     }
 }
+
+/// Model checks of the wait slot (`RUSTFLAGS="--cfg loom" cargo test -p mdl-core --lib
+/// --release loom`): grant, deadlock victim, kill and timeout race; exactly one outcome wins,
+/// the waiter sees it, and nobody else's `set` succeeds after it.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    use loom::thread;
+
+    use super::*;
+
+    fn model(f: impl Fn() + Sync + Send + 'static) {
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(3);
+        b.check(f);
+    }
+
+    #[test]
+    fn grant_victim_kill_race() {
+        model(|| {
+            let slot = Arc::new(WaitSlot::new());
+            let killed = Arc::new(AtomicBool::new(false));
+            let epoch = slot.reset();
+
+            let s = slot.clone();
+            let granter = thread::spawn(move || s.set(epoch, WaitStatus::Granted));
+            let s = slot.clone();
+            let detector = thread::spawn(move || s.set(epoch, WaitStatus::Victim));
+            let (s, k) = (slot.clone(), killed.clone());
+            let killer = thread::spawn(move || {
+                k.store(true, Ordering::Release);
+                s.wake();
+            });
+
+            let seen = slot.timed_wait(None, &killed, true);
+            let granted = granter.join().expect("granter");
+            let victim = detector.join().expect("detector");
+            killer.join().expect("killer");
+            assert_ne!(seen, WaitStatus::Empty);
+            assert_eq!(seen, slot.status(), "the outcome never changes once seen");
+            assert!(!(granted && victim), "two outcomes won");
+            match seen {
+                WaitStatus::Granted => assert!(granted),
+                WaitStatus::Victim => assert!(victim),
+                WaitStatus::Killed => assert!(!granted && !victim),
+                other => panic!("unexpected {other:?}"),
+            }
+        });
+    }
+
+    #[test]
+    fn grant_vs_timeout_and_stale_epoch() {
+        model(|| {
+            let slot = Arc::new(WaitSlot::new());
+            let killed = AtomicBool::new(false);
+            let epoch = slot.reset();
+            let s = slot.clone();
+            let granter = thread::spawn(move || s.set(epoch, WaitStatus::Granted));
+            // The deadline has passed: the waiter gives up unless the grant came first.
+            let seen = slot.timed_wait(Some(Instant::now()), &killed, true);
+            let granted = granter.join().expect("granter");
+            assert_eq!(granted, seen == WaitStatus::Granted);
+            assert!(matches!(seen, WaitStatus::Granted | WaitStatus::Timeout));
+            // A verdict for the finished wait cannot hit the next one.
+            let next = slot.reset();
+            assert!(!slot.set(epoch, WaitStatus::Victim));
+            assert!(slot.set(next, WaitStatus::Victim));
+        });
+    }
+}
