@@ -1,0 +1,415 @@
+//! Every duration's release path (`mysql-mdl.md` §4), savepoints, clones, `acquire_many`,
+//! ticket reuse by `find_ticket`, duration changes, and release on context drop. Each test runs
+//! with the fast path on and off. Whether a lock is held is checked from another context with
+//! `try_acquire` of X.
+
+mod common;
+
+use common::*;
+use mdl_core::*;
+use LockDuration::{Explicit, Statement, Transaction};
+
+fn held(other: &mut MdlContext, key: &MdlKey) -> bool {
+    !can_take(other, key, LockType::X)
+}
+
+#[test]
+fn statement_locks_end_with_the_statement() {
+    for (name, cfg) in configs() {
+        let m = MdlManager::new(cfg).unwrap();
+        let mut c = m.new_context();
+        let mut o = m.new_context();
+        let (s, t, e) = (table("s"), table("t"), table("e"));
+        c.acquire(&req(&s, LockType::SR, Statement), LONG).unwrap();
+        c.acquire(&req(&t, LockType::SW, Transaction), LONG)
+            .unwrap();
+        c.acquire(&req(&e, LockType::SNRW, Explicit), LONG).unwrap();
+        assert_eq!(c.lock_count(), 3, "{name}");
+        c.release_statement_locks();
+        assert!(!held(&mut o, &s), "{name}");
+        assert!(held(&mut o, &t), "{name}");
+        assert!(held(&mut o, &e), "{name}");
+        assert_eq!(c.lock_count_of(Statement), 0);
+        assert_eq!(c.lock_count_of(Transaction), 1);
+        assert_eq!(c.lock_count_of(Explicit), 1);
+    }
+}
+
+#[test]
+fn transaction_end_releases_statement_and_transaction_locks_only() {
+    for (name, cfg) in configs() {
+        let m = MdlManager::new(cfg).unwrap();
+        let mut c = m.new_context();
+        let mut o = m.new_context();
+        let (s, t, e) = (table("s"), table("t"), table("e"));
+        c.acquire(&req(&s, LockType::SR, Statement), LONG).unwrap();
+        c.acquire(&req(&t, LockType::X, Transaction), LONG).unwrap();
+        let et = c.acquire(&req(&e, LockType::S, Explicit), LONG).unwrap();
+        c.release_transactional_locks();
+        assert!(!held(&mut o, &s), "{name}");
+        assert!(!held(&mut o, &t), "{name}");
+        assert!(held(&mut o, &e), "{name}");
+        assert!(c.has_locks());
+        c.release(et).unwrap();
+        assert!(!held(&mut o, &e), "{name}");
+        assert!(!c.has_locks());
+        assert_eq!(m.unused_lock_object_count(), m.lock_object_count());
+    }
+}
+
+#[test]
+fn explicit_release_of_one_ticket_of_any_duration() {
+    for (_, cfg) in configs() {
+        let m = MdlManager::new(cfg).unwrap();
+        let mut c = m.new_context();
+        let mut o = m.new_context();
+        for d in LockDuration::ALL {
+            let k = table(&format!("t{d:?}"));
+            let t = c.acquire(&req(&k, LockType::SR, d), LONG).unwrap();
+            assert_eq!(c.ticket_info(t).unwrap().duration, d);
+            assert!(held(&mut o, &k));
+            c.release(t).unwrap();
+            assert!(!held(&mut o, &k));
+            assert_eq!(c.release(t), Err(MdlError::InvalidTicket));
+        }
+        assert!(!c.has_locks());
+    }
+}
+
+#[test]
+fn release_all_locks_for_name_releases_every_explicit_ticket_on_the_lock() {
+    for (_, cfg) in configs() {
+        let m = MdlManager::new(cfg).unwrap();
+        let mut c = m.new_context();
+        let mut o = m.new_context();
+        let u = MdlKey::new(Namespace::UserLevelLock, "", "my_lock").unwrap();
+        let other = MdlKey::new(Namespace::UserLevelLock, "", "other").unwrap();
+        // GET_LOCK twice: EXPLICIT requests always get their own ticket.
+        let t1 = c.acquire(&req(&u, LockType::X, Explicit), LONG).unwrap();
+        let t2 = c.acquire(&req(&u, LockType::X, Explicit), LONG).unwrap();
+        assert_ne!(t1, t2);
+        let t3 = c
+            .acquire(&req(&other, LockType::X, Explicit), LONG)
+            .unwrap();
+        c.release(t1).unwrap();
+        assert!(held(&mut o, &u), "one GET_LOCK still holds it");
+        c.release_all_locks_for_name(t2).unwrap();
+        assert!(!held(&mut o, &u));
+        assert!(held(&mut o, &other));
+        assert_eq!(c.ticket_info(t3).unwrap().key, other);
+        assert_eq!(c.lock_count(), 1);
+    }
+}
+
+#[test]
+fn dropping_a_context_releases_everything() {
+    for (_, cfg) in configs() {
+        let m = MdlManager::new(cfg).unwrap();
+        let mut o = m.new_context();
+        let keys: Vec<MdlKey> = (0..5).map(|i| table(&format!("t{i}"))).collect();
+        {
+            let mut c = m.new_context();
+            for (i, k) in keys.iter().enumerate() {
+                let t = [
+                    LockType::SR,
+                    LockType::SW,
+                    LockType::SU,
+                    LockType::X,
+                    LockType::S,
+                ][i];
+                c.acquire(&req(k, t, LockDuration::ALL[i % 3]), LONG)
+                    .unwrap();
+            }
+            let g = MdlKey::singleton(Namespace::Global).unwrap();
+            c.acquire(&req(&g, LockType::IX, Explicit), LONG).unwrap();
+            assert_eq!(m.context_count(), 2);
+        }
+        assert_eq!(m.context_count(), 1);
+        for k in &keys {
+            assert!(!held(&mut o, k));
+        }
+        assert!(m.slow_path_locks().is_empty());
+        assert_eq!(m.unused_lock_object_count(), m.lock_object_count());
+    }
+}
+
+#[test]
+fn savepoint_rollback_releases_newer_statement_and_transaction_locks() {
+    for (name, cfg) in configs() {
+        let m = MdlManager::new(cfg).unwrap();
+        let mut c = m.new_context();
+        let mut o = m.new_context();
+        let k: Vec<MdlKey> = (0..6).map(|i| table(&format!("t{i}"))).collect();
+        let old_t = c
+            .acquire(&req(&k[0], LockType::SW, Transaction), LONG)
+            .unwrap();
+        let old_s = c
+            .acquire(&req(&k[1], LockType::SR, Statement), LONG)
+            .unwrap();
+        let sp = c.savepoint();
+        let new_t = c
+            .acquire(&req(&k[2], LockType::SW, Transaction), LONG)
+            .unwrap();
+        let new_s = c
+            .acquire(&req(&k[3], LockType::SR, Statement), LONG)
+            .unwrap();
+        let new_e = c
+            .acquire(&req(&k[4], LockType::SNRW, Explicit), LONG)
+            .unwrap();
+        assert!(c.has_lock(sp, old_t).unwrap());
+        assert!(c.has_lock(sp, old_s).unwrap());
+        assert!(!c.has_lock(sp, new_t).unwrap());
+        assert!(!c.has_lock(sp, new_s).unwrap());
+        assert!(
+            c.has_lock(sp, new_e).unwrap(),
+            "explicit locks survive rollbacks"
+        );
+        c.rollback_to_savepoint(sp).unwrap();
+        for (i, want) in [true, true, false, false, true].into_iter().enumerate() {
+            assert_eq!(held(&mut o, &k[i]), want, "[{name}] t{i}");
+        }
+        assert_eq!(c.ticket_info(new_t).unwrap_err(), MdlError::InvalidTicket);
+        assert!(c.ticket_info(old_t).is_ok());
+        // Rolling back again is a no-op; a savepoint at the start releases all but EXPLICIT.
+        c.rollback_to_savepoint(sp).unwrap();
+        assert_eq!(c.lock_count(), 3);
+    }
+}
+
+#[test]
+fn nested_savepoints_and_start_of_transaction() {
+    let m = mgr();
+    let mut c = m.new_context();
+    let k: Vec<MdlKey> = (0..4).map(|i| table(&format!("t{i}"))).collect();
+    let sp0 = c.savepoint();
+    c.acquire(&treq(&k[0], LockType::SR), LONG).unwrap();
+    let sp1 = c.savepoint();
+    c.acquire(&treq(&k[1], LockType::SR), LONG).unwrap();
+    let sp2 = c.savepoint();
+    c.acquire(&treq(&k[2], LockType::SR), LONG).unwrap();
+    c.rollback_to_savepoint(sp2).unwrap();
+    assert_eq!(c.lock_count(), 2);
+    c.acquire(&treq(&k[3], LockType::SR), LONG).unwrap();
+    c.rollback_to_savepoint(sp1).unwrap();
+    assert_eq!(c.lock_count(), 1);
+    assert!(c.owns_equal_or_stronger_lock(&k[0], LockType::SR));
+    c.rollback_to_savepoint(sp0).unwrap();
+    assert!(!c.has_locks());
+}
+
+#[test]
+fn savepoint_keeps_a_reused_older_ticket() {
+    // A request satisfied by a ticket taken before the savepoint reuses it (same duration),
+    // so the rollback must not release it.
+    let m = mgr();
+    let mut c = m.new_context();
+    let mut o = m.new_context();
+    let k = table("t");
+    let t0 = c.acquire(&treq(&k, LockType::SW), LONG).unwrap();
+    let sp = c.savepoint();
+    let t1 = c.acquire(&treq(&k, LockType::SR), LONG).unwrap();
+    assert_eq!(
+        t0, t1,
+        "SW satisfies SR in the same duration: the same ticket"
+    );
+    c.rollback_to_savepoint(sp).unwrap();
+    assert!(c.ticket_info(t0).is_ok());
+    assert!(!can_take(&mut o, &k, LockType::SNW));
+}
+
+#[test]
+fn find_ticket_reuse_and_clone_rules() {
+    let m = mgr();
+    let mut c = m.new_context();
+    let k = table("t");
+    let x = c.acquire(&treq(&k, LockType::X), LONG).unwrap();
+    // Same duration, weaker type: same ticket.
+    for t in OBJ {
+        assert_eq!(c.acquire(&treq(&k, t), LONG).unwrap(), x);
+    }
+    assert_eq!(c.lock_count(), 1);
+    // Another duration: a clone with the requested type and duration.
+    let s = c.acquire(&req(&k, LockType::SR, Statement), LONG).unwrap();
+    assert_ne!(s, x);
+    assert_eq!(c.ticket_info(s).unwrap().lock_type, LockType::SR);
+    assert_eq!(c.ticket_info(s).unwrap().duration, Statement);
+    // EXPLICIT: always a new ticket, even for the same request twice.
+    let e1 = c.acquire(&req(&k, LockType::S, Explicit), LONG).unwrap();
+    let e2 = c.acquire(&req(&k, LockType::S, Explicit), LONG).unwrap();
+    assert_ne!(e1, e2);
+    assert_eq!(c.lock_count(), 4);
+    assert!(c.owns_equal_or_stronger_lock(&k, LockType::X));
+    c.release(x).unwrap();
+    assert_eq!(c.lock_count(), 3);
+    assert!(c.owns_equal_or_stronger_lock(&k, LockType::SR));
+    assert!(!c.owns_equal_or_stronger_lock(&k, LockType::SW));
+}
+
+#[test]
+fn owns_equal_or_stronger_lock_follows_the_reference_relation() {
+    for held_t in OBJ {
+        let m = mgr();
+        let mut c = m.new_context();
+        let k = table("t");
+        c.acquire(&treq(&k, held_t), LONG).unwrap();
+        for want in OBJ {
+            assert_eq!(
+                c.owns_equal_or_stronger_lock(&k, want),
+                obj_stronger_or_equal(held_t, want),
+                "holding {held_t:?}, asking {want:?}"
+            );
+        }
+        assert!(!c.owns_equal_or_stronger_lock(&table("other"), LockType::S));
+    }
+    // Scoped: S does not satisfy IX (§5.6), X satisfies all.
+    let m = mgr();
+    let mut c = m.new_context();
+    let g = MdlKey::singleton(Namespace::Global).unwrap();
+    c.acquire(&treq(&g, LockType::S), LONG).unwrap();
+    assert!(c.owns_equal_or_stronger_lock(&g, LockType::S));
+    assert!(!c.owns_equal_or_stronger_lock(&g, LockType::IX));
+    let sch = MdlKey::new(Namespace::Schema, "db", "").unwrap();
+    c.acquire(&treq(&sch, LockType::X), LONG).unwrap();
+    for t in SCOPED {
+        assert!(c.owns_equal_or_stronger_lock(&sch, t));
+    }
+}
+
+#[test]
+fn clone_ticket_holds_independently_of_its_source() {
+    for (name, cfg) in configs() {
+        for src in OBJ {
+            for dst in OBJ.into_iter().filter(|&d| obj_stronger_or_equal(src, d)) {
+                let m = MdlManager::new(cfg.clone()).unwrap();
+                let mut c = m.new_context();
+                let mut o = m.new_context();
+                let k = table("t");
+                let t = c.acquire(&treq(&k, src), LONG).unwrap();
+                let cl = c.clone_ticket(t, dst, Explicit).unwrap();
+                let info = c.ticket_info(cl).unwrap();
+                assert_eq!((info.lock_type, info.duration), (dst, Explicit));
+                c.release_transactional_locks();
+                assert_eq!(c.ticket_info(t).unwrap_err(), MdlError::InvalidTicket);
+                // The clone alone now decides what others may take.
+                for other in OBJ {
+                    assert_eq!(
+                        can_take(&mut o, &k, other),
+                        obj_compatible(other, dst),
+                        "[{name}] clone {src:?}->{dst:?}, other wants {other:?}"
+                    );
+                }
+                c.release(cl).unwrap();
+                assert!(can_take(&mut o, &k, LockType::X));
+            }
+        }
+    }
+}
+
+#[test]
+fn clone_to_a_stronger_type_is_refused() {
+    let m = mgr();
+    let mut c = m.new_context();
+    let k = table("t");
+    let t = c.acquire(&treq(&k, LockType::SR), LONG).unwrap();
+    assert_eq!(
+        c.clone_ticket(t, LockType::SW, Transaction),
+        Err(MdlError::InvalidLockChange {
+            held: LockType::SR,
+            requested: LockType::SW
+        })
+    );
+    assert_eq!(c.lock_count(), 1);
+}
+
+#[test]
+fn set_lock_duration_moves_a_ticket_between_release_paths() {
+    let m = mgr();
+    let mut c = m.new_context();
+    let mut o = m.new_context();
+    let k = table("t");
+    let t = c.acquire(&treq(&k, LockType::SW), LONG).unwrap();
+    c.set_lock_duration(t, Explicit).unwrap();
+    c.release_transactional_locks();
+    assert!(held(&mut o, &k));
+    c.set_lock_duration(t, Statement).unwrap();
+    assert_eq!(c.ticket_info(t).unwrap().duration, Statement);
+    c.release_statement_locks();
+    assert!(!held(&mut o, &k));
+}
+
+#[test]
+fn lock_tables_and_unlock_tables_duration_switches() {
+    for (_, cfg) in configs() {
+        let m = MdlManager::new(cfg).unwrap();
+        let mut c = m.new_context();
+        let mut o = m.new_context();
+        let (a, b, s) = (table("a"), table("b"), table("s"));
+        c.acquire(&treq(&a, LockType::SRO), LONG).unwrap();
+        c.acquire(&treq(&b, LockType::SNRW), LONG).unwrap();
+        c.acquire(&req(&s, LockType::SR, Statement), LONG).unwrap();
+        // LOCK TABLES: every lock becomes EXPLICIT and survives COMMIT.
+        c.set_explicit_duration_for_all_locks();
+        assert_eq!(c.lock_count_of(Explicit), 3);
+        c.release_transactional_locks();
+        assert!(held(&mut o, &a) && held(&mut o, &b) && held(&mut o, &s));
+        // UNLOCK TABLES: back to TRANSACTION, older than any savepoint, released at COMMIT.
+        let sp = c.savepoint();
+        c.set_transaction_duration_for_all_locks();
+        assert_eq!(c.lock_count_of(Transaction), 3);
+        c.rollback_to_savepoint(sp).unwrap();
+        assert_eq!(c.lock_count(), 3);
+        c.release_transactional_locks();
+        assert!(!c.has_locks());
+        assert!(!held(&mut o, &a) && !held(&mut o, &b) && !held(&mut o, &s));
+    }
+}
+
+#[test]
+fn acquire_many_sorts_and_is_all_or_nothing() {
+    for (_, cfg) in configs() {
+        let m = MdlManager::new(cfg).unwrap();
+        let mut c = m.new_context();
+        let mut o = m.new_context();
+        let (a, b, z) = (table("a"), table("b"), table("z"));
+        let mut reqs = vec![
+            treq(&z, LockType::X),
+            treq(&a, LockType::SRO),
+            treq(&a, LockType::SNRW),
+            treq(&b, LockType::X),
+        ];
+        c.acquire_many(&mut reqs, LONG).unwrap();
+        let order: Vec<(String, LockType)> = reqs
+            .iter()
+            .map(|r| (r.key.name().to_string(), r.lock_type))
+            .collect();
+        assert_eq!(
+            order,
+            vec![
+                ("a".into(), LockType::SNRW),
+                ("a".into(), LockType::SRO),
+                ("b".into(), LockType::X),
+                ("z".into(), LockType::X)
+            ]
+        );
+        assert!(reqs.iter().all(|r| r.ticket.is_some()));
+        c.release_transactional_locks();
+
+        // `z` is taken by another context: nothing of the batch stays, EXPLICIT included.
+        let zt = o.acquire(&treq(&z, LockType::SR), LONG).unwrap();
+        let mut reqs = vec![
+            req(&a, LockType::X, Explicit),
+            req(&b, LockType::X, Transaction),
+            req(&z, LockType::X, Statement),
+        ];
+        assert_eq!(
+            c.acquire_many(&mut reqs, std::time::Duration::from_millis(20)),
+            Err(MdlError::Timeout)
+        );
+        assert!(reqs.iter().all(|r| r.ticket.is_none()));
+        assert!(!c.has_locks());
+        o.release(zt).unwrap();
+        assert!(can_take(&mut o, &a, LockType::X) && can_take(&mut o, &b, LockType::X));
+        // Empty batch.
+        c.acquire_many(&mut [], LONG).unwrap();
+    }
+}
