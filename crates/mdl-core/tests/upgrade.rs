@@ -1,0 +1,214 @@
+//! Upgrade and downgrade (`mysql-mdl.md` §8.8, §8.9), including an upgrade that must wait, a
+//! failed upgrade leaving the original lock intact, and waiters woken by a downgrade.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use mdl_core::*;
+
+#[test]
+fn upgrade_without_conflict_keeps_the_handle() {
+    for (_, cfg) in configs() {
+        for from in [
+            LockType::SU,
+            LockType::SNW,
+            LockType::SNRW,
+            LockType::SR,
+            LockType::SW,
+        ] {
+            let m = MdlManager::new(cfg.clone()).unwrap();
+            let mut c = m.new_context();
+            let mut o = m.new_context();
+            let k = table("t");
+            let t = c.acquire(&treq(&k, from), LONG).unwrap();
+            c.upgrade(t, LockType::X, LONG).unwrap();
+            let info = c.ticket_info(t).unwrap();
+            assert_eq!(info.lock_type, LockType::X);
+            assert_eq!(info.duration, LockDuration::Transaction);
+            assert_eq!(c.lock_count(), 1, "the temporary ticket is gone");
+            for other in OBJ {
+                assert!(!can_take(&mut o, &k, other), "{from:?}->X, {other:?}");
+            }
+            c.release(t).unwrap();
+            assert!(can_take(&mut o, &k, LockType::X));
+            assert_eq!(m.unused_lock_object_count(), m.lock_object_count());
+        }
+    }
+}
+
+#[test]
+fn upgrade_to_a_type_already_satisfied_is_a_no_op() {
+    let m = mgr();
+    let mut c = m.new_context();
+    let mut o = m.new_context();
+    let k = table("t");
+    let t = c.acquire(&treq(&k, LockType::SNW), LONG).unwrap();
+    c.upgrade(t, LockType::SU, LONG).unwrap();
+    c.upgrade(t, LockType::SR, LONG).unwrap();
+    assert_eq!(c.ticket_info(t).unwrap().lock_type, LockType::SNW);
+    assert!(can_take(&mut o, &k, LockType::SR));
+    assert!(!can_take(&mut o, &k, LockType::SW));
+}
+
+#[test]
+fn upgrade_keeps_the_duration_of_the_ticket() {
+    let m = mgr();
+    let mut c = m.new_context();
+    let mut o = m.new_context();
+    let k = table("t");
+    let t = c
+        .acquire(&req(&k, LockType::SNRW, LockDuration::Explicit), LONG)
+        .unwrap();
+    c.upgrade(t, LockType::X, LONG).unwrap();
+    assert_eq!(c.ticket_info(t).unwrap().duration, LockDuration::Explicit);
+    c.release_transactional_locks();
+    assert!(!can_take(&mut o, &k, LockType::S));
+    c.release(t).unwrap();
+}
+
+#[test]
+fn upgrade_that_must_wait_for_a_reader() {
+    for (name, cfg) in configs() {
+        let m = MdlManager::new(cfg).unwrap();
+        let k = table("t");
+        let reader = Worker::new(&m);
+        reader.hold(&k, LockType::SR);
+        let ddl = Worker::new(&m);
+        let su = ddl.hold(&k, LockType::SU);
+        let up = ddl.start(move |c| {
+            c.upgrade(su, LockType::X, LONG)?;
+            c.ticket_info(su).map(|i| i.lock_type)
+        });
+        wait_pending(&m, ddl.id, &k, LockType::X);
+        // While the upgrade waits, its X has priority over new readers (W0: X over SR) ...
+        let newcomer = Worker::new(&m);
+        let r = treq(&k, LockType::SR);
+        assert!(
+            newcomer.run(move |c| c.try_acquire(&r).unwrap().is_none()),
+            "{name}"
+        );
+        // ... but not over SH.
+        let r = treq(&k, LockType::SH);
+        assert!(
+            newcomer.run(move |c| c.try_acquire(&r).unwrap().is_some()),
+            "{name}"
+        );
+        newcomer.release_all();
+        reader.release_all();
+        assert_eq!(recv(&up), Ok(LockType::X), "{name}");
+        assert!(ddl.run(|c| c.lock_count()) == 1);
+        ddl.release_all();
+        assert!(m.slow_path_locks().is_empty());
+    }
+}
+
+#[test]
+fn failed_upgrade_leaves_the_original_lock() {
+    for (_, cfg) in configs() {
+        let m = MdlManager::new(cfg).unwrap();
+        let k = table("t");
+        let mut reader = m.new_context();
+        let mut ddl = m.new_context();
+        let mut o = m.new_context();
+        reader.acquire(&treq(&k, LockType::SR), LONG).unwrap();
+        let su = ddl.acquire(&treq(&k, LockType::SU), LONG).unwrap();
+        assert_eq!(
+            ddl.upgrade(su, LockType::X, Duration::from_millis(30)),
+            Err(MdlError::Timeout)
+        );
+        assert_eq!(ddl.upgrade(su, LockType::X, ZERO), Err(MdlError::Timeout));
+        assert_eq!(ddl.ticket_info(su).unwrap().lock_type, LockType::SU);
+        assert_eq!(ddl.lock_count(), 1);
+        // SU still held: another SU is refused, SR and SW pass (no pending X any more).
+        assert!(!can_take(&mut o, &k, LockType::SU));
+        assert!(can_take(&mut o, &k, LockType::SR));
+        assert!(can_take(&mut o, &k, LockType::SW));
+        assert!(m.slow_path_locks().iter().all(|e| e.granted));
+        reader.release_transactional_locks();
+        ddl.upgrade(su, LockType::X, LONG).unwrap();
+    }
+}
+
+#[test]
+fn downgrade_wakes_compatible_waiters() {
+    for (name, cfg) in configs() {
+        let m = MdlManager::new(cfg).unwrap();
+        let k = table("t");
+        let ddl = Worker::new(&m);
+        let x = ddl.hold(&k, LockType::X);
+        let r = Worker::new(&m);
+        let r_rx = r.start_pending(&m, &k, LockType::SR);
+        let w = Worker::new(&m);
+        let w_rx = w.start_pending(&m, &k, LockType::SW);
+        // ALTER TABLE: X -> SNW after the exclusive phase: readers go, writers keep waiting.
+        ddl.run(move |c| c.downgrade(x, LockType::SNW)).unwrap();
+        recv(&r_rx).unwrap();
+        assert!(has_entry(&m, w.id, &k, LockType::SW, false), "{name}");
+        assert_eq!(
+            ddl.run(move |c| c.ticket_info(x).unwrap().lock_type),
+            LockType::SNW
+        );
+        // SNW -> SU: the writer goes too.
+        ddl.run(move |c| c.downgrade(x, LockType::SU)).unwrap();
+        recv(&w_rx).unwrap();
+        ddl.release_all();
+        r.release_all();
+        w.release_all();
+        assert!(m.slow_path_locks().is_empty());
+    }
+}
+
+#[test]
+fn downgrade_rules() {
+    let m = mgr();
+    let mut c = m.new_context();
+    let mut o = m.new_context();
+    let k = table("t");
+    let t = c.acquire(&treq(&k, LockType::SNW), LONG).unwrap();
+    assert_eq!(
+        c.downgrade(t, LockType::X),
+        Err(MdlError::InvalidLockChange {
+            held: LockType::SNW,
+            requested: LockType::X
+        })
+    );
+    // SNW does not satisfy SW: not a downgrade.
+    assert!(matches!(
+        c.downgrade(t, LockType::SW),
+        Err(MdlError::InvalidLockChange { .. })
+    ));
+    c.downgrade(t, LockType::SNW).unwrap();
+    assert_eq!(c.ticket_info(t).unwrap().lock_type, LockType::SNW);
+    c.downgrade(t, LockType::SR).unwrap();
+    assert_eq!(c.ticket_info(t).unwrap().lock_type, LockType::SR);
+    assert!(can_take(&mut o, &k, LockType::SNW));
+    assert!(!can_take(&mut o, &k, LockType::SNRW));
+    assert_eq!(c.lock_count(), 1);
+    c.release(t).unwrap();
+    assert_eq!(m.unused_lock_object_count(), m.lock_object_count());
+}
+
+#[test]
+fn upgrade_while_holding_a_stronger_ticket_on_the_same_lock() {
+    // The context already holds X in another duration: the upgrade is granted at once and
+    // the upgraded ticket survives releasing the other one.
+    let m = mgr();
+    let mut c = m.new_context();
+    let mut o = m.new_context();
+    let k = table("t");
+    let x = c
+        .acquire(&req(&k, LockType::X, LockDuration::Explicit), LONG)
+        .unwrap();
+    let su = c
+        .acquire(&req(&k, LockType::SU, LockDuration::Statement), LONG)
+        .unwrap();
+    assert_ne!(x, su);
+    c.upgrade(su, LockType::X, ZERO).unwrap();
+    c.release(x).unwrap();
+    assert_eq!(c.ticket_info(su).unwrap().lock_type, LockType::X);
+    assert!(!can_take(&mut o, &k, LockType::S));
+    c.release_statement_locks();
+    assert!(can_take(&mut o, &k, LockType::X));
+}
