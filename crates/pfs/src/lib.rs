@@ -135,7 +135,7 @@ use backend::read::Which;
 pub use error::PfsError;
 pub use kinds::{default_instrument_setting, ClassKind, Clock, Consumer, Operation, Preset};
 pub use pattern::Pattern;
-pub use render::{format_pico, TextTable};
+pub use render::{cell, format_pico, yes_no, TextTable};
 use tables::*;
 pub use tables::{metadata_locks, MetadataLockRow, Row, Table};
 
@@ -223,6 +223,20 @@ pub fn current_thread_id() -> u64 {
             v
         })
         .unwrap_or(0)
+}
+
+/// The `EVENT_ID` of the innermost event in progress on this thread — a wait, else a stage,
+/// else a statement — or `None` (no event in progress, or the `events_*_current` consumers are
+/// off). Useful for `metadata_locks.OWNER_EVENT_ID`.
+pub fn current_event_id() -> Option<u64> {
+    #[cfg(feature = "instrumentation")]
+    {
+        imp::thread::current_event_id()
+    }
+    #[cfg(not(feature = "instrumentation"))]
+    {
+        None
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -439,6 +453,11 @@ impl std::fmt::Debug for EventGuard {
 fn start(class: ClassRef, op: Option<Operation>, object: u64, digest: u32) -> EventGuard {
     let f = class.0.flags.load(Ordering::Relaxed);
     if f & imp::F_ENABLED == 0 {
+        return EventGuard::inactive();
+    }
+    if f & (imp::F_TIMED | imp::F_CURRENT) == 0 {
+        // PFS's "complete shortcut": a counted-only event is one increment, no end call.
+        imp::wait::count_only(class.0, f, digest);
         return EventGuard::inactive();
     }
     let op = op.unwrap_or_else(|| class.kind().default_operation());

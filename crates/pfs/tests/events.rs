@@ -103,9 +103,13 @@ fn current_events_and_nesting() {
         .collect();
     assert_eq!(stages[0].nesting_event_id, Some(stmts[0].event_id));
     assert_eq!(cur[0].nesting_event_id, Some(stages[0].event_id));
+    assert_eq!(pfs::current_event_id(), Some(cur[0].event_id));
     w.end();
+    assert_eq!(pfs::current_event_id(), Some(stages[0].event_id));
     drop(st);
+    assert_eq!(pfs::current_event_id(), Some(stmts[0].event_id));
     drop(s);
+    assert_eq!(pfs::current_event_id(), None);
     let cur: Vec<_> = pfs::events_waits_current()
         .rows
         .into_iter()

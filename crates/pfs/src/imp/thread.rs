@@ -160,3 +160,22 @@ pub(crate) fn with_slot<R>(f: impl FnOnce(&ThreadSlot) -> R) -> Option<R> {
         .ok()
         .flatten()
 }
+
+/// EVENT_ID of the innermost event in progress on this thread (wait, else stage, else
+/// statement). Does not create a slot.
+pub(crate) fn current_event_id() -> Option<u64> {
+    LOCAL
+        .try_with(|l| {
+            let t = l.slot.get()?.as_deref()?;
+            let depth = t.wait_depth.load(Ordering::Relaxed).min(WAIT_STACK);
+            let nz = |v: u64| (v != 0).then_some(v);
+            if depth > 0 {
+                nz(t.wait_stack[depth - 1].own_event_id())
+            } else {
+                nz(t.stage_active.load(Ordering::Relaxed))
+                    .or_else(|| nz(t.statement_active.load(Ordering::Relaxed)))
+            }
+        })
+        .ok()
+        .flatten()
+}

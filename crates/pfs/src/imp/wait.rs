@@ -162,6 +162,13 @@ pub(crate) fn begin(
     }
 }
 
+/// A counted-only event without an instance (no timer, no event record): one increment into
+/// the thread's class cell, recorded at start.
+#[inline(never)]
+pub(crate) fn count_only(class: &'static ClassInfo, flags: u32, digest: u32) {
+    record(class, flags, None, false, 0, digest, |_| {});
+}
+
 /// End an event; `inst` is the instance for sync waits (recorded under the acquired lock).
 /// Returns the end timestamp (0 if untimed).
 #[inline(never)]
