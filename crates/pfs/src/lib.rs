@@ -139,6 +139,11 @@ pub use render::{cell, format_pico, yes_no, TextTable};
 use tables::*;
 pub use tables::{metadata_locks, MetadataLockRow, Row, Table};
 
+/// The README's example is compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 // ---------------------------------------------------------------------------------------------
 // Sizing
 
@@ -357,6 +362,17 @@ pub fn register_class(kind: ClassKind, name: &str) -> ClassRef {
         let _ = (kind, name);
         ClassRef
     }
+}
+
+/// Register a class once per call site and return it (a `static OnceLock` at the call site):
+/// `let c = pfs::class!(ClassKind::Mutex, "wait/synch/mutex/mdl/MDL_map::mutex");`.
+/// Works (and returns the zero-sized class) without the `instrumentation` feature too.
+#[macro_export]
+macro_rules! class {
+    ($kind:expr, $name:expr) => {{
+        static __PFS_CLASS: ::std::sync::OnceLock<$crate::ClassRef> = ::std::sync::OnceLock::new();
+        *__PFS_CLASS.get_or_init(|| $crate::register_class($kind, $name))
+    }};
 }
 
 /// An interned statement digest text (see [`register_digest`]).

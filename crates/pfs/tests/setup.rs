@@ -99,6 +99,9 @@ fn registration_is_idempotent() {
     assert_eq!(a.kind(), ClassKind::Mutex);
     assert!(!a.is_lost());
     assert!(!pfs::ClassRef::disabled().enabled());
+    let get = || pfs::class!(ClassKind::Mutex, "wait/synch/mutex/t_setup/idem");
+    assert_eq!(get(), a);
+    assert_eq!(get(), a);
 }
 
 #[test]
