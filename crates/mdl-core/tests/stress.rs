@@ -342,7 +342,7 @@ fn run(cfg: MdlConfig, threads: usize, dur: Duration) {
                     id: ctx.id().as_u64(),
                     ctx,
                     mine: vec![],
-                    rng: Rng(0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1) * 0x1234_5678_9ABC_DEF1),
+                    rng: Rng(0x9E37_79B9_7F4A_7C15 ^ ((i as u64 + 1) * 0x1234_5678_9ABC_DEF1)),
                 };
                 let start = Instant::now();
                 while start.elapsed() < dur {
