@@ -2,9 +2,12 @@
 //! count instructions of with callgrind, and a quick ns/op figure.
 //!
 //! ```text
-//! cargo run --release --example acquire_loop -- [iterations] [fast-path: on|off]
-//! valgrind --tool=callgrind target/release/examples/acquire_loop 100000 on
+//! cargo run --release --example acquire_loop -- [iterations] [fast-path: on|off] [pfs preset]
+//! valgrind --tool=callgrind target/release/examples/acquire_loop 100000 on default
 //! ```
+//!
+//! The preset (`off`, `none`, `default`, `tables`, `statements`, `counters`, `synch`) needs the
+//! `pfs` feature (on by default); without a preset pfs keeps its start-up settings.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -18,6 +21,12 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
     let fast_path = args.next().map_or(true, |s| s != "off");
+    let preset = args.next();
+    #[cfg(feature = "pfs")]
+    if let Some(p) = &preset {
+        let preset: mdl::pfs::Preset = p.parse().expect("a preset name");
+        mdl::pfs::apply_preset(preset);
+    }
     let mgr = MdlManager::new(MdlConfig {
         fast_path,
         ..MdlConfig::default()
@@ -38,5 +47,11 @@ fn main() {
         ctx.release(black_box(t)).expect("own ticket");
     }
     let ns = start.elapsed().as_nanos() as f64 / iterations as f64;
-    println!("fast_path={fast_path} iterations={iterations} acquire+release: {ns:.1} ns");
+    let preset = preset.as_deref().unwrap_or("-");
+    let build = if cfg!(feature = "pfs") {
+        "pfs"
+    } else {
+        "no-pfs"
+    };
+    println!("build={build} preset={preset} fast_path={fast_path} iterations={iterations} acquire+release: {ns:.1} ns");
 }

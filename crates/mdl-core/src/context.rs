@@ -198,6 +198,14 @@ pub(crate) struct ContextShared {
     pub(crate) force_dml_weight: AtomicBool,
     pub(crate) needs_thr_lock_abort: AtomicBool,
     pub(crate) owner: Option<Arc<dyn MdlOwner>>,
+    /// This context's rows of `metadata_locks` (see `instrument.rs`).
+    #[cfg(feature = "pfs")]
+    pub(crate) published: std::sync::OnceLock<crate::instrument::Published>,
+    #[cfg(feature = "pfs")]
+    pub(crate) published_lost: crate::sync::AtomicU64,
+    /// `wait/lock/metadata/sql/mdl`, kept here so the hot path needs no lookup.
+    #[cfg(feature = "pfs")]
+    pub(crate) metadata_class: pfs::ClassRef,
 }
 
 impl ContextShared {
@@ -210,6 +218,12 @@ impl ContextShared {
             force_dml_weight: AtomicBool::new(false),
             needs_thr_lock_abort: AtomicBool::new(false),
             owner,
+            #[cfg(feature = "pfs")]
+            published: std::sync::OnceLock::new(),
+            #[cfg(feature = "pfs")]
+            published_lost: crate::sync::AtomicU64::new(0),
+            #[cfg(feature = "pfs")]
+            metadata_class: crate::instrument::classes().metadata,
         }
     }
 
@@ -507,6 +521,7 @@ impl MdlContext {
     pub fn set_lock_duration(&mut self, ticket: Ticket, duration: LockDuration) -> Result<()> {
         let slot = self.check(ticket)?;
         self.store.move_to(slot, duration, false);
+        self.publish(slot);
         Ok(())
     }
 
@@ -516,6 +531,7 @@ impl MdlContext {
             let slots: Vec<u32> = self.store.iter(d).collect();
             for s in slots.into_iter().rev() {
                 self.store.move_to(s, LockDuration::Explicit, false);
+                self.publish(s);
             }
         }
     }
@@ -526,6 +542,7 @@ impl MdlContext {
         let slots: Vec<u32> = self.store.iter(LockDuration::Explicit).collect();
         for s in slots {
             self.store.move_to(s, LockDuration::Transaction, true);
+            self.publish(s);
         }
     }
 
@@ -722,7 +739,20 @@ impl MdlContext {
             self.notify_conflicting_holders(&p.lock);
         }
         #[cfg(feature = "pfs")]
-        let pfs_wait = crate::instrument::metadata_wait_start(&p.lock);
+        let pfs_wait = {
+            crate::instrument::publish(
+                &self.shared,
+                None,
+                crate::instrument::RowInfo {
+                    lock: &p.lock,
+                    id: p.id,
+                    ty: p.ty,
+                    duration,
+                    status: crate::instrument::RowStatus::Pending,
+                },
+            );
+            crate::instrument::metadata_wait_start(&p.lock)
+        };
         // Make every lock we hold visible to the deadlock detector, then publish our edge.
         self.materialize_fast_path_locks();
         *self.shared.waiting_for.write() = Some(WaitingFor {
@@ -780,6 +810,7 @@ impl MdlContext {
         *self.shared.waiting_for.write() = None;
         #[cfg(feature = "pfs")]
         drop(pfs_wait);
+        self.unpublish(None);
         let mut guard = guard;
         guard.armed = false;
         if status == WaitStatus::Granted {
@@ -928,6 +959,37 @@ impl MdlContext {
     // ---------------------------------------------------------------------------------------
     // Tickets.
 
+    /// Publishes a ticket's `metadata_locks` row (feature `pfs`, instrument enabled).
+    #[inline]
+    fn publish(&self, slot: u32) {
+        #[cfg(feature = "pfs")]
+        {
+            let t = self.store.data(slot);
+            crate::instrument::publish(
+                &self.shared,
+                Some(slot),
+                crate::instrument::RowInfo {
+                    lock: &t.lock,
+                    id: t.id,
+                    ty: t.ty,
+                    duration: t.duration,
+                    status: crate::instrument::RowStatus::Granted,
+                },
+            );
+        }
+        #[cfg(not(feature = "pfs"))]
+        let _ = slot;
+    }
+
+    /// Withdraws a ticket's (or the pending request's) `metadata_locks` row.
+    #[inline]
+    fn unpublish(&self, slot: Option<u32>) {
+        #[cfg(feature = "pfs")]
+        crate::instrument::unpublish(&self.shared, slot);
+        #[cfg(not(feature = "pfs"))]
+        let _ = slot;
+    }
+
     fn new_ticket_id(&mut self) -> u64 {
         self.next_ticket += 1;
         (self.shared.id << 32) ^ self.next_ticket
@@ -935,6 +997,7 @@ impl MdlContext {
 
     fn insert(&mut self, t: TicketData) -> Ticket {
         let (slot, generation) = self.store.insert(t);
+        self.publish(slot);
         Ticket {
             ctx: self.shared.id,
             slot,
@@ -997,12 +1060,15 @@ impl MdlContext {
     /// Gives `slot` the lock hold of `new_slot` (removing `new_slot`), then releases the hold
     /// `slot` had. Used by upgrade and downgrade so the caller's ticket handle stays valid.
     fn swap_hold(&mut self, slot: u32, new_slot: u32) {
+        self.unpublish(Some(new_slot));
         let new = self.store.remove(new_slot);
         let old = self.store.replace_hold(slot, new);
+        self.publish(slot);
         self.release_hold(old);
     }
 
     fn release_slot(&mut self, slot: u32) {
+        self.unpublish(Some(slot));
         let t = self.store.remove(slot);
         self.release_hold(t);
     }
@@ -1087,6 +1153,8 @@ impl Drop for PendingGuard {
         }
         self.shared.wait.set(self.epoch, WaitStatus::Killed);
         *self.shared.waiting_for.write() = None;
+        #[cfg(feature = "pfs")]
+        crate::instrument::unpublish(&self.shared, None);
         if self
             .lock
             .remove_entry(self.entry, self.mgr.config().max_write_lock_count)

@@ -97,6 +97,8 @@ pub use context::{
 pub use deadlock::MAX_SEARCH_DEPTH;
 pub use error::{MdlError, Result};
 pub use hash::{murmur3_32, mysql_hash_sort_bin};
+#[cfg(feature = "pfs")]
+pub use instrument::PUBLISHED_SLOTS;
 pub use key::{MdlKey, NAME_CHAR_LEN};
 pub use map::PartitionHash;
 pub use ticket_store::{TicketIndex, HASH_THRESHOLD};
@@ -256,6 +258,24 @@ impl MdlManager {
 
     pub(crate) fn unregister_context(&self, id: u64) {
         self.contexts.lock().remove(&id);
+    }
+
+    #[cfg(feature = "pfs")]
+    pub(crate) fn live_contexts(&self) -> Vec<Arc<ContextShared>> {
+        self.contexts
+            .lock()
+            .values()
+            .filter_map(Weak::upgrade)
+            .collect()
+    }
+
+    /// `performance_schema.metadata_locks`: the granted tickets and pending requests of every
+    /// live context, published while the `wait/lock/metadata/sql/mdl` instrument was enabled
+    /// (MySQL likewise shows only tickets created while it was), rendered like the mysql client
+    /// (`Display`) or as JSON. At most [`PUBLISHED_SLOTS`] tickets per context are shown.
+    #[cfg(feature = "pfs")]
+    pub fn metadata_locks(&self) -> pfs::tables::MetadataLocks {
+        instrument::metadata_locks(self)
     }
 
     /// Number of live contexts.

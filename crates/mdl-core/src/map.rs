@@ -30,7 +30,7 @@ use crossbeam_utils::CachePadded;
 use crate::hash::BuildPrehashed;
 use crate::key::MdlKey;
 use crate::lock::LockObject;
-use crate::sync::{new_mutex, AtomicBool, AtomicI64, AtomicUsize, Mutex, Ordering, Site};
+use crate::sync::{new_partition_mutex, AtomicBool, AtomicI64, AtomicUsize, Mutex, Ordering};
 use crate::types::Namespace;
 
 /// How a key picks its partition.
@@ -83,7 +83,7 @@ impl LockMap {
         };
         LockMap {
             partitions: (0..shards)
-                .map(|_| CachePadded::new(new_mutex(Site::MapPartition, Partition::default())))
+                .map(|i| CachePadded::new(new_partition_mutex(i, Partition::default())))
                 .collect(),
             singletons: [
                 singleton(Namespace::Global),
@@ -147,6 +147,7 @@ impl LockMap {
     }
 
     /// A non-singleton object went from unused to used.
+    #[inline]
     pub(crate) fn object_used(&self) {
         if self.counting.load(Ordering::Relaxed) {
             self.unused.fetch_sub(1, Ordering::Relaxed);
@@ -154,10 +155,15 @@ impl LockMap {
     }
 
     /// A non-singleton object became unused; frees unused objects while there are too many.
+    #[inline]
     pub(crate) fn object_unused(&self, rand: &mut u64) {
-        if !self.counting.load(Ordering::Relaxed) {
-            return;
+        if self.counting.load(Ordering::Relaxed) {
+            self.count_unused(rand);
         }
+    }
+
+    #[inline(never)]
+    fn count_unused(&self, rand: &mut u64) {
         let mut unused = self.unused.fetch_add(1, Ordering::Relaxed) + 1;
         while unused > self.low_water as i64
             && unused as f64 > self.objects.load(Ordering::Relaxed) as f64 * self.min_ratio

@@ -5,8 +5,10 @@
 //! Under loom, thin wrappers give loom's primitives parking_lot's method names; loom cannot time
 //! out a condvar wait, so `wait_until` there waits for a notification.
 
-#[cfg(not(loom))]
+#[cfg(all(not(loom), not(feature = "pfs")))]
 pub(crate) use parking_lot::{Condvar, Mutex, RwLock};
+#[cfg(all(not(loom), feature = "pfs"))]
+pub(crate) use pfs::sync::{Condvar, Mutex, RwLock};
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 
@@ -19,6 +21,7 @@ pub(crate) use loom_shim::{Condvar, Mutex, RwLock};
 #[derive(Clone, Copy)]
 pub(crate) enum Site {
     /// `wait/synch/mutex/mdl/MDL_map::mutex`: one instance per partition.
+    #[cfg_attr(any(loom, not(feature = "pfs")), allow(dead_code))]
     MapPartition,
     /// `wait/synch/prlock/sql/MDL_lock::rwlock`: one instance per lock object.
     LockObject,
@@ -30,20 +33,52 @@ pub(crate) enum Site {
     WaitCond,
 }
 
-#[inline]
-pub(crate) fn new_mutex<T>(_site: Site, value: T) -> Mutex<T> {
-    Mutex::new(value)
+#[cfg(any(loom, not(feature = "pfs")))]
+mod make {
+    use super::*;
+
+    pub(crate) fn new_mutex<T>(_site: Site, value: T) -> Mutex<T> {
+        Mutex::new(value)
+    }
+
+    pub(crate) fn new_partition_mutex<T>(_index: usize, value: T) -> Mutex<T> {
+        Mutex::new(value)
+    }
+
+    pub(crate) fn new_rwlock<T>(_site: Site, value: T) -> RwLock<T> {
+        RwLock::new(value)
+    }
+
+    pub(crate) fn new_condvar(_site: Site) -> Condvar {
+        Condvar::new()
+    }
 }
 
-#[inline]
-pub(crate) fn new_rwlock<T>(_site: Site, value: T) -> RwLock<T> {
-    RwLock::new(value)
+/// With `pfs`, every primitive is an instance of its instrument class; partitions carry their
+/// index as `OBJECT_INSTANCE_BEGIN` so `events_waits_summary_by_instance` shows which is which.
+#[cfg(all(not(loom), feature = "pfs"))]
+mod make {
+    use super::*;
+    use crate::instrument::class_of;
+
+    pub(crate) fn new_mutex<T>(site: Site, value: T) -> Mutex<T> {
+        Mutex::with_class(class_of(site), value)
+    }
+
+    pub(crate) fn new_partition_mutex<T>(index: usize, value: T) -> Mutex<T> {
+        Mutex::with_class_identity(class_of(Site::MapPartition), index as u64, value)
+    }
+
+    pub(crate) fn new_rwlock<T>(site: Site, value: T) -> RwLock<T> {
+        RwLock::with_class(class_of(site), value)
+    }
+
+    pub(crate) fn new_condvar(site: Site) -> Condvar {
+        Condvar::with_class(class_of(site))
+    }
 }
 
-#[inline]
-pub(crate) fn new_condvar(_site: Site) -> Condvar {
-    Condvar::new()
-}
+pub(crate) use make::{new_condvar, new_mutex, new_partition_mutex, new_rwlock};
 
 #[cfg(loom)]
 mod loom_shim {
