@@ -1,1 +1,32 @@
-//! Benchmark workloads for `mdl` (placeholder until the bench issue lands).
+//! # mdl-bench: workloads, peers and reports for the `mdl` lock manager
+//!
+//! * [`workload`]: a sysbench-like simulated server (sessions, statements on T tables, mixes,
+//!   transactions, calibrated CPU work per statement) and the schema-dump scenario.
+//! * [`peers`]: `mdl` in any configuration and its peers (a global-mutex baseline, a dashmap of
+//!   RwLocks, lock-db, lockmap) behind one trait.
+//! * [`runner`]: warm-up, timed windows, medians of several runs, A/B interleaving, latency
+//!   histograms, progress.
+//! * [`reports`]: the reports of `mdl-bench` (CSV + JSON + SVG + markdown each).
+//! * [`instr`]: the simulated server's instrumentation points and modes.
+//!
+//! ```
+//! use mdl_bench::peers::{MdlSetup, PeerSpec};
+//! use mdl_bench::runner::{run_once, Case, Timing};
+//! use mdl_bench::workload::Workload;
+//! use std::time::Duration;
+//!
+//! let case = Case { peer: PeerSpec::Mdl(MdlSetup::default()), workload: Workload::default(), threads: 2 };
+//! let timing = Timing { warmup: Duration::from_millis(5), window: Duration::from_millis(20), runs: 1 };
+//! assert!(run_once(&case, &timing).qps > 0.0);
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod counters;
+pub mod instr;
+pub mod output;
+pub mod peers;
+pub mod reports;
+pub mod runner;
+pub mod work;
+pub mod workload;

@@ -1,0 +1,214 @@
+//! The reports of `mdl-bench`. Each one measures through a [`Ctx`] (so a dry run can size the
+//! progress bar first) and returns a [`Report`] (tables, charts, raw data).
+
+use std::path::Path;
+
+use crate::output::Report;
+use crate::runner::Ctx;
+
+mod counters;
+mod hash_instances;
+mod peers;
+mod pfs_reports;
+mod ticket_store;
+mod trx_size;
+
+/// A report's entry point.
+pub type ReportFn = fn(&mut Ctx) -> Report;
+
+/// Every report, in the order `report` runs them: (name, what it shows, entry point).
+pub const ALL: [(&str, &str, ReportFn); 8] = [
+    (
+        "hash-instances",
+        "QPS vs threads for shards x partition hash x fast path (published A)",
+        hash_instances::run,
+    ),
+    (
+        "trx-size",
+        "autocommit vs 10 and 100 statements per transaction (published A, F)",
+        trx_size::run,
+    ),
+    (
+        "ticket-store",
+        "time per lock to take N locks in one context, hashed vs linear (published E)",
+        ticket_store::run,
+    ),
+    (
+        "peers",
+        "QPS and p99 vs threads, mdl vs other lock managers",
+        peers::run,
+    ),
+    (
+        "counters",
+        "cost of the ways to count an event (published D)",
+        counters::run,
+    ),
+    (
+        "pfs-overhead",
+        "QPS per instrumentation mode vs threads (published B, C, F)",
+        pfs_reports::overhead,
+    ),
+    (
+        "amplification",
+        "synch-mode overhead vs work per statement (published C, D)",
+        pfs_reports::amplification,
+    ),
+    (
+        "contention",
+        "instrumentation overhead vs contention (published B)",
+        pfs_reports::contention,
+    ),
+];
+
+/// Looks a report up by name.
+pub fn find(name: &str) -> Option<ReportFn> {
+    ALL.iter().find(|r| r.0 == name).map(|r| r.2)
+}
+
+/// Thread counts swept by the multi-threaded reports.
+pub fn threads(ctx: &Ctx) -> Vec<usize> {
+    if ctx.quick {
+        vec![1, 2, 8]
+    } else {
+        vec![1, 2, 4, 8, 16, 32]
+    }
+}
+
+/// `x` with thousands separators (`123,456`).
+pub fn int(x: f64) -> String {
+    let s = format!("{:.0}", x);
+    let (sign, digits) = s.split_at(if s.starts_with('-') { 1 } else { 0 });
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    format!("{sign}{out}")
+}
+
+/// A ratio as `1.23x`.
+pub fn ratio(x: f64) -> String {
+    format!("{x:.2}x")
+}
+
+/// A signed percentage (`+1.2%`).
+pub fn pct(x: f64) -> String {
+    format!("{:+.1}%", x * 100.0)
+}
+
+/// Writes the index page linking every report page.
+///
+/// # Errors
+/// File-system errors.
+pub fn write_index(
+    dir: &Path,
+    pages: &[(String, String, Vec<String>)],
+    header: &str,
+) -> std::io::Result<()> {
+    use std::fmt::Write as _;
+    let mut md = String::new();
+    let _ = writeln!(md, "# mdl benchmark report\n\n{header}\n");
+    for (name, title, files) in pages {
+        let _ = writeln!(md, "## [{title}]({name}.md)\n");
+        for f in files {
+            if f.ends_with(".svg") {
+                let _ = writeln!(md, "![{f}]({f})\n");
+            } else {
+                let _ = writeln!(md, "- [{f}]({f})");
+            }
+        }
+        md.push('\n');
+    }
+    std::fs::write(dir.join("index.md"), md)
+}
+
+/// Measures every `(label, peer, workload)` at every thread count of `ths` (the cases of one
+/// thread count interleaved). Returns `results[thread index][case index]`.
+pub fn sweep(
+    ctx: &mut Ctx,
+    what: &str,
+    cases: &[(String, crate::peers::PeerSpec, crate::workload::Workload)],
+    ths: &[usize],
+) -> Vec<Vec<crate::runner::Measured>> {
+    ths.iter()
+        .map(|&t| {
+            ctx.message(format!("{what}, {t} threads"));
+            let cs: Vec<crate::runner::Case> = cases
+                .iter()
+                .map(|(_, p, w)| crate::runner::Case {
+                    peer: p.clone(),
+                    workload: *w,
+                    threads: t,
+                })
+                .collect();
+            ctx.compare(&cs)
+        })
+        .collect()
+}
+
+/// A table with one row per case: QPS at every thread count, then p99 at every thread count.
+pub fn sweep_table(
+    stem: &str,
+    caption: &str,
+    labels: &[String],
+    ths: &[usize],
+    res: &[Vec<crate::runner::Measured>],
+    with_p99: bool,
+) -> crate::output::Table {
+    let mut header = vec!["configuration".to_string()];
+    header.extend(ths.iter().map(|t| format!("QPS @{t}")));
+    if with_p99 {
+        header.extend(ths.iter().map(|t| format!("p99 µs @{t}")));
+    }
+    let h: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = crate::output::Table::new(stem, caption, &h);
+    for (ci, l) in labels.iter().enumerate() {
+        let mut row = vec![l.clone()];
+        row.extend(res.iter().map(|r| int(r[ci].qps)));
+        if with_p99 {
+            row.extend(res.iter().map(|r| format!("{:.1}", r[ci].p99_us)));
+        }
+        t.row(row);
+    }
+    t
+}
+
+/// A chart with one line per case: `metric` vs threads.
+pub fn sweep_chart(
+    stem: &str,
+    title: &str,
+    y_label: &str,
+    labels: &[String],
+    ths: &[usize],
+    res: &[Vec<crate::runner::Measured>],
+    metric: fn(&crate::runner::Measured) -> f64,
+) -> crate::output::Chart {
+    let mut c = crate::output::Chart::new(stem, title, "sessions (threads)", y_label);
+    c.log_x = true;
+    for (ci, l) in labels.iter().enumerate() {
+        c.line(
+            l.clone(),
+            ths.iter()
+                .enumerate()
+                .map(|(ti, &t)| (t as f64, metric(&res[ti][ci])))
+                .collect(),
+        );
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formatting() {
+        assert_eq!(int(1234567.4), "1,234,567");
+        assert_eq!(int(-1234.0), "-1,234");
+        assert_eq!(int(12.0), "12");
+        assert_eq!(pct(0.0123), "+1.2%");
+        assert!(find("peers").is_some() && find("nope").is_none());
+    }
+}
