@@ -19,3 +19,8 @@ pub use mdl_core::*;
 
 #[cfg(feature = "pfs")]
 pub use pfs;
+
+/// The README's examples, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -446,7 +446,7 @@ impl MdlContext {
         Ok(())
     }
 
-    /// Releases every EXPLICIT ticket of this context on the same lock as `ticket` (MySQL's
+    /// Releases `ticket` and every EXPLICIT ticket of this context on the same lock (MySQL's
     /// `release_all_locks_for_name`, used for user-level locks taken several times).
     ///
     /// # Errors
@@ -463,7 +463,7 @@ impl MdlContext {
             self.release_slot(s);
         }
         if self.store.check(ticket.slot, ticket.generation) {
-            // A non-explicit ticket names the lock but is not one of those released.
+            // `ticket` itself was not EXPLICIT.
             self.release_slot(ticket.slot);
         }
         Ok(())
