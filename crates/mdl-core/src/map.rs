@@ -124,8 +124,10 @@ impl LockMap {
         }
         let lock = Arc::new(LockObject::new(key.clone()));
         part.insert(key.clone(), lock.clone());
-        drop(part);
+        // Counted before the partition is unlocked: an evictor can find (and uncount) the new
+        // object only after that.
         let objects = self.objects.fetch_add(1, Ordering::Relaxed) + 1;
+        drop(part);
         if self.counting.load(Ordering::Relaxed) {
             self.unused.fetch_add(1, Ordering::Relaxed);
         } else if objects > self.low_water && !self.counting.swap(true, Ordering::AcqRel) {
