@@ -15,7 +15,7 @@
 //! use mdl_bench::workload::Workload;
 //! use std::time::Duration;
 //!
-//! let case = Case { peer: PeerSpec::Mdl(MdlSetup::default()), workload: Workload::default(), threads: 2 };
+//! let case = Case::new(PeerSpec::Mdl(MdlSetup::default()), Workload::default(), 2);
 //! let timing = Timing { warmup: Duration::from_millis(5), window: Duration::from_millis(20), runs: 1 };
 //! assert!(run_once(&case, &timing).qps > 0.0);
 //! ```
@@ -28,5 +28,9 @@ pub mod output;
 pub mod peers;
 pub mod reports;
 pub mod runner;
+pub mod soak;
 pub mod work;
 pub mod workload;
+
+/// The instrumentation crate, as this build compiled it (for benches).
+pub use pfs;

@@ -18,6 +18,7 @@ use hdrhistogram::Histogram;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
+use crate::instr::InstrMode;
 use crate::peers::{LockTable, PeerSpec};
 use crate::with_peer;
 use crate::work::Work;
@@ -63,6 +64,21 @@ pub struct Case {
     pub workload: Workload,
     /// Sessions (threads).
     pub threads: usize,
+    /// Instrumentation mode, applied before the run.
+    pub instr: InstrMode,
+}
+
+impl Case {
+    /// `threads` sessions of `workload` on `peer`, instrumentation at its baseline
+    /// ([`InstrMode::baseline`]: off, or compiled out).
+    pub fn new(peer: PeerSpec, workload: Workload, threads: usize) -> Case {
+        Case {
+            peer,
+            workload,
+            threads,
+            instr: InstrMode::baseline(),
+        }
+    }
 }
 
 /// The result of one run.
@@ -121,8 +137,21 @@ const STOP: u8 = 2;
 
 /// Runs `case` once.
 pub fn run_once(case: &Case, timing: &Timing) -> RunResult {
+    run_once_then(case, timing, |_| ())
+}
+
+/// Runs `case` once, then calls `after` with the result while the lock table still exists (to
+/// read per-instance instrumentation of its partitions).
+pub fn run_once_then(case: &Case, timing: &Timing, after: impl FnOnce(&RunResult)) -> RunResult {
+    if let Err(e) = crate::instr::apply(case.instr) {
+        panic!("{e}");
+    }
     let keys = case.workload.keys();
-    with_peer!(&case.peer, &keys, |t| run_on(&t, case, timing))
+    with_peer!(&case.peer, &keys, |t| {
+        let r = run_on(&t, case, timing);
+        after(&r);
+        r
+    })
 }
 
 fn run_on<T: LockTable>(table: &T, case: &Case, timing: &Timing) -> RunResult {
@@ -343,11 +372,7 @@ mod tests {
             runs: 2,
         };
         let mut ctx = Ctx::new(timing, true);
-        let case = Case {
-            peer: PeerSpec::Mdl(MdlSetup::default()),
-            workload: Workload::default(),
-            threads: 2,
-        };
+        let case = Case::new(PeerSpec::Mdl(MdlSetup::default()), Workload::default(), 2);
         let m = ctx.compare(&[case.clone(), case]);
         assert_eq!(m.len(), 2);
         for x in &m {
@@ -356,11 +381,7 @@ mod tests {
             assert!(x.p99_us >= x.p50_us);
         }
         let mut dry = Ctx::dry(timing, true);
-        let _ = dry.compare(&[Case {
-            peer: PeerSpec::GlobalMutex,
-            workload: Workload::default(),
-            threads: 1,
-        }]);
+        let _ = dry.compare(&[Case::new(PeerSpec::GlobalMutex, Workload::default(), 1)]);
         assert_eq!(dry.planned(), timing.per_run() * 2);
     }
 }

@@ -15,9 +15,17 @@ pub struct Work {
     nanos: u64,
 }
 
-/// Iterations of [`spin`] per nanosecond on this machine.
-fn rate() -> f64 {
-    static RATE: OnceLock<f64> = OnceLock::new();
+static RATE: OnceLock<f64> = OnceLock::new();
+
+/// Uses `iters_per_ns` instead of calibrating (so two processes run the same loop: the
+/// compiled-out build gets the rate of the process that drives it). Returns false if the rate
+/// was already fixed.
+pub fn set_rate(iters_per_ns: f64) -> bool {
+    RATE.set(iters_per_ns).is_ok()
+}
+
+/// Iterations of [`spin`] per nanosecond on this machine (calibrated on first use).
+pub fn rate() -> f64 {
     *RATE.get_or_init(|| {
         const N: u64 = 2_000_000;
         spin(N / 10); // warm up the core's clock

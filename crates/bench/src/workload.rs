@@ -11,8 +11,8 @@
 //! transaction mode (`trx_size` statements per transaction) a table read again in the same
 //! transaction finds the ticket the context already holds (MySQL's `find_ticket`).
 //!
-//! The server also reports statement and table events to the instrumentation hooks of
-//! [`crate::instr`], so instrumentation presets mean what they meant for MySQL.
+//! The server also reports statement and table I/O events through `pfs` ([`crate::instr`]), so
+//! instrumentation presets mean what they meant for MySQL.
 
 use serde::Serialize;
 
@@ -222,14 +222,14 @@ impl<'w, S: Session> Driver<'w, S> {
         match st {
             Statement::Read(t) => {
                 s.acquire(self.keys.table(t), Mode::SR, Dur::Transaction)?;
-                let _ev = instr::table_io(t);
+                let _ev = instr::table_io(t, false);
                 self.work.run();
             }
             Statement::Write(t) => {
                 s.acquire(GLOBAL, Mode::IX, Dur::Statement)?;
                 s.acquire(self.keys.table(t), Mode::SW, Dur::Transaction)?;
                 self.wrote = true;
-                let _ev = instr::table_io(t);
+                let _ev = instr::table_io(t, true);
                 self.work.run();
             }
             Statement::Ddl(t) => {

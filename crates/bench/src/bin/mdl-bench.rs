@@ -54,6 +54,29 @@ enum Cmd {
     Amplification,
     /// Instrumentation overhead vs contention (needs pfs).
     Contention,
+    /// One run of point-selects on mdl (8.0 configuration), printed as JSON (the pfs-overhead
+    /// report drives the compiled-out build through this).
+    #[command(hide = true)]
+    RunCase {
+        /// Sessions.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Tables.
+        #[arg(long, default_value_t = 8)]
+        tables: usize,
+        /// Work per statement (ns).
+        #[arg(long, default_value_t = 1000)]
+        work_ns: u64,
+        /// Warm-up (ms).
+        #[arg(long, default_value_t = 40)]
+        warmup_ms: u64,
+        /// Window (ms).
+        #[arg(long, default_value_t = 150)]
+        window_ms: u64,
+        /// Busy-loop iterations per ns (default: calibrate).
+        #[arg(long)]
+        spin_rate: Option<f64>,
+    },
 }
 
 impl Cmd {
@@ -68,6 +91,7 @@ impl Cmd {
             Cmd::PfsOverhead => "pfs-overhead",
             Cmd::Amplification => "amplification",
             Cmd::Contention => "contention",
+            Cmd::RunCase { .. } => "run-case",
         }
     }
 }
@@ -81,6 +105,21 @@ fn main() {
     };
     if let Some(r) = cli.runs {
         timing.runs = r.max(1);
+    }
+    if let Cmd::RunCase {
+        threads,
+        tables,
+        work_ns,
+        warmup_ms,
+        window_ms,
+        spin_rate,
+    } = cli.cmd
+    {
+        if let Some(r) = spin_rate {
+            mdl_bench::work::set_rate(r);
+        }
+        run_case(threads, tables, work_ns, warmup_ms, window_ms);
+        return;
     }
     let selected: Vec<(&str, &str, ReportFn)> = match cli.cmd {
         Cmd::Report => reports::ALL.to_vec(),
@@ -144,4 +183,30 @@ fn main() {
         eprintln!("{}", cli.out.join("index.md").display());
     }
     eprintln!("done in {:.0} s", t0.elapsed().as_secs_f64());
+}
+
+fn run_case(threads: usize, tables: usize, work_ns: u64, warmup_ms: u64, window_ms: u64) {
+    use mdl_bench::peers::{MdlSetup, PeerSpec};
+    use mdl_bench::runner::{run_once, Case};
+    use mdl_bench::workload::Workload;
+    use std::time::Duration;
+    let case = Case::new(
+        PeerSpec::Mdl(MdlSetup::default()),
+        Workload {
+            tables,
+            work_ns,
+            ..Workload::default()
+        },
+        threads,
+    );
+    let timing = Timing {
+        warmup: Duration::from_millis(warmup_ms),
+        window: Duration::from_millis(window_ms),
+        runs: 1,
+    };
+    let r = run_once(&case, &timing);
+    println!(
+        "{}",
+        serde_json::json!({"qps": r.qps, "aborts": r.aborts, "compiled_in": mdl_bench::instr::COMPILED_IN})
+    );
 }

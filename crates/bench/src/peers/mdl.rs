@@ -25,6 +25,9 @@ pub struct MdlSetup {
     /// Ticket store.
     #[serde(serialize_with = "ser_index")]
     pub ticket_index: TicketIndex,
+    /// Per-context lock-object cache (`MdlConfig::lock_cache`); 0 sends every lookup through
+    /// the partitioned lock map, as MySQL does — needed wherever partitions are compared.
+    pub lock_cache: usize,
 }
 
 fn ser_hash<S: serde::Serializer>(h: &PartitionHash, s: S) -> Result<S::Ok, S::Error> {
@@ -54,6 +57,7 @@ impl Default for MdlSetup {
             hash: PartitionHash::Murmur3,
             fast_path: true,
             ticket_index: TicketIndex::Hashed,
+            lock_cache: MdlConfig::default().lock_cache,
         }
     }
 }
@@ -66,6 +70,7 @@ impl MdlSetup {
             hash: PartitionHash::MySqlBin,
             fast_path: false,
             ticket_index: TicketIndex::LinearList,
+            lock_cache: 0,
         }
     }
 
@@ -76,6 +81,7 @@ impl MdlSetup {
             partition_hash: self.hash,
             fast_path: self.fast_path,
             ticket_index: self.ticket_index,
+            lock_cache: self.lock_cache,
             ..MdlConfig::default()
         }
     }
@@ -83,7 +89,7 @@ impl MdlSetup {
     /// A short label.
     pub fn label(&self) -> String {
         format!(
-            "mdl {} shards {}{}{}",
+            "mdl {} shards {}{}{}{}",
             self.shards,
             hash_name(self.hash),
             if self.fast_path { " fast" } else { "" },
@@ -91,7 +97,8 @@ impl MdlSetup {
                 " linear"
             } else {
                 ""
-            }
+            },
+            if self.lock_cache > 0 { " cache" } else { "" }
         )
     }
 }

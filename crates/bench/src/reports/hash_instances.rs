@@ -23,6 +23,8 @@ fn setups() -> Vec<MdlSetup> {
                     hash,
                     fast_path,
                     ticket_index: TicketIndex::Hashed,
+                    // Partitions only matter if every lookup goes through them.
+                    lock_cache: 0,
                 });
             }
         }
@@ -45,11 +47,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         ctx.message(format!("hash-instances, {t} threads"));
         let cases: Vec<Case> = setups
             .iter()
-            .map(|s| Case {
-                peer: PeerSpec::Mdl(*s),
-                workload: wl,
-                threads: t,
-            })
+            .map(|s| Case::new(PeerSpec::Mdl(*s), wl, t))
             .collect();
         results.push(ctx.compare(&cases));
     }
@@ -137,6 +135,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
                     hash,
                     fast_path: true,
                     ticket_index: TicketIndex::Hashed,
+                    lock_cache: 0,
                 }
                 .config(),
             )
@@ -198,13 +197,89 @@ pub fn run(ctx: &mut Ctx) -> Report {
         }
         r.charts.push(c);
     }
-    r.notes.push(
-        "Per-partition wait counts (`events_waits_summary_by_instance` for \
-         `wait/synch/mutex/mdl/MDL_map::mutex`) are NOT included: the pfs crate was not usable \
-         when this report was written. The partition table above shows the same skew from the \
-         configuration itself."
-            .into(),
-    );
+    // Per-partition waits from pfs: one run per hash with 8 partitions, the synch preset on,
+    // read from events_waits_summary_by_instance while the manager is alive.
+    let mut waits_json = Vec::new();
+    if crate::instr::COMPILED_IN {
+        let th = *ths.last().expect("threads");
+        let mut w = Table::new(
+            "partition-waits",
+            &format!(
+                "events_waits_summary_by_instance for wait/synch/mutex/mdl/MDL_map::mutex: \
+                 COUNT_STAR per partition, 8 partitions, fast path off, {th} threads, synch preset"
+            ),
+            &[
+                "hash",
+                "instances with waits",
+                "COUNT_STAR per instance (descending)",
+                "busiest share",
+            ],
+        );
+        for hash in HASHES {
+            let mut case = Case::new(
+                PeerSpec::Mdl(MdlSetup {
+                    shards: 8,
+                    hash,
+                    fast_path: false,
+                    ticket_index: TicketIndex::Hashed,
+                    lock_cache: 0,
+                }),
+                wl,
+                th,
+            );
+            case.instr = crate::instr::InstrMode::Synch;
+            let timing = ctx.timing;
+            let counts: Vec<u64> = ctx.timed(timing.per_run(), || {
+                let mut rows = Vec::new();
+                crate::runner::run_once_then(&case, &timing, |_| {
+                    rows = crate::instr::waits_by_instance("wait/synch/mutex/mdl/MDL_map::mutex");
+                });
+                let mut c: Vec<u64> = rows.iter().map(|r| r.1).collect();
+                c.sort_unstable_by(|a, b| b.cmp(a));
+                c
+            });
+            let total: u64 = counts.iter().sum();
+            let used = counts.iter().filter(|&&c| c > 0).count();
+            w.row(vec![
+                hash_name(hash).into(),
+                if counts.is_empty() {
+                    "no instances".into()
+                } else {
+                    format!("{used} of {}", counts.len())
+                },
+                counts
+                    .iter()
+                    .map(|c| int(*c as f64))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                if total > 0 {
+                    format!("{:.0}%", 100.0 * counts[0] as f64 / total as f64)
+                } else {
+                    "-".into()
+                },
+            ]);
+            waits_json.push(json!({"hash": hash_name(hash), "count_star": counts}));
+        }
+        crate::instr::apply(crate::instr::InstrMode::baseline()).expect("baseline");
+        if waits_json
+            .iter()
+            .all(|v| v["count_star"].as_array().is_none_or(|a| a.is_empty()))
+        {
+            r.notes.push(
+                "The partition-waits table is empty: this build of mdl-core registers no \
+                 `wait/synch/mutex/mdl/MDL_map::mutex` instances (pfs wiring of mdl-core not in \
+                 this build)."
+                    .into(),
+            );
+        }
+        r.tables.push(w);
+    } else {
+        r.notes.push(
+            "Per-partition wait counts need instrumentation: this binary was built without the \
+             `pfs` feature."
+                .into(),
+        );
+    }
     r.notes.push(
         "This machine has 2 cores: runs with more threads than cores measure time-slicing of \
          the sessions, not parallel contention; a partition mutex held by a preempted thread \
@@ -216,6 +291,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         "setups": setups,
         "results": results,
         "placement": placement,
+        "partition_waits": waits_json,
         "timing": ctx.timing,
     });
     r

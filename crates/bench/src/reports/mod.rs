@@ -46,7 +46,7 @@ pub const ALL: [(&str, &str, ReportFn); 8] = [
     (
         "pfs-overhead",
         "QPS per instrumentation mode vs threads (published B, C, F)",
-        pfs_reports::overhead,
+        pfs_reports::overhead_report,
     ),
     (
         "amplification",
@@ -137,11 +137,7 @@ pub fn sweep(
             ctx.message(format!("{what}, {t} threads"));
             let cs: Vec<crate::runner::Case> = cases
                 .iter()
-                .map(|(_, p, w)| crate::runner::Case {
-                    peer: p.clone(),
-                    workload: *w,
-                    threads: t,
-                })
+                .map(|(_, p, w)| crate::runner::Case::new(p.clone(), *w, t))
                 .collect();
             ctx.compare(&cs)
         })

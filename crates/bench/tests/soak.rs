@@ -1,0 +1,51 @@
+//! The soak harness (`mdl_bench::soak`) run briefly in CI: ≥ 8 threads for a few seconds, with
+//! the fast path on and off. Zero violations, every ticket gone, every lock object unused.
+//!
+//! Longer: `MDL_SOAK_SECS=600 cargo test --release -p mdl-bench --test soak -- --nocapture`
+//! (also `MDL_SOAK_THREADS`, `MDL_SOAK_SEED`), or `mdl-bench soak --minutes N`.
+
+use std::time::Duration;
+
+use mdl_bench::soak::{run, SoakConfig};
+use mdl_core::MdlConfig;
+
+fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn soak(fast_path: bool, low_water: usize, secs: f64) {
+    let cfg = SoakConfig {
+        threads: env("MDL_SOAK_THREADS", 8),
+        duration: Some(Duration::from_secs_f64(secs)),
+        seed: env("MDL_SOAK_SEED", 0x5EED) ^ u64::from(fast_path),
+        mdl: MdlConfig {
+            fast_path,
+            unused_locks_low_water: low_water,
+            ..MdlConfig::default()
+        },
+        ..SoakConfig::default()
+    };
+    let rep = run(&cfg);
+    println!("{rep}");
+    assert!(rep.ok(), "{rep}");
+    assert_eq!(rep.leftover_tickets, 0);
+    assert_eq!(rep.unused_lock_objects, rep.lock_objects);
+    assert!(rep.operations > 1000, "{rep}");
+    assert!(rep.grants > 0 && rep.waits > 0, "{rep}");
+}
+
+#[test]
+fn soak_fast_path_briefly() {
+    let secs = env("MDL_SOAK_SECS", 3.0);
+    soak(true, 1000, secs);
+}
+
+#[test]
+fn soak_slow_path_small_cache_briefly() {
+    // Low water 16: eviction runs all the time.
+    let secs = env("MDL_SOAK_SECS", 2.0);
+    soak(false, 16, secs);
+}
