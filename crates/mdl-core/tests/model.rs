@@ -274,8 +274,8 @@ impl Helper {
 
     fn result(&self) -> Result<(), MdlError> {
         self.rx
-            .recv_timeout(Duration::from_secs(20))
-            .expect("helper did not answer within 20 s")
+            .recv_timeout(Duration::from_secs(3))
+            .expect("helper did not answer within 3 s")
     }
 
     /// Whether the helper's request is queued (slow-path entry, not granted).
@@ -578,7 +578,7 @@ impl Harness {
                 if self.helpers[h].queued(&self.mgr) == Some(true) {
                     break;
                 }
-                if start.elapsed() > Duration::from_secs(20) {
+                if start.elapsed() > Duration::from_secs(3) {
                     return Err(TestCaseError::fail("helper never queued".to_string()));
                 }
                 std::thread::yield_now();
