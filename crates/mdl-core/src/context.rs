@@ -659,20 +659,13 @@ impl MdlContext {
                         t.id = id;
                         return Ok(Attempt::Granted(self.insert(t)));
                     }
-                    FastAcquire::Destroyed => {
-                        self.forget_lock(key);
-                        continue;
-                    }
+                    FastAcquire::Destroyed => continue,
                     FastAcquire::Obtrusive => {}
                 }
             }
             let mut st = lock.state.write();
             match lock.begin_slow_path(&mut st, obtrusive) {
-                Err(Destroyed) => {
-                    drop(st);
-                    self.forget_lock(key);
-                    continue;
-                }
+                Err(Destroyed) => continue,
                 Ok(first_use) => {
                     if first_use && !lock.singleton {
                         self.mgr.map.object_used();
@@ -701,6 +694,7 @@ impl MdlContext {
                 if hton_notified {
                     self.post_release_notify(&lock.key);
                 }
+                self.cache_lock(lock);
                 return Ok(Attempt::NotGranted);
             }
             let epoch = self.shared.wait.reset();
@@ -931,28 +925,30 @@ impl MdlContext {
         }
     }
 
-    /// The lock object for `key`: from this context's small cache of recently used objects when
-    /// it is there (no partition mutex, no hashing), else from the lock map.
+    /// The lock object for `key`: taken out of this context's small cache of recently released
+    /// objects when it is there (no partition mutex, no hashing, and no reference-count traffic:
+    /// the `Arc` moves into the ticket and back into the cache on release), else from the lock
+    /// map. An object taken from the cache may since have been evicted; the caller finds
+    /// `IS_DESTROYED` and asks again, and the cache no longer has it.
+    #[inline]
     fn find_lock(&mut self, key: &MdlKey) -> Arc<LockObject> {
-        if self.cache.is_empty() || key.namespace().is_singleton() {
-            return self.mgr.map.find_or_insert(key);
-        }
-        let i = key.murmur3() as usize & (self.cache.len() - 1);
-        if let Some(lock) = &self.cache[i] {
-            if lock.key == *key {
-                return lock.clone();
+        if !self.cache.is_empty() && !key.namespace().is_singleton() {
+            let i = key.murmur3() as usize & (self.cache.len() - 1);
+            if self.cache[i].as_ref().is_some_and(|l| l.key == *key) {
+                if let Some(lock) = self.cache[i].take() {
+                    return lock;
+                }
             }
         }
-        let lock = self.mgr.map.find_or_insert(key);
-        self.cache[i] = Some(lock.clone());
-        lock
+        self.mgr.map.find_or_insert(key)
     }
 
-    /// Drops a cached lock object that turned out to be evicted.
-    fn forget_lock(&mut self, key: &MdlKey) {
-        if !self.cache.is_empty() {
-            let i = key.murmur3() as usize & (self.cache.len() - 1);
-            self.cache[i] = None;
+    /// Keeps a lock object this context stopped using for the next statement on the same key.
+    #[inline]
+    fn cache_lock(&mut self, lock: Arc<LockObject>) {
+        if !self.cache.is_empty() && !lock.singleton {
+            let i = lock.key.murmur3() as usize & (self.cache.len() - 1);
+            self.cache[i] = Some(lock);
         }
     }
 
@@ -1114,6 +1110,7 @@ impl MdlContext {
         if t.hton_notified {
             self.post_release_notify(&lock.key);
         }
+        self.cache_lock(t.lock);
     }
 }
 
