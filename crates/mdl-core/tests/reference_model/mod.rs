@@ -59,7 +59,7 @@ const G_OBJ: [&str; 10] = [
     "+++--+++--", // SRO
     "+++---+---", // SNW
     "++--------", // SNRW
-    "+---------", // X
+    "----------", // X
 ];
 // §5.3 W0..W3: rows = requested, columns = pending; '-' = the pending type has priority.
 const W_OBJ: [[&str; 10]; 4] = [
