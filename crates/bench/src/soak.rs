@@ -81,6 +81,11 @@ pub struct SoakConfig {
     pub kill_per_10k: u32,
     /// Per-operation probability (in 1/10000) of dropping the own context while holding locks.
     pub drop_per_10k: u32,
+    /// Namespaces to use (all 18 by default).
+    pub namespaces: Vec<Namespace>,
+    /// Relative weights of the operations: acquire, release, upgrade, downgrade, clone,
+    /// savepoint + rollback, end of statement, end of transaction.
+    pub weights: [u32; 8],
     /// The lock manager's configuration.
     pub mdl: MdlConfig,
 }
@@ -99,6 +104,8 @@ impl Default for SoakConfig {
             wait_margin: Duration::from_secs(2),
             kill_per_10k: 20,
             drop_per_10k: 30,
+            namespaces: Namespace::ALL.to_vec(),
+            weights: [45, 10, 8, 5, 5, 5, 9, 13],
             mdl: MdlConfig::default(),
         }
     }
@@ -219,6 +226,11 @@ struct Held {
     ctx: u64,
     ty: LockType,
     uid: u64,
+    how: &'static str,
+    /// Held by a context inside `upgrade`: it holds this type until its wait ends, and then
+    /// possibly not (a sideways upgrade such as S -> IX releases it). Grant checks skip it;
+    /// cycle searches use it.
+    soft: bool,
 }
 
 #[derive(Clone)]
@@ -236,6 +248,50 @@ struct Book {
 }
 
 impl Book {
+    /// Whether a wait-for cycle is reachable from `start` (through it or not): with fewer than
+    /// `MAX_SEARCH_DEPTH` (32) contexts, that is exactly when the manager's depth-limited
+    /// search may report a deadlock from `start` (MySQL treats a path deeper than 32 as a
+    /// deadlock and may pick the requester as victim).
+    fn reaches_cycle(&self, start: u64) -> bool {
+        // Colours: 1 = on the current path, 2 = done.
+        fn go(b: &Book, n: u64, colour: &mut HashMap<u64, u8>) -> bool {
+            match colour.get(&n) {
+                Some(1) => return true,
+                Some(_) => return false,
+                None => {}
+            }
+            let Some(w) = b.waiting.get(&n) else {
+                colour.insert(n, 2);
+                return false;
+            };
+            colour.insert(n, 1);
+            let mut next: Vec<u64> = Vec::new();
+            if let Some(hs) = b.held.get(&w.key) {
+                next.extend(
+                    hs.iter()
+                        .filter(|h| h.ctx != n && conflicts(w.scoped, w.ty, h.ty))
+                        .map(|h| h.ctx),
+                );
+            }
+            next.extend(
+                b.waiting
+                    .iter()
+                    .filter(|(&c, o)| {
+                        c != n && o.key == w.key && has_priority(w.scoped, 0, w.ty, o.ty)
+                    })
+                    .map(|(&c, _)| c),
+            );
+            for m in next {
+                if go(b, m, colour) {
+                    return true;
+                }
+            }
+            colour.insert(n, 2);
+            false
+        }
+        go(self, start, &mut HashMap::new())
+    }
+
     fn dump(&self, me: u64) -> String {
         let mut out = String::new();
         let mut todo = vec![me];
@@ -343,24 +399,24 @@ impl Shared {
             .iter()
             .filter(|x| x.split(':').next() == Some(kind.as_str()))
             .count();
-        if s.len() < 40 && same < 3 {
+        if s.len() < 400 && same < 3 {
             s.push(what);
         }
     }
 
     /// Records a grant; checks it against every other context's held locks.
-    fn grant(&self, ctx: u64, key: &MdlKey, ty: LockType) -> u64 {
+    fn grant(&self, ctx: u64, key: &MdlKey, ty: LockType, how: &'static str) -> u64 {
         let uid = self.next_uid.fetch_add(1, Ordering::Relaxed);
         let scoped = is_scoped(key.namespace());
         let mut book = self.book.lock().unwrap();
         let list = book.held.entry(key.as_bytes().to_vec()).or_default();
         if let Some(other) = list
             .iter()
-            .find(|h| h.ctx != ctx && conflicts(scoped, ty, h.ty))
+            .find(|h| h.ctx != ctx && !h.soft && conflicts(scoped, ty, h.ty))
         {
             let msg = format!(
-                "{key}: {ty:?} granted to context {ctx} while context {} holds {:?}",
-                other.ctx, other.ty
+                "{key}: {ty:?} granted to context {ctx} by {how} while context {} holds {:?} (by {})",
+                other.ctx, other.ty, other.how
             );
             drop(book);
             self.violation(msg);
@@ -368,11 +424,35 @@ impl Shared {
             book.held
                 .entry(key.as_bytes().to_vec())
                 .or_default()
-                .push(Held { ctx, ty, uid });
+                .push(Held {
+                    ctx,
+                    ty,
+                    uid,
+                    how,
+                    soft: false,
+                });
             return uid;
         }
-        list.push(Held { ctx, ty, uid });
+        list.push(Held {
+            ctx,
+            ty,
+            uid,
+            how,
+            soft: false,
+        });
         uid
+    }
+
+    /// Marks a held entry soft (see [`Held::soft`]).
+    fn soften(&self, key: &MdlKey, uid: u64) {
+        let mut book = self.book.lock().unwrap();
+        if let Some(h) = book
+            .held
+            .get_mut(key.as_bytes())
+            .and_then(|l| l.iter_mut().find(|h| h.uid == uid))
+        {
+            h.soft = true;
+        }
     }
 
     fn ungrant(&self, key: &MdlKey, uid: u64) {
@@ -394,10 +474,11 @@ impl Shared {
         };
         let conflict = list
             .iter()
-            .find(|h| h.ctx != ctx && conflicts(scoped, ty, h.ty))
+            .find(|h| h.ctx != ctx && !h.soft && conflicts(scoped, ty, h.ty))
             .map(|h| (h.ctx, h.ty));
         if let Some(h) = list.iter_mut().find(|h| h.uid == uid) {
             h.ty = ty;
+            h.how = "retype";
         }
         drop(book);
         if let Some((c, t)) = conflict {
@@ -490,7 +571,10 @@ impl Worker {
     }
 
     fn random_key(&mut self) -> MdlKey {
-        let ns = self.rng.pick(&Namespace::ALL);
+        let ns = {
+            let n = self.sh.cfg.namespaces.len() as u64;
+            self.sh.cfg.namespaces[self.rng.below(n) as usize]
+        };
         if ns.is_singleton() {
             return MdlKey::singleton(ns).expect("singleton");
         }
@@ -567,7 +651,7 @@ impl Worker {
                 self.unregister_wait(me);
                 self.rep.grants += 1;
                 if let std::collections::hash_map::Entry::Vacant(e) = self.mine.entry(t) {
-                    let uid = self.sh.grant(me, &req.key, req.lock_type);
+                    let uid = self.sh.grant(me, &req.key, req.lock_type, "acquire");
                     e.insert(Mine {
                         key: req.key.clone(),
                         ty: req.lock_type,
@@ -609,12 +693,19 @@ impl Worker {
     }
 
     /// A wait ended without a grant: classify and check.
-    fn wait_failed(&mut self, me: u64, e: MdlError, timeout: Duration, failed_before: u64, op: &str) {
+    fn wait_failed(
+        &mut self,
+        me: u64,
+        e: MdlError,
+        timeout: Duration,
+        failed_before: u64,
+        op: &str,
+    ) {
         match e {
             MdlError::Deadlock => {
                 self.rep.deadlocks += 1;
                 let book = self.sh.book.lock().unwrap();
-                let cycle = book.cycle_through(me).is_some();
+                let cycle = book.reaches_cycle(me);
                 let dump = book.dump(me);
                 drop(book);
                 if cycle {
@@ -730,9 +821,23 @@ impl Worker {
                 },
             );
         }
+        // During the upgrade the manager holds the old type, then both, then the new one: the
+        // old entry is soft meanwhile (cycle searches see it, grant checks do not), and the
+        // outcome is booked afterwards.
+        let no_op = stronger_or_equal(is_scoped(ns), held, target);
+        let old_uid = self.mine[&t].uid;
+        if !no_op {
+            self.sh.soften(&key, old_uid);
+        }
         let failed_before = self.sh.failed_wait_ends.load(Ordering::SeqCst);
         let start = Instant::now();
         let r = self.ctx().upgrade(t, target, timeout);
+        if !no_op {
+            self.sh.ungrant(&key, old_uid);
+            let ty = if r.is_ok() { target } else { held };
+            let uid = self.sh.grant(me, &key, ty, "upgrade");
+            self.mine.get_mut(&t).expect("mine").uid = uid;
+        }
         let elapsed = start.elapsed();
         if !timeout.is_zero() {
             self.check_overshoot(elapsed, timeout, "upgrade");
@@ -746,19 +851,18 @@ impl Worker {
                     Err(e) => return self.unexpected(format!("ticket lost by upgrade: {e:?}")),
                 };
                 let m = self.mine.get_mut(&t).expect("mine");
-                if stronger_or_equal(is_scoped(ns), m.ty, target) {
+                if no_op {
                     if info.lock_type != m.ty {
-                        let msg = format!("no-op upgrade changed {:?} to {:?}", m.ty, info.lock_type);
-                        return self.unexpected(msg);
+                        let msg =
+                            format!("no-op upgrade changed {:?} to {:?}", m.ty, info.lock_type);
+                        self.unexpected(msg);
                     }
                 } else {
                     m.ty = target;
-                    let uid = m.uid;
                     if info.lock_type != target {
                         let msg = format!("upgrade to {target:?} gave {:?}", info.lock_type);
                         self.unexpected(msg);
                     }
-                    self.sh.retype(me, &key, uid, target);
                 }
             }
             Err(MdlError::Timeout) if timeout.is_zero() => self.rep.refused_tries += 1,
@@ -822,7 +926,7 @@ impl Worker {
             Ok(c) => {
                 self.rep.clones += 1;
                 let me = self.ctx_id();
-                let uid = self.sh.grant(me, &key, ty);
+                let uid = self.sh.grant(me, &key, ty, "clone");
                 self.mine.insert(
                     c,
                     Mine {
@@ -901,24 +1005,35 @@ impl Worker {
             self.drop_context();
             return;
         }
-        match self.rng.below(100) {
-            0..=44 => {
+        let w = self.sh.cfg.weights;
+        let mut r = self.rng.below(u64::from(w.iter().sum::<u32>().max(1)));
+        let mut op = 0;
+        while op < 7 && r >= u64::from(w[op]) {
+            r -= u64::from(w[op]);
+            op += 1;
+        }
+        self.step_op(op);
+    }
+
+    fn step_op(&mut self, op: usize) {
+        match op {
+            0 => {
                 let key = self.random_key();
                 let ty = self.random_type(key.namespace());
                 let d = self.rng.pick(&LockDuration::ALL);
                 let timeout = self.random_timeout();
                 self.request(&MdlRequest::new(key, ty, d), timeout);
             }
-            45..=54 => {
+            1 => {
                 if let Some(t) = self.random_ticket() {
                     self.release(t);
                 }
             }
-            55..=62 => self.upgrade(),
-            63..=67 => self.downgrade(),
-            68..=72 => self.clone_one(),
-            73..=77 => self.savepoint_and_rollback(),
-            78..=86 => self.end_statement(),
+            2 => self.upgrade(),
+            3 => self.downgrade(),
+            4 => self.clone_one(),
+            5 => self.savepoint_and_rollback(),
+            6 => self.end_statement(),
             _ => self.end_transaction(),
         }
         if self.mine.len() > 12 {
@@ -984,7 +1099,8 @@ pub fn run(cfg: &SoakConfig) -> SoakReport {
                     loop {
                         if sh.stop.load(Ordering::Relaxed)
                             || sh.cfg.ops_per_thread.is_some_and(|m| n >= m)
-                            || (n % 16 == 0 && deadline.is_some_and(|d| Instant::now() >= d))
+                            || (n.is_multiple_of(16)
+                                && deadline.is_some_and(|d| Instant::now() >= d))
                         {
                             break;
                         }

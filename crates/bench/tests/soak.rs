@@ -44,6 +44,21 @@ fn soak_fast_path_briefly() {
 }
 
 #[test]
+fn soak_global_read_lock_contention_briefly() {
+    // One scoped singleton: IX/S/X conversions, the densest deadlocks.
+    let cfg = SoakConfig {
+        threads: 8,
+        duration: Some(Duration::from_secs_f64(env("MDL_SOAK_SECS", 1.0))),
+        namespaces: vec![mdl_core::Namespace::Global, mdl_core::Namespace::Commit],
+        ..SoakConfig::default()
+    };
+    let rep = run(&cfg);
+    println!("{rep}");
+    assert!(rep.ok(), "{rep}");
+    assert!(rep.deadlocks > 0, "{rep}");
+}
+
+#[test]
 fn soak_slow_path_small_cache_briefly() {
     // Low water 16: eviction runs all the time.
     let secs = env("MDL_SOAK_SECS", 2.0);
