@@ -853,6 +853,12 @@ pub fn wait_histograms() -> Table<HistogramRow> {
     Table::new("wait_histogram_by_event_name", backend::read::histograms())
 }
 
+/// `threads`: live threads with a slot (those that recorded an event), with their
+/// `std::thread` names.
+pub fn threads() -> Threads {
+    Table::new("threads", backend::read::threads())
+}
+
 /// sys `waits_global_by_latency` limited to `n` rows: timed wait classes (not `idle`) with a
 /// non-zero total, ordered by total wait time, descending.
 pub fn top_waits(n: usize) -> TopWaits {

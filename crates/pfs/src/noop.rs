@@ -78,6 +78,9 @@ pub(crate) mod read {
     pub(crate) fn histograms() -> Vec<HistogramRow> {
         Vec::new()
     }
+    pub(crate) fn threads() -> Vec<ThreadRow> {
+        Vec::new()
+    }
     pub(crate) fn status() -> Status {
         Status::default()
     }

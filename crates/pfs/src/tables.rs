@@ -578,6 +578,22 @@ pub fn metadata_locks(rows: Vec<MetadataLockRow>) -> Table<MetadataLockRow> {
     Table::new("metadata_locks", rows)
 }
 
+/// `threads`: the live threads that have a slot (have recorded something).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub struct ThreadRow {
+    /// THREAD_ID.
+    pub thread_id: u64,
+    /// NAME: the `std::thread` name, if any.
+    pub name: Option<String>,
+}
+impl Row for ThreadRow {
+    const HEADERS: &'static [&'static str] = &["THREAD_ID", "NAME"];
+    fn cells(&self) -> Vec<Option<String>> {
+        vec![cell(self.thread_id), self.name.clone()]
+    }
+}
+
 /// One `SHOW STATUS LIKE 'performance_schema%'` line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -614,6 +630,8 @@ pub type SummaryByThreadByEventName = Table<SummaryByThreadRow>;
 pub type SummaryByDigest = Table<SummaryByDigestRow>;
 /// sys `waits_global_by_latency`.
 pub type TopWaits = Table<TopWaitRow>;
+/// `threads`.
+pub type Threads = Table<ThreadRow>;
 /// `metadata_locks`.
 pub type MetadataLocks = Table<MetadataLockRow>;
 

@@ -84,6 +84,30 @@ fn contended_mutex_counts_are_exact() {
 }
 
 #[test]
+fn threads_table_lists_named_live_threads() {
+    let _s = serial();
+    pfs::apply_preset(Preset::Default);
+    let class = pfs::register_class(ClassKind::TableIo, "wait/io/table/t_threads/named");
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let (idtx, idrx) = std::sync::mpsc::channel::<u64>();
+    let h = thread::Builder::new()
+        .name("worker-7".into())
+        .spawn(move || {
+            drop(pfs::wait_start(class, 0));
+            idtx.send(pfs::current_thread_id()).unwrap();
+            rx.recv().ok();
+        })
+        .unwrap();
+    let id = idrx.recv().unwrap();
+    let t = pfs::threads();
+    let row = t.rows.iter().find(|r| r.thread_id == id).unwrap();
+    assert_eq!(row.name.as_deref(), Some("worker-7"));
+    tx.send(()).unwrap();
+    h.join().unwrap();
+    assert!(pfs::threads().rows.iter().all(|r| r.thread_id != id));
+}
+
+#[test]
 fn thread_ids_are_stable_and_distinct() {
     let a = pfs::current_thread_id();
     assert!(a >= 1);

@@ -322,7 +322,8 @@ pub(crate) struct Global {
 }
 
 static GLOBAL: OnceLock<Global> = OnceLock::new();
-static SIZING: Mutex<Option<Sizing>> = Mutex::new(None);
+/// The sizing given to `init`, and whether `Global::new` has already read it.
+static SIZING: Mutex<(Option<Sizing>, bool)> = Mutex::new((None, false));
 
 /// The global state, created on first use.
 #[inline]
@@ -332,10 +333,10 @@ pub(crate) fn global() -> &'static Global {
 
 pub(crate) fn init(sizing: Sizing) -> Result<(), PfsError> {
     let mut s = SIZING.lock();
-    if GLOBAL.get().is_some() {
+    if s.1 || GLOBAL.get().is_some() {
         return Err(PfsError::AlreadyInitialized);
     }
-    *s = Some(sizing);
+    s.0 = Some(sizing);
     drop(s);
     global();
     Ok(())
@@ -344,7 +345,11 @@ pub(crate) fn init(sizing: Sizing) -> Result<(), PfsError> {
 impl Global {
     fn new() -> Global {
         timer::init();
-        let sizing = SIZING.lock().clone().unwrap_or_default().clamped();
+        let sizing = {
+            let mut s = SIZING.lock();
+            s.1 = true;
+            s.0.clone().unwrap_or_default().clamped()
+        };
         Global {
             classes: (0..sizing.max_classes as u32).map(ClassInfo::new).collect(),
             class_count: AtomicUsize::new(0),

@@ -433,6 +433,18 @@ pub(crate) fn histograms() -> Vec<HistogramRow> {
     rows
 }
 
+pub(crate) fn threads() -> Vec<ThreadRow> {
+    let mut rows: Vec<ThreadRow> = live_threads()
+        .iter()
+        .map(|t| ThreadRow {
+            thread_id: t.thread_id,
+            name: t.name.clone(),
+        })
+        .collect();
+    rows.sort_by_key(|r| r.thread_id);
+    rows
+}
+
 pub(crate) fn status() -> Status {
     let g = global();
     let master = g.setup.lock().master;

@@ -21,6 +21,8 @@ use crate::Sizing;
 
 pub(crate) struct ThreadSlot {
     pub(crate) thread_id: u64,
+    /// `std::thread` name at registration.
+    pub(crate) name: Option<String>,
     /// Per-class stats (`events_waits_summary_by_thread_by_event_name`).
     pub(crate) stats: Box<[StatCell]>,
     /// Per-class histograms, allocated on first use by the owner.
@@ -45,6 +47,7 @@ impl ThreadSlot {
     fn new(thread_id: u64, sizing: &Sizing) -> ThreadSlot {
         ThreadSlot {
             thread_id,
+            name: std::thread::current().name().map(str::to_string),
             stats: (0..sizing.max_classes).map(|_| StatCell::new()).collect(),
             hists: (0..sizing.max_classes).map(|_| OnceLock::new()).collect(),
             digests: (0..sizing.max_digests).map(|_| StatCell::new()).collect(),
