@@ -13,6 +13,11 @@
 //! waiter, cyclic or not, is then granted.
 //!
 //! `MDL_DEADLOCK_CYCLES` sets the number of random cycles per length (default 6).
+//!
+//! Determinism: a waiter shows up queued in `slow_path_locks` just before it publishes its
+//! wait-for edge, so the harness pauses 15 ms after seeing it queued. On a machine so loaded
+//! that a thread stays descheduled longer than that, a different node may close the cycle and
+//! the victim prediction can fail.
 
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread;
@@ -99,6 +104,10 @@ fn wait_until_queued(mgr: &MdlManager, id: ContextId) {
         );
         thread::sleep(Duration::from_micros(200));
     }
+    // Queued is visible a moment before the waiter publishes its wait-for edge and runs its own
+    // (fruitless) search; let it finish so that the next node's wait is the one that closes the
+    // cycle. There is no public probe for "published", hence a short pause.
+    thread::sleep(Duration::from_millis(15));
 }
 
 const LONG: Duration = Duration::from_secs(30);
