@@ -100,6 +100,9 @@ pub struct Chart {
     pub log_y: bool,
     /// The y axis starts at 0 (linear axes only).
     pub y_from_zero: bool,
+    /// Legend in the upper left corner instead of the default (lower right on linear y axes
+    /// from 0, where the lines rarely go; upper right otherwise).
+    pub legend_upper_left: bool,
     /// Lines.
     pub series: Vec<Series>,
 }
@@ -115,6 +118,7 @@ impl Chart {
             log_x: false,
             log_y: false,
             y_from_zero: true,
+            legend_upper_left: false,
             series: Vec::new(),
         }
     }
@@ -156,6 +160,13 @@ impl Chart {
             y1 = y0 + 1.0;
         }
         let pad = (y1 - y0) * 0.08;
+        let legend_pos = if self.legend_upper_left {
+            SeriesLabelPosition::UpperLeft
+        } else if self.y_from_zero && !self.log_y {
+            SeriesLabelPosition::LowerRight
+        } else {
+            SeriesLabelPosition::UpperRight
+        };
         let root = SVGBackend::new(path, (760, 440)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let mut b = ChartBuilder::on(&root);
@@ -178,7 +189,7 @@ impl Chart {
                     .draw()
                     .map_err(|e| e.to_string())?;
                 for (i, s) in self.series.iter().enumerate() {
-                    let color = Palette99::pick(i).to_rgba();
+                    let color = COLORS[i % COLORS.len()].to_rgba();
                     let style = ShapeStyle::from(color).stroke_width(2);
                     let pts: Vec<(f64, f64)> = s
                         .points
@@ -202,7 +213,7 @@ impl Chart {
                     .background_style(WHITE.mix(0.85))
                     .border_style(BLACK.mix(0.4))
                     .label_font(("sans-serif", 13))
-                    .position(SeriesLabelPosition::UpperRight)
+                    .position(legend_pos)
                     .draw()
                     .map_err(|e| e.to_string())?;
             }};
@@ -230,6 +241,20 @@ impl Chart {
         Ok(())
     }
 }
+
+/// Matplotlib's "tab10" palette: distinguishable, and none too light on white.
+const COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(23, 190, 207),
+    RGBColor(188, 189, 34),
+];
 
 /// Compact number for axis labels: 1.5K, 2M, 0.25.
 pub fn fmt_num(v: f64) -> String {

@@ -6,7 +6,7 @@
 //! inside the timed window. Every 8th statement is timed into a per-thread HDR histogram
 //! (timing each one would add two clock reads, ~50 ns each on this VM, to a ~1 µs statement).
 //!
-//! [`compare`] measures several cases "A B C, B C A, C A B, ...": each round runs every case
+//! [`Ctx::compare`] measures several cases "A B C, B C A, C A B, ...": each round runs every case
 //! once, in a rotated order, so slow drift of the machine (other tenants, thermal, frequency)
 //! hits every case alike; each case's figure is the median over rounds.
 
@@ -38,14 +38,14 @@ pub struct Timing {
 impl Timing {
     /// About 2 minutes for the whole `report`.
     pub const QUICK: Timing = Timing {
-        warmup: Duration::from_millis(40),
-        window: Duration::from_millis(150),
+        warmup: Duration::from_millis(30),
+        window: Duration::from_millis(100),
         runs: 3,
     };
     /// About 25 minutes for the whole `report`.
     pub const FULL: Timing = Timing {
         warmup: Duration::from_millis(200),
-        window: Duration::from_millis(1000),
+        window: Duration::from_millis(800),
         runs: 5,
     };
 

@@ -32,6 +32,9 @@ struct Cli {
     /// Runs per case (median reported); overrides the mode's default.
     #[arg(long, global = true)]
     runs: Option<usize>,
+    /// Only print the planned measuring time and exit.
+    #[arg(long, global = true)]
+    plan: bool,
 }
 
 #[derive(Subcommand, Clone, Copy)]
@@ -134,6 +137,14 @@ fn main() {
     let mut dry = Ctx::dry(timing, cli.quick);
     for r in &selected {
         let _ = (r.2)(&mut dry);
+    }
+    eprintln!(
+        "{}: about {:.0} s of measurement planned",
+        cli.cmd.name(),
+        dry.planned().as_secs_f64()
+    );
+    if cli.plan {
+        return;
     }
     let mut ctx = Ctx::new(timing, cli.quick);
     ctx.start(dry.planned());

@@ -1,5 +1,5 @@
 //! lock-db 1.0 (crates.io): a sharded multi-granularity lock table (IS/IX/S/SIX/X). Its
-//! `try_acquire` never waits, so this peer retries it with backoff ([`super::backoff`]).
+//! `try_acquire` never waits, so this peer retries it with backoff (`backoff.rs`).
 //! Modes: SR and SU map to IS, SW and scoped IX to IX, X to X (an upgrade by lattice join).
 
 use lock_db::{LockManager, LockMode, ResourceId, TxnId};

@@ -14,7 +14,7 @@
 //! | X (upgrade of SU) | upgrade to X | drop read, take write | upgrade to X | (already exclusive) |
 //!
 //! Peers with no wait queue or no deadlock detection (lock-db's `try_acquire`, lockmap's
-//! `try_entry`) are driven by a retry loop with backoff ([`backoff`]); every peer gives up after
+//! `try_entry`) are driven by a retry loop with backoff (`backoff.rs`); every peer gives up after
 //! [`PEER_LOCK_TIMEOUT`] and the workload then rolls the transaction back (the way a deadlock
 //! victim is handled), so DDL mixes cannot hang. Peers get keys as small integers hashed with
 //! ahash, which is cheaper than hashing `mdl`'s key bytes: the comparison favours the peers.

@@ -70,7 +70,7 @@ pub fn threads(ctx: &Ctx) -> Vec<usize> {
     if ctx.quick {
         vec![1, 2, 8]
     } else {
-        vec![1, 2, 4, 8, 16, 32]
+        vec![1, 2, 4, 8, 16]
     }
 }
 

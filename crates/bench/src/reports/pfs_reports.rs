@@ -211,7 +211,7 @@ pub fn overhead_report(ctx: &mut Ctx) -> Report {
         return r;
     }
     let ths: Vec<usize> = if ctx.quick { vec![1, 2] } else { threads(ctx) };
-    let runs = ctx.timing.runs.max(if ctx.quick { 5 } else { 7 });
+    let runs = ctx.timing.runs.max(5);
     let modes = InstrMode::ALL;
     let cases: Vec<Case> = ths
         .iter()

@@ -114,6 +114,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
     );
     c.log_x = true;
     c.log_y = true;
+    c.legend_upper_left = true;
     for (ii, name) in ["hashed index (8.0.4+)", "linear list (Bug #83143)"]
         .iter()
         .enumerate()
