@@ -471,6 +471,19 @@ fn start(class: ClassRef, op: Option<Operation>, object: u64, digest: u32) -> Ev
     if f & imp::F_ENABLED == 0 {
         return EventGuard::inactive();
     }
+    start_enabled(class, f, op, object, digest)
+}
+
+/// The enabled path of [`start`], out of line so the disabled path needs no stack frame.
+#[cfg(feature = "instrumentation")]
+#[inline(never)]
+fn start_enabled(
+    class: ClassRef,
+    f: u32,
+    op: Option<Operation>,
+    object: u64,
+    digest: u32,
+) -> EventGuard {
     if f & (imp::F_TIMED | imp::F_CURRENT) == 0 {
         // PFS's "complete shortcut": a counted-only event is one increment, no end call.
         imp::wait::count_only(class.0, f, digest);
