@@ -290,3 +290,63 @@ fn search_deeper_than_the_limit_counts_as_deadlock() {
         assert!(matches!(recv(r), Ok(_) | Err(MdlError::Killed)));
     }
 }
+
+struct NoCommitOrder;
+impl MdlOwner for NoCommitOrder {
+    fn might_have_commit_order_waiters(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn acl_cache_shared_request_delays_detection_but_still_finds_the_deadlock() {
+    // §9.5: S on ACL_CACHE by an owner without commit-order waiters, holding locks: detection
+    // runs after the first one-second wait instead of at once; the cycle is still resolved.
+    let m = mgr();
+    let acl = MdlKey::singleton(Namespace::AclCache).unwrap();
+    let t = table("t");
+    let b = Worker::new(&m);
+    b.hold(&acl, LockType::X);
+    let m2 = m.clone();
+    let (t2, acl2) = (t.clone(), acl.clone());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let a = std::thread::spawn(move || {
+        let mut c = m2.new_context_with_owner(std::sync::Arc::new(NoCommitOrder));
+        c.acquire(&treq(&t2, LockType::X), LONG).unwrap();
+        tx.send(c.id()).unwrap();
+        let r = c.acquire(&treq(&acl2, LockType::S), LONG).map(|_| ());
+        c.release_transactional_locks();
+        r
+    });
+    let a_id = recv(&rx);
+    wait_pending(&m, a_id, &acl, LockType::S);
+    // B closes the cycle: its own search finds it at once; A (S on ACL_CACHE: DML weight 25)
+    // is the victim, B (X on a table: 100) proceeds.
+    let b_rx = close(&b, &t, LockType::X);
+    assert_eq!(a.join().unwrap(), Err(MdlError::Deadlock));
+    recv(&b_rx).unwrap();
+    b.release_all();
+
+    // Reverse order: A's ACL_CACHE S request closes the cycle; with delayed detection it is
+    // found after about a second, A again the victim.
+    let b = Worker::new(&m);
+    let m2 = m.clone();
+    let (t2, acl2) = (t.clone(), acl.clone());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let a = std::thread::spawn(move || {
+        let mut c = m2.new_context_with_owner(std::sync::Arc::new(NoCommitOrder));
+        c.acquire(&treq(&t2, LockType::X), LONG).unwrap();
+        tx.send(c.id()).unwrap();
+        go_rx.recv().unwrap();
+        let r = c.acquire(&treq(&acl2, LockType::S), LONG).map(|_| ());
+        c.release_transactional_locks();
+        r
+    });
+    let _a_id = recv(&rx);
+    b.hold(&acl, LockType::X);
+    let b_rx = wait_for(&b, &m, &t, LockType::X);
+    go_tx.send(()).unwrap();
+    assert_eq!(a.join().unwrap(), Err(MdlError::Deadlock));
+    recv(&b_rx).unwrap();
+}

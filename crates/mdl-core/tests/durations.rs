@@ -413,3 +413,32 @@ fn acquire_many_sorts_and_is_all_or_nothing() {
         c.acquire_many(&mut [], LONG).unwrap();
     }
 }
+
+#[test]
+fn acquire_many_with_duplicate_keys() {
+    let m = mgr();
+    let mut c = m.new_context();
+    let mut o = m.new_context();
+    let (a, z) = (table("a"), table("z"));
+    // LOCK TABLES a READ, a WRITE: SNRW first, SRO then reuses it (same duration).
+    let mut reqs = vec![treq(&a, LockType::SRO), treq(&a, LockType::SNRW)];
+    c.acquire_many(&mut reqs, LONG).unwrap();
+    assert_eq!(reqs[0].lock_type, LockType::SNRW);
+    assert_eq!(reqs[0].ticket, reqs[1].ticket);
+    assert_eq!(c.lock_count(), 1);
+    c.release_transactional_locks();
+    // Failure after duplicates: everything of the batch goes, older locks stay.
+    let old = c.acquire(&treq(&table("old"), LockType::SR), LONG).unwrap();
+    let zt = o.acquire(&treq(&z, LockType::SR), LONG).unwrap();
+    let mut reqs = vec![
+        treq(&a, LockType::X),
+        req(&a, LockType::SR, LockDuration::Explicit),
+        treq(&a, LockType::SR),
+        treq(&z, LockType::X),
+    ];
+    assert_eq!(c.acquire_many(&mut reqs, ZERO), Err(MdlError::Timeout));
+    assert_eq!(c.lock_count(), 1);
+    assert!(c.ticket_info(old).is_ok());
+    assert!(can_take(&mut o, &a, LockType::X));
+    o.release(zt).unwrap();
+}
