@@ -212,3 +212,28 @@ fn upgrade_while_holding_a_stronger_ticket_on_the_same_lock() {
     c.release_statement_locks();
     assert!(can_take(&mut o, &k, LockType::X));
 }
+
+#[test]
+fn downgrade_of_a_fast_path_lock_wakes_an_obtrusive_waiter() {
+    // SW held on the fast path, SNW waiting for it; SW -> SR lets the SNW in.
+    let m = mgr();
+    let k = table("t");
+    let a = Worker::new(&m);
+    let sw = a.hold(&k, LockType::SW);
+    assert!(a.run(move |c| c.ticket_info(sw).unwrap().fast_path));
+    let b = Worker::new(&m);
+    let b_rx = b.start_pending(&m, &k, LockType::SNW);
+    a.run(move |c| c.downgrade(sw, LockType::SR)).unwrap();
+    recv(&b_rx).unwrap();
+    assert_eq!(
+        a.run(move |c| c.ticket_info(sw).unwrap().lock_type),
+        LockType::SR
+    );
+    // And the SR still conflicts with SNRW.
+    let c = Worker::new(&m);
+    let r = treq(&k, LockType::SNRW);
+    b.release_all();
+    assert!(c.run(move |ctx| ctx.try_acquire(&r).unwrap().is_none()));
+    a.release_all();
+    assert_eq!(m.unused_lock_object_count(), m.lock_object_count());
+}
