@@ -32,7 +32,7 @@ use crate::MdlManager;
 pub struct ContextId(pub(crate) u64);
 
 impl ContextId {
-    /// The numeric id (unique per manager, starting at 1).
+    /// The numeric id (unique within the process, starting at 1).
     pub fn as_u64(self) -> u64 {
         self.0
     }
@@ -377,7 +377,14 @@ impl MdlContext {
             let t = self.store.data(slot);
             (t.lock.key.clone(), t.ty)
         };
-        if is_stronger_or_equal(key.namespace().strategy(), held, new_type) {
+        let ns = key.namespace();
+        if !ns.allows(new_type) {
+            return Err(MdlError::InvalidLockType {
+                namespace: ns,
+                lock_type: new_type,
+            });
+        }
+        if is_stronger_or_equal(ns.strategy(), held, new_type) {
             return Ok(());
         }
         let start = self.store.next_seq();

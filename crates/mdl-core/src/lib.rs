@@ -207,7 +207,6 @@ impl MdlConfig {
 pub struct MdlManager {
     config: MdlConfig,
     map: LockMap,
-    next_context: AtomicU64,
     contexts: Mutex<HashMap<u64, Weak<ContextShared>>>,
     /// Serializes deadlock searches (taken only by contexts about to wait).
     deadlock_search: Mutex<()>,
@@ -228,7 +227,6 @@ impl MdlManager {
                 config.unused_locks_min_ratio,
             ),
             config,
-            next_context: AtomicU64::new(1),
             contexts: Mutex::new(HashMap::new()),
             deadlock_search: Mutex::new(()),
         }))
@@ -250,7 +248,10 @@ impl MdlManager {
     }
 
     fn context_with(self: &Arc<Self>, owner: Option<Arc<dyn MdlOwner>>) -> MdlContext {
-        let id = self.next_context.fetch_add(1, Ordering::Relaxed);
+        // Ids are unique in the process, not just in this manager, so a ticket (which names its
+        // context by id) of another manager's context is never mistaken for one of ours.
+        static NEXT_CONTEXT: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT_CONTEXT.fetch_add(1, Ordering::Relaxed);
         let shared = Arc::new(ContextShared::new(id, owner));
         self.contexts.lock().insert(id, Arc::downgrade(&shared));
         MdlContext::new(self.clone(), shared)

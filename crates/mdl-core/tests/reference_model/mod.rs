@@ -564,6 +564,12 @@ impl Model {
         self.check(ctx, t)?;
         let key = self.tickets[t].key.clone();
         let ns = key.namespace();
+        if !allowed(ns, ty) {
+            return Err(MdlError::InvalidLockType {
+                namespace: ns,
+                lock_type: ty,
+            });
+        }
         if stronger_or_equal(is_scoped(ns), self.tickets[t].ty, ty) {
             return Ok(());
         }
