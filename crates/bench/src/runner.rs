@@ -81,11 +81,42 @@ impl Case {
     }
 }
 
+/// CPU time consumed by the calling thread, in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`; 0
+/// where unsupported).
+pub fn thread_cpu_ns() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        #[repr(C)]
+        struct Timespec {
+            sec: i64,
+            nsec: i64,
+        }
+        extern "C" {
+            fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+        }
+        const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+        let mut ts = Timespec { sec: 0, nsec: 0 };
+        // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+        if unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
+            return (ts.sec as u64) * 1_000_000_000 + ts.nsec as u64;
+        }
+        0
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0
+    }
+}
+
 /// The result of one run.
 #[derive(Debug, Clone, Default)]
 pub struct RunResult {
     /// Statements per second inside the window.
     pub qps: f64,
+    /// CPU time the sessions used per statement inside the window, in nanoseconds. Unlike QPS
+    /// it does not drop when other processes take the CPU away, so it is the steadier measure
+    /// of a per-statement cost on a shared machine.
+    pub cpu_ns: f64,
     /// Transactions rolled back (lock wait timeouts or deadlocks) inside the window.
     pub aborts: u64,
     /// Latency of sampled statements, in nanoseconds.
@@ -99,6 +130,10 @@ pub struct Measured {
     pub qps: f64,
     /// Every run's statements per second, in run order.
     pub qps_runs: Vec<f64>,
+    /// Median session CPU time per statement (ns).
+    pub cpu_ns: f64,
+    /// Every run's CPU time per statement.
+    pub cpu_ns_runs: Vec<f64>,
     /// Latency percentiles over all runs, in microseconds.
     pub p50_us: f64,
     /// 95th percentile.
@@ -158,30 +193,35 @@ fn run_on<T: LockTable>(table: &T, case: &Case, timing: &Timing) -> RunResult {
     let work = Work::calibrate(case.workload.work_ns);
     let phase = AtomicU8::new(WARMUP);
     let total = AtomicU64::new(0);
+    let cpu = AtomicU64::new(0);
     let aborts = AtomicU64::new(0);
     let start = Barrier::new(case.threads + 1);
     let wl = &case.workload;
     let (elapsed, hist) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..case.threads)
             .map(|i| {
-                let (phase, total, aborts, start) = (&phase, &total, &aborts, &start);
+                let (phase, total, aborts, start, cpu) = (&phase, &total, &aborts, &start, &cpu);
                 s.spawn(move || {
                     let mut d = Driver::new(table.session(), wl, work);
                     let mut rng = Rng::new(i as u64 * 7919 + 17);
                     let mut hist =
                         Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 2).expect("bounds");
-                    let (mut done, mut ab0, mut seen) = (0u64, 0u64, false);
+                    let (mut done, mut ab0, mut seen, mut cpu0) = (0u64, 0u64, false, 0u64);
                     start.wait();
                     let mut n = 0u64;
                     loop {
                         let ph = phase.load(Ordering::Relaxed);
                         if ph == STOP {
+                            if seen {
+                                cpu.fetch_add(thread_cpu_ns() - cpu0, Ordering::Relaxed);
+                            }
                             break;
                         }
                         let measuring = ph == MEASURE;
                         if measuring && !seen {
                             seen = true;
                             ab0 = d.aborts;
+                            cpu0 = thread_cpu_ns();
                         }
                         n += 1;
                         if n & 7 == 0 && measuring {
@@ -218,8 +258,10 @@ fn run_on<T: LockTable>(table: &T, case: &Case, timing: &Timing) -> RunResult {
         }
         (elapsed, hist)
     });
+    let n = total.load(Ordering::Relaxed);
     RunResult {
-        qps: total.load(Ordering::Relaxed) as f64 / elapsed.as_secs_f64(),
+        qps: n as f64 / elapsed.as_secs_f64(),
+        cpu_ns: cpu.load(Ordering::Relaxed) as f64 / n.max(1) as f64,
         aborts: aborts.load(Ordering::Relaxed),
         hist: Some(hist),
     }
@@ -228,6 +270,7 @@ fn run_on<T: LockTable>(table: &T, case: &Case, timing: &Timing) -> RunResult {
 /// Summarises several runs of one case.
 pub fn summarize(runs: &[RunResult]) -> Measured {
     let qps_runs: Vec<f64> = runs.iter().map(|r| r.qps).collect();
+    let cpu_ns_runs: Vec<f64> = runs.iter().map(|r| r.cpu_ns).collect();
     let mut all = Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 2).expect("bounds");
     for r in runs {
         if let Some(h) = &r.hist {
@@ -243,6 +286,8 @@ pub fn summarize(runs: &[RunResult]) -> Measured {
     };
     Measured {
         qps: median(&qps_runs),
+        cpu_ns: median(&cpu_ns_runs),
+        cpu_ns_runs,
         p50_us: pct(0.50),
         p95_us: pct(0.95),
         p99_us: pct(0.99),
@@ -379,6 +424,7 @@ mod tests {
             assert!(x.qps > 0.0);
             assert_eq!(x.qps_runs.len(), 2);
             assert!(x.p99_us >= x.p50_us);
+            assert!(x.cpu_ns > 0.0);
         }
         let mut dry = Ctx::dry(timing, true);
         let _ = dry.compare(&[Case::new(PeerSpec::GlobalMutex, Workload::default(), 1)]);

@@ -218,6 +218,6 @@ fn run_case(threads: usize, tables: usize, work_ns: u64, warmup_ms: u64, window_
     let r = run_once(&case, &timing);
     println!(
         "{}",
-        serde_json::json!({"qps": r.qps, "aborts": r.aborts, "compiled_in": mdl_bench::instr::COMPILED_IN})
+        serde_json::json!({"qps": r.qps, "cpu_ns": r.cpu_ns, "aborts": r.aborts, "compiled_in": mdl_bench::instr::COMPILED_IN})
     );
 }

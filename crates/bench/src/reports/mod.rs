@@ -158,6 +158,7 @@ pub fn sweep_table(
     if with_p99 {
         header.extend(ths.iter().map(|t| format!("p99 µs @{t}")));
     }
+    header.extend(ths.iter().map(|t| format!("CPU ns/stmt @{t}")));
     let h: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = crate::output::Table::new(stem, caption, &h);
     for (ci, l) in labels.iter().enumerate() {
@@ -166,6 +167,7 @@ pub fn sweep_table(
         if with_p99 {
             row.extend(res.iter().map(|r| format!("{:.1}", r[ci].p99_us)));
         }
+        row.extend(res.iter().map(|r| format!("{:.0}", r[ci].cpu_ns)));
         t.row(row);
     }
     t
