@@ -708,5 +708,4 @@ impl Model {
     }
 }
 
-#[cfg(test)]
-mod self_test {}
+pub mod driver;
