@@ -12,14 +12,15 @@
 //! eviction thresholds, and `max_write_lock_count` in {1, 2, 3, MAX} so hog/piglet switching
 //! happens.
 //!
-//! Cases: `MDL_MODEL_CASES` (default 128) for `sequences_match_model`; the heavy variant
+//! Cases: `MDL_MODEL_CASES` (default 128 sequences of 37..150 operations with helpers; the
+//! try-only test runs twice as many) for `sequences_match_model`; the heavy variant
 //! `sequences_match_model_long` (`cargo test -p mdl-core --test model -- --ignored`) runs
 //! `MDL_MODEL_LONG_CASES` (default 5000) longer sequences.
 
 mod reference_model;
 
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -32,7 +33,7 @@ use proptest::test_runner::{Config as PtConfig, TestCaseError, TestRunner};
 use reference_model::{Acquired, Model, Savepoint, TicketId};
 
 const MAINS: usize = 3;
-const HELPERS: usize = 2;
+const HELPERS: usize = 3;
 
 fn keys() -> Vec<MdlKey> {
     vec![
@@ -147,11 +148,13 @@ fn pick() -> impl Strategy<Value = Pick> {
 }
 
 fn key_idx() -> impl Strategy<Value = usize> {
-    prop_oneof![3 => 0..2usize, 2 => 0..10usize]
+    // Mostly one table, so requests meet; every key now and then.
+    prop_oneof![6 => Just(0usize), 2 => Just(1usize), 2 => 0..10usize]
 }
 
 fn lock_ty() -> impl Strategy<Value = u8> {
-    prop_oneof![6 => 0..11u8, 1 => Just(10u8), 1 => Just(6u8)]
+    // Every type, with extra hogs (SNW, SNRW, X), SRO and SW for the anti-starvation counters.
+    prop_oneof![5 => 0..11u8, 2 => 8..11u8, 1 => Just(7u8), 1 => Just(4u8), 1 => Just(6u8)]
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -174,8 +177,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => c.clone().prop_map(|ctx| Op::EndTransaction { ctx }),
         1 => (c.clone(), key_idx(), lock_ty()).prop_map(|(ctx, key, ty)| Op::Owns { ctx, key, ty }),
         1 => c.clone().prop_map(|ctx| Op::Fill { ctx }),
-        4 => (h.clone(), key_idx(), lock_ty()).prop_map(|(h, key, ty)| Op::HelperAcquire { h, key, ty }),
-        2 => h.clone().prop_map(|h| Op::HelperRelease { h }),
+        8 => (h.clone(), key_idx(), lock_ty()).prop_map(|(h, key, ty)| Op::HelperAcquire { h, key, ty }),
+        4 => h.clone().prop_map(|h| Op::HelperRelease { h }),
         1 => h.prop_map(|h| Op::HelperKill { h }),
     ]
 }
@@ -689,12 +692,32 @@ impl Harness {
     }
 }
 
+static TOTALS: Mutex<(u64, u64, u64, u64, u64)> = Mutex::new((0, 0, 0, 0, 0));
+
 fn run_case(setup: &Setup, ops: &[Op]) -> Result<(), TestCaseError> {
     let mut h = Harness::new(setup);
     for op in ops {
         h.step(op)?;
     }
+    let s = h.model.stats;
+    {
+        let mut t = TOTALS.lock().unwrap();
+        t.0 += 1;
+        t.1 += s.matrix_switches;
+        t.2 += s.rescheduled_grants;
+        t.3 += s.same_ticket;
+        t.4 += s.refused;
+    }
     h.finish()
+}
+
+fn report(name: &str) {
+    let t = *TOTALS.lock().unwrap();
+    println!(
+        "{name}: {} cases so far in this binary; model saw {} priority-matrix switches, {} grants \
+         by rescheduling, {} reused tickets, {} refused tries",
+        t.0, t.1, t.2, t.3, t.4
+    );
 }
 
 fn cases(var: &str, default: u32) -> u32 {
@@ -710,19 +733,21 @@ fn run(cases: u32, max_len: usize) {
         failure_persistence: None,
         ..PtConfig::default()
     });
-    let strat = (setup(), prop::collection::vec(op(), 1..max_len));
+    let strat = (setup(), prop::collection::vec(op(), max_len / 4..max_len));
     runner.run(&strat, |(s, ops)| run_case(&s, &ops)).unwrap();
 }
 
 #[test]
 fn sequences_match_model() {
-    run(cases("MDL_MODEL_CASES", 128), 60);
+    run(cases("MDL_MODEL_CASES", 128), 150);
+    report("sequences_match_model");
 }
 
 #[test]
 #[ignore = "long: MDL_MODEL_LONG_CASES cases (default 5000) of up to 200 operations"]
 fn sequences_match_model_long() {
     run(cases("MDL_MODEL_LONG_CASES", 5000), 200);
+    report("sequences_match_model_long");
 }
 
 /// Without helpers or fills: many short sequences, quickly.

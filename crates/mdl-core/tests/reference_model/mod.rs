@@ -248,6 +248,17 @@ pub struct Model {
     /// Tickets granted to waiters by rescheduling since the last call of
     /// [`Model::take_granted_waiters`].
     granted_waiters: Vec<TicketId>,
+    /// Coverage counters: priority-matrix switches, grants by rescheduling, reused tickets.
+    pub stats: Stats,
+}
+
+/// What a run of the model exercised.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Stats {
+    pub matrix_switches: u64,
+    pub rescheduled_grants: u64,
+    pub same_ticket: u64,
+    pub refused: u64,
 }
 
 impl Model {
@@ -258,6 +269,7 @@ impl Model {
             locks: BTreeMap::new(),
             next_seq: vec![1; contexts],
             granted_waiters: Vec::new(),
+            stats: Stats::default(),
         }
     }
 
@@ -334,6 +346,9 @@ impl Model {
         let idx = usize::from(l.piglet >= max) + 2 * usize::from(l.hog >= max);
         let changed = idx != l.idx;
         l.idx = idx;
+        if changed {
+            self.stats.matrix_switches += 1;
+        }
         changed
     }
 
@@ -351,6 +366,7 @@ impl Model {
                 self.lock(key).granted.push(w.ticket);
                 self.tickets[w.ticket].live = true;
                 self.granted_waiters.push(w.ticket);
+                self.stats.rescheduled_grants += 1;
                 if self.count(key, w.ty) {
                     i = 0;
                 }
@@ -444,11 +460,13 @@ impl Model {
         }
         if let Some(found) = self.find(ctx, key, ty, d) {
             if self.tickets[found].duration == d && d != LockDuration::Explicit {
+                self.stats.same_ticket += 1;
                 return Ok(Acquired::Same(found));
             }
             return Ok(Acquired::New(self.add_granted(ctx, key, ty, d)));
         }
         if !self.can_grant(key, ctx, ty) {
+            self.stats.refused += 1;
             return Ok(Acquired::NotGranted);
         }
         let t = self.add_granted(ctx, key, ty, d);
