@@ -160,6 +160,19 @@ impl Chart {
             y1 = y0 + 1.0;
         }
         let pad = (y1 - y0) * 0.08;
+        // A few distinct x values (thread counts): one label each, no fractional ticks.
+        let mut xs: Vec<f64> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        let x_labels = if !self.log_x && xs.len() <= 10 && (x1 - x0) <= 20.0 {
+            (x1 - x0) as usize + 1
+        } else {
+            10
+        };
         let legend_pos = if self.legend_upper_left {
             SeriesLabelPosition::UpperLeft
         } else if self.y_from_zero && !self.log_y {
@@ -179,6 +192,7 @@ impl Chart {
                 let mut chart = $chart;
                 chart
                     .configure_mesh()
+                    .x_labels(x_labels)
                     .x_desc(self.x_label.as_str())
                     .y_desc(self.y_label.as_str())
                     .x_label_formatter(&|v| fmt_num(*v))
@@ -219,7 +233,9 @@ impl Chart {
             }};
         }
         let yr = if self.log_y {
-            (y0 * 0.8).max(1e-9)..y1 * 1.25
+            // Headroom above the lines for the legend (upper corner).
+            let top = y1 * (1.25f64).max((y1 / y0.max(1e-9)).powf(0.6));
+            (y0 * 0.8).max(1e-9)..top
         } else {
             y0..y1 + pad
         };

@@ -67,6 +67,8 @@ pub fn run(ctx: &mut Ctx) -> Report {
     header.extend(cols.iter().map(String::as_str));
     let p99 = format!("p99 µs @{}", ths[ths.len() - 1]);
     header.push(&p99);
+    let cpu_cols: Vec<String> = ths.iter().map(|t| format!("CPU ns/stmt @{t}")).collect();
+    header.extend(cpu_cols.iter().map(String::as_str));
     let mut t = Table::new("qps", "Median QPS (statements/s) by threads", &header);
     for (si, s) in setups.iter().enumerate() {
         let mut row = vec![
@@ -78,6 +80,9 @@ pub fn run(ctx: &mut Ctx) -> Report {
             row.push(int(res[si].qps));
         }
         row.push(format!("{:.1}", results[ths.len() - 1][si].p99_us));
+        for res in &results {
+            row.push(format!("{:.0}", res[si].cpu_ns));
+        }
         t.row(row);
     }
     r.tables.push(t);
@@ -91,24 +96,31 @@ pub fn run(ctx: &mut Ctx) -> Report {
     };
     let mut h = Table::new(
         "ratios",
-        "Headline ratios (median QPS of one configuration over another, same run)",
+        "Headline ratios, same run: median QPS of one configuration over another, and the same \
+         for statements per CPU-second (session CPU time; steadier on a shared machine). \
+         Above 1 = the first configuration is faster.",
         &[
             "threads",
             "fast path",
             "8 vs 1 shards (murmur3)",
             "256 vs 1 shards (murmur3)",
             "mysql_bin vs murmur3 (8 shards)",
+            "per CPU-s: 8 vs 1",
+            "per CPU-s: mysql_bin vs murmur3",
         ],
     );
     for (ti, &th) in ths.iter().enumerate() {
         for fast in [false, true] {
             let q = |s, hsh| results[ti][find(fast, s, hsh)].qps;
+            let c = |s, hsh| results[ti][find(fast, s, hsh)].cpu_ns;
             h.row(vec![
                 th.to_string(),
                 if fast { "on" } else { "off" }.into(),
                 ratio(q(8, PartitionHash::Murmur3) / q(1, PartitionHash::Murmur3)),
                 ratio(q(256, PartitionHash::Murmur3) / q(1, PartitionHash::Murmur3)),
                 ratio(q(8, PartitionHash::MySqlBin) / q(8, PartitionHash::Murmur3)),
+                ratio(c(1, PartitionHash::Murmur3) / c(8, PartitionHash::Murmur3)),
+                ratio(c(8, PartitionHash::Murmur3) / c(8, PartitionHash::MySqlBin)),
             ]);
         }
     }

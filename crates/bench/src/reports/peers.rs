@@ -80,11 +80,18 @@ pub fn run(ctx: &mut Ctx) -> Report {
                 "best peer",
                 "best peer QPS",
                 "mdl / best peer",
+                "mdl CPU ns/stmt",
+                "cheapest peer (CPU)",
+                "its CPU ns/stmt",
+                "mdl per CPU-s / cheapest",
             ],
         );
         for (ti, t) in ths.iter().enumerate() {
             let best = (2..cases.len())
                 .max_by(|&a, &b| res[ti][a].qps.total_cmp(&res[ti][b].qps))
+                .expect("peers");
+            let cheap = (2..cases.len())
+                .min_by(|&a, &b| res[ti][a].cpu_ns.total_cmp(&res[ti][b].cpu_ns))
                 .expect("peers");
             h.row(vec![
                 t.to_string(),
@@ -92,6 +99,10 @@ pub fn run(ctx: &mut Ctx) -> Report {
                 labels[best].clone(),
                 int(res[ti][best].qps),
                 ratio(res[ti][0].qps / res[ti][best].qps),
+                format!("{:.0}", res[ti][0].cpu_ns),
+                labels[cheap].clone(),
+                format!("{:.0}", res[ti][cheap].cpu_ns),
+                ratio(res[ti][cheap].cpu_ns / res[ti][0].cpu_ns),
             ]);
         }
         r.tables.push(h);

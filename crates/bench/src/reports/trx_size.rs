@@ -64,23 +64,29 @@ pub fn run(ctx: &mut Ctx) -> Report {
     ));
     let mut h = Table::new(
         "ratios",
-        "Speed-up over autocommit (median QPS ratio, same run)",
+        "Speed-up over autocommit, same run: median QPS ratio, and statements per CPU-second \
+         ratio (session CPU time; steadier on a shared machine)",
         &[
             "threads",
             "8.0: 10/trx",
             "8.0: 100/trx",
             "5.6.15: 10/trx",
             "5.6.15: 100/trx",
+            "per CPU-s 8.0: 100/trx",
+            "per CPU-s 5.6.15: 100/trx",
         ],
     );
     for (ti, t) in ths.iter().enumerate() {
         let q = |i: usize| res[ti][i].qps;
+        let c = |i: usize| res[ti][i].cpu_ns;
         h.row(vec![
             t.to_string(),
             ratio(q(1) / q(0)),
             ratio(q(2) / q(0)),
             ratio(q(4) / q(3)),
             ratio(q(5) / q(3)),
+            ratio(c(0) / c(2)),
+            ratio(c(3) / c(5)),
         ]);
     }
     r.tables.push(h);
