@@ -20,7 +20,7 @@ fn main() {
         .next()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
-    let fast_path = args.next().map_or(true, |s| s != "off");
+    let fast_path = args.next().is_none_or(|s| s != "off");
     let preset = args.next();
     #[cfg(feature = "pfs")]
     if let Some(p) = &preset {
