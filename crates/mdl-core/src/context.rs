@@ -667,7 +667,7 @@ impl MdlContext {
                         return Ok(Attempt::Granted(self.insert(t)));
                     }
                     FastAcquire::Destroyed => continue,
-                    FastAcquire::Obtrusive => {}
+                    FastAcquire::SlowPath => {}
                 }
             }
             let mut st = lock.state.write();

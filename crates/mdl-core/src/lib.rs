@@ -106,7 +106,7 @@ pub use types::{LockDuration, LockType, Namespace, Strategy};
 
 use context::ContextShared;
 use map::LockMap;
-use sync::{AtomicU64, Mutex, Ordering};
+use sync::{Mutex, Ordering};
 
 /// A granted or pending slow-path ticket ([`MdlManager::slow_path_locks`]).
 #[derive(Debug, Clone)]
@@ -250,8 +250,9 @@ impl MdlManager {
     fn context_with(self: &Arc<Self>, owner: Option<Arc<dyn MdlOwner>>) -> MdlContext {
         // Ids are unique in the process, not just in this manager, so a ticket (which names its
         // context by id) of another manager's context is never mistaken for one of ours.
-        static NEXT_CONTEXT: AtomicU64 = AtomicU64::new(1);
-        let id = NEXT_CONTEXT.fetch_add(1, Ordering::Relaxed);
+        // (A plain std atomic: the id counter is not part of any loom model.)
+        static NEXT_CONTEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = NEXT_CONTEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let shared = Arc::new(ContextShared::new(id, owner));
         self.contexts.lock().insert(id, Arc::downgrade(&shared));
         MdlContext::new(self.clone(), shared)

@@ -180,13 +180,24 @@ impl LockState {
     }
 }
 
+/// The bits of the state word that count the locks `inc` adds to (20 bits per type group for
+/// object locks, 60 bits for scoped IX).
+#[inline]
+fn fast_path_field_mask(strategy: Strategy, inc: u64) -> u64 {
+    match strategy {
+        Strategy::Scoped => (1 << 60) - 1,
+        Strategy::Object => inc * ((1 << 20) - 1),
+    }
+}
+
 /// Outcome of a fast-path attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FastAcquire {
     /// Counted in the state word; `first_use` if the word was 0 before.
     Granted { first_use: bool },
-    /// An obtrusive lock is granted or pending: take the slow path.
-    Obtrusive,
+    /// Take the slow path: an obtrusive lock is granted or pending, or this type's counter in
+    /// the state word is full.
+    SlowPath,
     /// The object is being evicted: look it up again.
     Destroyed,
 }
@@ -219,16 +230,18 @@ impl LockObject {
     }
 
     /// The fast path: one compare-and-swap adding `inc` to the state word, unless an obtrusive
-    /// lock is around or the object is being destroyed.
+    /// lock is around, the object is being destroyed, or the type's counter is full (a context
+    /// can hold any number of clones of one lock; MySQL bounds the counters by connections).
     #[inline]
     pub(crate) fn fast_acquire(&self, inc: u64) -> FastAcquire {
+        let full = fast_path_field_mask(self.strategy, inc);
         let mut old = self.fast_path.load(Ordering::Relaxed);
         loop {
             if old & IS_DESTROYED != 0 {
                 return FastAcquire::Destroyed;
             }
-            if old & HAS_OBTRUSIVE != 0 {
-                return FastAcquire::Obtrusive;
+            if old & HAS_OBTRUSIVE != 0 || old & full == full {
+                return FastAcquire::SlowPath;
             }
             match self.fast_path.compare_exchange_weak(
                 old,
@@ -327,8 +340,21 @@ impl LockObject {
         let inc = crate::matrix::fast_path_increment(self.strategy, ty);
         let mut st = self.state.write();
         if source_fast && inc != 0 {
-            self.fast_path.fetch_add(inc, Ordering::AcqRel);
-            return None;
+            // The counter is changed only under the write lock here, but fast-path requests may
+            // add to it concurrently: reserve a unit with a CAS that checks the field is not full.
+            let full = fast_path_field_mask(self.strategy, inc);
+            let mut old = self.fast_path.load(Ordering::Relaxed);
+            while old & full != full {
+                match self.fast_path.compare_exchange_weak(
+                    old,
+                    old + inc,
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => return None,
+                    Err(cur) => old = cur,
+                }
+            }
         }
         let mut flags = HAS_SLOW_PATH;
         if inc == 0 {
@@ -541,7 +567,7 @@ mod loom_models {
                         hold(&s, &x);
                         l.fast_release(inc, MAX);
                     }
-                    FastAcquire::Obtrusive => {
+                    FastAcquire::SlowPath => {
                         let mut st = l.state.write();
                         if l.begin_slow_path(&mut st, false).is_err() {
                             return;
@@ -638,5 +664,33 @@ mod loom_models {
                 "last user leaves the word at 0"
             );
         });
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::key::MdlKey;
+    use crate::matrix::fast_path_increment;
+    use crate::types::Namespace;
+
+    /// A full counter sends further requests of its group to the slow path instead of carrying
+    /// into the next field or the flag bits.
+    #[test]
+    fn full_fast_path_counter_takes_the_slow_path() {
+        let lock = LockObject::new(MdlKey::new(Namespace::Table, "s", "t").expect("valid"));
+        for ty in [LockType::S, LockType::SR, LockType::SW] {
+            let inc = fast_path_increment(Strategy::Object, ty);
+            let full = inc * ((1 << 20) - 1);
+            lock.fast_path.store(full, Ordering::Relaxed);
+            assert_eq!(lock.fast_acquire(inc), FastAcquire::SlowPath, "{ty:?}");
+            lock.fast_path.store(full - inc, Ordering::Relaxed);
+            assert_eq!(
+                lock.fast_acquire(inc),
+                FastAcquire::Granted { first_use: false }
+            );
+            assert_eq!(lock.fast_path.load(Ordering::Relaxed), full);
+        }
+        lock.fast_path.store(0, Ordering::Relaxed);
     }
 }
