@@ -149,8 +149,10 @@ fn one_thread(v: Counter, n: u64, slot: &CachePadded<AtomicU64>) -> u64 {
     black_box(x) ^ count
 }
 
-/// Nanoseconds per operation of `v` with `threads` threads each doing `n` operations (wall time
-/// from the common start to the last thread's end, divided by `n`).
+/// Nanoseconds per operation of `v` with `threads` threads each doing `n` operations: each
+/// thread's own CPU time over its `n` operations, averaged over the threads (CPU time, not wall
+/// time, so other processes on the machine do not inflate it; where the thread CPU clock is
+/// unavailable, wall time).
 pub fn measure(v: Counter, threads: usize, n: u64) -> f64 {
     let slots: Vec<CachePadded<AtomicU64>> = (0..threads)
         .map(|_| CachePadded::new(AtomicU64::new(0)))
@@ -163,26 +165,31 @@ pub fn measure(v: Counter, threads: usize, n: u64) -> f64 {
                 let start = &start;
                 s.spawn(move || {
                     start.wait();
-                    black_box(one_thread(v, n, slot))
+                    let c0 = crate::runner::thread_cpu_ns();
+                    black_box(one_thread(v, n, slot));
+                    crate::runner::thread_cpu_ns() - c0
                 })
             })
             .collect();
         start.wait();
         let t0 = Instant::now();
-        for h in hs {
-            let _ = h.join();
-        }
-        t0.elapsed()
+        let cpu: u64 = hs.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+        (t0.elapsed(), cpu)
     });
     // Aggregation on read: sum the slots (what a reader of the statistics does).
     black_box(slots.iter().map(|s| s.load(Ordering::Relaxed)).sum::<u64>());
-    el.as_nanos() as f64 / n as f64
+    let (wall, cpu) = el;
+    if cpu > 0 {
+        cpu as f64 / threads as f64 / n as f64
+    } else {
+        wall.as_nanos() as f64 / n as f64
+    }
 }
 
 /// The median of `runs` measurements.
 pub fn measure_median(v: Counter, threads: usize, budget: Duration, runs: usize) -> f64 {
-    // Size n so one measurement of the baseline takes about `budget`.
-    let probe = measure(Counter::None, 1, 100_000).max(0.1);
+    // Size n so one measurement of this variant takes about `budget`.
+    let probe = measure(v, 1, 20_000).max(0.1);
     let n = ((budget.as_nanos() as f64 / probe) as u64).clamp(10_000, 200_000_000);
     let v: Vec<f64> = (0..runs).map(|_| measure(v, threads, n)).collect();
     crate::runner::median(&v)

@@ -153,7 +153,9 @@ impl Chart {
         if x0 == x1 {
             x1 = x0 + 1.0;
         }
-        if self.y_from_zero && !self.log_y {
+        // A log axis spanning less than a decade and a half would show one label or none.
+        let log_y = self.log_y && y0 > 0.0 && y1 / y0 >= 30.0;
+        if self.y_from_zero && !log_y {
             y0 = y0.min(0.0);
         }
         if y0 == y1 {
@@ -175,7 +177,7 @@ impl Chart {
         };
         let legend_pos = if self.legend_upper_left {
             SeriesLabelPosition::UpperLeft
-        } else if self.y_from_zero && !self.log_y {
+        } else if self.y_from_zero && !log_y {
             SeriesLabelPosition::LowerRight
         } else {
             SeriesLabelPosition::UpperRight
@@ -232,14 +234,14 @@ impl Chart {
                     .map_err(|e| e.to_string())?;
             }};
         }
-        let yr = if self.log_y {
+        let yr = if log_y {
             // Headroom above the lines for the legend (upper corner).
             let top = y1 * (1.25f64).max((y1 / y0.max(1e-9)).powf(0.6));
             (y0 * 0.8).max(1e-9)..top
         } else {
             y0..y1 + pad
         };
-        match (self.log_x, self.log_y) {
+        match (self.log_x, log_y) {
             (false, false) => draw!(b
                 .build_cartesian_2d(x0..x1, yr)
                 .map_err(|e| e.to_string())?),

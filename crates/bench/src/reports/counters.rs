@@ -33,8 +33,9 @@ pub fn run(ctx: &mut Ctx) -> Report {
         "counters",
         "Counting an event: plain, checked, shared, per-thread, timed",
         "A loop of operations (one multiply-add each) per thread, with each way of counting \
-         the operation, on 1 and 2 threads; ns per operation is wall time over operations per \
-         thread (median of several runs), and the counting cost is the difference to the loop \
+         the operation, on 1 and 2 threads; ns per operation is each thread's own CPU time over \
+         its operations (median of several runs; CPU time so that other processes on the \
+         shared machine do not inflate it), and the counting cost is the difference to the loop \
          without counting. `count++` is a thread-owned counter in memory; `if (enabled)` adds \
          a relaxed load of a shared flag; the shared atomic is one `fetch_add` cache line for \
          every thread; the per-thread slot is a padded atomic per thread bumped without a \
@@ -60,7 +61,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         "ns-per-op",
         "Cost of counting, by threads",
         "threads",
-        "ns per operation (median)",
+        "CPU ns per operation (median)",
     );
     c.log_y = true;
     for (vi, v) in Counter::ALL.iter().enumerate() {

@@ -376,20 +376,23 @@ pub fn amplification(ctx: &mut Ctx) -> Report {
     let mut r = Report::new(name, title, about);
     let mut tab = Table::new(
         "overhead",
-        "Overhead against off by work per statement",
+        "Overhead against off by work per statement (CPU time per statement, and QPS)",
         &[
             "threads",
             "work per statement (µs)",
+            "CPU ns/stmt off",
+            "default (CPU)",
+            "synch (CPU)",
             "QPS off",
-            "default",
-            "synch",
+            "default (QPS)",
+            "synch (QPS)",
         ],
     );
     let mut chart = Chart::new(
         "overhead",
         "Instrumentation overhead vs work per statement",
         "CPU work per statement (µs, log; 0 shown at 0.1)",
-        "overhead vs off (%)",
+        "CPU time per statement over off (%)",
     );
     chart.log_x = true;
     chart.y_from_zero = true;
