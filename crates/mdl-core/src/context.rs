@@ -311,7 +311,7 @@ impl MdlContext {
             Attempt::Granted(t) => Ok(Some(t)),
             Attempt::NotGranted => Ok(None),
             Attempt::Pending(p) => {
-                self.abandon(p);
+                self.withdraw(p);
                 Ok(None)
             }
         }
@@ -821,15 +821,7 @@ impl MdlContext {
             t.id = p.id;
             return Ok(self.insert(t));
         }
-        if p.lock
-            .remove_entry(p.entry, self.mgr.config().max_write_lock_count)
-            && !p.lock.singleton
-        {
-            self.mgr.map.object_unused(&mut self.rand);
-        }
-        if p.hton_notified {
-            self.post_release_notify(&p.lock.key);
-        }
+        self.withdraw(p);
         Err(match status {
             WaitStatus::Victim => MdlError::Deadlock,
             WaitStatus::Killed => MdlError::Killed,
@@ -837,9 +829,11 @@ impl MdlContext {
         })
     }
 
-    /// Takes a queued request back off the lock (a try that was queued).
-    fn abandon(&mut self, p: Pending) {
-        // Whether or not it was granted meanwhile, the entry goes.
+    /// Takes a queued request that will not become a ticket back off its lock (a failed wait,
+    /// or a try that was queued), undoing the engine notification.
+    fn withdraw(&mut self, p: Pending) {
+        // Whether or not it was granted meanwhile, the entry goes (a failed wait already has
+        // its outcome, so this `set` changes nothing there).
         self.shared.wait.set(p.epoch, WaitStatus::Timeout);
         if p.lock
             .remove_entry(p.entry, self.mgr.config().max_write_lock_count)
