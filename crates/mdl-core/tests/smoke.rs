@@ -73,3 +73,34 @@ fn two_context_deadlock() {
     );
     assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 1);
 }
+
+/// A context moves between threads (a connection handed to another worker); handles are
+/// shareable.
+#[test]
+fn thread_safety_of_public_types() {
+    fn send<T: Send>() {}
+    fn send_sync<T: Send + Sync>() {}
+    send::<MdlContext>();
+    send_sync::<MdlManager>();
+    send_sync::<KillHandle>();
+    send_sync::<Ticket>();
+    send_sync::<MdlKey>();
+    send_sync::<MdlError>();
+
+    let mgr = MdlManager::new(MdlConfig::default()).unwrap();
+    let mut ctx = mgr.new_context();
+    let t = ctx
+        .acquire(
+            &MdlRequest::new(key("moved"), LockType::SR, LockDuration::Explicit),
+            Duration::from_secs(1),
+        )
+        .unwrap();
+    let mut ctx = thread::spawn(move || {
+        ctx.release(t).unwrap();
+        ctx
+    })
+    .join()
+    .unwrap();
+    assert!(!ctx.has_locks());
+    ctx.release_transactional_locks();
+}
