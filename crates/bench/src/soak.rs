@@ -59,7 +59,7 @@ use mdl_core::{
     MdlRequest, Namespace, Ticket,
 };
 
-use reference_model::{conflicts, has_priority, is_scoped, stronger_or_equal};
+use reference_model::{allowed, conflicts, has_priority, is_scoped, stronger_or_equal};
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -546,23 +546,14 @@ struct Worker {
     rep: SoakReport,
 }
 
-const SCOPED_TYPES: [LockType; 3] = [
-    LockType::IntentionExclusive,
-    LockType::Shared,
-    LockType::Exclusive,
-];
-const OBJECT_TYPES: [LockType; 10] = [
-    LockType::Shared,
-    LockType::SharedHighPrio,
-    LockType::SharedRead,
-    LockType::SharedWrite,
-    LockType::SharedWriteLowPrio,
-    LockType::SharedUpgradable,
-    LockType::SharedReadOnly,
-    LockType::SharedNoWrite,
-    LockType::SharedNoReadWrite,
-    LockType::Exclusive,
-];
+/// The types a namespace takes, by the reference model's rule (scoped: IX, S, X; object: all
+/// but IX).
+fn legal_types(ns: Namespace) -> Vec<LockType> {
+    LockType::ALL
+        .into_iter()
+        .filter(|&t| allowed(ns, t))
+        .collect()
+}
 
 impl Worker {
     fn ctx(&mut self) -> &mut MdlContext {
@@ -601,11 +592,7 @@ impl Worker {
     }
 
     fn random_type(&mut self, ns: Namespace) -> LockType {
-        if is_scoped(ns) {
-            self.rng.pick(&SCOPED_TYPES)
-        } else {
-            self.rng.pick(&OBJECT_TYPES)
-        }
+        self.rng.pick(&legal_types(ns))
     }
 
     fn random_timeout(&mut self) -> Duration {
@@ -905,12 +892,7 @@ impl Worker {
         };
         let ns = key.namespace();
         let scoped = is_scoped(ns);
-        let legal: Vec<LockType> = if scoped {
-            SCOPED_TYPES.to_vec()
-        } else {
-            OBJECT_TYPES.to_vec()
-        };
-        let weaker: Vec<LockType> = legal
+        let weaker: Vec<LockType> = legal_types(ns)
             .into_iter()
             .filter(|&x| stronger_or_equal(scoped, held, x))
             .collect();
@@ -938,11 +920,10 @@ impl Worker {
             let m = &self.mine[&t];
             (m.key.clone(), m.ty)
         };
-        let scoped = is_scoped(key.namespace());
-        let legal: &[LockType] = if scoped { &SCOPED_TYPES } else { &OBJECT_TYPES };
-        let weaker: Vec<LockType> = legal
-            .iter()
-            .copied()
+        let ns = key.namespace();
+        let scoped = is_scoped(ns);
+        let weaker: Vec<LockType> = legal_types(ns)
+            .into_iter()
             .filter(|&x| stronger_or_equal(scoped, held, x))
             .collect();
         let ty = self.rng.pick(&weaker);
