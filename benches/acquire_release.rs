@@ -12,15 +12,11 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use mdl::{LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
+use mdl::{FastPath, LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
 
 fn acquire_release(c: &mut Criterion) {
-    for fast_path in [true, false] {
-        let mut g = c.benchmark_group(if fast_path {
-            "acquire_release/fast_path_on"
-        } else {
-            "acquire_release/fast_path_off"
-        });
+    for fast_path in FastPath::ALL {
+        let mut g = c.benchmark_group(format!("acquire_release/fast_path_{}", fast_path.name()));
         g.sample_size(20)
             .warm_up_time(Duration::from_millis(200))
             .measurement_time(Duration::from_millis(600));

@@ -12,7 +12,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mdl::{LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
+use mdl::{FastPath, LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -20,7 +20,11 @@ fn main() {
         .next()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
-    let fast_path = args.next().is_none_or(|s| s != "off");
+    let fast_path = match args.next().as_deref() {
+        None | Some("on") | Some("shared-word") => FastPath::SharedWord,
+        Some("off") => FastPath::Off,
+        Some(other) => panic!("fast path {other:?}: expected on, off or shared-word"),
+    };
     let preset = args.next();
     #[cfg(feature = "pfs")]
     if let Some(p) = &preset {
@@ -53,5 +57,5 @@ fn main() {
     } else {
         "no-pfs"
     };
-    println!("build={build} preset={preset} fast_path={fast_path} iterations={iterations} acquire+release: {ns:.1} ns");
+    println!("build={build} preset={preset} fast_path={} iterations={iterations} acquire+release: {ns:.1} ns", fast_path.name());
 }

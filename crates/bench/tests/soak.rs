@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use mdl_bench::soak::{run, SoakConfig};
-use mdl_core::MdlConfig;
+use mdl_core::{FastPath, MdlConfig};
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
@@ -16,11 +16,11 @@ fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
-fn soak(fast_path: bool, low_water: usize, secs: f64) {
+fn soak(fast_path: FastPath, low_water: usize, secs: f64) {
     let cfg = SoakConfig {
         threads: env("MDL_SOAK_THREADS", 8),
         duration: Some(Duration::from_secs_f64(secs)),
-        seed: env("MDL_SOAK_SEED", 0x5EED) ^ u64::from(fast_path),
+        seed: env("MDL_SOAK_SEED", 0x5EED) ^ fast_path as u64,
         mdl: MdlConfig {
             fast_path,
             unused_locks_low_water: low_water,
@@ -40,7 +40,7 @@ fn soak(fast_path: bool, low_water: usize, secs: f64) {
 #[test]
 fn soak_fast_path_briefly() {
     let secs = env("MDL_SOAK_SECS", 3.0);
-    soak(true, 1000, secs);
+    soak(FastPath::default(), 1000, secs);
 }
 
 #[test]
@@ -62,5 +62,5 @@ fn soak_global_read_lock_contention_briefly() {
 fn soak_slow_path_small_cache_briefly() {
     // Low water 16: eviction runs all the time.
     let secs = env("MDL_SOAK_SECS", 2.0);
-    soak(false, 16, secs);
+    soak(FastPath::Off, 16, secs);
 }

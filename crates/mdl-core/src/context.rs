@@ -646,7 +646,7 @@ impl MdlContext {
         let inc = fast_path_increment(strategy, ty);
         let obtrusive = inc == 0;
         let force_slow = obtrusive
-            || !self.mgr.config().fast_path
+            || !self.mgr.config().fast_path.is_on()
             || self.shared.needs_thr_lock_abort.load(Ordering::Relaxed);
         if obtrusive {
             self.materialize_fast_path_locks();

@@ -60,7 +60,8 @@
 //! | `shards: 1` | 5.5/5.6 with one `MDL_map` mutex |
 //! | `shards: 8`, `partition_hash: MySqlBin` | 5.6.14: 8 partitions, but `sbtest1..8` all hash to one |
 //! | `shards: 8`, `partition_hash: Murmur3` | 5.6.15+ |
-//! | `fast_path: false` | 5.6 (no fast path; every lock goes through the queues) |
+//! | `fast_path: FastPath::Off` | 5.6 (no fast path; every lock goes through the queues) |
+//! | `fast_path: FastPath::SharedWord` | 5.7 / 8.0 (one compare-and-swap on a shared word) |
 //! | `ticket_index: LinearList` | before 8.0.4 (Bug #83143: O(N) `find_ticket`) |
 //!
 //! ## Cargo features
@@ -123,6 +124,35 @@ pub struct LockEntryInfo {
     pub ticket_id: u64,
 }
 
+/// How unobtrusive locks are granted ([`MdlConfig::fast_path`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FastPath {
+    /// Every lock goes through the lock object's queues under its lock (MySQL 5.6).
+    Off,
+    /// One compare-and-swap on the lock object's shared state word (MySQL 5.7 and 8.0,
+    /// WL#7304/WL#7306).
+    #[default]
+    SharedWord,
+}
+
+impl FastPath {
+    /// Every mode, for tests and reports that cover them all.
+    pub const ALL: [FastPath; 2] = [FastPath::Off, FastPath::SharedWord];
+
+    /// Whether unobtrusive locks can be granted without the lock object's queues.
+    pub fn is_on(self) -> bool {
+        self != FastPath::Off
+    }
+
+    /// A short name for reports (`off`, `shared-word`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FastPath::Off => "off",
+            FastPath::SharedWord => "shared-word",
+        }
+    }
+}
+
 /// `lock_wait_timeout`'s default: one year (MySQL's `LONG_TIMEOUT`).
 pub const LONG_TIMEOUT: Duration = Duration::from_secs(3600 * 24 * 365);
 
@@ -134,8 +164,8 @@ pub struct MdlConfig {
     pub shards: usize,
     /// How a key picks its partition.
     pub partition_hash: PartitionHash,
-    /// Grant unobtrusive locks with one compare-and-swap (MySQL 5.7+). `false` reproduces 5.6.
-    pub fast_path: bool,
+    /// How unobtrusive locks (S, SH, SR, SW, SWLP; IX on scoped locks) are granted.
+    pub fast_path: FastPath,
     /// How a context finds its own tickets.
     pub ticket_index: TicketIndex,
     /// After this many hog (SNW, SNRW, X) or piglet (SW over SRO) grants in a row while others
@@ -159,7 +189,7 @@ impl Default for MdlConfig {
         MdlConfig {
             shards: 8,
             partition_hash: PartitionHash::Murmur3,
-            fast_path: true,
+            fast_path: FastPath::SharedWord,
             ticket_index: TicketIndex::Hashed,
             lock_cache: 16,
             max_write_lock_count: u64::MAX,

@@ -24,8 +24,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    ContextId, LockDuration, LockType, MdlConfig, MdlError, MdlKey, MdlManager, MdlRequest,
-    Namespace,
+    ContextId, FastPath, LockDuration, LockType, MdlConfig, MdlError, MdlKey, MdlManager,
+    MdlRequest, Namespace,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,7 +112,7 @@ fn wait_until_queued(mgr: &MdlManager, id: ContextId) {
 
 const LONG: Duration = Duration::from_secs(30);
 
-fn run_cycle(nodes: &[Node], hanging: usize, fast_path: bool) {
+fn run_cycle(nodes: &[Node], hanging: usize, fast_path: FastPath) {
     let n = nodes.len();
     let mgr = MdlManager::new(MdlConfig {
         fast_path,
@@ -291,7 +291,7 @@ fn uniform_ddl_cycles_victimize_the_requester() {
             n
         ];
         assert_eq!(predicted_victim(&nodes), n - 1);
-        run_cycle(&nodes, 0, true);
+        run_cycle(&nodes, 0, FastPath::default());
     }
 }
 
@@ -308,7 +308,7 @@ fn lightest_node_is_the_victim() {
             ];
             nodes[light].kind = Kind::SrTable;
             assert_eq!(predicted_victim(&nodes), light);
-            run_cycle(&nodes, 0, light % 2 == 0);
+            run_cycle(&nodes, 0, FastPath::ALL[light % FastPath::ALL.len()]);
         }
     }
 }
@@ -324,7 +324,7 @@ fn user_lock_weighs_between_dml_and_ddl() {
         k(Kind::XUserLock, false),
     ];
     assert_eq!(predicted_victim(&nodes), 2);
-    run_cycle(&nodes, 1, true);
+    run_cycle(&nodes, 1, FastPath::default());
     let nodes = [
         k(Kind::XTable, false),
         k(Kind::XUserLock, false),
@@ -334,7 +334,7 @@ fn user_lock_weighs_between_dml_and_ddl() {
     ];
     // Offer order 3, 2, 1, 0, 4: ULL 3, then ULL 1 replaces it (equal weight).
     assert_eq!(predicted_victim(&nodes), 1);
-    run_cycle(&nodes, 1, false);
+    run_cycle(&nodes, 1, FastPath::Off);
     // Forcing DML weight on a DDL node makes it the victim.
     let nodes = [
         k(Kind::XUserLock, false),
@@ -342,7 +342,7 @@ fn user_lock_weighs_between_dml_and_ddl() {
         k(Kind::XUserLock, false),
     ];
     assert_eq!(predicted_victim(&nodes), 1);
-    run_cycle(&nodes, 0, true);
+    run_cycle(&nodes, 0, FastPath::default());
 }
 
 #[test]
@@ -355,9 +355,9 @@ fn upgrade_cycles() {
             };
             n
         ];
-        run_cycle(&nodes, 0, true);
+        run_cycle(&nodes, 0, FastPath::default());
         nodes[0].kind = Kind::XTable;
-        run_cycle(&nodes, 0, false);
+        run_cycle(&nodes, 0, FastPath::Off);
     }
 }
 
@@ -369,7 +369,11 @@ fn random_cycles_with_hanging_waiters() {
         for i in 0..per_length() {
             let nodes = random_nodes(&mut rng, n);
             let hanging = rng.below(3) as usize;
-            run_cycle(&nodes, hanging, i % 2 == 0);
+            run_cycle(
+                &nodes,
+                hanging,
+                FastPath::ALL[i % FastPath::ALL.len()],
+            );
             cycles += 1;
         }
     }
@@ -389,7 +393,7 @@ fn victim_is_released_and_manager_is_reusable() {
             force_dml: false,
         },
     ];
-    run_cycle(&nodes, 2, true);
+    run_cycle(&nodes, 2, FastPath::default());
     // A fresh manager is not needed: the same keys can be used again right away.
     let mut a = mgr.new_context();
     a.acquire(

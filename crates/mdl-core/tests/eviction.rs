@@ -122,7 +122,8 @@ fn lock_objects_stay_cached_below_the_low_water_mark() {
 
 #[test]
 fn unused_objects_are_evicted_past_low_water_and_ratio() {
-    for (name, fast) in [("fast", true), ("slow", false)] {
+    for fast in FastPath::ALL {
+        let name = fast.name();
         let low = 10;
         let m = mgr_with(|c| {
             c.unused_locks_low_water = low;

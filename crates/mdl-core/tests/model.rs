@@ -25,8 +25,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    ContextId, KillHandle, LockDuration, LockType, MdlConfig, MdlContext, MdlError, MdlKey,
-    MdlManager, MdlRequest, MdlSavepoint, Namespace, Ticket, TicketIndex, HASH_THRESHOLD,
+    ContextId, FastPath, KillHandle, LockDuration, LockType, MdlConfig, MdlContext, MdlError,
+    MdlKey, MdlManager, MdlRequest, MdlSavepoint, Namespace, Ticket, TicketIndex, HASH_THRESHOLD,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, TestCaseError, TestRunner};
@@ -136,7 +136,7 @@ pub struct Pick {
 
 #[derive(Debug, Clone)]
 pub struct Setup {
-    fast_path: bool,
+    fast_path: FastPath,
     hashed: bool,
     shards: usize,
     low_water: usize,
@@ -185,7 +185,7 @@ fn op() -> impl Strategy<Value = Op> {
 
 fn setup() -> impl Strategy<Value = Setup> {
     (
-        any::<bool>(),
+        prop::sample::select(FastPath::ALL.to_vec()),
         any::<bool>(),
         prop_oneof![Just(1usize), Just(8usize)],
         prop_oneof![Just(0usize), Just(4usize), Just(1000usize)],

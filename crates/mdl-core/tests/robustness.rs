@@ -13,8 +13,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    EngineRefusal, HolderInfo, LockDuration, LockType, MdlConfig, MdlError, MdlKey, MdlManager,
-    MdlOwner, MdlRequest, Namespace, Strategy, NAME_CHAR_LEN,
+    EngineRefusal, FastPath, HolderInfo, LockDuration, LockType, MdlConfig, MdlError, MdlKey,
+    MdlManager, MdlOwner, MdlRequest, Namespace, Strategy, NAME_CHAR_LEN,
 };
 
 fn table(name: &str) -> MdlKey {
@@ -54,7 +54,7 @@ fn assert_clean(mgr: &MdlManager) {
 
 #[test]
 fn panicking_holder_releases_and_wakes_waiters() {
-    for fast_path in [true, false] {
+    for fast_path in FastPath::ALL {
         let mgr = MdlManager::new(MdlConfig {
             fast_path,
             ..MdlConfig::default()

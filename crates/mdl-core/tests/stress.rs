@@ -406,7 +406,7 @@ fn configs_under_stress() -> Vec<MdlConfig> {
     vec![
         MdlConfig::default(),
         MdlConfig {
-            fast_path: false,
+            fast_path: FastPath::Off,
             ..MdlConfig::default()
         },
         MdlConfig {

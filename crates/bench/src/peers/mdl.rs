@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use mdl_core::{
-    LockDuration, LockType, MdlConfig, MdlContext, MdlKey, MdlManager, MdlRequest, Namespace,
-    PartitionHash, Ticket, TicketIndex,
+    FastPath, LockDuration, LockType, MdlConfig, MdlContext, MdlKey, MdlManager, MdlRequest,
+    Namespace, PartitionHash, Ticket, TicketIndex,
 };
 use serde::Serialize;
 
@@ -20,8 +20,9 @@ pub struct MdlSetup {
     /// Partition hash: `"murmur3"` or `"mysql_bin"`.
     #[serde(serialize_with = "ser_hash")]
     pub hash: PartitionHash,
-    /// Fast path for unobtrusive locks (MySQL 5.7+).
-    pub fast_path: bool,
+    /// Fast path for unobtrusive locks (`off` = 5.6, `shared-word` = 5.7/8.0).
+    #[serde(serialize_with = "ser_fast_path")]
+    pub fast_path: FastPath,
     /// Ticket store.
     #[serde(serialize_with = "ser_index")]
     pub ticket_index: TicketIndex,
@@ -32,6 +33,10 @@ pub struct MdlSetup {
 
 fn ser_hash<S: serde::Serializer>(h: &PartitionHash, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(hash_name(*h))
+}
+
+fn ser_fast_path<S: serde::Serializer>(f: &FastPath, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(f.name())
 }
 
 fn ser_index<S: serde::Serializer>(i: &TicketIndex, s: S) -> Result<S::Ok, S::Error> {
@@ -55,7 +60,7 @@ impl Default for MdlSetup {
         MdlSetup {
             shards: 8,
             hash: PartitionHash::Murmur3,
-            fast_path: true,
+            fast_path: FastPath::SharedWord,
             ticket_index: TicketIndex::Hashed,
             lock_cache: MdlConfig::default().lock_cache,
         }
@@ -68,7 +73,7 @@ impl MdlSetup {
         MdlSetup {
             shards,
             hash: PartitionHash::MySqlBin,
-            fast_path: false,
+            fast_path: FastPath::Off,
             ticket_index: TicketIndex::LinearList,
             lock_cache: 0,
         }
@@ -92,7 +97,10 @@ impl MdlSetup {
             "mdl {} shards {}{}{}{}",
             self.shards,
             hash_name(self.hash),
-            if self.fast_path { " fast" } else { "" },
+            match self.fast_path {
+                FastPath::Off => "",
+                FastPath::SharedWord => " fast",
+            },
             if self.ticket_index == TicketIndex::LinearList {
                 " linear"
             } else {

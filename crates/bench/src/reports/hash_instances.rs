@@ -1,7 +1,7 @@
 //! `hash-instances`: point-select QPS vs threads for shards {1, 8, 256} x partition hash
 //! {MySqlBin, Murmur3}, fast path off (MySQL 5.6) and on (8.0). Published figures, section A.
 
-use mdl_core::{MdlKey, MdlManager, Namespace, PartitionHash, TicketIndex};
+use mdl_core::{FastPath, MdlKey, MdlManager, Namespace, PartitionHash, TicketIndex};
 use serde_json::json;
 
 use super::{int, ratio, threads};
@@ -15,7 +15,7 @@ const HASHES: [PartitionHash; 2] = [PartitionHash::MySqlBin, PartitionHash::Murm
 
 fn setups() -> Vec<MdlSetup> {
     let mut v = Vec::new();
-    for fast_path in [false, true] {
+    for fast_path in [FastPath::Off, FastPath::SharedWord] {
         for shards in SHARDS {
             for hash in HASHES {
                 v.push(MdlSetup {
@@ -72,7 +72,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
     let mut t = Table::new("qps", "Median QPS (statements/s) by threads", &header);
     for (si, s) in setups.iter().enumerate() {
         let mut row = vec![
-            if s.fast_path { "on" } else { "off" }.to_string(),
+            if s.fast_path.is_on() { "on" } else { "off" }.to_string(),
             s.shards.to_string(),
             hash_name(s.hash).to_string(),
         ];
@@ -91,7 +91,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
     let find = |fast: bool, shards: usize, hash: PartitionHash| {
         setups
             .iter()
-            .position(|s| s.fast_path == fast && s.shards == shards && s.hash == hash)
+            .position(|s| s.fast_path.is_on() == fast && s.shards == shards && s.hash == hash)
             .expect("in the sweep")
     };
     let mut h = Table::new(
@@ -145,7 +145,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
                 MdlSetup {
                     shards,
                     hash,
-                    fast_path: true,
+                    fast_path: FastPath::SharedWord,
                     ticket_index: TicketIndex::Hashed,
                     lock_cache: 0,
                 }
@@ -196,7 +196,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         );
         c.log_x = true;
         for (si, s) in setups.iter().enumerate() {
-            if s.fast_path != fast {
+            if s.fast_path.is_on() != fast {
                 continue;
             }
             c.line(
@@ -232,7 +232,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
                 PeerSpec::Mdl(MdlSetup {
                     shards: 8,
                     hash,
-                    fast_path: false,
+                    fast_path: FastPath::Off,
                     ticket_index: TicketIndex::Hashed,
                     lock_cache: 0,
                 }),

@@ -3,6 +3,8 @@
 use serde_json::json;
 
 use super::{int, ratio, sweep, sweep_chart, sweep_table, threads};
+use mdl_core::FastPath;
+
 use crate::output::{Report, Table};
 use crate::peers::{MdlSetup, PeerSpec};
 use crate::runner::Ctx;
@@ -13,7 +15,7 @@ pub fn specs() -> Vec<PeerSpec> {
     vec![
         PeerSpec::Mdl(MdlSetup::default()),
         PeerSpec::Mdl(MdlSetup {
-            fast_path: false,
+            fast_path: FastPath::Off,
             ..MdlSetup::default()
         }),
         PeerSpec::GlobalMutex,
@@ -51,7 +53,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
             .into_iter()
             .map(|p| {
                 let l = match &p {
-                    PeerSpec::Mdl(s) if s.fast_path => "mdl (8.0)".to_string(),
+                    PeerSpec::Mdl(s) if s.fast_path.is_on() => "mdl (8.0)".to_string(),
                     PeerSpec::Mdl(_) => "mdl (no fast path)".to_string(),
                     other => other.label(),
                 };

@@ -12,6 +12,8 @@ use serde_json::json;
 
 use super::{int, pct, threads};
 use crate::instr::{self, InstrMode};
+use mdl_core::FastPath;
+
 use crate::output::{Chart, Report, Table};
 use crate::peers::{MdlSetup, PeerSpec};
 use crate::runner::{median, summarize, Case, Ctx, Measured, RunResult, Timing};
@@ -452,7 +454,7 @@ pub fn contention(ctx: &mut Ctx) -> Report {
         (
             "5.6 (no fast path)",
             MdlSetup {
-                fast_path: false,
+                fast_path: FastPath::Off,
                 ..MdlSetup::default()
             },
         ),

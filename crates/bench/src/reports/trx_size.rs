@@ -4,6 +4,8 @@
 use serde_json::json;
 
 use super::{ratio, sweep, sweep_chart, sweep_table, threads};
+use mdl_core::FastPath;
+
 use crate::output::{Report, Table};
 use crate::peers::{MdlSetup, PeerSpec};
 use crate::runner::Ctx;
@@ -17,7 +19,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         (
             "5.6.15",
             MdlSetup {
-                fast_path: false,
+                fast_path: FastPath::Off,
                 ..MdlSetup::default()
             },
         ),

@@ -10,8 +10,8 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    ContextId, KillHandle, LockDuration, LockType, MdlConfig, MdlContext, MdlKey, MdlManager,
-    MdlRequest, Namespace, Ticket,
+    ContextId, FastPath, KillHandle, LockDuration, LockType, MdlConfig, MdlContext, MdlKey,
+    MdlManager, MdlRequest, Namespace, Ticket,
 };
 
 /// The ten object lock types, in the column order of the reference tables.
@@ -181,18 +181,20 @@ pub fn mgr_with(f: impl FnOnce(&mut MdlConfig)) -> Arc<MdlManager> {
     MdlManager::new(c).unwrap()
 }
 
-/// Both fast-path settings, so tests exercise the fast and the slow path.
+/// Every fast-path mode, so tests exercise the fast and the slow path.
 pub fn configs() -> Vec<(&'static str, MdlConfig)> {
-    vec![
-        ("fast_path", MdlConfig::default()),
-        (
-            "slow_path",
-            MdlConfig {
-                fast_path: false,
-                ..MdlConfig::default()
-            },
-        ),
-    ]
+    FastPath::ALL
+        .into_iter()
+        .map(|fast_path| {
+            (
+                fast_path.name(),
+                MdlConfig {
+                    fast_path,
+                    ..MdlConfig::default()
+                },
+            )
+        })
+        .collect()
 }
 
 pub fn table(name: &str) -> MdlKey {

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use mdl_core::{
-    LockDuration, LockType, MdlConfig, MdlContext, MdlError, MdlKey, MdlManager, MdlRequest,
-    MdlSavepoint, Namespace, Ticket, TicketIndex,
+    FastPath, LockDuration, LockType, MdlConfig, MdlContext, MdlError, MdlKey, MdlManager,
+    MdlRequest, MdlSavepoint, Namespace, Ticket, TicketIndex,
 };
 
 use super::{Acquired, Model, Savepoint, TicketId};
@@ -205,7 +205,8 @@ pub fn run_bytes(data: &[u8]) -> Result<(), String> {
     };
     let max_wlc = [1, 2, 3, u64::MAX][(cfg >> 2) as usize % 4];
     let mgr = MdlManager::new(MdlConfig {
-        fast_path: cfg & 1 != 0,
+        fast_path: FastPath::ALL
+            [(usize::from(cfg & 1) + usize::from(cfg >> 6)) % FastPath::ALL.len()],
         ticket_index: if cfg & 2 != 0 {
             TicketIndex::Hashed
         } else {
