@@ -1,159 +1,40 @@
 //! `MdlContext`: the per-connection API (MySQL's `MDL_context`).
 //!
-//! A context is owned by one thread (it is `Send`, not `Sync`; every method takes `&mut self`).
-//! Its tickets live in its own [`TicketStore`]; the part other threads need to reach — the wait
-//! slot, the kill flag, what it is waiting for, the owner hooks — is in [`ContextShared`], behind
-//! an `Arc` that lock-object entries and the deadlock detector hold.
-//!
-//! `waiting_for` is written by the owning thread only (under its write lock) and read by deadlock
-//! searches (`read_recursive`). The kill flag is written by any thread through a [`KillHandle`].
+//! A context is owned by one thread at a time (it is `Send`, not `Sync`; every method takes
+//! `&mut self`). Its tickets live in its own [`TicketStore`]; the part other threads need to
+//! reach — the wait slot, the kill flag, the owner hooks — is its [`ContextShared`]. Asking a
+//! lock object for a lock is one call ([`LockObject::acquire`]); this module keeps the ticket
+//! bookkeeping around it, and `context/waiting.rs` the waiting.
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::deadlock::{visit_context, Visitor};
 use crate::error::{MdlError, Result};
+use crate::fast_path::FastPath;
 use crate::key::MdlKey;
-use crate::lock::{Destroyed, FastAcquire, LockObject};
-use crate::matrix::{
-    deadlock_weight, fast_path_increment, is_stronger_or_equal, DEADLOCK_WEIGHT_DML,
-};
-use crate::sync::{new_rwlock, AtomicBool, Ordering, RwLock, Site};
+use crate::lock::{FastAcquire, Hold, LockObject, Outcome, Request, SlotHome};
+use crate::manager::MdlManager;
+use crate::matrix::{fast_path_increment, is_stronger_or_equal, is_unobtrusive};
+use crate::owner::MdlOwner;
+use crate::request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
+use crate::shared::ContextShared;
+use crate::sync::Ordering;
 use crate::ticket_store::{TicketData, TicketStore};
-use crate::types::{LockDuration, LockType, Namespace, Strategy};
-use crate::wait::{WaitSlot, WaitStatus};
-#[cfg(doc)]
-use crate::MdlConfig;
-use crate::MdlManager;
+use crate::types::{ContextId, LockDuration, LockType};
 
-/// Identifies a context within its manager.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ContextId(pub(crate) u64);
+mod waiting;
 
-impl ContextId {
-    /// The numeric id (unique within the process, starting at 1).
-    pub fn as_u64(self) -> u64 {
-        self.0
-    }
-}
-
-impl fmt::Display for ContextId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-/// A storage engine's refusal of an exclusive lock
-/// ([`MdlOwner::notify_hton_pre_acquire_exclusive`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EngineRefusal {
-    /// Report the refusal as a deadlock ([`MdlError::Deadlock`]) instead of
-    /// [`MdlError::RefusedByEngine`].
-    pub victimized: bool,
-}
-
-/// A holder of a shared lock that blocks an exclusive request ([`MdlOwner::notify_shared_lock`]).
-pub struct HolderInfo<'a> {
-    /// The holder's context.
-    pub context: ContextId,
-    /// The holder's owner, if it has one.
-    pub owner: Option<&'a dyn MdlOwner>,
-    /// Whether the holder asked to have its table-level lock waits aborted
-    /// ([`MdlContext::set_needs_thr_lock_abort`]).
-    pub needs_thr_lock_abort: bool,
-    /// The type the holder holds (S or SH).
-    pub lock_type: LockType,
-}
-
-/// Hooks into the server that owns a context (MySQL's `MDL_context_owner`). Every method has a
-/// default that does nothing, so an owner implements only what it needs.
-///
-/// Hooks are called without any lock-manager lock held, from the thread using the context.
-pub trait MdlOwner: Send + Sync {
-    /// An exclusive request of this context waits for `holder`'s S or SH lock (for instance an
-    /// open HANDLER). Called when the request starts waiting and then about once a second.
-    fn notify_shared_lock(&self, holder: &HolderInfo<'_>) {
-        let _ = holder;
+impl MdlManager {
+    /// A new context (one per connection).
+    pub fn new_context(self: &Arc<Self>) -> MdlContext {
+        MdlContext::new(self.clone(), None)
     }
 
-    /// Called before an X lock in a namespace with storage-engine notification (TABLE, SCHEMA,
-    /// ...) is requested; refusing makes the request fail.
-    fn notify_hton_pre_acquire_exclusive(&self, key: &MdlKey) -> Result<(), EngineRefusal> {
-        let _ = key;
-        Ok(())
+    /// A new context whose owner receives the notifications of [`MdlOwner`].
+    pub fn new_context_with_owner(self: &Arc<Self>, owner: Arc<dyn MdlOwner>) -> MdlContext {
+        MdlContext::new(self.clone(), Some(owner))
     }
-
-    /// Called after an X lock that was pre-notified is released, downgraded or not granted.
-    fn notify_hton_post_release_exclusive(&self, key: &MdlKey) {
-        let _ = key;
-    }
-
-    /// Checked about once a second while waiting in USER_LEVEL_LOCK, LOCKING_SERVICE and
-    /// ACL_CACHE; a disconnected owner's wait ends with [`MdlError::Killed`].
-    fn is_connected(&self) -> bool {
-        true
-    }
-
-    /// When false, an S request on ACL_CACHE skips (or delays) deadlock detection, as MySQL does.
-    fn might_have_commit_order_waiters(&self) -> bool {
-        true
-    }
-}
-
-/// A lock request: what to lock, how, and for how long.
-#[derive(Debug, Clone)]
-pub struct MdlRequest {
-    /// The name to lock.
-    pub key: MdlKey,
-    /// The requested type.
-    pub lock_type: LockType,
-    /// How long the lock is held.
-    pub duration: LockDuration,
-    /// Set by [`MdlContext::acquire_many`] to the ticket that satisfies the request.
-    pub ticket: Option<Ticket>,
-}
-
-impl MdlRequest {
-    /// A request for `lock_type` on `key` for `duration`.
-    pub fn new(key: MdlKey, lock_type: LockType, duration: LockDuration) -> MdlRequest {
-        MdlRequest {
-            key,
-            lock_type,
-            duration,
-            ticket: None,
-        }
-    }
-}
-
-/// A handle to a granted lock. It is a small `Copy` value, valid only in the context that
-/// created it and only until the lock is released; using it elsewhere or later gives
-/// [`MdlError::InvalidTicket`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Ticket {
-    ctx: u64,
-    slot: u32,
-    generation: u32,
-}
-
-/// What a ticket holds ([`MdlContext::ticket_info`]).
-#[derive(Debug, Clone)]
-pub struct TicketInfo {
-    /// The locked name.
-    pub key: MdlKey,
-    /// The held type.
-    pub lock_type: LockType,
-    /// The ticket's duration.
-    pub duration: LockDuration,
-    /// Whether the lock is held on the fast path (as a counter in the lock object).
-    pub fast_path: bool,
-}
-
-/// A point to roll statement and transaction locks back to ([`MdlContext::savepoint`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MdlSavepoint {
-    ctx: u64,
-    seq: u64,
 }
 
 /// Kills a context from another thread: its current wait, and any later one until
@@ -172,67 +53,12 @@ impl KillHandle {
 
     /// Whether the context is killed.
     pub fn is_killed(&self) -> bool {
-        self.shared.killed.load(Ordering::Acquire)
+        self.shared.is_killed()
     }
 
     /// The context this handle kills.
     pub fn context_id(&self) -> ContextId {
         ContextId(self.shared.id)
-    }
-}
-
-/// What a waiting context waits for (its outgoing edge in the wait-for graph).
-pub(crate) struct WaitingFor {
-    pub(crate) lock: Arc<LockObject>,
-    pub(crate) entry: usize,
-    pub(crate) ty: LockType,
-    pub(crate) epoch: u64,
-}
-
-/// The part of a context that other threads reach.
-pub(crate) struct ContextShared {
-    pub(crate) id: u64,
-    pub(crate) wait: WaitSlot,
-    pub(crate) killed: AtomicBool,
-    pub(crate) waiting_for: RwLock<Option<WaitingFor>>,
-    pub(crate) force_dml_weight: AtomicBool,
-    pub(crate) needs_thr_lock_abort: AtomicBool,
-    pub(crate) owner: Option<Arc<dyn MdlOwner>>,
-    /// This context's rows of `metadata_locks` (see `instrument.rs`).
-    #[cfg(feature = "pfs")]
-    pub(crate) published: std::sync::OnceLock<crate::instrument::Published>,
-    #[cfg(feature = "pfs")]
-    pub(crate) published_lost: crate::sync::AtomicU64,
-    /// `wait/lock/metadata/sql/mdl`, kept here so the hot path needs no lookup.
-    #[cfg(feature = "pfs")]
-    pub(crate) metadata_class: pfs::ClassRef,
-}
-
-impl ContextShared {
-    pub(crate) fn new(id: u64, owner: Option<Arc<dyn MdlOwner>>) -> ContextShared {
-        ContextShared {
-            id,
-            wait: WaitSlot::new(),
-            killed: AtomicBool::new(false),
-            waiting_for: new_rwlock(Site::WaitingFor, None),
-            force_dml_weight: AtomicBool::new(false),
-            needs_thr_lock_abort: AtomicBool::new(false),
-            owner,
-            #[cfg(feature = "pfs")]
-            published: std::sync::OnceLock::new(),
-            #[cfg(feature = "pfs")]
-            published_lost: crate::sync::AtomicU64::new(0),
-            #[cfg(feature = "pfs")]
-            metadata_class: crate::instrument::classes().metadata,
-        }
-    }
-
-    pub(crate) fn deadlock_weight(&self, ns: Namespace, ty: LockType) -> u32 {
-        if self.force_dml_weight.load(Ordering::Relaxed) {
-            DEADLOCK_WEIGHT_DML
-        } else {
-            deadlock_weight(ns, ty)
-        }
     }
 }
 
@@ -249,7 +75,6 @@ struct Pending {
     entry: usize,
     epoch: u64,
     ty: LockType,
-    id: u64,
     hton_notified: bool,
 }
 
@@ -258,29 +83,43 @@ struct Pending {
 /// Dropping a context releases every lock it holds and wakes whoever waited for them.
 pub struct MdlContext {
     mgr: Arc<MdlManager>,
+    /// `shared.id`, kept here for the hot path.
+    id: u64,
     shared: Arc<ContextShared>,
     store: TicketStore,
-    /// Recently used lock objects, direct-mapped by key hash (see [`MdlConfig::lock_cache`]).
+    /// [`FastPath::PerContext`]: where this context claims slots.
+    home: Option<SlotHome>,
+    /// `shared.needs_thr_lock_abort` (only this context writes it), kept here for the hot path.
+    thr_lock_abort: bool,
+    /// Recently used lock objects, direct-mapped by key hash (see
+    /// [`crate::MdlConfig::lock_cache`]).
     cache: Vec<Option<Arc<LockObject>>>,
-    next_ticket: u64,
     rand: u64,
 }
 
 impl MdlContext {
-    pub(crate) fn new(mgr: Arc<MdlManager>, shared: Arc<ContextShared>) -> MdlContext {
-        let store = TicketStore::new(mgr.config().ticket_index);
+    fn new(mgr: Arc<MdlManager>, owner: Option<Arc<dyn MdlOwner>>) -> MdlContext {
+        let shared = mgr.env.registry.register(owner);
+        let store = TicketStore::new(mgr.config.ticket_index);
         let rand = shared.id.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let cache = vec![
-            None;
-            mgr.config().lock_cache.next_power_of_two()
-                * usize::from(mgr.config().lock_cache > 0)
-        ];
+        let lock_cache = mgr.config.lock_cache;
+        let cache = vec![None; lock_cache.next_power_of_two() * usize::from(lock_cache > 0)];
+        let home = match (mgr.env.mode, shared.tag) {
+            (FastPath::PerContext, Some(tag)) => mgr.env.slots.home(tag).map(|group| SlotHome {
+                tag,
+                group,
+                hint: 0,
+            }),
+            _ => None,
+        };
         MdlContext {
             mgr,
+            id: shared.id,
             shared,
             store,
+            home,
+            thr_lock_abort: false,
             cache,
-            next_ticket: 0,
             rand,
         }
     }
@@ -307,6 +146,9 @@ impl MdlContext {
     /// [`MdlError::RefusedByEngine`] / [`MdlError::Deadlock`] if the owner's storage-engine hook
     /// refuses an exclusive lock.
     pub fn try_acquire(&mut self, req: &MdlRequest) -> Result<Option<Ticket>> {
+        if let Some(t) = self.fast_acquire(req) {
+            return Ok(Some(t));
+        }
         match self.attempt(req, false)? {
             Attempt::Granted(t) => Ok(Some(t)),
             Attempt::NotGranted => Ok(None),
@@ -325,11 +167,18 @@ impl MdlContext {
     /// [`MdlError::Timeout`], [`MdlError::Deadlock`] (this context was chosen as the victim of a
     /// deadlock), [`MdlError::Killed`], plus the errors of [`MdlContext::try_acquire`]. On error
     /// nothing is acquired and every lock held before stays held.
+    #[inline]
     pub fn acquire(&mut self, req: &MdlRequest, timeout: Duration) -> Result<Ticket> {
-        if timeout.is_zero() {
-            return self.try_acquire(req)?.ok_or(MdlError::Timeout);
+        if let Some(t) = self.fast_acquire(req) {
+            return Ok(t);
         }
-        match self.attempt(req, true)? {
+        self.acquire_general(req, timeout)
+    }
+
+    #[inline(never)]
+    fn acquire_general(&mut self, req: &MdlRequest, timeout: Duration) -> Result<Ticket> {
+        // A zero timeout never queues (a try): `Pending` cannot come back.
+        match self.attempt(req, !timeout.is_zero())? {
             Attempt::Granted(t) => Ok(t),
             Attempt::NotGranted => Err(MdlError::Timeout),
             Attempt::Pending(p) => {
@@ -391,11 +240,10 @@ impl MdlContext {
         let req = MdlRequest::new(key, new_type, LockDuration::Transaction);
         let got = self.acquire(&req, timeout)?;
         let mut new_slot = got.slot;
-        if self.store.data(new_slot).seq() < start {
+        if self.store.seq(new_slot) < start {
             // An older, stronger ticket already covered the request: take our own copy of it.
-            let id = self.store.data(slot).id;
             new_slot = self
-                .clone_slot(new_slot, new_type, LockDuration::Transaction, id)?
+                .clone_slot(new_slot, new_type, LockDuration::Transaction)?
                 .slot;
         }
         self.swap_hold(slot, new_slot);
@@ -409,9 +257,9 @@ impl MdlContext {
     /// [`MdlError::InvalidLockChange`] if `new_type` is not weaker than the held type.
     pub fn downgrade(&mut self, ticket: Ticket, new_type: LockType) -> Result<()> {
         let slot = self.check(ticket)?;
-        let (ns, held, duration, id) = {
+        let (ns, held, duration) = {
             let t = self.store.data(slot);
-            (t.lock.key.namespace(), t.ty, t.duration, t.id)
+            (t.lock.key.namespace(), t.ty, t.duration)
         };
         if held == new_type {
             return Ok(());
@@ -422,7 +270,7 @@ impl MdlContext {
                 requested: new_type,
             });
         }
-        let new = self.clone_slot(slot, new_type, duration, id)?;
+        let new = self.clone_slot(slot, new_type, duration)?;
         self.swap_hold(slot, new.slot);
         Ok(())
     }
@@ -439,14 +287,14 @@ impl MdlContext {
         duration: LockDuration,
     ) -> Result<Ticket> {
         let slot = self.check(ticket)?;
-        let id = self.new_ticket_id();
-        self.clone_slot(slot, lock_type, duration, id)
+        self.clone_slot(slot, lock_type, duration)
     }
 
     /// Releases one lock, of any duration.
     ///
     /// # Errors
     /// [`MdlError::InvalidTicket`] for a ticket of another context or one already released.
+    #[inline]
     pub fn release(&mut self, ticket: Ticket) -> Result<()> {
         let slot = self.check(ticket)?;
         self.release_slot(slot);
@@ -463,7 +311,8 @@ impl MdlContext {
         let lock = self.store.data(slot).lock.clone();
         let slots: Vec<u32> = self
             .store
-            .iter(LockDuration::Explicit)
+            .of(LockDuration::Explicit)
+            .into_iter()
             .filter(|&s| Arc::ptr_eq(&self.store.data(s).lock, &lock))
             .collect();
         for s in slots {
@@ -517,7 +366,7 @@ impl MdlContext {
             return Err(MdlError::InvalidSavepoint);
         }
         let t = self.store.data(self.check(ticket)?);
-        Ok(t.duration == LockDuration::Explicit || t.seq() < sp.seq)
+        Ok(t.duration == LockDuration::Explicit || self.store.seq(ticket.slot) < sp.seq)
     }
 
     /// Changes a ticket's duration (MySQL allows TRANSACTION to another; any change is allowed
@@ -527,18 +376,16 @@ impl MdlContext {
     /// [`MdlError::InvalidTicket`].
     pub fn set_lock_duration(&mut self, ticket: Ticket, duration: LockDuration) -> Result<()> {
         let slot = self.check(ticket)?;
-        self.store.move_to(slot, duration, false);
-        self.publish(slot);
+        self.move_to(slot, duration, false);
         Ok(())
     }
 
     /// Makes every lock EXPLICIT (LOCK TABLES).
     pub fn set_explicit_duration_for_all_locks(&mut self) {
         for d in [LockDuration::Transaction, LockDuration::Statement] {
-            let slots: Vec<u32> = self.store.iter(d).collect();
+            let slots = self.store.of(d);
             for s in slots.into_iter().rev() {
-                self.store.move_to(s, LockDuration::Explicit, false);
-                self.publish(s);
+                self.move_to(s, LockDuration::Explicit, false);
             }
         }
     }
@@ -546,23 +393,22 @@ impl MdlContext {
     /// Makes every EXPLICIT lock a TRANSACTION lock (UNLOCK TABLES); they count as older than
     /// every savepoint.
     pub fn set_transaction_duration_for_all_locks(&mut self) {
-        let slots: Vec<u32> = self.store.iter(LockDuration::Explicit).collect();
+        let slots = self.store.of(LockDuration::Explicit);
         for s in slots {
-            self.store.move_to(s, LockDuration::Transaction, true);
-            self.publish(s);
+            self.move_to(s, LockDuration::Transaction, true);
         }
     }
 
     /// Whether this context holds a lock on `key` that satisfies `lock_type`.
     pub fn owns_equal_or_stronger_lock(&self, key: &MdlKey, lock_type: LockType) -> bool {
         self.store
-            .find(key, lock_type, LockDuration::Transaction)
+            .find_key(key, lock_type, LockDuration::Transaction)
             .is_some()
     }
 
     /// Whether this context holds any lock.
     pub fn has_locks(&self) -> bool {
-        self.store.len() > 0
+        !self.store.is_empty()
     }
 
     /// Number of tickets held, in all durations.
@@ -585,7 +431,7 @@ impl MdlContext {
             key: t.lock.key.clone(),
             lock_type: t.ty,
             duration: t.duration,
-            fast_path: t.fast_path,
+            fast_path: t.lock.is_fast(&self.mgr.env, t.hold),
         })
     }
 
@@ -613,6 +459,7 @@ impl MdlContext {
         self.shared
             .needs_thr_lock_abort
             .store(needs, Ordering::Relaxed);
+        self.thr_lock_abort = needs;
         if needs {
             self.materialize_fast_path_locks();
         }
@@ -620,6 +467,58 @@ impl MdlContext {
 
     // ---------------------------------------------------------------------------------------
     // Acquisition.
+
+    /// The common case in few instructions: an unobtrusive lock whose lock object is in this
+    /// context's cache and that the context does not hold yet, granted on the fast path. Any
+    /// other case returns `None` having changed nothing, and goes through
+    /// [`MdlContext::attempt`].
+    #[inline(always)]
+    fn fast_acquire(&mut self, req: &MdlRequest) -> Option<Ticket> {
+        let key = &req.key;
+        let ty = req.lock_type;
+        if !is_unobtrusive(key.strategy(), ty) || self.thr_lock_abort {
+            return None;
+        }
+        let i = key.murmur3() as usize & self.cache.len().wrapping_sub(1);
+        let cached = self.cache.get_mut(i)?;
+        if !cached.as_ref().is_some_and(|l| l.key == *key) {
+            return None;
+        }
+        let lock = cached.take()?;
+        if !self.store.is_empty() && self.store.find(&lock, ty, req.duration).is_some() {
+            self.cache[i] = Some(lock);
+            return None;
+        }
+        let env = &self.mgr.env;
+        let fast = match (&mut self.home, env.mode) {
+            (Some(home), _) => lock.claim_slot(&env.slots, home, ty, req.duration),
+            (None, FastPath::SharedWord) => {
+                lock.add_counter(fast_path_increment(lock.strategy, ty))
+            }
+            (None, _) => FastAcquire::SlowPath,
+        };
+        let hold = match fast {
+            FastAcquire::Granted { hold, first_use } => {
+                if first_use && !lock.singleton {
+                    self.mgr.map.object_used();
+                }
+                hold
+            }
+            FastAcquire::Moved { entry } => Hold::Entry(entry),
+            FastAcquire::SlowPath => {
+                self.cache[i] = Some(lock);
+                return None;
+            }
+            FastAcquire::Destroyed => return None,
+        };
+        Some(self.insert(TicketData {
+            lock,
+            hold,
+            ty,
+            duration: req.duration,
+            hton_notified: false,
+        }))
+    }
 
     fn attempt(&mut self, req: &MdlRequest, enqueue: bool) -> Result<Attempt> {
         let key = &req.key;
@@ -631,261 +530,97 @@ impl MdlContext {
                 lock_type: ty,
             });
         }
-        if let Some(slot) = self.store.find(key, ty, req.duration) {
-            if self.store.data(slot).duration == req.duration
-                && req.duration != LockDuration::Explicit
-            {
-                return Ok(Attempt::Granted(self.handle(slot)));
-            }
-            let id = self.new_ticket_id();
-            return self
-                .clone_slot(slot, ty, req.duration, id)
-                .map(Attempt::Granted);
-        }
-        let strategy = ns.strategy();
-        let inc = fast_path_increment(strategy, ty);
-        let obtrusive = inc == 0;
-        let force_slow = obtrusive
-            || !self.mgr.config().fast_path.is_on()
-            || self.shared.needs_thr_lock_abort.load(Ordering::Relaxed);
-        if obtrusive {
-            self.materialize_fast_path_locks();
-        }
-        let hton_notified = self.pre_acquire_notify(key, ty)?;
-        let id = self.new_ticket_id();
+        let obtrusive = fast_path_increment(ns.strategy(), ty) == 0;
+        let mode = self.mgr.env.mode;
+        let fast = !obtrusive && mode.is_on() && !self.thr_lock_abort;
+        let mut hton_notified = None;
         loop {
             let lock = self.find_lock(key);
-            if !force_slow {
-                match lock.fast_acquire(inc) {
-                    FastAcquire::Granted { first_use } => {
-                        if first_use && !lock.singleton {
-                            self.mgr.map.object_used();
-                        }
-                        let mut t = TicketData::new(lock, ty, req.duration);
-                        t.fast_path = true;
-                        t.id = id;
-                        return Ok(Attempt::Granted(self.insert(t)));
-                    }
-                    FastAcquire::Destroyed => continue,
-                    FastAcquire::SlowPath => {}
+            if let Some(slot) = self.store.find(&lock, ty, req.duration) {
+                // Already held, equal or stronger: the ticket itself, or a clone.
+                self.cache_lock(lock);
+                if hton_notified == Some(true) {
+                    self.post_release_notify(key);
                 }
+                if self.store.data(slot).duration == req.duration
+                    && req.duration != LockDuration::Explicit
+                {
+                    return Ok(Attempt::Granted(self.handle(slot)));
+                }
+                return self
+                    .clone_slot(slot, ty, req.duration)
+                    .map(Attempt::Granted);
             }
-            let mut st = lock.state.write();
-            match lock.begin_slow_path(&mut st, obtrusive) {
-                Err(Destroyed) => continue,
-                Ok(first_use) => {
+            let hton = match hton_notified {
+                Some(h) => h,
+                None => {
+                    if obtrusive && mode == FastPath::SharedWord {
+                        // Counters do not say whose they are: put ours in the queue, so the
+                        // conflicts the matrices find are never our own.
+                        self.materialize_fast_path_locks();
+                    }
+                    match self.pre_acquire_notify(key, ty) {
+                        Ok(h) => *hton_notified.insert(h),
+                        Err(e) => {
+                            self.cache_lock(lock);
+                            return Err(e);
+                        }
+                    }
+                }
+            };
+            let request = Request {
+                ctx: &self.shared,
+                ty,
+                duration: req.duration,
+                ticket_id: ticket_id(self.id, self.store.next_slot()),
+            };
+            let outcome = lock.acquire(&self.mgr.env, &request, self.home.as_mut(), fast, enqueue);
+            match outcome {
+                Outcome::Granted { hold, first_use } => {
                     if first_use && !lock.singleton {
                         self.mgr.map.object_used();
                     }
+                    return Ok(Attempt::Granted(self.insert(TicketData {
+                        lock,
+                        hold,
+                        ty,
+                        duration: req.duration,
+                        hton_notified: hton,
+                    })));
+                }
+                Outcome::Destroyed => continue,
+                Outcome::Queued {
+                    entry,
+                    epoch,
+                    first_use,
+                } => {
+                    if first_use && !lock.singleton {
+                        self.mgr.map.object_used();
+                    }
+                    return Ok(Attempt::Pending(Pending {
+                        lock,
+                        entry,
+                        epoch,
+                        ty,
+                        hton_notified: hton,
+                    }));
+                }
+                Outcome::Refused { first_use, unused } => {
+                    if !lock.singleton {
+                        if first_use {
+                            self.mgr.map.object_used();
+                        }
+                        if unused {
+                            self.mgr.map.object_unused(&mut self.rand);
+                        }
+                    }
+                    if hton {
+                        self.post_release_notify(&lock.key);
+                    }
+                    self.cache_lock(lock);
+                    return Ok(Attempt::NotGranted);
                 }
             }
-            let max_wlc = self.mgr.config().max_write_lock_count;
-            if lock.can_grant(&st, ty, self.shared.id) {
-                let entry = st.add_granted(self.shared.clone(), ty, id);
-                if lock.count_piglets_and_hogs(&mut st, ty, max_wlc) {
-                    lock.reschedule_waiters(&mut st, max_wlc);
-                }
-                drop(st);
-                let mut t = TicketData::new(lock, ty, req.duration);
-                t.entry = entry;
-                t.hton_notified = hton_notified;
-                t.id = id;
-                return Ok(Attempt::Granted(self.insert(t)));
-            }
-            if !enqueue {
-                let unused = lock.abandon_slow_path(&mut st, obtrusive);
-                drop(st);
-                if unused && !lock.singleton {
-                    self.mgr.map.object_unused(&mut self.rand);
-                }
-                if hton_notified {
-                    self.post_release_notify(&lock.key);
-                }
-                self.cache_lock(lock);
-                return Ok(Attempt::NotGranted);
-            }
-            let epoch = self.shared.wait.reset();
-            let entry = st.add_waiting(self.shared.clone(), ty, epoch, id);
-            drop(st);
-            return Ok(Attempt::Pending(Pending {
-                lock,
-                entry,
-                epoch,
-                ty,
-                id,
-                hton_notified,
-            }));
-        }
-    }
-
-    fn wait_for_grant(
-        &mut self,
-        key: &MdlKey,
-        duration: LockDuration,
-        p: Pending,
-        deadline: Option<Instant>,
-    ) -> Result<Ticket> {
-        // If an owner hook panics from here on, the guard takes the request off the queue.
-        let guard = PendingGuard {
-            mgr: self.mgr.clone(),
-            shared: self.shared.clone(),
-            lock: p.lock.clone(),
-            entry: p.entry,
-            epoch: p.epoch,
-            armed: true,
-        };
-        let ns = key.namespace();
-        let needs_notification = ns.strategy() == Strategy::Object && p.ty == LockType::Exclusive;
-        if needs_notification {
-            self.notify_conflicting_holders(&p.lock);
-        }
-        #[cfg(feature = "pfs")]
-        let pfs_wait = {
-            crate::instrument::publish(
-                &self.shared,
-                None,
-                crate::instrument::RowInfo {
-                    lock: &p.lock,
-                    id: p.id,
-                    ty: p.ty,
-                    duration,
-                    status: crate::instrument::RowStatus::Pending,
-                },
-            );
-            crate::instrument::metadata_wait_start(&p.lock)
-        };
-        // Make every lock we hold visible to the deadlock detector, then publish our edge.
-        self.materialize_fast_path_locks();
-        *self.shared.waiting_for.write() = Some(WaitingFor {
-            lock: p.lock.clone(),
-            entry: p.entry,
-            ty: p.ty,
-            epoch: p.epoch,
-        });
-        let owner = self.shared.owner.clone();
-        let mut delayed_detection = false;
-        let skip_detection = ns == Namespace::AclCache
-            && p.ty == LockType::Shared
-            && owner
-                .as_ref()
-                .is_some_and(|o| !o.might_have_commit_order_waiters());
-        if skip_detection {
-            delayed_detection = self.store.len() > 0;
-        } else {
-            self.find_deadlock();
-        }
-        let connection_check = ns.needs_connection_check() && owner.is_some();
-        let killed = &self.shared.killed;
-        let wait = &self.shared.wait;
-        let mut status = WaitStatus::Empty;
-        if needs_notification || connection_check || delayed_detection {
-            loop {
-                let slice_end = Instant::now() + Duration::from_secs(1);
-                if deadline.is_some_and(|d| slice_end > d) {
-                    break;
-                }
-                status = wait.timed_wait(Some(slice_end), killed, false);
-                if status != WaitStatus::Empty {
-                    break;
-                }
-                if connection_check && !owner.as_ref().is_some_and(|o| o.is_connected()) {
-                    wait.set(p.epoch, WaitStatus::Killed);
-                    status = wait.status();
-                    break;
-                }
-                if needs_notification {
-                    self.notify_conflicting_holders(&p.lock);
-                }
-                if delayed_detection {
-                    delayed_detection = false;
-                    self.find_deadlock();
-                }
-            }
-        }
-        if status == WaitStatus::Empty {
-            status = self
-                .shared
-                .wait
-                .timed_wait(deadline, &self.shared.killed, true);
-        }
-        *self.shared.waiting_for.write() = None;
-        #[cfg(feature = "pfs")]
-        drop(pfs_wait);
-        self.unpublish(None);
-        let mut guard = guard;
-        guard.armed = false;
-        if status == WaitStatus::Granted {
-            let mut t = TicketData::new(p.lock, p.ty, duration);
-            t.entry = p.entry;
-            t.hton_notified = p.hton_notified;
-            t.id = p.id;
-            return Ok(self.insert(t));
-        }
-        self.withdraw(p);
-        Err(match status {
-            WaitStatus::Victim => MdlError::Deadlock,
-            WaitStatus::Killed => MdlError::Killed,
-            _ => MdlError::Timeout,
-        })
-    }
-
-    /// Takes a queued request that will not become a ticket back off its lock (a failed wait,
-    /// or a try that was queued), undoing the engine notification.
-    fn withdraw(&mut self, p: Pending) {
-        // Whether or not it was granted meanwhile, the entry goes (a failed wait already has
-        // its outcome, so this `set` changes nothing there).
-        self.shared.wait.set(p.epoch, WaitStatus::Timeout);
-        if p.lock
-            .remove_entry(p.entry, self.mgr.config().max_write_lock_count)
-            && !p.lock.singleton
-        {
-            self.mgr.map.object_unused(&mut self.rand);
-        }
-        if p.hton_notified {
-            self.post_release_notify(&p.lock.key);
-        }
-    }
-
-    /// Runs deadlock searches from this context until none finds a cycle or this context is the
-    /// victim.
-    fn find_deadlock(&self) {
-        // One search at a time: two contexts that start waiting on the same cycle at once would
-        // otherwise each find it and each pick itself, breaking one deadlock with two victims.
-        let _one_search = self.mgr.deadlock_search.lock();
-        loop {
-            let mut v = Visitor::new(self.shared.id);
-            if !visit_context(&self.shared, &mut v) {
-                return;
-            }
-            let Some(victim) = v.victim else { return };
-            victim.ctx.wait.set(victim.epoch, WaitStatus::Victim);
-            if victim.ctx.id == self.shared.id {
-                return;
-            }
-        }
-    }
-
-    fn notify_conflicting_holders(&self, lock: &LockObject) {
-        let Some(owner) = &self.shared.owner else {
-            return;
-        };
-        let holders: Vec<(Arc<ContextShared>, LockType)> = {
-            let st = lock.state.read_recursive();
-            st.granted()
-                .filter(|e| {
-                    e.ctx.id != self.shared.id
-                        && matches!(e.ty, LockType::Shared | LockType::SharedHighPrio)
-                })
-                .map(|e| (e.ctx.clone(), e.ty))
-                .collect()
-        };
-        for (h, ty) in holders {
-            owner.notify_shared_lock(&HolderInfo {
-                context: ContextId(h.id),
-                owner: h.owner.as_deref(),
-                needs_thr_lock_abort: h.needs_thr_lock_abort.load(Ordering::Relaxed),
-                lock_type: ty,
-            });
         }
     }
 
@@ -911,18 +646,25 @@ impl MdlContext {
 
     /// Moves every fast-path lock of this context into its lock's granted queue.
     fn materialize_fast_path_locks(&mut self) {
-        if self.store.fast_path_count == 0 {
+        if !self.store.has_fast() {
             return;
         }
         let slots: Vec<u32> = self
             .store
             .all_slots()
-            .filter(|&s| self.store.data(s).fast_path)
+            .into_iter()
+            .filter(|&s| !matches!(self.store.data(s).hold, Hold::Entry(_)))
             .collect();
         for s in slots {
             let t = self.store.data(s);
-            let entry = t.lock.materialize(&self.shared, t.ty, t.id);
-            self.store.clear_fast_path(s, entry);
+            let request = Request {
+                ctx: &self.shared,
+                ty: t.ty,
+                duration: t.duration,
+                ticket_id: ticket_id(self.id, s),
+            };
+            let entry = t.lock.materialize(&self.mgr.env, &request, t.hold);
+            self.store.set_entry(s, entry);
         }
     }
 
@@ -933,7 +675,7 @@ impl MdlContext {
     /// `IS_DESTROYED` and asks again, and the cache no longer has it.
     #[inline]
     fn find_lock(&mut self, key: &MdlKey) -> Arc<LockObject> {
-        if !self.cache.is_empty() && !key.namespace().is_singleton() {
+        if !self.cache.is_empty() {
             let i = key.murmur3() as usize & (self.cache.len() - 1);
             if self.cache[i].as_ref().is_some_and(|l| l.key == *key) {
                 if let Some(lock) = self.cache[i].take() {
@@ -941,15 +683,17 @@ impl MdlContext {
                 }
             }
         }
-        self.mgr.map.find_or_insert(key)
+        self.mgr.map.find_or_insert(key, &self.mgr.env)
     }
 
-    /// Keeps a lock object this context stopped using for the next statement on the same key.
+    /// Keeps a lock object this context stopped using for the next statement on the same key
+    /// (singletons too: moving their `Arc` in and out of the cache spares every statement an
+    /// increment and a decrement of a reference count that all contexts share).
     #[inline]
     fn cache_lock(&mut self, lock: Arc<LockObject>) {
-        if !self.cache.is_empty() && !lock.singleton {
-            let i = lock.key.murmur3() as usize & (self.cache.len() - 1);
-            self.cache[i] = Some(lock);
+        let i = lock.key.murmur3() as usize & self.cache.len().wrapping_sub(1);
+        if let Some(slot) = self.cache.get_mut(i) {
+            *slot = Some(lock);
         }
     }
 
@@ -967,7 +711,7 @@ impl MdlContext {
                 Some(slot),
                 crate::instrument::RowInfo {
                     lock: &t.lock,
-                    id: t.id,
+                    id: ticket_id(self.id, slot),
                     ty: t.ty,
                     duration: t.duration,
                     status: crate::instrument::RowStatus::Granted,
@@ -987,16 +731,12 @@ impl MdlContext {
         let _ = slot;
     }
 
-    fn new_ticket_id(&mut self) -> u64 {
-        self.next_ticket += 1;
-        (self.shared.id << 32) ^ self.next_ticket
-    }
-
+    #[inline]
     fn insert(&mut self, t: TicketData) -> Ticket {
         let (slot, generation) = self.store.insert(t);
         self.publish(slot);
         Ticket {
-            ctx: self.shared.id,
+            ctx: self.id,
             slot,
             generation,
         }
@@ -1004,31 +744,33 @@ impl MdlContext {
 
     fn handle(&self, slot: u32) -> Ticket {
         Ticket {
-            ctx: self.shared.id,
+            ctx: self.id,
             slot,
             generation: self.store.generation(slot),
         }
     }
 
+    #[inline]
     fn check(&self, t: Ticket) -> Result<u32> {
-        if t.ctx == self.shared.id && self.store.check(t.slot, t.generation) {
+        if t.ctx == self.id && self.store.check(t.slot, t.generation) {
             Ok(t.slot)
         } else {
             Err(MdlError::InvalidTicket)
         }
     }
 
+    fn move_to(&mut self, slot: u32, duration: LockDuration, oldest: bool) {
+        self.store.move_to(slot, duration, oldest);
+        let t = self.store.data(slot);
+        t.lock.set_duration(&self.mgr.env, t.hold, duration);
+        self.publish(slot);
+    }
+
     /// A new ticket of `ty` (equal or weaker) and `duration` on the lock of `slot`.
-    fn clone_slot(
-        &mut self,
-        slot: u32,
-        ty: LockType,
-        duration: LockDuration,
-        id: u64,
-    ) -> Result<Ticket> {
-        let (lock, held, fast) = {
+    fn clone_slot(&mut self, slot: u32, ty: LockType, duration: LockDuration) -> Result<Ticket> {
+        let (lock, held, source) = {
             let t = self.store.data(slot);
-            (t.lock.clone(), t.ty, t.fast_path)
+            (t.lock.clone(), t.ty, t.hold)
         };
         let ns = lock.key.namespace();
         if !ns.allows(ty) {
@@ -1044,14 +786,20 @@ impl MdlContext {
             });
         }
         let hton_notified = self.pre_acquire_notify(&lock.key, ty)?;
-        let mut t = TicketData::new(lock.clone(), ty, duration);
-        t.id = id;
-        t.hton_notified = hton_notified;
-        match lock.add_clone(&self.shared, ty, fast, id) {
-            Some(entry) => t.entry = entry,
-            None => t.fast_path = true,
-        }
-        Ok(self.insert(t))
+        let request = Request {
+            ctx: &self.shared,
+            ty,
+            duration,
+            ticket_id: ticket_id(self.id, self.store.next_slot()),
+        };
+        let hold = lock.add_clone(&self.mgr.env, &request, source, self.home.as_mut());
+        Ok(self.insert(TicketData {
+            lock,
+            hold,
+            ty,
+            duration,
+            hton_notified,
+        }))
     }
 
     /// Gives `slot` the lock hold of `new_slot` (removing `new_slot`), then releases the hold
@@ -1060,23 +808,26 @@ impl MdlContext {
         self.unpublish(Some(new_slot));
         let new = self.store.remove(new_slot);
         let old = self.store.replace_hold(slot, new);
+        // The ticket keeps its duration: record it where the new hold is.
+        let t = self.store.data(slot);
+        t.lock.set_duration(&self.mgr.env, t.hold, t.duration);
         self.publish(slot);
         self.release_hold(old);
     }
 
+    #[inline]
     fn release_slot(&mut self, slot: u32) {
         self.unpublish(Some(slot));
         let t = self.store.remove(slot);
         self.release_hold(t);
     }
 
+    /// Releases every ticket of duration `d` taken at or after sequence number `newer_than`,
+    /// newest first as MySQL does (each release reschedules waiters, and with
+    /// `max_write_lock_count` the order of the grants matters). Every statement ends here: no
+    /// allocation.
     fn release_list(&mut self, d: LockDuration, newer_than: u64) {
-        let slots: Vec<u32> = self
-            .store
-            .iter(d)
-            .take_while(|&s| self.store.data(s).seq() >= newer_than)
-            .collect();
-        for s in slots {
+        while let Some(s) = self.store.newest_of(d, newer_than) {
             self.release_slot(s);
         }
     }
@@ -1087,8 +838,9 @@ impl MdlContext {
         if explicit_too {
             let slots: Vec<u32> = self
                 .store
-                .iter(LockDuration::Explicit)
-                .filter(|&s| self.store.data(s).seq() >= seq)
+                .of(LockDuration::Explicit)
+                .into_iter()
+                .filter(|&s| self.store.seq(s) >= seq)
                 .collect();
             for s in slots {
                 self.release_slot(s);
@@ -1097,14 +849,10 @@ impl MdlContext {
     }
 
     /// Gives up the lock a ticket held (the ticket is already out of the store).
+    #[inline]
     fn release_hold(&mut self, t: TicketData) {
         let lock = &t.lock;
-        let max_wlc = self.mgr.config().max_write_lock_count;
-        let unused = if t.fast_path {
-            lock.fast_release(fast_path_increment(lock.strategy, t.ty), max_wlc)
-        } else {
-            lock.remove_entry(t.entry, max_wlc)
-        };
+        let unused = lock.release(&self.mgr.env, t.hold, t.ty);
         if unused && !lock.singleton {
             self.mgr.map.object_unused(&mut self.rand);
         }
@@ -1117,49 +865,25 @@ impl MdlContext {
 
 impl Drop for MdlContext {
     fn drop(&mut self) {
-        let slots: Vec<u32> = self.store.all_slots().collect();
+        let slots = self.store.all_slots();
         for s in slots {
             self.release_slot(s);
         }
-        self.mgr.unregister_context(self.shared.id);
+        self.mgr.env.registry.unregister(&self.shared);
     }
 }
 
 impl fmt::Debug for MdlContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MdlContext")
-            .field("id", &self.shared.id)
+            .field("id", &self.id)
             .field("tickets", &self.store.len())
             .finish()
     }
 }
 
-/// Takes a pending request off its lock if the waiting code unwinds (an owner hook panicked).
-struct PendingGuard {
-    mgr: Arc<MdlManager>,
-    shared: Arc<ContextShared>,
-    lock: Arc<LockObject>,
-    entry: usize,
-    epoch: u64,
-    armed: bool,
-}
-
-impl Drop for PendingGuard {
-    fn drop(&mut self) {
-        if !self.armed {
-            return;
-        }
-        self.shared.wait.set(self.epoch, WaitStatus::Killed);
-        *self.shared.waiting_for.write() = None;
-        #[cfg(feature = "pfs")]
-        crate::instrument::unpublish(&self.shared, None);
-        if self
-            .lock
-            .remove_entry(self.entry, self.mgr.config().max_write_lock_count)
-            && !self.lock.singleton
-        {
-            let mut rand = self.shared.id | 1;
-            self.mgr.map.object_unused(&mut rand);
-        }
-    }
+/// A ticket's id, as `metadata_locks` and the queues show it: the context id and the ticket's
+/// slot in its store, so unique among live tickets.
+fn ticket_id(ctx: u64, slot: u32) -> u64 {
+    (ctx << 32) | u64::from(slot)
 }

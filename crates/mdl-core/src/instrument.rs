@@ -1,5 +1,5 @@
-//! Instrumentation points (feature `pfs`): the instrument classes of the lock manager, the
-//! metadata-lock wait event, and the rows of `metadata_locks`.
+//! Instrumentation points (feature `pfs`): the metadata-lock wait event and the rows of
+//! `metadata_locks`. (The instrument classes of the lock manager's primitives are in `sync.rs`.)
 //!
 //! # `metadata_locks` without a per-ticket cost
 //!
@@ -19,67 +19,20 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::fence;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use pfs::{ClassKind, ClassRef, MetadataLockRow};
-
-use crate::context::ContextShared;
+use pfs::MetadataLockRow;
 
 use crate::lock::LockObject;
-use crate::sync::{AtomicU64, Ordering, Site};
+use crate::shared::ContextShared;
+use crate::sync::{AtomicU64, Ordering};
 use crate::types::{LockDuration, LockType};
 use crate::MdlManager;
-
-/// The lock manager's instrument classes.
-pub(crate) struct Classes {
-    map_mutex: ClassRef,
-    lock_rwlock: ClassRef,
-    waiting_for: ClassRef,
-    wait_status: ClassRef,
-    wait_cond: ClassRef,
-    pub(crate) metadata: ClassRef,
-}
-
-pub(crate) fn classes() -> &'static Classes {
-    static CLASSES: OnceLock<Classes> = OnceLock::new();
-    CLASSES.get_or_init(|| Classes {
-        map_mutex: pfs::register_class(ClassKind::Mutex, "wait/synch/mutex/mdl/MDL_map::mutex"),
-        lock_rwlock: pfs::register_class(
-            ClassKind::RwLock,
-            "wait/synch/prlock/sql/MDL_lock::rwlock",
-        ),
-        waiting_for: pfs::register_class(
-            ClassKind::RwLock,
-            "wait/synch/prlock/sql/MDL_context::LOCK_waiting_for",
-        ),
-        wait_status: pfs::register_class(
-            ClassKind::Mutex,
-            "wait/synch/mutex/sql/MDL_wait::LOCK_wait_status",
-        ),
-        wait_cond: pfs::register_class(
-            ClassKind::Cond,
-            "wait/synch/cond/sql/MDL_context::COND_wait_status",
-        ),
-        metadata: pfs::register_class(ClassKind::Metadata, "wait/lock/metadata/sql/mdl"),
-    })
-}
-
-/// The class of an instrumented primitive.
-pub(crate) fn class_of(site: Site) -> ClassRef {
-    let c = classes();
-    match site {
-        Site::MapPartition => c.map_mutex,
-        Site::LockObject => c.lock_rwlock,
-        Site::WaitingFor => c.waiting_for,
-        Site::WaitStatus => c.wait_status,
-        Site::WaitCond => c.wait_cond,
-    }
-}
 
 /// Starts timing a metadata-lock wait (`wait/lock/metadata/sql/mdl`); it ends when the guard
 /// drops. Only requests that actually wait get here.
 pub(crate) fn metadata_wait_start(lock: &Arc<LockObject>) -> pfs::WaitGuard {
-    pfs::wait_start(classes().metadata, Arc::as_ptr(lock) as usize)
+    pfs::wait_start(crate::sync::classes().metadata, Arc::as_ptr(lock) as usize)
 }
 
 /// Tickets per context shown in `metadata_locks` (ticket slots `0..PUBLISHED_SLOTS`); one more
@@ -213,7 +166,7 @@ pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
         objects.insert(Arc::as_ptr(lock) as usize, lock.clone());
     });
     let mut rows = Vec::new();
-    for ctx in mgr.live_contexts() {
+    for ctx in mgr.env.registry.live() {
         let Some(words) = ctx.published.get().and_then(Published::read) else {
             continue;
         };

@@ -10,7 +10,7 @@ use std::hash::{Hash, Hasher};
 
 use crate::error::{MdlError, Result};
 use crate::hash::{murmur3_32, mysql_hash_sort_bin};
-use crate::types::Namespace;
+use crate::types::{Namespace, Strategy};
 
 /// Longest schema, object or column name, in characters (MySQL's `NAME_CHAR_LEN`).
 pub const NAME_CHAR_LEN: usize = 64;
@@ -23,6 +23,9 @@ pub struct MdlKey {
     bin_hash: u32,
     schema_len: u16,
     name_len: u16,
+    /// `bytes[0]`, decoded once, and its strategy.
+    namespace: Namespace,
+    strategy: Strategy,
 }
 
 impl MdlKey {
@@ -95,13 +98,21 @@ impl MdlKey {
             bin_hash,
             schema_len: schema.len() as u16,
             name_len: name.len() as u16,
+            namespace: ns,
+            strategy: ns.strategy(),
         })
     }
 
     /// The namespace.
+    #[inline]
     pub fn namespace(&self) -> Namespace {
-        // The first byte is always written from a `Namespace`.
-        Namespace::ALL[self.bytes[0] as usize]
+        self.namespace
+    }
+
+    /// The namespace's strategy (scoped or object).
+    #[inline]
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
     }
 
     /// The schema (database) name; empty for namespaces without one.
@@ -167,9 +178,39 @@ fn check_name(part: &'static str, s: &str) -> Result<()> {
 }
 
 impl PartialEq for MdlKey {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.hash == other.hash && self.bytes == other.bytes
+        self.hash == other.hash && bytes_eq(&self.bytes, &other.bytes)
     }
+}
+
+/// Byte equality without a call for keys of 8 bytes or more (every table key): 8-byte words,
+/// the last one overlapping. Keys are compared on every statement (the lock-object cache).
+#[inline]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 8 {
+        return a == b;
+    }
+    let word = |s: &[u8], i: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[i..i + 8]);
+        u64::from_ne_bytes(w)
+    };
+    if n <= 16 {
+        return word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8);
+    }
+    let mut i = 0;
+    while i + 8 < n {
+        if word(a, i) != word(b, i) {
+            return false;
+        }
+        i += 8;
+    }
+    word(a, n - 8) == word(b, n - 8)
 }
 
 impl Eq for MdlKey {}

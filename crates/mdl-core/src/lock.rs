@@ -1,202 +1,139 @@
-//! The lock object: one per locked name, with its fast-path word and its granted / waiting
-//! queues.
+//! The lock object (MySQL's `MDL_lock`) and the grant protocol: one call decides whether a
+//! request is granted (on a fast path or in the queue), queued or refused; one call releases.
+//! The protocol in prose, for the whole crate, is in `docs/lock-manager.md`.
 //!
-//! # Protocol
+//! # The state word
 //!
-//! * `fast_path` is an atomic state word. Bits 0..59 count the *unobtrusive* locks (S, SH, SR,
-//!   SW, SWLP; IX on scoped locks) granted without touching the queues (see
-//!   [`crate::matrix::fast_path_increment`]); bit 60 `HAS_SLOW_PATH` says the queues are not
-//!   empty (or someone under the state lock is about to check); bit 61 `HAS_OBTRUSIVE` says an
-//!   obtrusive lock is granted or pending; bit 62 `IS_DESTROYED` says the object is being evicted
-//!   from the lock map and must be looked up again. The word is 0 exactly when nobody uses the
-//!   object.
-//! * An unobtrusive request is granted by one compare-and-swap that adds its increment, as long
-//!   as `HAS_OBTRUSIVE` is clear. Everything else takes `state` for writing.
-//! * Once `HAS_OBTRUSIVE` is set, the word changes only under the `state` write lock (MySQL's
-//!   INV1), so an obtrusive requester holding the lock sees a stable set of fast-path locks.
-//!   Before an obtrusive request, and before any wait, a context *materializes* its own fast-path
-//!   locks into the granted queue, so the locks that conflict with it are never its own and the
-//!   deadlock detector sees every lock a waiter holds.
+//! `word` is an atomic `u64`:
+//!
+//! * bits 0..59: [`FastPath::SharedWord`] counters of unobtrusive locks granted without the
+//!   queues (see [`crate::matrix::fast_path_increment`]); always 0 in the other modes;
+//! * bit 60 `HAS_SLOW_PATH`: the queues are not empty (or someone under the write lock is about
+//!   to check);
+//! * bit 61 `HAS_OBTRUSIVE`: an obtrusive lock is granted or pending — no new fast-path grants;
+//! * bit 62 `IS_DESTROYED`: the object is being evicted (or checked by a sweep) and must be
+//!   looked up again;
+//! * bit 63 `HAS_FAST_SLOTS`: [`FastPath::PerContext`] slots may hold this object. Set by the
+//!   first fast-path acquirer, cleared only once no slot can hold it (after a transfer, or by an
+//!   eviction sweep that found none).
+//!
+//! The word is 0 exactly when nobody uses the object.
+//!
+//! # Who changes what
+//!
 //! * `state` (a reader-writer lock) guards the queues, the type counts and bitmaps, the
-//!   obtrusive count and the anti-starvation counters. The deadlock detector takes it for reading
-//!   with `read_recursive`, so concurrent searches never block on a queued writer (MySQL uses a
-//!   reader-preferring prlock for the same reason).
-//! * Granting a waiter is done by the thread that frees the lock: it sets the waiter's wait slot
-//!   to granted (first outcome wins) and moves the entry from waiting to granted, all under the
-//!   write lock. The waiter then only records the ticket in its own store.
+//!   obtrusive count and the anti-starvation counters. The deadlock detector and diagnostics
+//!   read it with `read_recursive`, so they never block on a queued writer.
+//! * Without the write lock, the word changes only by: a [`FastPath::SharedWord`] counter
+//!   compare-and-swap while `HAS_OBTRUSIVE` is clear; a per-context acquirer's `fetch_or` of
+//!   `HAS_FAST_SLOTS`; and an eviction sweep's revert of `IS_DESTROYED`. Once `HAS_OBTRUSIVE` is
+//!   set, counters change only under the write lock (MySQL's INV1), so an obtrusive requester
+//!   holding the lock sees a stable set of fast-path locks.
+//! * Granting a waiter is done by the thread that frees the lock: under the write lock it sets
+//!   the waiter's wait slot to granted (first outcome wins) and moves the entry from waiting to
+//!   granted. The waiter then only records the ticket in its own store.
 //!
-//! Lock order: map partition mutex → `state` → a context's wait-slot mutex (a leaf). Nobody holds
-//! `state` while taking a partition mutex or another lock object's `state` for writing.
+//! Lock order: map partition mutex → `state` → the context registry's mutex → a context's
+//! wait-slot mutex (a leaf). Nobody holds `state` while taking a partition mutex or another
+//! lock object's `state` for writing.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use slab::Slab;
-
-use crate::context::ContextShared;
+use crate::fast_path::{self, FastPath, Slot, SlotTable};
 use crate::key::MdlKey;
 use crate::matrix::{
-    fast_path_granted_bitmap, granted_incompatible, waiting_incompatible, HOG_TYPES,
+    fast_path_granted_bitmap, fast_path_increment, granted_incompatible, waiting_incompatible,
+    HOG_TYPES,
 };
-use crate::sync::{new_rwlock, AtomicU64, Ordering, RwLock, Site};
-use crate::types::{LockType, Strategy};
+use crate::queue::{LockState, NewEntry};
+use crate::shared::{ContextShared, Registry};
+use crate::sync::{new_rwlock, store_load_fence, AtomicU64, Ordering, RwLock, Site};
+use crate::types::{LockDuration, LockType, Strategy};
 use crate::wait::WaitStatus;
 
 pub(crate) const HAS_SLOW_PATH: u64 = 1 << 60;
 pub(crate) const HAS_OBTRUSIVE: u64 = 1 << 61;
 pub(crate) const IS_DESTROYED: u64 = 1 << 62;
+pub(crate) const HAS_FAST_SLOTS: u64 = 1 << 63;
+/// Bits that stop a per-context fast-path grant.
+const BLOCKS_FAST: u64 = HAS_OBTRUSIVE | IS_DESTROYED;
 
-/// One granted or pending slow-path ticket, as the lock object sees it.
-pub(crate) struct Entry {
-    pub(crate) ctx: Arc<ContextShared>,
+/// The manager-wide facts and structures a grant decision needs.
+pub(crate) struct Env {
+    pub(crate) mode: FastPath,
+    pub(crate) max_write_lock_count: u64,
+    pub(crate) slots: SlotTable,
+    pub(crate) registry: Registry,
+}
+
+/// Where a granted lock is recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hold {
+    /// An entry of the granted queue.
+    Entry(usize),
+    /// A counter in the state word ([`FastPath::SharedWord`]).
+    Counter,
+    /// A slot of the slot table ([`FastPath::PerContext`]); may have been moved into the queue
+    /// by a strong requester since (the slot says so).
+    Slot(u32),
+}
+
+/// A context's place in the slot table: its home group and where to look for a free slot.
+pub(crate) struct SlotHome {
+    pub(crate) tag: u16,
+    pub(crate) group: usize,
+    pub(crate) hint: u8,
+}
+
+/// One request, as the lock object sees it.
+pub(crate) struct Request<'a> {
+    pub(crate) ctx: &'a Arc<ContextShared>,
     pub(crate) ty: LockType,
-    pub(crate) granted: bool,
-    /// Position in the FIFO of waiters while pending.
-    wait_seq: u64,
-    /// The waiter's wait epoch while pending.
-    pub(crate) epoch: u64,
-    /// Ticket id, for `metadata_locks`.
+    pub(crate) duration: LockDuration,
     pub(crate) ticket_id: u64,
 }
 
-#[derive(Default)]
-pub(crate) struct LockState {
-    pub(crate) entries: Slab<Entry>,
-    waiting: BTreeMap<u64, usize>,
-    next_wait_seq: u64,
-    granted_count: [u32; 11],
-    waiting_count: [u32; 11],
-    pub(crate) granted_bitmap: u16,
-    pub(crate) waiting_bitmap: u16,
-    /// Obtrusive tickets granted or pending (MySQL's `m_obtrusive_locks_granted_waiting_count`).
-    pub(crate) obtrusive_count: u32,
-    hog_count: u64,
-    piglet_count: u64,
-    pub(crate) matrix_idx: usize,
-}
-
-impl LockState {
-    fn count(counts: &mut [u32; 11], bitmap: &mut u16, ty: LockType, up: bool) {
-        let c = &mut counts[ty as usize];
-        if up {
-            *c += 1;
-            *bitmap |= ty.bit();
-        } else {
-            *c -= 1;
-            if *c == 0 {
-                *bitmap &= !ty.bit();
-            }
+impl Request<'_> {
+    fn entry(&self) -> NewEntry {
+        NewEntry {
+            ctx: self.ctx.clone(),
+            ty: self.ty,
+            duration: self.duration,
+            ticket_id: self.ticket_id,
         }
     }
+}
 
-    pub(crate) fn add_granted(
-        &mut self,
-        ctx: Arc<ContextShared>,
-        ty: LockType,
-        ticket_id: u64,
-    ) -> usize {
-        Self::count(&mut self.granted_count, &mut self.granted_bitmap, ty, true);
-        self.entries.insert(Entry {
-            ctx,
-            ty,
-            granted: true,
-            wait_seq: 0,
-            epoch: 0,
-            ticket_id,
-        })
-    }
-
-    pub(crate) fn add_waiting(
-        &mut self,
-        ctx: Arc<ContextShared>,
-        ty: LockType,
+/// The outcome of [`LockObject::acquire`]. `first_use`: the object went from unused to used;
+/// `unused`: it went back to unused (for the lock map's unused-object count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Granted {
+        hold: Hold,
+        first_use: bool,
+    },
+    Queued {
+        entry: usize,
         epoch: u64,
-        ticket_id: u64,
-    ) -> usize {
-        Self::count(&mut self.waiting_count, &mut self.waiting_bitmap, ty, true);
-        let seq = self.next_wait_seq;
-        self.next_wait_seq += 1;
-        let idx = self.entries.insert(Entry {
-            ctx,
-            ty,
-            granted: false,
-            wait_seq: seq,
-            epoch,
-            ticket_id,
-        });
-        self.waiting.insert(seq, idx);
-        idx
-    }
-
-    pub(crate) fn remove(&mut self, idx: usize) -> Entry {
-        let e = self.entries.remove(idx);
-        if e.granted {
-            Self::count(
-                &mut self.granted_count,
-                &mut self.granted_bitmap,
-                e.ty,
-                false,
-            );
-        } else {
-            Self::count(
-                &mut self.waiting_count,
-                &mut self.waiting_bitmap,
-                e.ty,
-                false,
-            );
-            self.waiting.remove(&e.wait_seq);
-        }
-        e
-    }
-
-    fn grant_waiting(&mut self, idx: usize) {
-        let e = &mut self.entries[idx];
-        debug_assert!(!e.granted);
-        e.granted = true;
-        let (ty, seq) = (e.ty, e.wait_seq);
-        self.waiting.remove(&seq);
-        Self::count(&mut self.waiting_count, &mut self.waiting_bitmap, ty, false);
-        Self::count(&mut self.granted_count, &mut self.granted_bitmap, ty, true);
-    }
-
-    /// Granted entries, in slab order.
-    pub(crate) fn granted(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.iter().map(|(_, e)| e).filter(|e| e.granted)
-    }
-
-    /// Pending entries, oldest first.
-    pub(crate) fn waiting(&self) -> impl Iterator<Item = &Entry> {
-        self.waiting.values().map(|&i| &self.entries[i])
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    fn reset_priorities(&mut self) {
-        self.hog_count = 0;
-        self.piglet_count = 0;
-        self.matrix_idx = 0;
-    }
-}
-
-/// The bits of the state word that count the locks `inc` adds to (20 bits per type group for
-/// object locks, 60 bits for scoped IX).
-#[inline]
-fn fast_path_field_mask(strategy: Strategy, inc: u64) -> u64 {
-    match strategy {
-        Strategy::Scoped => (1 << 60) - 1,
-        Strategy::Object => inc * ((1 << 20) - 1),
-    }
+        first_use: bool,
+    },
+    Refused {
+        first_use: bool,
+        unused: bool,
+    },
+    /// The object is being evicted: look it up again.
+    Destroyed,
 }
 
 /// Outcome of a fast-path attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FastAcquire {
-    /// Counted in the state word; `first_use` if the word was 0 before.
-    Granted { first_use: bool },
-    /// Take the slow path: an obtrusive lock is granted or pending, or this type's counter in
-    /// the state word is full.
+    /// Granted; `first_use` if the word was 0 before.
+    Granted { hold: Hold, first_use: bool },
+    /// A strong requester moved our claim into the queue before we could take it back: the
+    /// lock is granted there.
+    Moved { entry: usize },
+    /// Take the slow path.
     SlowPath,
     /// The object is being evicted: look it up again.
     Destroyed,
@@ -206,13 +143,25 @@ pub(crate) enum FastAcquire {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Destroyed;
 
-/// A lock object (MySQL's `MDL_lock`).
+/// The bits of the state word that count the locks `inc` adds to (20 bits per type group for
+/// object locks, 60 bits for scoped IX).
+#[inline]
+fn counter_mask(strategy: Strategy, inc: u64) -> u64 {
+    match strategy {
+        Strategy::Scoped => (1 << 60) - 1,
+        Strategy::Object => inc * ((1 << 20) - 1),
+    }
+}
+
+/// A lock object (MySQL's `MDL_lock`). 64-byte aligned so its address fits a slot word and
+/// its state word does not share a line with another object's.
+#[repr(align(64))]
 pub(crate) struct LockObject {
     pub(crate) key: MdlKey,
     pub(crate) strategy: Strategy,
     pub(crate) singleton: bool,
     hog_affected: bool,
-    pub(crate) fast_path: AtomicU64,
+    pub(crate) word: AtomicU64,
     pub(crate) state: RwLock<LockState>,
 }
 
@@ -224,18 +173,77 @@ impl LockObject {
             singleton: ns.is_singleton(),
             hog_affected: ns.is_affected_by_max_write_lock_count(),
             key,
-            fast_path: AtomicU64::new(0),
+            word: AtomicU64::new(0),
             state: new_rwlock(Site::LockObject, LockState::default()),
         }
     }
 
-    /// The fast path: one compare-and-swap adding `inc` to the state word, unless an obtrusive
-    /// lock is around, the object is being destroyed, or the type's counter is full (a context
-    /// can hold any number of clones of one lock; MySQL bounds the counters by connections).
+    /// This object's address as slot bits, if it fits (see `fast_path.rs`).
     #[inline]
-    pub(crate) fn fast_acquire(&self, inc: u64) -> FastAcquire {
-        let full = fast_path_field_mask(self.strategy, inc);
-        let mut old = self.fast_path.load(Ordering::Relaxed);
+    pub(crate) fn address(&self) -> Option<u64> {
+        fast_path::address_bits(std::ptr::from_ref(self) as usize)
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Acquire.
+
+    /// Decides one request: the fast path when `fast` (the type is unobtrusive, the mode is on
+    /// and the context allows it), else under the write lock: grant, queue (when `enqueue`) or
+    /// refuse.
+    #[inline]
+    pub(crate) fn acquire(
+        &self,
+        env: &Env,
+        req: &Request<'_>,
+        home: Option<&mut SlotHome>,
+        fast: bool,
+        enqueue: bool,
+    ) -> Outcome {
+        if fast {
+            match self.fast_acquire(env, req, home) {
+                FastAcquire::Granted { hold, first_use } => {
+                    return Outcome::Granted { hold, first_use }
+                }
+                FastAcquire::Moved { entry } => {
+                    return Outcome::Granted {
+                        hold: Hold::Entry(entry),
+                        first_use: false,
+                    }
+                }
+                FastAcquire::Destroyed => return Outcome::Destroyed,
+                FastAcquire::SlowPath => {}
+            }
+        }
+        self.acquire_slow(env, req, enqueue)
+    }
+
+    /// The fast path of the configured mode.
+    #[inline]
+    pub(crate) fn fast_acquire(
+        &self,
+        env: &Env,
+        req: &Request<'_>,
+        home: Option<&mut SlotHome>,
+    ) -> FastAcquire {
+        let inc = fast_path_increment(self.strategy, req.ty);
+        match env.mode {
+            FastPath::PerContext => match home {
+                Some(h) => self.claim_slot(&env.slots, h, req.ty, req.duration),
+                None => FastAcquire::SlowPath,
+            },
+            FastPath::SharedWord => self.add_counter(inc),
+            FastPath::Off => FastAcquire::SlowPath,
+        }
+    }
+
+    /// [`FastPath::SharedWord`]: one compare-and-swap adding `inc` to the state word, unless an
+    /// obtrusive lock is around, the object is being destroyed, or the type's counter is full (a
+    /// context can hold any number of clones of one lock; MySQL bounds the counters by
+    /// connections).
+    #[inline]
+    pub(crate) fn add_counter(&self, inc: u64) -> FastAcquire {
+        let full = counter_mask(self.strategy, inc);
+        let mut old = self.word.load(Ordering::Relaxed);
         loop {
             if old & IS_DESTROYED != 0 {
                 return FastAcquire::Destroyed;
@@ -243,7 +251,7 @@ impl LockObject {
             if old & HAS_OBTRUSIVE != 0 || old & full == full {
                 return FastAcquire::SlowPath;
             }
-            match self.fast_path.compare_exchange_weak(
+            match self.word.compare_exchange_weak(
                 old,
                 old + inc,
                 Ordering::AcqRel,
@@ -251,6 +259,7 @@ impl LockObject {
             ) {
                 Ok(_) => {
                     return FastAcquire::Granted {
+                        hold: Hold::Counter,
                         first_use: old == 0,
                     }
                 }
@@ -259,43 +268,99 @@ impl LockObject {
         }
     }
 
-    /// Gives back a fast-path lock. Once an obtrusive lock is around the word changes only
-    /// under the write lock, and the release may let a waiter in. Returns whether the object
-    /// became unused.
-    #[inline]
-    pub(crate) fn fast_release(&self, inc: u64, max_write_lock_count: u64) -> bool {
-        let mut old = self.fast_path.load(Ordering::Relaxed);
-        loop {
-            if old & HAS_OBTRUSIVE != 0 {
-                let mut st = self.state.write();
-                let prev = self.fast_path.fetch_sub(inc, Ordering::AcqRel);
-                if st.obtrusive_count != 0 {
-                    self.reschedule_waiters(&mut st, max_write_lock_count);
-                }
-                return prev == inc;
+    /// [`FastPath::PerContext`]: claim a slot of the context's home group, then check the state
+    /// word (see "the store-load race" in `fast_path.rs`). If a strong requester or an eviction
+    /// got there first, take the claim back — unless a transfer already moved it into the
+    /// queue, in which case the lock is granted there.
+    #[inline(always)]
+    pub(crate) fn claim_slot(
+        &self,
+        slots: &SlotTable,
+        home: &mut SlotHome,
+        ty: LockType,
+        duration: LockDuration,
+    ) -> FastAcquire {
+        let Some(address) = self.address() else {
+            return FastAcquire::SlowPath;
+        };
+        let word = fast_path::held(home.tag, address, ty, duration);
+        let Some(slot) = slots.claim(home.group, &mut home.hint, word) else {
+            return FastAcquire::SlowPath;
+        };
+        // The claim (a `SeqCst` read-modify-write) comes before this `SeqCst` load in the total
+        // order of `SeqCst` operations; see "the store-load race" in `fast_path.rs`.
+        store_load_fence();
+        let mut state = self.word.load(Ordering::SeqCst);
+        if state & BLOCKS_FAST == 0 {
+            if state & HAS_FAST_SLOTS != 0 {
+                return FastAcquire::Granted {
+                    hold: Hold::Slot(slot),
+                    first_use: false,
+                };
             }
-            match self.fast_path.compare_exchange_weak(
-                old,
-                old - inc,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return old == inc,
-                Err(cur) => old = cur,
+            state = self.word.fetch_or(HAS_FAST_SLOTS, Ordering::SeqCst);
+            if state & BLOCKS_FAST == 0 {
+                return FastAcquire::Granted {
+                    hold: Hold::Slot(slot),
+                    first_use: state == 0,
+                };
             }
+        }
+        self.unclaim(slots, slot, state)
+    }
+
+    #[cold]
+    fn unclaim(&self, slots: &SlotTable, slot: u32, state: u64) -> FastAcquire {
+        match slots.release(slot) {
+            Slot::Moved { entry, .. } => FastAcquire::Moved { entry },
+            _ if state & IS_DESTROYED != 0 => FastAcquire::Destroyed,
+            _ => FastAcquire::SlowPath,
         }
     }
 
+    /// The slow path: under the write lock, grant if the matrices allow, else queue or refuse.
+    pub(crate) fn acquire_slow(&self, env: &Env, req: &Request<'_>, enqueue: bool) -> Outcome {
+        let obtrusive = fast_path_increment(self.strategy, req.ty) == 0;
+        let mut st = self.state.write();
+        let first_use = match self.begin_slow_path(&mut st, env, obtrusive) {
+            Err(Destroyed) => return Outcome::Destroyed,
+            Ok(first_use) => first_use,
+        };
+        if self.can_grant(&st, req.ty, req.ctx.id) {
+            let entry = st.add_granted(req.entry());
+            if self.count_piglets_and_hogs(&mut st, req.ty, env.max_write_lock_count) {
+                self.reschedule_waiters(&mut st, env.max_write_lock_count);
+            }
+            return Outcome::Granted {
+                hold: Hold::Entry(entry),
+                first_use,
+            };
+        }
+        if enqueue {
+            let epoch = req.ctx.wait.reset();
+            let entry = st.add_waiting(req.entry(), epoch);
+            return Outcome::Queued {
+                entry,
+                epoch,
+                first_use,
+            };
+        }
+        let unused = self.abandon_slow_path(&mut st, obtrusive);
+        Outcome::Refused { first_use, unused }
+    }
+
     /// Under the write lock, before a slow-path request is checked: counts an obtrusive request
-    /// and raises `HAS_SLOW_PATH` (and `HAS_OBTRUSIVE` for the first obtrusive one), which sends
-    /// every later fast-path request and release through the lock. Returns whether the object
+    /// and raises `HAS_SLOW_PATH` (and `HAS_OBTRUSIVE` for the first obtrusive one, which sends
+    /// every later fast-path request and release through the lock). The first obtrusive request
+    /// also transfers the per-context fast-path locks into the queue. Returns whether the object
     /// was unused before.
     pub(crate) fn begin_slow_path(
         &self,
         st: &mut LockState,
+        env: &Env,
         obtrusive: bool,
     ) -> Result<bool, Destroyed> {
-        let state = self.fast_path.load(Ordering::Acquire);
+        let state = self.word.load(Ordering::Acquire);
         if state & IS_DESTROYED != 0 {
             return Err(Destroyed);
         }
@@ -305,10 +370,54 @@ impl LockObject {
         };
         if state & HAS_SLOW_PATH == 0 || first_obtrusive {
             let flags = HAS_SLOW_PATH | if first_obtrusive { HAS_OBTRUSIVE } else { 0 };
-            let old = self.fast_path.fetch_or(flags, Ordering::AcqRel);
+            let old = self.word.fetch_or(flags, Ordering::SeqCst);
+            if first_obtrusive && old & HAS_FAST_SLOTS != 0 {
+                // Orders raising `HAS_OBTRUSIVE` before the scan (see `claim_slot`).
+                store_load_fence();
+                self.transfer_slots(st, env);
+            }
             return Ok(old == 0);
         }
         Ok(false)
+    }
+
+    /// Moves every slot that holds this object into the granted queue (`HAS_OBTRUSIVE` is set,
+    /// so no new slot can take it), then clears `HAS_FAST_SLOTS`.
+    #[cold]
+    fn transfer_slots(&self, st: &mut LockState, env: &Env) {
+        let Some(address) = self.address() else {
+            return;
+        };
+        env.slots.for_each_holding(address, |slot, held| {
+            let pending = fast_path::pending(held);
+            if !env.slots.replace(slot, held, pending) {
+                return; // released meanwhile
+            }
+            let Slot::Held {
+                tag, ty, duration, ..
+            } = Slot::decode(held)
+            else {
+                return;
+            };
+            // The owner cannot have unregistered while its slot was still held by it; if it
+            // released since, the final replace below fails and the entry goes again.
+            let Some(ctx) = env.registry.get(tag) else {
+                return;
+            };
+            let ticket_id = moved_ticket_id(ctx.id, slot);
+            let entry = st.add_granted(NewEntry {
+                ctx,
+                ty,
+                duration,
+                ticket_id,
+            });
+            let done = fast_path::moved(held, entry)
+                .is_some_and(|moved| env.slots.replace(slot, pending, moved));
+            if !done {
+                st.remove(entry);
+            }
+        });
+        self.word.fetch_and(!HAS_FAST_SLOTS, Ordering::AcqRel);
     }
 
     /// Under the write lock, undoes [`LockObject::begin_slow_path`] for a request that was
@@ -324,67 +433,19 @@ impl LockObject {
         if st.is_empty() {
             clear |= HAS_SLOW_PATH;
         }
-        clear != 0 && self.fast_path.fetch_and(!clear, Ordering::AcqRel) & !clear == 0
+        clear != 0 && self.word.fetch_and(!clear, Ordering::AcqRel) & !clear == 0
     }
 
-    /// Adds a lock held through a clone of one of the context's tickets on this object (so the
-    /// object is in use): on the fast path if the source is, else as a granted entry. Returns
-    /// the entry index for a slow-path clone.
-    pub(crate) fn add_clone(
-        &self,
-        ctx: &Arc<ContextShared>,
-        ty: LockType,
-        source_fast: bool,
-        ticket_id: u64,
-    ) -> Option<usize> {
-        let inc = crate::matrix::fast_path_increment(self.strategy, ty);
-        let mut st = self.state.write();
-        if source_fast && inc != 0 {
-            // The counter is changed only under the write lock here, but fast-path requests may
-            // add to it concurrently: reserve a unit with a CAS that checks the field is not full.
-            let full = fast_path_field_mask(self.strategy, inc);
-            let mut old = self.fast_path.load(Ordering::Relaxed);
-            while old & full != full {
-                match self.fast_path.compare_exchange_weak(
-                    old,
-                    old + inc,
-                    Ordering::AcqRel,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => return None,
-                    Err(cur) => old = cur,
-                }
-            }
-        }
-        let mut flags = HAS_SLOW_PATH;
-        if inc == 0 {
-            st.obtrusive_count += 1;
-            flags |= HAS_OBTRUSIVE;
-        }
-        self.fast_path.fetch_or(flags, Ordering::AcqRel);
-        Some(st.add_granted(ctx.clone(), ty, ticket_id))
-    }
-
-    /// Eviction: marks an unused object destroyed (state word exactly 0 → `IS_DESTROYED`) under
-    /// the write lock, so no slow-path user is mid-way. Returns whether it was marked.
-    pub(crate) fn try_destroy(&self) -> bool {
-        if self.fast_path.load(Ordering::Relaxed) != 0 {
-            return false;
-        }
-        let _st = self.state.write();
-        self.fast_path
-            .compare_exchange(0, IS_DESTROYED, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
-    }
-
-    /// MySQL's `can_grant_lock`: no pending request with priority, no conflicting fast-path
-    /// lock, and every conflicting granted ticket belongs to the requester.
+    /// MySQL's `can_grant_lock`: no pending request with priority, no conflicting
+    /// [`FastPath::SharedWord`] counter, and every conflicting granted ticket belongs to the
+    /// requester. (Per-context fast-path locks are in the queue by now: the first obtrusive
+    /// request transferred them, and unobtrusive requests conflict with obtrusive locks only.)
     pub(crate) fn can_grant(&self, st: &LockState, ty: LockType, requester: u64) -> bool {
         if st.waiting_bitmap & waiting_incompatible(self.strategy, st.matrix_idx, ty) != 0 {
             return false;
         }
         let conflicts = granted_incompatible(self.strategy, ty);
-        let fast = self.fast_path.load(Ordering::Acquire);
+        let fast = self.word.load(Ordering::Acquire);
         if fast_path_granted_bitmap(self.strategy, fast) & conflicts != 0 {
             return false;
         }
@@ -424,7 +485,7 @@ impl LockObject {
     /// `reschedule_waiters`), then applies the anti-starvation reset rules.
     pub(crate) fn reschedule_waiters(&self, st: &mut LockState, max_write_lock_count: u64) {
         let mut cursor: u64 = 0;
-        while let Some((&seq, &idx)) = st.waiting.range(cursor..).next() {
+        while let Some((seq, idx)) = st.next_waiting(cursor) {
             cursor = seq + 1;
             let (ty, ctx_id, epoch) = {
                 let e = &st.entries[idx];
@@ -456,13 +517,61 @@ impl LockObject {
         }
     }
 
+    // -----------------------------------------------------------------------------------------
+    // Release.
+
+    /// Gives up a granted lock, wherever it is recorded. Returns whether the object became
+    /// unused (state word 0).
+    #[inline]
+    pub(crate) fn release(&self, env: &Env, hold: Hold, ty: LockType) -> bool {
+        match hold {
+            Hold::Slot(slot) => match env.slots.release_moved(slot) {
+                Some(entry) => self.remove_entry(entry, env.max_write_lock_count),
+                // Held: nobody else knew. Pending: the transfer sees the slot empty and undoes.
+                None => false,
+            },
+            Hold::Counter => self.remove_counter(
+                fast_path_increment(self.strategy, ty),
+                env.max_write_lock_count,
+            ),
+            Hold::Entry(entry) => self.remove_entry(entry, env.max_write_lock_count),
+        }
+    }
+
+    /// Gives back a [`FastPath::SharedWord`] counter. Once an obtrusive lock is around the word
+    /// changes only under the write lock, and the release may let a waiter in. Returns whether
+    /// the object became unused.
+    #[inline]
+    pub(crate) fn remove_counter(&self, inc: u64, max_write_lock_count: u64) -> bool {
+        let mut old = self.word.load(Ordering::Relaxed);
+        loop {
+            if old & HAS_OBTRUSIVE != 0 {
+                let mut st = self.state.write();
+                let prev = self.word.fetch_sub(inc, Ordering::AcqRel);
+                if st.obtrusive_count != 0 {
+                    self.reschedule_waiters(&mut st, max_write_lock_count);
+                }
+                return prev == inc;
+            }
+            match self.word.compare_exchange_weak(
+                old,
+                old - inc,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return old == inc,
+                Err(cur) => old = cur,
+            }
+        }
+    }
+
     /// Removes a slow-path entry (granted or pending), clears the state flags it was the last
     /// reason for, and wakes whoever can now be granted. Returns whether the object became
     /// unused (state word 0).
     pub(crate) fn remove_entry(&self, idx: usize, max_write_lock_count: u64) -> bool {
         let mut st = self.state.write();
         let e = st.remove(idx);
-        let obtrusive = crate::matrix::fast_path_increment(self.strategy, e.ty) == 0;
+        let obtrusive = fast_path_increment(self.strategy, e.ty) == 0;
         let mut clear = 0;
         if obtrusive {
             st.obtrusive_count -= 1;
@@ -476,9 +585,9 @@ impl LockObject {
             st.reset_priorities();
         }
         let new_state = if clear != 0 {
-            self.fast_path.fetch_and(!clear, Ordering::AcqRel) & !clear
+            self.word.fetch_and(!clear, Ordering::AcqRel) & !clear
         } else {
-            self.fast_path.load(Ordering::Acquire)
+            self.word.load(Ordering::Acquire)
         };
         if !last_slow_path {
             self.reschedule_waiters(&mut st, max_write_lock_count);
@@ -488,190 +597,198 @@ impl LockObject {
         new_state == 0
     }
 
-    /// Moves one of a context's fast-path locks into the granted queue.
-    pub(crate) fn materialize(
+    // -----------------------------------------------------------------------------------------
+    // Clones, durations, materialization.
+
+    /// Adds a lock held through a clone of one of the context's tickets on this object (so the
+    /// object is in use and no conflict check is needed): on the fast path if the source is
+    /// and the mode allows, else as a granted entry.
+    pub(crate) fn add_clone(
         &self,
-        ctx: &Arc<ContextShared>,
-        ty: LockType,
-        ticket_id: u64,
-    ) -> usize {
-        let inc = crate::matrix::fast_path_increment(self.strategy, ty);
-        let mut st = self.state.write();
-        let idx = st.add_granted(ctx.clone(), ty, ticket_id);
-        let mut old = self.fast_path.load(Ordering::Relaxed);
-        loop {
-            let new = (old - inc) | HAS_SLOW_PATH;
-            match self.fast_path.compare_exchange_weak(
-                old,
-                new,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break,
-                Err(cur) => old = cur,
+        env: &Env,
+        req: &Request<'_>,
+        source: Hold,
+        home: Option<&mut SlotHome>,
+    ) -> Hold {
+        let inc = fast_path_increment(self.strategy, req.ty);
+        if inc != 0 {
+            match (source, home) {
+                (Hold::Slot(_), Some(home)) => {
+                    match self.claim_slot(&env.slots, home, req.ty, req.duration) {
+                        FastAcquire::Granted { hold, .. } => return hold,
+                        FastAcquire::Moved { entry } => return Hold::Entry(entry),
+                        FastAcquire::SlowPath | FastAcquire::Destroyed => {}
+                    }
+                }
+                (Hold::Counter, _) => {
+                    // Under the write lock so an obtrusive requester cannot start in between;
+                    // fast-path requests may add to the counter concurrently, so reserve a unit
+                    // with a CAS that checks the field is not full.
+                    let _st = self.state.write();
+                    let full = counter_mask(self.strategy, inc);
+                    let mut old = self.word.load(Ordering::Relaxed);
+                    while old & full != full {
+                        match self.word.compare_exchange_weak(
+                            old,
+                            old + inc,
+                            Ordering::AcqRel,
+                            Ordering::Relaxed,
+                        ) {
+                            Ok(_) => return Hold::Counter,
+                            Err(cur) => old = cur,
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-        idx
+        let mut st = self.state.write();
+        let mut flags = HAS_SLOW_PATH;
+        if inc == 0 {
+            st.obtrusive_count += 1;
+            flags |= HAS_OBTRUSIVE;
+        }
+        self.word.fetch_or(flags, Ordering::AcqRel);
+        Hold::Entry(st.add_granted(req.entry()))
+    }
+
+    /// Moves one of a context's fast-path locks into the granted queue (before it waits, in
+    /// [`FastPath::SharedWord`] mode, and for `set_needs_thr_lock_abort`). Returns the entry.
+    pub(crate) fn materialize(&self, env: &Env, req: &Request<'_>, hold: Hold) -> usize {
+        let mut st = self.state.write();
+        match hold {
+            Hold::Entry(entry) => entry,
+            Hold::Slot(slot) => match env.slots.release(slot) {
+                // Moved by a strong requester (who held this lock, so it is complete).
+                Slot::Moved { entry, .. } => entry,
+                _ => {
+                    self.word.fetch_or(HAS_SLOW_PATH, Ordering::AcqRel);
+                    st.add_granted(req.entry())
+                }
+            },
+            Hold::Counter => {
+                let inc = fast_path_increment(self.strategy, req.ty);
+                let idx = st.add_granted(req.entry());
+                let mut old = self.word.load(Ordering::Relaxed);
+                loop {
+                    let new = (old - inc) | HAS_SLOW_PATH;
+                    match self.word.compare_exchange_weak(
+                        old,
+                        new,
+                        Ordering::AcqRel,
+                        Ordering::Relaxed,
+                    ) {
+                        Ok(_) => break,
+                        Err(cur) => old = cur,
+                    }
+                }
+                idx
+            }
+        }
+    }
+
+    /// Records a ticket's new duration where its lock is (the queue entry or the slot).
+    pub(crate) fn set_duration(&self, env: &Env, hold: Hold, duration: LockDuration) {
+        match hold {
+            Hold::Counter => {}
+            Hold::Entry(entry) => {
+                if let Some(e) = self.state.write().entries.get_mut(entry) {
+                    e.duration = duration;
+                }
+            }
+            Hold::Slot(slot) => {
+                let w = env.slots.load(slot);
+                match Slot::decode(w) {
+                    Slot::Held { .. }
+                        if env
+                            .slots
+                            .replace(slot, w, fast_path::with_duration(w, duration)) => {}
+                    // Moved (or being moved): the queue entry is the record. Taking the write
+                    // lock waits for a transfer under way.
+                    _ => {
+                        let mut st = self.state.write();
+                        if let Slot::Moved { entry, .. } = Slot::decode(env.slots.load(slot)) {
+                            if let Some(e) = st.entries.get_mut(entry) {
+                                e.duration = duration;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a hold is still on a fast path (not moved into the queue).
+    pub(crate) fn is_fast(&self, env: &Env, hold: Hold) -> bool {
+        match hold {
+            Hold::Entry(_) => false,
+            Hold::Counter => true,
+            Hold::Slot(slot) => matches!(Slot::decode(env.slots.load(slot)), Slot::Held { .. }),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Eviction.
+
+    /// Eviction: marks an unused object destroyed (state word exactly 0 → `IS_DESTROYED`) under
+    /// the write lock, so no slow-path user is mid-way. A word of 0 also means no slot holds the
+    /// object (`HAS_FAST_SLOTS` is raised before a claim counts). Returns whether it was marked.
+    pub(crate) fn try_destroy(&self) -> bool {
+        if self.word.load(Ordering::Relaxed) != 0 {
+            return false;
+        }
+        let _st = self.state.write();
+        self.word
+            .compare_exchange(0, IS_DESTROYED, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// The first half of an eviction sweep's check of an object that only per-context slots
+    /// may use (state word exactly `HAS_FAST_SLOTS`): mark it destroyed, so new claims back
+    /// off, before the sweep scans the slots. Returns whether it was marked.
+    pub(crate) fn mark_for_sweep(&self) -> bool {
+        if self.word.load(Ordering::Relaxed) != HAS_FAST_SLOTS {
+            return false;
+        }
+        let _st = self.state.write();
+        self.word
+            .compare_exchange(
+                HAS_FAST_SLOTS,
+                IS_DESTROYED,
+                Ordering::SeqCst,
+                Ordering::Relaxed,
+            )
+            .is_ok()
+    }
+
+    /// The second half: a slot still holds the object — put `HAS_FAST_SLOTS` back and clear
+    /// `IS_DESTROYED` (in that order, so the word never looks unused).
+    pub(crate) fn unmark_in_use(&self) {
+        self.word.fetch_or(HAS_FAST_SLOTS, Ordering::AcqRel);
+        self.word.fetch_and(!IS_DESTROYED, Ordering::AcqRel);
+    }
+
+    /// The second half: no slot holds the object — it is unused (state word 0). A claim that
+    /// raced with the sweep saw `IS_DESTROYED` and took itself back.
+    pub(crate) fn unmark_unused(&self) {
+        self.word
+            .fetch_and(!(IS_DESTROYED | HAS_FAST_SLOTS), Ordering::AcqRel);
     }
 }
 
-/// Model checks of the fast-path state word under every interleaving loom explores
-/// (`RUSTFLAGS="--cfg loom" cargo test -p mdl-core --lib --release loom`).
+/// The ticket id a transferred lock shows in the queue (its owner's ticket id is not in the
+/// slot): unique among live tickets, as ticket ids of `metadata_locks` need to be.
+fn moved_ticket_id(ctx_id: u64, slot: u32) -> u64 {
+    (ctx_id << 32) | (1 << 31) | u64::from(slot)
+}
+
 #[cfg(all(test, loom))]
-mod loom_models {
-    use std::sync::Arc;
-
-    use loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
-    use loom::thread;
-
-    use super::*;
-    use crate::key::MdlKey;
-    use crate::matrix::fast_path_increment;
-    use crate::types::Namespace;
-
-    const MAX: u64 = u64::MAX;
-
-    fn new_lock() -> Arc<LockObject> {
-        Arc::new(LockObject::new(
-            MdlKey::new(Namespace::Table, "s", "t").expect("valid key"),
-        ))
-    }
-
-    fn model(f: impl Fn() + Sync + Send + 'static) {
-        let mut b = loom::model::Builder::new();
-        b.preemption_bound = Some(3);
-        b.check(f);
-    }
-
-    /// A DML lock (fast path, or slow path once an obtrusive lock is around), a try of an
-    /// exclusive lock, and eviction: the two locks are never held together, eviction never
-    /// destroys a used object, and the word ends at 0 (or destroyed).
-    #[test]
-    fn fast_path_vs_obtrusive_vs_eviction() {
-        model(|| {
-            let lock = new_lock();
-            let sr_in = Arc::new(AtomicBool::new(false));
-            let x_in = Arc::new(AtomicBool::new(false));
-            let inc = fast_path_increment(Strategy::Object, LockType::SR);
-
-            let (l, s, x) = (lock.clone(), sr_in.clone(), x_in.clone());
-            let dml = thread::spawn(move || {
-                let ctx = Arc::new(ContextShared::new(1, None));
-                let hold = |s: &AtomicBool, x: &AtomicBool| {
-                    s.store(true, SeqCst);
-                    assert!(!x.load(SeqCst), "SR and X granted together");
-                    s.store(false, SeqCst);
-                };
-                match l.fast_acquire(inc) {
-                    FastAcquire::Granted { .. } => {
-                        hold(&s, &x);
-                        l.fast_release(inc, MAX);
-                    }
-                    FastAcquire::SlowPath => {
-                        let mut st = l.state.write();
-                        if l.begin_slow_path(&mut st, false).is_err() {
-                            return;
-                        }
-                        if l.can_grant(&st, LockType::SR, 1) {
-                            let e = st.add_granted(ctx, LockType::SR, 1);
-                            drop(st);
-                            hold(&s, &x);
-                            l.remove_entry(e, MAX);
-                        } else {
-                            l.abandon_slow_path(&mut st, false);
-                        }
-                    }
-                    FastAcquire::Destroyed => {}
-                }
-            });
-
-            let (l, s, x) = (lock.clone(), sr_in.clone(), x_in.clone());
-            let ddl = thread::spawn(move || {
-                let ctx = Arc::new(ContextShared::new(2, None));
-                let mut st = l.state.write();
-                if l.begin_slow_path(&mut st, true).is_err() {
-                    return;
-                }
-                if l.can_grant(&st, LockType::X, 2) {
-                    let e = st.add_granted(ctx, LockType::X, 2);
-                    drop(st);
-                    x.store(true, SeqCst);
-                    assert!(!s.load(SeqCst), "X and SR granted together");
-                    x.store(false, SeqCst);
-                    l.remove_entry(e, MAX);
-                } else {
-                    l.abandon_slow_path(&mut st, true);
-                }
-            });
-
-            let (l, s, x) = (lock.clone(), sr_in.clone(), x_in.clone());
-            let evict = thread::spawn(move || {
-                if l.try_destroy() {
-                    assert!(!s.load(SeqCst) && !x.load(SeqCst), "evicted a used object");
-                }
-            });
-
-            dml.join().expect("dml");
-            ddl.join().expect("ddl");
-            evict.join().expect("evict");
-            let state = lock.fast_path.load(SeqCst);
-            assert!(
-                state == 0 || state == IS_DESTROYED,
-                "state word left at {state:#x}"
-            );
-        });
-    }
-
-    /// An exclusive request that queues behind a fast-path SR is granted when the SR goes:
-    /// the release either happens before the request looks (immediate grant) or sees
-    /// `HAS_OBTRUSIVE` and reschedules under the lock. A lost wake-up would leave the waiter
-    /// blocked forever, which loom reports.
-    #[test]
-    fn fast_release_wakes_obtrusive_waiter() {
-        model(|| {
-            let lock = new_lock();
-            let inc = fast_path_increment(Strategy::Object, LockType::SR);
-            assert_eq!(
-                lock.fast_acquire(inc),
-                FastAcquire::Granted { first_use: true }
-            );
-
-            let l = lock.clone();
-            let dml = thread::spawn(move || {
-                l.fast_release(inc, MAX);
-            });
-
-            let ctx = Arc::new(ContextShared::new(2, None));
-            let never_killed = AtomicBool::new(false);
-            let mut st = lock.state.write();
-            lock.begin_slow_path(&mut st, true).expect("not destroyed");
-            let entry = if lock.can_grant(&st, LockType::X, 2) {
-                let e = st.add_granted(ctx.clone(), LockType::X, 2);
-                drop(st);
-                e
-            } else {
-                let epoch = ctx.wait.reset();
-                let e = st.add_waiting(ctx.clone(), LockType::X, epoch, 2);
-                drop(st);
-                let status = ctx.wait.timed_wait(None, &never_killed, true);
-                assert_eq!(status, WaitStatus::Granted);
-                e
-            };
-            dml.join().expect("dml");
-            assert!(lock.state.read_recursive().entries[entry].granted);
-            assert!(
-                lock.remove_entry(entry, MAX),
-                "last user leaves the word at 0"
-            );
-        });
-    }
-}
+mod loom_models;
 
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use crate::key::MdlKey;
-    use crate::matrix::fast_path_increment;
     use crate::types::Namespace;
 
     /// A full counter sends further requests of its group to the slow path instead of carrying
@@ -682,15 +799,27 @@ mod tests {
         for ty in [LockType::S, LockType::SR, LockType::SW] {
             let inc = fast_path_increment(Strategy::Object, ty);
             let full = inc * ((1 << 20) - 1);
-            lock.fast_path.store(full, Ordering::Relaxed);
-            assert_eq!(lock.fast_acquire(inc), FastAcquire::SlowPath, "{ty:?}");
-            lock.fast_path.store(full - inc, Ordering::Relaxed);
+            lock.word.store(full, Ordering::Relaxed);
+            assert_eq!(lock.add_counter(inc), FastAcquire::SlowPath, "{ty:?}");
+            lock.word.store(full - inc, Ordering::Relaxed);
             assert_eq!(
-                lock.fast_acquire(inc),
-                FastAcquire::Granted { first_use: false }
+                lock.add_counter(inc),
+                FastAcquire::Granted {
+                    hold: Hold::Counter,
+                    first_use: false
+                }
             );
-            assert_eq!(lock.fast_path.load(Ordering::Relaxed), full);
+            assert_eq!(lock.word.load(Ordering::Relaxed), full);
         }
-        lock.fast_path.store(0, Ordering::Relaxed);
+        lock.word.store(0, Ordering::Relaxed);
+    }
+
+    #[test]
+    fn lock_objects_are_64_byte_aligned() {
+        let lock = Arc::new(LockObject::new(
+            MdlKey::new(Namespace::Table, "s", "t").expect("valid"),
+        ));
+        assert_eq!(Arc::as_ptr(&lock) as usize % 64, 0);
+        assert!(lock.address().is_some());
     }
 }

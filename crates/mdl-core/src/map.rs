@@ -21,16 +21,28 @@
 //!   than `low_water` objects — below that, eviction cannot trigger — and is then seeded with an
 //!   exact count. It is a heuristic that can drift by concurrent transitions (as MySQL's can);
 //!   eviction itself is always safe, and [`LockMap::unused_objects`] counts exactly.
+//! * With [`FastPath::PerContext`], releasing a fast-path lock writes only the context's slot,
+//!   so nothing tells the map that an object became unused: its state word keeps
+//!   `HAS_FAST_SLOTS`. Instead, creating objects past the low-water mark triggers a *sweep*
+//!   every `max(low_water, objects) / 4` creations (so its O(objects) cost is amortized to a
+//!   constant per creation): it marks every object whose word is exactly `HAS_FAST_SLOTS`
+//!   destroyed (so claims back off), scans the slot table once, puts `HAS_FAST_SLOTS` back on
+//!   the objects a slot still holds, and turns the others into unused objects (word 0), which
+//!   then count and are evicted as above. Between sweeps, unused objects can exceed the bounds by
+//!   that many creations.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 
+use crate::fast_path::{FastPath, Slot};
 use crate::hash::BuildPrehashed;
 use crate::key::MdlKey;
-use crate::lock::LockObject;
-use crate::sync::{new_partition_mutex, AtomicBool, AtomicI64, AtomicUsize, Mutex, Ordering};
+use crate::lock::{Env, LockObject, HAS_FAST_SLOTS};
+use crate::sync::{
+    new_partition_mutex, store_load_fence, AtomicBool, AtomicI64, AtomicUsize, Mutex, Ordering,
+};
 use crate::types::Namespace;
 
 /// How a key picks its partition.
@@ -57,6 +69,8 @@ pub(crate) struct LockMap {
     unused: AtomicI64,
     low_water: usize,
     min_ratio: f64,
+    /// [`FastPath::PerContext`]: objects created since the last sweep.
+    since_sweep: AtomicUsize,
 }
 
 fn singleton_slot(ns: Namespace) -> Option<usize> {
@@ -97,6 +111,7 @@ impl LockMap {
             unused: AtomicI64::new(0),
             low_water,
             min_ratio,
+            since_sweep: AtomicUsize::new(0),
         }
     }
 
@@ -114,7 +129,7 @@ impl LockMap {
     }
 
     /// The lock object for `key`, creating it if needed.
-    pub(crate) fn find_or_insert(&self, key: &MdlKey) -> Arc<LockObject> {
+    pub(crate) fn find_or_insert(&self, key: &MdlKey, env: &Env) -> Arc<LockObject> {
         if let Some(i) = singleton_slot(key.namespace()) {
             return self.singletons[i].clone();
         }
@@ -130,11 +145,49 @@ impl LockMap {
         drop(part);
         if self.counting.load(Ordering::Relaxed) {
             self.unused.fetch_add(1, Ordering::Relaxed);
+            if env.mode == FastPath::PerContext {
+                let every = self.low_water.max(objects) / 4;
+                if self.since_sweep.fetch_add(1, Ordering::Relaxed) + 1 >= every.max(1) {
+                    self.since_sweep.store(0, Ordering::Relaxed);
+                    self.sweep(env);
+                }
+            }
         } else if objects > self.low_water && !self.counting.swap(true, Ordering::AcqRel) {
             self.unused
-                .store(self.unused_objects() as i64, Ordering::Relaxed);
+                .store(self.unused_objects(env) as i64, Ordering::Relaxed);
         }
         lock
+    }
+
+    /// [`FastPath::PerContext`]: finds the objects that only stale `HAS_FAST_SLOTS` flags keep
+    /// in use and makes them unused (see the module docs), then evicts as a release would.
+    #[cold]
+    pub(crate) fn sweep(&self, env: &Env) {
+        let mut marked = Vec::new();
+        for p in self.partitions.iter() {
+            let part = p.lock();
+            marked.extend(part.values().filter(|l| l.mark_for_sweep()).cloned());
+        }
+        if marked.is_empty() {
+            return;
+        }
+        // Orders the marks before the scan (see `claim_slot` in `lock.rs`).
+        store_load_fence();
+        let held = slot_addresses(env);
+        let mut freed = 0;
+        for lock in &marked {
+            if lock.address().is_some_and(|a| held.contains(&a)) {
+                lock.unmark_in_use();
+            } else {
+                lock.unmark_unused();
+                freed += 1;
+            }
+        }
+        if freed > 0 && self.counting.load(Ordering::Relaxed) {
+            self.unused.fetch_add(freed, Ordering::Relaxed);
+            let mut rand = marked.len() as u64 | 1;
+            self.evict_while_too_many(&mut rand);
+        }
     }
 
     /// The lock object for `key` if it exists.
@@ -166,7 +219,12 @@ impl LockMap {
 
     #[inline(never)]
     fn count_unused(&self, rand: &mut u64) {
-        let mut unused = self.unused.fetch_add(1, Ordering::Relaxed) + 1;
+        self.unused.fetch_add(1, Ordering::Relaxed);
+        self.evict_while_too_many(rand);
+    }
+
+    fn evict_while_too_many(&self, rand: &mut u64) {
+        let mut unused = self.unused.load(Ordering::Relaxed);
         while unused > self.low_water as i64
             && unused as f64 > self.objects.load(Ordering::Relaxed) as f64 * self.min_ratio
         {
@@ -206,14 +264,20 @@ impl LockMap {
         self.partitions.iter().map(|p| p.lock().len()).sum()
     }
 
-    /// Number of lock objects nobody uses (state word 0), counted now.
-    pub(crate) fn unused_objects(&self) -> usize {
+    /// Number of lock objects nobody uses, counted now: state word 0, or only `HAS_FAST_SLOTS`
+    /// with no slot holding the object.
+    pub(crate) fn unused_objects(&self, env: &Env) -> usize {
+        let held = slot_addresses(env);
         self.partitions
             .iter()
             .map(|p| {
                 p.lock()
                     .values()
-                    .filter(|l| l.fast_path.load(Ordering::Acquire) == 0)
+                    .filter(|l| match l.word.load(Ordering::Acquire) {
+                        0 => true,
+                        HAS_FAST_SLOTS => !l.address().is_some_and(|a| held.contains(&a)),
+                        _ => false,
+                    })
                     .count()
             })
             .sum()
@@ -231,4 +295,17 @@ impl LockMap {
             }
         }
     }
+}
+
+/// The addresses of the lock objects that slots hold on the fast path.
+fn slot_addresses(env: &Env) -> HashSet<u64> {
+    let mut held = HashSet::new();
+    if env.mode == FastPath::PerContext {
+        env.slots.for_each_used(|_, w| {
+            if let Slot::Held { address, .. } = Slot::decode(w) {
+                held.insert(address);
+            }
+        });
+    }
+    held
 }

@@ -146,6 +146,14 @@ pub fn fast_path_increment(strategy: Strategy, lock_type: LockType) -> u64 {
     }
 }
 
+/// Whether `lock_type` is unobtrusive under `strategy` (granted on a fast path): S, SH, SR, SW
+/// and SWLP on objects, IX on scopes. One bit test.
+#[inline]
+pub fn is_unobtrusive(strategy: Strategy, lock_type: LockType) -> bool {
+    const UNOBTRUSIVE: [u16; 2] = [IX, S | (1 << 2) | SR | SW | SWLP];
+    UNOBTRUSIVE[strategy as usize] & lock_type.bit() != 0
+}
+
 /// The types held through the fast path, as a bitmap, given the counter part of a state word.
 #[inline]
 pub fn fast_path_granted_bitmap(strategy: Strategy, state: u64) -> u16 {

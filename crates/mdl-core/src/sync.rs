@@ -14,6 +14,19 @@ pub(crate) use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+
+/// Orders a `SeqCst` read-modify-write before a later `SeqCst` load of another location, for
+/// loom only. In the Rust (C++20) memory model the two already appear in that order in the
+/// single total order of `SeqCst` operations, which is all the store-load races of
+/// `fast_path.rs` need; loom does not model that order for read-modify-writes and loads
+/// (tokio-rs/loom#180: it reports a Dekker-style violation that the model forbids) but does for
+/// fences. So the models check the protocol with a fence in this place, and the real build has
+/// none (on x86-64 the read-modify-write is a locked instruction, a full barrier already).
+#[inline(always)]
+pub(crate) fn store_load_fence() {
+    #[cfg(loom)]
+    loom::sync::atomic::fence(Ordering::SeqCst);
+}
 #[cfg(loom)]
 pub(crate) use loom_shim::{Condvar, Mutex, RwLock};
 
@@ -25,8 +38,6 @@ pub(crate) enum Site {
     MapPartition,
     /// `wait/synch/prlock/sql/MDL_lock::rwlock`: one instance per lock object.
     LockObject,
-    /// `wait/synch/prlock/sql/MDL_context::LOCK_waiting_for`.
-    WaitingFor,
     /// `wait/synch/mutex/sql/MDL_wait::LOCK_wait_status`.
     WaitStatus,
     /// `wait/synch/cond/sql/MDL_context::COND_wait_status`.
@@ -58,8 +69,50 @@ mod make {
 /// index as `OBJECT_INSTANCE_BEGIN` so `events_waits_summary_by_instance` shows which is which.
 #[cfg(all(not(loom), feature = "pfs"))]
 mod make {
+    use std::sync::OnceLock;
+
+    use pfs::{ClassKind, ClassRef};
+
     use super::*;
-    use crate::instrument::class_of;
+
+    /// The lock manager's instrument classes.
+    pub(crate) struct Classes {
+        map_mutex: ClassRef,
+        lock_rwlock: ClassRef,
+        wait_status: ClassRef,
+        wait_cond: ClassRef,
+        pub(crate) metadata: ClassRef,
+    }
+
+    pub(crate) fn classes() -> &'static Classes {
+        static CLASSES: OnceLock<Classes> = OnceLock::new();
+        CLASSES.get_or_init(|| Classes {
+            map_mutex: pfs::register_class(ClassKind::Mutex, "wait/synch/mutex/mdl/MDL_map::mutex"),
+            lock_rwlock: pfs::register_class(
+                ClassKind::RwLock,
+                "wait/synch/prlock/sql/MDL_lock::rwlock",
+            ),
+            wait_status: pfs::register_class(
+                ClassKind::Mutex,
+                "wait/synch/mutex/sql/MDL_wait::LOCK_wait_status",
+            ),
+            wait_cond: pfs::register_class(
+                ClassKind::Cond,
+                "wait/synch/cond/sql/MDL_context::COND_wait_status",
+            ),
+            metadata: pfs::register_class(ClassKind::Metadata, "wait/lock/metadata/sql/mdl"),
+        })
+    }
+
+    fn class_of(site: Site) -> ClassRef {
+        let c = classes();
+        match site {
+            Site::MapPartition => c.map_mutex,
+            Site::LockObject => c.lock_rwlock,
+            Site::WaitStatus => c.wait_status,
+            Site::WaitCond => c.wait_cond,
+        }
+    }
 
     pub(crate) fn new_mutex<T>(site: Site, value: T) -> Mutex<T> {
         Mutex::with_class(class_of(site), value)
@@ -78,6 +131,8 @@ mod make {
     }
 }
 
+#[cfg(all(not(loom), feature = "pfs"))]
+pub(crate) use make::classes;
 pub(crate) use make::{new_condvar, new_mutex, new_partition_mutex, new_rwlock};
 
 #[cfg(loom)]

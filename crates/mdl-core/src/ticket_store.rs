@@ -1,16 +1,25 @@
-//! A context's tickets: one list per duration, plus a hash index over the lock keys.
+//! A context's tickets: a small inline array, then per-duration lists and a hash index.
 //!
-//! Tickets live in a slab of generation-checked slots (so a stale [`crate::Ticket`] handle is
-//! detected, never dereferenced). Each duration keeps a doubly linked list through the slots,
-//! newest first, as MySQL's `MDL_ticket_store` does; every ticket carries a sequence number taken
-//! when it entered its list, which is what savepoints compare against.
+//! Most contexts hold a handful of tickets (a statement's tables and scopes), so the first
+//! [`INLINE_TICKETS`] live in a fixed array with an occupancy bitmap: inserting is finding a
+//! clear bit, removing is clearing it, and nothing is linked or allocated. Tickets beyond that
+//! *spill* into a vector of slots with one doubly linked list per duration, newest first, as
+//! MySQL's `MDL_ticket_store` keeps them; free spill slots form a list through their `next`
+//! link. Every ticket carries a sequence number taken when it got its duration, which is what
+//! savepoints compare against; slots are generation-checked, so a stale [`crate::Ticket`]
+//! handle is detected, never dereferenced. Slot numbers `0..INLINE_TICKETS` are inline, the
+//! rest spill slots.
 //!
 //! `find` follows MySQL's rule: look in the request's own duration first, then the following
-//! durations cyclically, newest ticket first, for a ticket on the same key whose type is equal or
-//! stronger. With [`TicketIndex::Hashed`] and at least [`HASH_THRESHOLD`] tickets, candidates come
-//! from a hash index keyed by the key's MurmurHash3 (MySQL 8.0.4+, the fix for Bug #83143);
-//! [`TicketIndex::LinearList`] always scans the lists (5.6, 5.7, early 8.0). Both give the same
-//! answer; only the cost differs.
+//! durations cyclically, newest ticket first, for a ticket on the same lock whose type is equal
+//! or stronger. A ticket is recognized by its lock object, which is unique per key while a
+//! ticket holds it (a held object is never evicted), so a lookup compares pointers, not key
+//! bytes. With [`TicketIndex::Hashed`] and at least `HASH_THRESHOLD - INLINE_TICKETS` spill
+//! tickets (so from [`HASH_THRESHOLD`] tickets in all when the inline array is full), spill
+//! candidates come from a hash index keyed by the key's MurmurHash3 (MySQL 8.0.4+, the fix for
+//! Bug #83143) and the inline array is scanned (at most 16 pointers); [`TicketIndex::LinearList`]
+//! always scans the lists (5.6, 5.7, early 8.0). Both give the same answer; only the cost
+//! differs.
 //!
 //! Protocol: the store is owned by its context and touched only by the thread using it.
 
@@ -19,7 +28,7 @@ use std::sync::Arc;
 
 use crate::hash::BuildPrehashed;
 use crate::key::MdlKey;
-use crate::lock::LockObject;
+use crate::lock::{Hold, LockObject};
 use crate::matrix::is_stronger_or_equal;
 use crate::types::{LockDuration, LockType};
 
@@ -38,88 +47,95 @@ pub enum TicketIndex {
 /// Ticket count from which the hash index is used (MySQL's `MDL_ticket_store::THRESHOLD`).
 pub const HASH_THRESHOLD: usize = 256;
 
+/// Tickets a context keeps in its inline array before it uses the lists.
+pub const INLINE_TICKETS: usize = 16;
+
 const NIL: u32 = u32::MAX;
+const SPILL: u32 = INLINE_TICKETS as u32;
+/// Spill tickets from which the index is kept.
+const INDEX_FROM: usize = HASH_THRESHOLD - INLINE_TICKETS;
 
 /// One granted lock held by a context.
 pub(crate) struct TicketData {
     pub(crate) lock: Arc<LockObject>,
+    /// Where the lock is recorded (a queue entry, a counter, a slot).
+    pub(crate) hold: Hold,
     pub(crate) ty: LockType,
     pub(crate) duration: LockDuration,
-    /// Held as a counter in the lock's fast-path word, not as an entry in its granted list.
-    pub(crate) fast_path: bool,
-    /// Index of the entry in the lock's state (slow path only).
-    pub(crate) entry: usize,
     /// The storage engines were told before this X lock was granted.
     pub(crate) hton_notified: bool,
-    /// Unique id of the ticket within the manager (for `metadata_locks`).
-    pub(crate) id: u64,
-    seq: u64,
-    prev: u32,
-    next: u32,
 }
 
-impl TicketData {
-    pub(crate) fn new(lock: Arc<LockObject>, ty: LockType, duration: LockDuration) -> TicketData {
-        TicketData {
-            lock,
-            ty,
-            duration,
-            fast_path: false,
-            entry: usize::MAX,
-            hton_notified: false,
-            id: 0,
-            seq: 0,
-            prev: NIL,
-            next: NIL,
-        }
-    }
-
-    pub(crate) fn seq(&self) -> u64 {
-        self.seq
-    }
-}
-
+/// A spill slot.
 struct Slot {
     generation: u32,
+    /// Links of the duration list (or, for a free slot, `next` links the free list).
+    prev: u32,
+    next: u32,
+    seq: u64,
     data: Option<TicketData>,
 }
 
 pub(crate) struct TicketStore {
+    inline: [Option<TicketData>; INLINE_TICKETS],
+    inline_seq: [u64; INLINE_TICKETS],
+    inline_generation: [u32; INLINE_TICKETS],
+    /// Bit `i`: inline slot `i` holds a ticket.
+    inline_used: u16,
     slots: Vec<Slot>,
-    free: Vec<u32>,
+    free: u32,
     heads: [u32; 3],
     tails: [u32; 3],
-    counts: [usize; 3],
-    total: usize,
+    /// Spill tickets per duration and in all (inline ones are counted on demand).
+    spill_counts: [usize; 3],
+    spill_total: usize,
     mode: TicketIndex,
     index: HashMap<u32, Vec<u32>, BuildPrehashed>,
     next_seq: u64,
-    /// Number of tickets held through the fast path (materialization skips the scan at 0).
-    pub(crate) fast_path_count: usize,
+    /// Spill tickets held on a fast path (inline ones are checked on demand).
+    spill_fast: usize,
+}
+
+fn is_fast(h: Hold) -> bool {
+    !matches!(h, Hold::Entry(_))
 }
 
 impl TicketStore {
     pub(crate) fn new(mode: TicketIndex) -> TicketStore {
         TicketStore {
+            inline: Default::default(),
+            inline_seq: [0; INLINE_TICKETS],
+            inline_generation: [0; INLINE_TICKETS],
+            inline_used: 0,
             slots: Vec::new(),
-            free: Vec::new(),
+            free: NIL,
             heads: [NIL; 3],
             tails: [NIL; 3],
-            counts: [0; 3],
-            total: 0,
+            spill_counts: [0; 3],
+            spill_total: 0,
             mode,
             index: HashMap::default(),
             next_seq: 1,
-            fast_path_count: 0,
+            spill_fast: 0,
         }
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.total
+        self.inline_used.count_ones() as usize + self.spill_total
+    }
+
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.inline_used == 0 && self.spill_total == 0
+    }
+
+    /// Whether any ticket is held on a fast path (materialization has work).
+    pub(crate) fn has_fast(&self) -> bool {
+        self.spill_fast > 0 || self.inline.iter().flatten().any(|t| is_fast(t.hold))
     }
 
     pub(crate) fn len_of(&self, d: LockDuration) -> usize {
-        self.counts[d.index()]
+        self.inline_of(d, 0).count_ones() as usize + self.spill_counts[d.index()]
     }
 
     /// The sequence number the next ticket will get; a savepoint.
@@ -127,272 +143,540 @@ impl TicketStore {
         self.next_seq
     }
 
-    fn index_active(&self) -> bool {
-        self.mode == TicketIndex::Hashed && self.total >= HASH_THRESHOLD
+    /// The slot the next [`TicketStore::insert`] will use.
+    pub(crate) fn next_slot(&self) -> u32 {
+        if self.inline_used != u16::MAX {
+            (!self.inline_used).trailing_zeros()
+        } else if self.free != NIL {
+            self.free
+        } else {
+            SPILL + self.slots.len() as u32
+        }
     }
 
-    /// Adds a ticket to the front of its duration's list; returns (slot, generation).
-    pub(crate) fn insert(&mut self, mut data: TicketData) -> (u32, u32) {
-        if data.fast_path {
-            self.fast_path_count += 1;
+    fn index_active(&self) -> bool {
+        self.mode == TicketIndex::Hashed && self.spill_total >= INDEX_FROM
+    }
+
+    /// Adds a ticket; returns (slot, generation).
+    #[inline(always)]
+    pub(crate) fn insert(&mut self, data: TicketData) -> (u32, u32) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        if self.inline_used == u16::MAX {
+            return self.insert_spill(data, seq);
+        }
+        let i = (!self.inline_used).trailing_zeros() as usize % INLINE_TICKETS;
+        self.inline_used |= 1 << i;
+        self.inline_seq[i] = seq;
+        // A free inline slot holds no ticket, so there is nothing to drop: `forget` of the
+        // `None` spares the drop code on the hot path.
+        debug_assert!(self.inline[i].is_none());
+        std::mem::forget(self.inline[i].replace(data));
+        (i as u32, self.inline_generation[i])
+    }
+
+    #[inline(never)]
+    fn insert_spill(&mut self, data: TicketData, seq: u64) -> (u32, u32) {
+        if is_fast(data.hold) {
+            self.spill_fast += 1;
         }
         let d = data.duration;
-        data.seq = self.next_seq;
-        self.next_seq += 1;
-        let hash = data.lock.key.murmur3();
-        let slot = match self.free.pop() {
-            Some(s) => {
-                self.slots[s as usize].data = Some(data);
-                s
-            }
-            None => {
-                self.slots.push(Slot {
-                    generation: 0,
-                    data: Some(data),
-                });
-                (self.slots.len() - 1) as u32
-            }
+        let s = if self.free != NIL {
+            let s = self.free;
+            let rec = &mut self.slots[s as usize];
+            self.free = rec.next;
+            rec.seq = seq;
+            rec.data = Some(data);
+            s
+        } else {
+            self.slots.push(Slot {
+                generation: 0,
+                prev: NIL,
+                next: NIL,
+                seq,
+                data: Some(data),
+            });
+            (self.slots.len() - 1) as u32
         };
-        self.link_front(d, slot);
-        self.total += 1;
-        if self.mode == TicketIndex::Hashed {
-            if self.total == HASH_THRESHOLD {
-                self.rebuild_index();
-            } else if self.total > HASH_THRESHOLD {
-                self.index.entry(hash).or_default().push(slot);
-            }
+        self.link_front(d, s);
+        self.spill_total += 1;
+        if self.index_active() {
+            self.index_insert(s);
         }
-        (slot, self.slots[slot as usize].generation)
+        (SPILL + s, self.slots[s as usize].generation)
     }
 
-    fn rebuild_index(&mut self) {
-        self.index.clear();
-        for (i, s) in self.slots.iter().enumerate() {
-            if let Some(t) = &s.data {
-                self.index
-                    .entry(t.lock.key.murmur3())
-                    .or_default()
-                    .push(i as u32);
+    /// Keeps the index of spill tickets once the threshold is reached (inline tickets are
+    /// always scanned).
+    #[cold]
+    fn index_insert(&mut self, s: u32) {
+        if self.spill_total == INDEX_FROM {
+            // Just reached the threshold: index every spill ticket.
+            self.index.clear();
+            for (i, rec) in self.slots.iter().enumerate() {
+                if let Some(t) = &rec.data {
+                    self.index
+                        .entry(t.lock.key.murmur3())
+                        .or_default()
+                        .push(i as u32);
+                }
+            }
+        } else {
+            let hash = self.slot_data(s).lock.key.murmur3();
+            self.index.entry(hash).or_default().push(s);
+        }
+    }
+
+    #[cold]
+    fn index_remove(&mut self, s: u32) {
+        let hash = self.slot_data(s).lock.key.murmur3();
+        if let Some(v) = self.index.get_mut(&hash) {
+            if let Some(p) = v.iter().position(|&x| x == s) {
+                v.swap_remove(p);
+            }
+            if v.is_empty() {
+                self.index.remove(&hash);
             }
         }
     }
 
     /// Removes a ticket from the store and returns it; its handle becomes stale.
+    #[inline(always)]
     pub(crate) fn remove(&mut self, slot: u32) -> TicketData {
-        let d = self.data(slot).duration;
-        self.unlink(d, slot);
-        if self.mode == TicketIndex::Hashed {
-            if self.total > HASH_THRESHOLD {
-                let hash = self.data(slot).lock.key.murmur3();
-                if let Some(v) = self.index.get_mut(&hash) {
-                    if let Some(p) = v.iter().position(|&s| s == slot) {
-                        v.swap_remove(p);
-                    }
-                    if v.is_empty() {
-                        self.index.remove(&hash);
-                    }
-                }
-            } else if self.total == HASH_THRESHOLD {
+        if slot >= SPILL {
+            return self.remove_spill(slot - SPILL);
+        }
+        let i = slot as usize % INLINE_TICKETS;
+        self.inline_used &= !(1 << i);
+        self.inline_generation[i] = self.inline_generation[i].wrapping_add(1);
+        self.inline[i].take().expect("slot checked by caller")
+    }
+
+    #[inline(never)]
+    fn remove_spill(&mut self, s: u32) -> TicketData {
+        if self.index_active() {
+            self.index_remove(s);
+            if self.spill_total == INDEX_FROM {
+                // Below the threshold after this one: the index goes.
                 self.index.clear();
             }
         }
-        self.total -= 1;
-        let s = &mut self.slots[slot as usize];
-        s.generation = s.generation.wrapping_add(1);
-        self.free.push(slot);
-        let data = s.data.take().expect("slot checked by caller");
-        if data.fast_path {
-            self.fast_path_count -= 1;
+        self.spill_total -= 1;
+        let d = self.slot_data(s).duration;
+        self.unlink(d, s);
+        let free = self.free;
+        let rec = &mut self.slots[s as usize];
+        rec.generation = rec.generation.wrapping_add(1);
+        rec.next = free;
+        self.free = s;
+        let data = rec.data.take().expect("slot checked by caller");
+        if is_fast(data.hold) {
+            self.spill_fast -= 1;
         }
         data
     }
 
-    /// The slot of a live ticket with this generation.
+    /// Whether `slot` holds a live ticket of this generation.
+    #[inline]
     pub(crate) fn check(&self, slot: u32, generation: u32) -> bool {
-        self.slots
-            .get(slot as usize)
-            .is_some_and(|s| s.generation == generation && s.data.is_some())
+        if slot < SPILL {
+            let i = slot as usize % INLINE_TICKETS;
+            self.inline_used & (1 << i) != 0 && self.inline_generation[i] == generation
+        } else {
+            self.slots
+                .get((slot - SPILL) as usize)
+                .is_some_and(|s| s.generation == generation && s.data.is_some())
+        }
     }
 
     pub(crate) fn generation(&self, slot: u32) -> u32 {
-        self.slots[slot as usize].generation
+        if slot < SPILL {
+            self.inline_generation[slot as usize % INLINE_TICKETS]
+        } else {
+            self.slots[(slot - SPILL) as usize].generation
+        }
     }
 
+    /// A live ticket's sequence number.
+    pub(crate) fn seq(&self, slot: u32) -> u64 {
+        if slot < SPILL {
+            self.inline_seq[slot as usize % INLINE_TICKETS]
+        } else {
+            self.slots[(slot - SPILL) as usize].seq
+        }
+    }
+
+    #[inline]
     pub(crate) fn data(&self, slot: u32) -> &TicketData {
-        self.slots[slot as usize]
+        if slot < SPILL {
+            self.inline[slot as usize % INLINE_TICKETS].as_ref()
+        } else {
+            self.slots[(slot - SPILL) as usize].data.as_ref()
+        }
+        .expect("slot checked by caller")
+    }
+
+    fn data_mut(&mut self, slot: u32) -> &mut TicketData {
+        if slot < SPILL {
+            self.inline[slot as usize % INLINE_TICKETS].as_mut()
+        } else {
+            self.slots[(slot - SPILL) as usize].data.as_mut()
+        }
+        .expect("slot checked by caller")
+    }
+
+    fn slot_data(&self, s: u32) -> &TicketData {
+        self.slots[s as usize]
             .data
             .as_ref()
-            .expect("slot checked by caller")
+            .expect("spill slot checked by caller")
     }
 
-    pub(crate) fn data_mut(&mut self, slot: u32) -> &mut TicketData {
-        self.slots[slot as usize]
-            .data
-            .as_mut()
-            .expect("slot checked by caller")
-    }
-
-    /// Marks a ticket as no longer fast-path (after materialization).
-    pub(crate) fn clear_fast_path(&mut self, slot: u32, entry: usize) {
+    /// Records that a fast-path ticket's lock is now queue entry `entry` (materialization).
+    pub(crate) fn set_entry(&mut self, slot: u32, entry: usize) {
         let t = self.data_mut(slot);
-        debug_assert!(t.fast_path);
-        t.fast_path = false;
-        t.entry = entry;
-        self.fast_path_count -= 1;
+        let was_fast = is_fast(t.hold);
+        t.hold = Hold::Entry(entry);
+        if was_fast && slot >= SPILL {
+            self.spill_fast -= 1;
+        }
     }
 
-    /// Gives a ticket the lock hold of `new` (lock, type, fast path, entry, notification, id),
-    /// keeping its duration and place; returns the hold it had, to be released.
+    /// Gives a ticket the lock hold of `new` (lock, type, hold, notification), keeping its
+    /// duration and place; returns the hold it had, to be released.
     pub(crate) fn replace_hold(&mut self, slot: u32, mut new: TicketData) -> TicketData {
-        if new.fast_path {
-            self.fast_path_count += 1;
-        }
+        let gained = is_fast(new.hold);
         let t = self.data_mut(slot);
         std::mem::swap(&mut t.lock, &mut new.lock);
         std::mem::swap(&mut t.ty, &mut new.ty);
-        std::mem::swap(&mut t.fast_path, &mut new.fast_path);
-        std::mem::swap(&mut t.entry, &mut new.entry);
+        std::mem::swap(&mut t.hold, &mut new.hold);
         std::mem::swap(&mut t.hton_notified, &mut new.hton_notified);
-        std::mem::swap(&mut t.id, &mut new.id);
-        if new.fast_path {
-            self.fast_path_count -= 1;
+        if slot >= SPILL {
+            self.spill_fast =
+                self.spill_fast + usize::from(gained) - usize::from(is_fast(new.hold));
         }
         new
     }
 
-    /// Moves a ticket to another duration: to the front with a new sequence number, or to the
-    /// back as older than every savepoint (`oldest`).
+    /// Gives a ticket another duration with a new sequence number, or as older than every
+    /// savepoint (`oldest`: sequence number 0, at the back of a list).
     pub(crate) fn move_to(&mut self, slot: u32, d: LockDuration, oldest: bool) {
         let old = self.data(slot).duration;
-        self.unlink(old, slot);
         let seq = if oldest {
             0
         } else {
             self.next_seq += 1;
             self.next_seq - 1
         };
-        let t = self.data_mut(slot);
-        t.duration = d;
-        t.seq = seq;
+        self.data_mut(slot).duration = d;
+        if slot < SPILL {
+            self.inline_seq[slot as usize % INLINE_TICKETS] = seq;
+            return;
+        }
+        let s = slot - SPILL;
+        self.unlink(old, s);
+        self.slots[s as usize].seq = seq;
         if oldest {
-            self.link_back(d, slot);
+            self.link_back(d, s);
         } else {
-            self.link_front(d, slot);
+            self.link_front(d, s);
         }
     }
 
-    /// Finds a held ticket that satisfies a request (see the module docs).
-    pub(crate) fn find(&self, key: &MdlKey, ty: LockType, duration: LockDuration) -> Option<u32> {
-        if self.total == 0 {
+    /// Finds a held ticket on `lock` that satisfies a request (see the module docs).
+    #[inline]
+    pub(crate) fn find(&self, lock: &LockObject, ty: LockType, d: LockDuration) -> Option<u32> {
+        if self.is_empty() {
+            return None;
+        }
+        self.find_where(lock.key.murmur3(), d, |t| {
+            std::ptr::eq(Arc::as_ptr(&t.lock), lock)
+                && is_stronger_or_equal(lock.strategy, t.ty, ty)
+        })
+    }
+
+    /// Finds a held ticket on `key` that satisfies `ty`, as [`TicketStore::find`] does.
+    pub(crate) fn find_key(&self, key: &MdlKey, ty: LockType, d: LockDuration) -> Option<u32> {
+        if self.is_empty() {
             return None;
         }
         let strategy = key.namespace().strategy();
-        let satisfies =
-            |t: &TicketData| t.lock.key == *key && is_stronger_or_equal(strategy, t.ty, ty);
-        if self.index_active() {
-            let rank = |t: &TicketData| (t.duration.index() + 3 - duration.index()) % 3;
-            let candidates = self.index.get(&key.murmur3())?;
-            return candidates
-                .iter()
-                .copied()
-                .filter(|&s| satisfies(self.data(s)))
-                .min_by_key(|&s| {
-                    let t = self.data(s);
-                    (rank(t), u64::MAX - t.seq)
-                });
-        }
-        for i in 0..3 {
-            let d = LockDuration::ALL[(duration.index() + i) % 3];
-            let found = self.iter(d).find(|&s| satisfies(self.data(s)));
-            if found.is_some() {
-                return found;
-            }
-        }
-        None
+        self.find_where(key.murmur3(), d, |t| {
+            t.lock.key == *key && is_stronger_or_equal(strategy, t.ty, ty)
+        })
     }
 
-    /// Slots of one duration list, newest first.
-    pub(crate) fn iter(&self, d: LockDuration) -> ListIter<'_> {
-        ListIter {
-            store: self,
-            cur: self.heads[d.index()],
+    /// The best satisfying ticket: lowest duration rank (own duration first, then cyclically),
+    /// newest first within a rank.
+    #[inline(never)]
+    fn find_where(
+        &self,
+        hash: u32,
+        duration: LockDuration,
+        satisfies: impl Fn(&TicketData) -> bool,
+    ) -> Option<u32> {
+        let rank = |t: &TicketData| (t.duration.index() + 3 - duration.index()) % 3;
+        // (rank, newest first) of the best candidate so far.
+        let mut best: Option<(usize, u64, u32)> = None;
+        let mut offer = |slot: u32, t: &TicketData, seq: u64| {
+            let key = (rank(t), u64::MAX - seq);
+            if best.is_none_or(|(r, s, _)| key < (r, s)) {
+                best = Some((key.0, key.1, slot));
+            }
+        };
+        let mut bits = self.inline_used;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize % INLINE_TICKETS;
+            bits &= bits - 1;
+            if let Some(t) = &self.inline[i] {
+                if satisfies(t) {
+                    offer(i as u32, t, self.inline_seq[i]);
+                }
+            }
         }
+        if self.index_active() {
+            for &s in self.index.get(&hash).into_iter().flatten() {
+                let t = self.slot_data(s);
+                if satisfies(t) {
+                    offer(SPILL + s, t, self.slots[s as usize].seq);
+                }
+            }
+        } else {
+            // The lists are newest first: the first match of a duration is its best.
+            for i in 0..3 {
+                let d = LockDuration::ALL[(duration.index() + i) % 3];
+                let mut cur = self.heads[d.index()];
+                while cur != NIL {
+                    let t = self.slot_data(cur);
+                    if satisfies(t) {
+                        offer(SPILL + cur, t, self.slots[cur as usize].seq);
+                        break;
+                    }
+                    cur = self.slots[cur as usize].next;
+                }
+            }
+        }
+        best.map(|(_, _, slot)| slot)
+    }
+
+    /// The inline tickets of duration `d` with a sequence number of at least `newer_than`, as a
+    /// bitmap of inline slots (for releasing them without allocating).
+    #[inline]
+    pub(crate) fn inline_of(&self, d: LockDuration, newer_than: u64) -> u16 {
+        let mut out = 0;
+        let mut bits = self.inline_used;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize % INLINE_TICKETS;
+            bits &= bits - 1;
+            if self.inline[i].as_ref().is_some_and(|t| t.duration == d)
+                && self.inline_seq[i] >= newer_than
+            {
+                out |= 1 << i;
+            }
+        }
+        out
+    }
+
+    /// The newest ticket of duration `d` with a sequence number of at least `newer_than`: the
+    /// newest such inline ticket or the head of the spill list (which is newest first, with
+    /// tickets made older than every savepoint at the back), whichever is newer.
+    #[inline]
+    pub(crate) fn newest_of(&self, d: LockDuration, newer_than: u64) -> Option<u32> {
+        let mut best: Option<(u64, u32)> = None;
+        let mut bits = self.inline_of(d, newer_than);
+        while bits != 0 {
+            let i = bits.trailing_zeros();
+            bits &= bits - 1;
+            let seq = self.inline_seq[i as usize % INLINE_TICKETS];
+            if best.is_none_or(|(s, _)| seq > s) {
+                best = Some((seq, i));
+            }
+        }
+        let h = self.heads[d.index()];
+        if h != NIL {
+            let seq = self.slots[h as usize].seq;
+            if seq >= newer_than && best.is_none_or(|(s, _)| seq > s) {
+                best = Some((seq, SPILL + h));
+            }
+        }
+        best.map(|(_, slot)| slot)
+    }
+
+    /// The tickets of duration `d`, newest first.
+    pub(crate) fn of(&self, d: LockDuration) -> Vec<u32> {
+        let mut out: Vec<u32> = Vec::with_capacity(self.len_of(d));
+        let mut bits = self.inline_of(d, 0);
+        while bits != 0 {
+            out.push(bits.trailing_zeros());
+            bits &= bits - 1;
+        }
+        let mut cur = self.heads[d.index()];
+        while cur != NIL {
+            out.push(SPILL + cur);
+            cur = self.slots[cur as usize].next;
+        }
+        out.sort_by_key(|&s| std::cmp::Reverse(self.seq(s)));
+        out
     }
 
     /// Every live slot, in no particular order.
-    pub(crate) fn all_slots(&self) -> impl Iterator<Item = u32> + '_ {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.data.is_some())
-            .map(|(i, _)| i as u32)
+    pub(crate) fn all_slots(&self) -> Vec<u32> {
+        let mut out: Vec<u32> = (0..INLINE_TICKETS as u32)
+            .filter(|&i| self.inline_used & (1 << i) != 0)
+            .collect();
+        out.extend(
+            self.slots
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.data.is_some())
+                .map(|(i, _)| SPILL + i as u32),
+        );
+        out
     }
 
-    fn link_front(&mut self, d: LockDuration, slot: u32) {
+    fn link_front(&mut self, d: LockDuration, s: u32) {
         let head = self.heads[d.index()];
-        {
-            let t = self.data_mut(slot);
-            t.prev = NIL;
-            t.next = head;
-        }
+        let rec = &mut self.slots[s as usize];
+        rec.prev = NIL;
+        rec.next = head;
         if head != NIL {
-            self.data_mut(head).prev = slot;
+            self.slots[head as usize].prev = s;
         } else {
-            self.tails[d.index()] = slot;
+            self.tails[d.index()] = s;
         }
-        self.heads[d.index()] = slot;
-        self.counts[d.index()] += 1;
+        self.heads[d.index()] = s;
+        self.spill_counts[d.index()] += 1;
     }
 
-    fn link_back(&mut self, d: LockDuration, slot: u32) {
+    fn link_back(&mut self, d: LockDuration, s: u32) {
         let tail = self.tails[d.index()];
-        {
-            let t = self.data_mut(slot);
-            t.next = NIL;
-            t.prev = tail;
-        }
+        let rec = &mut self.slots[s as usize];
+        rec.next = NIL;
+        rec.prev = tail;
         if tail != NIL {
-            self.data_mut(tail).next = slot;
+            self.slots[tail as usize].next = s;
         } else {
-            self.heads[d.index()] = slot;
+            self.heads[d.index()] = s;
         }
-        self.tails[d.index()] = slot;
-        self.counts[d.index()] += 1;
+        self.tails[d.index()] = s;
+        self.spill_counts[d.index()] += 1;
     }
 
-    fn unlink(&mut self, d: LockDuration, slot: u32) {
+    fn unlink(&mut self, d: LockDuration, s: u32) {
         let (prev, next) = {
-            let t = self.data(slot);
-            (t.prev, t.next)
+            let rec = &self.slots[s as usize];
+            (rec.prev, rec.next)
         };
         if prev != NIL {
-            self.data_mut(prev).next = next;
+            self.slots[prev as usize].next = next;
         } else {
             self.heads[d.index()] = next;
         }
         if next != NIL {
-            self.data_mut(next).prev = prev;
+            self.slots[next as usize].prev = prev;
         } else {
             self.tails[d.index()] = prev;
         }
-        self.counts[d.index()] -= 1;
+        self.spill_counts[d.index()] -= 1;
     }
 }
 
-pub(crate) struct ListIter<'a> {
-    store: &'a TicketStore,
-    cur: u32,
-}
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::types::Namespace;
 
-impl Iterator for ListIter<'_> {
-    type Item = u32;
+    fn lock(name: &str) -> Arc<LockObject> {
+        Arc::new(LockObject::new(
+            MdlKey::new(Namespace::Table, "s", name).expect("valid"),
+        ))
+    }
 
-    fn next(&mut self) -> Option<u32> {
-        if self.cur == NIL {
-            return None;
+    fn ticket(lock: &Arc<LockObject>, d: LockDuration) -> TicketData {
+        TicketData {
+            lock: lock.clone(),
+            hold: Hold::Entry(0),
+            ty: LockType::SR,
+            duration: d,
+            hton_notified: false,
         }
-        let s = self.cur;
-        self.cur = self.store.data(s).next;
-        Some(s)
+    }
+
+    /// Inline and spill tickets answer alike: handles, generations, the find order across both
+    /// tiers and both index modes, durations, and releasing a duration's newest tickets.
+    #[test]
+    fn inline_then_spill_with_and_without_index() {
+        for mode in [TicketIndex::Hashed, TicketIndex::LinearList] {
+            let mut st = TicketStore::new(mode);
+            let locks: Vec<_> = (0..300).map(|i| lock(&format!("t{i}"))).collect();
+            let mut handles = Vec::new();
+            for (i, l) in locks.iter().enumerate() {
+                let d = LockDuration::ALL[i % 3];
+                assert_eq!(
+                    st.next_slot(),
+                    if i < 16 {
+                        i as u32
+                    } else {
+                        SPILL + i as u32 - 16
+                    }
+                );
+                handles.push(st.insert(ticket(l, d)));
+            }
+            assert_eq!(st.len(), 300);
+            assert_eq!(st.index_active(), mode == TicketIndex::Hashed);
+            for (i, l) in locks.iter().enumerate() {
+                let d = LockDuration::ALL[i % 3];
+                assert_eq!(
+                    st.find(l, LockType::SR, d),
+                    Some(handles[i].0),
+                    "{mode:?} {i}"
+                );
+                assert!(st.check(handles[i].0, handles[i].1));
+            }
+            // A second ticket on lock 0 in its own duration is newer: found first.
+            let again = st.insert(ticket(&locks[0], LockDuration::Statement));
+            assert_eq!(
+                st.find(&locks[0], LockType::SR, LockDuration::Statement),
+                Some(again.0)
+            );
+            // Another duration first: the request's own duration ranks first.
+            assert_eq!(
+                st.find(&locks[1], LockType::SR, LockDuration::Statement),
+                Some(handles[1].0)
+            );
+            let removed = st.remove(again.0);
+            assert!(Arc::ptr_eq(&removed.lock, &locks[0]));
+            assert!(!st.check(again.0, again.1), "stale handle");
+            // Statement tickets, newest first, across both tiers.
+            let stmt = st.of(LockDuration::Statement);
+            assert_eq!(stmt.len(), 100);
+            assert!(stmt.windows(2).all(|w| st.seq(w[0]) > st.seq(w[1])));
+            assert_eq!(st.inline_of(LockDuration::Statement, 0).count_ones(), 6);
+            for &s in &stmt {
+                assert_eq!(
+                    st.newest_of(LockDuration::Statement, 0),
+                    Some(s),
+                    "newest first"
+                );
+                st.remove(s);
+            }
+            assert_eq!(st.len(), 200);
+            assert_eq!(st.len_of(LockDuration::Statement), 0);
+            assert_eq!(
+                st.find(&locks[0], LockType::SR, LockDuration::Statement),
+                None
+            );
+            for s in st.all_slots() {
+                st.remove(s);
+            }
+            assert_eq!(st.len(), 0);
+            assert!(st.is_empty());
+            assert!(st.index.is_empty());
+            for d in LockDuration::ALL {
+                assert_eq!(st.newest_of(d, 0), None);
+                assert_eq!(st.len_of(d), 0);
+            }
+        }
     }
 }

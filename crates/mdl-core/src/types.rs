@@ -3,6 +3,7 @@
 /// How a namespace resolves conflicts: scoped locks (IX, S, X only) guard a whole scope such as
 /// the global read lock or a schema; object locks (every type but IX) guard one object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum Strategy {
     /// IX / S / X on a scope (GLOBAL, SCHEMA, COMMIT, ...).
     Scoped,
@@ -309,5 +310,22 @@ impl LockDuration {
 
     pub(crate) fn index(self) -> usize {
         self as usize
+    }
+}
+
+/// Identifies a context within its manager.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ContextId(pub(crate) u64);
+
+impl ContextId {
+    /// The numeric id (unique within the process, starting at 1).
+    pub fn as_u64(self) -> u64 {
+        self.0
+    }
+}
+
+impl std::fmt::Display for ContextId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
     }
 }

@@ -61,7 +61,7 @@ fn granted_object_matrix_every_cell_every_object_namespace() {
             }
         }
     }
-    assert_eq!(checked, 2 * 10 * 100);
+    assert_eq!(checked, configs().len() * 10 * 100);
 }
 
 #[test]

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use mdl_core::{
     EngineRefusal, FastPath, HolderInfo, LockDuration, LockType, MdlConfig, MdlError, MdlKey,
-    MdlManager, MdlOwner, MdlRequest, Namespace, Strategy, NAME_CHAR_LEN,
+    MdlManager, MdlOwner, MdlRequest, Namespace, Strategy, NAME_CHAR_LEN, SLOTS_PER_GROUP,
 };
 
 fn table(name: &str) -> MdlKey {
@@ -689,8 +689,10 @@ fn many_tickets(n: usize) {
         .is_some());
     drop(d);
     assert_clean(&mgr);
+    // Eviction ran on the releases (per-context fast-path objects, the first SLOTS_PER_GROUP
+    // here, wait for the next sweep: docs/lock-manager.md, "Eviction").
     assert!(
-        mgr.lock_object_count() <= 1000 + 1,
+        mgr.lock_object_count() <= 1000 + 1 + SLOTS_PER_GROUP,
         "{}",
         mgr.lock_object_count()
     );

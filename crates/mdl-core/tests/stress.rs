@@ -410,6 +410,16 @@ fn configs_under_stress() -> Vec<MdlConfig> {
             ..MdlConfig::default()
         },
         MdlConfig {
+            fast_path: FastPath::SharedWord,
+            ..MdlConfig::default()
+        },
+        // A slot table of one group: contexts share it, and most requests find it full.
+        MdlConfig {
+            fast_path_slots: 16,
+            unused_locks_low_water: 0,
+            ..MdlConfig::default()
+        },
+        MdlConfig {
             shards: 1,
             partition_hash: PartitionHash::MySqlBin,
             unused_locks_low_water: 0,

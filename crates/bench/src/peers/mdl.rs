@@ -100,6 +100,7 @@ impl MdlSetup {
             match self.fast_path {
                 FastPath::Off => "",
                 FastPath::SharedWord => " fast",
+                FastPath::PerContext => " per-context",
             },
             if self.ticket_index == TicketIndex::LinearList {
                 " linear"

@@ -13,6 +13,10 @@ use crate::workload::{Mix, Workload};
 /// The peers, mdl first.
 pub fn specs() -> Vec<PeerSpec> {
     vec![
+        PeerSpec::Mdl(MdlSetup {
+            fast_path: FastPath::PerContext,
+            ..MdlSetup::default()
+        }),
         PeerSpec::Mdl(MdlSetup::default()),
         PeerSpec::Mdl(MdlSetup {
             fast_path: FastPath::Off,
@@ -53,8 +57,11 @@ pub fn run(ctx: &mut Ctx) -> Report {
             .into_iter()
             .map(|p| {
                 let l = match &p {
-                    PeerSpec::Mdl(s) if s.fast_path.is_on() => "mdl (8.0)".to_string(),
-                    PeerSpec::Mdl(_) => "mdl (no fast path)".to_string(),
+                    PeerSpec::Mdl(s) => match s.fast_path {
+                        FastPath::PerContext => "mdl (per-context fast path)".to_string(),
+                        FastPath::SharedWord => "mdl (8.0 shared word)".to_string(),
+                        FastPath::Off => "mdl (no fast path)".to_string(),
+                    },
                     other => other.label(),
                 };
                 (l, p, wl)

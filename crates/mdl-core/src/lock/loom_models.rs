@@ -1,0 +1,400 @@
+//! Model checks of the grant protocol under every interleaving loom explores
+//! (`RUSTFLAGS="--cfg loom" cargo test -p mdl-core --no-default-features --lib --release loom`).
+//!
+//! Per-context fast path ([`FastPath::PerContext`], the slot table has one group of 2 slots
+//! under loom): a strong requester against a fast acquirer, against a fast releaser, two strong
+//! requesters, a clone and a downgrade of a fast-path ticket and an upgrade while a strong
+//! request arrives, and an eviction sweep against a fast acquirer. Shared word
+//! ([`FastPath::SharedWord`]): a DML lock against an exclusive try and eviction, and a counter
+//! release waking an obtrusive waiter. Each model checks mutual exclusion of the conflicting
+//! locks, that every waiter is woken (a lost wake-up hangs, which loom reports), and that
+//! everything is released at the end.
+
+use std::sync::Arc;
+
+use loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use loom::thread;
+
+use super::*;
+use crate::key::MdlKey;
+use crate::types::Namespace;
+
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(4);
+    b.check(f);
+}
+
+fn env(mode: FastPath) -> Arc<Env> {
+    Arc::new(Env {
+        mode,
+        max_write_lock_count: u64::MAX,
+        slots: SlotTable::new(crate::fast_path::SLOTS_PER_GROUP),
+        registry: Registry::new(),
+    })
+}
+
+fn new_lock() -> Arc<LockObject> {
+    Arc::new(LockObject::new(
+        MdlKey::new(Namespace::Table, "s", "t").expect("valid key"),
+    ))
+}
+
+/// A registered context and its place in the slot table.
+struct Ctx {
+    shared: Arc<ContextShared>,
+    home: SlotHome,
+}
+
+fn ctx(env: &Env) -> Ctx {
+    let shared = env.registry.register(None);
+    let tag = shared.tag.expect("small tag");
+    let group = env.slots.home(tag).expect("a slot table");
+    Ctx {
+        shared,
+        home: SlotHome {
+            tag,
+            group,
+            hint: 0,
+        },
+    }
+}
+
+/// What a context does to take a lock: fast path if the type allows, else the slow path,
+/// waiting (without a deadline) if queued.
+fn take(lock: &LockObject, env: &Env, c: &mut Ctx, ty: LockType) -> Hold {
+    let req = Request {
+        ctx: &c.shared,
+        ty,
+        duration: LockDuration::Statement,
+        ticket_id: c.shared.id,
+    };
+    let fast = fast_path_increment(lock.strategy, ty) != 0 && env.mode.is_on();
+    match lock.acquire(env, &req, Some(&mut c.home), fast, true) {
+        Outcome::Granted { hold, .. } => hold,
+        Outcome::Queued { entry, .. } => {
+            let never = AtomicBool::new(false);
+            let status = c.shared.wait.timed_wait(None, &never, true);
+            assert_eq!(status, WaitStatus::Granted);
+            Hold::Entry(entry)
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+fn give(lock: &LockObject, env: &Env, hold: Hold, ty: LockType) {
+    lock.release(env, hold, ty);
+}
+
+/// Nothing is left: no slot, no queue entry, no flag but a stale `HAS_FAST_SLOTS`.
+fn assert_clean(lock: &LockObject, env: &Env) {
+    let word = lock.word.load(SeqCst);
+    assert_eq!(word & !HAS_FAST_SLOTS, 0, "state word left at {word:#x}");
+    assert!(lock.state.read_recursive().is_empty(), "queue not empty");
+    let mut used = 0;
+    env.slots.for_each_used(|_, _| used += 1);
+    assert_eq!(used, 0, "a slot is still used");
+}
+
+/// A fast acquirer and a strong requester: SR and X are never held together, whoever comes
+/// first, and the loser is woken.
+#[test]
+fn per_context_acquire_vs_strong_requester() {
+    model(|| {
+        let env = env(FastPath::PerContext);
+        let lock = new_lock();
+        let sr_in = Arc::new(AtomicBool::new(false));
+        let x_in = Arc::new(AtomicBool::new(false));
+        let mut a = ctx(&env);
+        let mut b = ctx(&env);
+
+        let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
+        let dml = thread::spawn(move || {
+            let h = take(&l, &e, &mut a, LockType::SR);
+            s.store(true, SeqCst);
+            assert!(!x.load(SeqCst), "SR and X granted together");
+            s.store(false, SeqCst);
+            give(&l, &e, h, LockType::SR);
+        });
+
+        let h = take(&lock, &env, &mut b, LockType::X);
+        x_in.store(true, SeqCst);
+        assert!(!sr_in.load(SeqCst), "X and SR granted together");
+        x_in.store(false, SeqCst);
+        give(&lock, &env, h, LockType::X);
+
+        dml.join().expect("dml");
+        assert_clean(&lock, &env);
+    });
+}
+
+/// A strong requester and the release of a slot it may be transferring: X is granted only
+/// after the release, and the transfer never leaves an entry behind.
+#[test]
+fn per_context_release_vs_strong_requester() {
+    model(|| {
+        let env = env(FastPath::PerContext);
+        let lock = new_lock();
+        let mut a = ctx(&env);
+        let mut b = ctx(&env);
+        let h = take(&lock, &env, &mut a, LockType::SR);
+        assert!(matches!(h, Hold::Slot(_)));
+        let sr_in = Arc::new(AtomicBool::new(true));
+
+        let (l, e, s) = (lock.clone(), env.clone(), sr_in.clone());
+        let dml = thread::spawn(move || {
+            s.store(false, SeqCst);
+            give(&l, &e, h, LockType::SR);
+        });
+
+        let x = take(&lock, &env, &mut b, LockType::X);
+        assert!(!sr_in.load(SeqCst), "X granted while SR held");
+        give(&lock, &env, x, LockType::X);
+
+        dml.join().expect("dml");
+        assert_clean(&lock, &env);
+    });
+}
+
+/// Two strong requesters and a fast-path holder: one transfer, the two X locks one after the
+/// other, both after the SR.
+#[test]
+fn two_strong_requesters() {
+    model(|| {
+        let env = env(FastPath::PerContext);
+        let lock = new_lock();
+        let mut a = ctx(&env);
+        let h = take(&lock, &env, &mut a, LockType::SR);
+        let sr_in = Arc::new(AtomicBool::new(true));
+        let x_in = Arc::new(AtomicBool::new(false));
+
+        let spawn_ddl = |mut c: Ctx| {
+            let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
+            thread::spawn(move || {
+                let h = take(&l, &e, &mut c, LockType::X);
+                assert!(!x.swap(true, SeqCst), "two X granted together");
+                assert!(!s.load(SeqCst), "X granted while SR held");
+                x.store(false, SeqCst);
+                give(&l, &e, h, LockType::X);
+            })
+        };
+        let b = spawn_ddl(ctx(&env));
+        let c = spawn_ddl(ctx(&env));
+
+        sr_in.store(false, SeqCst);
+        give(&lock, &env, h, LockType::SR);
+
+        b.join().expect("ddl b");
+        c.join().expect("ddl c");
+        assert_clean(&lock, &env);
+    });
+}
+
+/// A downgrade of a fast-path ticket (clone to a weaker type, release the original) while a
+/// strong request arrives: the strong request waits for both, whichever way the clone went.
+#[test]
+fn clone_and_downgrade_vs_strong_requester() {
+    model(|| {
+        let env = env(FastPath::PerContext);
+        let lock = new_lock();
+        let mut a = ctx(&env);
+        let mut b = ctx(&env);
+        let sw = take(&lock, &env, &mut a, LockType::SW);
+        let a_in = Arc::new(AtomicBool::new(true));
+
+        let (l, e, s) = (lock.clone(), env.clone(), a_in.clone());
+        let dml = thread::spawn(move || {
+            let req = Request {
+                ctx: &a.shared,
+                ty: LockType::SR,
+                duration: LockDuration::Statement,
+                ticket_id: 2,
+            };
+            let sr = l.add_clone(&e, &req, sw, Some(&mut a.home));
+            give(&l, &e, sw, LockType::SW);
+            s.store(false, SeqCst);
+            give(&l, &e, sr, LockType::SR);
+        });
+
+        let x = take(&lock, &env, &mut b, LockType::X);
+        assert!(!a_in.load(SeqCst), "X granted while SW or its clone held");
+        give(&lock, &env, x, LockType::X);
+
+        dml.join().expect("dml");
+        assert_clean(&lock, &env);
+    });
+}
+
+/// An upgrade of a fast-path SR to X by its holder while another context takes SR: the
+/// holder's own SR never blocks its X, the other SR never overlaps the X.
+#[test]
+fn upgrade_vs_fast_acquirer() {
+    model(|| {
+        let env = env(FastPath::PerContext);
+        let lock = new_lock();
+        let mut a = ctx(&env);
+        let mut b = ctx(&env);
+        let sr = take(&lock, &env, &mut a, LockType::SR);
+        let x_in = Arc::new(AtomicBool::new(false));
+        let b_in = Arc::new(AtomicBool::new(false));
+
+        let (l, e, x, bi) = (lock.clone(), env.clone(), x_in.clone(), b_in.clone());
+        let upgrader = thread::spawn(move || {
+            let xh = take(&l, &e, &mut a, LockType::X);
+            give(&l, &e, sr, LockType::SR);
+            x.store(true, SeqCst);
+            assert!(!bi.load(SeqCst), "X granted while another SR held");
+            x.store(false, SeqCst);
+            give(&l, &e, xh, LockType::X);
+        });
+
+        let h = take(&lock, &env, &mut b, LockType::SR);
+        b_in.store(true, SeqCst);
+        assert!(!x_in.load(SeqCst), "SR granted while X held");
+        b_in.store(false, SeqCst);
+        give(&lock, &env, h, LockType::SR);
+
+        upgrader.join().expect("upgrader");
+        assert_clean(&lock, &env);
+    });
+}
+
+/// An eviction sweep (mark, scan, unmark, destroy) against a fast acquirer: an object a slot
+/// holds is never destroyed, and a claim on a marked object backs off.
+#[test]
+fn sweep_vs_fast_acquirer() {
+    model(|| {
+        let env = env(FastPath::PerContext);
+        let lock = new_lock();
+        // Used on the fast path before, released since: only the stale flag is left.
+        lock.word.store(HAS_FAST_SLOTS, SeqCst);
+        let a_in = Arc::new(AtomicBool::new(false));
+        let destroyed = Arc::new(AtomicBool::new(false));
+        let mut a = ctx(&env);
+
+        let (l, e, ai, d) = (lock.clone(), env.clone(), a_in.clone(), destroyed.clone());
+        let dml = thread::spawn(move || {
+            match l.claim_slot(&e.slots, &mut a.home, LockType::SR, LockDuration::Statement) {
+                FastAcquire::Granted { hold, .. } => {
+                    ai.store(true, SeqCst);
+                    assert!(!d.load(SeqCst), "granted on a destroyed object");
+                    ai.store(false, SeqCst);
+                    give(&l, &e, hold, LockType::SR);
+                }
+                FastAcquire::Destroyed | FastAcquire::SlowPath => {}
+                FastAcquire::Moved { .. } => panic!("nothing transfers here"),
+            }
+        });
+
+        if lock.mark_for_sweep() {
+            store_load_fence();
+            let address = lock.address().expect("fits");
+            let mut held = false;
+            env.slots.for_each_holding(address, |_, _| held = true);
+            if held {
+                lock.unmark_in_use();
+            } else {
+                lock.unmark_unused();
+            }
+        }
+        if lock.try_destroy() {
+            destroyed.store(true, SeqCst);
+            assert!(!a_in.load(SeqCst), "destroyed while a slot held it");
+        }
+
+        dml.join().expect("dml");
+        let mut used = 0;
+        env.slots.for_each_used(|_, _| used += 1);
+        assert_eq!(used, 0);
+    });
+}
+
+/// Shared word: a DML lock (counter, or slow path once an obtrusive lock is around), a try of
+/// an exclusive lock, and eviction: the two locks are never held together, eviction never
+/// destroys a used object, and the word ends at 0 (or destroyed).
+#[test]
+fn shared_word_vs_obtrusive_vs_eviction() {
+    model(|| {
+        let env = env(FastPath::SharedWord);
+        let lock = new_lock();
+        let sr_in = Arc::new(AtomicBool::new(false));
+        let x_in = Arc::new(AtomicBool::new(false));
+        let a = ctx(&env);
+        let b = ctx(&env);
+
+        let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
+        let dml = thread::spawn(move || {
+            let req = Request {
+                ctx: &a.shared,
+                ty: LockType::SR,
+                duration: LockDuration::Statement,
+                ticket_id: 1,
+            };
+            match l.acquire(&e, &req, None, true, false) {
+                Outcome::Granted { hold, .. } => {
+                    s.store(true, SeqCst);
+                    assert!(!x.load(SeqCst), "SR and X granted together");
+                    s.store(false, SeqCst);
+                    give(&l, &e, hold, LockType::SR);
+                }
+                Outcome::Refused { .. } | Outcome::Destroyed => {}
+                Outcome::Queued { .. } => panic!("not enqueued"),
+            }
+        });
+
+        let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
+        let ddl = thread::spawn(move || {
+            let req = Request {
+                ctx: &b.shared,
+                ty: LockType::X,
+                duration: LockDuration::Statement,
+                ticket_id: 2,
+            };
+            if let Outcome::Granted { hold, .. } = l.acquire(&e, &req, None, false, false) {
+                x.store(true, SeqCst);
+                assert!(!s.load(SeqCst), "X and SR granted together");
+                x.store(false, SeqCst);
+                give(&l, &e, hold, LockType::X);
+            }
+        });
+
+        let (l, s, x) = (lock.clone(), sr_in.clone(), x_in.clone());
+        let evict = thread::spawn(move || {
+            if l.try_destroy() {
+                assert!(!s.load(SeqCst) && !x.load(SeqCst), "evicted a used object");
+            }
+        });
+
+        dml.join().expect("dml");
+        ddl.join().expect("ddl");
+        evict.join().expect("evict");
+        let state = lock.word.load(SeqCst);
+        assert!(
+            state == 0 || state == IS_DESTROYED,
+            "state word left at {state:#x}"
+        );
+    });
+}
+
+/// Shared word: an exclusive request that queues behind a counter SR is granted when the SR
+/// goes: the release either happens before the request looks (immediate grant) or sees
+/// `HAS_OBTRUSIVE` and reschedules under the lock.
+#[test]
+fn shared_word_release_wakes_obtrusive_waiter() {
+    model(|| {
+        let env = env(FastPath::SharedWord);
+        let lock = new_lock();
+        let mut a = ctx(&env);
+        let mut b = ctx(&env);
+        let h = take(&lock, &env, &mut a, LockType::SR);
+        assert_eq!(h, Hold::Counter);
+
+        let (l, e) = (lock.clone(), env.clone());
+        let dml = thread::spawn(move || give(&l, &e, h, LockType::SR));
+
+        let x = take(&lock, &env, &mut b, LockType::X);
+        dml.join().expect("dml");
+        give(&lock, &env, x, LockType::X);
+        assert_clean(&lock, &env);
+    });
+}

@@ -1,0 +1,259 @@
+//! The lock manager: configuration, the lock map, the fast-path slots, the registry of live
+//! contexts and the wait-for graph, and the diagnostics that read them.
+//!
+//! Contexts are created in `context.rs` ([`MdlManager::new_context`]); everything here is
+//! shared by all of them and only read or changed under the locks of the parts (see each
+//! module's protocol).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::deadlock::WaitForGraph;
+use crate::error::{MdlError, Result};
+use crate::fast_path::{FastPath, Slot, SlotTable};
+use crate::key::MdlKey;
+use crate::lock::{Env, IS_DESTROYED};
+use crate::map::{LockMap, PartitionHash};
+use crate::shared::Registry;
+use crate::sync::Ordering;
+use crate::ticket_store::TicketIndex;
+use crate::types::{ContextId, LockType};
+
+/// A granted or pending slow-path ticket ([`MdlManager::slow_path_locks`]).
+#[derive(Debug, Clone)]
+pub struct LockEntryInfo {
+    /// The locked name.
+    pub key: MdlKey,
+    /// The granted or requested type.
+    pub lock_type: LockType,
+    /// Granted (true) or pending.
+    pub granted: bool,
+    /// The owning context.
+    pub context: ContextId,
+    /// The ticket's id (unique within the manager).
+    pub ticket_id: u64,
+}
+
+/// `lock_wait_timeout`'s default: one year (MySQL's `LONG_TIMEOUT`).
+pub const LONG_TIMEOUT: Duration = Duration::from_secs(3600 * 24 * 365);
+
+/// Configuration of a lock manager. The defaults are MySQL 8.0's, except the fast path
+/// ([`FastPath::PerContext`]; MySQL's is [`FastPath::SharedWord`]) and the lock-object cache.
+#[derive(Debug, Clone)]
+pub struct MdlConfig {
+    /// Number of lock-map partitions, each behind its own mutex (MySQL 5.6's
+    /// `metadata_locks_hash_instances`, default 8). 1..=1024.
+    pub shards: usize,
+    /// How a key picks its partition.
+    pub partition_hash: PartitionHash,
+    /// How unobtrusive locks (S, SH, SR, SW, SWLP; IX on scoped locks) are granted.
+    pub fast_path: FastPath,
+    /// [`FastPath::PerContext`]: slots in the manager's slot table (rounded up to whole groups
+    /// of 16; 0..=1,048,576, default 4096). A strong request on an object that slots hold scans
+    /// the whole table once; a context whose home group is full takes the slow path.
+    pub fast_path_slots: usize,
+    /// How a context finds its own tickets.
+    pub ticket_index: TicketIndex,
+    /// After this many hog (SNW, SNRW, X) or piglet (SW over SRO) grants in a row while others
+    /// wait, let the others go first (MySQL's `max_write_lock_count`; default `u64::MAX`).
+    pub max_write_lock_count: u64,
+    /// Lock objects each context remembers (direct-mapped by key hash, rounded up to a power of
+    /// two; 0 disables): a statement on a recently used table finds its lock object without the
+    /// partition mutex. `0` reproduces MySQL, where every lookup goes to the lock map.
+    /// Evicted objects are detected and looked up again.
+    pub lock_cache: usize,
+    /// The default wait timeout for callers that want MySQL's (`lock_wait_timeout`, one year).
+    pub lock_wait_timeout: Duration,
+    /// Unused lock objects are freed only once more than this many exist (MySQL: 1000).
+    pub unused_locks_low_water: usize,
+    /// ... and once more than this fraction of all lock objects is unused (MySQL: 0.25).
+    pub unused_locks_min_ratio: f64,
+}
+
+impl Default for MdlConfig {
+    fn default() -> Self {
+        MdlConfig {
+            shards: 8,
+            partition_hash: PartitionHash::Murmur3,
+            fast_path: FastPath::default(),
+            fast_path_slots: 4096,
+            ticket_index: TicketIndex::Hashed,
+            lock_cache: 16,
+            max_write_lock_count: u64::MAX,
+            lock_wait_timeout: LONG_TIMEOUT,
+            unused_locks_low_water: 1000,
+            unused_locks_min_ratio: 0.25,
+        }
+    }
+}
+
+impl MdlConfig {
+    /// Checks the ranges.
+    ///
+    /// # Errors
+    /// [`MdlError::InvalidConfig`] naming the first field out of range.
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=1024).contains(&self.shards) {
+            return Err(MdlError::InvalidConfig(format!(
+                "shards must be in 1..=1024, got {}",
+                self.shards
+            )));
+        }
+        if self.fast_path_slots > 1 << 20 {
+            return Err(MdlError::InvalidConfig(format!(
+                "fast_path_slots must be at most 1048576, got {}",
+                self.fast_path_slots
+            )));
+        }
+        if self.lock_cache > 4096 {
+            return Err(MdlError::InvalidConfig(format!(
+                "lock_cache must be at most 4096, got {}",
+                self.lock_cache
+            )));
+        }
+        if self.max_write_lock_count == 0 {
+            return Err(MdlError::InvalidConfig(
+                "max_write_lock_count must be at least 1".into(),
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.unused_locks_min_ratio) {
+            return Err(MdlError::InvalidConfig(format!(
+                "unused_locks_min_ratio must be in 0..=1, got {}",
+                self.unused_locks_min_ratio
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The lock manager: the lock map, the fast-path slots, the live contexts and the wait-for
+/// graph. One per server; contexts ([`MdlManager::new_context`]) hold an `Arc` to it.
+pub struct MdlManager {
+    pub(crate) config: MdlConfig,
+    pub(crate) map: LockMap,
+    pub(crate) env: Env,
+    pub(crate) graph: WaitForGraph,
+}
+
+impl MdlManager {
+    /// A lock manager with `config`.
+    ///
+    /// # Errors
+    /// [`MdlError::InvalidConfig`] if a field is out of range.
+    pub fn new(config: MdlConfig) -> Result<Arc<MdlManager>> {
+        config.validate()?;
+        let slots = if config.fast_path == FastPath::PerContext {
+            config.fast_path_slots
+        } else {
+            0
+        };
+        Ok(Arc::new(MdlManager {
+            map: LockMap::new(
+                config.shards,
+                config.partition_hash,
+                config.unused_locks_low_water,
+                config.unused_locks_min_ratio,
+            ),
+            env: Env {
+                mode: config.fast_path,
+                max_write_lock_count: config.max_write_lock_count,
+                slots: SlotTable::new(slots),
+                registry: Registry::new(),
+            },
+            graph: WaitForGraph::new(),
+            config,
+        }))
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &MdlConfig {
+        &self.config
+    }
+
+    /// Number of live contexts.
+    pub fn context_count(&self) -> usize {
+        self.env.registry.len()
+    }
+
+    /// `performance_schema.metadata_locks`: the granted tickets and pending requests of every
+    /// live context, published while the `wait/lock/metadata/sql/mdl` instrument was enabled
+    /// (MySQL likewise shows only tickets created while it was), rendered like the mysql client
+    /// (`Display`) or as JSON. At most [`crate::PUBLISHED_SLOTS`] tickets per context are shown.
+    #[cfg(feature = "pfs")]
+    pub fn metadata_locks(&self) -> pfs::tables::MetadataLocks {
+        crate::instrument::metadata_locks(self)
+    }
+
+    /// A context holding a granted lock on `key`, if any (MySQL's `find_lock_owner`): the first
+    /// granted queue entry, else the first [`FastPath::PerContext`] slot that holds it.
+    /// [`FastPath::SharedWord`] counters name no owner, so locks held that way are not seen (as
+    /// in MySQL).
+    pub fn find_lock_owner(&self, key: &MdlKey) -> Option<ContextId> {
+        loop {
+            let lock = self.map.find(key)?;
+            let st = lock.state.read_recursive();
+            if lock.word.load(Ordering::Acquire) & IS_DESTROYED != 0 {
+                continue;
+            }
+            if let Some(e) = st.granted().next() {
+                return Some(ContextId(e.ctx.id));
+            }
+            let mut owner = None;
+            if let Some(address) = lock.address() {
+                self.env.slots.for_each_holding(address, |_, w| {
+                    if let (None, Slot::Held { tag, .. }) = (owner, Slot::decode(w)) {
+                        owner = self.env.registry.get(tag).map(|c| ContextId(c.id));
+                    }
+                });
+            }
+            return owner;
+        }
+    }
+
+    /// Number of lock objects in the lock map (the four pre-allocated singletons excluded).
+    pub fn lock_object_count(&self) -> usize {
+        self.map.objects()
+    }
+
+    /// Number of lock objects nobody uses, waiting to be reused or evicted.
+    pub fn unused_lock_object_count(&self) -> usize {
+        self.map.unused_objects(&self.env)
+    }
+
+    /// The slow-path tickets of every lock object, granted and pending: what
+    /// `performance_schema.metadata_locks` shows, minus the locks held on a fast path.
+    pub fn slow_path_locks(&self) -> Vec<LockEntryInfo> {
+        let mut rows = Vec::new();
+        self.map.for_each(|lock| {
+            let st = lock.state.read_recursive();
+            for e in st.granted().chain(st.waiting()) {
+                rows.push(LockEntryInfo {
+                    key: lock.key.clone(),
+                    lock_type: e.ty,
+                    granted: e.granted,
+                    context: ContextId(e.ctx.id),
+                    ticket_id: e.ticket_id,
+                });
+            }
+        });
+        rows
+    }
+
+    /// The partition `key` belongs to, under the configured hash and shard count.
+    pub fn partition_of(&self, key: &MdlKey) -> usize {
+        self.map.partition_of(key)
+    }
+
+    /// Number of partitions.
+    pub fn partitions(&self) -> usize {
+        self.map.partitions()
+    }
+}
+
+impl std::fmt::Debug for MdlManager {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MdlManager")
+            .field("config", &self.config)
+            .finish()
+    }
+}

@@ -1,0 +1,131 @@
+//! The part of a context that other threads reach, and the registry of live contexts.
+//!
+//! A context ([`crate::MdlContext`]) is used by one thread at a time; lock objects' queue
+//! entries, the deadlock detector, kill handles and strong requesters that transfer fast-path
+//! locks reach it through an `Arc<ContextShared>`.
+//!
+//! Protocol: `id`, `tag` and `owner` never change. The wait slot has its own mutex (see
+//! [`crate::wait`]). `killed` is set by any thread ([`crate::KillHandle`]) and cleared by the
+//! owning thread; `force_dml_weight` and `needs_thr_lock_abort` are written by the owning thread
+//! and read by others (relaxed: they are hints for decisions taken under a lock object's lock).
+//! The registry's mutex guards only its slab; nothing else is locked while it is held, except
+//! that a transferring strong requester looks owners up under a lock object's write lock (lock
+//! order: lock object → registry).
+
+use std::sync::{Arc, Weak};
+
+use slab::Slab;
+
+use crate::fast_path::MAX_TAG;
+use crate::owner::MdlOwner;
+use crate::sync::{AtomicBool, Mutex, Ordering};
+use crate::wait::WaitSlot;
+
+/// The part of a context that other threads reach.
+pub(crate) struct ContextShared {
+    pub(crate) id: u64,
+    /// Index in the registry.
+    key: usize,
+    /// The registry index, if it fits a fast-path slot word (see `fast_path.rs`).
+    pub(crate) tag: Option<u16>,
+    pub(crate) wait: WaitSlot,
+    pub(crate) killed: AtomicBool,
+    pub(crate) force_dml_weight: AtomicBool,
+    pub(crate) needs_thr_lock_abort: AtomicBool,
+    pub(crate) owner: Option<Arc<dyn MdlOwner>>,
+    /// This context's rows of `metadata_locks` (see `instrument.rs`).
+    #[cfg(feature = "pfs")]
+    pub(crate) published: std::sync::OnceLock<crate::instrument::Published>,
+    #[cfg(feature = "pfs")]
+    pub(crate) published_lost: crate::sync::AtomicU64,
+    /// `wait/lock/metadata/sql/mdl`, kept here so the hot path needs no lookup.
+    #[cfg(feature = "pfs")]
+    pub(crate) metadata_class: pfs::ClassRef,
+}
+
+impl ContextShared {
+    pub(crate) fn new(id: u64, key: usize, owner: Option<Arc<dyn MdlOwner>>) -> Self {
+        ContextShared {
+            id,
+            key,
+            tag: (key <= MAX_TAG).then_some(key as u16),
+            wait: WaitSlot::new(),
+            killed: AtomicBool::new(false),
+            force_dml_weight: AtomicBool::new(false),
+            needs_thr_lock_abort: AtomicBool::new(false),
+            owner,
+            #[cfg(feature = "pfs")]
+            published: std::sync::OnceLock::new(),
+            #[cfg(feature = "pfs")]
+            published_lost: crate::sync::AtomicU64::new(0),
+            #[cfg(feature = "pfs")]
+            metadata_class: crate::sync::classes().metadata,
+        }
+    }
+
+    /// Whether a kill is pending.
+    pub(crate) fn is_killed(&self) -> bool {
+        self.killed.load(Ordering::Acquire)
+    }
+}
+
+/// The live contexts of a manager, by tag.
+pub(crate) struct Registry {
+    contexts: Mutex<Slab<Weak<ContextShared>>>,
+}
+
+impl Registry {
+    pub(crate) fn new() -> Registry {
+        Registry {
+            contexts: Mutex::new(Slab::new()),
+        }
+    }
+
+    /// Registers a new context with a fresh process-wide id.
+    pub(crate) fn register(&self, owner: Option<Arc<dyn MdlOwner>>) -> Arc<ContextShared> {
+        // Ids are unique in the process, not just in one manager, so a ticket (which names its
+        // context by id) of another manager's context is never mistaken for one of ours.
+        // (A plain std atomic: the id counter is not part of any loom model.)
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut slab = self.contexts.lock();
+        let entry = slab.vacant_entry();
+        let shared = Arc::new(ContextShared::new(id, entry.key(), owner));
+        entry.insert(Arc::downgrade(&shared));
+        shared
+    }
+
+    /// Forgets a context (its locks are already released).
+    pub(crate) fn unregister(&self, shared: &ContextShared) {
+        let mut slab = self.contexts.lock();
+        if slab
+            .get(shared.key)
+            .is_some_and(|w| std::ptr::eq(w.as_ptr(), shared))
+        {
+            slab.remove(shared.key);
+        }
+    }
+
+    /// The context with tag `tag`, if it is alive.
+    pub(crate) fn get(&self, tag: u16) -> Option<Arc<ContextShared>> {
+        self.contexts
+            .lock()
+            .get(usize::from(tag))
+            .and_then(Weak::upgrade)
+    }
+
+    /// Every live context.
+    #[cfg(feature = "pfs")]
+    pub(crate) fn live(&self) -> Vec<Arc<ContextShared>> {
+        self.contexts
+            .lock()
+            .iter()
+            .filter_map(|(_, w)| w.upgrade())
+            .collect()
+    }
+
+    /// Number of registered contexts.
+    pub(crate) fn len(&self) -> usize {
+        self.contexts.lock().len()
+    }
+}
