@@ -7,12 +7,10 @@
 //! `slow_path_locks` shows its pending entry. A victim releases its transaction's locks, as a
 //! server does on ER_LOCK_DEADLOCK, which lets the survivors proceed.
 
-mod common;
-
 use std::sync::mpsc::Receiver;
 
-use common::*;
 use mdl_core::*;
+use mdl_reference::support::*;
 
 /// Starts `acquire(key, t)` on `w`; on error the worker rolls back its transaction.
 fn wait_for(w: &Worker, m: &MdlManager, key: &MdlKey, t: LockType) -> Receiver<Result<Ticket>> {

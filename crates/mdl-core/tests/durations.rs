@@ -3,10 +3,9 @@
 //! with the fast path on and off. Whether a lock is held is checked from another context with
 //! `try_acquire` of X.
 
-mod common;
-
-use common::*;
 use mdl_core::*;
+use mdl_reference::matrix::*;
+use mdl_reference::support::*;
 use LockDuration::{Explicit, Statement, Transaction};
 
 fn held(other: &mut MdlContext, key: &MdlKey) -> bool {

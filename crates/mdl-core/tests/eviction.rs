@@ -3,12 +3,11 @@
 //! low-water mark and ratio, and the partition hashes (`MySqlBin` puts `test.sbtest1..8` into one
 //! of 8 partitions, Murmur3 spreads them).
 
-mod common;
-
 use std::collections::HashSet;
 
-use common::*;
 use mdl_core::*;
+use mdl_reference::matrix::*;
+use mdl_reference::support::*;
 
 #[test]
 fn eighteen_namespaces_with_their_strategy_and_singletons() {

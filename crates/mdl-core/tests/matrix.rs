@@ -12,10 +12,9 @@
 //!   (pending), A releases. `reschedule_waiters` looks at D first, with nothing granted and
 //!   `{r, p}` pending, so D is granted exactly when `p` has no priority over `r`.
 
-mod common;
-
-use common::*;
 use mdl_core::*;
+use mdl_reference::matrix::*;
+use mdl_reference::support::*;
 
 fn object_key(ns: Namespace) -> MdlKey {
     if ns.is_singleton() {

@@ -1,5 +1,5 @@
 //! Model-based property tests: random operation sequences over several contexts run through the
-//! real [`MdlManager`] and through the single-threaded reference model in `reference_model/`,
+//! real [`MdlManager`] and through the single-threaded reference model (`mdl_reference::model`),
 //! which must agree on the outcome of every operation and on the held locks at the end.
 //!
 //! Operations: `try_acquire`, `release`, `release_all_locks_for_name`, try-`upgrade` (zero
@@ -17,8 +17,6 @@
 //! `sequences_match_model_long` (`cargo test -p mdl-core --test model -- --ignored`) runs
 //! `MDL_MODEL_LONG_CASES` (default 5000) longer sequences.
 
-mod reference_model;
-
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -28,9 +26,10 @@ use mdl_core::{
     ContextId, FastPath, KillHandle, LockDuration, LockType, MdlConfig, MdlContext, MdlError,
     MdlKey, MdlManager, MdlRequest, MdlSavepoint, Namespace, Ticket, TicketIndex, HASH_THRESHOLD,
 };
+use mdl_reference::matrix::allowed;
+use mdl_reference::model::{Acquired, Model, Savepoint, TicketId};
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, TestCaseError, TestRunner};
-use reference_model::{Acquired, Model, Savepoint, TicketId};
 
 const MAINS: usize = 3;
 const HELPERS: usize = 3;
@@ -541,7 +540,7 @@ impl Harness {
             return Ok(());
         }
         let k = self.keys[key].clone();
-        if !reference_model::allowed(k.namespace(), ty) {
+        if !allowed(k.namespace(), ty) {
             return Ok(());
         }
         let ctx = MAINS + h;

@@ -21,13 +21,12 @@
 //! and X rows outside the SRO column). `w1_all_testable_cells`, `w3_all_testable_cells` and
 //! `w2_cells_by_reschedule` assert exactly which cells are left and say why.
 
-mod common;
-
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
-use common::*;
 use mdl_core::*;
+use mdl_reference::matrix::*;
+use mdl_reference::support::*;
 
 fn wlc1() -> Arc<MdlManager> {
     mgr_with(|c| c.max_write_lock_count = 1)

@@ -9,16 +9,15 @@
 //! configuration) is `#[ignore]`d: run it with
 //! `cargo test -p mdl-core --release --test stress -- --ignored`.
 
-mod common;
-
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::*;
 use mdl_core::*;
+use mdl_reference::matrix::*;
+use mdl_reference::support::*;
 
 #[derive(Default)]
 struct Stats {
@@ -42,20 +41,9 @@ struct Shared {
     stop: AtomicBool,
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len())]
-    }
+/// One of `xs`, uniformly.
+fn pick<T: Copy>(rng: &mut fastrand::Rng, xs: &[T]) -> T {
+    xs[rng.usize(..xs.len())]
 }
 
 struct Client<'a> {
@@ -63,7 +51,7 @@ struct Client<'a> {
     ctx: MdlContext,
     id: u64,
     mine: Vec<(Ticket, MdlKey, LockDuration)>,
-    rng: Rng,
+    rng: fastrand::Rng,
 }
 
 #[derive(Debug)]
@@ -105,12 +93,15 @@ impl Client<'_> {
     }
 
     fn timeout(&mut self) -> Duration {
-        self.rng.pick(&[
-            Duration::ZERO,
-            Duration::from_millis(1),
-            Duration::from_millis(5),
-            Duration::from_millis(30),
-        ])
+        pick(
+            &mut self.rng,
+            &[
+                Duration::ZERO,
+                Duration::from_millis(1),
+                Duration::from_millis(5),
+                Duration::from_millis(30),
+            ],
+        )
     }
 
     fn take(&mut self, key: &MdlKey, ty: LockType, d: LockDuration) -> Result<Ticket, Failed> {
@@ -203,23 +194,26 @@ impl Client<'_> {
 
     fn step(&mut self, tables: &[MdlKey], keys: &Keys) -> Result<(), Failed> {
         use LockDuration::*;
-        let t1 = tables[self.rng.below(tables.len())].clone();
-        let t2 = tables[self.rng.below(tables.len())].clone();
-        match self.rng.below(10) {
+        let t1 = tables[self.rng.usize(..tables.len())].clone();
+        let t2 = tables[self.rng.usize(..tables.len())].clone();
+        match self.rng.usize(..10) {
             // SELECT / DML, one or two tables, then COMMIT.
             0..=3 => {
-                let ty = self.rng.pick(&[
-                    LockType::S,
-                    LockType::SH,
-                    LockType::SR,
-                    LockType::SW,
-                    LockType::SWLP,
-                ]);
+                let ty = pick(
+                    &mut self.rng,
+                    &[
+                        LockType::S,
+                        LockType::SH,
+                        LockType::SR,
+                        LockType::SW,
+                        LockType::SWLP,
+                    ],
+                );
                 if ty >= LockType::SW {
                     self.take(&keys.global, LockType::IX, Statement)?;
                     self.take(&keys.commit, LockType::IX, Explicit)?;
                 }
-                let d = self.rng.pick(&[Statement, Transaction]);
+                let d = pick(&mut self.rng, &[Statement, Transaction]);
                 self.take(&t1, ty, d)?;
                 self.take(&t2, LockType::SR, Transaction)?;
                 self.end_statement();
@@ -240,11 +234,11 @@ impl Client<'_> {
                 self.take(&keys.backup, LockType::IX, Transaction)?;
                 self.take(&keys.schema, LockType::IX, Transaction)?;
                 let su = self.take(&t1, LockType::SU, Transaction)?;
-                if self.rng.below(2) == 0 {
+                if self.rng.usize(..2) == 0 {
                     self.upgrade(su, &t1, LockType::SNW)?;
                 }
                 self.upgrade(su, &t1, LockType::X)?;
-                if self.rng.below(2) == 0 {
+                if self.rng.usize(..2) == 0 {
                     self.downgrade(su, &t1, LockType::SNW);
                     self.downgrade(su, &t1, LockType::SU);
                 }
@@ -252,7 +246,7 @@ impl Client<'_> {
             }
             // LOCK TABLES t1 READ / WRITE (explicit), UNLOCK TABLES.
             6 => {
-                let ty = self.rng.pick(&[LockType::SRO, LockType::SNRW]);
+                let ty = pick(&mut self.rng, &[LockType::SRO, LockType::SNRW]);
                 if ty == LockType::SNRW {
                     self.take(&keys.global, LockType::IX, Explicit)?;
                 }
@@ -267,7 +261,7 @@ impl Client<'_> {
             }
             // DROP DATABASE: GLOBAL IX, SCHEMA X, X on tables; or GET_LOCK.
             8 => {
-                if self.rng.below(2) == 0 {
+                if self.rng.usize(..2) == 0 {
                     self.take(&keys.global, LockType::IX, Statement)?;
                     self.take(&keys.schema, LockType::X, Transaction)?;
                     self.take(&t1, LockType::X, Transaction)?;
@@ -281,7 +275,7 @@ impl Client<'_> {
             _ => {
                 let sp = self.ctx.savepoint();
                 let t = self.take(&t1, LockType::SNW, Transaction)?;
-                let ty = self.rng.pick(&[LockType::SR, LockType::SU, LockType::SRO]);
+                let ty = pick(&mut self.rng, &[LockType::SR, LockType::SU, LockType::SRO]);
                 let cl = self.ctx.clone_ticket(t, ty, Explicit).unwrap();
                 self.record_grant(cl, &t1, ty);
                 self.mine.push((cl, t1.clone(), Explicit));
@@ -342,7 +336,9 @@ fn run(cfg: MdlConfig, threads: usize, dur: Duration) {
                     id: ctx.id().as_u64(),
                     ctx,
                     mine: vec![],
-                    rng: Rng(0x9E37_79B9_7F4A_7C15 ^ ((i as u64 + 1) * 0x1234_5678_9ABC_DEF1)),
+                    rng: fastrand::Rng::with_seed(
+                        0x9E37_79B9_7F4A_7C15 ^ ((i as u64 + 1) * 0x1234_5678_9ABC_DEF1),
+                    ),
                 };
                 let start = Instant::now();
                 while start.elapsed() < dur {
@@ -355,12 +351,12 @@ fn run(cfg: MdlConfig, threads: usize, dur: Duration) {
     let killer = {
         let sh = sh.clone();
         thread::spawn(move || {
-            let mut rng = Rng(42);
+            let mut rng = fastrand::Rng::with_seed(42);
             while !sh.stop.load(Ordering::Relaxed) {
                 thread::sleep(Duration::from_millis(3));
                 let kills = sh.kills.lock().unwrap();
                 if !kills.is_empty() {
-                    kills[rng.below(kills.len())].kill();
+                    kills[rng.usize(..kills.len())].kill();
                 }
             }
         })
