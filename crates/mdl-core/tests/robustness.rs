@@ -13,53 +13,19 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    EngineRefusal, FastPath, HolderInfo, LockDuration, LockType, MdlConfig, MdlError, MdlKey,
-    MdlManager, MdlOwner, MdlRequest, Namespace, Strategy, NAME_CHAR_LEN,
+    EngineRefusal, HolderInfo, LockDuration, LockType, MdlError, MdlKey, MdlOwner, Namespace,
+    Strategy, NAME_CHAR_LEN,
 };
-
-fn table(name: &str) -> MdlKey {
-    MdlKey::new(Namespace::Table, "test", name).unwrap()
-}
-
-fn req(key: &MdlKey, ty: LockType, d: LockDuration) -> MdlRequest {
-    MdlRequest::new(key.clone(), ty, d)
-}
-
-fn mgr() -> Arc<MdlManager> {
-    MdlManager::new(MdlConfig::default()).unwrap()
-}
-
-fn wait_queued(mgr: &MdlManager, n: usize) {
-    let start = Instant::now();
-    while mgr.slow_path_locks().iter().filter(|e| !e.granted).count() < n {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "waiter never queued"
-        );
-        thread::sleep(Duration::from_millis(1));
-    }
-}
-
-fn assert_clean(mgr: &MdlManager) {
-    assert!(
-        mgr.slow_path_locks().is_empty(),
-        "{:?}",
-        mgr.slow_path_locks()
-    );
-    assert_eq!(mgr.unused_lock_object_count(), mgr.lock_object_count());
-}
+use mdl_reference::support::{
+    assert_clean, managers_per_mode, mgr, mgr_with, req, spawn_acquire, table, wait_queued,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Panics.
 
 #[test]
 fn panicking_holder_releases_and_wakes_waiters() {
-    for fast_path in FastPath::ALL {
-        let mgr = MdlManager::new(MdlConfig {
-            fast_path,
-            ..MdlConfig::default()
-        })
-        .unwrap();
+    for mgr in managers_per_mode() {
         let t = table("t");
         let (held_tx, held_rx) = channel();
         let (go_tx, go_rx) = channel::<()>();
@@ -82,16 +48,13 @@ fn panicking_holder_releases_and_wakes_waiters() {
             panic!("statement failed while holding locks");
         });
         held_rx.recv().unwrap();
-        let m3 = mgr.clone();
-        let t3 = t.clone();
-        let waiter = thread::spawn(move || {
-            let mut c = m3.new_context();
-            c.acquire(
-                &req(&t3, LockType::Exclusive, LockDuration::Transaction),
-                Duration::from_secs(20),
-            )
-            .map(|_| ())
-        });
+        let waiter = spawn_acquire(
+            &mgr,
+            &t,
+            LockType::Exclusive,
+            LockDuration::Transaction,
+            Duration::from_secs(20),
+        );
         wait_queued(&mgr, 1);
         go_tx.send(()).unwrap();
         assert!(holder.join().is_err(), "the holder panicked");
@@ -113,17 +76,14 @@ fn context_dropped_while_others_wait_on_it() {
     .unwrap();
     let waiters: Vec<_> = (0..4)
         .map(|i| {
-            let m = mgr.clone();
-            let t = t.clone();
-            thread::spawn(move || {
-                let mut c = m.new_context();
-                let ty = [LockType::SharedRead, LockType::SharedWrite][i % 2];
-                c.acquire(
-                    &req(&t, ty, LockDuration::Statement),
-                    Duration::from_secs(20),
-                )
-                .map(|_| ())
-            })
+            let ty = [LockType::SharedRead, LockType::SharedWrite][i % 2];
+            spawn_acquire(
+                &mgr,
+                &t,
+                ty,
+                LockDuration::Statement,
+                Duration::from_secs(20),
+            )
         })
         .collect();
     wait_queued(&mgr, 4);
@@ -508,16 +468,13 @@ fn release_while_another_thread_waits() {
             Duration::from_secs(1),
         )
         .unwrap();
-    let m = mgr.clone();
-    let t2 = t.clone();
-    let w = thread::spawn(move || {
-        let mut c = m.new_context();
-        c.acquire(
-            &req(&t2, LockType::SharedRead, LockDuration::Statement),
-            Duration::from_secs(20),
-        )
-        .map(|_| ())
-    });
+    let w = spawn_acquire(
+        &mgr,
+        &t,
+        LockType::SharedRead,
+        LockDuration::Statement,
+        Duration::from_secs(20),
+    );
     wait_queued(&mgr, 1);
     a.downgrade(x, LockType::SharedNoWrite).unwrap();
     assert_eq!(w.join().unwrap(), Ok(()));
@@ -596,16 +553,13 @@ fn zero_and_huge_timeouts() {
         assert_eq!(w.join().unwrap(), Err(MdlError::Killed));
     }
     // ... and a release grants them.
-    let m = mgr.clone();
-    let t2 = t.clone();
-    let w = thread::spawn(move || {
-        let mut c = m.new_context();
-        c.acquire(
-            &req(&t2, LockType::SharedRead, LockDuration::Statement),
-            Duration::MAX,
-        )
-        .map(|_| ())
-    });
+    let w = spawn_acquire(
+        &mgr,
+        &t,
+        LockType::SharedRead,
+        LockDuration::Statement,
+        Duration::MAX,
+    );
     wait_queued(&mgr, 1);
     a.release(x).unwrap();
     assert_eq!(w.join().unwrap(), Ok(()));
@@ -650,11 +604,7 @@ fn a_hundred_thousand_contexts() {
 }
 
 fn many_tickets(n: usize) {
-    let mgr = MdlManager::new(MdlConfig {
-        unused_locks_low_water: 1000,
-        ..MdlConfig::default()
-    })
-    .unwrap();
+    let mgr = mgr_with(|c| c.unused_locks_low_water = 1000);
     let mut c = mgr.new_context();
     // Distinct names (TRANSACTION), plus 1 in 500 on one name as EXPLICIT requests (each a
     // clone: find_ticket scans every ticket on that name, so keep those few).
@@ -717,11 +667,7 @@ fn a_million_tickets_in_one_context() {
 fn fast_path_counter_saturation(ty: LockType) {
     // The linear ticket list: removing a million tickets on one key from the hash index is
     // quadratic (each removal scans the key's bucket).
-    let mgr = MdlManager::new(MdlConfig {
-        ticket_index: mdl_core::TicketIndex::LinearList,
-        ..MdlConfig::default()
-    })
-    .unwrap();
+    let mgr = mgr_with(|c| c.ticket_index = mdl_core::TicketIndex::LinearList);
     let t = table("t");
     let mut a = mgr.new_context();
     let first = a

@@ -184,6 +184,15 @@ pub fn stronger_or_equal(scoped: bool, held: LockType, req: LockType) -> bool {
         .all(|&o| !conflicts(scoped, req, o) || conflicts(scoped, held, o))
 }
 
+/// The types of `ns` that holding `held` satisfies (what a clone or a downgrade may ask for).
+pub fn satisfied_by(ns: Namespace, held: LockType) -> Vec<LockType> {
+    let scoped = is_scoped(ns);
+    legal_types(ns)
+        .into_iter()
+        .filter(|&t| stronger_or_equal(scoped, held, t))
+        .collect()
+}
+
 /// The hog types (SNW, SNRW, X): their grants while others wait count towards
 /// `max_write_lock_count`.
 pub fn is_hog(ty: LockType) -> bool {

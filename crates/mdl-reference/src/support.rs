@@ -227,25 +227,14 @@ pub fn recv<R>(rx: &Receiver<R>) -> R {
         .expect("no result within 20 s")
 }
 
-/// One fast-path mode's manager and two contexts: `c`, the one under test, and `o`, an
-/// observer that probes what `c` holds.
-pub struct TwoContexts {
-    /// The fast-path mode's name (for assertion messages).
-    pub mode: &'static str,
-    /// The manager.
-    pub mgr: Arc<MdlManager>,
-    /// The context under test.
-    pub c: MdlContext,
-    /// The observer.
-    pub o: MdlContext,
-}
-
-/// A [`TwoContexts`] per fast-path mode, in [`FastPath::ALL`] order.
-pub fn two_contexts_per_mode() -> impl Iterator<Item = TwoContexts> {
+/// Per fast-path mode ([`FastPath::ALL`] order): the mode's name, a manager, the context under
+/// test and an observer context that probes what the first one holds.
+pub fn two_contexts_per_mode(
+) -> impl Iterator<Item = (&'static str, Arc<MdlManager>, MdlContext, MdlContext)> {
     configs().into_iter().map(|(mode, cfg)| {
         let mgr = MdlManager::new(cfg).expect("valid configuration");
         let (c, o) = (mgr.new_context(), mgr.new_context());
-        TwoContexts { mode, mgr, c, o }
+        (mode, mgr, c, o)
     })
 }
 

@@ -38,6 +38,21 @@ pub(super) struct Book {
 }
 
 impl Book {
+    /// The contexts that context `n`, waiting as `w`, waits for: other holders of a type that
+    /// conflicts with the request, then other waiters whose type has priority over it under W0.
+    fn waits_for(&self, n: u64, w: &Waiting) -> Vec<u64> {
+        let holders = self.held.get(&w.key).into_iter().flatten();
+        let holders = holders
+            .filter(|h| h.ctx != n && conflicts(w.scoped, w.ty, h.ty))
+            .map(|h| h.ctx);
+        let waiters = self
+            .waiting
+            .iter()
+            .filter(|(&c, o)| c != n && o.key == w.key && has_priority(w.scoped, 0, w.ty, o.ty))
+            .map(|(&c, _)| c);
+        holders.chain(waiters).collect()
+    }
+
     /// Whether a wait-for cycle is reachable from `start` (through it or not): with fewer than
     /// `MAX_SEARCH_DEPTH` (32) contexts, that is exactly when the manager's depth-limited
     /// search may report a deadlock from `start` (MySQL treats a path deeper than 32 as a
@@ -55,23 +70,7 @@ impl Book {
                 return false;
             };
             colour.insert(n, 1);
-            let mut next: Vec<u64> = Vec::new();
-            if let Some(hs) = b.held.get(&w.key) {
-                next.extend(
-                    hs.iter()
-                        .filter(|h| h.ctx != n && conflicts(w.scoped, w.ty, h.ty))
-                        .map(|h| h.ctx),
-                );
-            }
-            next.extend(
-                b.waiting
-                    .iter()
-                    .filter(|(&c, o)| {
-                        c != n && o.key == w.key && has_priority(w.scoped, 0, w.ty, o.ty)
-                    })
-                    .map(|(&c, _)| c),
-            );
-            for m in next {
+            for m in b.waits_for(n, w) {
                 if go(b, m, colour) {
                     return true;
                 }
@@ -141,23 +140,7 @@ impl Book {
             return false;
         }
         path.push((node, w.since));
-        let mut next: Vec<u64> = Vec::new();
-        if let Some(hs) = self.held.get(&w.key) {
-            next.extend(
-                hs.iter()
-                    .filter(|h| h.ctx != node && conflicts(w.scoped, w.ty, h.ty))
-                    .map(|h| h.ctx),
-            );
-        }
-        next.extend(
-            self.waiting
-                .iter()
-                .filter(|(&c, o)| {
-                    c != node && o.key == w.key && has_priority(w.scoped, 0, w.ty, o.ty)
-                })
-                .map(|(&c, _)| c),
-        );
-        for n in next {
+        for n in self.waits_for(node, w) {
             if n == start || self.dfs(n, start, path, seen) {
                 return true;
             }

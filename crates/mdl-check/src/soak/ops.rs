@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use mdl_core::{LockDuration, LockType, MdlError, MdlRequest, Ticket};
-use mdl_reference::matrix::{is_scoped, legal_types, stronger_or_equal};
+use mdl_reference::matrix::{is_scoped, satisfied_by, stronger_or_equal};
 
 use super::book::Waiting;
 use super::worker::{below, chance, pick, Mine, Worker};
@@ -102,13 +102,7 @@ impl Worker {
             let m = &self.mine[&t];
             (m.key.clone(), m.ty, m.uid)
         };
-        let ns = key.namespace();
-        let scoped = is_scoped(ns);
-        let weaker: Vec<LockType> = legal_types(ns)
-            .into_iter()
-            .filter(|&x| stronger_or_equal(scoped, held, x))
-            .collect();
-        let to = pick(&mut self.rng, &weaker);
+        let to = pick(&mut self.rng, &satisfied_by(key.namespace(), held));
         let me = self.ctx_id();
         // The book goes weaker first, so it never claims more than the manager grants.
         self.sh.retype(me, &key, uid, to);
@@ -132,13 +126,7 @@ impl Worker {
             let m = &self.mine[&t];
             (m.key.clone(), m.ty)
         };
-        let ns = key.namespace();
-        let scoped = is_scoped(ns);
-        let weaker: Vec<LockType> = legal_types(ns)
-            .into_iter()
-            .filter(|&x| stronger_or_equal(scoped, held, x))
-            .collect();
-        let ty = pick(&mut self.rng, &weaker);
+        let ty = pick(&mut self.rng, &satisfied_by(key.namespace(), held));
         let d = pick(&mut self.rng, &LockDuration::ALL);
         match self.ctx().clone_ticket(t, ty, d) {
             Ok(c) => {
