@@ -1,8 +1,8 @@
 //! Generated deadlock cycles of length 2 to 8, each context in its own thread: context `i`
 //! holds a lock and then waits for one held by context `i+1` (mod n). The waits start one by one
 //! (each observed queued through `slow_path_locks` before the next starts), so the context that
-//! closes the cycle — the *requester* — is known, and the victim is predictable (mysql-mdl.md
-//! §9.2, §9.4): the lowest deadlock weight on the cycle (DML 25 < user-level lock 50 < DDL 100),
+//! closes the cycle — the *requester* — is known, and the victim is predictable (`docs/semantics.md`
+//! §12): the lowest deadlock weight on the cycle (DML 25 < user-level lock 50 < DDL 100),
 //! ties going to the node nearest the requester while the search unwinds, finally the requester.
 //!
 //! Node kinds vary the weights: X on a table (DDL 100), SR on a table (DML 25), X on a

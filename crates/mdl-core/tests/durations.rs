@@ -1,4 +1,4 @@
-//! Every duration's release path (`mysql-mdl.md` §4), savepoints, clones, `acquire_many`,
+//! Every duration's release path (`docs/semantics.md` §9), savepoints, clones, `acquire_many`,
 //! ticket reuse by `find_ticket`, duration changes, and release on context drop. Each test runs
 //! with the fast path on and off. Whether a lock is held is checked from another context with
 //! `try_acquire` of X.
@@ -241,7 +241,7 @@ fn owns_equal_or_stronger_lock_follows_the_reference_relation() {
         }
         assert!(!c.owns_equal_or_stronger_lock(&table("other"), LockType::S));
     }
-    // Scoped: S does not satisfy IX (§5.6), X satisfies all.
+    // Scoped: S does not satisfy IX (§8), X satisfies all.
     let m = mgr();
     let mut c = m.new_context();
     let g = MdlKey::singleton(Namespace::Global).unwrap();

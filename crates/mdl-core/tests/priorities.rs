@@ -1,5 +1,5 @@
 //! The priority matrices W1..W3 and the anti-starvation switch (`max_write_lock_count`,
-//! `mysql-mdl.md` §5.3 and §5.5), through the public API only.
+//! `docs/semantics.md` §6), through the public API only.
 //!
 //! The matrix in force is not observable directly, so each test first drives the lock object
 //! into a known state with a sequence of grants (hog: an SNW/SNRW/X granted while a non-hog
@@ -333,7 +333,7 @@ fn piglet_sequence_max_write_lock_count_1_stops_sw() {
 
 #[test]
 fn acl_cache_is_not_affected_by_max_write_lock_count() {
-    // §2.1: ACL_CACHE is an object namespace excluded from the hog/piglet logic.
+    // §6: ACL_CACHE is an object namespace excluded from the hog/piglet logic.
     let m = wlc1();
     let k = MdlKey::singleton(Namespace::AclCache).unwrap();
     let a = Worker::new(&m);

@@ -1,4 +1,4 @@
-//! Upgrade and downgrade (`mysql-mdl.md` §8.8, §8.9), including an upgrade that must wait, a
+//! Upgrade and downgrade (`docs/semantics.md` §10), including an upgrade that must wait, a
 //! failed upgrade leaving the original lock intact, and waiters woken by a downgrade.
 
 use std::time::Duration;

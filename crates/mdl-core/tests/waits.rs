@@ -1,4 +1,4 @@
-//! Waiting (`mysql-mdl.md` §8.4, §8.5): zero and short timeouts, kill (during and before a
+//! Waiting (`docs/semantics.md` §11): zero and short timeouts, kill (during and before a
 //! wait), grants on release and on context drop, FIFO order among waiters, and the owner hooks
 //! (engine refusal of X, shared-lock notification, disconnect checks).
 

@@ -2,7 +2,8 @@
 //! `mdl-core`'s model tests, the fuzz driver and the differential driver compare the real
 //! manager with.
 //!
-//! What it follows (`docs/semantics.md` names each rule and its MySQL source):
+//! What it follows (`docs/semantics.md` names each rule and its MySQL source; § below are its
+//! sections):
 //!
 //! * a request is granted when no pending type has priority over it under the lock's current
 //!   priority matrix and no *other* context holds a conflicting type; the model has no fast
@@ -165,7 +166,7 @@ impl Model {
         }
     }
 
-    /// §5.4 `can_grant_lock` for `ctx` requesting `ty` on `key`.
+    /// §7 `can_grant_lock` for `ctx` requesting `ty` on `key`.
     fn can_grant(&self, key: &MdlKey, ctx: Ctx, ty: LockType) -> bool {
         let scoped = is_scoped(key.namespace());
         let Some(l) = self.locks.get(key.as_bytes()) else {
@@ -187,7 +188,7 @@ impl Model {
         !is_scoped(key.namespace()) && key.namespace() != Namespace::AclCache
     }
 
-    /// §5.5 `count_piglets_and_hogs`; returns whether the matrix index changed.
+    /// §6 `count_piglets_and_hogs`; returns whether the matrix index changed.
     fn count(&mut self, key: &MdlKey, ty: LockType) -> bool {
         if !Self::hog_affected(key) {
             return false;
@@ -212,7 +213,7 @@ impl Model {
         changed
     }
 
-    /// §10.3 `reschedule_waiters` + §5.5 reset rules.
+    /// §7 `reschedule_waiters` + §6 reset rules.
     fn reschedule(&mut self, key: &MdlKey) {
         let mut i = 0;
         loop {
@@ -257,7 +258,7 @@ impl Model {
         }
     }
 
-    /// Takes a hold off its lock and reschedules (§10.2).
+    /// Takes a hold off its lock and reschedules (§7).
     fn drop_hold(&mut self, t: TicketId) {
         let key = self.tickets[t].key.clone();
         let l = self.lock(&key);
@@ -277,7 +278,7 @@ impl Model {
         self.drop_hold(t);
     }
 
-    /// §8.2 `find_ticket`: own duration first, then the following ones cyclically, newest first.
+    /// §8 `find_ticket`: own duration first, then the following ones cyclically, newest first.
     fn find(&self, ctx: Ctx, key: &MdlKey, ty: LockType, d: LockDuration) -> Option<TicketId> {
         let scoped = is_scoped(key.namespace());
         for i in 0..3 {
@@ -303,7 +304,7 @@ impl Model {
         t
     }
 
-    /// §8.3 `try_acquire_lock`.
+    /// §8 `try_acquire_lock`.
     pub fn try_acquire(
         &mut self,
         ctx: Ctx,
@@ -411,7 +412,7 @@ impl Model {
         Ok(())
     }
 
-    /// §8.7 clone: equal or weaker type, own duration, never waits.
+    /// §10 clone: equal or weaker type, own duration, never waits.
     pub fn clone_ticket(
         &mut self,
         ctx: Ctx,
@@ -438,7 +439,7 @@ impl Model {
         Ok(self.add_granted(ctx, &key, ty, d))
     }
 
-    /// §8.8 upgrade with a zero timeout: `Err(Timeout)` when it would have to wait. The ticket
+    /// §10 upgrade with a zero timeout: `Err(Timeout)` when it would have to wait. The ticket
     /// keeps its id, duration and savepoint position.
     pub fn try_upgrade(&mut self, ctx: Ctx, t: TicketId, ty: LockType) -> Result<(), MdlError> {
         self.check(ctx, t)?;
@@ -480,7 +481,7 @@ impl Model {
         self.drop_hold(new);
     }
 
-    /// §8.9 downgrade (this implementation: an error when `ty` is not weaker).
+    /// §10 downgrade (this implementation: an error when `ty` is not weaker).
     pub fn downgrade(&mut self, ctx: Ctx, t: TicketId, ty: LockType) -> Result<(), MdlError> {
         self.check(ctx, t)?;
         let key = self.tickets[t].key.clone();
