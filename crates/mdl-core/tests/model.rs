@@ -28,6 +28,7 @@ use mdl_core::{
 };
 use mdl_reference::matrix::allowed;
 use mdl_reference::model::{Acquired, Model, Savepoint, TicketId};
+use mdl_reference::support::sample_keys;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, TestCaseError, TestRunner};
 
@@ -35,18 +36,7 @@ const MAINS: usize = 3;
 const HELPERS: usize = 3;
 
 fn keys() -> Vec<MdlKey> {
-    vec![
-        MdlKey::new(Namespace::Table, "test", "t0").unwrap(),
-        MdlKey::new(Namespace::Table, "test", "t1").unwrap(),
-        MdlKey::new(Namespace::Schema, "test", "").unwrap(),
-        MdlKey::singleton(Namespace::Global).unwrap(),
-        MdlKey::new(Namespace::UserLevelLock, "", "u0").unwrap(),
-        MdlKey::singleton(Namespace::AclCache).unwrap(),
-        MdlKey::new(Namespace::Function, "test", "f0").unwrap(),
-        MdlKey::singleton(Namespace::Commit).unwrap(),
-        MdlKey::column_statistics("test", "t0", "c").unwrap(),
-        MdlKey::new(Namespace::Tablespace, "", "ts0").unwrap(),
-    ]
+    sample_keys()
 }
 
 #[derive(Debug, Clone)]

@@ -12,24 +12,19 @@ use std::time::Duration;
 
 use mdl_core::{
     FastPath, LockDuration, LockType, MdlConfig, MdlContext, MdlKey, MdlManager, MdlRequest,
-    MdlSavepoint, Namespace, Ticket, TicketIndex,
+    MdlSavepoint, Ticket, TicketIndex,
 };
 
 use crate::model::{Acquired, Model, Savepoint, TicketId};
+use crate::support::sample_keys;
 
 const CTXS: usize = 3;
 
+/// The first eight sample keys (the encoding picks a key by `byte % 8`).
 fn keys() -> Vec<MdlKey> {
-    vec![
-        MdlKey::new(Namespace::Table, "test", "t0").unwrap(),
-        MdlKey::new(Namespace::Table, "test", "t1").unwrap(),
-        MdlKey::new(Namespace::Schema, "test", "").unwrap(),
-        MdlKey::singleton(Namespace::Global).unwrap(),
-        MdlKey::new(Namespace::UserLevelLock, "", "u0").unwrap(),
-        MdlKey::singleton(Namespace::AclCache).unwrap(),
-        MdlKey::new(Namespace::Function, "test", "f0").unwrap(),
-        MdlKey::singleton(Namespace::Commit).unwrap(),
-    ]
+    let mut keys = sample_keys();
+    keys.truncate(8);
+    keys
 }
 
 struct Driver {

@@ -14,8 +14,8 @@
 //!   per fast-path mode, key shorthands, polling for queue states, a context on its own
 //!   thread).
 //!
-//! Layering, lowest first: `matrix` → `model` → `driver`; `support` stands apart and uses only
-//! `mdl_core`. Random numbers anywhere in the workspace come from one crate, [`fastrand`],
+//! Layering, lowest first: `matrix` and `support` (each uses only `mdl_core`) → `model`
+//! (uses `matrix`) → `driver` (uses `model`, and `support`'s sample keys). Random numbers anywhere in the workspace come from one crate, [`fastrand`],
 //! seeded, so that every random run can be repeated.
 //!
 //! ```

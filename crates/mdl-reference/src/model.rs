@@ -258,19 +258,26 @@ impl Model {
         }
     }
 
+    /// After a hold or a waiter left `key`'s lock: a lock with nobody left resets its counters
+    /// (§6), any other reschedules its waiters (§7).
+    fn after_leave(&mut self, key: &MdlKey) {
+        let l = self.lock(key);
+        if l.granted.is_empty() && l.waiting.is_empty() {
+            l.hog = 0;
+            l.piglet = 0;
+            l.idx = 0;
+        } else {
+            self.reschedule(key);
+        }
+    }
+
     /// Takes a hold off its lock and reschedules (§7).
     fn drop_hold(&mut self, t: TicketId) {
         let key = self.tickets[t].key.clone();
         let l = self.lock(&key);
         let p = l.granted.iter().position(|&g| g == t).expect("held");
         l.granted.remove(p);
-        if l.granted.is_empty() && l.waiting.is_empty() {
-            l.hog = 0;
-            l.piglet = 0;
-            l.idx = 0;
-        } else {
-            self.reschedule(&key);
-        }
+        self.after_leave(&key);
     }
 
     fn release_ticket(&mut self, t: TicketId) {
@@ -362,13 +369,7 @@ impl Model {
             .position(|w| w.ticket == t)
             .expect("pending");
         l.waiting.remove(p);
-        if l.granted.is_empty() && l.waiting.is_empty() {
-            l.hog = 0;
-            l.piglet = 0;
-            l.idx = 0;
-        } else {
-            self.reschedule(&key);
-        }
+        self.after_leave(&key);
     }
 
     /// Whether ticket `t` (of a queued request) is still pending.

@@ -47,6 +47,25 @@ pub fn table(name: &str) -> MdlKey {
     MdlKey::new(Namespace::Table, "test", name).unwrap()
 }
 
+/// Ten names over both strategies, singletons and a column key, for sequences of random
+/// operations: two tables (hot), a schema, GLOBAL, a user lock, ACL_CACHE, a function,
+/// COMMIT, a column-statistics key, a tablespace. The differential driver uses the first
+/// eight (its byte encoding depends on that order).
+pub fn sample_keys() -> Vec<MdlKey> {
+    vec![
+        MdlKey::new(Namespace::Table, "test", "t0").unwrap(),
+        MdlKey::new(Namespace::Table, "test", "t1").unwrap(),
+        MdlKey::new(Namespace::Schema, "test", "").unwrap(),
+        MdlKey::singleton(Namespace::Global).unwrap(),
+        MdlKey::new(Namespace::UserLevelLock, "", "u0").unwrap(),
+        MdlKey::singleton(Namespace::AclCache).unwrap(),
+        MdlKey::new(Namespace::Function, "test", "f0").unwrap(),
+        MdlKey::singleton(Namespace::Commit).unwrap(),
+        MdlKey::column_statistics("test", "t0", "c").unwrap(),
+        MdlKey::new(Namespace::Tablespace, "", "ts0").unwrap(),
+    ]
+}
+
 /// A request of `t` on `key` for duration `d`.
 pub fn req(key: &MdlKey, t: LockType, d: LockDuration) -> MdlRequest {
     MdlRequest::new(key.clone(), t, d)

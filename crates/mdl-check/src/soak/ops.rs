@@ -13,12 +13,8 @@ use super::worker::{below, chance, pick, Mine, Worker};
 
 impl Worker {
     pub(super) fn upgrade(&mut self) {
-        let Some(t) = self.random_ticket() else {
+        let Some((t, key, held, _)) = self.random_held() else {
             return;
-        };
-        let (key, held) = {
-            let m = &self.mine[&t];
-            (m.key.clone(), m.ty)
         };
         let ns = key.namespace();
         let target = if matches!(
@@ -95,12 +91,8 @@ impl Worker {
     }
 
     pub(super) fn downgrade(&mut self) {
-        let Some(t) = self.random_ticket() else {
+        let Some((t, key, held, uid)) = self.random_held() else {
             return;
-        };
-        let (key, held, uid) = {
-            let m = &self.mine[&t];
-            (m.key.clone(), m.ty, m.uid)
         };
         let to = pick(&mut self.rng, &satisfied_by(key.namespace(), held));
         let me = self.ctx_id();
@@ -119,12 +111,8 @@ impl Worker {
     }
 
     pub(super) fn clone_one(&mut self) {
-        let Some(t) = self.random_ticket() else {
+        let Some((t, key, held, _)) = self.random_held() else {
             return;
-        };
-        let (key, held) = {
-            let m = &self.mine[&t];
-            (m.key.clone(), m.ty)
         };
         let ty = pick(&mut self.rng, &satisfied_by(key.namespace(), held));
         let d = pick(&mut self.rng, &LockDuration::ALL);

@@ -107,6 +107,13 @@ impl Worker {
         self.sh.violation(what);
     }
 
+    /// A random ticket of this worker with its key, type and book entry.
+    pub(super) fn random_held(&mut self) -> Option<(Ticket, MdlKey, LockType, u64)> {
+        let t = self.random_ticket()?;
+        let m = &self.mine[&t];
+        Some((t, m.key.clone(), m.ty, m.uid))
+    }
+
     pub(super) fn random_ticket(&mut self) -> Option<Ticket> {
         if self.mine.is_empty() {
             return None;
