@@ -43,7 +43,6 @@
 //!   (`unused_lock_object_count() == lock_object_count()`), and the object count respects the
 //!   eviction policy (at most `unused_locks_low_water` objects, plus one per thread of slack for
 //!   the approximate unused counter MySQL also has).
-
 //!
 //! # Modules, lowest first
 //!
