@@ -6,12 +6,15 @@
 //!   (waits, upgrades, downgrades, clones, savepoints, kills, dropped contexts) while the
 //!   harness checks every grant against the reference matrices, every wait's end against its
 //!   timeout, and every deadlock against the wait-for graph it keeps.
+//! * [`stress`]: threads replay MySQL-like statement shapes (DDL upgrades and downgrades, LOCK
+//!   TABLES, FTWRL, user locks, savepoints) with kills, checked at every grant against the
+//!   reference matrices, in every configuration of [`stress::configs`].
 //! * [`fuzz`]: the differential driver of `mdl-reference` on seeded random bytes, the
 //!   fallback where cargo-fuzz cannot run.
 //!
-//! Both are libraries first, so that the crate's tests run them briefly, and the binary only
-//! parses arguments. Layering: `fuzz` and `soak` are independent; both use `mdl-reference` as
-//! the oracle and `fastrand` for seeded randomness.
+//! Each is a library first, so that the crate's tests run it briefly, and the binary only
+//! parses arguments. Layering: `fuzz`, `soak` and `stress` are independent of each other; each
+//! uses `mdl-reference` as the oracle and `fastrand` for seeded randomness.
 //!
 //! ```
 //! use std::time::Duration;
@@ -29,3 +32,4 @@
 
 pub mod fuzz;
 pub mod soak;
+pub mod stress;

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p mdl-check -- soak --minutes 10 --threads 16   # per fast-path mode
+//! cargo run --release -p mdl-check -- stress --seconds 20 --threads 32  # per configuration
 //! cargo run --release -p mdl-check -- fuzz --minutes 10
 //! ```
 //!
@@ -12,7 +13,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use mdl_check::{fuzz, soak};
+use mdl_check::{fuzz, soak, stress};
 use mdl_core::{FastPath, MdlConfig};
 
 #[derive(Parser)]
@@ -40,6 +41,20 @@ enum Cmd {
         /// Only this fast-path mode (default: every mode).
         #[arg(long, value_parser = parse_fast_path)]
         fast_path: Option<FastPath>,
+    },
+    /// Stress: threads replay MySQL-like statement shapes (DML, ALTER TABLE upgrades and
+    /// downgrades, LOCK TABLES, FTWRL, DROP DATABASE, GET_LOCK, savepoints) with kills, in every
+    /// configuration of the stress list (every fast-path mode included).
+    Stress {
+        /// How long to run each configuration.
+        #[arg(long, default_value_t = 20.0)]
+        seconds: f64,
+        /// Statement threads.
+        #[arg(long, default_value_t = 32)]
+        threads: usize,
+        /// Seed of the random statement streams.
+        #[arg(long, default_value_t = 0x9E37_79B9_7F4A_7C15)]
+        seed: u64,
     },
     /// The differential driver (manager vs reference model) on seeded random inputs.
     Fuzz {
@@ -101,6 +116,32 @@ fn main() -> ExitCode {
                     ..soak::SoakConfig::default()
                 });
                 println!("fast path {}: {report}", mode.name());
+                ok &= report.ok();
+            }
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Cmd::Stress {
+            seconds,
+            threads,
+            seed,
+        } => {
+            let Some(d) = duration(seconds / 60.0).filter(|_| threads > 0) else {
+                eprintln!("stress: --seconds must be positive and --threads at least 1");
+                return ExitCode::from(2);
+            };
+            let mut ok = true;
+            for mdl in stress::configs() {
+                let report = stress::run(&stress::StressConfig {
+                    mdl,
+                    threads,
+                    duration: d,
+                    seed,
+                });
+                println!("{report}");
                 ok &= report.ok();
             }
             if ok {

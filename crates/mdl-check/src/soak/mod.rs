@@ -1,9 +1,9 @@
 //! The soak: a concurrent run of random operations with checks (`mdl-check soak`).
 //!
-//! Many threads, each with its own [`MdlContext`], run random operations over all 18 namespaces,
+//! Many threads, each with its own [`MdlContext`](mdl_core::MdlContext), run random operations over all 18 namespaces,
 //! every lock type legal in each, all three durations: tries and waits with short (and some
 //! long) timeouts, upgrades, downgrades, clones, savepoints and rollbacks, end of statement /
-//! transaction, kills of other threads' contexts through [`KillHandle`], and contexts dropped
+//! transaction, kills of other threads' contexts through [`KillHandle`](mdl_core::KillHandle), and contexts dropped
 //! while holding locks. Names are skewed (a few hot names per namespace, many cold ones) so that
 //! both contention and lock-object eviction happen.
 //!
@@ -19,7 +19,7 @@
 //!   granted, timed out, chosen as deadlock victim or killed. The worst overshoot is reported.
 //! * **No deadlock without a cycle.** Threads register what they wait for in the book before
 //!   calling `acquire` and unregister right after it returns. When `acquire` returns
-//!   [`MdlError::Deadlock`], the victim still holds its locks, and every other member of a real
+//!   [`MdlError::Deadlock`](mdl_core::MdlError::Deadlock), the victim still holds its locks, and every other member of a real
 //!   cycle is still blocked (it can leave only by a timeout, a kill or as a victim itself), so
 //!   the cycle is still in the book: the harness searches for a cycle *reachable* from the
 //!   victim — MySQL's search treats a path deeper than `MAX_SEARCH_DEPTH` (32) as a deadlock,

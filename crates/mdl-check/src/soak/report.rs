@@ -18,15 +18,15 @@ pub struct SoakReport {
     pub refused_tries: u64,
     /// Requests that had a timeout (they may or may not have actually waited).
     pub waits: u64,
-    /// Waits that ended with [`MdlError::Timeout`].
+    /// Waits that ended with [`MdlError::Timeout`](mdl_core::MdlError::Timeout).
     pub timeouts: u64,
-    /// Waits that ended with [`MdlError::Deadlock`].
+    /// Waits that ended with [`MdlError::Deadlock`](mdl_core::MdlError::Deadlock).
     pub deadlocks: u64,
     /// ... of which the book showed the cycle.
     pub deadlocks_with_cycle: u64,
     /// ... of which the cycle could not be confirmed because another wait ended meanwhile.
     pub deadlocks_unverified: u64,
-    /// Waits that ended with [`MdlError::Killed`].
+    /// Waits that ended with [`MdlError::Killed`](mdl_core::MdlError::Killed).
     pub kills: u64,
     /// Kills sent.
     pub kills_sent: u64,
