@@ -85,6 +85,21 @@ fn duration(minutes: f64) -> Option<Duration> {
     (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs))
 }
 
+/// Exit code 0 when every check passed, 1 otherwise.
+fn passed(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Exit code 2 with a message: the arguments make no run.
+fn bad_arguments(msg: &str) -> ExitCode {
+    eprintln!("{msg}");
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
     match Cli::parse().cmd {
         Cmd::Soak {
@@ -94,8 +109,7 @@ fn main() -> ExitCode {
             fast_path,
         } => {
             let Some(per_mode) = duration(minutes).filter(|_| threads > 0) else {
-                eprintln!("soak: --minutes must be positive and --threads at least 1");
-                return ExitCode::from(2);
+                return bad_arguments("soak: --minutes must be positive and --threads at least 1");
             };
             let modes = fast_path.map_or(FastPath::ALL.to_vec(), |m| vec![m]);
             let mut ok = true;
@@ -118,11 +132,7 @@ fn main() -> ExitCode {
                 println!("fast path {}: {report}", mode.name());
                 ok &= report.ok();
             }
-            if ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
+            passed(ok)
         }
         Cmd::Stress {
             seconds,
@@ -130,11 +140,11 @@ fn main() -> ExitCode {
             seed,
         } => {
             let Some(d) = duration(seconds / 60.0).filter(|_| threads > 0) else {
-                eprintln!("stress: --seconds must be positive and --threads at least 1");
-                return ExitCode::from(2);
+                return bad_arguments(
+                    "stress: --seconds must be positive and --threads at least 1",
+                );
             };
-            let mut ok = true;
-            for mdl in stress::configs() {
+            let reports = stress::configs().into_iter().map(|mdl| {
                 let report = stress::run(&stress::StressConfig {
                     mdl,
                     threads,
@@ -142,13 +152,10 @@ fn main() -> ExitCode {
                     seed,
                 });
                 println!("{report}");
-                ok &= report.ok();
-            }
-            if ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
+                report.ok()
+            });
+            // Every configuration runs, even after a failure.
+            passed(reports.fold(true, |all, ok| all & ok))
         }
         Cmd::Fuzz {
             minutes,
@@ -156,8 +163,7 @@ fn main() -> ExitCode {
             seed,
         } => {
             let Some(d) = duration(minutes) else {
-                eprintln!("fuzz: --minutes must be positive");
-                return ExitCode::from(2);
+                return bad_arguments("fuzz: --minutes must be positive");
             };
             let report = fuzz::run(&fuzz::FuzzConfig {
                 cases: None,
@@ -166,11 +172,7 @@ fn main() -> ExitCode {
                 seed,
             });
             println!("{report}");
-            if report.ok() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
+            passed(report.ok())
         }
     }
 }
