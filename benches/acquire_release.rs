@@ -12,7 +12,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use mdl::{FastPath, LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
+use mysql_mdl::{
+    FastPath, LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace,
+};
 
 fn acquire_release(c: &mut Criterion) {
     for fast_path in FastPath::ALL {

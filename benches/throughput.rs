@@ -19,8 +19,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use mdl::{LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
 use mdl_bench::instr::{self, InstrMode};
+use mysql_mdl::{LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
 
 struct Shared {
     start: Barrier,
@@ -60,18 +60,16 @@ impl Pool {
                             MdlRequest::new(k, LockType::SharedRead, LockDuration::Statement)
                         })
                         .collect();
-                    let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ (t as u64 + 1);
+                    let mut rng =
+                        fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15u64 ^ (t as u64 + 1));
                     loop {
                         shared.start.wait();
                         if shared.stop.load(Ordering::Relaxed) {
                             break;
                         }
                         for _ in 0..shared.iters.load(Ordering::Relaxed) {
-                            rng ^= rng << 13;
-                            rng ^= rng >> 7;
-                            rng ^= rng << 17;
                             let t = ctx
-                                .acquire(&reqs[(rng & 7) as usize], Duration::from_secs(10))
+                                .acquire(&reqs[rng.usize(..reqs.len())], Duration::from_secs(10))
                                 .expect("no conflicting locks");
                             black_box(t);
                             ctx.release_statement_locks();

@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use mdl::{
+use mysql_mdl::{
     LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace, TicketIndex,
 };
 

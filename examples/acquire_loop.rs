@@ -15,7 +15,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mdl::{FastPath, LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
+use mysql_mdl::{
+    FastPath, LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace,
+};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -32,8 +34,8 @@ fn main() {
     let preset = args.next();
     #[cfg(feature = "pfs")]
     if let Some(p) = &preset {
-        let preset: mdl::pfs::Preset = p.parse().expect("a preset name");
-        mdl::pfs::apply_preset(preset);
+        let preset: mysql_mdl::pfs::Preset = p.parse().expect("a preset name");
+        mysql_mdl::pfs::apply_preset(preset);
     }
     let mgr = MdlManager::new(MdlConfig {
         fast_path,

@@ -15,8 +15,8 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Duration;
 
-use mdl::pfs::{self, Preset};
-use mdl::{
+use mysql_mdl::pfs::{self, Preset};
+use mysql_mdl::{
     LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace, PartitionHash,
 };
 

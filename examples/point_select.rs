@@ -12,7 +12,7 @@ use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mdl::{LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
+use mysql_mdl::{LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
 
 const TABLES: usize = 8;
 
@@ -34,15 +34,12 @@ fn run(threads: usize, seconds: f64) -> f64 {
                         MdlRequest::new(key, LockType::SharedRead, LockDuration::Statement)
                     })
                     .collect();
-                let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ (t as u64 + 1);
+                let mut rng = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15u64 ^ (t as u64 + 1));
                 let mut done = 0u64;
                 start.wait();
                 while !stop.load(Ordering::Relaxed) {
                     for _ in 0..64 {
-                        rng ^= rng << 13;
-                        rng ^= rng >> 7;
-                        rng ^= rng << 17;
-                        let req = &requests[(rng % TABLES as u64) as usize];
+                        let req = &requests[rng.usize(..requests.len())];
                         ctx.acquire(req, Duration::from_secs(10))
                             .expect("no DDL runs here");
                         ctx.release_statement_locks();

@@ -28,7 +28,6 @@ pub mod output;
 pub mod peers;
 pub mod reports;
 pub mod runner;
-pub mod soak;
 pub mod work;
 pub mod workload;
 

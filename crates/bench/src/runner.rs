@@ -22,7 +22,7 @@ use crate::instr::InstrMode;
 use crate::peers::{LockTable, PeerSpec};
 use crate::with_peer;
 use crate::work::Work;
-use crate::workload::{Driver, Rng, Workload};
+use crate::workload::{Driver, Workload};
 
 /// Warm-up, window and number of runs.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -203,7 +203,7 @@ fn run_on<T: LockTable>(table: &T, case: &Case, timing: &Timing) -> RunResult {
                 let (phase, total, aborts, start, cpu) = (&phase, &total, &aborts, &start, &cpu);
                 s.spawn(move || {
                     let mut d = Driver::new(table.session(), wl, work);
-                    let mut rng = Rng::new(i as u64 * 7919 + 17);
+                    let mut rng = fastrand::Rng::with_seed(i as u64 * 7919 + 17);
                     let mut hist =
                         Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 2).expect("bounds");
                     let (mut done, mut ab0, mut seen, mut cpu0) = (0u64, 0u64, false, 0u64);

@@ -14,6 +14,7 @@
 //! The server also reports statement and table I/O events through `pfs` ([`crate::instr`]), so
 //! instrumentation presets mean what they meant for MySQL.
 
+use fastrand::Rng;
 use serde::Serialize;
 
 use crate::instr;
@@ -109,32 +110,6 @@ pub enum Statement {
     Ddl(usize),
 }
 
-/// A small fast PRNG (xorshift64*), one per session.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// Seeded from `seed` (any value).
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    /// The next value.
-    #[inline]
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `0..n`.
-    #[inline]
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() >> 32) * n) >> 32
-    }
-}
-
 impl Workload {
     /// The key space of this workload.
     pub fn keys(&self) -> KeySpace {
@@ -145,13 +120,13 @@ impl Workload {
     #[inline]
     pub fn next_statement(&self, rng: &mut Rng) -> Statement {
         let table = match self.access {
-            Access::HotSpot { pct } if rng.below(100) < u64::from(pct) => 0,
-            _ => rng.below(self.tables as u64) as usize,
+            Access::HotSpot { pct } if rng.u64(..100) < u64::from(pct) => 0,
+            _ => rng.usize(..self.tables),
         };
         match self.mix {
             Mix::PointSelect => Statement::Read(table),
             Mix::ReadWrite { write_pct } => {
-                if rng.below(100) < u64::from(write_pct) {
+                if rng.u64(..100) < u64::from(write_pct) {
                     Statement::Write(table)
                 } else {
                     Statement::Read(table)
@@ -161,9 +136,9 @@ impl Workload {
                 write_pct,
                 ddl_every,
             } => {
-                if rng.below(u64::from(ddl_every.max(1))) == 0 {
+                if rng.u64(..u64::from(ddl_every.max(1))) == 0 {
                     Statement::Ddl(table)
-                } else if rng.below(100) < u64::from(write_pct) {
+                } else if rng.u64(..100) < u64::from(write_pct) {
                     Statement::Write(table)
                 } else {
                     Statement::Read(table)
@@ -313,7 +288,7 @@ mod tests {
 
     #[test]
     fn mixes_draw_what_they_say() {
-        let mut rng = Rng::new(7);
+        let mut rng = Rng::with_seed(7);
         let wl = Workload {
             mix: Mix::ReadWriteDdl {
                 write_pct: 50,
@@ -349,7 +324,7 @@ mod tests {
         };
         let t = MdlTable::new(&MdlSetup::default(), &wl.keys());
         let mut d = Driver::new(t.session(), &wl, Work::calibrate(0));
-        let mut rng = Rng::new(1);
+        let mut rng = Rng::with_seed(1);
         for _ in 0..2_000 {
             assert!(d.step(&mut rng));
         }

@@ -2,10 +2,9 @@
 //! long names, NUL bytes, names on singleton namespaces, lock types a namespace does not take,
 //! tickets of other contexts, released tickets, foreign savepoints, bad configurations.
 
-mod common;
-
-use common::*;
 use mdl_core::*;
+use mdl_reference::matrix::*;
+use mdl_reference::support::*;
 
 #[test]
 fn names_longer_than_64_characters() {

@@ -1,4 +1,4 @@
-//! Deadlock detection (`mysql-mdl.md` §9): cycles of two and three contexts, upgrade
+//! Deadlock detection (`docs/semantics.md` §12): cycles of two and three contexts, upgrade
 //! deadlocks, deadlocks through a pending request's priority, victims chosen by weight
 //! (DML 25 < user lock 50 < DDL 100, ties to the requester), forced DML weight, the search
 //! depth limit, and no detection for zero-timeout tries.
@@ -7,12 +7,10 @@
 //! `slow_path_locks` shows its pending entry. A victim releases its transaction's locks, as a
 //! server does on ER_LOCK_DEADLOCK, which lets the survivors proceed.
 
-mod common;
-
 use std::sync::mpsc::Receiver;
 
-use common::*;
 use mdl_core::*;
+use mdl_reference::support::*;
 
 /// Starts `acquire(key, t)` on `w`; on error the worker rolls back its transaction.
 fn wait_for(w: &Worker, m: &MdlManager, key: &MdlKey, t: LockType) -> Receiver<Result<Ticket>> {
@@ -300,7 +298,7 @@ impl MdlOwner for NoCommitOrder {
 
 #[test]
 fn acl_cache_shared_request_delays_detection_but_still_finds_the_deadlock() {
-    // §9.5: S on ACL_CACHE by an owner without commit-order waiters, holding locks: detection
+    // §12: S on ACL_CACHE by an owner without commit-order waiters, holding locks: detection
     // runs after the first one-second wait instead of at once; the cycle is still resolved.
     let m = mgr();
     let acl = MdlKey::singleton(Namespace::AclCache).unwrap();

@@ -1,8 +1,8 @@
 //! Generated deadlock cycles of length 2 to 8, each context in its own thread: context `i`
 //! holds a lock and then waits for one held by context `i+1` (mod n). The waits start one by one
 //! (each observed queued through `slow_path_locks` before the next starts), so the context that
-//! closes the cycle — the *requester* — is known, and the victim is predictable (mysql-mdl.md
-//! §9.2, §9.4): the lowest deadlock weight on the cycle (DML 25 < user-level lock 50 < DDL 100),
+//! closes the cycle — the *requester* — is known, and the victim is predictable (`docs/semantics.md`
+//! §12): the lowest deadlock weight on the cycle (DML 25 < user-level lock 50 < DDL 100),
 //! ties going to the node nearest the requester while the search unwinds, finally the requester.
 //!
 //! Node kinds vary the weights: X on a table (DDL 100), SR on a table (DML 25), X on a
@@ -253,22 +253,11 @@ fn run_cycle(nodes: &[Node], hanging: usize, fast_path: FastPath) {
     assert_eq!(mgr.unused_lock_object_count(), mgr.lock_object_count());
 }
 
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
-fn random_nodes(rng: &mut Rng, n: usize) -> Vec<Node> {
+fn random_nodes(rng: &mut fastrand::Rng, n: usize) -> Vec<Node> {
     (0..n)
         .map(|_| Node {
-            kind: [Kind::XTable, Kind::SrTable, Kind::XUserLock, Kind::Upgrade]
-                [rng.below(4) as usize],
-            force_dml: rng.below(5) == 0,
+            kind: [Kind::XTable, Kind::SrTable, Kind::XUserLock, Kind::Upgrade][rng.usize(..4)],
+            force_dml: rng.u32(..5) == 0,
         })
         .collect()
 }
@@ -363,12 +352,12 @@ fn upgrade_cycles() {
 
 #[test]
 fn random_cycles_with_hanging_waiters() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     let mut cycles = 0;
     for n in 2..=8 {
         for i in 0..per_length() {
             let nodes = random_nodes(&mut rng, n);
-            let hanging = rng.below(3) as usize;
+            let hanging = rng.usize(..3);
             run_cycle(&nodes, hanging, FastPath::ALL[i % FastPath::ALL.len()]);
             cycles += 1;
         }

@@ -1,24 +1,16 @@
-//! Every duration's release path (`mysql-mdl.md` §4), savepoints, clones, `acquire_many`,
+//! Every duration's release path (`docs/semantics.md` §9), savepoints, clones, `acquire_many`,
 //! ticket reuse by `find_ticket`, duration changes, and release on context drop. Each test runs
 //! with the fast path on and off. Whether a lock is held is checked from another context with
 //! `try_acquire` of X.
 
-mod common;
-
-use common::*;
 use mdl_core::*;
+use mdl_reference::matrix::*;
+use mdl_reference::support::*;
 use LockDuration::{Explicit, Statement, Transaction};
-
-fn held(other: &mut MdlContext, key: &MdlKey) -> bool {
-    !can_take(other, key, LockType::X)
-}
 
 #[test]
 fn statement_locks_end_with_the_statement() {
-    for (name, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
-        let mut c = m.new_context();
-        let mut o = m.new_context();
+    for (name, _, mut c, mut o) in two_contexts_per_mode() {
         let (s, t, e) = (table("s"), table("t"), table("e"));
         c.acquire(&req(&s, LockType::SR, Statement), LONG).unwrap();
         c.acquire(&req(&t, LockType::SW, Transaction), LONG)
@@ -26,9 +18,9 @@ fn statement_locks_end_with_the_statement() {
         c.acquire(&req(&e, LockType::SNRW, Explicit), LONG).unwrap();
         assert_eq!(c.lock_count(), 3, "{name}");
         c.release_statement_locks();
-        assert!(!held(&mut o, &s), "{name}");
-        assert!(held(&mut o, &t), "{name}");
-        assert!(held(&mut o, &e), "{name}");
+        assert!(!held_by_others(&mut o, &s), "{name}");
+        assert!(held_by_others(&mut o, &t), "{name}");
+        assert!(held_by_others(&mut o, &e), "{name}");
         assert_eq!(c.lock_count_of(Statement), 0);
         assert_eq!(c.lock_count_of(Transaction), 1);
         assert_eq!(c.lock_count_of(Explicit), 1);
@@ -37,21 +29,18 @@ fn statement_locks_end_with_the_statement() {
 
 #[test]
 fn transaction_end_releases_statement_and_transaction_locks_only() {
-    for (name, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
-        let mut c = m.new_context();
-        let mut o = m.new_context();
+    for (name, m, mut c, mut o) in two_contexts_per_mode() {
         let (s, t, e) = (table("s"), table("t"), table("e"));
         c.acquire(&req(&s, LockType::SR, Statement), LONG).unwrap();
         c.acquire(&req(&t, LockType::X, Transaction), LONG).unwrap();
         let et = c.acquire(&req(&e, LockType::S, Explicit), LONG).unwrap();
         c.release_transactional_locks();
-        assert!(!held(&mut o, &s), "{name}");
-        assert!(!held(&mut o, &t), "{name}");
-        assert!(held(&mut o, &e), "{name}");
+        assert!(!held_by_others(&mut o, &s), "{name}");
+        assert!(!held_by_others(&mut o, &t), "{name}");
+        assert!(held_by_others(&mut o, &e), "{name}");
         assert!(c.has_locks());
         c.release(et).unwrap();
-        assert!(!held(&mut o, &e), "{name}");
+        assert!(!held_by_others(&mut o, &e), "{name}");
         assert!(!c.has_locks());
         assert_eq!(m.unused_lock_object_count(), m.lock_object_count());
     }
@@ -59,17 +48,14 @@ fn transaction_end_releases_statement_and_transaction_locks_only() {
 
 #[test]
 fn explicit_release_of_one_ticket_of_any_duration() {
-    for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
-        let mut c = m.new_context();
-        let mut o = m.new_context();
+    for (_, _, mut c, mut o) in two_contexts_per_mode() {
         for d in LockDuration::ALL {
             let k = table(&format!("t{d:?}"));
             let t = c.acquire(&req(&k, LockType::SR, d), LONG).unwrap();
             assert_eq!(c.ticket_info(t).unwrap().duration, d);
-            assert!(held(&mut o, &k));
+            assert!(held_by_others(&mut o, &k));
             c.release(t).unwrap();
-            assert!(!held(&mut o, &k));
+            assert!(!held_by_others(&mut o, &k));
             assert_eq!(c.release(t), Err(MdlError::InvalidTicket));
         }
         assert!(!c.has_locks());
@@ -78,10 +64,7 @@ fn explicit_release_of_one_ticket_of_any_duration() {
 
 #[test]
 fn release_all_locks_for_name_releases_every_explicit_ticket_on_the_lock() {
-    for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
-        let mut c = m.new_context();
-        let mut o = m.new_context();
+    for (_, _, mut c, mut o) in two_contexts_per_mode() {
         let u = MdlKey::new(Namespace::UserLevelLock, "", "my_lock").unwrap();
         let other = MdlKey::new(Namespace::UserLevelLock, "", "other").unwrap();
         // GET_LOCK twice: EXPLICIT requests always get their own ticket.
@@ -92,10 +75,10 @@ fn release_all_locks_for_name_releases_every_explicit_ticket_on_the_lock() {
             .acquire(&req(&other, LockType::X, Explicit), LONG)
             .unwrap();
         c.release(t1).unwrap();
-        assert!(held(&mut o, &u), "one GET_LOCK still holds it");
+        assert!(held_by_others(&mut o, &u), "one GET_LOCK still holds it");
         c.release_all_locks_for_name(t2).unwrap();
-        assert!(!held(&mut o, &u));
-        assert!(held(&mut o, &other));
+        assert!(!held_by_others(&mut o, &u));
+        assert!(held_by_others(&mut o, &other));
         assert_eq!(c.ticket_info(t3).unwrap().key, other);
         assert_eq!(c.lock_count(), 1);
     }
@@ -126,7 +109,7 @@ fn dropping_a_context_releases_everything() {
         }
         assert_eq!(m.context_count(), 1);
         for k in &keys {
-            assert!(!held(&mut o, k));
+            assert!(!held_by_others(&mut o, k));
         }
         assert!(m.slow_path_locks().is_empty());
         assert_eq!(m.unused_lock_object_count(), m.lock_object_count());
@@ -135,10 +118,7 @@ fn dropping_a_context_releases_everything() {
 
 #[test]
 fn savepoint_rollback_releases_newer_statement_and_transaction_locks() {
-    for (name, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
-        let mut c = m.new_context();
-        let mut o = m.new_context();
+    for (name, _, mut c, mut o) in two_contexts_per_mode() {
         let k: Vec<MdlKey> = (0..6).map(|i| table(&format!("t{i}"))).collect();
         let old_t = c
             .acquire(&req(&k[0], LockType::SW, Transaction), LONG)
@@ -166,7 +146,7 @@ fn savepoint_rollback_releases_newer_statement_and_transaction_locks() {
         );
         c.rollback_to_savepoint(sp).unwrap();
         for (i, want) in [true, true, false, false, true].into_iter().enumerate() {
-            assert_eq!(held(&mut o, &k[i]), want, "[{name}] t{i}");
+            assert_eq!(held_by_others(&mut o, &k[i]), want, "[{name}] t{i}");
         }
         assert_eq!(c.ticket_info(new_t).unwrap_err(), MdlError::InvalidTicket);
         assert!(c.ticket_info(old_t).is_ok());
@@ -261,7 +241,7 @@ fn owns_equal_or_stronger_lock_follows_the_reference_relation() {
         }
         assert!(!c.owns_equal_or_stronger_lock(&table("other"), LockType::S));
     }
-    // Scoped: S does not satisfy IX (§5.6), X satisfies all.
+    // Scoped: S does not satisfy IX (§8), X satisfies all.
     let m = mgr();
     let mut c = m.new_context();
     let g = MdlKey::singleton(Namespace::Global).unwrap();
@@ -330,19 +310,16 @@ fn set_lock_duration_moves_a_ticket_between_release_paths() {
     let t = c.acquire(&treq(&k, LockType::SW), LONG).unwrap();
     c.set_lock_duration(t, Explicit).unwrap();
     c.release_transactional_locks();
-    assert!(held(&mut o, &k));
+    assert!(held_by_others(&mut o, &k));
     c.set_lock_duration(t, Statement).unwrap();
     assert_eq!(c.ticket_info(t).unwrap().duration, Statement);
     c.release_statement_locks();
-    assert!(!held(&mut o, &k));
+    assert!(!held_by_others(&mut o, &k));
 }
 
 #[test]
 fn lock_tables_and_unlock_tables_duration_switches() {
-    for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
-        let mut c = m.new_context();
-        let mut o = m.new_context();
+    for (_, _, mut c, mut o) in two_contexts_per_mode() {
         let (a, b, s) = (table("a"), table("b"), table("s"));
         c.acquire(&treq(&a, LockType::SRO), LONG).unwrap();
         c.acquire(&treq(&b, LockType::SNRW), LONG).unwrap();
@@ -351,7 +328,9 @@ fn lock_tables_and_unlock_tables_duration_switches() {
         c.set_explicit_duration_for_all_locks();
         assert_eq!(c.lock_count_of(Explicit), 3);
         c.release_transactional_locks();
-        assert!(held(&mut o, &a) && held(&mut o, &b) && held(&mut o, &s));
+        assert!(
+            held_by_others(&mut o, &a) && held_by_others(&mut o, &b) && held_by_others(&mut o, &s)
+        );
         // UNLOCK TABLES: back to TRANSACTION, older than any savepoint, released at COMMIT.
         let sp = c.savepoint();
         c.set_transaction_duration_for_all_locks();
@@ -360,16 +339,17 @@ fn lock_tables_and_unlock_tables_duration_switches() {
         assert_eq!(c.lock_count(), 3);
         c.release_transactional_locks();
         assert!(!c.has_locks());
-        assert!(!held(&mut o, &a) && !held(&mut o, &b) && !held(&mut o, &s));
+        assert!(
+            !held_by_others(&mut o, &a)
+                && !held_by_others(&mut o, &b)
+                && !held_by_others(&mut o, &s)
+        );
     }
 }
 
 #[test]
 fn acquire_many_sorts_and_is_all_or_nothing() {
-    for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
-        let mut c = m.new_context();
-        let mut o = m.new_context();
+    for (_, _, mut c, mut o) in two_contexts_per_mode() {
         let (a, b, z) = (table("a"), table("b"), table("z"));
         let mut reqs = vec![
             treq(&z, LockType::X),

@@ -1,18 +1,17 @@
-//! Lock objects (`mysql-mdl.md` §2.1, §7, §10): the 18 namespaces with their strategies and
+//! Lock objects (`docs/semantics.md` §2, §13): the 18 namespaces with their strategies and
 //! singletons, counts of lock objects and unused objects, eviction of unused objects past the
 //! low-water mark and ratio, and the partition hashes (`MySqlBin` puts `test.sbtest1..8` into one
 //! of 8 partitions, Murmur3 spreads them).
 
-mod common;
-
 use std::collections::HashSet;
 
-use common::*;
 use mdl_core::*;
+use mdl_reference::matrix::*;
+use mdl_reference::support::*;
 
 #[test]
 fn eighteen_namespaces_with_their_strategy_and_singletons() {
-    // §2.1, transcribed: (id, namespace, scoped, singleton).
+    // §2, transcribed: (id, namespace, scoped, singleton).
     use Namespace::*;
     let table = [
         (0, Global, true, true),

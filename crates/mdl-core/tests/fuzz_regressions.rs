@@ -1,7 +1,7 @@
 //! Fuzzing against the reference model, and the inputs worth keeping.
 //!
 //! The cargo-fuzz target `crates/mdl-core/fuzz` (`model`) feeds arbitrary bytes to
-//! `reference_model::driver::run_bytes`, which decodes a configuration and operations over three
+//! `mdl_reference::driver::run_bytes`, which decodes a configuration and operations over three
 //! contexts and compares every outcome of the real manager with the model's. Crash inputs it
 //! finds are pasted into [`REGRESSIONS`] (hex). Run it with
 //! `cd crates/mdl-core/fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run model -- -max_total_time=600`.
@@ -10,11 +10,9 @@
 //! `MDL_FUZZ_CASES` cases (default 256) in CI, and `fuzz_random_bytes_long` (`--ignored`,
 //! `MDL_FUZZ_LONG_CASES`, default 100,000) as the fallback where cargo-fuzz cannot run.
 
-mod reference_model;
-
+use mdl_reference::driver::run_bytes;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
-use reference_model::driver::run_bytes;
 
 /// Inputs kept from fuzzing runs, plus hand-written ones (hex; first byte = configuration).
 const REGRESSIONS: &[&str] = &[

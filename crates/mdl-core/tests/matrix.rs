@@ -1,6 +1,7 @@
 //! Every cell of the granted matrices (object and scoped) and of the default priority matrix
 //! W0 (object) and the scoped priority matrix, checked through the public API against the
-//! reference tables of `mysql-mdl.md` §5.1–5.3, transcribed independently in `common/mod.rs`.
+//! reference tables of `docs/semantics.md` §4–§6, transcribed independently in
+//! `mdl_reference::matrix`.
 //!
 //! * Granted: a holder in one context, `try_acquire` in another.
 //! * Priority, "try" form: a holder, a pending waiter, then `try_acquire` (from a third context
@@ -12,10 +13,9 @@
 //!   (pending), A releases. `reschedule_waiters` looks at D first, with nothing granted and
 //!   `{r, p}` pending, so D is granted exactly when `p` has no priority over `r`.
 
-mod common;
-
-use common::*;
 use mdl_core::*;
+use mdl_reference::matrix::*;
+use mdl_reference::support::*;
 
 fn object_key(ns: Namespace) -> MdlKey {
     if ns.is_singleton() {

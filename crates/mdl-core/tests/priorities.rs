@@ -1,5 +1,5 @@
 //! The priority matrices W1..W3 and the anti-starvation switch (`max_write_lock_count`,
-//! `mysql-mdl.md` §5.3 and §5.5), through the public API only.
+//! `docs/semantics.md` §6), through the public API only.
 //!
 //! The matrix in force is not observable directly, so each test first drives the lock object
 //! into a known state with a sequence of grants (hog: an SNW/SNRW/X granted while a non-hog
@@ -21,13 +21,12 @@
 //! and X rows outside the SRO column). `w1_all_testable_cells`, `w3_all_testable_cells` and
 //! `w2_cells_by_reschedule` assert exactly which cells are left and say why.
 
-mod common;
-
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
-use common::*;
 use mdl_core::*;
+use mdl_reference::matrix::*;
+use mdl_reference::support::*;
 
 fn wlc1() -> Arc<MdlManager> {
     mgr_with(|c| c.max_write_lock_count = 1)
@@ -334,7 +333,7 @@ fn piglet_sequence_max_write_lock_count_1_stops_sw() {
 
 #[test]
 fn acl_cache_is_not_affected_by_max_write_lock_count() {
-    // §2.1: ACL_CACHE is an object namespace excluded from the hog/piglet logic.
+    // §6: ACL_CACHE is an object namespace excluded from the hog/piglet logic.
     let m = wlc1();
     let k = MdlKey::singleton(Namespace::AclCache).unwrap();
     let a = Worker::new(&m);

@@ -1,9 +1,6 @@
-//! Panic and drop safety, and bad input at scale: every case ends in a typed error or the
-//! correct behaviour, never a panic (of the manager), a hang or a poisoned state.
-//!
-//! Heavy variants: `cargo test -p mdl-core --test robustness -- --ignored` runs one million
-//! tickets in one context (the default test uses 100,000). `MDL_ROBUST_TICKETS` overrides the
-//! default ticket count.
+//! Panic and drop safety, and bad input: every case ends in a typed error or the correct
+//! behaviour, never a panic (of the manager), a hang or a poisoned state. The same at scale
+//! (many contexts, many tickets, saturated fast-path counters) is in `scale.rs`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,53 +10,19 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    EngineRefusal, FastPath, HolderInfo, LockDuration, LockType, MdlConfig, MdlError, MdlKey,
-    MdlManager, MdlOwner, MdlRequest, Namespace, Strategy, NAME_CHAR_LEN, SLOTS_PER_GROUP,
+    EngineRefusal, HolderInfo, LockDuration, LockType, MdlError, MdlKey, MdlOwner, Namespace,
+    Strategy, NAME_CHAR_LEN,
 };
-
-fn table(name: &str) -> MdlKey {
-    MdlKey::new(Namespace::Table, "test", name).unwrap()
-}
-
-fn req(key: &MdlKey, ty: LockType, d: LockDuration) -> MdlRequest {
-    MdlRequest::new(key.clone(), ty, d)
-}
-
-fn mgr() -> Arc<MdlManager> {
-    MdlManager::new(MdlConfig::default()).unwrap()
-}
-
-fn wait_queued(mgr: &MdlManager, n: usize) {
-    let start = Instant::now();
-    while mgr.slow_path_locks().iter().filter(|e| !e.granted).count() < n {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "waiter never queued"
-        );
-        thread::sleep(Duration::from_millis(1));
-    }
-}
-
-fn assert_clean(mgr: &MdlManager) {
-    assert!(
-        mgr.slow_path_locks().is_empty(),
-        "{:?}",
-        mgr.slow_path_locks()
-    );
-    assert_eq!(mgr.unused_lock_object_count(), mgr.lock_object_count());
-}
+use mdl_reference::support::{
+    assert_clean, managers_per_mode, mgr, req, spawn_acquire, table, wait_queued,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Panics.
 
 #[test]
 fn panicking_holder_releases_and_wakes_waiters() {
-    for fast_path in FastPath::ALL {
-        let mgr = MdlManager::new(MdlConfig {
-            fast_path,
-            ..MdlConfig::default()
-        })
-        .unwrap();
+    for mgr in managers_per_mode() {
         let t = table("t");
         let (held_tx, held_rx) = channel();
         let (go_tx, go_rx) = channel::<()>();
@@ -82,16 +45,13 @@ fn panicking_holder_releases_and_wakes_waiters() {
             panic!("statement failed while holding locks");
         });
         held_rx.recv().unwrap();
-        let m3 = mgr.clone();
-        let t3 = t.clone();
-        let waiter = thread::spawn(move || {
-            let mut c = m3.new_context();
-            c.acquire(
-                &req(&t3, LockType::Exclusive, LockDuration::Transaction),
-                Duration::from_secs(20),
-            )
-            .map(|_| ())
-        });
+        let waiter = spawn_acquire(
+            &mgr,
+            &t,
+            LockType::Exclusive,
+            LockDuration::Transaction,
+            Duration::from_secs(20),
+        );
         wait_queued(&mgr, 1);
         go_tx.send(()).unwrap();
         assert!(holder.join().is_err(), "the holder panicked");
@@ -113,17 +73,14 @@ fn context_dropped_while_others_wait_on_it() {
     .unwrap();
     let waiters: Vec<_> = (0..4)
         .map(|i| {
-            let m = mgr.clone();
-            let t = t.clone();
-            thread::spawn(move || {
-                let mut c = m.new_context();
-                let ty = [LockType::SharedRead, LockType::SharedWrite][i % 2];
-                c.acquire(
-                    &req(&t, ty, LockDuration::Statement),
-                    Duration::from_secs(20),
-                )
-                .map(|_| ())
-            })
+            let ty = [LockType::SharedRead, LockType::SharedWrite][i % 2];
+            spawn_acquire(
+                &mgr,
+                &t,
+                ty,
+                LockDuration::Statement,
+                Duration::from_secs(20),
+            )
         })
         .collect();
     wait_queued(&mgr, 4);
@@ -508,16 +465,13 @@ fn release_while_another_thread_waits() {
             Duration::from_secs(1),
         )
         .unwrap();
-    let m = mgr.clone();
-    let t2 = t.clone();
-    let w = thread::spawn(move || {
-        let mut c = m.new_context();
-        c.acquire(
-            &req(&t2, LockType::SharedRead, LockDuration::Statement),
-            Duration::from_secs(20),
-        )
-        .map(|_| ())
-    });
+    let w = spawn_acquire(
+        &mgr,
+        &t,
+        LockType::SharedRead,
+        LockDuration::Statement,
+        Duration::from_secs(20),
+    );
     wait_queued(&mgr, 1);
     a.downgrade(x, LockType::SharedNoWrite).unwrap();
     assert_eq!(w.join().unwrap(), Ok(()));
@@ -596,173 +550,16 @@ fn zero_and_huge_timeouts() {
         assert_eq!(w.join().unwrap(), Err(MdlError::Killed));
     }
     // ... and a release grants them.
-    let m = mgr.clone();
-    let t2 = t.clone();
-    let w = thread::spawn(move || {
-        let mut c = m.new_context();
-        c.acquire(
-            &req(&t2, LockType::SharedRead, LockDuration::Statement),
-            Duration::MAX,
-        )
-        .map(|_| ())
-    });
+    let w = spawn_acquire(
+        &mgr,
+        &t,
+        LockType::SharedRead,
+        LockDuration::Statement,
+        Duration::MAX,
+    );
     wait_queued(&mgr, 1);
     a.release(x).unwrap();
     assert_eq!(w.join().unwrap(), Ok(()));
     drop((a, b));
     assert_clean(&mgr);
-}
-
-#[test]
-fn a_hundred_thousand_contexts() {
-    let mgr = mgr();
-    let t = table("t");
-    let n = 100_000;
-    let mut ctxs = Vec::with_capacity(n);
-    for i in 0..n {
-        let mut c = mgr.new_context();
-        let ty = if i % 1000 == 0 {
-            LockType::SharedUpgradable
-        } else {
-            LockType::SharedRead
-        };
-        // SU is incompatible with SU: only the first SU is granted.
-        let got = c
-            .try_acquire(&req(&t, ty, LockDuration::Transaction))
-            .unwrap();
-        assert_eq!(got.is_some(), ty == LockType::SharedRead || i == 0, "{i}");
-        ctxs.push(c);
-    }
-    assert_eq!(mgr.context_count(), n);
-    let mut ddl = mgr.new_context();
-    assert!(ddl
-        .try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_none());
-    ctxs.clear();
-    assert_eq!(mgr.context_count(), 1);
-    assert!(ddl
-        .try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_some());
-    drop(ddl);
-    assert_clean(&mgr);
-}
-
-fn many_tickets(n: usize) {
-    let mgr = MdlManager::new(MdlConfig {
-        unused_locks_low_water: 1000,
-        ..MdlConfig::default()
-    })
-    .unwrap();
-    let mut c = mgr.new_context();
-    // Distinct names (TRANSACTION), plus 1 in 500 on one name as EXPLICIT requests (each a
-    // clone: find_ticket scans every ticket on that name, so keep those few).
-    let same = table("same");
-    for i in 0..n {
-        let r = if i % 500 != 1 {
-            req(
-                &table(&format!("t{i}")),
-                LockType::SharedRead,
-                LockDuration::Transaction,
-            )
-        } else {
-            req(&same, LockType::SharedRead, LockDuration::Explicit)
-        };
-        assert!(c.try_acquire(&r).unwrap().is_some());
-    }
-    assert_eq!(c.lock_count(), n);
-    assert!(c.owns_equal_or_stronger_lock(&table("t0"), LockType::SharedRead));
-    assert!(!c.owns_equal_or_stronger_lock(&table("t1"), LockType::SharedRead));
-    // Another context sees the locks.
-    let mut d = mgr.new_context();
-    assert!(d
-        .try_acquire(&req(&same, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_none());
-    c.release_transactional_locks();
-    assert_eq!(c.lock_count(), (0..n).filter(|i| i % 500 == 1).count());
-    drop(c);
-    assert!(d
-        .try_acquire(&req(&same, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_some());
-    drop(d);
-    assert_clean(&mgr);
-    // Eviction ran on the releases (per-context fast-path objects, the first SLOTS_PER_GROUP
-    // here, wait for the next sweep: docs/lock-manager.md, "Eviction").
-    assert!(
-        mgr.lock_object_count() <= 1000 + 1 + SLOTS_PER_GROUP,
-        "{}",
-        mgr.lock_object_count()
-    );
-}
-
-#[test]
-fn many_tickets_in_one_context() {
-    let n = std::env::var("MDL_ROBUST_TICKETS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100_000);
-    many_tickets(n);
-}
-
-#[test]
-#[ignore = "heavy: one million tickets in one context"]
-fn a_million_tickets_in_one_context() {
-    many_tickets(1_000_000);
-}
-
-/// One context holding 2^20 fast-path SW tickets on one lock (clones never look the lock up):
-/// the SW+SWLP counter of the fast-path word (bits 40..59) must not carry into the flag bits,
-/// and an exclusive request from another context must still see the holders.
-fn fast_path_counter_saturation(ty: LockType) {
-    // The linear ticket list: removing a million tickets on one key from the hash index is
-    // quadratic (each removal scans the key's bucket).
-    let mgr = MdlManager::new(MdlConfig {
-        ticket_index: mdl_core::TicketIndex::LinearList,
-        ..MdlConfig::default()
-    })
-    .unwrap();
-    let t = table("t");
-    let mut a = mgr.new_context();
-    let first = a
-        .try_acquire(&req(&t, ty, LockDuration::Statement))
-        .unwrap()
-        .unwrap();
-    assert!(a.ticket_info(first).unwrap().fast_path);
-    let n = 1usize << 20;
-    for _ in 1..n {
-        if a.clone_ticket(first, ty, LockDuration::Explicit).is_err() {
-            break;
-        }
-    }
-    let mut b = mgr.new_context();
-    let x = b.try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction));
-    assert!(
-        matches!(x, Ok(None)),
-        "X granted while {} {ty:?} locks are held: {x:?}",
-        a.lock_count()
-    );
-    drop(a);
-    assert!(b
-        .try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_some());
-}
-
-/// Found by this test: the SW+SWLP fast-path counter is 20 bits (40..59); the 2^20-th fast-path
-/// SW ticket on one lock used to carry into HAS_SLOW_PATH (bit 60), the field read 0, and another
-/// context's X was granted while a million SW locks were held. A full counter now sends the
-/// request (or clone) to the slow path.
-#[test]
-#[ignore = "heavy: 2^20 tickets on one lock (about a second in release)"]
-fn fast_path_counter_saturation_sw() {
-    fast_path_counter_saturation(LockType::SharedWrite);
-}
-
-#[test]
-#[ignore = "heavy: 2^20 tickets on one lock"]
-fn fast_path_counter_saturation_sr() {
-    fast_path_counter_saturation(LockType::SharedRead);
 }

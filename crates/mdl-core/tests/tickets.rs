@@ -1,11 +1,9 @@
-//! Many tickets in one context (`mysql-mdl.md` §8.1): 10,000 tickets with the hash index, and
+//! Many tickets in one context (`docs/semantics.md` §8): 10,000 tickets with the hash index, and
 //! 2,000 with the linear list (10,000: ignored test, slow by design), give the same answers (crossing `HASH_THRESHOLD` both ways), and
 //! releasing them leaves every lock object unused.
 
-mod common;
-
-use common::*;
 use mdl_core::*;
+use mdl_reference::support::*;
 use LockDuration::{Explicit, Statement, Transaction};
 
 fn many(index: TicketIndex, n: usize) {

@@ -1,12 +1,11 @@
-//! Upgrade and downgrade (`mysql-mdl.md` §8.8, §8.9), including an upgrade that must wait, a
+//! Upgrade and downgrade (`docs/semantics.md` §10), including an upgrade that must wait, a
 //! failed upgrade leaving the original lock intact, and waiters woken by a downgrade.
-
-mod common;
 
 use std::time::Duration;
 
-use common::*;
 use mdl_core::*;
+use mdl_reference::matrix::*;
+use mdl_reference::support::*;
 
 #[test]
 fn upgrade_without_conflict_keeps_the_handle() {

@@ -1,15 +1,13 @@
-//! Waiting (`mysql-mdl.md` §8.4, §8.5): zero and short timeouts, kill (during and before a
+//! Waiting (`docs/semantics.md` §11): zero and short timeouts, kill (during and before a
 //! wait), grants on release and on context drop, FIFO order among waiters, and the owner hooks
 //! (engine refusal of X, shared-lock notification, disconnect checks).
-
-mod common;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::*;
 use mdl_core::*;
+use mdl_reference::support::*;
 
 #[test]
 fn zero_timeout_fails_at_once_and_leaves_nothing_queued() {

@@ -57,21 +57,6 @@ enum Cmd {
     Amplification,
     /// Instrumentation overhead vs contention (needs pfs).
     Contention,
-    /// Concurrency soak of the lock manager: random operations over all 18 namespaces, every
-    /// lock type and duration, waits with short timeouts, upgrades, downgrades, clones,
-    /// savepoints, kills and dropped contexts, checked against the reference matrices. Prints
-    /// the counts; exits non-zero on any violation.
-    Soak {
-        /// How long to run.
-        #[arg(long, default_value_t = 1.0)]
-        minutes: f64,
-        /// Worker threads.
-        #[arg(long, default_value_t = 16)]
-        threads: usize,
-        /// Seed of the random operation streams.
-        #[arg(long, default_value_t = 0x5EED)]
-        seed: u64,
-    },
     /// One run of point-selects on mdl (8.0 configuration), printed as JSON (the pfs-overhead
     /// report drives the compiled-out build through this).
     #[command(hide = true)]
@@ -109,7 +94,6 @@ impl Cmd {
             Cmd::PfsOverhead => "pfs-overhead",
             Cmd::Amplification => "amplification",
             Cmd::Contention => "contention",
-            Cmd::Soak { .. } => "soak",
             Cmd::RunCase { .. } => "run-case",
         }
     }
@@ -139,14 +123,6 @@ fn main() {
         }
         run_case(threads, tables, work_ns, warmup_ms, window_ms);
         return;
-    }
-    if let Cmd::Soak {
-        minutes,
-        threads,
-        seed,
-    } = cli.cmd
-    {
-        std::process::exit(soak(minutes, threads, seed));
     }
     let selected: Vec<(&str, &str, ReportFn)> = match cli.cmd {
         Cmd::Report => reports::ALL.to_vec(),
@@ -244,27 +220,4 @@ fn run_case(threads: usize, tables: usize, work_ns: u64, warmup_ms: u64, window_
         "{}",
         serde_json::json!({"qps": r.qps, "cpu_ns": r.cpu_ns, "aborts": r.aborts, "compiled_in": mdl_bench::instr::COMPILED_IN})
     );
-}
-
-/// `mdl-bench soak`: runs the harness of `mdl_bench::soak` and returns the exit code.
-fn soak(minutes: f64, threads: usize, seed: u64) -> i32 {
-    let secs = minutes * 60.0;
-    if !(secs.is_finite() && secs > 0.0) || threads == 0 {
-        eprintln!("soak: --minutes must be positive and --threads at least 1");
-        return 2;
-    }
-    let cfg = mdl_bench::soak::SoakConfig {
-        threads,
-        duration: Some(std::time::Duration::from_secs_f64(secs)),
-        seed,
-        ..mdl_bench::soak::SoakConfig::default()
-    };
-    eprintln!("soak: {threads} threads for {secs:.0} s (seed {seed})");
-    let report = mdl_bench::soak::run(&cfg);
-    println!("{report}");
-    if report.ok() {
-        0
-    } else {
-        1
-    }
 }

@@ -1,211 +1,61 @@
-//! A small, single-threaded reference model of MySQL 8.0's MDL grant rules, used as an oracle by
-//! `model.rs` and `fuzz_regressions.rs` (and by the fuzz target, which includes this file).
+//! A sequential model of a lock manager with MySQL's grant rules: the oracle that
+//! `mdl-core`'s model tests, the fuzz driver and the differential driver compare the real
+//! manager with.
 //!
-//! Everything here is transcribed from `/work/shared/reference/mysql-mdl.md`, *not* from
-//! `crates/mdl-core/src/matrix.rs`:
+//! What it follows (`docs/semantics.md` names each rule and its MySQL source; § below are its
+//! sections):
 //!
-//! * §5.1–5.3: the granted matrix `G` and the priority matrices `W0..W3` (scoped locks use only
-//!   `W0`), written as tables of `+`/`-` strings exactly as printed in the spec;
-//! * §5.4: `can_grant` — no pending type with priority, and no *other* context holds a
-//!   conflicting type (fast-path and slow-path holders are the same thing here: the model has no
-//!   fast path, because a correct fast path is unobservable);
-//! * §5.5: hog/piglet counting on every fresh grant and every grant by rescheduling, the matrix
-//!   index, the rewind on switch, and the reset rules; a lock with no holder and no waiter left
+//! * a request is granted when no pending type has priority over it under the lock's current
+//!   priority matrix and no *other* context holds a conflicting type; the model has no fast
+//!   path, because a correct fast path cannot be observed;
+//! * hog and piglet counting on every fresh grant and every grant by rescheduling, the matrix
+//!   index, the rewind on a switch, and the reset rules; a lock with no holder and no waiter
 //!   resets its counters;
-//! * §4 / §8: durations, `find_ticket` (own duration first, then the following ones cyclically,
-//!   newest first; the *same* ticket is returned when it has the requested non-EXPLICIT
-//!   duration, else a clone), clone, upgrade / downgrade keeping the handle, savepoints
-//!   (STATEMENT and TRANSACTION tickets taken after the savepoint are released, newest first,
-//!   STATEMENT list first), release of any duration.
+//! * durations and ticket reuse: the context's own duration is searched first, then the
+//!   following ones cyclically, newest first; the *same* ticket is returned when it has the
+//!   requested non-EXPLICIT duration, else a clone; clone, upgrade and downgrade keep the
+//!   handle; savepoints release the STATEMENT and TRANSACTION tickets taken after them, newest
+//!   first, STATEMENT list first; release of any duration.
 //!
-//! Tickets are numbered globally (`TicketId`), so a test can hand the model tickets of other
-//! contexts or already released ones and expect `InvalidTicket`.
-//!
-//! Waiters ("pending requests") are modelled too: a test that parks a helper thread in
-//! `acquire` calls [`Model::enqueue`], and every release reschedules waiters in FIFO order.
-#![allow(dead_code)]
+//! Tickets are numbered globally ([`TicketId`]), so a test can hand the model tickets of other
+//! contexts or released ones and expect `InvalidTicket`. Waiters are modelled too: a test that
+//! parks a helper thread in `acquire` calls [`Model::enqueue`], and every release reschedules
+//! waiters in FIFO order.
 
 use std::collections::BTreeMap;
 
 use mdl_core::{LockDuration, LockType, MdlError, MdlKey, Namespace};
 
-/// Lock type ids in the spec's column order (S, SH, SR, SW, SWLP, SU, SRO, SNW, SNRW, X).
-const OBJ_COLS: [LockType; 10] = [
-    LockType::Shared,
-    LockType::SharedHighPrio,
-    LockType::SharedRead,
-    LockType::SharedWrite,
-    LockType::SharedWriteLowPrio,
-    LockType::SharedUpgradable,
-    LockType::SharedReadOnly,
-    LockType::SharedNoWrite,
-    LockType::SharedNoReadWrite,
-    LockType::Exclusive,
-];
-const SCOPED_COLS: [LockType; 3] = [
-    LockType::IntentionExclusive,
-    LockType::Shared,
-    LockType::Exclusive,
-];
-
-// §5.2: rows = requested, columns = granted; '-' = incompatible.
-const G_OBJ: [&str; 10] = [
-    "+++++++++-", // S
-    "+++++++++-", // SH
-    "++++++++--", // SR
-    "++++++----", // SW
-    "++++++----", // SWLP
-    "+++++-+---", // SU
-    "+++--+++--", // SRO
-    "+++---+---", // SNW
-    "++--------", // SNRW
-    "----------", // X
-];
-// §5.3 W0..W3: rows = requested, columns = pending; '-' = the pending type has priority.
-const W_OBJ: [[&str; 10]; 4] = [
-    [
-        "+++++++++-", // S
-        "++++++++++", // SH
-        "++++++++--", // SR
-        "+++++++---", // SW
-        "++++++----", // SWLP
-        "+++++++++-", // SU
-        "+++-++++--", // SRO
-        "+++++++++-", // SNW
-        "+++++++++-", // SNRW
-        "++++++++++", // X
-    ],
-    [
-        "+++++++++-",
-        "++++++++++",
-        "++++++++--",
-        "++++++----",
-        "++++++----",
-        "+++++++++-",
-        "++++++++--",
-        "+++++++++-",
-        "+++++++++-",
-        "++++++++++",
-    ],
-    [
-        "++++++++++",
-        "++++++++++",
-        "++++++++++",
-        "++++++++++",
-        "++++++-+++",
-        "++++++++++",
-        "+++-++++++",
-        "+++---+++-",
-        "++-----++-",
-        "-------+++",
-    ],
-    [
-        "++++++++++",
-        "++++++++++",
-        "++++++++++",
-        "++++++----",
-        "++++++----",
-        "++++++++++",
-        "++++++++++",
-        "+++++-+++-",
-        "++-++--++-",
-        "---++--+++",
-    ],
-];
-// §5.1 scoped: rows/columns IX, S, X.
-const G_SCOPED: [&str; 3] = ["+--", "-+-", "---"];
-const W_SCOPED: [&str; 3] = ["+--", "++-", "+++"];
-
-/// Scoped or object namespace (§2, §5.1).
-pub fn is_scoped(ns: Namespace) -> bool {
-    use Namespace::*;
-    matches!(
-        ns,
-        Global
-            | BackupLock
-            | Tablespace
-            | Schema
-            | Commit
-            | ResourceGroups
-            | ForeignKey
-            | CheckConstraint
-    )
-}
-
-/// Whether `ty` may be requested in `ns`: scoped take IX, S, X; objects everything but IX.
-pub fn allowed(ns: Namespace, ty: LockType) -> bool {
-    if is_scoped(ns) {
-        SCOPED_COLS.contains(&ty)
-    } else {
-        ty != LockType::IntentionExclusive
-    }
-}
-
-fn col(cols: &[LockType], ty: LockType) -> Option<usize> {
-    cols.iter().position(|&t| t == ty)
-}
-
-fn table_minus(table: &[&str], cols: &[LockType], req: LockType, other: LockType) -> bool {
-    match (col(cols, req), col(cols, other)) {
-        (Some(r), Some(o)) => table[r].as_bytes()[o] == b'-',
-        // Types outside a strategy's table have all-zero rows and columns (§5.1, §5.2).
-        _ => false,
-    }
-}
-
-/// A *granted* `granted` lock conflicts with a request of `req` (§5.1, §5.2).
-pub fn conflicts(scoped: bool, req: LockType, granted: LockType) -> bool {
-    if scoped {
-        table_minus(&G_SCOPED, &SCOPED_COLS, req, granted)
-    } else {
-        table_minus(&G_OBJ, &OBJ_COLS, req, granted)
-    }
-}
-
-/// A *pending* `pending` request has priority over a request of `req` under matrix `idx`
-/// (§5.1, §5.3).
-pub fn has_priority(scoped: bool, idx: usize, req: LockType, pending: LockType) -> bool {
-    if scoped {
-        idx == 0 && table_minus(&W_SCOPED, &SCOPED_COLS, req, pending)
-    } else {
-        table_minus(&W_OBJ[idx], &OBJ_COLS, req, pending)
-    }
-}
-
-/// §5.6: `held` satisfies a request for `req` iff everything that conflicts with `req` also
-/// conflicts with `held`.
-pub fn stronger_or_equal(scoped: bool, held: LockType, req: LockType) -> bool {
-    LockType::ALL
-        .iter()
-        .all(|&o| !conflicts(scoped, req, o) || conflicts(scoped, held, o))
-}
-
-fn is_hog(ty: LockType) -> bool {
-    matches!(
-        ty,
-        LockType::SharedNoWrite | LockType::SharedNoReadWrite | LockType::Exclusive
-    )
-}
+use crate::matrix::{allowed, conflicts, has_priority, is_hog, is_scoped, stronger_or_equal};
 
 /// Global ticket number in the model.
 pub type TicketId = usize;
 /// A context number in the model (an index the test chooses).
 pub type Ctx = usize;
 
+/// A ticket as the model knows it.
 #[derive(Debug, Clone)]
 pub struct ModelTicket {
+    /// The owning context.
     pub ctx: Ctx,
+    /// The lock's name.
     pub key: MdlKey,
+    /// The held (or, while pending, requested) type.
     pub ty: LockType,
+    /// The ticket's duration.
     pub duration: LockDuration,
     /// Creation order within the context (what savepoints compare).
     pub seq: u64,
+    /// Granted and not released.
     pub live: bool,
 }
 
+/// A pending request in a lock's FIFO queue.
 #[derive(Debug, Clone)]
 pub struct Waiter {
+    /// The waiting context.
     pub ctx: Ctx,
+    /// The requested type.
     pub ty: LockType,
     /// The ticket the waiter will own once granted.
     pub ticket: TicketId,
@@ -233,15 +83,21 @@ pub enum Acquired {
     NotGranted,
 }
 
+/// A savepoint: the context and the sequence number of its next ticket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Savepoint {
+    /// The context it belongs to.
     pub ctx: Ctx,
+    /// Tickets numbered from here on are newer than the savepoint.
     pub seq: u64,
 }
 
+/// The model: every ticket ever issued and the state of every lock.
 #[derive(Debug)]
 pub struct Model {
+    /// The hog/piglet threshold (`max_write_lock_count`).
     pub max_write_lock_count: u64,
+    /// Every ticket ever issued, indexed by [`TicketId`].
     pub tickets: Vec<ModelTicket>,
     locks: BTreeMap<Vec<u8>, LockModel>,
     next_seq: Vec<u64>,
@@ -255,13 +111,18 @@ pub struct Model {
 /// What a run of the model exercised.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Stats {
+    /// Changes of a lock's priority-matrix index.
     pub matrix_switches: u64,
+    /// Waiters granted by rescheduling.
     pub rescheduled_grants: u64,
+    /// Requests satisfied by a ticket the context already had.
     pub same_ticket: u64,
+    /// Tries refused.
     pub refused: u64,
 }
 
 impl Model {
+    /// A model of `contexts` contexts (numbered from 0) with no lock held.
     pub fn new(contexts: usize, max_write_lock_count: u64) -> Model {
         Model {
             max_write_lock_count,
@@ -305,7 +166,7 @@ impl Model {
         }
     }
 
-    /// §5.4 `can_grant_lock` for `ctx` requesting `ty` on `key`.
+    /// §7 `can_grant_lock` for `ctx` requesting `ty` on `key`.
     fn can_grant(&self, key: &MdlKey, ctx: Ctx, ty: LockType) -> bool {
         let scoped = is_scoped(key.namespace());
         let Some(l) = self.locks.get(key.as_bytes()) else {
@@ -327,7 +188,7 @@ impl Model {
         !is_scoped(key.namespace()) && key.namespace() != Namespace::AclCache
     }
 
-    /// §5.5 `count_piglets_and_hogs`; returns whether the matrix index changed.
+    /// §6 `count_piglets_and_hogs`; returns whether the matrix index changed.
     fn count(&mut self, key: &MdlKey, ty: LockType) -> bool {
         if !Self::hog_affected(key) {
             return false;
@@ -352,7 +213,7 @@ impl Model {
         changed
     }
 
-    /// §10.3 `reschedule_waiters` + §5.5 reset rules.
+    /// §7 `reschedule_waiters` + §6 reset rules.
     fn reschedule(&mut self, key: &MdlKey) {
         let mut i = 0;
         loop {
@@ -397,19 +258,26 @@ impl Model {
         }
     }
 
-    /// Takes a hold off its lock and reschedules (§10.2).
-    fn drop_hold(&mut self, t: TicketId) {
-        let key = self.tickets[t].key.clone();
-        let l = self.lock(&key);
-        let p = l.granted.iter().position(|&g| g == t).expect("held");
-        l.granted.remove(p);
+    /// After a hold or a waiter left `key`'s lock: a lock with nobody left resets its counters
+    /// (§6), any other reschedules its waiters (§7).
+    fn after_leave(&mut self, key: &MdlKey) {
+        let l = self.lock(key);
         if l.granted.is_empty() && l.waiting.is_empty() {
             l.hog = 0;
             l.piglet = 0;
             l.idx = 0;
         } else {
-            self.reschedule(&key);
+            self.reschedule(key);
         }
+    }
+
+    /// Takes a hold off its lock and reschedules (§7).
+    fn drop_hold(&mut self, t: TicketId) {
+        let key = self.tickets[t].key.clone();
+        let l = self.lock(&key);
+        let p = l.granted.iter().position(|&g| g == t).expect("held");
+        l.granted.remove(p);
+        self.after_leave(&key);
     }
 
     fn release_ticket(&mut self, t: TicketId) {
@@ -417,7 +285,7 @@ impl Model {
         self.drop_hold(t);
     }
 
-    /// §8.2 `find_ticket`: own duration first, then the following ones cyclically, newest first.
+    /// §8 `find_ticket`: own duration first, then the following ones cyclically, newest first.
     fn find(&self, ctx: Ctx, key: &MdlKey, ty: LockType, d: LockDuration) -> Option<TicketId> {
         let scoped = is_scoped(key.namespace());
         for i in 0..3 {
@@ -443,7 +311,7 @@ impl Model {
         t
     }
 
-    /// §8.3 `try_acquire_lock`.
+    /// §8 `try_acquire_lock`.
     pub fn try_acquire(
         &mut self,
         ctx: Ctx,
@@ -501,13 +369,7 @@ impl Model {
             .position(|w| w.ticket == t)
             .expect("pending");
         l.waiting.remove(p);
-        if l.granted.is_empty() && l.waiting.is_empty() {
-            l.hog = 0;
-            l.piglet = 0;
-            l.idx = 0;
-        } else {
-            self.reschedule(&key);
-        }
+        self.after_leave(&key);
     }
 
     /// Whether ticket `t` (of a queued request) is still pending.
@@ -518,10 +380,12 @@ impl Model {
             .is_some_and(|l| l.waiting.iter().any(|w| w.ticket == t))
     }
 
+    /// The tickets granted to waiters by rescheduling since the last call.
     pub fn take_granted_waiters(&mut self) -> Vec<TicketId> {
         std::mem::take(&mut self.granted_waiters)
     }
 
+    /// Releases one ticket of `ctx` (any duration).
     pub fn release(&mut self, ctx: Ctx, t: TicketId) -> Result<(), MdlError> {
         self.check(ctx, t)?;
         self.release_ticket(t);
@@ -549,7 +413,7 @@ impl Model {
         Ok(())
     }
 
-    /// §8.7 clone: equal or weaker type, own duration, never waits.
+    /// §10 clone: equal or weaker type, own duration, never waits.
     pub fn clone_ticket(
         &mut self,
         ctx: Ctx,
@@ -576,7 +440,7 @@ impl Model {
         Ok(self.add_granted(ctx, &key, ty, d))
     }
 
-    /// §8.8 upgrade with a zero timeout: `Err(Timeout)` when it would have to wait. The ticket
+    /// §10 upgrade with a zero timeout: `Err(Timeout)` when it would have to wait. The ticket
     /// keeps its id, duration and savepoint position.
     pub fn try_upgrade(&mut self, ctx: Ctx, t: TicketId, ty: LockType) -> Result<(), MdlError> {
         self.check(ctx, t)?;
@@ -618,7 +482,7 @@ impl Model {
         self.drop_hold(new);
     }
 
-    /// §8.9 downgrade (this implementation: an error when `ty` is not weaker).
+    /// §10 downgrade (this implementation: an error when `ty` is not weaker).
     pub fn downgrade(&mut self, ctx: Ctx, t: TicketId, ty: LockType) -> Result<(), MdlError> {
         self.check(ctx, t)?;
         let key = self.tickets[t].key.clone();
@@ -639,6 +503,7 @@ impl Model {
         Ok(())
     }
 
+    /// A savepoint of `ctx` now.
     pub fn savepoint(&self, ctx: Ctx) -> Savepoint {
         Savepoint {
             ctx,
@@ -658,6 +523,7 @@ impl Model {
         }
     }
 
+    /// Releases the STATEMENT, then the TRANSACTION tickets taken after `sp`, newest first.
     pub fn rollback_to_savepoint(&mut self, ctx: Ctx, sp: Savepoint) -> Result<(), MdlError> {
         if sp.ctx != ctx {
             return Err(MdlError::InvalidSavepoint);
@@ -677,10 +543,12 @@ impl Model {
         Ok(x.duration == LockDuration::Explicit || x.seq < sp.seq)
     }
 
+    /// End of statement: every STATEMENT ticket of `ctx`, newest first.
     pub fn release_statement_locks(&mut self, ctx: Ctx) {
         self.release_newer(ctx, LockDuration::Statement, 0);
     }
 
+    /// End of transaction: every STATEMENT, then every TRANSACTION ticket of `ctx`.
     pub fn release_transactional_locks(&mut self, ctx: Ctx) {
         self.release_newer(ctx, LockDuration::Statement, 0);
         self.release_newer(ctx, LockDuration::Transaction, 0);
@@ -701,6 +569,7 @@ impl Model {
         Ok(())
     }
 
+    /// Whether `ctx` holds a ticket on `key` that satisfies `ty`.
     pub fn owns_equal_or_stronger(&self, ctx: Ctx, key: &MdlKey, ty: LockType) -> bool {
         self.find(ctx, key, ty, LockDuration::Transaction).is_some()
     }
@@ -725,5 +594,3 @@ impl Model {
         v
     }
 }
-
-pub mod driver;

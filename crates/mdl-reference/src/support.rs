@@ -1,8 +1,7 @@
-//! Helpers shared by the integration tests: independently transcribed reference matrices
-//! (from `mysql-mdl.md` §5.1–5.3, NOT from `src/matrix.rs`), key/request shorthands, and a
-//! `Worker` that owns one context on its own thread so a test can put requests into the pending
-//! state deterministically (polling `slow_path_locks`, never sleeping blindly).
-#![allow(dead_code)]
+//! Test support for `mdl-core`'s integration tests and the check crate: managers in every
+//! fast-path mode, key and request shorthands, polling for queue states (never sleeping
+//! blindly), and a [`Worker`] that owns one context on its own thread so a test can put
+//! requests into the pending state deterministically.
 
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
@@ -14,174 +13,20 @@ use mdl_core::{
     MdlManager, MdlRequest, Namespace, Ticket,
 };
 
-/// The ten object lock types, in the column order of the reference tables.
-pub const OBJ: [LockType; 10] = [
-    LockType::S,
-    LockType::SH,
-    LockType::SR,
-    LockType::SW,
-    LockType::SWLP,
-    LockType::SU,
-    LockType::SRO,
-    LockType::SNW,
-    LockType::SNRW,
-    LockType::X,
-];
-
-/// The three scoped lock types, in the column order of the reference tables.
-pub const SCOPED: [LockType; 3] = [LockType::IX, LockType::S, LockType::X];
-
-/// §5.2 `G_obj`, row = requested, column = granted, '+' = compatible.
-pub const G_OBJ: [&str; 10] = [
-    "+++++++++-", // S
-    "+++++++++-", // SH
-    "++++++++--", // SR
-    "++++++----", // SW
-    "++++++----", // SWLP
-    "+++++-+---", // SU
-    "+++--+++--", // SRO
-    "+++---+---", // SNW
-    "++--------", // SNRW
-    "----------", // X
-];
-
-/// §5.3 W0..W3, row = requested, column = pending, '+' = pending type has no priority.
-pub const W_OBJ: [[&str; 10]; 4] = [
-    [
-        "+++++++++-", // S
-        "++++++++++", // SH
-        "++++++++--", // SR
-        "+++++++---", // SW
-        "++++++----", // SWLP
-        "+++++++++-", // SU
-        "+++-++++--", // SRO
-        "+++++++++-", // SNW
-        "+++++++++-", // SNRW
-        "++++++++++", // X
-    ],
-    [
-        "+++++++++-", // S
-        "++++++++++", // SH
-        "++++++++--", // SR
-        "++++++----", // SW
-        "++++++----", // SWLP
-        "+++++++++-", // SU
-        "++++++++--", // SRO
-        "+++++++++-", // SNW
-        "+++++++++-", // SNRW
-        "++++++++++", // X
-    ],
-    [
-        "++++++++++", // S
-        "++++++++++", // SH
-        "++++++++++", // SR
-        "++++++++++", // SW
-        "++++++-+++", // SWLP
-        "++++++++++", // SU
-        "+++-++++++", // SRO
-        "+++---+++-", // SNW
-        "++-----++-", // SNRW
-        "-------+++", // X
-    ],
-    [
-        "++++++++++", // S
-        "++++++++++", // SH
-        "++++++++++", // SR
-        "++++++----", // SW
-        "++++++----", // SWLP
-        "++++++++++", // SU
-        "++++++++++", // SRO
-        "+++++-+++-", // SNW
-        "++-++--++-", // SNRW
-        "---++--+++", // X
-    ],
-];
-
-/// §5.1 scoped granted matrix (IX, S, X).
-pub const G_SCOPED: [&str; 3] = ["+--", "-+-", "---"];
-/// §5.1 scoped waiting matrix #0 (IX, S, X).
-pub const W_SCOPED: [&str; 3] = ["+--", "++-", "+++"];
-
-fn obj_idx(t: LockType) -> usize {
-    OBJ.iter()
-        .position(|&x| x == t)
-        .unwrap_or_else(|| panic!("{t:?} is not an object lock type"))
-}
-
-fn scoped_idx(t: LockType) -> usize {
-    SCOPED
-        .iter()
-        .position(|&x| x == t)
-        .unwrap_or_else(|| panic!("{t:?} is not a scoped lock type"))
-}
-
-fn cell(table: &[&str], r: usize, c: usize) -> bool {
-    table[r].as_bytes()[c] == b'+'
-}
-
-/// Reference: may `req` be granted while another context holds `held`? (object strategy)
-pub fn obj_compatible(req: LockType, held: LockType) -> bool {
-    cell(&G_OBJ, obj_idx(req), obj_idx(held))
-}
-
-/// Reference: may `req` be granted while `pending` waits, under priority matrix `k`?
-pub fn obj_no_priority(k: usize, req: LockType, pending: LockType) -> bool {
-    cell(&W_OBJ[k], obj_idx(req), obj_idx(pending))
-}
-
-/// Reference: scoped granted compatibility.
-pub fn scoped_compatible(req: LockType, held: LockType) -> bool {
-    cell(&G_SCOPED, scoped_idx(req), scoped_idx(held))
-}
-
-/// Reference: scoped priority (matrix #0).
-pub fn scoped_no_priority(req: LockType, pending: LockType) -> bool {
-    cell(&W_SCOPED, scoped_idx(req), scoped_idx(pending))
-}
-
-/// Reference compatibility for any namespace.
-pub fn compatible(ns: Namespace, req: LockType, held: LockType) -> bool {
-    if is_scoped(ns) {
-        scoped_compatible(req, held)
-    } else {
-        obj_compatible(req, held)
-    }
-}
-
-/// §2.1, transcribed: the scoped namespaces.
-pub fn is_scoped(ns: Namespace) -> bool {
-    use Namespace::*;
-    matches!(
-        ns,
-        Global
-            | BackupLock
-            | Tablespace
-            | Schema
-            | Commit
-            | ResourceGroups
-            | ForeignKey
-            | CheckConstraint
-    )
-}
-
-/// Reference "held satisfies requested" (object): everything conflicting with `req` conflicts
-/// with `held` too (§5.6 is derived from G this way).
-pub fn obj_stronger_or_equal(held: LockType, req: LockType) -> bool {
-    OBJ.iter()
-        .all(|&g| obj_compatible(held, g) <= obj_compatible(req, g))
-}
-
+/// A manager with the default configuration.
 pub fn mgr() -> Arc<MdlManager> {
     MdlManager::new(MdlConfig::default()).unwrap()
 }
 
+/// A manager with the default configuration changed by `f`.
 pub fn mgr_with(f: impl FnOnce(&mut MdlConfig)) -> Arc<MdlManager> {
     let mut c = MdlConfig::default();
     f(&mut c);
     MdlManager::new(c).unwrap()
 }
 
-/// Every fast-path mode, so tests exercise the fast and the slow path.
+/// Every fast-path mode ([`FastPath::ALL`]) with its name, so tests exercise the fast and
+/// the slow path.
 pub fn configs() -> Vec<(&'static str, MdlConfig)> {
     FastPath::ALL
         .into_iter()
@@ -197,19 +42,43 @@ pub fn configs() -> Vec<(&'static str, MdlConfig)> {
         .collect()
 }
 
+/// The key of table `test.name`.
 pub fn table(name: &str) -> MdlKey {
     MdlKey::new(Namespace::Table, "test", name).unwrap()
 }
 
+/// Ten names over both strategies, singletons and a column key, for sequences of random
+/// operations: two tables (hot), a schema, GLOBAL, a user lock, ACL_CACHE, a function,
+/// COMMIT, a column-statistics key, a tablespace. The differential driver uses the first
+/// eight (its byte encoding depends on that order).
+pub fn sample_keys() -> Vec<MdlKey> {
+    vec![
+        MdlKey::new(Namespace::Table, "test", "t0").unwrap(),
+        MdlKey::new(Namespace::Table, "test", "t1").unwrap(),
+        MdlKey::new(Namespace::Schema, "test", "").unwrap(),
+        MdlKey::singleton(Namespace::Global).unwrap(),
+        MdlKey::new(Namespace::UserLevelLock, "", "u0").unwrap(),
+        MdlKey::singleton(Namespace::AclCache).unwrap(),
+        MdlKey::new(Namespace::Function, "test", "f0").unwrap(),
+        MdlKey::singleton(Namespace::Commit).unwrap(),
+        MdlKey::column_statistics("test", "t0", "c").unwrap(),
+        MdlKey::new(Namespace::Tablespace, "", "ts0").unwrap(),
+    ]
+}
+
+/// A request of `t` on `key` for duration `d`.
 pub fn req(key: &MdlKey, t: LockType, d: LockDuration) -> MdlRequest {
     MdlRequest::new(key.clone(), t, d)
 }
 
+/// A TRANSACTION request of `t` on `key`.
 pub fn treq(key: &MdlKey, t: LockType) -> MdlRequest {
     req(key, t, LockDuration::Transaction)
 }
 
+/// A timeout no test reaches.
 pub const LONG: Duration = Duration::from_secs(60);
+/// A zero timeout: try once, never wait.
 pub const ZERO: Duration = Duration::ZERO;
 
 /// Whether `ctx` can take `t` on `key` right now (tries and releases immediately).
@@ -224,6 +93,11 @@ pub fn can_take(ctx: &mut MdlContext, key: &MdlKey, t: LockType) -> bool {
         }
         None => false,
     }
+}
+
+/// Whether `key` is held by anyone but `observer`: `observer` cannot take X on it now.
+pub fn held_by_others(observer: &mut MdlContext, key: &MdlKey) -> bool {
+    !can_take(observer, key, LockType::X)
 }
 
 /// Polls `slow_path_locks` until `ctx` has an entry on `key` with `granted`, or panics after
@@ -244,10 +118,12 @@ pub fn wait_entry(mgr: &MdlManager, ctx: ContextId, key: &MdlKey, t: LockType, g
     }
 }
 
+/// [`wait_entry`] for a pending entry.
 pub fn wait_pending(mgr: &MdlManager, ctx: ContextId, key: &MdlKey, t: LockType) {
     wait_entry(mgr, ctx, key, t, false)
 }
 
+/// Whether `ctx` has an entry of type `t` on `key`, granted or pending, right now.
 pub fn has_entry(
     mgr: &MdlManager,
     ctx: ContextId,
@@ -269,13 +145,16 @@ type Job = Box<dyn FnOnce(&mut MdlContext) + Send>;
 
 /// One context living on its own thread; jobs run on it in order.
 pub struct Worker {
+    /// The worker's context.
     pub id: ContextId,
+    /// Kills the worker's current wait.
     pub kill: KillHandle,
     tx: Option<Sender<Job>>,
     handle: Option<JoinHandle<()>>,
 }
 
 impl Worker {
+    /// A new context of `mgr` on a new thread.
     pub fn new(mgr: &Arc<MdlManager>) -> Worker {
         let mgr = mgr.clone();
         let (tx, rx) = channel::<Job>();
@@ -342,6 +221,7 @@ impl Worker {
         rx
     }
 
+    /// Ends the worker's transaction (STATEMENT and TRANSACTION locks released).
     pub fn release_all(&self) {
         self.run(|c| {
             c.release_transactional_locks();
@@ -364,4 +244,58 @@ impl Drop for Worker {
 pub fn recv<R>(rx: &Receiver<R>) -> R {
     rx.recv_timeout(Duration::from_secs(20))
         .expect("no result within 20 s")
+}
+
+/// Per fast-path mode ([`FastPath::ALL`] order): the mode's name, a manager, the context under
+/// test and an observer context that probes what the first one holds.
+pub fn two_contexts_per_mode(
+) -> impl Iterator<Item = (&'static str, Arc<MdlManager>, MdlContext, MdlContext)> {
+    configs().into_iter().map(|(mode, cfg)| {
+        let mgr = MdlManager::new(cfg).expect("valid configuration");
+        let (c, o) = (mgr.new_context(), mgr.new_context());
+        (mode, mgr, c, o)
+    })
+}
+
+/// A manager per fast-path mode, in [`FastPath::ALL`] order.
+pub fn managers_per_mode() -> impl Iterator<Item = Arc<MdlManager>> {
+    FastPath::ALL
+        .into_iter()
+        .map(|fast_path| mgr_with(|c| c.fast_path = fast_path))
+}
+
+/// Polls until at least `n` requests of any context are pending, or panics after 20 s.
+pub fn wait_queued(mgr: &MdlManager, n: usize) {
+    let start = Instant::now();
+    while pending_count(mgr) < n {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{n} waiters never queued; entries: {:?}",
+            mgr.slow_path_locks()
+        );
+        thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Asserts that no ticket is left (no slow-path entry) and every lock object is unused.
+pub fn assert_clean(mgr: &MdlManager) {
+    assert!(
+        mgr.slow_path_locks().is_empty(),
+        "{:?}",
+        mgr.slow_path_locks()
+    );
+    assert_eq!(mgr.unused_lock_object_count(), mgr.lock_object_count());
+}
+
+/// A new context of `mgr` on a new thread that acquires `t` on `key` for duration `d` with
+/// `timeout`; the thread returns the outcome (the ticket dies with the context).
+pub fn spawn_acquire(
+    mgr: &Arc<MdlManager>,
+    key: &MdlKey,
+    t: LockType,
+    d: LockDuration,
+    timeout: Duration,
+) -> JoinHandle<mdl_core::Result<()>> {
+    let (mgr, r) = (mgr.clone(), req(key, t, d));
+    thread::spawn(move || mgr.new_context().acquire(&r, timeout).map(|_| ()))
 }

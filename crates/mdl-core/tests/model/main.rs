@@ -1,5 +1,5 @@
 //! Model-based property tests: random operation sequences over several contexts run through the
-//! real [`MdlManager`] and through the single-threaded reference model in `reference_model/`,
+//! real [`MdlManager`] and through the single-threaded reference model (`mdl_reference::model`),
 //! which must agree on the outcome of every operation and on the held locks at the end.
 //!
 //! Operations: `try_acquire`, `release`, `release_all_locks_for_name`, try-`upgrade` (zero
@@ -17,37 +17,29 @@
 //! `sequences_match_model_long` (`cargo test -p mdl-core --test model -- --ignored`) runs
 //! `MDL_MODEL_LONG_CASES` (default 5000) longer sequences.
 
-mod reference_model;
-
-use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use std::sync::mpsc::TryRecvError;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    ContextId, FastPath, KillHandle, LockDuration, LockType, MdlConfig, MdlContext, MdlError,
-    MdlKey, MdlManager, MdlRequest, MdlSavepoint, Namespace, Ticket, TicketIndex, HASH_THRESHOLD,
+    FastPath, LockDuration, LockType, MdlConfig, MdlContext, MdlError, MdlKey, MdlManager,
+    MdlRequest, MdlSavepoint, Namespace, Ticket, TicketIndex, HASH_THRESHOLD,
 };
+use mdl_reference::matrix::allowed;
+use mdl_reference::model::{Acquired, Model, Savepoint, TicketId};
+use mdl_reference::support::sample_keys;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, TestCaseError, TestRunner};
-use reference_model::{Acquired, Model, Savepoint, TicketId};
+
+mod helper;
+
+use helper::{Cmd, HState, Helper};
 
 const MAINS: usize = 3;
 const HELPERS: usize = 3;
 
 fn keys() -> Vec<MdlKey> {
-    vec![
-        MdlKey::new(Namespace::Table, "test", "t0").unwrap(),
-        MdlKey::new(Namespace::Table, "test", "t1").unwrap(),
-        MdlKey::new(Namespace::Schema, "test", "").unwrap(),
-        MdlKey::singleton(Namespace::Global).unwrap(),
-        MdlKey::new(Namespace::UserLevelLock, "", "u0").unwrap(),
-        MdlKey::singleton(Namespace::AclCache).unwrap(),
-        MdlKey::new(Namespace::Function, "test", "f0").unwrap(),
-        MdlKey::singleton(Namespace::Commit).unwrap(),
-        MdlKey::column_statistics("test", "t0", "c").unwrap(),
-        MdlKey::new(Namespace::Tablespace, "", "ts0").unwrap(),
-    ]
+    sample_keys()
 }
 
 #[derive(Debug, Clone)]
@@ -206,100 +198,6 @@ fn ty_of(t: u8) -> LockType {
 
 fn dur_of(d: u8) -> LockDuration {
     LockDuration::ALL[d as usize]
-}
-
-// ---------------------------------------------------------------------------------------------
-// Helpers: a context in its own thread that can block in `acquire`.
-
-enum Cmd {
-    Acquire(MdlRequest),
-    Release,
-    Stop,
-}
-
-struct Helper {
-    tx: Sender<Cmd>,
-    rx: Receiver<Result<(), MdlError>>,
-    kill: KillHandle,
-    id: ContextId,
-    join: Option<JoinHandle<()>>,
-    state: HState,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum HState {
-    Idle,
-    Pending(TicketId),
-    Holding(TicketId),
-}
-
-impl Helper {
-    fn spawn(mgr: &Arc<MdlManager>) -> Helper {
-        let (tx, crx) = channel::<Cmd>();
-        let (rtx, rx) = channel();
-        let (itx, irx) = channel();
-        let mgr = mgr.clone();
-        let join = std::thread::spawn(move || {
-            let mut ctx = mgr.new_context();
-            itx.send((ctx.kill_handle(), ctx.id())).unwrap();
-            let mut held = None;
-            while let Ok(cmd) = crx.recv() {
-                match cmd {
-                    Cmd::Acquire(req) => {
-                        let r = ctx.acquire(&req, Duration::from_secs(120));
-                        if r == Err(MdlError::Killed) {
-                            ctx.reset_kill();
-                        }
-                        held = r.as_ref().ok().copied();
-                        let _ = rtx.send(r.map(|_| ()));
-                    }
-                    Cmd::Release => {
-                        let r = match held.take() {
-                            Some(t) => ctx.release(t),
-                            None => Err(MdlError::InvalidTicket),
-                        };
-                        let _ = rtx.send(r);
-                    }
-                    Cmd::Stop => break,
-                }
-            }
-        });
-        let (kill, id) = irx.recv().unwrap();
-        Helper {
-            tx,
-            rx,
-            kill,
-            id,
-            join: Some(join),
-            state: HState::Idle,
-        }
-    }
-
-    fn result(&self) -> Result<(), MdlError> {
-        self.rx
-            .recv_timeout(Duration::from_secs(3))
-            .expect("helper did not answer within 3 s")
-    }
-
-    /// Whether the helper's request is queued (slow-path entry, not granted).
-    fn queued(&self, mgr: &MdlManager) -> Option<bool> {
-        mgr.slow_path_locks()
-            .into_iter()
-            .find(|e| e.context == self.id)
-            .map(|e| !e.granted)
-    }
-}
-
-impl Drop for Helper {
-    fn drop(&mut self) {
-        if matches!(self.state, HState::Pending(_)) {
-            self.kill.kill();
-        }
-        let _ = self.tx.send(Cmd::Stop);
-        if let Some(j) = self.join.take() {
-            let _ = j.join();
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -541,7 +439,7 @@ impl Harness {
             return Ok(());
         }
         let k = self.keys[key].clone();
-        if !reference_model::allowed(k.namespace(), ty) {
+        if !allowed(k.namespace(), ty) {
             return Ok(());
         }
         let ctx = MAINS + h;
