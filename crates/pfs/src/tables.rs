@@ -195,7 +195,8 @@ table_row! {
 }
 
 table_row! {
-    /// `performance_timers`. NULL columns mean the timer is not available.
+    /// `performance_timers`, with what one reading costs. NULL columns mean the timer is not
+    /// available.
     #[derive(Eq)]
     pub struct PerformanceTimerRow {
         /// `CYCLE` or `NANOSECOND`.
@@ -206,6 +207,22 @@ table_row! {
         "TIMER_RESOLUTION" => timer_resolution: Option<u64>,
         /// Least cost of one reading, in ticks (min of 20 back-to-back pairs).
         "TIMER_OVERHEAD" => timer_overhead: Option<u64>,
+        /// Beyond PFS: the mean cost of one reading in picoseconds (the fastest of 5 loops of
+        /// 2000 reads, measured at the first read of a table).
+        "READ_COST_PS" => read_cost_ps: Option<u64>,
+        /// Beyond PFS: the event families timed with this clock (`setup_timers`).
+        "USED_BY" => used_by: String,
+    }
+}
+
+table_row! {
+    /// `setup_timers` (MySQL 5.7): the clock each event family is timed with.
+    #[derive(Eq)]
+    pub struct SetupTimerRow {
+        /// `idle`, `wait`, `stage` or `statement`.
+        "NAME" => name: String,
+        /// `CYCLE` or `NANOSECOND`.
+        "TIMER_NAME" => timer_name: String,
     }
 }
 
@@ -237,7 +254,7 @@ table_row! {
 }
 
 table_row! {
-    /// `events_stages_current` / `_history` and `events_statements_current` / `_history`.
+    /// `events_stages_*` and `events_statements_*` (`current`, `history`, `history_long`).
     #[derive(Eq)]
     pub struct StatementEventRow {
         /// THREAD_ID.
@@ -446,13 +463,55 @@ pub fn metadata_locks(rows: Vec<MetadataLockRow>) -> Table<MetadataLockRow> {
 }
 
 table_row! {
-    /// `threads`: the live threads that have a slot (have recorded something).
+    /// `threads`: the live threads that have a slot (have recorded something, or set their
+    /// switches).
     #[derive(Eq)]
     pub struct ThreadRow {
         /// THREAD_ID.
         "THREAD_ID" => thread_id: u64,
         /// NAME: the `std::thread` name, if any.
         "NAME" => name: Option<String>,
+        /// PROCESSLIST_USER: the account given to [`crate::set_thread_account`], if any.
+        "PROCESSLIST_USER" => user: Option<String>,
+        /// PROCESSLIST_HOST.
+        "PROCESSLIST_HOST" => host: Option<String>,
+        /// INSTRUMENTED: are the thread's events recorded?
+        "INSTRUMENTED" => instrumented: bool,
+        /// HISTORY: do its events reach the history tables?
+        "HISTORY" => history: bool,
+    }
+}
+
+table_row! {
+    /// `setup_actors`: which accounts' sessions are instrumented, matched when a session gives
+    /// its account with [`crate::set_thread_account`] (the most specific row wins).
+    #[derive(Eq)]
+    pub struct SetupActorRow {
+        /// HOST (`%` matches any).
+        "HOST" => host: String,
+        /// USER (`%` matches any).
+        "USER" => user: String,
+        /// ROLE (always `%` here).
+        "ROLE" => role: String,
+        /// ENABLED: sessions of this account are instrumented.
+        "ENABLED" => enabled: bool,
+        /// HISTORY: their events reach the history tables.
+        "HISTORY" => history: bool,
+    }
+}
+
+table_row! {
+    /// `setup_threads`: whether threads start instrumented, by a `LIKE` pattern on the
+    /// `std::thread` name (unnamed threads are matched as `thread/unnamed`); the last matching
+    /// row wins.
+    #[derive(Eq)]
+    pub struct SetupThreadRow {
+        /// NAME pattern.
+        "NAME" => name: String,
+        /// ENABLED: matching threads start instrumented.
+        "ENABLED" => enabled: bool,
+        /// HISTORY: their events reach the history tables.
+        "HISTORY" => history: bool,
     }
 }
 
@@ -473,6 +532,12 @@ pub type SetupInstruments = Table<SetupInstrumentRow>;
 pub type SetupConsumers = Table<SetupConsumerRow>;
 /// `performance_timers`.
 pub type PerformanceTimers = Table<PerformanceTimerRow>;
+/// `setup_timers`.
+pub type SetupTimers = Table<SetupTimerRow>;
+/// `setup_actors`.
+pub type SetupActors = Table<SetupActorRow>;
+/// `setup_threads`.
+pub type SetupThreads = Table<SetupThreadRow>;
 /// `events_waits_current`, `events_waits_history`, `events_waits_history_long`.
 pub type EventsWaits = Table<WaitEventRow>;
 /// `events_statements_*` and `events_stages_*`.
