@@ -17,6 +17,8 @@
 //!
 //! `compare N P1,P2,... [WORK_NS] [no-mdl]`: 11 rounds; each round runs N statements under
 //! every preset (rotated order) and records the session's thread CPU time per statement.
+//! Besides the presets, `leftout:P` runs preset P with this session left out
+//! (`pfs::set_thread_instrumented(false)`, `threads.INSTRUMENTED = NO`).
 
 use std::time::Instant;
 
@@ -28,13 +30,18 @@ use mdl_bench::workload::{Driver, Rng, Workload};
 fn apply(preset: &str, no_mdl: bool) {
     #[cfg(feature = "pfs")]
     {
-        if preset != "-" {
-            mdl_bench::pfs::apply_preset(preset.parse().expect("a preset name"));
+        let (leftout, p) = match preset.strip_prefix("leftout:") {
+            Some(p) => (true, p),
+            None => (false, preset),
+        };
+        if p != "-" {
+            mdl_bench::pfs::apply_preset(p.parse().expect("a preset name"));
         }
         if no_mdl {
             mdl_bench::pfs::set_instruments("wait/lock/metadata/sql/mdl", false, false)
                 .expect("valid pattern");
         }
+        mdl_bench::pfs::set_thread_instrumented(!leftout);
     }
     #[cfg(not(feature = "pfs"))]
     assert!(

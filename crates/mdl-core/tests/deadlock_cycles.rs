@@ -369,11 +369,7 @@ fn random_cycles_with_hanging_waiters() {
         for i in 0..per_length() {
             let nodes = random_nodes(&mut rng, n);
             let hanging = rng.below(3) as usize;
-            run_cycle(
-                &nodes,
-                hanging,
-                FastPath::ALL[i % FastPath::ALL.len()],
-            );
+            run_cycle(&nodes, hanging, FastPath::ALL[i % FastPath::ALL.len()]);
             cycles += 1;
         }
     }

@@ -172,7 +172,8 @@ impl std::fmt::Debug for EventGuard {
     }
 }
 
-/// Start an event of `class`: one load and a branch when the class is disabled.
+/// Start an event of `class`: one load and a branch when the class is disabled; two more loads
+/// (the thread's slot and mask) when the thread is left out. All inlined at the caller.
 #[inline]
 pub(crate) fn start(
     class: ClassRef,
@@ -184,26 +185,32 @@ pub(crate) fn start(
     if f & F_ENABLED == 0 {
         return EventGuard::inactive();
     }
-    start_enabled(class.0, f, op, object, digest.0)
+    let Some(t) = thread::current() else {
+        return lost();
+    };
+    let f = f & t.mask();
+    if f & F_ENABLED == 0 {
+        return EventGuard::inactive();
+    }
+    start_enabled(t, class.0, f, op, object, digest.0)
 }
 
-/// The enabled path of [`start`], out of line so the disabled path needs no stack frame.
+#[cold]
+fn lost() -> EventGuard {
+    LOST.locker.fetch_add(1, Ordering::Relaxed);
+    EventGuard::inactive()
+}
+
+/// The recording part of [`start`], out of line.
 #[inline(never)]
 fn start_enabled(
+    t: &'static thread::ThreadSlot,
     class: &'static ClassInfo,
     f: u32,
     op: Option<Operation>,
     object: u64,
     digest: Option<&'static DigestInfo>,
 ) -> EventGuard {
-    let Some(t) = thread::current() else {
-        LOST.locker.fetch_add(1, Ordering::Relaxed);
-        return EventGuard::inactive();
-    };
-    let f = f & t.mask();
-    if f & F_ENABLED == 0 {
-        return EventGuard::inactive();
-    }
     if f & (F_TIMED | F_CURRENT) == 0 {
         // PFS's "complete shortcut": a counted-only event is one increment, no end call.
         record::count(t, class, f, digest);
