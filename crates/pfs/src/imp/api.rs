@@ -159,7 +159,7 @@ impl Drop for EventGuard {
     #[inline]
     fn drop(&mut self) {
         if let Some(a) = &self.inner {
-            record::end(a, None);
+            record::end_event(a);
         }
     }
 }
@@ -192,6 +192,11 @@ pub(crate) fn start(
     if f & F_ENABLED == 0 {
         return EventGuard::inactive();
     }
+    if f & (F_TIMED | F_CURRENT) == 0 {
+        // PFS's "complete shortcut": a counted-only event is one increment, no end call.
+        record::count(t, class.0, f, digest.0);
+        return EventGuard::inactive();
+    }
     start_enabled(t, class.0, f, op, object, digest.0)
 }
 
@@ -201,7 +206,7 @@ fn lost() -> EventGuard {
     EventGuard::inactive()
 }
 
-/// The recording part of [`start`], out of line.
+/// The timed or recorded part of [`start`], out of line.
 #[inline(never)]
 fn start_enabled(
     t: &'static thread::ThreadSlot,
@@ -211,11 +216,6 @@ fn start_enabled(
     object: u64,
     digest: Option<&'static DigestInfo>,
 ) -> EventGuard {
-    if f & (F_TIMED | F_CURRENT) == 0 {
-        // PFS's "complete shortcut": a counted-only event is one increment, no end call.
-        record::count(t, class, f, digest);
-        return EventGuard::inactive();
-    }
     EventGuard {
         inner: Some(record::begin(t, class, f, op, object, digest)),
         _not_send: PhantomData,

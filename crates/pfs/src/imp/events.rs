@@ -55,7 +55,7 @@ pub(crate) struct EventData {
 
 /// `class | op << 16 | bits << 24 | thread_id << 32` (classes are at most 4096).
 #[inline]
-fn pack(class: u32, op: u8, bits: u8, thread_id: u64) -> u64 {
+pub(crate) fn pack(class: u32, op: u8, bits: u8, thread_id: u64) -> u64 {
     (class as u64 & 0xffff) | (op as u64) << 16 | (bits as u64) << 24 | thread_id << 32
 }
 
@@ -95,6 +95,22 @@ impl EventRecord {
             r.timer_end.store(d.timer_end, Relaxed);
             r.object.store(d.object, Relaxed);
             r.nesting.store(d.nesting, Relaxed);
+        });
+    }
+
+    /// Write the start of an event: its id, packed class/op/bits/thread, start, object and
+    /// nesting; the end fields are cleared (owner thread only).
+    #[inline]
+    fn start(&self, event_id: u64, packed: u64, timer_start: u64, object: u64, nesting: u64) {
+        use Ordering::Relaxed;
+        self.write(|r| {
+            r.event_id.store(event_id, Relaxed);
+            r.end_event_id.store(0, Relaxed);
+            r.packed.store(packed, Relaxed);
+            r.timer_start.store(timer_start, Relaxed);
+            r.timer_end.store(0, Relaxed);
+            r.object.store(object, Relaxed);
+            r.nesting.store(nesting, Relaxed);
         });
     }
 
@@ -206,10 +222,18 @@ impl EventLog {
         }
     }
 
-    /// Claim a record and write the start of an event into it (owner). `None` when `STACK`
-    /// events are already in progress.
+    /// Claim a record and write the start of an event into it (owner): its id, packed
+    /// class/op/bits/thread ([`pack`]), start, object and nesting. `None` when `STACK` events
+    /// are already in progress.
     #[inline]
-    pub(crate) fn begin(&self, d: &EventData) -> Option<Claim> {
+    pub(crate) fn begin_packed(
+        &self,
+        event_id: u64,
+        packed: u64,
+        timer_start: u64,
+        object: u64,
+        nesting: u64,
+    ) -> Option<Claim> {
         let level = self.depth.load(Ordering::Relaxed);
         if level as usize >= STACK {
             return None;
@@ -220,7 +244,10 @@ impl EventLog {
             if n as usize >= self.recs.len() { 0 } else { n },
             Ordering::Relaxed,
         );
-        self.recs[i as usize].set(d);
+        let Some(rec) = self.recs.get(i as usize) else {
+            return None;
+        };
+        rec.start(event_id, packed, timer_start, object, nesting);
         self.stack[level as usize].store(i, Ordering::Relaxed);
         self.depth.store(level + 1, Ordering::Relaxed);
         self.last.store(i, Ordering::Relaxed);
@@ -357,6 +384,11 @@ pub(crate) fn long_rings() -> &'static [LongRing; 3] {
 mod tests {
     use super::*;
 
+    fn begin(log: &EventLog, d: &EventData) -> Option<Claim> {
+        let packed = pack(d.class, d.op, d.bits, d.thread_id);
+        log.begin_packed(d.event_id, packed, d.timer_start, d.object, d.nesting)
+    }
+
     fn ev(id: u64) -> EventData {
         EventData {
             event_id: id,
@@ -372,7 +404,7 @@ mod tests {
     fn log_keeps_the_last_n_written_once() {
         let log = EventLog::new(3);
         for i in 1..=5 {
-            let c = log.begin(&ev(i)).unwrap();
+            let c = begin(&log, &ev(i)).unwrap();
             assert_eq!(log.top_event_id(), i);
             assert!(log.end(c, i, i, 100 + i).is_some());
         }
@@ -383,8 +415,8 @@ mod tests {
         assert_eq!((cur[0].event_id, cur[0].timer_end), (5, 105));
         assert_eq!((cur[0].thread_id, cur[0].class, cur[0].op), (9, 7, 3));
         // Nested: both in progress are current; the outer survives the inner.
-        let outer = log.begin(&ev(6)).unwrap();
-        let inner = log.begin(&ev(7)).unwrap();
+        let outer = begin(&log, &ev(6)).unwrap();
+        let inner = begin(&log, &ev(7)).unwrap();
         assert_eq!(log.current().len(), 2);
         log.end(inner, 7, 7, 0);
         assert_eq!(log.top_event_id(), 6);
@@ -397,9 +429,9 @@ mod tests {
     #[test]
     fn a_reused_record_is_not_finished_twice() {
         let log = EventLog::new(1);
-        let outer = log.begin(&ev(1)).unwrap();
+        let outer = begin(&log, &ev(1)).unwrap();
         for i in 2..20 {
-            let c = log.begin(&ev(i)).unwrap();
+            let c = begin(&log, &ev(i)).unwrap();
             log.end(c, i, i, 0);
         }
         assert!(log.end(outer, 1, 20, 0).is_none());

@@ -18,7 +18,7 @@
 use std::sync::atomic::Ordering;
 
 use super::classes::*;
-use super::events::{long_rings, Claim, EventData, EventLog, B_CYCLES, B_HISTORY, B_TIMED};
+use super::events::{long_rings, pack, Claim, EventLog, B_CYCLES, B_HISTORY, B_TIMED};
 use super::flags::STACK;
 use super::instances::Instance;
 use super::limits::LOST;
@@ -50,29 +50,38 @@ pub(crate) fn begin(
     digest: Option<&'static DigestInfo>,
 ) -> Active {
     let start = if f & F_TIMED != 0 { now(f) } else { 0 };
-    let mut a = Active {
+    let (event_id, claim) = if f & F_CURRENT != 0 {
+        let object = digest.map_or(object, |d| d.index as u64 + 1);
+        open(t, class, f, op, object, start)
+    } else {
+        (0, None)
+    };
+    Active {
         t,
         class,
         digest,
         start,
-        event_id: 0,
+        event_id,
         flags: f,
-        claim: None,
-    };
-    if f & F_CURRENT != 0 {
-        open(&mut a, op, object);
+        claim,
     }
-    a
 }
 
-/// Write the start of the event record.
-fn open(a: &mut Active, op: Option<Operation>, object: u64) {
-    let (t, f) = (a.t, a.flags);
+/// Write the start of the event record; returns its EVENT_ID and record.
+#[inline(never)]
+fn open(
+    t: &ThreadSlot,
+    class: &ClassInfo,
+    f: u32,
+    op: Option<Operation>,
+    object: u64,
+    start: u64,
+) -> (u64, Option<Claim>) {
     let family = log_of(f);
     let log = &t.logs[family];
     if log.depth() >= STACK {
         LOST.locker.fetch_add(1, Ordering::Relaxed);
-        return;
+        return (0, None);
     }
     let [waits, stages, statements] = &t.logs;
     let nesting = match family {
@@ -82,23 +91,68 @@ fn open(a: &mut Active, op: Option<Operation>, object: u64) {
             .unwrap_or_else(|| statements.top_event_id()),
         _ => statements.top_event_id(),
     };
-    let op = op.unwrap_or_else(|| a.class.kind().default_operation());
+    let op = op.unwrap_or_else(|| class.kind().default_operation());
     let bits = if f & F_TIMED != 0 { B_TIMED } else { 0 }
         | if f & F_CYCLES != 0 { B_CYCLES } else { 0 }
         | if f & F_HISTORY != 0 { B_HISTORY } else { 0 };
-    a.event_id = t.next_event_id();
-    a.claim = log.begin(&EventData {
-        thread_id: t.thread_id(),
-        event_id: a.event_id,
-        end_event_id: 0,
-        class: a.class.index,
-        op: op as u8,
-        bits,
-        timer_start: a.start,
-        timer_end: 0,
-        object: a.digest.map_or(object, |d| d.index as u64 + 1),
-        nesting,
-    });
+    let event_id = t.next_event_id();
+    let packed = pack(class.index, op as u8, bits, t.thread_id());
+    (
+        event_id,
+        log.begin_packed(event_id, packed, start, object, nesting),
+    )
+}
+
+/// End an event of an [`crate::EventGuard`] (no instance).
+#[inline(never)]
+pub(crate) fn end_event(a: &Active) {
+    let f = a.flags;
+    let timed = f & F_TIMED != 0;
+    let end = if timed { now(f) } else { 0 };
+    let wait = end.saturating_sub(a.start);
+    let t = a.t;
+    match a.digest {
+        Some(d) if f & F_DIGEST != 0 => digest_stat(t, a.class, d, timed, wait),
+        _ => {
+            if let Some(c) = t.stats.get(a.class.index as usize) {
+                c.add(timed, wait);
+            }
+        }
+    }
+    if f & (F_HIST | F_CURRENT) != 0 || cfg!(feature = "tracing") {
+        end_rest(a, end, wait);
+    }
+}
+
+/// The rarer parts of [`end_event`]: histogram, event record, tracing.
+#[inline(never)]
+fn end_rest(a: &Active, end: u64, wait: u64) {
+    let f = a.flags;
+    let timed = f & F_TIMED != 0;
+    if f & F_HIST != 0 && timed {
+        if let Some(h) = a.t.hist(a.class.index as usize) {
+            h.add(wait);
+        }
+    }
+    close(a, end);
+    if timed {
+        trace::slow(a.class, wait);
+    }
+}
+
+/// Finish the event record in place, and copy it to `history_long` if that consumer is on.
+#[inline]
+fn close(a: &Active, end: u64) {
+    let f = a.flags;
+    if let Some(c) = a.claim {
+        let log = &a.t.logs[log_of(f)];
+        let end_id = a.t.last_event_id().max(1);
+        if let Some(r) = log.end(c, a.event_id, end_id, end) {
+            if f & F_HISTORY_LONG != 0 {
+                long_rings()[log_of(f)].push(&EventLog::own_copy(r));
+            }
+        }
+    }
 }
 
 /// End an event; `inst` is the instance for sync waits (recorded under the acquired lock).
@@ -110,15 +164,7 @@ pub(crate) fn end(a: &Active, inst: Option<&Instance>) -> u64 {
     let end = if timed { now(f) } else { 0 };
     let wait = end.saturating_sub(a.start);
     stat(Some(a.t), a.class, f, inst, timed, wait, a.digest);
-    if let Some(c) = a.claim {
-        let log = &a.t.logs[log_of(f)];
-        let end_id = a.t.last_event_id().max(1);
-        if let Some(r) = log.end(c, a.event_id, end_id, end) {
-            if f & F_HISTORY_LONG != 0 {
-                long_rings()[log_of(f)].push(&EventLog::own_copy(r));
-            }
-        }
-    }
+    close(a, end);
     end
 }
 
