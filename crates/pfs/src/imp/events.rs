@@ -244,9 +244,7 @@ impl EventLog {
             if n as usize >= self.recs.len() { 0 } else { n },
             Ordering::Relaxed,
         );
-        let Some(rec) = self.recs.get(i as usize) else {
-            return None;
-        };
+        let rec = self.recs.get(i as usize)?;
         rec.start(event_id, packed, timer_start, object, nesting);
         self.stack[level as usize].store(i, Ordering::Relaxed);
         self.depth.store(level + 1, Ordering::Relaxed);
