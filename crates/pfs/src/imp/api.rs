@@ -20,29 +20,22 @@ use crate::kinds::{ClassKind, Operation};
 pub struct ClassRef(pub(crate) &'static ClassInfo);
 
 impl ClassRef {
-    /// The class's derived flags with the calling thread's switches applied.
-    #[inline]
-    fn flags(&self) -> u32 {
-        let f = self.0.flags.load(Ordering::Relaxed);
-        if f & F_ENABLED == 0 {
-            return 0;
-        }
-        thread::current().map_or(0, |t| f & t.mask())
-    }
-
     /// Do events of this class get recorded on the calling thread? The class switch, the
     /// master switch, `global_instrumentation`, the compiled-in kinds and the thread's
-    /// `INSTRUMENTED` switch all say yes. One relaxed load when the class is disabled; two
-    /// more (the thread's slot and mask) when it is enabled.
+    /// `INSTRUMENTED` switch all say yes. One relaxed load when the class is disabled (as
+    /// before any thread switch existed); a call that reads the thread's mask when it is
+    /// enabled.
     #[inline]
     pub fn enabled(&self) -> bool {
-        self.flags() & F_ENABLED != 0
+        let f = self.0.flags.load(Ordering::Relaxed);
+        f & F_ENABLED != 0 && on_this_thread(f, F_ENABLED)
     }
 
     /// Is the class enabled on the calling thread, and timed?
     #[inline]
     pub fn timed(&self) -> bool {
-        self.flags() & F_TIMED != 0
+        let f = self.0.flags.load(Ordering::Relaxed);
+        f & F_TIMED != 0 && on_this_thread(f, F_ENABLED | F_TIMED)
     }
 
     /// The full instrument name (`"lost"` for the placeholder of a full class buffer).
@@ -64,6 +57,13 @@ impl ClassRef {
     pub fn disabled() -> ClassRef {
         ClassRef(&LOST_CLASS)
     }
+}
+
+/// Does the calling thread's mask keep every bit of `bits` in `f`? Out of line, so the
+/// disabled check stays one load and a branch at every caller.
+#[inline(never)]
+fn on_this_thread(f: u32, bits: u32) -> bool {
+    thread::current().is_some_and(|t| f & t.mask() & bits == bits)
 }
 
 impl PartialEq for ClassRef {
