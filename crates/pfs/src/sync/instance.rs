@@ -165,3 +165,40 @@ impl<G: Deref<Target: fmt::Display>> fmt::Display for Guard<G> {
         fmt::Display::fmt(&**self, f)
     }
 }
+
+/// What `Mutex` and `RwLock` share beyond the acquire path: the instance queries and the
+/// `Default`, `From` and `Debug` impls (both have fields `pfs` and `raw`).
+macro_rules! lock_common {
+    ($lock:ident) => {
+        impl<T: ?Sized> $lock<T> {
+            /// Is this lock an instrumented instance (it got an instance slot)?
+            pub fn is_instrumented(&self) -> bool {
+                self.pfs.is_some()
+            }
+
+            /// Its `OBJECT_INSTANCE_BEGIN`, if instrumented.
+            pub fn instance_identity(&self) -> Option<u64> {
+                self.pfs.as_ref().map(InstanceHandle::identity)
+            }
+        }
+
+        impl<T: Default> Default for $lock<T> {
+            fn default() -> $lock<T> {
+                $lock::new(T::default())
+            }
+        }
+
+        impl<T> From<T> for $lock<T> {
+            fn from(v: T) -> $lock<T> {
+                $lock::new(v)
+            }
+        }
+
+        impl<T: ?Sized + fmt::Debug> fmt::Debug for $lock<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.raw.fmt(f)
+            }
+        }
+    };
+}
+pub(crate) use lock_common;

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::instance::{acquire, acquired, Guard, InstanceHandle};
+use super::instance::{acquire, acquired, lock_common, Guard, InstanceHandle};
 use crate::imp::ClassRef;
 use crate::kinds::Operation;
 
@@ -78,32 +78,6 @@ impl<T: ?Sized> Mutex<T> {
     pub fn is_locked(&self) -> bool {
         self.raw.is_locked()
     }
-
-    /// Is this mutex an instrumented instance (it got an instance slot)?
-    pub fn is_instrumented(&self) -> bool {
-        self.pfs.is_some()
-    }
-
-    /// Its `OBJECT_INSTANCE_BEGIN`, if instrumented.
-    pub fn instance_identity(&self) -> Option<u64> {
-        self.pfs.as_ref().map(InstanceHandle::identity)
-    }
 }
 
-impl<T: Default> Default for Mutex<T> {
-    fn default() -> Mutex<T> {
-        Mutex::new(T::default())
-    }
-}
-
-impl<T> From<T> for Mutex<T> {
-    fn from(v: T) -> Mutex<T> {
-        Mutex::new(v)
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for Mutex<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.raw.fmt(f)
-    }
-}
+lock_common!(Mutex);

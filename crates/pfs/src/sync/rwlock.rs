@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::instance::{acquire, acquired, Guard, InstanceHandle};
+use super::instance::{acquire, acquired, lock_common, Guard, InstanceHandle};
 use crate::imp::ClassRef;
 use crate::kinds::Operation;
 
@@ -122,32 +122,6 @@ impl<T: ?Sized> RwLock<T> {
     pub fn is_locked_exclusive(&self) -> bool {
         self.raw.is_locked_exclusive()
     }
-
-    /// Is this rwlock an instrumented instance?
-    pub fn is_instrumented(&self) -> bool {
-        self.pfs.is_some()
-    }
-
-    /// Its `OBJECT_INSTANCE_BEGIN`, if instrumented.
-    pub fn instance_identity(&self) -> Option<u64> {
-        self.pfs.as_ref().map(InstanceHandle::identity)
-    }
 }
 
-impl<T: Default> Default for RwLock<T> {
-    fn default() -> RwLock<T> {
-        RwLock::new(T::default())
-    }
-}
-
-impl<T> From<T> for RwLock<T> {
-    fn from(v: T) -> RwLock<T> {
-        RwLock::new(v)
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLock<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.raw.fmt(f)
-    }
-}
+lock_common!(RwLock);
