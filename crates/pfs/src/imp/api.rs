@@ -216,6 +216,13 @@ fn start_enabled(
     object: u64,
     digest: Option<&'static DigestInfo>,
 ) -> EventGuard {
+    if f & F_CURRENT == 0 {
+        // Timed, no event record: the start time is all there is to keep.
+        return EventGuard {
+            inner: Some(Active::timed(t, class, f, digest)),
+            _not_send: PhantomData,
+        };
+    }
     EventGuard {
         inner: Some(record::begin(t, class, f, op, object, digest)),
         _not_send: PhantomData,

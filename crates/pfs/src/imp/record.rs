@@ -39,6 +39,27 @@ pub(crate) struct Active {
     pub(crate) claim: Option<Claim>,
 }
 
+impl Active {
+    /// A timed event without an event record: the start time (caller checked `F_TIMED`).
+    #[inline]
+    pub(crate) fn timed(
+        t: &'static ThreadSlot,
+        class: &'static ClassInfo,
+        f: u32,
+        digest: Option<&'static DigestInfo>,
+    ) -> Active {
+        Active {
+            t,
+            class,
+            digest,
+            start: now(f),
+            event_id: 0,
+            flags: f,
+            claim: None,
+        }
+    }
+}
+
 /// Start an event (caller checked `F_ENABLED` with the thread's mask applied).
 #[inline]
 pub(crate) fn begin(
@@ -68,7 +89,7 @@ pub(crate) fn begin(
 }
 
 /// Write the start of the event record; returns its EVENT_ID and record.
-#[inline(never)]
+#[inline]
 fn open(
     t: &ThreadSlot,
     class: &ClassInfo,
