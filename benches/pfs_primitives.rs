@@ -1,5 +1,6 @@
 //! The cost of the instrumentation primitives, single-threaded: an instrumented mutex
-//! lock/unlock with its class disabled, counted, and timed; a statement event; a wait event.
+//! lock/unlock with its class disabled, counted, and timed; a statement event (with a digest);
+//! a wait event; and a timed wait event on a thread left out (`threads.INSTRUMENTED = NO`).
 //! Built without the `pfs` feature (`--no-default-features`) the same code measures the
 //! compiled-out versions (plain parking_lot, no-op guards).
 //!
@@ -26,6 +27,7 @@ fn primitives(c: &mut Criterion) {
     let sclass = pfs::register_class(ClassKind::Statement, "statement/bench/select");
     let wclass = pfs::register_class(ClassKind::TableIo, "wait/io/table/bench/handler");
     let m = Mutex::with_class(mclass, 0u64);
+    let digest = pfs::register_digest("SELECT c FROM bench WHERE id = ?");
     for (setting, enabled, timed) in [
         ("disabled", false, false),
         ("counted", true, false),
@@ -40,12 +42,17 @@ fn primitives(c: &mut Criterion) {
             })
         });
         g.bench_function(BenchmarkId::new("statement_event", setting), |b| {
-            b.iter(|| black_box(pfs::statement_start(sclass, None)))
+            b.iter(|| black_box(pfs::statement_start(sclass, Some(digest))))
         });
         g.bench_function(BenchmarkId::new("wait_event", setting), |b| {
             b.iter(|| black_box(pfs::wait_start(wclass, 1)))
         });
     }
+    pfs::set_thread_instrumented(false);
+    g.bench_function(BenchmarkId::new("wait_event", "timed_left_out"), |b| {
+        b.iter(|| black_box(pfs::wait_start(wclass, 1)))
+    });
+    pfs::set_thread_instrumented(true);
     let _ = pfs::set_instruments("%/bench/%", false, false);
     g.finish();
 }

@@ -301,6 +301,17 @@ pub fn fmt_num(v: f64) -> String {
     format!("{s}{suffix}")
 }
 
+/// A report's headline: what it measured, next to the published figure it reproduces.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq)]
+pub struct Headline {
+    /// What the figure is.
+    pub what: String,
+    /// The figure measured here.
+    pub measured: String,
+    /// The published figure (and its section of published-figures.md).
+    pub published: String,
+}
+
 /// A report's output.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {
@@ -314,6 +325,8 @@ pub struct Report {
     pub command: String,
     /// Findings or caveats (markdown bullets).
     pub notes: Vec<String>,
+    /// The one figure `index.md` lists for this report, next to the published one.
+    pub headline: Option<Headline>,
     /// Tables.
     pub tables: Vec<Table>,
     /// Charts.
@@ -344,6 +357,13 @@ impl Report {
         let _ = writeln!(md, "# {}\n\n{}\n", self.title, self.about);
         if !self.command.is_empty() {
             let _ = writeln!(md, "Produced by:\n\n```sh\n{}\n```\n", self.command);
+        }
+        if let Some(h) = &self.headline {
+            let _ = writeln!(
+                md,
+                "**Headline:** {}: {} (published: {})\n",
+                h.what, h.measured, h.published
+            );
         }
         for t in &self.tables {
             let csv = format!("{}-{}.csv", self.name, t.stem);

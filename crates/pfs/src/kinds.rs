@@ -1,16 +1,16 @@
-//! Plain enums shared by the instrumented and the no-op builds: instrument kinds, consumers,
-//! presets, wait operations and clocks.
+//! Plain enums shared by the instrumented and the no-op builds: instrument kinds, event
+//! families, consumers, presets, wait operations and clocks.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::Serialize;
 
-use crate::PfsError;
+use crate::error::PfsError;
 
-/// What an instrument class measures. The kind picks the timer (cycles for waits, nanoseconds for
-/// statements, stages and idle, as PFS 8.0 does), the consumer family (waits, stages or
-/// statements) and whether the class has instances with their own stats (mutex, rwlock, cond).
+/// What an instrument class measures. The kind picks the event family (waits, stages or
+/// statements: the consumers and the timer of `setup_timers`) and whether the class has
+/// instances with their own stats (mutex, rwlock, cond).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum ClassKind {
     /// `wait/synch/mutex/...`
@@ -57,12 +57,19 @@ impl ClassKind {
         matches!(self, ClassKind::Mutex | ClassKind::RwLock | ClassKind::Cond)
     }
 
-    /// The clock PFS 8.0 uses for this kind: cycles for waits, nanoseconds otherwise.
-    pub const fn clock(self) -> Clock {
+    /// The event family: its consumers and its timer.
+    pub const fn family(self) -> EventFamily {
         match self {
-            ClassKind::Statement | ClassKind::Stage | ClassKind::Idle => Clock::Nanosecond,
-            _ => Clock::Cycle,
+            ClassKind::Statement => EventFamily::Statement,
+            ClassKind::Stage => EventFamily::Stage,
+            ClassKind::Idle => EventFamily::Idle,
+            _ => EventFamily::Wait,
         }
+    }
+
+    /// The default clock of this kind: its family's (see [`EventFamily::default_clock`]).
+    pub const fn clock(self) -> Clock {
+        self.family().default_clock()
     }
 
     /// Is instrumentation for this kind compiled into this build (cargo features)?
@@ -92,8 +99,57 @@ impl ClassKind {
         }
     }
 
-    #[cfg_attr(not(feature = "instrumentation"), allow(dead_code))]
-    pub(crate) const fn index(self) -> usize {
+    /// Position in [`ClassKind::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The event families of `setup_timers`: each is timed with one clock, chosen at run time
+/// ([`crate::set_timer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum EventFamily {
+    /// Waits: mutex, rwlock, cond, metadata, table I/O and table lock events.
+    Wait,
+    /// Stages.
+    Stage,
+    /// Statements.
+    Statement,
+    /// Idle events.
+    Idle,
+}
+
+impl EventFamily {
+    /// All families, in `setup_timers` order.
+    pub const ALL: [EventFamily; 4] = [
+        EventFamily::Idle,
+        EventFamily::Wait,
+        EventFamily::Stage,
+        EventFamily::Statement,
+    ];
+
+    /// The `setup_timers.NAME`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            EventFamily::Wait => "wait",
+            EventFamily::Stage => "stage",
+            EventFamily::Statement => "statement",
+            EventFamily::Idle => "idle",
+        }
+    }
+
+    /// The clock a family starts with: the cycle counter for waits, stages and statements (the
+    /// cheapest clock, converted to time on read), nanoseconds for idle (idle events are long).
+    /// PFS 8.0 times stages and statements in nanoseconds; here they use the cycle counter too.
+    pub const fn default_clock(self) -> Clock {
+        match self {
+            EventFamily::Idle => Clock::Nanosecond,
+            _ => Clock::Cycle,
+        }
+    }
+
+    /// Position in declaration order (`Wait` = 0).
+    pub const fn index(self) -> usize {
         self as usize
     }
 }
@@ -153,6 +209,16 @@ pub enum Operation {
     Stage,
 }
 
+impl Clock {
+    /// The `performance_timers.TIMER_NAME`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Clock::Cycle => "CYCLE",
+            Clock::Nanosecond => "NANOSECOND",
+        }
+    }
+}
+
 impl Operation {
     /// The PFS spelling of the operation.
     pub const fn as_str(self) -> &'static str {
@@ -180,8 +246,8 @@ impl Operation {
         }
     }
 
-    #[cfg_attr(not(feature = "instrumentation"), allow(dead_code))]
-    pub(crate) fn from_u8(v: u8) -> Option<Operation> {
+    /// The operation with this `repr(u8)` value.
+    pub fn from_u8(v: u8) -> Option<Operation> {
         const ALL: [Operation; 20] = [
             Operation::Lock,
             Operation::TryLock,
@@ -220,8 +286,8 @@ impl fmt::Display for Operation {
 /// global_instrumentation
 ///  thread_instrumentation
 ///    events_waits_current      -> events_waits_history, events_waits_history_long
-///    events_stages_current     -> events_stages_history
-///    events_statements_current -> events_statements_history
+///    events_stages_current     -> events_stages_history, events_stages_history_long
+///    events_statements_current -> events_statements_history, events_statements_history_long
 ///  statements_digest
 /// ```
 ///
@@ -232,10 +298,14 @@ pub enum Consumer {
     EventsStagesCurrent,
     /// `events_stages_history`
     EventsStagesHistory,
+    /// `events_stages_history_long`
+    EventsStagesHistoryLong,
     /// `events_statements_current`
     EventsStatementsCurrent,
     /// `events_statements_history`
     EventsStatementsHistory,
+    /// `events_statements_history_long`
+    EventsStatementsHistoryLong,
     /// `events_waits_current`
     EventsWaitsCurrent,
     /// `events_waits_history`
@@ -252,11 +322,13 @@ pub enum Consumer {
 
 impl Consumer {
     /// All consumers, in `setup_consumers` order.
-    pub const ALL: [Consumer; 10] = [
+    pub const ALL: [Consumer; 12] = [
         Consumer::EventsStagesCurrent,
         Consumer::EventsStagesHistory,
+        Consumer::EventsStagesHistoryLong,
         Consumer::EventsStatementsCurrent,
         Consumer::EventsStatementsHistory,
+        Consumer::EventsStatementsHistoryLong,
         Consumer::EventsWaitsCurrent,
         Consumer::EventsWaitsHistory,
         Consumer::EventsWaitsHistoryLong,
@@ -270,8 +342,10 @@ impl Consumer {
         match self {
             Consumer::EventsStagesCurrent => "events_stages_current",
             Consumer::EventsStagesHistory => "events_stages_history",
+            Consumer::EventsStagesHistoryLong => "events_stages_history_long",
             Consumer::EventsStatementsCurrent => "events_statements_current",
             Consumer::EventsStatementsHistory => "events_statements_history",
+            Consumer::EventsStatementsHistoryLong => "events_statements_history_long",
             Consumer::EventsWaitsCurrent => "events_waits_current",
             Consumer::EventsWaitsHistory => "events_waits_history",
             Consumer::EventsWaitsHistoryLong => "events_waits_history_long",
@@ -291,8 +365,12 @@ impl Consumer {
             Consumer::EventsStagesCurrent
             | Consumer::EventsStatementsCurrent
             | Consumer::EventsWaitsCurrent => Some(Consumer::ThreadInstrumentation),
-            Consumer::EventsStagesHistory => Some(Consumer::EventsStagesCurrent),
-            Consumer::EventsStatementsHistory => Some(Consumer::EventsStatementsCurrent),
+            Consumer::EventsStagesHistory | Consumer::EventsStagesHistoryLong => {
+                Some(Consumer::EventsStagesCurrent)
+            }
+            Consumer::EventsStatementsHistory | Consumer::EventsStatementsHistoryLong => {
+                Some(Consumer::EventsStatementsCurrent)
+            }
             Consumer::EventsWaitsHistory | Consumer::EventsWaitsHistoryLong => {
                 Some(Consumer::EventsWaitsCurrent)
             }
@@ -320,9 +398,31 @@ impl Consumer {
             .ok_or_else(|| PfsError::UnknownConsumer(name.to_string()))
     }
 
-    #[cfg_attr(not(feature = "instrumentation"), allow(dead_code))]
-    pub(crate) const fn index(self) -> usize {
+    /// Position in [`Consumer::ALL`].
+    pub const fn index(self) -> usize {
         self as usize
+    }
+
+    /// The `(current, history, history_long)` consumers of an event family (idle events are
+    /// waits here).
+    pub const fn of_family(family: EventFamily) -> (Consumer, Consumer, Consumer) {
+        match family {
+            EventFamily::Statement => (
+                Consumer::EventsStatementsCurrent,
+                Consumer::EventsStatementsHistory,
+                Consumer::EventsStatementsHistoryLong,
+            ),
+            EventFamily::Stage => (
+                Consumer::EventsStagesCurrent,
+                Consumer::EventsStagesHistory,
+                Consumer::EventsStagesHistoryLong,
+            ),
+            EventFamily::Wait | EventFamily::Idle => (
+                Consumer::EventsWaitsCurrent,
+                Consumer::EventsWaitsHistory,
+                Consumer::EventsWaitsHistoryLong,
+            ),
+        }
     }
 }
 

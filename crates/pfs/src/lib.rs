@@ -3,8 +3,9 @@
 //! `pfs` gives a Rust program what MySQL's Performance Schema gives the server: named instrument
 //! classes (`wait/synch/mutex/mdl/MDL_map::mutex`, `statement/sql/select`, ...), each with
 //! run-time ENABLED / TIMED switches; consumers that decide how much detail is kept; per-thread
-//! and per-instance statistics; current-event and history tables; and a `mysql`-client style
-//! rendering of every table.
+//! switches (`setup_threads`, `setup_actors`, `threads.INSTRUMENTED`); per-thread and
+//! per-instance statistics; current-event and history tables; and a `mysql`-client style
+//! rendering (plus JSON) of every table. This file is the whole public API.
 //!
 //! ```
 //! use pfs::sync::*;
@@ -38,21 +39,22 @@
 //!
 //! # Levels
 //!
-//! | level | how | hot-path cost of one instrumented lock |
+//! | level | how | hot-path cost of one instrumented lock or event |
 //! |---|---|---|
-//! | compiled out | `default-features = false` (no `instrumentation`), or a class feature off | none: `pfs::sync::Mutex` *is* `parking_lot::Mutex` |
-//! | master off / instrument disabled | [`set_master`]`(false)`, [`Preset::Off`], [`Preset::None`] | one relaxed load of the instance's derived flags + a branch |
-//! | counted | enabled, TIMED=NO | + one load+store increment in the instance (under the lock just taken) |
-//! | timed | enabled, TIMED=YES | + two timer reads *only when the lock was contended* (an uncontended acquisition is counted with a zero wait), count/sum/min/max |
-//! | per thread | `thread_instrumentation` | + the (thread, class) cell, in memory owned by the thread |
-//! | events | `events_waits_current` (+ `_history`, `_history_long`) | + the current-event record (seqlock, owner-written) and ring copies |
+//! | compiled out | `default-features = false` (no `instrumentation`), or a class feature off | none: `pfs::sync::Mutex` *is* `parking_lot::Mutex`, guards are zero-sized |
+//! | master off / instrument disabled | [`set_master`]`(false)`, [`Preset::Off`], [`Preset::None`] | one relaxed load of the class's (or instance's) derived flags + a branch |
+//! | thread left out | [`set_thread_instrumented`]`(false)`, [`set_setup_threads`], [`set_setup_actor`] | + the thread's slot and mask (two loads), then nothing |
+//! | counted | enabled, TIMED=NO | + one load+store increment in a cell the thread (or the holder of the lock) owns |
+//! | timed | enabled, TIMED=YES | + two timer reads (the cycle counter by default; a lock only when it was contended), count/sum/min/max |
+//! | per thread | `thread_instrumentation` | + the (thread, class) cell of instance classes |
+//! | events | `events_*_current` (+ `_history`, `_history_long`) | + one event record, written once (the history keeps it in place); a copy into the shared `_history_long` ring |
 //! | beyond PFS | [`set_hold_stats`], [`set_histograms`] | + one timer read at unlock; + one log2 bucket increment |
 //!
 //! # Cargo features
 //!
-//! * `instrumentation` — the umbrella. Off: every call is a no-op, [`ClassRef`] is zero-sized and
-//!   [`ClassRef::enabled`] is `const false`, every table is empty, the sync types are
-//!   parking_lot's.
+//! * `instrumentation` — the umbrella. Off: every call is a no-op, [`ClassRef`] and
+//!   [`EventGuard`] are zero-sized and [`ClassRef::enabled`] is `const false`, every table is
+//!   empty, the sync types are parking_lot's.
 //! * `mutex`, `rwlock`, `cond` — instrumented [`sync::Mutex`], [`sync::RwLock`],
 //!   [`sync::Condvar`]. Off: the name is a re-export of the parking_lot type and
 //!   `with_class` comes from the [`sync::MutexExt`] / [`sync::RwLockExt`] / [`sync::CondvarExt`]
@@ -74,26 +76,42 @@
 //!
 //! # Hot-path protocol
 //!
-//! * **Derived flags.** Each class has one `AtomicU32` of derived flags, and each instance a copy,
-//!   recomputed under a setup lock whenever any switch changes (instrument, consumer, master,
-//!   hold, histogram). The hot path loads it once, relaxed, and knows everything: enabled, timed,
-//!   which clock, per-thread stats, events, hold, histogram. A switch takes effect for the next
-//!   event.
-//! * **No shared read-modify-write.** Per-instance stats are written by the thread that holds the
-//!   measured lock (for the read side of an rwlock, concurrent readers may lose an increment of
-//!   the instance cell; the per-thread cells stay exact). Per-thread stats live in a slot owned
-//!   by the thread and are updated with relaxed load + store. The one shared `fetch_add` is the
-//!   `events_waits_history_long` ring index (off by default), as in PFS.
+//! * **Derived flags.** Each class has one `AtomicU32` of derived flags, each instance a copy,
+//!   each thread a mask, recomputed under a setup lock whenever any switch changes. The hot
+//!   path loads the flags once, relaxed, and stops there when they say "disabled"; otherwise
+//!   it applies the thread's mask and knows everything: enabled, timed, which clock, per-thread
+//!   stats, events, hold, histogram, digest. A switch takes effect for the next event.
+//! * **No shared read-modify-write.** Per-instance stats are written by the thread that holds
+//!   the measured lock (for the read side of an rwlock, concurrent readers may lose an
+//!   increment of the instance cell; the per-thread cells stay exact). Per-thread stats live
+//!   in a slot owned by the thread and are updated with relaxed load + store; a statement with
+//!   a digest updates one cell. The one shared `fetch_add` is the index of a `*_history_long`
+//!   ring (off by default), as in PFS.
 //! * **Aggregation on read.** Summaries are computed when a table is read, from live threads,
 //!   live instances, and the aggregates that exited threads and dropped instances folded in.
-//!   A reader copies atomics; it never blocks an instrumented lock or wait.
+//!   A reader copies atomics; it never blocks an instrumented lock or event.
 //! * **Bounded memory.** Classes, instances, threads and digests live in buffers allocated once
 //!   ([`Sizing`], [`init`]); what does not fit runs uninstrumented and is counted in
-//!   [`status`]'s `*_lost` counters. A thread's slot is allocated on its first event.
-//! * **Clocks.** Waits use the cycle counter (`rdtsc`, when `/proc/cpuinfo` shows
-//!   `constant_tsc` and `nonstop_tsc`; else the nanosecond clock), statements and stages the
-//!   nanosecond clock (`Instant` since a process epoch). Raw ticks are stored and converted to
-//!   picoseconds on read ([`performance_timers`]).
+//!   [`status`]'s `*_lost` counters. A thread's slot is taken on its first event and handed
+//!   to a later thread when it exits.
+//! * **Clocks.** Each event family has a timer ([`set_timer`], `setup_timers`): by default the
+//!   cycle counter (`rdtsc`, when `/proc/cpuinfo` shows `constant_tsc` and `nonstop_tsc`; else
+//!   the nanosecond clock) for waits, stages and statements, nanoseconds for idle. Raw ticks
+//!   are stored and converted to picoseconds on read ([`performance_timers`] shows each
+//!   clock's frequency and what one reading costs).
+//!
+//! # Modules, bottom to top
+//!
+//! Each module uses only the ones before it (no import circles):
+//!
+//! 1. `error`, `kinds` (enums), `pattern` (`LIKE`), `render` (text tables), `thread_id`
+//! 2. [`tables`] (row types, each table's columns declared once), `config` ([`Sizing`],
+//!    [`Status`])
+//! 3. the backend: `imp` (feature `instrumentation`; its own layers are listed in its module
+//!    docs) or `noop` (compiled out). Both define the same items: [`ClassRef`], [`DigestRef`],
+//!    [`EventGuard`], the `instrument_*!` macros, the setup calls and a `read` module.
+//! 4. [`sync`] (the instrumented `Mutex`, `RwLock`, `Condvar`)
+//! 5. this file: the public functions, each a documented call into the backend.
 //!
 //! # Deviations from PFS
 //!
@@ -106,18 +124,22 @@
 //!   stats of instance classes and the `events_*` consumers.
 //! * `OBJECT_INSTANCE_BEGIN` is the identity given to `with_class_identity`, or the address of
 //!   the instance's stats slot (stable even if the lock moves).
+//! * Stages and statements are timed with the cycle counter by default (PFS 8.0: nanoseconds);
+//!   `setup_timers` ([`set_timer`]) from MySQL 5.7 is kept to choose.
 
 #![warn(missing_docs)]
 
+mod config;
 mod error;
 pub mod kinds;
 pub mod pattern;
 pub mod render;
 pub mod sync;
 pub mod tables;
+mod thread_id;
 
 #[cfg(feature = "instrumentation")]
-pub(crate) mod imp;
+mod imp;
 #[cfg(feature = "instrumentation")]
 use imp as backend;
 #[cfg(not(feature = "instrumentation"))]
@@ -125,15 +147,12 @@ mod noop;
 #[cfg(not(feature = "instrumentation"))]
 use noop as backend;
 
-use std::cell::Cell;
-use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use serde::Serialize;
-
-use backend::read::Which;
+pub use backend::{ClassRef, DigestRef, EventGuard};
+pub use config::{Sizing, Status};
 pub use error::PfsError;
-pub use kinds::{default_instrument_setting, ClassKind, Clock, Consumer, Operation, Preset};
+pub use kinds::{
+    default_instrument_setting, ClassKind, Clock, Consumer, EventFamily, Operation, Preset,
+};
 pub use pattern::Pattern;
 pub use render::{cell, format_pico, yes_no, TextTable};
 use tables::*;
@@ -143,61 +162,6 @@ pub use tables::{metadata_locks, MetadataLockRow, Row, Table};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
-
-// ---------------------------------------------------------------------------------------------
-// Sizing
-
-/// Buffer sizes, fixed when the instrumentation starts (first use, or [`init`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Sizing {
-    /// Instrument classes (`performance_schema_max_*_classes`). Default 256.
-    pub max_classes: usize,
-    /// Instrumented lock instances (`performance_schema_max_mutex_instances` etc.). Default 8192.
-    pub max_instances: usize,
-    /// Threads with a slot at the same time. Default 1024.
-    pub max_threads: usize,
-    /// Distinct statement digests. Default 256.
-    pub max_digests: usize,
-    /// `performance_schema_events_waits_history_size`. Default 10.
-    pub waits_history_size: usize,
-    /// `performance_schema_events_waits_history_long_size`. Default 10000.
-    pub waits_history_long_size: usize,
-    /// `performance_schema_events_stages_history_size`. Default 10.
-    pub stages_history_size: usize,
-    /// `performance_schema_events_statements_history_size`. Default 10.
-    pub statements_history_size: usize,
-}
-
-impl Default for Sizing {
-    fn default() -> Sizing {
-        Sizing {
-            max_classes: 256,
-            max_instances: 8192,
-            max_threads: 1024,
-            max_digests: 256,
-            waits_history_size: 10,
-            waits_history_long_size: 10_000,
-            stages_history_size: 10,
-            statements_history_size: 10,
-        }
-    }
-}
-
-impl Sizing {
-    /// Clamp to sane bounds (no zero-sized class table, nothing absurdly large).
-    pub fn clamped(self) -> Sizing {
-        Sizing {
-            max_classes: self.max_classes.clamp(1, 4096),
-            max_instances: self.max_instances.min(1 << 20),
-            max_threads: self.max_threads.min(1 << 16),
-            max_digests: self.max_digests.min(1 << 16),
-            waits_history_size: self.waits_history_size.min(1 << 12),
-            waits_history_long_size: self.waits_history_long_size.min(1 << 22),
-            stages_history_size: self.stages_history_size.min(1 << 12),
-            statements_history_size: self.statements_history_size.min(1 << 12),
-        }
-    }
-}
 
 /// Set the buffer sizes. Must be called before anything else touches the instrumentation
 /// (registering a class, a setup call, a table read); afterwards it returns
@@ -209,141 +173,82 @@ pub fn init(sizing: Sizing) -> Result<(), PfsError> {
 // ---------------------------------------------------------------------------------------------
 // Threads
 
-static NEXT_THREAD_ID: AtomicU64 = AtomicU64::new(1);
-thread_local! {
-    static THREAD_ID: Cell<u64> = const { Cell::new(0) };
-}
-
 /// The current thread's PFS `THREAD_ID`: assigned on first call, from 1, never reused.
 /// Returns 0 only while the thread-local storage is being torn down.
+#[inline]
 pub fn current_thread_id() -> u64 {
-    THREAD_ID
-        .try_with(|c| {
-            let v = c.get();
-            if v != 0 {
-                return v;
-            }
-            let v = NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed);
-            c.set(v);
-            v
-        })
-        .unwrap_or(0)
+    thread_id::current()
 }
 
 /// The `EVENT_ID` of the innermost event in progress on this thread — a wait, else a stage,
 /// else a statement — or `None` (no event in progress, or the `events_*_current` consumers are
 /// off). Useful for `metadata_locks.OWNER_EVENT_ID`.
 pub fn current_event_id() -> Option<u64> {
-    #[cfg(feature = "instrumentation")]
-    {
-        imp::thread::current_event_id()
-    }
-    #[cfg(not(feature = "instrumentation"))]
-    {
-        None
-    }
+    backend::current_event_id()
+}
+
+/// `UPDATE threads SET INSTRUMENTED = on WHERE THREAD_ID = PS_CURRENT_THREAD_ID()`: a thread
+/// left out records nothing and pays about what `off` pays. Returns false if the thread has no
+/// slot (thread buffer full, or compiled out).
+///
+/// ```
+/// let c = pfs::register_class(pfs::ClassKind::TableIo, "wait/io/table/doc/left_out");
+/// pfs::set_thread_instrumented(false);
+/// assert!(!pfs::wait_start(c, 1).is_active());
+/// pfs::set_thread_instrumented(true);
+/// # #[cfg(feature = "instrumentation")]
+/// assert!(pfs::wait_start(c, 1).is_active());
+/// ```
+pub fn set_thread_instrumented(on: bool) -> bool {
+    backend::set_thread_instrumented(on)
+}
+
+/// `UPDATE threads SET HISTORY = on WHERE THREAD_ID = PS_CURRENT_THREAD_ID()`: whether this
+/// thread's events reach the `*_history` and `*_history_long` tables.
+pub fn set_thread_history(on: bool) -> bool {
+    backend::set_thread_history(on)
+}
+
+/// `UPDATE threads SET INSTRUMENTED = ?, HISTORY = ? WHERE THREAD_ID = ?` for any live thread.
+/// Returns false if no live thread has this id.
+pub fn update_thread(thread_id: u64, instrumented: bool, history: bool) -> bool {
+    backend::update_thread(thread_id, instrumented, history)
+}
+
+/// The session on this thread belongs to `user`@`host` (a connection's login): its
+/// `INSTRUMENTED` and `HISTORY` switches are set from the most specific matching
+/// `setup_actors` row, or both NO if none matches, as MySQL does for foreground threads.
+pub fn set_thread_account(user: &str, host: &str) -> bool {
+    backend::set_thread_account(user, host)
+}
+
+/// `INSERT INTO setup_actors` (or update the row of the same host and user): sessions of
+/// `user`@`host` (`%` for any) that call [`set_thread_account`] later are instrumented if
+/// `enabled`, with history if `history`. The default table has one row, `%`/`%`, YES/YES.
+pub fn set_setup_actor(
+    host: &str,
+    user: &str,
+    enabled: bool,
+    history: bool,
+) -> Result<(), PfsError> {
+    backend::set_setup_actor(host, user, enabled, history)
+}
+
+/// `DELETE FROM setup_actors WHERE HOST = host AND USER = user`; true if a row was removed.
+pub fn remove_setup_actor(host: &str, user: &str) -> bool {
+    backend::remove_setup_actor(host, user)
+}
+
+/// `setup_threads`: threads whose `std::thread` name matches the `LIKE` pattern (unnamed
+/// threads: `thread/unnamed`) start with `INSTRUMENTED = enabled` and `HISTORY = history`. The
+/// last matching rule wins; the default table has one rule, `%`, YES/YES. As in MySQL, it
+/// applies to threads that start recording after the change.
+pub fn set_setup_threads(name_pattern: &str, enabled: bool, history: bool) -> Result<(), PfsError> {
+    backend::set_setup_threads(&Pattern::parse(name_pattern)?, enabled, history)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Classes
-
-/// A registered instrument class. `Copy`, `'static`, one pointer wide (zero-sized without the
-/// `instrumentation` feature).
-#[cfg(feature = "instrumentation")]
-#[derive(Clone, Copy)]
-pub struct ClassRef(pub(crate) &'static imp::ClassInfo);
-
-/// A registered instrument class (no-op build: zero-sized, never enabled).
-#[cfg(not(feature = "instrumentation"))]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClassRef;
-
-#[cfg(feature = "instrumentation")]
-impl ClassRef {
-    /// Is the class enabled (class switch, master, global_instrumentation, compiled)?
-    /// One relaxed load of the derived flags.
-    #[inline]
-    pub fn enabled(&self) -> bool {
-        self.0.flags.load(Ordering::Relaxed) & imp::F_ENABLED != 0
-    }
-
-    /// Is the class enabled and timed? One relaxed load of the derived flags.
-    #[inline]
-    pub fn timed(&self) -> bool {
-        self.0.flags.load(Ordering::Relaxed) & imp::F_TIMED != 0
-    }
-
-    /// The full instrument name (`"lost"` for the placeholder of a full class buffer).
-    pub fn name(&self) -> &'static str {
-        self.0.name()
-    }
-
-    /// The class kind.
-    pub fn kind(&self) -> ClassKind {
-        self.0.kind()
-    }
-
-    /// Was this class lost because the class buffer was full? (It is then never enabled.)
-    pub fn is_lost(&self) -> bool {
-        !self.0.is_registered()
-    }
-
-    /// A placeholder class that is never enabled.
-    pub fn disabled() -> ClassRef {
-        ClassRef(&imp::LOST_CLASS)
-    }
-}
-
-#[cfg(not(feature = "instrumentation"))]
-impl ClassRef {
-    /// Always `false` in the no-op build.
-    #[inline(always)]
-    pub const fn enabled(&self) -> bool {
-        false
-    }
-    /// Always `false` in the no-op build.
-    #[inline(always)]
-    pub const fn timed(&self) -> bool {
-        false
-    }
-    /// Empty in the no-op build.
-    pub fn name(&self) -> &'static str {
-        ""
-    }
-    /// `Idle` in the no-op build.
-    pub fn kind(&self) -> ClassKind {
-        ClassKind::Idle
-    }
-    /// Always `false` in the no-op build.
-    pub fn is_lost(&self) -> bool {
-        false
-    }
-    /// The class.
-    pub const fn disabled() -> ClassRef {
-        ClassRef
-    }
-}
-
-#[cfg(feature = "instrumentation")]
-impl PartialEq for ClassRef {
-    fn eq(&self, other: &ClassRef) -> bool {
-        std::ptr::eq(self.0, other.0)
-    }
-}
-#[cfg(feature = "instrumentation")]
-impl Eq for ClassRef {}
-
-#[cfg(feature = "instrumentation")]
-impl std::fmt::Debug for ClassRef {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClassRef")
-            .field("name", &self.name())
-            .field("kind", &self.kind())
-            .field("enabled", &self.enabled())
-            .field("timed", &self.timed())
-            .finish()
-    }
-}
+// Classes and events
 
 /// Register (or look up) an instrument class by its full PFS name. Idempotent: the same name
 /// returns the same class (the kind of the first registration wins). New classes start with
@@ -353,15 +258,7 @@ impl std::fmt::Debug for ClassRef {
 ///
 /// Cheap enough to call from a `static` `OnceLock` initializer (a hash lookup under a lock).
 pub fn register_class(kind: ClassKind, name: &str) -> ClassRef {
-    #[cfg(feature = "instrumentation")]
-    {
-        ClassRef(imp::register_class(kind, name))
-    }
-    #[cfg(not(feature = "instrumentation"))]
-    {
-        let _ = (kind, name);
-        ClassRef
-    }
+    backend::register_class(kind, name)
 }
 
 /// Register a class once per call site and return it (a `static OnceLock` at the call site):
@@ -375,39 +272,12 @@ macro_rules! class {
     }};
 }
 
-/// An interned statement digest text (see [`register_digest`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct DigestRef(#[cfg(feature = "instrumentation")] u32);
-
 /// Intern a normalized statement text (e.g. `"SELECT c FROM sbtest1 WHERE id = ?"`) for
 /// `events_statements_summary_by_digest`. Register once, pass the handle to
 /// [`statement_start`]: the hot path then indexes an array instead of hashing text. When the
 /// digest buffer is full the handle is empty and `digest_lost` is bumped.
 pub fn register_digest(text: &str) -> DigestRef {
-    #[cfg(feature = "instrumentation")]
-    {
-        DigestRef(imp::register_digest(text).map_or(0, |i| i + 1))
-    }
-    #[cfg(not(feature = "instrumentation"))]
-    {
-        let _ = text;
-        DigestRef()
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Event guards
-
-/// An event in progress (wait, statement or stage); recorded when dropped or [`end`]ed.
-/// Zero-sized without the `instrumentation` feature, and inert when the class was disabled at
-/// start. Not `Send`: an event starts and ends on one thread.
-///
-/// [`end`]: EventGuard::end
-#[must_use = "the event ends when the guard is dropped"]
-pub struct EventGuard {
-    #[cfg(feature = "instrumentation")]
-    inner: Option<imp::wait::Active>,
-    _not_send: PhantomData<*const ()>,
+    backend::register_digest(text)
 }
 
 /// A wait event guard ([`wait_start`]).
@@ -417,225 +287,64 @@ pub type StatementGuard = EventGuard;
 /// A stage event guard ([`stage_start`]).
 pub type StageGuard = EventGuard;
 
-impl EventGuard {
-    /// A guard that records nothing.
-    #[inline]
-    pub const fn inactive() -> EventGuard {
-        EventGuard {
-            #[cfg(feature = "instrumentation")]
-            inner: None,
-            _not_send: PhantomData,
-        }
-    }
-
-    /// Will this guard record an event?
-    #[inline]
-    pub fn is_active(&self) -> bool {
-        #[cfg(feature = "instrumentation")]
-        {
-            self.inner.is_some()
-        }
-        #[cfg(not(feature = "instrumentation"))]
-        {
-            false
-        }
-    }
-
-    /// End the event now (same as dropping the guard).
-    #[inline]
-    pub fn end(self) {}
-}
-
-impl Drop for EventGuard {
-    #[inline]
-    fn drop(&mut self) {
-        #[cfg(feature = "instrumentation")]
-        if let Some(a) = self.inner.take() {
-            imp::wait::end(&a, None);
-        }
-    }
-}
-
-impl std::fmt::Debug for EventGuard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EventGuard")
-            .field("active", &self.is_active())
-            .finish()
-    }
-}
-
-#[cfg(feature = "instrumentation")]
-#[inline]
-fn start(class: ClassRef, op: Option<Operation>, object: u64, digest: u32) -> EventGuard {
-    let f = class.0.flags.load(Ordering::Relaxed);
-    if f & imp::F_ENABLED == 0 {
-        return EventGuard::inactive();
-    }
-    start_enabled(class, f, op, object, digest)
-}
-
-/// The enabled path of [`start`], out of line so the disabled path needs no stack frame.
-#[cfg(feature = "instrumentation")]
-#[inline(never)]
-fn start_enabled(
-    class: ClassRef,
-    f: u32,
-    op: Option<Operation>,
-    object: u64,
-    digest: u32,
-) -> EventGuard {
-    if f & (imp::F_TIMED | imp::F_CURRENT) == 0 {
-        // PFS's "complete shortcut": a counted-only event is one increment, no end call.
-        imp::wait::count_only(class.0, f, digest);
-        return EventGuard::inactive();
-    }
-    let op = op.unwrap_or_else(|| class.kind().default_operation());
-    EventGuard {
-        inner: Some(imp::wait::begin(class.0, f, op, object, digest)),
-        _not_send: PhantomData,
-    }
-}
-
 /// Start a wait of `class` on the object `object` (its identity, shown as
-/// `OBJECT_INSTANCE_BEGIN`), e.g. around a metadata-lock wait. When the class is disabled this
-/// is one relaxed load and returns an inert guard.
+/// `OBJECT_INSTANCE_BEGIN`), e.g. around a metadata-lock wait; it ends when the guard drops.
+/// When the class is disabled this is one relaxed load and returns an inert guard.
+///
+/// ```
+/// let c = pfs::register_class(pfs::ClassKind::TableIo, "wait/io/table/doc/handler");
+/// {
+///     let _w = pfs::wait_start(c, 42); // timed: wait/io/table/% is on by default
+/// }
+/// # #[cfg(feature = "instrumentation")] {
+/// let row = pfs::events_waits_summary_global_by_event_name()
+///     .rows
+///     .into_iter()
+///     .find(|r| r.event_name == "wait/io/table/doc/handler")
+///     .unwrap();
+/// assert_eq!(row.stats.count_star, 1);
+/// # }
+/// ```
 #[inline]
 pub fn wait_start(class: ClassRef, object: usize) -> WaitGuard {
-    #[cfg(feature = "instrumentation")]
-    {
-        start(class, None, object as u64, 0)
-    }
-    #[cfg(not(feature = "instrumentation"))]
-    {
-        let _ = (class, object);
-        EventGuard::inactive()
-    }
+    backend::start(class, None, object as u64, DigestRef::default())
 }
 
 /// [`wait_start`] with an explicit operation (e.g. `Operation::Insert` for table I/O).
 #[inline]
 pub fn wait_start_op(class: ClassRef, op: Operation, object: usize) -> WaitGuard {
-    #[cfg(feature = "instrumentation")]
-    {
-        start(class, Some(op), object as u64, 0)
-    }
-    #[cfg(not(feature = "instrumentation"))]
-    {
-        let _ = (class, op, object);
-        EventGuard::inactive()
-    }
+    backend::start(class, Some(op), object as u64, DigestRef::default())
 }
 
 /// Start a statement of `class` (`statement/...`), optionally with a digest for
-/// `events_statements_summary_by_digest`. Timed with the nanosecond clock.
+/// `events_statements_summary_by_digest`; it ends when the guard drops.
+///
+/// ```
+/// let select = pfs::register_class(pfs::ClassKind::Statement, "statement/doc/select");
+/// let digest = pfs::register_digest("SELECT c FROM doc WHERE id = ?");
+/// for _ in 0..3 {
+///     let _s = pfs::statement_start(select, Some(digest));
+/// }
+/// # #[cfg(feature = "instrumentation")]
+/// assert!(pfs::events_statements_summary_by_digest()
+///     .rows
+///     .iter()
+///     .any(|r| r.digest_text == "SELECT c FROM doc WHERE id = ?" && r.stats.count_star == 3));
+/// ```
 #[inline]
 pub fn statement_start(class: ClassRef, digest: Option<DigestRef>) -> StatementGuard {
-    #[cfg(feature = "instrumentation")]
-    {
-        start(
-            class,
-            Some(Operation::Statement),
-            0,
-            digest.map_or(0, |d| d.0),
-        )
-    }
-    #[cfg(not(feature = "instrumentation"))]
-    {
-        let _ = (class, digest);
-        EventGuard::inactive()
-    }
+    backend::start(
+        class,
+        Some(Operation::Statement),
+        0,
+        digest.unwrap_or_default(),
+    )
 }
 
-/// Start a stage of `class` (`stage/...`). Timed with the nanosecond clock.
+/// Start a stage of `class` (`stage/...`); it ends when the guard drops.
 #[inline]
 pub fn stage_start(class: ClassRef) -> StageGuard {
-    #[cfg(feature = "instrumentation")]
-    {
-        start(class, Some(Operation::Stage), 0, 0)
-    }
-    #[cfg(not(feature = "instrumentation"))]
-    {
-        let _ = class;
-        EventGuard::inactive()
-    }
-}
-
-/// Run `$body` inside a wait event of `$class` on `$object`. Without the `instrumentation`
-/// feature this expands to `$body` alone (the class and object expressions are not evaluated).
-#[cfg(feature = "instrumentation")]
-#[macro_export]
-macro_rules! instrument_wait {
-    ($class:expr, $object:expr, $body:expr) => {{
-        let __pfs_guard = $crate::wait_start($class, $object as usize);
-        let __pfs_result = $body;
-        ::core::mem::drop(__pfs_guard);
-        __pfs_result
-    }};
-}
-
-/// Run `$body` inside a wait event of `$class` on `$object`. Without the `instrumentation`
-/// feature this expands to `$body` alone (the class and object expressions are not evaluated).
-#[cfg(not(feature = "instrumentation"))]
-#[macro_export]
-macro_rules! instrument_wait {
-    ($class:expr, $object:expr, $body:expr) => {{
-        $body
-    }};
-}
-
-/// Run `$body` inside a statement event of `$class` (optional digest as a third argument).
-/// Without the `instrumentation` feature this expands to `$body` alone.
-#[cfg(feature = "instrumentation")]
-#[macro_export]
-macro_rules! instrument_statement {
-    ($class:expr, $body:expr) => {{
-        let __pfs_guard = $crate::statement_start($class, None);
-        let __pfs_result = $body;
-        ::core::mem::drop(__pfs_guard);
-        __pfs_result
-    }};
-    ($class:expr, $digest:expr, $body:expr) => {{
-        let __pfs_guard = $crate::statement_start($class, Some($digest));
-        let __pfs_result = $body;
-        ::core::mem::drop(__pfs_guard);
-        __pfs_result
-    }};
-}
-
-/// Run `$body` inside a statement event of `$class` (optional digest as a third argument).
-/// Without the `instrumentation` feature this expands to `$body` alone.
-#[cfg(not(feature = "instrumentation"))]
-#[macro_export]
-macro_rules! instrument_statement {
-    ($class:expr, $body:expr) => {{
-        $body
-    }};
-    ($class:expr, $digest:expr, $body:expr) => {{
-        $body
-    }};
-}
-
-/// Run `$body` inside a stage event of `$class`. Without the `instrumentation` feature this
-/// expands to `$body` alone.
-#[cfg(feature = "instrumentation")]
-#[macro_export]
-macro_rules! instrument_stage {
-    ($class:expr, $body:expr) => {{
-        let __pfs_guard = $crate::stage_start($class);
-        let __pfs_result = $body;
-        ::core::mem::drop(__pfs_guard);
-        __pfs_result
-    }};
-}
-
-/// Run `$body` inside a stage event of `$class`. Without the `instrumentation` feature this
-/// expands to `$body` alone.
-#[cfg(not(feature = "instrumentation"))]
-#[macro_export]
-macro_rules! instrument_stage {
-    ($class:expr, $body:expr) => {{
-        $body
-    }};
+    backend::start(class, Some(Operation::Stage), 0, DigestRef::default())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -647,14 +356,12 @@ macro_rules! instrument_stage {
 /// to classes registered later (a later rule with the same pattern replaces it). Takes effect
 /// immediately (derived flags are recomputed before returning).
 pub fn set_instruments(pattern: &str, enabled: bool, timed: bool) -> Result<usize, PfsError> {
-    let p = Pattern::parse(pattern)?;
-    backend::set_instruments(&p, enabled, timed)
+    backend::set_instruments(&Pattern::parse(pattern)?, enabled, timed)
 }
 
 /// `UPDATE setup_consumers SET ENABLED=? WHERE NAME = name`.
 pub fn set_consumer(name: &str, enabled: bool) -> Result<(), PfsError> {
-    let c = Consumer::from_name(name)?;
-    backend::set_consumer(c, enabled);
+    backend::set_consumer(Consumer::from_name(name)?, enabled);
     Ok(())
 }
 
@@ -671,9 +378,25 @@ pub fn set_master(enabled: bool) {
 
 /// Apply a named configuration (see [`Preset`]): replaces all instrument rules and consumer
 /// switches, sets the master switch (off only for [`Preset::Off`]) and turns hold-time stats
-/// and histograms off.
+/// and histograms off. Timers and the thread switches are left as they are.
+///
+/// ```
+/// pfs::apply_preset(pfs::Preset::Counters); // everything counted, nothing timed
+/// # #[cfg(feature = "instrumentation")]
+/// assert_eq!(pfs::instrument_setting("wait/io/table/doc/preset"), None); // not registered yet
+/// let c = pfs::register_class(pfs::ClassKind::TableIo, "wait/io/table/doc/preset");
+/// assert!(!c.timed());
+/// pfs::apply_preset(pfs::Preset::Default);
+/// ```
 pub fn apply_preset(preset: Preset) {
     backend::apply_preset(preset);
+}
+
+/// `UPDATE setup_timers SET TIMER_NAME = clock WHERE NAME = family` (MySQL 5.7): the clock
+/// events of `family` are timed with from now on. As MySQL's manual advises, truncate the
+/// summaries afterwards: those already collected are kept in the old clock's ticks.
+pub fn set_timer(family: EventFamily, clock: Clock) {
+    backend::set_timer(family, clock);
 }
 
 /// Beyond PFS: hold-time statistics (acquire to release) for enabled mutex and rwlock classes,
@@ -699,7 +422,7 @@ pub fn set_tracing_threshold(threshold: Option<std::time::Duration>) {
         None => 0,
         Some(d) => (d.as_nanos().saturating_mul(1000)).clamp(1, u64::MAX as u128) as u64,
     };
-    imp::set_tracing_threshold(ps);
+    imp::trace::set_threshold(ps);
 }
 
 /// `(ENABLED, TIMED)` of a registered class, by exact name.
@@ -713,7 +436,7 @@ pub fn consumer_enabled(consumer: Consumer) -> (bool, bool) {
     backend::read::consumer_enabled(consumer)
 }
 
-/// The master switch (always `false` in the no-op build).
+/// The master switch (always `false` in the compiled-out build).
 pub fn master_enabled() -> bool {
     backend::read::master()
 }
@@ -731,25 +454,41 @@ pub fn setup_consumers() -> SetupConsumers {
     Table::new("setup_consumers", backend::read::setup_consumers())
 }
 
-/// `performance_timers`. The first call calibrates the cycle counter (about 10 ms).
+/// `setup_timers`: the clock of each event family.
+pub fn setup_timers() -> SetupTimers {
+    Table::new("setup_timers", backend::read::setup_timers())
+}
+
+/// `setup_actors`.
+pub fn setup_actors() -> SetupActors {
+    Table::new("setup_actors", backend::read::setup_actors())
+}
+
+/// `setup_threads`.
+pub fn setup_threads() -> SetupThreads {
+    Table::new("setup_threads", backend::read::setup_threads())
+}
+
+/// `performance_timers`, with what one reading of each clock costs and which event families
+/// use it. The first call calibrates the cycle counter (about 10 ms).
+///
+/// ```
+/// println!("{}", pfs::performance_timers());
+/// // +------------+-----------------+------------------+----------------+--------------+ ...
+/// // | TIMER_NAME | TIMER_FREQUENCY | TIMER_RESOLUTION | TIMER_OVERHEAD | READ_COST_PS | ...
+/// ```
 pub fn performance_timers() -> PerformanceTimers {
     Table::new("performance_timers", backend::read::performance_timers())
 }
 
 /// `events_waits_current`: per live thread, the waits in progress (or the last one).
 pub fn events_waits_current() -> EventsWaits {
-    Table::new(
-        "events_waits_current",
-        backend::read::wait_events(Which::WaitsCurrent),
-    )
+    Table::new("events_waits_current", backend::read::wait_events(false))
 }
 
 /// `events_waits_history`: the last `waits_history_size` waits of each live thread.
 pub fn events_waits_history() -> EventsWaits {
-    Table::new(
-        "events_waits_history",
-        backend::read::wait_events(Which::WaitsHistory),
-    )
+    Table::new("events_waits_history", backend::read::wait_events(true))
 }
 
 /// `events_waits_history_long`: the last `waits_history_long_size` waits of all threads.
@@ -760,36 +499,41 @@ pub fn events_waits_history_long() -> EventsWaits {
     )
 }
 
+fn family_events(name: &'static str, family: EventFamily, history: bool) -> EventsStatements {
+    Table::new(name, backend::read::statement_events(family, history))
+}
+
 /// `events_stages_current`.
 pub fn events_stages_current() -> EventsStatements {
-    Table::new(
-        "events_stages_current",
-        backend::read::statement_events(Which::StagesCurrent),
-    )
+    family_events("events_stages_current", EventFamily::Stage, false)
 }
 
 /// `events_stages_history`.
 pub fn events_stages_history() -> EventsStatements {
-    Table::new(
-        "events_stages_history",
-        backend::read::statement_events(Which::StagesHistory),
-    )
+    family_events("events_stages_history", EventFamily::Stage, true)
+}
+
+/// `events_stages_history_long`: the last `stages_history_long_size` stages of all threads.
+pub fn events_stages_history_long() -> EventsStatements {
+    let rows = backend::read::statement_history_long(EventFamily::Stage);
+    Table::new("events_stages_history_long", rows)
 }
 
 /// `events_statements_current`.
 pub fn events_statements_current() -> EventsStatements {
-    Table::new(
-        "events_statements_current",
-        backend::read::statement_events(Which::StatementsCurrent),
-    )
+    family_events("events_statements_current", EventFamily::Statement, false)
 }
 
 /// `events_statements_history`.
 pub fn events_statements_history() -> EventsStatements {
-    Table::new(
-        "events_statements_history",
-        backend::read::statement_events(Which::StatementsHistory),
-    )
+    family_events("events_statements_history", EventFamily::Statement, true)
+}
+
+/// `events_statements_history_long`: the last `statements_history_long_size` statements of
+/// all threads.
+pub fn events_statements_history_long() -> EventsStatements {
+    let rows = backend::read::statement_history_long(EventFamily::Statement);
+    Table::new("events_statements_history_long", rows)
 }
 
 /// `events_waits_summary_global_by_event_name`: one row per wait class (all registered wait
@@ -866,8 +610,8 @@ pub fn wait_histograms() -> Table<HistogramRow> {
     Table::new("wait_histogram_by_event_name", backend::read::histograms())
 }
 
-/// `threads`: live threads with a slot (those that recorded an event), with their
-/// `std::thread` names.
+/// `threads`: live threads with a slot (those that recorded an event or set their switches),
+/// with their `std::thread` names, accounts and `INSTRUMENTED` / `HISTORY` switches.
 pub fn threads() -> Threads {
     Table::new("threads", backend::read::threads())
 }
@@ -909,8 +653,7 @@ pub fn truncate_events_waits_summary_by_thread_by_event_name() {
     backend::read::truncate_by_thread();
 }
 
-/// `TRUNCATE TABLE events_waits_history` / `_history_long` (and the stages and statements
-/// histories).
+/// `TRUNCATE TABLE events_*_history` / `_history_long` (waits, stages and statements).
 pub fn truncate_events_history() {
     backend::read::truncate_history();
 }
@@ -921,86 +664,7 @@ pub fn truncate_all() {
     truncate_events_history();
 }
 
-// ---------------------------------------------------------------------------------------------
-// Status
-
 /// `SHOW STATUS LIKE 'performance_schema%'`: buffer usage and `lost` counters.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Status {
-    /// Is the instrumentation compiled in?
-    pub compiled: bool,
-    /// The master switch.
-    pub master: bool,
-    /// Registered classes.
-    pub classes: u64,
-    /// Class buffer size.
-    pub class_capacity: u64,
-    /// Registrations refused because the class buffer was full.
-    pub class_lost: u64,
-    /// Instances in use.
-    pub instances_used: u64,
-    /// Instance buffer size.
-    pub instance_capacity: u64,
-    /// Mutexes that run uninstrumented because the instance buffer was full.
-    pub mutex_instances_lost: u64,
-    /// Same for rwlocks.
-    pub rwlock_instances_lost: u64,
-    /// Same for condition variables.
-    pub cond_instances_lost: u64,
-    /// Same for instances of other kinds.
-    pub other_instances_lost: u64,
-    /// Threads with a slot.
-    pub threads_live: u64,
-    /// Threads that run unrecorded because the thread buffer was full.
-    pub thread_lost: u64,
-    /// Events not recorded: wait stack full, or no thread slot.
-    pub locker_lost: u64,
-    /// Registered digests.
-    pub digests: u64,
-    /// Digests refused because the digest buffer was full.
-    pub digest_lost: u64,
-    /// Events ever written to `events_waits_history_long`.
-    pub waits_history_long_written: u64,
-}
-
-impl Status {
-    /// As a `SHOW STATUS` result.
-    pub fn to_table(&self) -> Table<StatusRow> {
-        let rows = [
-            ("Performance_schema_class_lost", self.class_lost),
-            (
-                "Performance_schema_mutex_instances_lost",
-                self.mutex_instances_lost,
-            ),
-            (
-                "Performance_schema_rwlock_instances_lost",
-                self.rwlock_instances_lost,
-            ),
-            (
-                "Performance_schema_cond_instances_lost",
-                self.cond_instances_lost,
-            ),
-            (
-                "Performance_schema_other_instances_lost",
-                self.other_instances_lost,
-            ),
-            ("Performance_schema_thread_instances_lost", self.thread_lost),
-            ("Performance_schema_locker_lost", self.locker_lost),
-            ("Performance_schema_digest_lost", self.digest_lost),
-            ("Performance_schema_instances_used", self.instances_used),
-            ("Performance_schema_threads_live", self.threads_live),
-        ]
-        .into_iter()
-        .map(|(n, v)| StatusRow {
-            variable_name: n.to_string(),
-            value: v,
-        })
-        .collect();
-        Table::new("status", rows)
-    }
-}
-
-/// Buffer usage and `lost` counters.
 pub fn status() -> Status {
     backend::read::status()
 }

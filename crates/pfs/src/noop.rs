@@ -1,10 +1,96 @@
-//! The no-op backend (umbrella feature `instrumentation` off): same calls, nothing recorded,
-//! empty tables.
+//! The compiled-out build (umbrella feature `instrumentation` off): the same items as
+//! `crate::imp`, with nothing behind them. Classes and guards are zero-sized, `enabled()` is
+//! `const false`, every table is empty, and the `instrument_*!` macros expand to their body.
+//! There is no state, so there is nothing for any thread to write.
 
-use crate::kinds::{ClassKind, Consumer, Preset};
+use std::marker::PhantomData;
+
+use crate::config::Sizing;
+use crate::error::PfsError;
+use crate::kinds::{ClassKind, Clock, Consumer, EventFamily, Operation, Preset};
 use crate::pattern::Pattern;
-use crate::{PfsError, Sizing};
 
+/// A registered instrument class (compiled out: zero-sized, never enabled).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassRef;
+
+impl ClassRef {
+    /// Always `false` when the instrumentation is compiled out.
+    #[inline(always)]
+    pub const fn enabled(&self) -> bool {
+        false
+    }
+    /// Always `false` when the instrumentation is compiled out.
+    #[inline(always)]
+    pub const fn timed(&self) -> bool {
+        false
+    }
+    /// Empty when the instrumentation is compiled out.
+    pub fn name(&self) -> &'static str {
+        ""
+    }
+    /// `Idle` when the instrumentation is compiled out.
+    pub fn kind(&self) -> ClassKind {
+        ClassKind::Idle
+    }
+    /// Always `false` when the instrumentation is compiled out.
+    pub fn is_lost(&self) -> bool {
+        false
+    }
+    /// The class.
+    pub const fn disabled() -> ClassRef {
+        ClassRef
+    }
+}
+
+/// An interned statement digest text (compiled out: zero-sized).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DigestRef(());
+
+/// An event in progress (compiled out: zero-sized, records nothing). Not `Send`.
+#[must_use = "the event ends when the guard is dropped"]
+#[derive(Debug)]
+pub struct EventGuard {
+    _not_send: PhantomData<*const ()>,
+}
+
+impl EventGuard {
+    /// A guard that records nothing.
+    #[inline(always)]
+    pub const fn inactive() -> EventGuard {
+        EventGuard {
+            _not_send: PhantomData,
+        }
+    }
+    /// Always `false` when the instrumentation is compiled out.
+    #[inline(always)]
+    pub fn is_active(&self) -> bool {
+        false
+    }
+    /// End the event now (same as dropping the guard).
+    #[inline(always)]
+    pub fn end(self) {}
+}
+
+#[inline(always)]
+pub(crate) fn start(
+    _class: ClassRef,
+    _op: Option<Operation>,
+    _object: u64,
+    _digest: DigestRef,
+) -> EventGuard {
+    EventGuard::inactive()
+}
+
+pub(crate) fn register_class(_kind: ClassKind, _name: &str) -> ClassRef {
+    ClassRef
+}
+pub(crate) fn register_digest(_text: &str) -> DigestRef {
+    DigestRef(())
+}
+pub(crate) fn current_event_id() -> Option<u64> {
+    None
+}
 pub(crate) fn init(_s: Sizing) -> Result<(), PfsError> {
     Ok(())
 }
@@ -16,22 +102,64 @@ pub(crate) fn set_master(_e: bool) {}
 pub(crate) fn set_hold_stats(_e: bool) {}
 pub(crate) fn set_histograms(_e: bool) {}
 pub(crate) fn apply_preset(_p: Preset) {}
+pub(crate) fn set_timer(_f: EventFamily, _c: Clock) {}
+pub(crate) fn set_setup_actor(_h: &str, _u: &str, _e: bool, _hi: bool) -> Result<(), PfsError> {
+    Ok(())
+}
+pub(crate) fn remove_setup_actor(_h: &str, _u: &str) -> bool {
+    false
+}
+pub(crate) fn set_setup_threads(_p: &Pattern, _e: bool, _h: bool) -> Result<(), PfsError> {
+    Ok(())
+}
+pub(crate) fn set_thread_instrumented(_on: bool) -> bool {
+    false
+}
+pub(crate) fn set_thread_history(_on: bool) -> bool {
+    false
+}
+pub(crate) fn set_thread_account(_user: &str, _host: &str) -> bool {
+    false
+}
+pub(crate) fn update_thread(_id: u64, _e: bool, _h: bool) -> bool {
+    false
+}
+
+/// Run `$body` inside a wait event of `$class` on `$object`. Without the `instrumentation`
+/// feature this expands to `$body` alone (the class and object expressions are not evaluated).
+#[macro_export]
+macro_rules! instrument_wait {
+    ($class:expr, $object:expr, $body:expr) => {{
+        $body
+    }};
+}
+
+/// Run `$body` inside a statement event of `$class` (optional digest as a second argument).
+/// Without the `instrumentation` feature this expands to `$body` alone.
+#[macro_export]
+macro_rules! instrument_statement {
+    ($class:expr, $body:expr) => {{
+        $body
+    }};
+    ($class:expr, $digest:expr, $body:expr) => {{
+        $body
+    }};
+}
+
+/// Run `$body` inside a stage event of `$class`. Without the `instrumentation` feature this
+/// expands to `$body` alone.
+#[macro_export]
+macro_rules! instrument_stage {
+    ($class:expr, $body:expr) => {{
+        $body
+    }};
+}
 
 pub(crate) mod read {
+    //! Every table is empty.
     use super::*;
+    use crate::config::Status;
     use crate::tables::*;
-    use crate::Status;
-
-    #[derive(Clone, Copy, PartialEq, Eq)]
-    #[allow(dead_code)]
-    pub(crate) enum Which {
-        WaitsCurrent,
-        WaitsHistory,
-        StagesCurrent,
-        StagesHistory,
-        StatementsCurrent,
-        StatementsHistory,
-    }
 
     pub(crate) fn setup_instruments() -> Vec<SetupInstrumentRow> {
         Vec::new()
@@ -48,16 +176,28 @@ pub(crate) mod read {
     pub(crate) fn setup_consumers() -> Vec<SetupConsumerRow> {
         Vec::new()
     }
+    pub(crate) fn setup_timers() -> Vec<SetupTimerRow> {
+        Vec::new()
+    }
+    pub(crate) fn setup_actors() -> Vec<SetupActorRow> {
+        Vec::new()
+    }
+    pub(crate) fn setup_threads() -> Vec<SetupThreadRow> {
+        Vec::new()
+    }
     pub(crate) fn performance_timers() -> Vec<PerformanceTimerRow> {
         Vec::new()
     }
-    pub(crate) fn wait_events(_w: Which) -> Vec<WaitEventRow> {
+    pub(crate) fn wait_events(_history: bool) -> Vec<WaitEventRow> {
         Vec::new()
     }
     pub(crate) fn waits_history_long() -> Vec<WaitEventRow> {
         Vec::new()
     }
-    pub(crate) fn statement_events(_w: Which) -> Vec<StatementEventRow> {
+    pub(crate) fn statement_events(_f: EventFamily, _history: bool) -> Vec<StatementEventRow> {
+        Vec::new()
+    }
+    pub(crate) fn statement_history_long(_f: EventFamily) -> Vec<StatementEventRow> {
         Vec::new()
     }
     pub(crate) fn summary_global(_f: impl Fn(ClassKind) -> bool) -> Vec<SummaryByEventNameRow> {

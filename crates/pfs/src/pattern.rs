@@ -2,7 +2,7 @@
 //! `\` escapes the next character. Matching is case-sensitive (PFS names are compared in a binary
 //! collation) and runs in O(pattern × name) without recursion.
 
-use crate::PfsError;
+use crate::error::PfsError;
 
 /// Longest accepted pattern, in bytes.
 pub const MAX_PATTERN_LEN: usize = 512;

@@ -1,15 +1,20 @@
 //! Table types: one row struct per Performance Schema table, a generic [`Table`] that renders as
 //! the `mysql` client does (`Display`) and serializes to JSON (`serde::Serialize`).
 //!
+//! Each row type is declared once with the `table_row!` macro of this module: the column names given
+//! there are the struct's JSON keys, the text header and the order of the text cells, so adding
+//! a column is one line. A column's text cell comes from [`CellValue`] (numbers as digits, `bool`
+//! as `YES`/`NO`, `None` as `NULL`), or from `[pico]` (picoseconds formatted like sys'
+//! `format_time()`).
+//!
 //! All `TIMER_*` values are picoseconds, as in PFS. Rows are plain data: they are built when a
-//! table is read (see the reader functions in the crate root) and never shared with the
-//! instrumented threads.
+//! table is read and never shared with the instrumented threads.
 
 use std::fmt;
 
 use serde::Serialize;
 
-use crate::render::{cell, format_pico, yes_no, TextTable};
+use crate::render::TextTable;
 
 /// A row of a table: its column names and its cells as text (`None` = NULL).
 pub trait Row: Serialize {
@@ -17,6 +22,104 @@ pub trait Row: Serialize {
     const HEADERS: &'static [&'static str];
     /// The row's cells, one per header.
     fn cells(&self) -> Vec<Option<String>>;
+}
+
+/// A value that can be one text cell of a table.
+pub trait CellValue {
+    /// The cell's text; `None` renders as `NULL`.
+    fn cell(&self) -> Option<String>;
+}
+
+macro_rules! display_cells {
+    ($($t:ty),*) => {$(
+        impl CellValue for $t {
+            fn cell(&self) -> Option<String> {
+                Some(self.to_string())
+            }
+        }
+    )*};
+}
+display_cells!(String, &'static str, u64, u32, usize, i64);
+
+impl CellValue for bool {
+    fn cell(&self) -> Option<String> {
+        Some(if *self { "YES" } else { "NO" }.to_string())
+    }
+}
+
+impl<T: CellValue> CellValue for Option<T> {
+    fn cell(&self) -> Option<String> {
+        self.as_ref().and_then(CellValue::cell)
+    }
+}
+
+/// `parts` concatenated (the headers of a row with a flattened column group).
+#[doc(hidden)]
+pub const fn concat_headers<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut i, mut k) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[k] = parts[i][j];
+            k += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(k == N, "header count");
+    out
+}
+
+// Declares a table's row type once: its columns (name, field, type, text format), then
+// optionally a flattened column group (`..field: Type`, a row type whose columns follow) and
+// JSON-only fields (`json "KEY" => field: Type`). Generates the struct (with serde keys equal to
+// the column names) and its `Row` implementation.
+macro_rules! table_row {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $(
+                $(#[$fmeta:meta])*
+                $col:literal $([$fmt:ident])? => $field:ident : $ty:ty,
+            )*
+            $(
+                .. $(#[$smeta:meta])*
+                $sfield:ident : $sty:ty,
+            )?
+            $(
+                json $(#[$jmeta:meta])*
+                $jcol:literal => $jfield:ident : $jty:ty,
+            )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        pub struct $name {
+            $( $(#[$fmeta])* #[serde(rename = $col)] pub $field: $ty, )*
+            $( $(#[$smeta])* #[serde(flatten)] pub $sfield: $sty, )?
+            $( $(#[$jmeta])* #[serde(rename = $jcol)] pub $jfield: $jty, )*
+        }
+
+        impl Row for $name {
+            const HEADERS: &'static [&'static str] = &concat_headers::<
+                { [$($col),*].len() $(+ <$sty as Row>::HEADERS.len())? },
+            >(&[&[$($col),*] $(, <$sty as Row>::HEADERS)?]);
+
+            fn cells(&self) -> Vec<Option<String>> {
+                let mut v = Vec::with_capacity(<Self as Row>::HEADERS.len());
+                $( v.push(table_row!(@cell self.$field $(, $fmt)?)); )*
+                $( v.extend(Row::cells(&self.$sfield)); )?
+                v
+            }
+        }
+    };
+    (@cell $e:expr) => {
+        CellValue::cell(&$e)
+    };
+    (@cell $e:expr, pico) => {
+        Some(crate::render::format_pico($e))
+    };
 }
 
 /// A named result set of typed rows.
@@ -65,511 +168,292 @@ impl<R: Row> fmt::Display for Table<R> {
     }
 }
 
-/// `setup_instruments`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct SetupInstrumentRow {
-    /// Instrument name.
-    pub name: String,
-    /// ENABLED.
-    pub enabled: bool,
-    /// TIMED.
-    pub timed: bool,
-    /// Whether this kind is compiled in (`PROPERTIES`-like; `false` = never collects).
-    pub compiled: bool,
-}
-impl Row for SetupInstrumentRow {
-    const HEADERS: &'static [&'static str] = &["NAME", "ENABLED", "TIMED", "COMPILED"];
-    fn cells(&self) -> Vec<Option<String>> {
-        vec![
-            cell(&self.name),
-            yes_no(self.enabled),
-            yes_no(self.timed),
-            yes_no(self.compiled),
-        ]
+table_row! {
+    /// `setup_instruments`.
+    #[derive(Eq)]
+    pub struct SetupInstrumentRow {
+        /// Instrument name.
+        "NAME" => name: String,
+        /// ENABLED.
+        "ENABLED" => enabled: bool,
+        /// TIMED.
+        "TIMED" => timed: bool,
+        /// Whether this kind is compiled in (`PROPERTIES`-like; `false` = never collects).
+        "COMPILED" => compiled: bool,
     }
 }
 
-/// `setup_consumers`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct SetupConsumerRow {
-    /// Consumer name.
-    pub name: String,
-    /// ENABLED (its own switch; effective only if its ancestors are enabled too).
-    pub enabled: bool,
-}
-impl Row for SetupConsumerRow {
-    const HEADERS: &'static [&'static str] = &["NAME", "ENABLED"];
-    fn cells(&self) -> Vec<Option<String>> {
-        vec![cell(&self.name), yes_no(self.enabled)]
+table_row! {
+    /// `setup_consumers`.
+    #[derive(Eq)]
+    pub struct SetupConsumerRow {
+        /// Consumer name.
+        "NAME" => name: String,
+        /// ENABLED (its own switch; effective only if its ancestors are enabled too).
+        "ENABLED" => enabled: bool,
     }
 }
 
-/// `performance_timers`. NULL columns mean the timer is not available.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct PerformanceTimerRow {
-    /// `CYCLE` or `NANOSECOND`.
-    pub timer_name: String,
-    /// Ticks per second.
-    pub timer_frequency: Option<u64>,
-    /// Smallest step, in ticks.
-    pub timer_resolution: Option<u64>,
-    /// Least cost of one reading, in ticks (min of 20 calls).
-    pub timer_overhead: Option<u64>,
-}
-impl Row for PerformanceTimerRow {
-    const HEADERS: &'static [&'static str] = &[
-        "TIMER_NAME",
-        "TIMER_FREQUENCY",
-        "TIMER_RESOLUTION",
-        "TIMER_OVERHEAD",
-    ];
-    fn cells(&self) -> Vec<Option<String>> {
-        vec![
-            cell(&self.timer_name),
-            self.timer_frequency.map(|v| v.to_string()),
-            self.timer_resolution.map(|v| v.to_string()),
-            self.timer_overhead.map(|v| v.to_string()),
-        ]
+table_row! {
+    /// `performance_timers`, with what one reading costs. NULL columns mean the timer is not
+    /// available.
+    #[derive(Eq)]
+    pub struct PerformanceTimerRow {
+        /// `CYCLE` or `NANOSECOND`.
+        "TIMER_NAME" => timer_name: String,
+        /// Ticks per second.
+        "TIMER_FREQUENCY" => timer_frequency: Option<u64>,
+        /// Smallest step, in ticks.
+        "TIMER_RESOLUTION" => timer_resolution: Option<u64>,
+        /// Least cost of one reading, in ticks (min of 20 back-to-back pairs).
+        "TIMER_OVERHEAD" => timer_overhead: Option<u64>,
+        /// Beyond PFS: the mean cost of one reading in picoseconds (the fastest of 5 loops of
+        /// 2000 reads, measured at the first read of a table).
+        "READ_COST_PS" => read_cost_ps: Option<u64>,
+        /// Beyond PFS: the event families timed with this clock (`setup_timers`).
+        "USED_BY" => used_by: String,
     }
 }
 
-/// `events_waits_current` / `_history` / `_history_long`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct WaitEventRow {
-    /// THREAD_ID.
-    pub thread_id: u64,
-    /// EVENT_ID (per thread, from 1).
-    pub event_id: u64,
-    /// END_EVENT_ID: NULL while the event is in progress.
-    pub end_event_id: Option<u64>,
-    /// EVENT_NAME.
-    pub event_name: String,
-    /// TIMER_START (ps since the process epoch); NULL when untimed.
-    pub timer_start: Option<u64>,
-    /// TIMER_END; NULL when untimed or in progress.
-    pub timer_end: Option<u64>,
-    /// TIMER_WAIT; NULL when untimed or in progress.
-    pub timer_wait: Option<u64>,
-    /// OBJECT_INSTANCE_BEGIN: the instance identity.
-    pub object_instance_begin: u64,
-    /// NESTING_EVENT_ID: the enclosing wait, stage or statement.
-    pub nesting_event_id: Option<u64>,
-    /// OPERATION.
-    pub operation: String,
-}
-impl Row for WaitEventRow {
-    const HEADERS: &'static [&'static str] = &[
-        "THREAD_ID",
-        "EVENT_ID",
-        "END_EVENT_ID",
-        "EVENT_NAME",
-        "TIMER_START",
-        "TIMER_END",
-        "TIMER_WAIT",
-        "OBJECT_INSTANCE_BEGIN",
-        "NESTING_EVENT_ID",
-        "OPERATION",
-    ];
-    fn cells(&self) -> Vec<Option<String>> {
-        vec![
-            cell(self.thread_id),
-            cell(self.event_id),
-            self.end_event_id.map(|v| v.to_string()),
-            cell(&self.event_name),
-            self.timer_start.map(|v| v.to_string()),
-            self.timer_end.map(|v| v.to_string()),
-            self.timer_wait.map(|v| v.to_string()),
-            cell(self.object_instance_begin),
-            self.nesting_event_id.map(|v| v.to_string()),
-            cell(&self.operation),
-        ]
+table_row! {
+    /// `setup_timers` (MySQL 5.7): the clock each event family is timed with.
+    #[derive(Eq)]
+    pub struct SetupTimerRow {
+        /// `idle`, `wait`, `stage` or `statement`.
+        "NAME" => name: String,
+        /// `CYCLE` or `NANOSECOND`.
+        "TIMER_NAME" => timer_name: String,
     }
 }
 
-/// `events_stages_current` / `_history` and `events_statements_current` / `_history`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct StatementEventRow {
-    /// THREAD_ID.
-    pub thread_id: u64,
-    /// EVENT_ID.
-    pub event_id: u64,
-    /// END_EVENT_ID: NULL while in progress.
-    pub end_event_id: Option<u64>,
-    /// EVENT_NAME.
-    pub event_name: String,
-    /// TIMER_START (ps).
-    pub timer_start: Option<u64>,
-    /// TIMER_END (ps).
-    pub timer_end: Option<u64>,
-    /// TIMER_WAIT (ps).
-    pub timer_wait: Option<u64>,
-    /// DIGEST_TEXT (statements with a registered digest only).
-    pub digest_text: Option<String>,
-    /// NESTING_EVENT_ID.
-    pub nesting_event_id: Option<u64>,
-}
-impl Row for StatementEventRow {
-    const HEADERS: &'static [&'static str] = &[
-        "THREAD_ID",
-        "EVENT_ID",
-        "END_EVENT_ID",
-        "EVENT_NAME",
-        "TIMER_START",
-        "TIMER_END",
-        "TIMER_WAIT",
-        "DIGEST_TEXT",
-        "NESTING_EVENT_ID",
-    ];
-    fn cells(&self) -> Vec<Option<String>> {
-        vec![
-            cell(self.thread_id),
-            cell(self.event_id),
-            self.end_event_id.map(|v| v.to_string()),
-            cell(&self.event_name),
-            self.timer_start.map(|v| v.to_string()),
-            self.timer_end.map(|v| v.to_string()),
-            self.timer_wait.map(|v| v.to_string()),
-            self.digest_text.clone(),
-            self.nesting_event_id.map(|v| v.to_string()),
-        ]
+table_row! {
+    /// `events_waits_current` / `_history` / `_history_long`.
+    #[derive(Eq)]
+    pub struct WaitEventRow {
+        /// THREAD_ID.
+        "THREAD_ID" => thread_id: u64,
+        /// EVENT_ID (per thread, from 1).
+        "EVENT_ID" => event_id: u64,
+        /// END_EVENT_ID: NULL while the event is in progress.
+        "END_EVENT_ID" => end_event_id: Option<u64>,
+        /// EVENT_NAME.
+        "EVENT_NAME" => event_name: String,
+        /// TIMER_START (ps since the process epoch); NULL when untimed.
+        "TIMER_START" => timer_start: Option<u64>,
+        /// TIMER_END; NULL when untimed or in progress.
+        "TIMER_END" => timer_end: Option<u64>,
+        /// TIMER_WAIT; NULL when untimed or in progress.
+        "TIMER_WAIT" => timer_wait: Option<u64>,
+        /// OBJECT_INSTANCE_BEGIN: the instance identity.
+        "OBJECT_INSTANCE_BEGIN" => object_instance_begin: u64,
+        /// NESTING_EVENT_ID: the enclosing wait, stage or statement.
+        "NESTING_EVENT_ID" => nesting_event_id: Option<u64>,
+        /// OPERATION.
+        "OPERATION" => operation: String,
     }
 }
 
-/// Summary columns shared by the `*_summary_*` tables (all in picoseconds).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct SummaryStats {
-    /// COUNT_STAR.
-    pub count_star: u64,
-    /// SUM_TIMER_WAIT.
-    pub sum_timer_wait: u64,
-    /// MIN_TIMER_WAIT.
-    pub min_timer_wait: u64,
-    /// AVG_TIMER_WAIT.
-    pub avg_timer_wait: u64,
-    /// MAX_TIMER_WAIT.
-    pub max_timer_wait: u64,
-}
-
-impl SummaryStats {
-    fn cells(&self) -> [Option<String>; 5] {
-        [
-            cell(self.count_star),
-            cell(self.sum_timer_wait),
-            cell(self.min_timer_wait),
-            cell(self.avg_timer_wait),
-            cell(self.max_timer_wait),
-        ]
+table_row! {
+    /// `events_stages_*` and `events_statements_*` (`current`, `history`, `history_long`).
+    #[derive(Eq)]
+    pub struct StatementEventRow {
+        /// THREAD_ID.
+        "THREAD_ID" => thread_id: u64,
+        /// EVENT_ID.
+        "EVENT_ID" => event_id: u64,
+        /// END_EVENT_ID: NULL while in progress.
+        "END_EVENT_ID" => end_event_id: Option<u64>,
+        /// EVENT_NAME.
+        "EVENT_NAME" => event_name: String,
+        /// TIMER_START (ps).
+        "TIMER_START" => timer_start: Option<u64>,
+        /// TIMER_END (ps).
+        "TIMER_END" => timer_end: Option<u64>,
+        /// TIMER_WAIT (ps).
+        "TIMER_WAIT" => timer_wait: Option<u64>,
+        /// DIGEST_TEXT (statements with a registered digest only).
+        "DIGEST_TEXT" => digest_text: Option<String>,
+        /// NESTING_EVENT_ID.
+        "NESTING_EVENT_ID" => nesting_event_id: Option<u64>,
     }
 }
 
-/// `events_waits_summary_global_by_event_name` (also used for the stages and statements
-/// global summaries).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct SummaryByEventNameRow {
-    /// EVENT_NAME.
-    pub event_name: String,
-    /// The summary columns.
-    #[serde(flatten)]
-    pub stats: SummaryStats,
-}
-impl Row for SummaryByEventNameRow {
-    const HEADERS: &'static [&'static str] = &[
-        "EVENT_NAME",
-        "COUNT_STAR",
-        "SUM_TIMER_WAIT",
-        "MIN_TIMER_WAIT",
-        "AVG_TIMER_WAIT",
-        "MAX_TIMER_WAIT",
-    ];
-    fn cells(&self) -> Vec<Option<String>> {
-        let mut v = vec![cell(&self.event_name)];
-        v.extend(self.stats.cells());
-        v
+table_row! {
+    /// Summary columns shared by the `*_summary_*` tables (all in picoseconds).
+    #[derive(Copy, Default, Eq)]
+    pub struct SummaryStats {
+        /// COUNT_STAR.
+        "COUNT_STAR" => count_star: u64,
+        /// SUM_TIMER_WAIT.
+        "SUM_TIMER_WAIT" => sum_timer_wait: u64,
+        /// MIN_TIMER_WAIT.
+        "MIN_TIMER_WAIT" => min_timer_wait: u64,
+        /// AVG_TIMER_WAIT.
+        "AVG_TIMER_WAIT" => avg_timer_wait: u64,
+        /// MAX_TIMER_WAIT.
+        "MAX_TIMER_WAIT" => max_timer_wait: u64,
     }
 }
 
-/// `events_waits_summary_by_instance`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct SummaryByInstanceRow {
-    /// EVENT_NAME.
-    pub event_name: String,
-    /// OBJECT_INSTANCE_BEGIN: the identity given at creation, or the instance slot address.
-    pub object_instance_begin: u64,
-    /// The summary columns.
-    #[serde(flatten)]
-    pub stats: SummaryStats,
-}
-impl Row for SummaryByInstanceRow {
-    const HEADERS: &'static [&'static str] = &[
-        "EVENT_NAME",
-        "OBJECT_INSTANCE_BEGIN",
-        "COUNT_STAR",
-        "SUM_TIMER_WAIT",
-        "MIN_TIMER_WAIT",
-        "AVG_TIMER_WAIT",
-        "MAX_TIMER_WAIT",
-    ];
-    fn cells(&self) -> Vec<Option<String>> {
-        let mut v = vec![cell(&self.event_name), cell(self.object_instance_begin)];
-        v.extend(self.stats.cells());
-        v
+table_row! {
+    /// `events_waits_summary_global_by_event_name` (also used for the stages and statements
+    /// global summaries).
+    #[derive(Eq)]
+    pub struct SummaryByEventNameRow {
+        /// EVENT_NAME.
+        "EVENT_NAME" => event_name: String,
+        ..
+        /// The summary columns.
+        stats: SummaryStats,
     }
 }
 
-/// `events_waits_summary_by_thread_by_event_name`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct SummaryByThreadRow {
-    /// THREAD_ID.
-    pub thread_id: u64,
-    /// EVENT_NAME.
-    pub event_name: String,
-    /// The summary columns.
-    #[serde(flatten)]
-    pub stats: SummaryStats,
-}
-impl Row for SummaryByThreadRow {
-    const HEADERS: &'static [&'static str] = &[
-        "THREAD_ID",
-        "EVENT_NAME",
-        "COUNT_STAR",
-        "SUM_TIMER_WAIT",
-        "MIN_TIMER_WAIT",
-        "AVG_TIMER_WAIT",
-        "MAX_TIMER_WAIT",
-    ];
-    fn cells(&self) -> Vec<Option<String>> {
-        let mut v = vec![cell(self.thread_id), cell(&self.event_name)];
-        v.extend(self.stats.cells());
-        v
+table_row! {
+    /// `events_waits_summary_by_instance`.
+    #[derive(Eq)]
+    pub struct SummaryByInstanceRow {
+        /// EVENT_NAME.
+        "EVENT_NAME" => event_name: String,
+        /// OBJECT_INSTANCE_BEGIN: the identity given at creation, or the instance slot address.
+        "OBJECT_INSTANCE_BEGIN" => object_instance_begin: u64,
+        ..
+        /// The summary columns.
+        stats: SummaryStats,
     }
 }
 
-/// `events_statements_summary_by_digest` (the subset of columns this crate keeps).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct SummaryByDigestRow {
-    /// DIGEST: a stable hash of the text, hex.
-    pub digest: String,
-    /// DIGEST_TEXT.
-    pub digest_text: String,
-    /// The summary columns.
-    #[serde(flatten)]
-    pub stats: SummaryStats,
-}
-impl Row for SummaryByDigestRow {
-    const HEADERS: &'static [&'static str] = &[
-        "DIGEST",
-        "DIGEST_TEXT",
-        "COUNT_STAR",
-        "SUM_TIMER_WAIT",
-        "MIN_TIMER_WAIT",
-        "AVG_TIMER_WAIT",
-        "MAX_TIMER_WAIT",
-    ];
-    fn cells(&self) -> Vec<Option<String>> {
-        let mut v = vec![cell(&self.digest), cell(&self.digest_text)];
-        v.extend(self.stats.cells());
-        v
+table_row! {
+    /// `events_waits_summary_by_thread_by_event_name`.
+    #[derive(Eq)]
+    pub struct SummaryByThreadRow {
+        /// THREAD_ID.
+        "THREAD_ID" => thread_id: u64,
+        /// EVENT_NAME.
+        "EVENT_NAME" => event_name: String,
+        ..
+        /// The summary columns.
+        stats: SummaryStats,
     }
 }
 
-/// Beyond PFS: lockstat-style wait and hold times per mutex/rwlock instance
-/// (`lock_stat_by_instance`; hold times need [`crate::set_hold_stats`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct LockStatRow {
-    /// EVENT_NAME.
-    pub event_name: String,
-    /// OBJECT_INSTANCE_BEGIN.
-    pub object_instance_begin: u64,
-    /// Acquisitions (waits counted).
-    pub acquisitions: u64,
-    /// Total wait (ps).
-    pub sum_timer_wait: u64,
-    /// Longest wait (ps).
-    pub max_timer_wait: u64,
-    /// Holds measured.
-    pub hold_count: u64,
-    /// Total hold time (ps).
-    pub sum_timer_hold: u64,
-    /// Shortest hold (ps).
-    pub min_timer_hold: u64,
-    /// Mean hold (ps).
-    pub avg_timer_hold: u64,
-    /// Longest hold (ps).
-    pub max_timer_hold: u64,
-}
-impl Row for LockStatRow {
-    const HEADERS: &'static [&'static str] = &[
-        "EVENT_NAME",
-        "OBJECT_INSTANCE_BEGIN",
-        "ACQUISITIONS",
-        "SUM_TIMER_WAIT",
-        "MAX_TIMER_WAIT",
-        "HOLD_COUNT",
-        "SUM_TIMER_HOLD",
-        "MIN_TIMER_HOLD",
-        "AVG_TIMER_HOLD",
-        "MAX_TIMER_HOLD",
-    ];
-    fn cells(&self) -> Vec<Option<String>> {
-        vec![
-            cell(&self.event_name),
-            cell(self.object_instance_begin),
-            cell(self.acquisitions),
-            cell(self.sum_timer_wait),
-            cell(self.max_timer_wait),
-            cell(self.hold_count),
-            cell(self.sum_timer_hold),
-            cell(self.min_timer_hold),
-            cell(self.avg_timer_hold),
-            cell(self.max_timer_hold),
-        ]
+table_row! {
+    /// `events_statements_summary_by_digest` (the subset of columns this crate keeps).
+    #[derive(Eq)]
+    pub struct SummaryByDigestRow {
+        /// DIGEST: a stable hash of the text, hex.
+        "DIGEST" => digest: String,
+        /// DIGEST_TEXT.
+        "DIGEST_TEXT" => digest_text: String,
+        ..
+        /// The summary columns.
+        stats: SummaryStats,
     }
 }
 
-/// Beyond PFS: a wait-time histogram summary per class (`wait_histogram_by_event_name`;
-/// needs [`crate::set_histograms`]). Percentiles are the upper bounds of log2 buckets, so they
-/// overstate by at most 2x.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct HistogramRow {
-    /// EVENT_NAME.
-    pub event_name: String,
-    /// Timed events in the histogram.
-    pub count: u64,
-    /// Median (ps, bucket upper bound).
-    pub p50: u64,
-    /// 90th percentile.
-    pub p90: u64,
-    /// 99th percentile.
-    pub p99: u64,
-    /// 99.9th percentile.
-    pub p999: u64,
-    /// Upper bound of the highest non-empty bucket.
-    pub max: u64,
-    /// `(upper bound ps, count)` for every non-empty bucket.
-    pub buckets: Vec<(u64, u64)>,
-}
-impl Row for HistogramRow {
-    const HEADERS: &'static [&'static str] =
-        &["EVENT_NAME", "COUNT", "P50", "P90", "P99", "P999", "MAX"];
-    fn cells(&self) -> Vec<Option<String>> {
-        vec![
-            cell(&self.event_name),
-            cell(self.count),
-            cell(format_pico(self.p50)),
-            cell(format_pico(self.p90)),
-            cell(format_pico(self.p99)),
-            cell(format_pico(self.p999)),
-            cell(format_pico(self.max)),
-        ]
+table_row! {
+    /// Beyond PFS: lockstat-style wait and hold times per mutex/rwlock instance
+    /// (`lock_stat_by_instance`; hold times need [`crate::set_hold_stats`]).
+    #[derive(Eq)]
+    pub struct LockStatRow {
+        /// EVENT_NAME.
+        "EVENT_NAME" => event_name: String,
+        /// OBJECT_INSTANCE_BEGIN.
+        "OBJECT_INSTANCE_BEGIN" => object_instance_begin: u64,
+        /// Acquisitions (waits counted).
+        "ACQUISITIONS" => acquisitions: u64,
+        /// Total wait (ps).
+        "SUM_TIMER_WAIT" => sum_timer_wait: u64,
+        /// Longest wait (ps).
+        "MAX_TIMER_WAIT" => max_timer_wait: u64,
+        /// Holds measured.
+        "HOLD_COUNT" => hold_count: u64,
+        /// Total hold time (ps).
+        "SUM_TIMER_HOLD" => sum_timer_hold: u64,
+        /// Shortest hold (ps).
+        "MIN_TIMER_HOLD" => min_timer_hold: u64,
+        /// Mean hold (ps).
+        "AVG_TIMER_HOLD" => avg_timer_hold: u64,
+        /// Longest hold (ps).
+        "MAX_TIMER_HOLD" => max_timer_hold: u64,
     }
 }
 
-/// sys `waits_global_by_latency`: one row per timed wait class, ordered by total latency.
-/// The JSON form carries raw picoseconds; the text form formats them like sys.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct TopWaitRow {
-    /// events
-    pub events: String,
-    /// total (count)
-    pub total: u64,
-    /// total_latency (ps)
-    pub total_latency: u64,
-    /// avg_latency (ps)
-    pub avg_latency: u64,
-    /// max_latency (ps)
-    pub max_latency: u64,
-}
-impl Row for TopWaitRow {
-    const HEADERS: &'static [&'static str] = &[
-        "events",
-        "total",
-        "total_latency",
-        "avg_latency",
-        "max_latency",
-    ];
-    fn cells(&self) -> Vec<Option<String>> {
-        vec![
-            cell(&self.events),
-            cell(self.total),
-            cell(format_pico(self.total_latency)),
-            cell(format_pico(self.avg_latency)),
-            cell(format_pico(self.max_latency)),
-        ]
+table_row! {
+    /// Beyond PFS: a wait-time histogram summary per class (`wait_histogram_by_event_name`;
+    /// needs [`crate::set_histograms`]). Percentiles are the upper bounds of log2 buckets, so
+    /// they overstate by at most 2x. The JSON form carries raw picoseconds and the buckets.
+    #[derive(Eq)]
+    pub struct HistogramRow {
+        /// EVENT_NAME.
+        "EVENT_NAME" => event_name: String,
+        /// Timed events in the histogram.
+        "COUNT" => count: u64,
+        /// Median (ps, bucket upper bound).
+        "P50" [pico] => p50: u64,
+        /// 90th percentile.
+        "P90" [pico] => p90: u64,
+        /// 99th percentile.
+        "P99" [pico] => p99: u64,
+        /// 99.9th percentile.
+        "P999" [pico] => p999: u64,
+        /// Upper bound of the highest non-empty bucket.
+        "MAX" [pico] => max: u64,
+        json
+        /// `(upper bound ps, count)` for every non-empty bucket.
+        "BUCKETS" => buckets: Vec<(u64, u64)>,
     }
 }
 
-/// `performance_schema.metadata_locks`, MySQL 8.0's 11 columns. This crate only defines and
-/// renders the row; the lock manager builds the rows by walking its live contexts.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct MetadataLockRow {
-    /// OBJECT_TYPE: `GLOBAL`, `SCHEMA`, `TABLE`, `FUNCTION`, `PROCEDURE`, `TRIGGER`, `EVENT`,
-    /// `COMMIT`, `USER LEVEL LOCK`, `TABLESPACE`, `BACKUP LOCK`, `LOCKING SERVICE`, ...
-    pub object_type: String,
-    /// OBJECT_SCHEMA.
-    pub object_schema: Option<String>,
-    /// OBJECT_NAME.
-    pub object_name: Option<String>,
-    /// COLUMN_NAME (8.0).
-    pub column_name: Option<String>,
-    /// OBJECT_INSTANCE_BEGIN: address/identity of the ticket.
-    pub object_instance_begin: u64,
-    /// LOCK_TYPE: `INTENTION_EXCLUSIVE`, `SHARED`, `SHARED_HIGH_PRIO`, `SHARED_READ`,
-    /// `SHARED_WRITE`, `SHARED_WRITE_LOW_PRIO`, `SHARED_UPGRADABLE`, `SHARED_READ_ONLY`,
-    /// `SHARED_NO_WRITE`, `SHARED_NO_READ_WRITE`, `EXCLUSIVE`.
-    pub lock_type: String,
-    /// LOCK_DURATION: `STATEMENT`, `TRANSACTION`, `EXPLICIT`.
-    pub lock_duration: String,
-    /// LOCK_STATUS: `PENDING`, `GRANTED`, `VICTIM`, `TIMEOUT`, `KILLED`, `PRE_ACQUIRE_NOTIFY`,
-    /// `POST_RELEASE_NOTIFY`.
-    pub lock_status: String,
-    /// SOURCE (`file:line`).
-    pub source: Option<String>,
-    /// OWNER_THREAD_ID.
-    pub owner_thread_id: Option<u64>,
-    /// OWNER_EVENT_ID.
-    pub owner_event_id: Option<u64>,
+table_row! {
+    /// sys `waits_global_by_latency`: one row per timed wait class, ordered by total latency.
+    /// The JSON form carries raw picoseconds; the text form formats them like sys.
+    #[derive(Eq)]
+    pub struct TopWaitRow {
+        /// events
+        "events" => events: String,
+        /// total (count)
+        "total" => total: u64,
+        /// total_latency (ps)
+        "total_latency" [pico] => total_latency: u64,
+        /// avg_latency (ps)
+        "avg_latency" [pico] => avg_latency: u64,
+        /// max_latency (ps)
+        "max_latency" [pico] => max_latency: u64,
+    }
 }
-impl Row for MetadataLockRow {
-    const HEADERS: &'static [&'static str] = &[
-        "OBJECT_TYPE",
-        "OBJECT_SCHEMA",
-        "OBJECT_NAME",
-        "COLUMN_NAME",
-        "OBJECT_INSTANCE_BEGIN",
-        "LOCK_TYPE",
-        "LOCK_DURATION",
-        "LOCK_STATUS",
-        "SOURCE",
-        "OWNER_THREAD_ID",
-        "OWNER_EVENT_ID",
-    ];
-    fn cells(&self) -> Vec<Option<String>> {
-        vec![
-            cell(&self.object_type),
-            self.object_schema.clone(),
-            self.object_name.clone(),
-            self.column_name.clone(),
-            cell(self.object_instance_begin),
-            cell(&self.lock_type),
-            cell(&self.lock_duration),
-            cell(&self.lock_status),
-            self.source.clone(),
-            self.owner_thread_id.map(|v| v.to_string()),
-            self.owner_event_id.map(|v| v.to_string()),
-        ]
+
+table_row! {
+    /// `performance_schema.metadata_locks`, MySQL 8.0's 11 columns. This crate only defines and
+    /// renders the row; the lock manager builds the rows by walking its live contexts.
+    #[derive(Default, Eq)]
+    pub struct MetadataLockRow {
+        /// OBJECT_TYPE: `GLOBAL`, `SCHEMA`, `TABLE`, `FUNCTION`, `PROCEDURE`, `TRIGGER`,
+        /// `EVENT`, `COMMIT`, `USER LEVEL LOCK`, `TABLESPACE`, `BACKUP LOCK`, `LOCKING SERVICE`,
+        /// ...
+        "OBJECT_TYPE" => object_type: String,
+        /// OBJECT_SCHEMA.
+        "OBJECT_SCHEMA" => object_schema: Option<String>,
+        /// OBJECT_NAME.
+        "OBJECT_NAME" => object_name: Option<String>,
+        /// COLUMN_NAME (8.0).
+        "COLUMN_NAME" => column_name: Option<String>,
+        /// OBJECT_INSTANCE_BEGIN: address/identity of the ticket.
+        "OBJECT_INSTANCE_BEGIN" => object_instance_begin: u64,
+        /// LOCK_TYPE: `INTENTION_EXCLUSIVE`, `SHARED`, `SHARED_HIGH_PRIO`, `SHARED_READ`,
+        /// `SHARED_WRITE`, `SHARED_WRITE_LOW_PRIO`, `SHARED_UPGRADABLE`, `SHARED_READ_ONLY`,
+        /// `SHARED_NO_WRITE`, `SHARED_NO_READ_WRITE`, `EXCLUSIVE`.
+        "LOCK_TYPE" => lock_type: String,
+        /// LOCK_DURATION: `STATEMENT`, `TRANSACTION`, `EXPLICIT`.
+        "LOCK_DURATION" => lock_duration: String,
+        /// LOCK_STATUS: `PENDING`, `GRANTED`, `VICTIM`, `TIMEOUT`, `KILLED`,
+        /// `PRE_ACQUIRE_NOTIFY`, `POST_RELEASE_NOTIFY`.
+        "LOCK_STATUS" => lock_status: String,
+        /// SOURCE (`file:line`).
+        "SOURCE" => source: Option<String>,
+        /// OWNER_THREAD_ID.
+        "OWNER_THREAD_ID" => owner_thread_id: Option<u64>,
+        /// OWNER_EVENT_ID.
+        "OWNER_EVENT_ID" => owner_event_id: Option<u64>,
     }
 }
 
@@ -578,35 +462,67 @@ pub fn metadata_locks(rows: Vec<MetadataLockRow>) -> Table<MetadataLockRow> {
     Table::new("metadata_locks", rows)
 }
 
-/// `threads`: the live threads that have a slot (have recorded something).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct ThreadRow {
-    /// THREAD_ID.
-    pub thread_id: u64,
-    /// NAME: the `std::thread` name, if any.
-    pub name: Option<String>,
-}
-impl Row for ThreadRow {
-    const HEADERS: &'static [&'static str] = &["THREAD_ID", "NAME"];
-    fn cells(&self) -> Vec<Option<String>> {
-        vec![cell(self.thread_id), self.name.clone()]
+table_row! {
+    /// `threads`: the live threads that have a slot (have recorded something, or set their
+    /// switches).
+    #[derive(Eq)]
+    pub struct ThreadRow {
+        /// THREAD_ID.
+        "THREAD_ID" => thread_id: u64,
+        /// NAME: the `std::thread` name, if any.
+        "NAME" => name: Option<String>,
+        /// PROCESSLIST_USER: the account given to [`crate::set_thread_account`], if any.
+        "PROCESSLIST_USER" => user: Option<String>,
+        /// PROCESSLIST_HOST.
+        "PROCESSLIST_HOST" => host: Option<String>,
+        /// INSTRUMENTED: are the thread's events recorded?
+        "INSTRUMENTED" => instrumented: bool,
+        /// HISTORY: do its events reach the history tables?
+        "HISTORY" => history: bool,
     }
 }
 
-/// One `SHOW STATUS LIKE 'performance_schema%'` line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub struct StatusRow {
-    /// Variable_name.
-    pub variable_name: String,
-    /// Value.
-    pub value: u64,
+table_row! {
+    /// `setup_actors`: which accounts' sessions are instrumented, matched when a session gives
+    /// its account with [`crate::set_thread_account`] (the most specific row wins).
+    #[derive(Eq)]
+    pub struct SetupActorRow {
+        /// HOST (`%` matches any).
+        "HOST" => host: String,
+        /// USER (`%` matches any).
+        "USER" => user: String,
+        /// ROLE (always `%` here).
+        "ROLE" => role: String,
+        /// ENABLED: sessions of this account are instrumented.
+        "ENABLED" => enabled: bool,
+        /// HISTORY: their events reach the history tables.
+        "HISTORY" => history: bool,
+    }
 }
-impl Row for StatusRow {
-    const HEADERS: &'static [&'static str] = &["Variable_name", "Value"];
-    fn cells(&self) -> Vec<Option<String>> {
-        vec![cell(&self.variable_name), cell(self.value)]
+
+table_row! {
+    /// `setup_threads`: whether threads start instrumented, by a `LIKE` pattern on the
+    /// `std::thread` name (unnamed threads are matched as `thread/unnamed`); the last matching
+    /// row wins.
+    #[derive(Eq)]
+    pub struct SetupThreadRow {
+        /// NAME pattern.
+        "NAME" => name: String,
+        /// ENABLED: matching threads start instrumented.
+        "ENABLED" => enabled: bool,
+        /// HISTORY: their events reach the history tables.
+        "HISTORY" => history: bool,
+    }
+}
+
+table_row! {
+    /// One `SHOW STATUS LIKE 'performance_schema%'` line.
+    #[derive(Eq)]
+    pub struct StatusRow {
+        /// Variable_name.
+        "Variable_name" => variable_name: String,
+        /// Value.
+        "Value" => value: u64,
     }
 }
 
@@ -616,6 +532,12 @@ pub type SetupInstruments = Table<SetupInstrumentRow>;
 pub type SetupConsumers = Table<SetupConsumerRow>;
 /// `performance_timers`.
 pub type PerformanceTimers = Table<PerformanceTimerRow>;
+/// `setup_timers`.
+pub type SetupTimers = Table<SetupTimerRow>;
+/// `setup_actors`.
+pub type SetupActors = Table<SetupActorRow>;
+/// `setup_threads`.
+pub type SetupThreads = Table<SetupThreadRow>;
 /// `events_waits_current`, `events_waits_history`, `events_waits_history_long`.
 pub type EventsWaits = Table<WaitEventRow>;
 /// `events_statements_*` and `events_stages_*`.
@@ -661,5 +583,83 @@ mod tests {
         let j = t.to_json();
         assert!(j.contains(r#""OBJECT_TYPE":"TABLE""#));
         assert!(j.contains(r#""COLUMN_NAME":null"#));
+    }
+
+    #[test]
+    fn flattened_and_json_only_columns() {
+        assert_eq!(
+            SummaryByInstanceRow::HEADERS,
+            [
+                "EVENT_NAME",
+                "OBJECT_INSTANCE_BEGIN",
+                "COUNT_STAR",
+                "SUM_TIMER_WAIT",
+                "MIN_TIMER_WAIT",
+                "AVG_TIMER_WAIT",
+                "MAX_TIMER_WAIT"
+            ]
+        );
+        let r = SummaryByInstanceRow {
+            event_name: "e".into(),
+            object_instance_begin: 3,
+            stats: SummaryStats {
+                count_star: 1,
+                ..SummaryStats::default()
+            },
+        };
+        assert_eq!(r.cells().len(), 7);
+        assert!(r
+            .to_json_string()
+            .contains(r#""OBJECT_INSTANCE_BEGIN":3,"COUNT_STAR":1"#));
+        let h = HistogramRow {
+            event_name: "e".into(),
+            count: 1,
+            p50: 1000,
+            p90: 1000,
+            p99: 1000,
+            p999: 1000,
+            max: 1000,
+            buckets: vec![(1000, 1)],
+        };
+        assert_eq!(HistogramRow::HEADERS.len(), h.cells().len());
+        assert_eq!(h.cells()[2].as_deref(), Some("1.00 ns"));
+        assert!(h.to_json_string().contains(r#""BUCKETS":[[1000,1]]"#));
+    }
+
+    table_row! {
+        /// One line of a demo table.
+        #[derive(Eq)]
+        pub struct DemoRow {
+            /// The name.
+            "NAME" => name: String,
+            /// Total time (ps), shown formatted.
+            "TOTAL" [pico] => total: u64,
+            /// NULL when unknown.
+            "OWNER" => owner: Option<u64>,
+        }
+    }
+
+    #[test]
+    fn one_declaration_gives_struct_header_cells_and_json() {
+        let r = DemoRow {
+            name: "x".into(),
+            total: 1_500_000,
+            owner: None,
+        };
+        assert_eq!(DemoRow::HEADERS, ["NAME", "TOTAL", "OWNER"]);
+        assert_eq!(r.cells(), [Some("x".into()), Some("1.50 us".into()), None]);
+        assert_eq!(
+            r.to_json_string(),
+            r#"{"NAME":"x","TOTAL":1500000,"OWNER":null}"#
+        );
+    }
+
+    trait Json {
+        fn to_json_string(&self) -> String;
+    }
+    impl<T: Serialize> Json for T {
+        fn to_json_string(&self) -> String {
+            serde_json::to_string(self).unwrap()
+        }
     }
 }

@@ -336,14 +336,13 @@ fn setup_tables_render() {
     let t = pfs::setup_consumers();
     assert_eq!(t.rows.len(), Consumer::ALL.len());
     let text = t.to_string();
-    assert!(
-        text.contains("| global_instrumentation    | YES     |"),
-        "{text}"
-    );
-    assert!(
-        text.contains("| events_waits_current      | NO      |"),
-        "{text}"
-    );
+    // Column widths follow the longest name (`events_statements_history_long`).
+    let row = |name: &str, on: &str| {
+        text.lines()
+            .any(|l| l.starts_with(&format!("| {name} ")) && l.ends_with(&format!("| {on}     |")))
+    };
+    assert!(row("global_instrumentation", "YES"), "{text}");
+    assert!(row("events_waits_current", "NO "), "{text}");
     let json = t.to_json();
     assert!(
         json.contains(r#"{"NAME":"global_instrumentation","ENABLED":true}"#),

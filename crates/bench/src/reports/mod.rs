@@ -98,7 +98,15 @@ pub fn pct(x: f64) -> String {
     format!("{:+.1}%", x * 100.0)
 }
 
-/// Writes the index page linking every report page.
+/// The headline a report wrote into `<dir>/<name>.json`, if any.
+fn headline(dir: &Path, name: &str) -> Option<crate::output::Headline> {
+    let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    serde_json::from_value(v.get("headline")?.clone()).ok()
+}
+
+/// Writes the index page: first one table with each report's headline figure next to the
+/// published figure it reproduces, then the links to every report page.
 ///
 /// # Errors
 /// File-system errors.
@@ -110,6 +118,25 @@ pub fn write_index(
     use std::fmt::Write as _;
     let mut md = String::new();
     let _ = writeln!(md, "# mdl benchmark report\n\n{header}\n");
+    let _ = writeln!(
+        md,
+        "| report | what | measured | published |\n|---|---|---|---|"
+    );
+    for (name, _, _) in pages {
+        match headline(dir, name) {
+            Some(h) => {
+                let _ = writeln!(
+                    md,
+                    "| [{name}]({name}.md) | {} | {} | {} |",
+                    h.what, h.measured, h.published
+                );
+            }
+            None => {
+                let _ = writeln!(md, "| [{name}]({name}.md) | (no headline yet) | | |");
+            }
+        }
+    }
+    md.push('\n');
     for (name, title, files) in pages {
         let _ = writeln!(md, "## [{title}]({name}.md)\n");
         for f in files {
@@ -200,6 +227,34 @@ pub fn sweep_chart(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_opens_with_the_headlines() {
+        let dir = std::env::temp_dir().join(format!("mdl-index-test-{}", std::process::id()));
+        let mut r = crate::output::Report::new("demo", "Demo", "what");
+        r.headline = Some(crate::output::Headline {
+            what: "overhead".into(),
+            measured: "+3%".into(),
+            published: "4.5% (B)".into(),
+        });
+        r.write(&dir).unwrap();
+        let pages = vec![
+            (
+                "demo".to_string(),
+                "Demo".to_string(),
+                vec!["demo.json".to_string()],
+            ),
+            ("other".to_string(), "Other".to_string(), vec![]),
+        ];
+        write_index(&dir, &pages, "header").unwrap();
+        let md = std::fs::read_to_string(dir.join("index.md")).unwrap();
+        let table = md
+            .find("| [demo](demo.md) | overhead | +3% | 4.5% (B) |")
+            .unwrap();
+        assert!(md.contains("| [other](other.md) | (no headline yet) | | |"));
+        assert!(table < md.find("## [Demo](demo.md)").unwrap());
+        let _ = std::fs::remove_dir_all(dir);
+    }
 
     #[test]
     fn formatting() {

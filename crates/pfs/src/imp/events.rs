@@ -1,17 +1,39 @@
-//! Event records (`events_*_current`, `_history`, `_history_long`).
+//! Event records: `events_*_current`, `_history` (per thread) and `_history_long` (global).
 //!
-//! An [`EventRecord`] is a seqlock over plain `AtomicU64` fields: the writer bumps `seq` to an
-//! odd value, writes the fields (relaxed), and bumps it to the next even value (release). A
-//! reader copies the fields between two reads of `seq` and retries (a few times, then skips the
-//! row) if it saw a write in progress. No `unsafe`, and a reader never blocks a writer.
+//! An [`EventRecord`] is one cache line: a seqlock over seven `AtomicU64` fields. The writer
+//! bumps `seq` to an odd value, writes the fields (relaxed) and bumps it to the next even value
+//! (release); a reader copies the fields between two reads of `seq` and retries (a few times,
+//! then skips the row) if it saw a write in progress. No `unsafe`, and a reader never blocks a
+//! writer.
 //!
-//! Writers: the per-thread current slots and history rings are written only by their owning
-//! thread (truncate aside). `history_long` is a global ring whose slot index is taken with one
-//! `fetch_add` per event — the one shared read-modify-write in the crate, paid only when the
-//! `events_waits_history_long` consumer is on (PFS does the same). Two writers can only meet on
-//! one slot if the ring wraps around during a single write; readers then may see a mixed row.
+//! # Written once
+//!
+//! A thread's [`EventLog`] of one family (waits, stages or statements) is a ring of
+//! `history_size + STACK` records. An event claims the next record when it begins and writes
+//! its start there; when it ends, the end fields are written into the same record, which then
+//! *is* the history entry: no copy. The records of the events in progress are listed in a
+//! small stack (`events_*_current`); with no event in progress, the current table shows the
+//! last one. A record written while the history consumer was off carries no history bit and is
+//! not shown as history. An event that outlives `history_size + STACK` newer events of its
+//! family (a long outer wait with many short inner ones) finds its record reused and is not
+//! recorded (its statistics still are).
+//!
+//! Writers: an `EventLog` is written only by its thread (truncate aside). A [`LongRing`] is
+//! shared: its slot index is taken with one `fetch_add` per event, the crate's one shared
+//! read-modify-write, paid only when a `*_history_long` consumer is on (PFS does the same), and
+//! the finished event is copied into it. Two writers can only meet on one slot if the ring
+//! wraps around during a single write; readers then may see a mixed row.
 
-use std::sync::atomic::{fence, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+use super::flags::STACK;
+use super::limits::sizing;
+
+/// Record bits: the event was timed, with the cycle counter, and is part of the history.
+pub(crate) const B_TIMED: u8 = 1;
+pub(crate) const B_CYCLES: u8 = 2;
+pub(crate) const B_HISTORY: u8 = 4;
 
 /// A copied event.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -22,7 +44,8 @@ pub(crate) struct EventData {
     pub end_event_id: u64,
     pub class: u32,
     pub op: u8,
-    pub timed: bool,
+    /// `B_*`.
+    pub bits: u8,
     pub timer_start: u64,
     pub timer_end: u64,
     /// OBJECT_INSTANCE_BEGIN for waits; digest index + 1 for statements.
@@ -30,21 +53,16 @@ pub(crate) struct EventData {
     pub nesting: u64,
 }
 
-impl EventData {
-    fn pack(&self) -> u64 {
-        self.class as u64 | (self.op as u64) << 32 | (self.timed as u64) << 40
-    }
-    fn unpack(&mut self, v: u64) {
-        self.class = v as u32;
-        self.op = (v >> 32) as u8;
-        self.timed = (v >> 40) & 1 != 0;
-    }
+/// `class | op << 16 | bits << 24 | thread_id << 32` (classes are at most 4096).
+#[inline]
+pub(crate) fn pack(class: u32, op: u8, bits: u8, thread_id: u64) -> u64 {
+    (class as u64 & 0xffff) | (op as u64) << 16 | (bits as u64) << 24 | thread_id << 32
 }
 
 #[derive(Debug, Default)]
+#[repr(align(64))]
 pub(crate) struct EventRecord {
     seq: AtomicU64,
-    thread_id: AtomicU64,
     event_id: AtomicU64,
     end_event_id: AtomicU64,
     packed: AtomicU64,
@@ -55,55 +73,85 @@ pub(crate) struct EventRecord {
 }
 
 impl EventRecord {
-    pub(crate) fn write(&self, d: &EventData) {
-        use Ordering::Relaxed;
-        let s = self.seq.load(Relaxed);
-        self.seq.store(s.wrapping_add(1) | 1, Relaxed);
+    #[inline]
+    fn write(&self, f: impl FnOnce(&EventRecord)) {
+        let s = self.seq.load(Ordering::Relaxed);
+        self.seq.store(s.wrapping_add(1) | 1, Ordering::Relaxed);
         fence(Ordering::Release);
-        self.thread_id.store(d.thread_id, Relaxed);
-        self.event_id.store(d.event_id, Relaxed);
-        self.end_event_id.store(d.end_event_id, Relaxed);
-        self.packed.store(d.pack(), Relaxed);
-        self.timer_start.store(d.timer_start, Relaxed);
-        self.timer_end.store(d.timer_end, Relaxed);
-        self.object.store(d.object, Relaxed);
-        self.nesting.store(d.nesting, Relaxed);
+        f(self);
         self.seq.store((s | 1).wrapping_add(1), Ordering::Release);
     }
 
-    /// Mark the event ended (owner thread only).
-    pub(crate) fn finish(&self, end_event_id: u64, timer_end: u64) {
+    /// Write a whole event.
+    #[inline]
+    pub(crate) fn set(&self, d: &EventData) {
         use Ordering::Relaxed;
-        let s = self.seq.load(Relaxed);
-        self.seq.store(s.wrapping_add(1) | 1, Relaxed);
-        fence(Ordering::Release);
-        self.end_event_id.store(end_event_id, Relaxed);
-        self.timer_end.store(timer_end, Relaxed);
-        self.seq.store((s | 1).wrapping_add(1), Ordering::Release);
+        self.write(|r| {
+            r.event_id.store(d.event_id, Relaxed);
+            r.end_event_id.store(d.end_event_id, Relaxed);
+            r.packed
+                .store(pack(d.class, d.op, d.bits, d.thread_id), Relaxed);
+            r.timer_start.store(d.timer_start, Relaxed);
+            r.timer_end.store(d.timer_end, Relaxed);
+            r.object.store(d.object, Relaxed);
+            r.nesting.store(d.nesting, Relaxed);
+        });
+    }
+
+    /// Write the start of an event: its id, packed class/op/bits/thread, start, object and
+    /// nesting; the end fields are cleared (owner thread only).
+    #[inline]
+    fn start(&self, event_id: u64, packed: u64, timer_start: u64, object: u64, nesting: u64) {
+        use Ordering::Relaxed;
+        self.write(|r| {
+            r.event_id.store(event_id, Relaxed);
+            r.end_event_id.store(0, Relaxed);
+            r.packed.store(packed, Relaxed);
+            r.timer_start.store(timer_start, Relaxed);
+            r.timer_end.store(0, Relaxed);
+            r.object.store(object, Relaxed);
+            r.nesting.store(nesting, Relaxed);
+        });
+    }
+
+    /// Mark the event ended (owner thread only).
+    #[inline]
+    fn finish(&self, end_event_id: u64, timer_end: u64) {
+        use Ordering::Relaxed;
+        self.write(|r| {
+            r.end_event_id.store(end_event_id, Relaxed);
+            r.timer_end.store(timer_end, Relaxed);
+        });
+    }
+
+    fn load(&self) -> EventData {
+        use Ordering::Relaxed;
+        let p = self.packed.load(Relaxed);
+        EventData {
+            thread_id: p >> 32,
+            event_id: self.event_id.load(Relaxed),
+            end_event_id: self.end_event_id.load(Relaxed),
+            class: (p & 0xffff) as u32,
+            op: (p >> 16) as u8,
+            bits: (p >> 24) as u8,
+            timer_start: self.timer_start.load(Relaxed),
+            timer_end: self.timer_end.load(Relaxed),
+            object: self.object.load(Relaxed),
+            nesting: self.nesting.load(Relaxed),
+        }
     }
 
     /// A consistent copy, or `None` if empty or still being written after a few tries.
     pub(crate) fn read(&self) -> Option<EventData> {
-        use Ordering::Relaxed;
         for _ in 0..16 {
             let s1 = self.seq.load(Ordering::Acquire);
             if s1 & 1 == 1 {
                 std::hint::spin_loop();
                 continue;
             }
-            let mut d = EventData {
-                thread_id: self.thread_id.load(Relaxed),
-                event_id: self.event_id.load(Relaxed),
-                end_event_id: self.end_event_id.load(Relaxed),
-                timer_start: self.timer_start.load(Relaxed),
-                timer_end: self.timer_end.load(Relaxed),
-                object: self.object.load(Relaxed),
-                nesting: self.nesting.load(Relaxed),
-                ..EventData::default()
-            };
-            d.unpack(self.packed.load(Relaxed));
+            let d = self.load();
             fence(Ordering::Acquire);
-            if self.seq.load(Relaxed) == s1 {
+            if self.seq.load(Ordering::Relaxed) == s1 {
                 return (d.event_id != 0).then_some(d);
             }
         }
@@ -111,47 +159,185 @@ impl EventRecord {
     }
 
     /// The event id, read by the owner thread (no seqlock needed for its own writes).
+    #[inline]
     pub(crate) fn own_event_id(&self) -> u64 {
         self.event_id.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn clear(&self) {
-        self.write(&EventData::default());
+    fn clear(&self) {
+        self.set(&EventData::default());
     }
 }
 
-/// A ring of event records. `next` counts records ever written.
+/// Where an event in progress keeps its record: the record index and its stack level.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Claim {
+    pub(crate) index: u32,
+    pub(crate) level: u32,
+}
+
+/// One thread's events of one family (see the module docs).
 #[derive(Debug)]
-pub(crate) struct Ring {
+pub(crate) struct EventLog {
+    recs: Box<[EventRecord]>,
+    history: usize,
+    /// The record the next event claims (owner only).
+    next: AtomicU32,
+    /// Events in progress, and their records (owner writes; readers take a hint).
+    depth: AtomicU32,
+    stack: [AtomicU32; STACK],
+    /// The record of the most recent event begun; `u32::MAX` if none.
+    last: AtomicU32,
+}
+
+impl EventLog {
+    pub(crate) fn new(history: usize) -> EventLog {
+        EventLog {
+            recs: (0..history + STACK)
+                .map(|_| EventRecord::default())
+                .collect(),
+            history,
+            next: AtomicU32::new(0),
+            depth: AtomicU32::new(0),
+            stack: Default::default(),
+            last: AtomicU32::new(u32::MAX),
+        }
+    }
+
+    /// Events in progress (owner).
+    #[inline]
+    pub(crate) fn depth(&self) -> usize {
+        self.depth.load(Ordering::Relaxed) as usize
+    }
+
+    /// The id of the innermost event in progress, 0 if none (owner).
+    #[inline]
+    pub(crate) fn top_event_id(&self) -> u64 {
+        match self.depth() {
+            0 => 0,
+            d => {
+                let i = self.stack[(d - 1).min(STACK - 1)].load(Ordering::Relaxed);
+                self.recs[i as usize].own_event_id()
+            }
+        }
+    }
+
+    /// Claim a record and write the start of an event into it (owner): its id, packed
+    /// class/op/bits/thread ([`pack`]), start, object and nesting. `None` when `STACK` events
+    /// are already in progress.
+    #[inline]
+    pub(crate) fn begin_packed(
+        &self,
+        event_id: u64,
+        packed: u64,
+        timer_start: u64,
+        object: u64,
+        nesting: u64,
+    ) -> Option<Claim> {
+        let level = self.depth.load(Ordering::Relaxed);
+        if level as usize >= STACK {
+            return None;
+        }
+        let i = self.next.load(Ordering::Relaxed);
+        let n = i + 1;
+        self.next.store(
+            if n as usize >= self.recs.len() { 0 } else { n },
+            Ordering::Relaxed,
+        );
+        let rec = self.recs.get(i as usize)?;
+        rec.start(event_id, packed, timer_start, object, nesting);
+        self.stack[level as usize].store(i, Ordering::Relaxed);
+        self.depth.store(level + 1, Ordering::Relaxed);
+        self.last.store(i, Ordering::Relaxed);
+        Some(Claim { index: i, level })
+    }
+
+    /// Write the end of the event that made `claim` (owner). Returns its record, unless the
+    /// record was reused meanwhile.
+    #[inline]
+    pub(crate) fn end(
+        &self,
+        claim: Claim,
+        event_id: u64,
+        end_event_id: u64,
+        timer_end: u64,
+    ) -> Option<&EventRecord> {
+        self.depth.store(claim.level, Ordering::Relaxed);
+        let r = &self.recs[claim.index as usize];
+        if r.own_event_id() != event_id {
+            return None;
+        }
+        r.finish(end_event_id, timer_end);
+        Some(r)
+    }
+
+    /// A copy of an own record (owner; for the `history_long` copy).
+    pub(crate) fn own_copy(r: &EventRecord) -> EventData {
+        r.load()
+    }
+
+    /// `events_*_current`: the events in progress, else the last one.
+    pub(crate) fn current(&self) -> Vec<EventData> {
+        let depth = self.depth().min(STACK);
+        let idx: Vec<u32> = if depth > 0 {
+            self.stack[..depth]
+                .iter()
+                .map(|s| s.load(Ordering::Relaxed))
+                .collect()
+        } else {
+            vec![self.last.load(Ordering::Relaxed)]
+        };
+        idx.into_iter()
+            .filter_map(|i| self.recs.get(i as usize)?.read())
+            .collect()
+    }
+
+    /// `events_*_history`: the last `history_size` ended events recorded with history on,
+    /// oldest first.
+    pub(crate) fn history(&self) -> Vec<EventData> {
+        let mut v: Vec<EventData> = self
+            .recs
+            .iter()
+            .filter_map(EventRecord::read)
+            .filter(|d| d.end_event_id != 0 && d.bits & B_HISTORY != 0)
+            .collect();
+        v.sort_by_key(|d| d.event_id);
+        let extra = v.len().saturating_sub(self.history);
+        v.drain(..extra);
+        v
+    }
+
+    /// Forget every record (truncate, or a slot handed to a new thread).
+    pub(crate) fn clear(&self) {
+        for r in self.recs.iter() {
+            r.clear();
+        }
+        self.last.store(u32::MAX, Ordering::Relaxed);
+    }
+}
+
+/// A `*_history_long` ring, shared by all threads. `next` counts records ever written.
+#[derive(Debug)]
+pub(crate) struct LongRing {
     recs: Box<[EventRecord]>,
     next: AtomicU64,
 }
 
-impl Ring {
-    pub(crate) fn new(n: usize) -> Ring {
-        Ring {
+impl LongRing {
+    pub(crate) fn new(n: usize) -> LongRing {
+        LongRing {
             recs: (0..n).map(|_| EventRecord::default()).collect(),
             next: AtomicU64::new(0),
         }
     }
 
-    /// Single-writer push (per-thread rings): relaxed load + store of the index.
-    pub(crate) fn push_owned(&self, d: &EventData) {
-        if self.recs.is_empty() {
-            return;
-        }
-        let i = self.next.load(Ordering::Relaxed);
-        self.recs[(i % self.recs.len() as u64) as usize].write(d);
-        self.next.store(i + 1, Ordering::Release);
-    }
-
-    /// Multi-writer push (history_long): one `fetch_add`.
-    pub(crate) fn push_shared(&self, d: &EventData) {
+    /// Multi-writer push: one `fetch_add`, then a copy of the finished event.
+    pub(crate) fn push(&self, d: &EventData) {
         if self.recs.is_empty() {
             return;
         }
         let i = self.next.fetch_add(1, Ordering::Relaxed);
-        self.recs[(i % self.recs.len() as u64) as usize].write(d);
+        self.recs[(i % self.recs.len() as u64) as usize].set(d);
     }
 
     /// Records, oldest first.
@@ -178,33 +364,86 @@ impl Ring {
     }
 }
 
+static LONG: OnceLock<[LongRing; 3]> = OnceLock::new();
+
+/// `events_{waits,stages,statements}_history_long`, indexed like a thread's logs.
+pub(crate) fn long_rings() -> &'static [LongRing; 3] {
+    LONG.get_or_init(|| {
+        let s = sizing();
+        [
+            LongRing::new(s.waits_history_long_size),
+            LongRing::new(s.stages_history_long_size),
+            LongRing::new(s.statements_history_long_size),
+        ]
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn begin(log: &EventLog, d: &EventData) -> Option<Claim> {
+        let packed = pack(d.class, d.op, d.bits, d.thread_id);
+        log.begin_packed(d.event_id, packed, d.timer_start, d.object, d.nesting)
+    }
+
+    fn ev(id: u64) -> EventData {
+        EventData {
+            event_id: id,
+            thread_id: 9,
+            class: 7,
+            op: 3,
+            bits: B_TIMED | B_HISTORY,
+            ..Default::default()
+        }
+    }
+
     #[test]
-    fn ring_keeps_last_n() {
-        let r = Ring::new(3);
+    fn log_keeps_the_last_n_written_once() {
+        let log = EventLog::new(3);
         for i in 1..=5 {
-            r.push_owned(&EventData {
-                event_id: i,
-                ..Default::default()
-            });
+            let c = begin(&log, &ev(i)).unwrap();
+            assert_eq!(log.top_event_id(), i);
+            assert!(log.end(c, i, i, 100 + i).is_some());
+        }
+        let ids: Vec<u64> = log.history().iter().map(|d| d.event_id).collect();
+        assert_eq!(ids, vec![3, 4, 5]);
+        let cur = log.current();
+        assert_eq!(cur.len(), 1);
+        assert_eq!((cur[0].event_id, cur[0].timer_end), (5, 105));
+        assert_eq!((cur[0].thread_id, cur[0].class, cur[0].op), (9, 7, 3));
+        // Nested: both in progress are current; the outer survives the inner.
+        let outer = begin(&log, &ev(6)).unwrap();
+        let inner = begin(&log, &ev(7)).unwrap();
+        assert_eq!(log.current().len(), 2);
+        log.end(inner, 7, 7, 0);
+        assert_eq!(log.top_event_id(), 6);
+        assert!(log.end(outer, 6, 7, 0).is_some());
+        assert_eq!(log.depth(), 0);
+        log.clear();
+        assert!(log.history().is_empty() && log.current().is_empty());
+    }
+
+    #[test]
+    fn a_reused_record_is_not_finished_twice() {
+        let log = EventLog::new(1);
+        let outer = begin(&log, &ev(1)).unwrap();
+        for i in 2..20 {
+            let c = begin(&log, &ev(i)).unwrap();
+            log.end(c, i, i, 0);
+        }
+        assert!(log.end(outer, 1, 20, 0).is_none());
+    }
+
+    #[test]
+    fn long_ring_keeps_the_last_n() {
+        let r = LongRing::new(3);
+        for i in 1..=5 {
+            r.push(&ev(i));
         }
         let ids: Vec<u64> = r.read_all().iter().map(|d| d.event_id).collect();
         assert_eq!(ids, vec![3, 4, 5]);
-        r.push_shared(&EventData {
-            event_id: 6,
-            class: 7,
-            op: 3,
-            timed: true,
-            ..Default::default()
-        });
-        let all = r.read_all();
-        assert_eq!(
-            all.last().map(|d| (d.event_id, d.class, d.op, d.timed)),
-            Some((6, 7, 3, true))
-        );
+        assert_eq!(r.written(), 5);
         r.clear();
         assert!(r.read_all().is_empty());
     }

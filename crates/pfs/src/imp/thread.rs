@@ -1,67 +1,109 @@
 //! Per-thread instrumentation state.
 //!
-//! Each thread that records something gets a [`ThreadSlot`] (allocated once, on its first
-//! event, and registered in `Global::threads`). The slot is shared through an `Arc` with the
-//! readers, but every field is written only by its owning thread, with relaxed load + store
-//! (see `stats`), so recording never needs an atomic read-modify-write or a lock.
+//! Each thread that records something gets a [`ThreadSlot`] on its first event (or when it sets
+//! its own switches). Slots are allocated once and never freed: a slot outlives its thread and
+//! is handed to a later thread, so the hot path holds a plain `&'static ThreadSlot`, found in a
+//! thread-local `Cell` without a destructor (one thread-local load). A second thread-local
+//! with a destructor folds the slot's stats into the "exited threads" aggregate when the thread
+//! exits and returns the slot to the free list, under the `threads` lock, so totals read after
+//! the threads have been joined are exact. At most `Sizing::max_threads` slots are live; a
+//! thread beyond that runs unrecorded and bumps `thread_lost`.
 //!
-//! When the thread exits, its thread-local destructor folds the slot's stats into the
-//! "exited threads" aggregate and unregisters it, under the `threads` lock, so totals read
-//! after the threads have been joined are exact. Thread slots are bounded by
-//! `Sizing::max_threads`; a thread beyond that runs unrecorded and bumps `thread_lost`.
+//! This module also keeps what decides a thread's switches: `setup_threads` (by thread name,
+//! when the thread registers), `setup_actors` (by account, when the thread calls
+//! `set_thread_account`), direct updates (`UPDATE threads`), and whether the
+//! `thread_instrumentation` consumer is on (pushed here by `setup`).
+//!
+//! Who writes what: the stats cells, histograms and event logs are written only by the owning
+//! thread, with relaxed load + store (see `stats`), so recording needs no read-modify-write
+//! and no lock. Everything else of a slot (`mask`, `instrumented`, `history`, `account`,
+//! `thread_id`, `name`) is written under the `threads` lock, by any thread; the owner reads
+//! `mask` relaxed on each event. Readers copy under the same lock, so a slot is never handed to
+//! a new thread in the middle of a read.
 
-use std::cell::OnceCell;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::OnceLock;
 
-use super::events::{EventRecord, Ring};
+use parking_lot::Mutex;
+
+use super::classes::{F_HISTORY, F_HISTORY_LONG};
+use super::events::EventLog;
+use super::limits::{sizing, LOST};
 use super::stats::{Hist, Snap, StatCell, HIST_BUCKETS};
-use super::{global, WAIT_STACK};
-use crate::Sizing;
+use crate::config::Sizing;
+use crate::error::PfsError;
+use crate::pattern::Pattern;
 
 pub(crate) struct ThreadSlot {
-    pub(crate) thread_id: u64,
-    /// `std::thread` name at registration.
-    pub(crate) name: Option<String>,
+    /// The flags this thread's events keep (`!0`, `0` when not instrumented, or without the
+    /// history bits); `!0` while `thread_instrumentation` is off.
+    mask: AtomicU32,
+    next_event_id: AtomicU64,
+    thread_id: AtomicU64,
     /// Per-class stats (`events_waits_summary_by_thread_by_event_name`).
     pub(crate) stats: Box<[StatCell]>,
+    /// Per-digest stats of statements of the digest's bound class (they count for the class
+    /// too).
+    pub(crate) digests: Box<[StatCell]>,
+    /// Per-digest stats of statements of another class (they count for the digest only).
+    pub(crate) digests_other: Box<[StatCell]>,
     /// Per-class histograms, allocated on first use by the owner.
     pub(crate) hists: Box<[OnceLock<Box<Hist>>]>,
-    /// Per-digest statement stats.
-    pub(crate) digests: Box<[StatCell]>,
-    pub(crate) next_event_id: AtomicU64,
-    /// Depth of the wait stack (owner only).
-    pub(crate) wait_depth: AtomicUsize,
-    pub(crate) wait_stack: [EventRecord; WAIT_STACK],
-    pub(crate) stage: EventRecord,
-    pub(crate) statement: EventRecord,
-    /// Event ids of the stage / statement in progress, 0 if none (owner only).
-    pub(crate) stage_active: AtomicU64,
-    pub(crate) statement_active: AtomicU64,
-    pub(crate) waits_history: Ring,
-    pub(crate) stages_history: Ring,
-    pub(crate) statements_history: Ring,
+    /// Event logs: waits, stages, statements (indexed by `log_of`).
+    pub(crate) logs: [EventLog; 3],
+    /// INSTRUMENTED and HISTORY (`threads`, `setup_threads`, `setup_actors`).
+    pub(crate) instrumented: AtomicBool,
+    pub(crate) history: AtomicBool,
+    /// `std::thread` name at registration.
+    pub(crate) name: Mutex<Option<String>>,
+    /// (user, host) given by `set_thread_account`.
+    pub(crate) account: Mutex<Option<(String, String)>>,
 }
 
 impl ThreadSlot {
-    fn new(thread_id: u64, sizing: &Sizing) -> ThreadSlot {
+    fn new(sizing: &Sizing) -> ThreadSlot {
         ThreadSlot {
-            thread_id,
-            name: std::thread::current().name().map(str::to_string),
-            stats: (0..sizing.max_classes).map(|_| StatCell::new()).collect(),
-            hists: (0..sizing.max_classes).map(|_| OnceLock::new()).collect(),
-            digests: (0..sizing.max_digests).map(|_| StatCell::new()).collect(),
+            mask: AtomicU32::new(!0),
             next_event_id: AtomicU64::new(1),
-            wait_depth: AtomicUsize::new(0),
-            wait_stack: Default::default(),
-            stage: EventRecord::default(),
-            statement: EventRecord::default(),
-            stage_active: AtomicU64::new(0),
-            statement_active: AtomicU64::new(0),
-            waits_history: Ring::new(sizing.waits_history_size),
-            stages_history: Ring::new(sizing.stages_history_size),
-            statements_history: Ring::new(sizing.statements_history_size),
+            thread_id: AtomicU64::new(0),
+            stats: (0..sizing.max_classes).map(|_| StatCell::new()).collect(),
+            digests: (0..sizing.max_digests).map(|_| StatCell::new()).collect(),
+            digests_other: (0..sizing.max_digests).map(|_| StatCell::new()).collect(),
+            hists: (0..sizing.max_classes).map(|_| OnceLock::new()).collect(),
+            logs: [
+                EventLog::new(sizing.waits_history_size),
+                EventLog::new(sizing.stages_history_size),
+                EventLog::new(sizing.statements_history_size),
+            ],
+            instrumented: AtomicBool::new(true),
+            history: AtomicBool::new(true),
+            name: Mutex::new(None),
+            account: Mutex::new(None),
         }
+    }
+
+    #[inline]
+    pub(crate) fn mask(&self) -> u32 {
+        self.mask.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn thread_id(&self) -> u64 {
+        self.thread_id.load(Ordering::Relaxed)
+    }
+
+    /// Recompute the mask from the thread's switches. Caller holds `threads`.
+    fn refresh_mask(&self, thread_instrumentation: bool) {
+        let m = if !thread_instrumentation {
+            !0
+        } else if !self.instrumented.load(Ordering::Relaxed) {
+            0
+        } else if !self.history.load(Ordering::Relaxed) {
+            !(F_HISTORY | F_HISTORY_LONG)
+        } else {
+            !0
+        };
+        self.mask.store(m, Ordering::Relaxed);
     }
 
     /// Next EVENT_ID (owner only).
@@ -72,6 +114,12 @@ impl ThreadSlot {
         id
     }
 
+    /// The last EVENT_ID handed out (owner only).
+    #[inline]
+    pub(crate) fn last_event_id(&self) -> u64 {
+        self.next_event_id.load(Ordering::Relaxed).saturating_sub(1)
+    }
+
     #[inline]
     pub(crate) fn hist(&self, class: usize) -> Option<&Hist> {
         self.hists
@@ -80,40 +128,119 @@ impl ThreadSlot {
     }
 
     pub(crate) fn reset_stats(&self) {
-        for s in self.stats.iter().chain(self.digests.iter()) {
+        let cells = self.stats.iter().chain(&*self.digests);
+        for s in cells.chain(&*self.digests_other) {
             s.reset();
         }
         for h in self.hists.iter().filter_map(|h| h.get()) {
             h.reset();
         }
     }
+
+    pub(crate) fn clear_history(&self) {
+        for l in &self.logs {
+            l.clear();
+        }
+    }
 }
 
-/// The registry of live threads plus the fold of exited ones.
+/// Maximum number of `setup_actors` and `setup_threads` rows.
+const MAX_ROWS: usize = 1024;
+
+/// A `setup_actors` row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Actor {
+    pub(crate) host: String,
+    pub(crate) user: String,
+    pub(crate) enabled: bool,
+    pub(crate) history: bool,
+}
+
+/// The registry of live threads, free slots, the fold of exited threads, and the thread
+/// switches' rules.
 pub(crate) struct Threads {
-    pub(crate) live: Vec<Arc<ThreadSlot>>,
+    pub(crate) live: Vec<&'static ThreadSlot>,
+    free: Vec<&'static ThreadSlot>,
     pub(crate) exited: Vec<Snap>,
     pub(crate) exited_hist: Vec<[u64; HIST_BUCKETS]>,
     pub(crate) exited_digests: Vec<Snap>,
+    pub(crate) exited_digests_other: Vec<Snap>,
+    /// `setup_actors`, in insertion order.
+    pub(crate) actors: Vec<Actor>,
+    /// `setup_threads`: (name pattern, enabled, history); the last match wins.
+    pub(crate) rules: Vec<(Pattern, bool, bool)>,
+    /// Is the `thread_instrumentation` consumer effective (set by `setup`)?
+    thread_instrumentation: bool,
+}
+
+static THREADS: OnceLock<Mutex<Threads>> = OnceLock::new();
+
+/// The registry (locked).
+pub(crate) fn threads() -> parking_lot::MutexGuard<'static, Threads> {
+    THREADS
+        .get_or_init(|| Mutex::new(Threads::new(sizing())))
+        .lock()
 }
 
 impl Threads {
-    pub(crate) fn new(sizing: &Sizing) -> Threads {
+    fn new(sizing: &Sizing) -> Threads {
         Threads {
             live: Vec::new(),
+            free: Vec::new(),
             exited: vec![Snap::default(); sizing.max_classes],
             exited_hist: vec![[0; HIST_BUCKETS]; sizing.max_classes],
             exited_digests: vec![Snap::default(); sizing.max_digests],
+            exited_digests_other: vec![Snap::default(); sizing.max_digests],
+            actors: vec![Actor {
+                host: "%".into(),
+                user: "%".into(),
+                enabled: true,
+                history: true,
+            }],
+            rules: vec![(Pattern::parse("%").expect("valid"), true, true)],
+            thread_instrumentation: true,
         }
     }
 
-    /// Fold a slot into the exited aggregate.
-    pub(crate) fn fold(&mut self, t: &ThreadSlot) {
-        for (agg, s) in self.exited.iter_mut().zip(t.stats.iter()) {
-            agg.merge(&s.snapshot());
+    /// `(INSTRUMENTED, HISTORY)` of a thread starting with this name (`setup_threads`).
+    fn thread_switches(&self, name: &str) -> (bool, bool) {
+        let mut v = (true, true);
+        for (p, e, h) in &self.rules {
+            if p.matches(name) {
+                v = (*e, *h);
+            }
         }
-        for (agg, s) in self.exited_digests.iter_mut().zip(t.digests.iter()) {
-            agg.merge(&s.snapshot());
+        v
+    }
+
+    /// `(INSTRUMENTED, HISTORY)` of a session of this account (`setup_actors`: the most
+    /// specific matching row; none matching: not instrumented).
+    fn actor_switches(&self, user: &str, host: &str) -> (bool, bool) {
+        self.actors
+            .iter()
+            .filter(|a| (a.host == "%" || a.host == host) && (a.user == "%" || a.user == user))
+            .max_by_key(|a| (a.host != "%", a.user != "%"))
+            .map_or((false, false), |a| (a.enabled, a.history))
+    }
+
+    /// Set a slot's switches and recompute its mask.
+    fn set_switches(&self, t: &ThreadSlot, instrumented: bool, history: bool) {
+        t.instrumented.store(instrumented, Ordering::Relaxed);
+        t.history.store(history, Ordering::Relaxed);
+        t.refresh_mask(self.thread_instrumentation);
+    }
+
+    /// Fold a slot's stats into the exited aggregate.
+    pub(crate) fn fold(&mut self, t: &ThreadSlot) {
+        let pairs = [
+            (&mut self.exited, &t.stats),
+            (&mut self.exited_digests, &t.digests),
+            (&mut self.exited_digests_other, &t.digests_other),
+        ];
+        for (agg, cells) in pairs {
+            for (a, s) in agg.iter_mut().zip(cells.iter()) {
+                a.merge(&s.snapshot());
+            }
         }
         for (agg, h) in self.exited_hist.iter_mut().zip(t.hists.iter()) {
             if let Some(h) = h.get() {
@@ -123,62 +250,183 @@ impl Threads {
     }
 }
 
-struct Local {
-    slot: OnceCell<Option<Arc<ThreadSlot>>>,
+/// The current thread's slot, as the hot path sees it.
+#[derive(Clone, Copy)]
+enum State {
+    /// No event yet: register on the first.
+    New,
+    Live(&'static ThreadSlot),
+    /// Lost (buffer full) or exiting: record nothing.
+    Gone,
 }
 
-impl Drop for Local {
+/// Returns the slot when the thread exits.
+struct Exit;
+
+impl Drop for Exit {
     fn drop(&mut self) {
-        if let Some(Some(slot)) = self.slot.get() {
-            let mut th = global().threads.lock();
-            th.fold(slot);
-            th.live.retain(|s| !Arc::ptr_eq(s, slot));
+        if let State::Live(t) = SLOT.with(Cell::get) {
+            SLOT.with(|s| s.set(State::Gone));
+            let mut th = threads();
+            th.fold(t);
+            t.reset_stats();
+            t.clear_history();
+            th.live.retain(|s| !std::ptr::eq(*s, t));
+            th.free.push(t);
         }
     }
 }
 
 thread_local! {
-    static LOCAL: Local = const { Local { slot: OnceCell::new() } };
+    // No destructor: always accessible, one load on the hot path.
+    static SLOT: Cell<State> = const { Cell::new(State::New) };
+    // Touched once, at registration, so that its destructor runs at thread exit.
+    static EXIT: Exit = const { Exit };
 }
 
-fn register() -> Option<Arc<ThreadSlot>> {
-    let g = global();
-    let id = crate::current_thread_id();
-    let mut th = g.threads.lock();
-    if th.live.len() >= g.sizing.max_threads {
-        g.lost.thread.fetch_add(1, Ordering::Relaxed);
+/// The current thread's slot; `None` if the thread is lost or exiting. Registers the thread
+/// on its first call.
+#[inline]
+pub(crate) fn current() -> Option<&'static ThreadSlot> {
+    match SLOT.with(Cell::get) {
+        State::Live(t) => Some(t),
+        State::New => register(),
+        State::Gone => None,
+    }
+}
+
+/// The current thread's slot if it has one (does not register).
+pub(crate) fn existing() -> Option<&'static ThreadSlot> {
+    match SLOT.with(Cell::get) {
+        State::Live(t) => Some(t),
+        _ => None,
+    }
+}
+
+#[cold]
+fn register() -> Option<&'static ThreadSlot> {
+    // Arm the exit hook first; during thread teardown this fails and the thread stays out.
+    if EXIT.try_with(|_| ()).is_err() {
+        SLOT.with(|s| s.set(State::Gone));
         return None;
     }
-    let slot = Arc::new(ThreadSlot::new(id, &g.sizing));
-    th.live.push(slot.clone());
-    Some(slot)
-}
-
-/// Run `f` on the current thread's slot; `None` if the thread has no slot (lost, or the thread
-/// is exiting).
-#[inline]
-pub(crate) fn with_slot<R>(f: impl FnOnce(&ThreadSlot) -> R) -> Option<R> {
-    LOCAL
-        .try_with(|l| l.slot.get_or_init(register).as_deref().map(f))
-        .ok()
-        .flatten()
+    let id = crate::thread_id::current();
+    let name = std::thread::current().name().map(str::to_string);
+    let mut th = threads();
+    if th.live.len() >= sizing().max_threads {
+        LOST.thread.fetch_add(1, Ordering::Relaxed);
+        SLOT.with(|s| s.set(State::Gone));
+        return None;
+    }
+    let t: &'static ThreadSlot = match th.free.pop() {
+        Some(t) => t,
+        None => Box::leak(Box::new(ThreadSlot::new(sizing()))),
+    };
+    let (instrumented, history) = th.thread_switches(name.as_deref().unwrap_or("thread/unnamed"));
+    t.thread_id.store(id, Ordering::Relaxed);
+    t.next_event_id.store(1, Ordering::Relaxed);
+    *t.name.lock() = name;
+    *t.account.lock() = None;
+    th.set_switches(t, instrumented, history);
+    th.live.push(t);
+    SLOT.with(|s| s.set(State::Live(t)));
+    Some(t)
 }
 
 /// EVENT_ID of the innermost event in progress on this thread (wait, else stage, else
-/// statement). Does not create a slot.
+/// statement). Does not register the thread.
 pub(crate) fn current_event_id() -> Option<u64> {
-    LOCAL
-        .try_with(|l| {
-            let t = l.slot.get()?.as_deref()?;
-            let depth = t.wait_depth.load(Ordering::Relaxed).min(WAIT_STACK);
-            let nz = |v: u64| (v != 0).then_some(v);
-            if depth > 0 {
-                nz(t.wait_stack[depth - 1].own_event_id())
-            } else {
-                nz(t.stage_active.load(Ordering::Relaxed))
-                    .or_else(|| nz(t.statement_active.load(Ordering::Relaxed)))
-            }
-        })
-        .ok()
-        .flatten()
+    let t = existing()?;
+    t.logs.iter().map(|l| l.top_event_id()).find(|&id| id != 0)
+}
+
+/// `f` over the live thread slots, under the `threads` lock (no slot changes hands meanwhile).
+pub(crate) fn with_live<R>(f: impl FnOnce(&[&'static ThreadSlot]) -> R) -> R {
+    f(&threads().live)
+}
+
+/// Tell the registry whether `thread_instrumentation` is effective (from `setup`), and
+/// recompute every live thread's mask.
+pub(crate) fn set_thread_instrumentation(on: bool) {
+    let mut th = threads();
+    th.thread_instrumentation = on;
+    for t in &th.live {
+        t.refresh_mask(on);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// setup_actors, setup_threads and the per-thread switches
+
+pub(crate) fn set_setup_actor(
+    host: &str,
+    user: &str,
+    enabled: bool,
+    history: bool,
+) -> Result<(), PfsError> {
+    let mut th = threads();
+    th.actors.retain(|a| !(a.host == host && a.user == user));
+    if th.actors.len() >= MAX_ROWS {
+        return Err(PfsError::TooManyRules);
+    }
+    th.actors.push(Actor {
+        host: host.into(),
+        user: user.into(),
+        enabled,
+        history,
+    });
+    Ok(())
+}
+
+pub(crate) fn remove_setup_actor(host: &str, user: &str) -> bool {
+    let mut th = threads();
+    let n = th.actors.len();
+    th.actors.retain(|a| !(a.host == host && a.user == user));
+    th.actors.len() != n
+}
+
+pub(crate) fn set_setup_threads(p: &Pattern, enabled: bool, history: bool) -> Result<(), PfsError> {
+    let mut th = threads();
+    th.rules.retain(|(q, _, _)| q.as_str() != p.as_str());
+    if th.rules.len() >= MAX_ROWS {
+        return Err(PfsError::TooManyRules);
+    }
+    th.rules.push((p.clone(), enabled, history));
+    Ok(())
+}
+
+/// Change the switches of the current thread (registering it if needed).
+fn update_current(f: impl FnOnce(&Threads, &ThreadSlot)) -> bool {
+    let Some(t) = current() else {
+        return false;
+    };
+    f(&threads(), t);
+    true
+}
+
+pub(crate) fn set_thread_instrumented(on: bool) -> bool {
+    update_current(|th, t| th.set_switches(t, on, t.history.load(Ordering::Relaxed)))
+}
+
+pub(crate) fn set_thread_history(on: bool) -> bool {
+    update_current(|th, t| th.set_switches(t, t.instrumented.load(Ordering::Relaxed), on))
+}
+
+pub(crate) fn set_thread_account(user: &str, host: &str) -> bool {
+    update_current(|th, t| {
+        let (e, h) = th.actor_switches(user, host);
+        th.set_switches(t, e, h);
+        *t.account.lock() = Some((user.into(), host.into()));
+    })
+}
+
+pub(crate) fn update_thread(thread_id: u64, instrumented: bool, history: bool) -> bool {
+    let th = threads();
+    match th.live.iter().find(|t| t.thread_id() == thread_id) {
+        Some(t) => {
+            th.set_switches(t, instrumented, history);
+            true
+        }
+        None => false,
+    }
 }

@@ -6,10 +6,16 @@
 //!   flags as `F_CYCLES`, so the hot path does not test it separately).
 //! * `NANOSECOND` is `std::time::Instant` relative to a process epoch.
 //!
-//! Waits (mutex, rwlock, cond, metadata, table) use cycles; statements, stages and idle use
-//! nanoseconds, as PFS 8.0 does. The hot path stores raw ticks; conversion to picoseconds
-//! happens on read, with the cycle frequency calibrated against `Instant` (once, lazily, over a
-//! 10 ms window) the first time a table is read.
+//! Which clock an event family uses is a run-time switch (`setup_timers`): by default waits,
+//! stages and statements use cycles (one `rdtsc`, where `Instant::now` is a `clock_gettime`
+//! call plus `Timespec` arithmetic), idle uses nanoseconds. The hot path stores raw ticks;
+//! conversion to picoseconds happens on read, with the cycle frequency calibrated against
+//! `Instant` (once, lazily, over a 10 ms window) the first time a table is read.
+//!
+//! The TSC is read with the `_rdtsc` intrinsic rather than through a timing crate: `quanta`'s
+//! `Clock::raw` is the same intrinsic behind a match on its clock kind and a `Clock` value the
+//! hot path would have to fetch from a global (about 9–13 more instructions per read, measured
+//! with callgrind), and `minstant::Instant::now` adds its own availability check.
 //!
 //! The TSC is not ordered with memory operations and may differ slightly across cores; a wait
 //! that appears to end before it starts is recorded as 0.
@@ -17,7 +23,7 @@
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use super::F_CYCLES;
+use super::flags::F_CYCLES;
 use crate::kinds::Clock;
 
 static EPOCH: OnceLock<Instant> = OnceLock::new();
@@ -34,6 +40,9 @@ pub(crate) struct Calibration {
     /// Min of 20 back-to-back readings, in ticks.
     pub cycle_overhead: u64,
     pub ns_overhead: u64,
+    /// Mean cost of one reading over a loop of reads, in picoseconds.
+    pub cycle_read_ps: u64,
+    pub ns_read_ps: u64,
 }
 
 /// Start the clocks (called when the global state is created).
@@ -101,15 +110,6 @@ pub(crate) fn now(flags: u32) -> u64 {
     }
 }
 
-/// Which clock a class of this kind actually uses in this process.
-pub(crate) fn effective_clock(kind_clock: Clock) -> Clock {
-    if kind_clock == Clock::Cycle && tsc_usable() {
-        Clock::Cycle
-    } else {
-        Clock::Nanosecond
-    }
-}
-
 pub(crate) fn calibration() -> Calibration {
     *CALIBRATION.get_or_init(calibrate)
 }
@@ -125,15 +125,35 @@ fn min_overhead(f: impl Fn() -> u64) -> u64 {
         .unwrap_or(0)
 }
 
+/// Mean cost of one call of `f`, in picoseconds (the fastest of 5 loops of 2000 calls).
+fn read_cost_ps(f: impl Fn() -> u64) -> u64 {
+    const N: u32 = 2000;
+    (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            let mut acc = 0u64;
+            for _ in 0..N {
+                acc = acc.wrapping_add(std::hint::black_box(f()));
+            }
+            std::hint::black_box(acc);
+            (t.elapsed().as_nanos() * 1000 / N as u128) as u64
+        })
+        .min()
+        .unwrap_or(0)
+}
+
 fn calibrate() -> Calibration {
     init();
     let ns_overhead = min_overhead(ns_now);
+    let ns_read_ps = read_cost_ps(ns_now);
     if !tsc_usable() {
         return Calibration {
             cycle_freq: 1_000_000_000,
             cycle_epoch: 0,
             cycle_overhead: ns_overhead,
             ns_overhead,
+            cycle_read_ps: ns_read_ps,
+            ns_read_ps,
         };
     }
     let window = Duration::from_millis(10);
@@ -159,6 +179,8 @@ fn calibrate() -> Calibration {
         cycle_epoch,
         cycle_overhead: min_overhead(rdtsc),
         ns_overhead,
+        cycle_read_ps: read_cost_ps(rdtsc),
+        ns_read_ps,
     }
 }
 
@@ -197,7 +219,11 @@ mod tests {
         let c = calibration();
         assert!(c.cycle_freq > 0);
         // A 2 ms sleep converts to roughly 2 ms whichever clock is used.
-        let clock = effective_clock(Clock::Cycle);
+        let clock = if tsc_usable() {
+            Clock::Cycle
+        } else {
+            Clock::Nanosecond
+        };
         let s = now(if clock == Clock::Cycle { F_CYCLES } else { 0 });
         std::thread::sleep(Duration::from_millis(2));
         let e = now(if clock == Clock::Cycle { F_CYCLES } else { 0 });
@@ -205,5 +231,6 @@ mod tests {
         assert!(ps >= 1_500_000_000, "{ps}");
         assert!(ps < 2_000_000_000_000, "{ps}");
         assert_eq!(ticks_to_ps(5, Clock::Nanosecond), 5000);
+        assert!(c.ns_read_ps > 0 && c.cycle_read_ps > 0);
     }
 }

@@ -4,10 +4,10 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use super::{InstanceHandle, MutexGuard, WaitTimeoutResult};
-use crate::imp::{wait, F_ENABLED};
+use super::instance::{measure, InstanceHandle};
+use super::{MutexGuard, WaitTimeoutResult};
+use crate::imp::ClassRef;
 use crate::kinds::Operation;
-use crate::ClassRef;
 
 /// A parking_lot condition variable with optional Performance-Schema instrumentation.
 /// Waits are recorded as `wait`/`timed_wait` events of its class; notifications are not
@@ -17,20 +17,46 @@ pub struct Condvar {
     raw: parking_lot::Condvar,
 }
 
+/// The associated mutex's guard: with the `mutex` feature the instrumented one, whose hold
+/// period pauses during the wait.
 #[cfg(feature = "mutex")]
-#[inline]
-fn raw_guard<'g, 'a, T: ?Sized>(
-    g: &'g mut MutexGuard<'a, T>,
-) -> &'g mut parking_lot::MutexGuard<'a, T> {
-    &mut g.raw
+mod guard {
+    use super::super::instance::{end_hold, restart_hold, Hold};
+    use super::MutexGuard;
+
+    #[inline]
+    pub(super) fn raw<'g, 'a, T: ?Sized>(
+        g: &'g mut MutexGuard<'a, T>,
+    ) -> &'g mut parking_lot::MutexGuard<'a, T> {
+        &mut g.raw
+    }
+
+    pub(super) fn pause<T: ?Sized>(g: &mut MutexGuard<'_, T>) -> Hold {
+        let h = g.hold.take();
+        end_hold(h);
+        h
+    }
+
+    pub(super) fn resume<T: ?Sized>(g: &mut MutexGuard<'_, T>, h: Hold) {
+        g.hold = restart_hold(h);
+    }
 }
 
+/// The associated mutex's guard: without the `mutex` feature parking_lot's own.
 #[cfg(not(feature = "mutex"))]
-#[inline]
-fn raw_guard<'g, 'a, T: ?Sized>(
-    g: &'g mut MutexGuard<'a, T>,
-) -> &'g mut parking_lot::MutexGuard<'a, T> {
-    g
+mod guard {
+    use super::MutexGuard;
+
+    #[inline]
+    pub(super) fn raw<'g, 'a, T: ?Sized>(
+        g: &'g mut MutexGuard<'a, T>,
+    ) -> &'g mut parking_lot::MutexGuard<'a, T> {
+        g
+    }
+
+    pub(super) fn pause<T: ?Sized>(_g: &mut MutexGuard<'_, T>) {}
+
+    pub(super) fn resume<T: ?Sized>(_g: &mut MutexGuard<'_, T>, _h: ()) {}
 }
 
 impl Condvar {
@@ -122,28 +148,12 @@ impl Condvar {
         op: Operation,
         f: impl FnOnce(&parking_lot::Condvar, &mut parking_lot::MutexGuard<'_, T>) -> R,
     ) -> R {
-        // The mutex is released while waiting: close its hold period and reopen it after.
-        #[cfg(feature = "mutex")]
-        let hold = guard.hold.take();
-        #[cfg(feature = "mutex")]
-        if let Some((inst, fl, start)) = hold {
-            wait::release_hold(inst, fl, start);
-        }
-        let r = match &self.pfs {
-            Some(h) if h.flags() & F_ENABLED != 0 => {
-                let fl = h.flags();
-                let a = wait::begin(h.0.class_info(), fl, op, h.identity(), 0);
-                let r = f(&self.raw, raw_guard(guard));
-                // Recorded while holding the associated mutex again: one writer at a time.
-                wait::end(&a, Some(h.0));
-                r
-            }
-            _ => f(&self.raw, raw_guard(guard)),
-        };
-        #[cfg(feature = "mutex")]
-        if let Some((inst, fl, _)) = hold {
-            guard.hold = Some((inst, fl, crate::imp::timer::now(fl)));
-        }
+        // The mutex is released while waiting: its hold period ends here and restarts after.
+        let hold = guard::pause(guard);
+        // Stats are recorded after the wait returns, under the associated mutex again: one
+        // writer at a time.
+        let (r, _) = measure(&self.pfs, op, || None, || f(&self.raw, guard::raw(guard)));
+        guard::resume(guard, hold);
         r
     }
 }

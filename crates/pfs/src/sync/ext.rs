@@ -2,7 +2,7 @@
 //! Implemented for the parking_lot types, where they ignore the class (used when a class
 //! feature is off, so callers compile unchanged).
 
-use crate::ClassRef;
+use crate::backend::ClassRef;
 
 /// `with_class` for `parking_lot::Mutex` (the class is ignored).
 pub trait MutexExt<T> {

@@ -17,17 +17,24 @@
 //!
 //! An instrumented lock holds a pointer to its instance slot. `lock()` loads the slot's derived
 //! flags (one relaxed load); disabled → plain parking_lot. Enabled → the out-of-line path
-//! acquires, then writes the instance stats *while holding the lock it just acquired* (so the
-//! cell has a single writer), and the (thread, class) stats into the thread's own slot. The
-//! guard carries the hold start timestamp when hold stats are on and records the hold time
-//! before it releases. For the read side of an rwlock, concurrent readers may race on the
-//! instance cell (a lost increment, never a torn value); the per-thread stats stay exact.
-//! Condition-variable stats are written after the wait returns, under the associated mutex.
+//! applies the thread's switches, acquires, then writes the instance stats *while holding the
+//! lock it just acquired* (so the cell has a single writer), and the (thread, class) stats into
+//! the thread's own slot. The guard ([`Guard`], one type for all three guards) carries the
+//! hold start when hold stats are on and records the hold time before it releases. For the
+//! read side of an rwlock, concurrent readers may race on the instance cell (a lost increment,
+//! never a torn value); the per-thread stats stay exact. Condition-variable stats are written
+//! after the wait returns, under the associated mutex. The mutex, the rwlock and the condition
+//! variable share this code (module `instance`).
 
 mod ext;
 pub use ext::{CondvarExt, MutexExt, RwLockExt};
 
 pub use parking_lot::WaitTimeoutResult;
+
+#[cfg(any(feature = "mutex", feature = "rwlock", feature = "cond"))]
+mod instance;
+#[cfg(any(feature = "mutex", feature = "rwlock"))]
+pub use instance::Guard;
 
 #[cfg(feature = "mutex")]
 mod mutex;
@@ -49,44 +56,3 @@ mod cond;
 pub use cond::Condvar;
 #[cfg(not(feature = "cond"))]
 pub use parking_lot::Condvar;
-
-/// Owns an instance slot; frees it (folding its stats into the class) when dropped.
-#[cfg(any(feature = "mutex", feature = "rwlock", feature = "cond"))]
-pub(crate) struct InstanceHandle(pub(crate) &'static crate::imp::Instance);
-
-#[cfg(any(feature = "mutex", feature = "rwlock", feature = "cond"))]
-impl InstanceHandle {
-    pub(crate) fn create(class: crate::ClassRef, identity: Option<u64>) -> Option<InstanceHandle> {
-        crate::imp::create_instance(class.0, identity).map(InstanceHandle)
-    }
-
-    #[inline]
-    pub(crate) fn flags(&self) -> u32 {
-        self.0.flags.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    pub(crate) fn identity(&self) -> u64 {
-        self.0.identity.load(std::sync::atomic::Ordering::Relaxed)
-    }
-}
-
-#[cfg(any(feature = "mutex", feature = "rwlock", feature = "cond"))]
-impl Drop for InstanceHandle {
-    fn drop(&mut self) {
-        crate::imp::destroy_instance(self.0);
-    }
-}
-
-/// Hold bookkeeping carried by a guard: instance, flags snapshot, hold start.
-#[cfg(any(feature = "mutex", feature = "rwlock"))]
-pub(crate) type Hold = Option<(&'static crate::imp::Instance, u32, u64)>;
-
-#[cfg(any(feature = "mutex", feature = "rwlock"))]
-#[inline]
-pub(crate) fn hold_of(h: &InstanceHandle, f: u32, start: u64) -> Hold {
-    if f & crate::imp::F_HOLD != 0 {
-        Some((h.0, f, start))
-    } else {
-        None
-    }
-}

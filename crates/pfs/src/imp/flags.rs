@@ -1,0 +1,37 @@
+//! The derived flags (`F_*`): what a class's (or instance's) one `AtomicU32` says about its
+//! events, recomputed by `setup` whenever a switch changes and masked by the thread's switches.
+
+/// Instrument enabled (class switch && master && global_instrumentation && compiled).
+pub(crate) const F_ENABLED: u32 = 1;
+/// Timer read (class TIMED && `timers` feature).
+pub(crate) const F_TIMED: u32 = 1 << 1;
+/// The family's timer is the cycle counter (and the TSC is usable).
+pub(crate) const F_CYCLES: u32 = 1 << 2;
+/// thread_instrumentation: per-(thread, class) stats for instance classes.
+pub(crate) const F_THREAD: u32 = 1 << 3;
+/// events_*_current of the class's family.
+pub(crate) const F_CURRENT: u32 = 1 << 4;
+/// events_*_history of the class's family.
+pub(crate) const F_HISTORY: u32 = 1 << 5;
+/// events_*_history_long of the class's family.
+pub(crate) const F_HISTORY_LONG: u32 = 1 << 6;
+/// Hold-time stats (mutex and rwlock classes).
+pub(crate) const F_HOLD: u32 = 1 << 7;
+/// Wait-time histogram.
+pub(crate) const F_HIST: u32 = 1 << 8;
+/// statements_digest.
+pub(crate) const F_DIGEST: u32 = 1 << 9;
+/// The class is a stage (family bit; waits have neither family bit).
+pub(crate) const F_STAGE: u32 = 1 << 10;
+/// The class is a statement (family bit).
+pub(crate) const F_STATEMENT: u32 = 1 << 11;
+
+/// The event log a class's events go to: 0 waits (and idle), 1 stages, 2 statements.
+#[inline]
+pub(crate) const fn log_of(flags: u32) -> usize {
+    ((flags >> 10) & 3) as usize
+}
+
+/// Wait stack depth per thread (PFS: 5 logical levels); also the nesting depth of stages and
+/// statements.
+pub(crate) const STACK: usize = 5;

@@ -1,0 +1,354 @@
+//! Recording: the code that runs once a derived flag said "enabled". The callers (`api`, the
+//! sync wrappers) keep the disabled path to a load and a branch and call in here out of line.
+//!
+//! Tiers, each adding its own cost (performance-schema.md §9.3):
+//! * counted: one load+store increment into the instance, or the thread's class (or digest)
+//!   cell — PFS's "complete shortcut", with no end call;
+//! * timed (`F_TIMED`): two timer reads, count/sum/min/max;
+//! * per thread (`F_THREAD`): the (thread, class) cell too (instance classes);
+//! * events (`F_CURRENT`, `F_HISTORY`, `F_HISTORY_LONG`): one event record, written at the
+//!   start and finished in place at the end (it is then the history entry); a copy into the
+//!   shared ring for `history_long`;
+//! * beyond PFS: hold times (`F_HOLD`), log2 histograms (`F_HIST`), digests (`F_DIGEST`).
+//!
+//! A statement with a digest updates one cell: the thread's cell of the digest, which also
+//! counts for the statement class the digest is bound to (see `DigestInfo::class`). So the
+//! statistics of an event touch one thread-owned cache line.
+
+use std::sync::atomic::Ordering;
+
+use super::classes::*;
+use super::events::{long_rings, pack, Claim, EventLog, B_CYCLES, B_HISTORY, B_TIMED};
+use super::flags::STACK;
+use super::instances::Instance;
+use super::limits::LOST;
+use super::thread::{self, ThreadSlot};
+use super::timer::now;
+use super::trace;
+use crate::kinds::Operation;
+
+/// An event in progress.
+pub(crate) struct Active {
+    pub(crate) t: &'static ThreadSlot,
+    pub(crate) class: &'static ClassInfo,
+    pub(crate) digest: Option<&'static DigestInfo>,
+    pub(crate) start: u64,
+    /// EVENT_ID, 0 when no event record was written.
+    pub(crate) event_id: u64,
+    pub(crate) flags: u32,
+    pub(crate) claim: Option<Claim>,
+}
+
+impl Active {
+    /// A timed event without an event record: the start time (caller checked `F_TIMED`).
+    #[inline]
+    pub(crate) fn timed(
+        t: &'static ThreadSlot,
+        class: &'static ClassInfo,
+        f: u32,
+        digest: Option<&'static DigestInfo>,
+    ) -> Active {
+        Active {
+            t,
+            class,
+            digest,
+            start: now(f),
+            event_id: 0,
+            flags: f,
+            claim: None,
+        }
+    }
+}
+
+/// Start an event (caller checked `F_ENABLED` with the thread's mask applied).
+#[inline]
+pub(crate) fn begin(
+    t: &'static ThreadSlot,
+    class: &'static ClassInfo,
+    f: u32,
+    op: Option<Operation>,
+    object: u64,
+    digest: Option<&'static DigestInfo>,
+) -> Active {
+    let start = if f & F_TIMED != 0 { now(f) } else { 0 };
+    let (event_id, claim) = if f & F_CURRENT != 0 {
+        let object = digest.map_or(object, |d| d.index as u64 + 1);
+        open(t, class, f, op, object, start)
+    } else {
+        (0, None)
+    };
+    Active {
+        t,
+        class,
+        digest,
+        start,
+        event_id,
+        flags: f,
+        claim,
+    }
+}
+
+/// Write the start of the event record; returns its EVENT_ID and record.
+#[inline]
+fn open(
+    t: &ThreadSlot,
+    class: &ClassInfo,
+    f: u32,
+    op: Option<Operation>,
+    object: u64,
+    start: u64,
+) -> (u64, Option<Claim>) {
+    let family = log_of(f);
+    let log = &t.logs[family];
+    if log.depth() >= STACK {
+        LOST.locker.fetch_add(1, Ordering::Relaxed);
+        return (0, None);
+    }
+    let [waits, stages, statements] = &t.logs;
+    let nesting = match family {
+        0 => Some(waits.top_event_id())
+            .filter(|&id| id != 0)
+            .or_else(|| Some(stages.top_event_id()).filter(|&id| id != 0))
+            .unwrap_or_else(|| statements.top_event_id()),
+        _ => statements.top_event_id(),
+    };
+    let op = op.unwrap_or_else(|| class.kind().default_operation());
+    let bits = if f & F_TIMED != 0 { B_TIMED } else { 0 }
+        | if f & F_CYCLES != 0 { B_CYCLES } else { 0 }
+        | if f & F_HISTORY != 0 { B_HISTORY } else { 0 };
+    let event_id = t.next_event_id();
+    let packed = pack(class.index, op as u8, bits, t.thread_id());
+    (
+        event_id,
+        log.begin_packed(event_id, packed, start, object, nesting),
+    )
+}
+
+/// End an event of an [`crate::EventGuard`] (no instance).
+#[inline(never)]
+pub(crate) fn end_event(a: &Active) {
+    let f = a.flags;
+    let timed = f & F_TIMED != 0;
+    let end = if timed { now(f) } else { 0 };
+    let wait = end.saturating_sub(a.start);
+    let t = a.t;
+    match a.digest {
+        Some(d) if f & F_DIGEST != 0 => digest_stat(t, a.class, d, timed, wait),
+        _ => {
+            if let Some(c) = t.stats.get(a.class.index as usize) {
+                c.add(timed, wait);
+            }
+        }
+    }
+    if f & (F_HIST | F_CURRENT) != 0 || cfg!(feature = "tracing") {
+        end_rest(a, end, wait);
+    }
+}
+
+/// The rarer parts of [`end_event`]: histogram, event record, tracing.
+#[inline(never)]
+fn end_rest(a: &Active, end: u64, wait: u64) {
+    let f = a.flags;
+    let timed = f & F_TIMED != 0;
+    if f & F_HIST != 0 && timed {
+        if let Some(h) = a.t.hist(a.class.index as usize) {
+            h.add(wait);
+        }
+    }
+    close(a, end);
+    if timed {
+        trace::slow(a.class, wait);
+    }
+}
+
+/// Finish the event record in place, and copy it to `history_long` if that consumer is on.
+#[inline]
+fn close(a: &Active, end: u64) {
+    let f = a.flags;
+    if let Some(c) = a.claim {
+        let log = &a.t.logs[log_of(f)];
+        let end_id = a.t.last_event_id().max(1);
+        if let Some(r) = log.end(c, a.event_id, end_id, end) {
+            if f & F_HISTORY_LONG != 0 {
+                long_rings()[log_of(f)].push(&EventLog::own_copy(r));
+            }
+        }
+    }
+}
+
+/// End an event; `inst` is the instance for sync waits (recorded under the acquired lock).
+/// Returns the end timestamp (0 if untimed).
+#[inline(never)]
+pub(crate) fn end(a: &Active, inst: Option<&Instance>) -> u64 {
+    let f = a.flags;
+    let timed = f & F_TIMED != 0;
+    let end = if timed { now(f) } else { 0 };
+    let wait = end.saturating_sub(a.start);
+    stat(Some(a.t), a.class, f, inst, timed, wait, a.digest);
+    close(a, end);
+    end
+}
+
+/// A counted-only event without an instance (no timer, no event record): one increment.
+#[inline(never)]
+pub(crate) fn count(
+    t: &'static ThreadSlot,
+    class: &ClassInfo,
+    f: u32,
+    digest: Option<&'static DigestInfo>,
+) {
+    stat(Some(t), class, f, None, false, 0, digest);
+}
+
+/// Record one event's stats: into the instance (if any), and into the thread's cells when the
+/// event has no instance or `F_THREAD` is on.
+#[inline]
+fn stat(
+    t: Option<&ThreadSlot>,
+    class: &ClassInfo,
+    f: u32,
+    inst: Option<&Instance>,
+    timed: bool,
+    wait: u64,
+    digest: Option<&'static DigestInfo>,
+) {
+    if let Some(i) = inst {
+        i.wait.add(timed, wait);
+    }
+    let Some(t) = t else {
+        if inst.is_none() {
+            LOST.locker.fetch_add(1, Ordering::Relaxed);
+        }
+        return;
+    };
+    let idx = class.index as usize;
+    if inst.is_none() || f & F_THREAD != 0 {
+        match digest {
+            Some(d) if f & F_DIGEST != 0 => digest_stat(t, class, d, timed, wait),
+            _ => {
+                if let Some(c) = t.stats.get(idx) {
+                    c.add(timed, wait);
+                }
+            }
+        }
+    }
+    if f & F_HIST != 0 && timed {
+        if let Some(h) = t.hist(idx) {
+            h.add(wait);
+        }
+    }
+    if timed {
+        trace::slow(class, wait);
+    }
+}
+
+/// A statement with a digest: the digest's cell, which counts for its bound class too; a
+/// statement of another class counts in its class cell and the digest's "other" cell.
+#[inline]
+fn digest_stat(t: &ThreadSlot, class: &ClassInfo, d: &DigestInfo, timed: bool, wait: u64) {
+    let i = d.index as usize;
+    let bound = d.class.load(Ordering::Relaxed);
+    let mine = bound == class.index
+        || (bound == UNBOUND
+            && d.class
+                .compare_exchange(UNBOUND, class.index, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok());
+    if mine {
+        if let Some(c) = t.digests.get(i) {
+            c.add(timed, wait);
+        }
+    } else {
+        if let Some(c) = t.digests_other.get(i) {
+            c.add(timed, wait);
+        }
+        if let Some(c) = t.stats.get(class.index as usize) {
+            c.add(timed, wait);
+        }
+    }
+}
+
+/// The instrumented acquisition of a lock, or a condition wait (caller checked `F_ENABLED` on
+/// the instance; the thread's mask is applied here).
+///
+/// * events on: full PFS path (event record, timer around the blocking acquire);
+/// * timed: `try_fast` first — an uncontended acquisition is counted with a zero wait and no
+///   timer read; only a contended one reads the clock twice;
+/// * counted: one increment.
+///
+/// Returns the guard and the hold start timestamp (0 unless `F_HOLD`), and the flags in effect.
+#[inline(never)]
+pub(crate) fn acquire<G>(
+    inst: &'static Instance,
+    f: u32,
+    op: Operation,
+    try_fast: impl FnOnce() -> Option<G>,
+    slow: impl FnOnce() -> G,
+) -> (G, u64, u32) {
+    let t = thread::current();
+    let f = t.map_or(f, |t| f & t.mask());
+    if f & F_ENABLED == 0 {
+        return (slow(), 0, 0);
+    }
+    let class = inst.class_info();
+    let hold = |stamp: u64| match f & F_HOLD {
+        0 => 0,
+        _ if stamp != 0 => stamp,
+        _ => now(f),
+    };
+    if let (true, Some(t)) = (f & F_CURRENT != 0, t) {
+        let a = begin(
+            t,
+            class,
+            f,
+            Some(op),
+            inst.identity.load(Ordering::Relaxed),
+            None,
+        );
+        let g = slow();
+        let e = end(&a, Some(inst));
+        return (g, hold(e), f);
+    }
+    let (g, wait, stamp) = if f & F_TIMED != 0 {
+        match try_fast() {
+            Some(g) => (g, 0, 0),
+            None => {
+                let s = now(f);
+                let g = slow();
+                let e = now(f);
+                (g, e.saturating_sub(s), e)
+            }
+        }
+    } else {
+        (slow(), 0, 0)
+    };
+    stat(t, class, f, Some(inst), f & F_TIMED != 0, wait, None);
+    (g, hold(stamp), f)
+}
+
+/// A successful `try_*` acquisition: counted with a zero wait. Returns the hold start and the
+/// flags in effect (0: not recorded).
+#[inline(never)]
+pub(crate) fn acquired_try(inst: &'static Instance, f: u32) -> (u64, u32) {
+    let t = thread::current();
+    let f = t.map_or(f, |t| f & t.mask());
+    if f & F_ENABLED == 0 {
+        return (0, 0);
+    }
+    stat(
+        t,
+        inst.class_info(),
+        f,
+        Some(inst),
+        f & F_TIMED != 0,
+        0,
+        None,
+    );
+    (if f & F_HOLD != 0 { now(f) } else { 0 }, f)
+}
+
+/// End of a hold (called by the guard before it releases the lock).
+#[inline(never)]
+pub(crate) fn release_hold(inst: &Instance, f: u32, start: u64) {
+    let e = now(f);
+    inst.hold.add_timed(e.saturating_sub(start));
+}

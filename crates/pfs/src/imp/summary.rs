@@ -1,0 +1,267 @@
+//! Readers of the summary tables: aggregation on read ("higher level" aggregation, PFS57
+//! PAGE_AGGREGATES) over live instances, live threads, and what dropped instances and exited
+//! threads folded in. A statement class's totals include the digest cells bound to it (see
+//! `record::digest_stat`).
+
+use std::sync::atomic::Ordering;
+
+use super::classes::{classes, Classes};
+use super::instances::{instances, Instance};
+use super::stats::{self, bucket_upper, Snap, HIST_BUCKETS};
+use super::thread::{self, threads, with_live};
+use super::timer::ticks_to_ps;
+use crate::kinds::{ClassKind, Clock};
+use crate::pattern::Pattern;
+use crate::tables::*;
+
+fn summary(s: &Snap, clock: Clock) -> SummaryStats {
+    if s.count == 0 {
+        return SummaryStats::default();
+    }
+    let sum = ticks_to_ps(s.sum, clock);
+    let (min, max) = if s.min <= s.max {
+        (ticks_to_ps(s.min, clock), ticks_to_ps(s.max, clock))
+    } else {
+        (0, 0)
+    };
+    SummaryStats {
+        count_star: s.count,
+        sum_timer_wait: sum,
+        min_timer_wait: min,
+        avg_timer_wait: sum / s.count,
+        max_timer_wait: max,
+    }
+}
+
+/// `cells` of every live thread merged into `base` (the exited aggregate), element-wise.
+fn merge_threads(
+    base: &[Snap],
+    cells: impl Fn(&thread::ThreadSlot) -> &[stats::StatCell],
+) -> Vec<Snap> {
+    let mut v = base.to_vec();
+    with_live(|live| {
+        for t in live {
+            for (agg, c) in v.iter_mut().zip(cells(t).iter()) {
+                agg.merge(&c.snapshot());
+            }
+        }
+    });
+    v
+}
+
+fn exited<R>(f: impl FnOnce(&thread::Threads) -> R) -> R {
+    f(&threads())
+}
+
+/// Per-class totals: instance classes from live instances + destroyed ones; the others from
+/// live threads + exited threads, statement classes with their bound digests.
+fn class_totals(g: &Classes) -> Vec<Snap> {
+    let classes = g.registered();
+    let base = exited(|th| th.exited[..classes.len()].to_vec());
+    let mut totals = merge_threads(&base, |t| &t.stats);
+    let digests = g.digests();
+    let dbase = exited(|th| th.exited_digests[..digests.len()].to_vec());
+    for (d, s) in digests.iter().zip(merge_threads(&dbase, |t| &t.digests)) {
+        if let Some(t) = totals.get_mut(d.class.load(Ordering::Relaxed) as usize) {
+            t.merge(&s);
+        }
+    }
+    for (i, c) in classes.iter().enumerate() {
+        if c.kind().has_instances() {
+            totals[i] = c.destroyed.snapshot();
+        }
+    }
+    instances().with_live(|it: &mut dyn Iterator<Item = &Instance>| {
+        for inst in it {
+            let ci = inst.class.load(Ordering::Relaxed) as usize;
+            if let Some(t) = totals.get_mut(ci) {
+                t.merge(&inst.wait.snapshot());
+            }
+        }
+    });
+    totals
+}
+
+/// Rows built from the live instances whose class matches `filter`.
+fn instance_rows<R>(filter: Option<&Pattern>, row: impl Fn(&Instance) -> R) -> Vec<R> {
+    instances().with_live(|it: &mut dyn Iterator<Item = &Instance>| {
+        it.filter(|i| filter.is_none_or(|p| p.matches(i.class_info().name())))
+            .map(&row)
+            .collect()
+    })
+}
+
+pub(crate) fn summary_global(filter: impl Fn(ClassKind) -> bool) -> Vec<SummaryByEventNameRow> {
+    let g = classes();
+    let totals = class_totals(g);
+    g.registered()
+        .iter()
+        .zip(totals.iter())
+        .filter(|(c, _)| filter(c.kind()))
+        .map(|(c, s)| SummaryByEventNameRow {
+            event_name: c.name().to_string(),
+            stats: summary(s, c.clock()),
+        })
+        .collect()
+}
+
+pub(crate) fn summary_by_instance(filter: Option<&Pattern>) -> Vec<SummaryByInstanceRow> {
+    let mut rows = instance_rows(filter, |i| {
+        let c = i.class_info();
+        SummaryByInstanceRow {
+            event_name: c.name().to_string(),
+            object_instance_begin: i.identity.load(Ordering::Relaxed),
+            stats: summary(&i.wait.snapshot(), c.clock()),
+        }
+    });
+    rows.sort_by(|a, b| {
+        (&a.event_name, a.object_instance_begin).cmp(&(&b.event_name, b.object_instance_begin))
+    });
+    rows
+}
+
+pub(crate) fn lock_stat_by_instance(filter: Option<&Pattern>) -> Vec<LockStatRow> {
+    let mut rows = instance_rows(filter, |i| {
+        let c = i.class_info();
+        let clock = c.clock();
+        let w = summary(&i.wait.snapshot(), clock);
+        let h = summary(&i.hold.snapshot(), clock);
+        LockStatRow {
+            event_name: c.name().to_string(),
+            object_instance_begin: i.identity.load(Ordering::Relaxed),
+            acquisitions: w.count_star,
+            sum_timer_wait: w.sum_timer_wait,
+            max_timer_wait: w.max_timer_wait,
+            hold_count: h.count_star,
+            sum_timer_hold: h.sum_timer_wait,
+            min_timer_hold: h.min_timer_wait,
+            avg_timer_hold: h.avg_timer_wait,
+            max_timer_hold: h.max_timer_wait,
+        }
+    });
+    rows.sort_by(|a, b| {
+        b.sum_timer_hold
+            .cmp(&a.sum_timer_hold)
+            .then(b.sum_timer_wait.cmp(&a.sum_timer_wait))
+    });
+    rows
+}
+
+pub(crate) fn summary_by_thread() -> Vec<SummaryByThreadRow> {
+    let classes = classes().registered();
+    let mut rows = Vec::new();
+    with_live(|live| {
+        for t in live {
+            for (c, s) in classes.iter().zip(t.stats.iter()) {
+                let s = s.snapshot();
+                if s.count == 0 || !c.kind().is_wait() {
+                    continue;
+                }
+                rows.push(SummaryByThreadRow {
+                    thread_id: t.thread_id(),
+                    event_name: c.name().to_string(),
+                    stats: summary(&s, c.clock()),
+                });
+            }
+        }
+    });
+    rows.sort_by(|a, b| (a.thread_id, &a.event_name).cmp(&(b.thread_id, &b.event_name)));
+    rows
+}
+
+pub(crate) fn summary_by_digest() -> Vec<SummaryByDigestRow> {
+    let g = classes();
+    let digests = g.digests();
+    let n = digests.len();
+    let (b1, b2) = exited(|th| {
+        (
+            th.exited_digests[..n].to_vec(),
+            th.exited_digests_other[..n].to_vec(),
+        )
+    });
+    let mut totals = merge_threads(&b1, |t| &t.digests);
+    for (t, o) in totals
+        .iter_mut()
+        .zip(merge_threads(&b2, |t| &t.digests_other))
+    {
+        t.merge(&o);
+    }
+    // Every statement family shares one timer; its classes convert with it.
+    let clock = g
+        .registered()
+        .iter()
+        .find(|c| c.kind() == ClassKind::Statement)
+        .map_or(Clock::Nanosecond, |c| c.clock());
+    let mut rows: Vec<SummaryByDigestRow> = digests
+        .iter()
+        .zip(totals)
+        .filter(|(_, s)| s.count > 0)
+        .map(|(d, s)| {
+            let text = d.text.get().map(|t| t.to_string()).unwrap_or_default();
+            SummaryByDigestRow {
+                digest: format!("{:016x}", fnv1a(text.as_bytes())),
+                digest_text: text,
+                stats: summary(&s, clock),
+            }
+        })
+        .collect();
+    rows.sort_by_key(|r| std::cmp::Reverse(r.stats.sum_timer_wait));
+    rows
+}
+
+fn fnv1a(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
+        (h ^ *x as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+pub(crate) fn histograms() -> Vec<HistogramRow> {
+    let classes = classes().registered();
+    let mut agg: Vec<[u64; HIST_BUCKETS]> = exited(|th| th.exited_hist[..classes.len()].to_vec());
+    with_live(|live| {
+        for t in live {
+            for (a, h) in agg.iter_mut().zip(t.hists.iter()) {
+                if let Some(h) = h.get() {
+                    h.add_into(a);
+                }
+            }
+        }
+    });
+    let mut rows = Vec::new();
+    for (c, b) in classes.iter().zip(agg) {
+        let count: u64 = b.iter().sum();
+        if count == 0 {
+            continue;
+        }
+        let clock = c.clock();
+        let upper = |i: usize| ticks_to_ps(bucket_upper(i), clock);
+        let pct = |p: f64| {
+            let target = ((count as f64) * p).ceil().max(1.0) as u64;
+            let mut acc = 0;
+            for (i, n) in b.iter().enumerate() {
+                acc += n;
+                if acc >= target {
+                    return upper(i);
+                }
+            }
+            upper(HIST_BUCKETS - 1)
+        };
+        let max_i = b.iter().rposition(|n| *n > 0).unwrap_or(0);
+        rows.push(HistogramRow {
+            event_name: c.name().to_string(),
+            count,
+            p50: pct(0.50),
+            p90: pct(0.90),
+            p99: pct(0.99),
+            p999: pct(0.999),
+            max: upper(max_i),
+            buckets: b
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+                .map(|(i, n)| (upper(i), *n))
+                .collect(),
+        });
+    }
+    rows
+}
