@@ -10,7 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::error::{MdlError, Result};
+use crate::error::{MdlError, Result, WaitError};
 use crate::fast_path::FastPath;
 use crate::key::MdlKey;
 use crate::lock::{FastAcquire, Hold, LockObject, Outcome, Request, SlotHome};
@@ -65,7 +65,8 @@ impl KillHandle {
 /// The outcome of one grant attempt.
 enum Attempt {
     Granted(Ticket),
-    NotGranted,
+    /// Refused without queueing: the lock object, to name the blockers.
+    NotGranted(Arc<LockObject>),
     Pending(Pending),
 }
 
@@ -134,6 +135,24 @@ impl MdlContext {
         &self.mgr
     }
 
+    /// Sets what diagnostics and errors call this context — a connection id, `user@host`, the
+    /// current statement. Shown next to the context id in [`MdlManager::lock_waits`],
+    /// [`MdlManager::blocking_contexts`], deadlock reports, errors and `metadata_locks`. Costs a
+    /// mutex and an allocation; set it when it changes, not per lock.
+    pub fn set_label(&mut self, label: impl Into<Arc<str>>) {
+        self.shared.set_label(Some(label.into()));
+    }
+
+    /// Removes the label.
+    pub fn clear_label(&mut self) {
+        self.shared.set_label(None);
+    }
+
+    /// This context's label.
+    pub fn label(&self) -> Option<Arc<str>> {
+        self.shared.label()
+    }
+
     /// Tries to take a lock without waiting. `Ok(None)` means it conflicts with a lock held (or,
     /// by priority, requested) by another context.
     ///
@@ -151,7 +170,10 @@ impl MdlContext {
         }
         match self.attempt(req, false)? {
             Attempt::Granted(t) => Ok(Some(t)),
-            Attempt::NotGranted => Ok(None),
+            Attempt::NotGranted(lock) => {
+                self.cache_lock(lock);
+                Ok(None)
+            }
             Attempt::Pending(p) => {
                 self.withdraw(p);
                 Ok(None)
@@ -180,11 +202,19 @@ impl MdlContext {
         // A zero timeout never queues (a try): `Pending` cannot come back.
         match self.attempt(req, !timeout.is_zero())? {
             Attempt::Granted(t) => Ok(t),
-            Attempt::NotGranted => Err(MdlError::Timeout),
+            Attempt::NotGranted(lock) => {
+                let mut w = WaitError::new(&req.key, req.lock_type, req.duration);
+                w.blockers = {
+                    let st = lock.state.read_recursive();
+                    lock.blockers(&st, self.id, req.lock_type)
+                };
+                self.cache_lock(lock);
+                Err(MdlError::timeout(w))
+            }
             Attempt::Pending(p) => {
                 // The clock is read only when a wait is needed: the attempt took nanoseconds.
-                let deadline = Instant::now().checked_add(timeout);
-                self.wait_for_grant(&req.key, req.duration, p, deadline)
+                let start = Instant::now();
+                self.wait_for_grant(&req.key, req.duration, p, start, start.checked_add(timeout))
             }
         }
     }
@@ -617,8 +647,7 @@ impl MdlContext {
                     if hton {
                         self.post_release_notify(&lock.key);
                     }
-                    self.cache_lock(lock);
-                    return Ok(Attempt::NotGranted);
+                    return Ok(Attempt::NotGranted(lock));
                 }
             }
         }
@@ -633,7 +662,7 @@ impl MdlContext {
         };
         match owner.notify_hton_pre_acquire_exclusive(key) {
             Ok(()) => Ok(true),
-            Err(r) if r.victimized => Err(MdlError::Deadlock),
+            Err(r) if r.victimized => Err(MdlError::engine_victim(key, ty, self.id())),
             Err(_) => Err(MdlError::RefusedByEngine),
         }
     }
@@ -665,6 +694,8 @@ impl MdlContext {
             };
             let entry = t.lock.materialize(&self.mgr.env, &request, t.hold);
             self.store.set_entry(s, entry);
+            // Its row now comes from the queue.
+            self.unpublish(s);
         }
     }
 
@@ -700,31 +731,34 @@ impl MdlContext {
     // ---------------------------------------------------------------------------------------
     // Tickets.
 
-    /// Publishes a ticket's `metadata_locks` row (feature `pfs`, instrument enabled).
+    /// Publishes a shared-word ticket's `metadata_locks` row (feature `pfs`, instrument
+    /// enabled): its counter names no owner. Every other lock is read from the queues and the
+    /// slots (see `instrument.rs`).
     #[inline]
     fn publish(&self, slot: u32) {
         #[cfg(feature = "pfs")]
         {
             let t = self.store.data(slot);
-            crate::instrument::publish(
-                &self.shared,
-                Some(slot),
-                crate::instrument::RowInfo {
-                    lock: &t.lock,
-                    id: ticket_id(self.id, slot),
-                    ty: t.ty,
-                    duration: t.duration,
-                    status: crate::instrument::RowStatus::Granted,
-                },
-            );
+            if t.hold == Hold::Counter {
+                crate::instrument::publish(
+                    &self.shared,
+                    slot,
+                    crate::instrument::RowInfo {
+                        lock: &t.lock,
+                        id: ticket_id(self.id, slot),
+                        ty: t.ty,
+                        duration: t.duration,
+                    },
+                );
+            }
         }
         #[cfg(not(feature = "pfs"))]
         let _ = slot;
     }
 
-    /// Withdraws a ticket's (or the pending request's) `metadata_locks` row.
+    /// Withdraws a shared-word ticket's `metadata_locks` row, if one was published.
     #[inline]
-    fn unpublish(&self, slot: Option<u32>) {
+    fn unpublish(&self, slot: u32) {
         #[cfg(feature = "pfs")]
         crate::instrument::unpublish(&self.shared, slot);
         #[cfg(not(feature = "pfs"))]
@@ -805,7 +839,7 @@ impl MdlContext {
     /// Gives `slot` the lock hold of `new_slot` (removing `new_slot`), then releases the hold
     /// `slot` had. Used by upgrade and downgrade so the caller's ticket handle stays valid.
     fn swap_hold(&mut self, slot: u32, new_slot: u32) {
-        self.unpublish(Some(new_slot));
+        self.unpublish(new_slot);
         let new = self.store.remove(new_slot);
         let old = self.store.replace_hold(slot, new);
         // The ticket keeps its duration: record it where the new hold is.
@@ -817,7 +851,7 @@ impl MdlContext {
 
     #[inline]
     fn release_slot(&mut self, slot: u32) {
-        self.unpublish(Some(slot));
+        self.unpublish(slot);
         let t = self.store.remove(slot);
         self.release_hold(t);
     }

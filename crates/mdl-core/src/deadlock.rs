@@ -1,4 +1,5 @@
-//! The wait-for graph and deadlock detection (MySQL's `find_deadlock`).
+//! The wait-for graph, deadlock detection (MySQL's `find_deadlock`), and what the manager
+//! remembers of waits: the last deadlocks and per-namespace counters.
 //!
 //! Every waiting request — of a thread or of a future — has an [`Edge`] in the manager's
 //! [`WaitForGraph`]: who waits, for which lock object, on which queue entry, since when. A
@@ -24,20 +25,25 @@
 //! The victim is the node on the cycle with the lowest weight (DML 25, user lock 50, DDL 100);
 //! nodes are offered while the search unwinds toward the start, and a node replaces the current
 //! victim when its weight is lower *or equal*, so ties go to the node nearest the requester, and
-//! finally to the requester itself. The victim's wait slot is set to `Victim` for the epoch of
-//! the wait that was seen, so a verdict never hits a later wait.
+//! finally to the requester itself. The search keeps its path, so the cycle it found is
+//! described edge by edge ([`DeadlockRecord`]): the record goes into the victim's context before
+//! its wait slot is set to `Victim` (for the epoch of the wait that was seen, so a verdict never
+//! hits a later wait), and into the history the manager keeps.
 //!
-//! Lock order: graph mutex → a lock object's `state` → a wait slot. Nobody takes the graph mutex
-//! while holding a lock object's `state`.
+//! Lock order: graph mutex → a lock object's `state` → a wait slot, a context's label or
+//! deadlock-report mutex, the history mutex. Nobody takes the graph mutex while holding a lock
+//! object's `state`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+use std::time::{Instant, SystemTime};
 
+use crate::blocking::{BlockKind, DeadlockCause, DeadlockEdge, DeadlockRecord};
 use crate::lock::LockObject;
 use crate::matrix::{deadlock_weight, granted_incompatible, waiting_incompatible};
 use crate::shared::ContextShared;
-use crate::sync::{Mutex, Ordering};
-use crate::types::{LockType, Namespace};
+use crate::sync::{AtomicU64, Mutex, Ordering};
+use crate::types::{ContextId, LockDuration, LockType, Namespace};
 use crate::wait::WaitStatus;
 
 /// Longer paths are treated as deadlocks (MySQL's `MAX_SEARCH_DEPTH`).
@@ -50,19 +56,39 @@ pub(crate) struct Edge {
     /// The pending entry in the lock's queue.
     pub(crate) entry: usize,
     pub(crate) ty: LockType,
+    pub(crate) duration: LockDuration,
     /// The wait's epoch (see `wait.rs`).
     pub(crate) epoch: u64,
+    pub(crate) since: Instant,
 }
 
-/// The edges of every waiting context, by context id.
+/// How a wait ended, for the counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WaitEnd {
+    Granted,
+    Timeout,
+    Deadlock,
+    Killed,
+}
+
+/// The edges of every waiting context, by context id; the deadlock history; the counters.
 pub(crate) struct WaitForGraph {
     edges: Mutex<HashMap<u64, Edge>>,
+    history: Mutex<VecDeque<Arc<DeadlockRecord>>>,
+    history_len: usize,
+    deadlocks_found: AtomicU64,
+    /// Per namespace: waits, timeouts, deadlocks, kills.
+    counters: [[AtomicU64; 4]; 18],
 }
 
 impl WaitForGraph {
-    pub(crate) fn new() -> WaitForGraph {
+    pub(crate) fn new(history_len: usize) -> WaitForGraph {
         WaitForGraph {
             edges: Mutex::new(HashMap::new()),
+            history: Mutex::new(VecDeque::new()),
+            history_len,
+            deadlocks_found: AtomicU64::new(0),
+            counters: std::array::from_fn(|_| std::array::from_fn(|_| AtomicU64::new(0))),
         }
     }
 
@@ -71,9 +97,41 @@ impl WaitForGraph {
         self.edges.lock().insert(edge.waiter.id, edge);
     }
 
-    /// Removes a context's edge (its wait ended).
-    pub(crate) fn remove(&self, ctx: u64) {
+    /// Removes a context's edge (its wait ended) and counts how it ended.
+    pub(crate) fn remove(&self, ctx: u64, ns: Namespace, end: WaitEnd) {
         self.edges.lock().remove(&ctx);
+        let c = &self.counters[ns as usize];
+        c[0].fetch_add(1, Ordering::Relaxed);
+        let i = match end {
+            WaitEnd::Granted => return,
+            WaitEnd::Timeout => 1,
+            WaitEnd::Deadlock => 2,
+            WaitEnd::Killed => 3,
+        };
+        c[i].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Calls `f` on every edge, under the graph's mutex (diagnostics).
+    pub(crate) fn for_each(&self, mut f: impl FnMut(&Edge)) {
+        for e in self.edges.lock().values() {
+            f(e);
+        }
+    }
+
+    /// The edge of context `ctx`, if it waits: `f` runs under the graph's mutex.
+    pub(crate) fn with_edge<T>(&self, ctx: u64, f: impl FnOnce(&Edge) -> T) -> Option<T> {
+        self.edges.lock().get(&ctx).map(f)
+    }
+
+    /// The last deadlocks, oldest first.
+    pub(crate) fn history(&self) -> Vec<Arc<DeadlockRecord>> {
+        self.history.lock().iter().cloned().collect()
+    }
+
+    /// Waits, timeouts, deadlocks and kills of namespace `ns`.
+    pub(crate) fn counters(&self, ns: Namespace) -> [u64; 4] {
+        let c = &self.counters[ns as usize];
+        std::array::from_fn(|i| c[i].load(Ordering::Relaxed))
     }
 
     /// Runs deadlock searches from `start` until none finds a cycle or `start` is the victim.
@@ -84,8 +142,25 @@ impl WaitForGraph {
             if !visit_context(&edges, start.id, &mut v) {
                 return;
             }
-            let Some(victim) = v.victim else { return };
+            let Some(victim) = v.victim.take() else {
+                return;
+            };
+            let record = Arc::new(DeadlockRecord {
+                id: self.deadlocks_found.fetch_add(1, Ordering::Relaxed) + 1,
+                at: SystemTime::now(),
+                victim: ContextId(victim.ctx.id),
+                cause: v.cause,
+                cycle: v.cycle,
+            });
+            *victim.ctx.deadlock.lock() = Some((victim.epoch, record.clone()));
             victim.ctx.wait.set(victim.epoch, WaitStatus::Victim);
+            if self.history_len > 0 {
+                let mut h = self.history.lock();
+                if h.len() == self.history_len {
+                    h.pop_front();
+                }
+                h.push_back(record);
+            }
             if victim.ctx.id == start.id {
                 return;
             }
@@ -109,42 +184,75 @@ struct Node {
     weight: u32,
 }
 
-struct Visitor {
-    start: u64,
-    depth: u32,
-    found: bool,
-    victim: Option<Node>,
+/// One node of the current path and the edge the search left it by.
+struct Step<'a> {
+    node: Node,
+    edge: &'a Edge,
+    /// The neighbour being visited from this node: (context, its type, hard or soft).
+    via: Option<(Arc<ContextShared>, LockType, BlockKind)>,
 }
 
-impl Visitor {
-    fn new(start: u64) -> Visitor {
+struct Visitor<'a> {
+    start: u64,
+    found: bool,
+    victim: Option<Node>,
+    path: Vec<Step<'a>>,
+    cause: DeadlockCause,
+    cycle: Vec<DeadlockEdge>,
+}
+
+impl<'a> Visitor<'a> {
+    fn new(start: u64) -> Visitor<'a> {
         Visitor {
             start,
-            depth: 0,
             found: false,
             victim: None,
+            path: Vec::new(),
+            cause: DeadlockCause::Cycle,
+            cycle: Vec::new(),
         }
     }
 
-    fn enter_node(&mut self, n: &Node) -> bool {
-        self.depth += 1;
-        self.found = self.depth >= MAX_SEARCH_DEPTH;
-        if self.found {
-            self.offer_victim(n);
+    fn enter_node(&mut self, node: Node, edge: &'a Edge) -> bool {
+        self.path.push(Step {
+            node,
+            edge,
+            via: None,
+        });
+        if self.path.len() as u32 >= MAX_SEARCH_DEPTH {
+            self.found = true;
+            self.cause = DeadlockCause::TooDeep;
+            self.describe_path();
+            let n = self.path.last().map(|s| s.node.clone());
+            if let Some(n) = n {
+                self.offer_victim(&n);
+            }
         }
         self.found
     }
 
-    fn leave_node(&mut self, n: &Node) {
-        self.depth -= 1;
-        if self.found {
-            self.offer_victim(n);
+    fn leave_node(&mut self) {
+        if let Some(step) = self.path.pop() {
+            if self.found {
+                self.offer_victim(&step.node);
+            }
         }
     }
 
-    fn inspect_edge(&mut self, to: u64) -> bool {
-        self.found = to == self.start;
+    /// Whether the edge to `to` closes a cycle.
+    fn inspect_edge(&mut self, to: &Arc<ContextShared>, ty: LockType, kind: BlockKind) -> bool {
+        self.found = to.id == self.start;
+        if self.found {
+            self.set_via(to, ty, kind);
+            self.describe_path();
+        }
         self.found
+    }
+
+    fn set_via(&mut self, to: &Arc<ContextShared>, ty: LockType, kind: BlockKind) {
+        if let Some(last) = self.path.last_mut() {
+            last.via = Some((to.clone(), ty, kind));
+        }
     }
 
     fn offer_victim(&mut self, n: &Node) {
@@ -152,17 +260,39 @@ impl Visitor {
             self.victim = Some(n.clone());
         }
     }
+
+    /// The path as edges, when the search stops on it.
+    fn describe_path(&mut self) {
+        self.cycle = self
+            .path
+            .iter()
+            .filter_map(|s| {
+                let (to, held, kind) = s.via.as_ref()?;
+                Some(DeadlockEdge {
+                    waiter: ContextId(s.node.ctx.id),
+                    waiter_label: s.node.ctx.label(),
+                    key: s.edge.lock.key.clone(),
+                    requested: s.edge.ty,
+                    weight: s.node.weight,
+                    holder: ContextId(to.id),
+                    holder_label: to.label(),
+                    held: *held,
+                    kind: *kind,
+                })
+            })
+            .collect();
+    }
 }
 
 /// Searches from context `ctx`; returns true if a deadlock (or an over-deep path) was found.
-fn visit_context(edges: &HashMap<u64, Edge>, ctx: u64, v: &mut Visitor) -> bool {
+fn visit_context<'a>(edges: &'a HashMap<u64, Edge>, ctx: u64, v: &mut Visitor<'a>) -> bool {
     match edges.get(&ctx) {
         Some(edge) => visit_lock(edges, edge, v),
         None => false,
     }
 }
 
-fn visit_lock(edges: &HashMap<u64, Edge>, edge: &Edge, v: &mut Visitor) -> bool {
+fn visit_lock<'a>(edges: &'a HashMap<u64, Edge>, edge: &'a Edge, v: &mut Visitor<'a>) -> bool {
     let lock = &edge.lock;
     let waiter = &edge.waiter;
     let st = lock.state.read_recursive();
@@ -178,31 +308,38 @@ fn visit_lock(edges: &HashMap<u64, Edge>, edge: &Edge, v: &mut Visitor) -> bool 
         epoch: edge.epoch,
         weight: weight_of(waiter, lock.key.namespace(), edge.ty),
     };
-    if v.enter_node(&node) {
+    if v.enter_node(node, edge) {
+        v.leave_node();
         return true;
     }
     let g = granted_incompatible(lock.strategy, edge.ty);
     let w = waiting_incompatible(lock.strategy, st.matrix_idx, edge.ty);
-    let neighbours: Vec<u64> = st
+    let neighbours: Vec<(Arc<ContextShared>, LockType, BlockKind)> = st
         .granted()
         .filter(|e| g & e.ty.bit() != 0)
-        .chain(st.waiting().filter(|e| w & e.ty.bit() != 0))
-        .map(|e| e.ctx.id)
-        .filter(|&c| c != waiter.id)
+        .map(|e| (e.ctx.clone(), e.ty, BlockKind::Hard))
+        .chain(
+            st.waiting()
+                .filter(|e| w & e.ty.bit() != 0)
+                .map(|e| (e.ctx.clone(), e.ty, BlockKind::Soft)),
+        )
+        .filter(|(c, _, _)| c.id != waiter.id)
         .collect();
+    // `st` stays read-locked while the search descends: the path existed at one instant.
     // Breadth first: look at every direct neighbour before descending.
-    for &c in &neighbours {
-        if v.inspect_edge(c) {
-            v.leave_node(&node);
+    for (c, ty, kind) in &neighbours {
+        if v.inspect_edge(c, *ty, *kind) {
+            v.leave_node();
             return true;
         }
     }
-    for &c in &neighbours {
-        if visit_context(edges, c, v) {
-            v.leave_node(&node);
+    for (c, ty, kind) in &neighbours {
+        v.set_via(c, *ty, *kind);
+        if visit_context(edges, c.id, v) {
+            v.leave_node();
             return true;
         }
     }
-    v.leave_node(&node);
+    v.leave_node();
     false
 }

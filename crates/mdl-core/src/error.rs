@@ -1,26 +1,57 @@
 //! The one error type of the lock manager.
+//!
+//! A failed wait explains itself: [`MdlError::Timeout`] and [`MdlError::Killed`] carry the
+//! request and what blocked it when the wait ended ([`WaitError`]); [`MdlError::Deadlock`]
+//! carries the cycle and the weights that chose the victim ([`DeadlockError`]). The payloads are
+//! boxed (a `Result<Ticket>` stays small) and `#[non_exhaustive]`, so fields can be added later;
+//! match on [`MdlError::kind`] where only the kind matters.
 
 use std::fmt;
+use std::time::Duration;
 
-use crate::types::{LockType, Namespace};
+use crate::blocking::{Blocker, DeadlockCause, DeadlockEdge, DeadlockRecord};
+use crate::key::MdlKey;
+use crate::types::{ContextId, LockDuration, LockType, Namespace};
 
 /// Everything that can go wrong when using the lock manager.
 ///
-/// The first five variants are the outcomes of a lock wait and map to MySQL's error codes
+/// The first four variants are the outcomes of a lock wait and map to MySQL's error codes
 /// (see [`MdlError::mysql_error_code`]); the others report misuse of the API. No operation of
 /// the lock manager panics on bad input: it returns one of these instead, and leaves every lock
 /// the context held untouched.
+///
+/// ```
+/// use std::time::Duration;
+/// use mdl_core::*;
+///
+/// let mgr = MdlManager::new(MdlConfig::default())?;
+/// let t1 = MdlKey::new(Namespace::Table, "test", "t1")?;
+/// let mut reader = mgr.new_context();
+/// reader.set_label("app@10.0.0.7: SELECT * FROM t1");
+/// reader.acquire(&MdlRequest::new(t1.clone(), LockType::SharedRead, LockDuration::Transaction),
+///                Duration::from_secs(1))?;
+///
+/// let mut ddl = mgr.new_context();
+/// let drop = MdlRequest::new(t1, LockType::Exclusive, LockDuration::Transaction);
+/// let err = ddl.acquire(&drop, Duration::from_millis(10)).unwrap_err();
+/// assert_eq!(err.kind(), ErrorKind::Timeout);
+/// let MdlError::Timeout(wait) = &err else { unreachable!() };
+/// assert_eq!(wait.blockers[0].context, Some(reader.id()));
+/// // "Lock wait timeout exceeded; ... blocked by context 1 (app@10.0.0.7: ...) holding SHARED_READ (TRANSACTION)"
+/// println!("{err}");
+/// # Ok::<(), MdlError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum MdlError {
     /// The request could not be granted within its timeout (`ER_LOCK_WAIT_TIMEOUT`, 1205).
-    Timeout,
+    Timeout(Box<WaitError>),
     /// The request was chosen as the victim of a deadlock (`ER_LOCK_DEADLOCK`, 1213), or the
     /// storage engine refused an exclusive lock and asked for the request to be victimized.
-    Deadlock,
+    Deadlock(Box<DeadlockError>),
     /// The context was killed (see [`crate::KillHandle`]) or its owner disconnected while waiting
     /// (`ER_QUERY_INTERRUPTED`, 1317).
-    Killed,
+    Killed(Box<WaitError>),
     /// The storage-engine pre-acquire notification refused an exclusive lock
     /// (`ER_LOCK_REFUSED_BY_ENGINE`, 3177).
     RefusedByEngine,
@@ -58,29 +89,175 @@ pub enum MdlError {
     InvalidConfig(String),
 }
 
-impl MdlError {
-    /// The MySQL error code a server would report for this error, where one exists.
-    pub fn mysql_error_code(&self) -> Option<u32> {
+/// The kind of an [`MdlError`], without its payload: for matching and comparing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[allow(missing_docs)]
+pub enum ErrorKind {
+    Timeout,
+    Deadlock,
+    Killed,
+    RefusedByEngine,
+    NameTooLong,
+    InvalidKey,
+    InvalidLockType,
+    InvalidTicket,
+    InvalidSavepoint,
+    InvalidLockChange,
+    InvalidConfig,
+}
+
+impl ErrorKind {
+    /// The MySQL error code of errors of this kind, where one exists.
+    pub fn mysql_error_code(self) -> Option<u32> {
         match self {
-            MdlError::Timeout => Some(1205),
-            MdlError::Deadlock => Some(1213),
-            MdlError::Killed => Some(1317),
-            MdlError::RefusedByEngine => Some(3177),
+            ErrorKind::Timeout => Some(1205),
+            ErrorKind::Deadlock => Some(1213),
+            ErrorKind::Killed => Some(1317),
+            ErrorKind::RefusedByEngine => Some(3177),
             _ => None,
         }
     }
 }
 
+/// A wait that ended without the lock ([`MdlError::Timeout`], [`MdlError::Killed`]): the
+/// request, how long it waited, and what blocked it at that moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WaitError {
+    /// The object waited for.
+    pub key: MdlKey,
+    /// The requested type.
+    pub lock_type: LockType,
+    /// The requested duration.
+    pub duration: LockDuration,
+    /// How long the request waited (zero for a request that was only tried).
+    pub waited: Duration,
+    /// What blocked it when the wait ended.
+    pub blockers: Vec<Blocker>,
+}
+
+impl WaitError {
+    pub(crate) fn new(key: &MdlKey, lock_type: LockType, duration: LockDuration) -> WaitError {
+        WaitError {
+            key: key.clone(),
+            lock_type,
+            duration,
+            waited: Duration::ZERO,
+            blockers: Vec::new(),
+        }
+    }
+}
+
+/// A deadlock victim's request, the cycle it was on, and why it was chosen
+/// ([`MdlError::Deadlock`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DeadlockError {
+    /// The victim's request: the object.
+    pub key: MdlKey,
+    /// The victim's request: the type.
+    pub lock_type: LockType,
+    /// The victim (this context).
+    pub victim: ContextId,
+    /// A cycle, a too-deep path, or a storage engine's refusal.
+    pub cause: DeadlockCause,
+    /// The cycle's edges, each with the waiter's weight (empty for an engine's refusal).
+    pub cycle: Vec<DeadlockEdge>,
+}
+
+impl DeadlockError {
+    pub(crate) fn from_record(r: &DeadlockRecord, key: &MdlKey, ty: LockType) -> DeadlockError {
+        DeadlockError {
+            key: key.clone(),
+            lock_type: ty,
+            victim: r.victim,
+            cause: r.cause,
+            cycle: r.cycle.clone(),
+        }
+    }
+}
+
+impl MdlError {
+    /// The kind of error, without its payload.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            MdlError::Timeout(_) => ErrorKind::Timeout,
+            MdlError::Deadlock(_) => ErrorKind::Deadlock,
+            MdlError::Killed(_) => ErrorKind::Killed,
+            MdlError::RefusedByEngine => ErrorKind::RefusedByEngine,
+            MdlError::NameTooLong { .. } => ErrorKind::NameTooLong,
+            MdlError::InvalidKey(_) => ErrorKind::InvalidKey,
+            MdlError::InvalidLockType { .. } => ErrorKind::InvalidLockType,
+            MdlError::InvalidTicket => ErrorKind::InvalidTicket,
+            MdlError::InvalidSavepoint => ErrorKind::InvalidSavepoint,
+            MdlError::InvalidLockChange { .. } => ErrorKind::InvalidLockChange,
+            MdlError::InvalidConfig(_) => ErrorKind::InvalidConfig,
+        }
+    }
+
+    /// The MySQL error code a server would report for this error, where one exists.
+    pub fn mysql_error_code(&self) -> Option<u32> {
+        self.kind().mysql_error_code()
+    }
+
+    pub(crate) fn timeout(w: WaitError) -> MdlError {
+        MdlError::Timeout(Box::new(w))
+    }
+
+    pub(crate) fn killed(w: WaitError) -> MdlError {
+        MdlError::Killed(Box::new(w))
+    }
+
+    /// A storage engine's victimizing refusal of an exclusive lock.
+    pub(crate) fn engine_victim(key: &MdlKey, ty: LockType, victim: ContextId) -> MdlError {
+        MdlError::Deadlock(Box::new(DeadlockError {
+            key: key.clone(),
+            lock_type: ty,
+            victim,
+            cause: DeadlockCause::Engine,
+            cycle: Vec::new(),
+        }))
+    }
+}
+
+fn write_wait(f: &mut fmt::Formatter<'_>, w: &WaitError) -> fmt::Result {
+    write!(f, " ({} on {}", w.lock_type, w.key)?;
+    if !w.waited.is_zero() {
+        write!(f, ", waited {:.3} s", w.waited.as_secs_f64())?;
+    }
+    for (i, b) in w.blockers.iter().enumerate() {
+        f.write_str(if i == 0 { "; blocked by " } else { ", " })?;
+        write!(f, "{b}")?;
+    }
+    f.write_str(")")
+}
+
 impl fmt::Display for MdlError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            MdlError::Timeout => {
-                f.write_str("Lock wait timeout exceeded; try restarting transaction")
+            MdlError::Timeout(w) => {
+                f.write_str("Lock wait timeout exceeded; try restarting transaction")?;
+                write_wait(f, w)
             }
-            MdlError::Deadlock => {
-                f.write_str("Deadlock found when trying to get lock; try restarting transaction")
+            MdlError::Deadlock(d) => {
+                f.write_str("Deadlock found when trying to get lock; try restarting transaction")?;
+                write!(f, " ({} on {}", d.lock_type, d.key)?;
+                match d.cause {
+                    DeadlockCause::Engine => f.write_str("; victimized by a storage engine")?,
+                    DeadlockCause::TooDeep => f.write_str("; wait-for path too deep")?,
+                    DeadlockCause::Cycle => {}
+                }
+                for (i, e) in d.cycle.iter().enumerate() {
+                    f.write_str(if i == 0 { "; cycle: " } else { "; " })?;
+                    write!(f, "{e} (weight {})", e.weight)?;
+                }
+                write!(f, "; victim context {})", d.victim)
             }
-            MdlError::Killed => f.write_str("Query execution was interrupted"),
+            MdlError::Killed(w) => {
+                f.write_str("Query execution was interrupted")?;
+                write_wait(f, w)
+            }
             MdlError::RefusedByEngine => f.write_str("Lock acquisition refused by storage engine."),
             MdlError::NameTooLong { part, chars } => {
                 write!(f, "{part} name is {chars} characters long; the limit is 64")
@@ -91,14 +268,14 @@ impl fmt::Display for MdlError {
                 lock_type,
             } => write!(
                 f,
-                "lock type {lock_type:?} cannot be used in namespace {namespace:?}"
+                "lock type {lock_type} cannot be used in namespace {namespace}"
             ),
             MdlError::InvalidTicket => {
                 f.write_str("ticket does not belong to this context or was already released")
             }
             MdlError::InvalidSavepoint => f.write_str("savepoint belongs to another context"),
             MdlError::InvalidLockChange { held, requested } => {
-                write!(f, "cannot change a {held:?} lock to {requested:?}")
+                write!(f, "cannot change a {held} lock to {requested}")
             }
             MdlError::InvalidConfig(why) => write!(f, "invalid lock manager configuration: {why}"),
         }

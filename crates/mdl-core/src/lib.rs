@@ -11,7 +11,10 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use mdl_core::{LockDuration, LockType, MdlConfig, MdlError, MdlKey, MdlManager, MdlRequest, Namespace};
+//! use mdl_core::{
+//!     ErrorKind, LockDuration, LockType, MdlConfig, MdlError, MdlKey, MdlManager, MdlRequest,
+//!     Namespace,
+//! };
 //!
 //! let mgr = MdlManager::new(MdlConfig::default())?;
 //! let mut reader = mgr.new_context();
@@ -26,7 +29,11 @@
 //!
 //! // DROP TABLE: an exclusive lock conflicts with the reader's lock...
 //! let drop = MdlRequest::new(t1, LockType::Exclusive, LockDuration::Transaction);
-//! assert_eq!(ddl.acquire(&drop, Duration::from_millis(10)), Err(MdlError::Timeout));
+//! let err = ddl.acquire(&drop, Duration::from_millis(10)).unwrap_err();
+//! assert_eq!(err.kind(), ErrorKind::Timeout);
+//! // The error names what blocked the request: the reader's SHARED_READ.
+//! let MdlError::Timeout(wait) = &err else { unreachable!() };
+//! assert_eq!(wait.blockers[0].context, Some(reader.id()));
 //!
 //! // ...until the reader's statement ends.
 //! reader.release_statement_locks();
@@ -78,7 +85,8 @@
 //! (which lock protects which field) is at the top of each, and in prose for the whole crate in
 //! `docs/lock-manager.md`.
 //!
-//! 1. `types`, `hash`, `key`, `error`, [`matrix`]: names, lock types, the rules.
+//! 1. `types`, `hash`, `key`, [`matrix`]: names, lock types, the rules; `blocking`: what
+//!    diagnostics and errors report about blockers and deadlocks; `error`.
 //! 2. `sync`: the primitives (instrumented, bare or loom) and their instrument classes.
 //! 3. `owner`: the server's hooks; `wait`: a context's wait slot; `shared`: the part of a
 //!    context other threads reach, and the registry of live contexts.
@@ -86,13 +94,16 @@
 //!    queues; `lock`: the lock object and the grant protocol.
 //! 5. `map`: the lock map and eviction; `deadlock`: the wait-for graph and its search;
 //!    `ticket_store`: a context's tickets; `request`: requests and handles.
-//! 6. `manager`: configuration and the manager; `instrument`: `metadata_locks` (feature
-//!    `pfs`); `context` (with `context/waiting`): the per-connection API.
+//! 6. `manager`: configuration and the manager; `diagnostics`: who holds and who waits;
+//!    `instrument`: `metadata_locks` and the other tables (feature `pfs`); `context` (with
+//!    `context/waiting`): the per-connection API.
 
 #![warn(missing_docs)]
 
+mod blocking;
 mod context;
 mod deadlock;
+mod diagnostics;
 mod error;
 mod fast_path;
 mod hash;
@@ -112,15 +123,19 @@ mod ticket_store;
 mod types;
 mod wait;
 
+pub use blocking::{
+    BlockKind, Blocker, DeadlockCause, DeadlockEdge, DeadlockRecord, LockWait, LockWaits,
+};
 pub use context::{KillHandle, MdlContext};
 pub use deadlock::MAX_SEARCH_DEPTH;
-pub use error::{MdlError, Result};
+pub use diagnostics::{LockEntryInfo, WaitCounters};
+pub use error::{DeadlockError, ErrorKind, MdlError, Result, WaitError};
 pub use fast_path::{FastPath, SLOTS_PER_GROUP};
 pub use hash::{murmur3_32, mysql_hash_sort_bin};
 #[cfg(feature = "pfs")]
 pub use instrument::PUBLISHED_SLOTS;
 pub use key::{MdlKey, NAME_CHAR_LEN};
-pub use manager::{LockEntryInfo, MdlConfig, MdlManager, LONG_TIMEOUT};
+pub use manager::{MdlConfig, MdlManager, LONG_TIMEOUT};
 pub use map::PartitionHash;
 pub use owner::{EngineRefusal, HolderInfo, MdlOwner};
 pub use request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};

@@ -596,194 +596,19 @@ impl LockObject {
         drop(e);
         new_state == 0
     }
-
-    // -----------------------------------------------------------------------------------------
-    // Clones, durations, materialization.
-
-    /// Adds a lock held through a clone of one of the context's tickets on this object (so the
-    /// object is in use and no conflict check is needed): on the fast path if the source is
-    /// and the mode allows, else as a granted entry.
-    pub(crate) fn add_clone(
-        &self,
-        env: &Env,
-        req: &Request<'_>,
-        source: Hold,
-        home: Option<&mut SlotHome>,
-    ) -> Hold {
-        let inc = fast_path_increment(self.strategy, req.ty);
-        if inc != 0 {
-            match (source, home) {
-                (Hold::Slot(_), Some(home)) => {
-                    match self.claim_slot(&env.slots, home, req.ty, req.duration) {
-                        FastAcquire::Granted { hold, .. } => return hold,
-                        FastAcquire::Moved { entry } => return Hold::Entry(entry),
-                        FastAcquire::SlowPath | FastAcquire::Destroyed => {}
-                    }
-                }
-                (Hold::Counter, _) => {
-                    // Under the write lock so an obtrusive requester cannot start in between;
-                    // fast-path requests may add to the counter concurrently, so reserve a unit
-                    // with a CAS that checks the field is not full.
-                    let _st = self.state.write();
-                    let full = counter_mask(self.strategy, inc);
-                    let mut old = self.word.load(Ordering::Relaxed);
-                    while old & full != full {
-                        match self.word.compare_exchange_weak(
-                            old,
-                            old + inc,
-                            Ordering::AcqRel,
-                            Ordering::Relaxed,
-                        ) {
-                            Ok(_) => return Hold::Counter,
-                            Err(cur) => old = cur,
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        let mut st = self.state.write();
-        let mut flags = HAS_SLOW_PATH;
-        if inc == 0 {
-            st.obtrusive_count += 1;
-            flags |= HAS_OBTRUSIVE;
-        }
-        self.word.fetch_or(flags, Ordering::AcqRel);
-        Hold::Entry(st.add_granted(req.entry()))
-    }
-
-    /// Moves one of a context's fast-path locks into the granted queue (before it waits, in
-    /// [`FastPath::SharedWord`] mode, and for `set_needs_thr_lock_abort`). Returns the entry.
-    pub(crate) fn materialize(&self, env: &Env, req: &Request<'_>, hold: Hold) -> usize {
-        let mut st = self.state.write();
-        match hold {
-            Hold::Entry(entry) => entry,
-            Hold::Slot(slot) => match env.slots.release(slot) {
-                // Moved by a strong requester (who held this lock, so it is complete).
-                Slot::Moved { entry, .. } => entry,
-                _ => {
-                    self.word.fetch_or(HAS_SLOW_PATH, Ordering::AcqRel);
-                    st.add_granted(req.entry())
-                }
-            },
-            Hold::Counter => {
-                let inc = fast_path_increment(self.strategy, req.ty);
-                let idx = st.add_granted(req.entry());
-                let mut old = self.word.load(Ordering::Relaxed);
-                loop {
-                    let new = (old - inc) | HAS_SLOW_PATH;
-                    match self.word.compare_exchange_weak(
-                        old,
-                        new,
-                        Ordering::AcqRel,
-                        Ordering::Relaxed,
-                    ) {
-                        Ok(_) => break,
-                        Err(cur) => old = cur,
-                    }
-                }
-                idx
-            }
-        }
-    }
-
-    /// Records a ticket's new duration where its lock is (the queue entry or the slot).
-    pub(crate) fn set_duration(&self, env: &Env, hold: Hold, duration: LockDuration) {
-        match hold {
-            Hold::Counter => {}
-            Hold::Entry(entry) => {
-                if let Some(e) = self.state.write().entries.get_mut(entry) {
-                    e.duration = duration;
-                }
-            }
-            Hold::Slot(slot) => {
-                let w = env.slots.load(slot);
-                match Slot::decode(w) {
-                    Slot::Held { .. }
-                        if env
-                            .slots
-                            .replace(slot, w, fast_path::with_duration(w, duration)) => {}
-                    // Moved (or being moved): the queue entry is the record. Taking the write
-                    // lock waits for a transfer under way.
-                    _ => {
-                        let mut st = self.state.write();
-                        if let Slot::Moved { entry, .. } = Slot::decode(env.slots.load(slot)) {
-                            if let Some(e) = st.entries.get_mut(entry) {
-                                e.duration = duration;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// Whether a hold is still on a fast path (not moved into the queue).
-    pub(crate) fn is_fast(&self, env: &Env, hold: Hold) -> bool {
-        match hold {
-            Hold::Entry(_) => false,
-            Hold::Counter => true,
-            Hold::Slot(slot) => matches!(Slot::decode(env.slots.load(slot)), Slot::Held { .. }),
-        }
-    }
-
-    // -----------------------------------------------------------------------------------------
-    // Eviction.
-
-    /// Eviction: marks an unused object destroyed (state word exactly 0 → `IS_DESTROYED`) under
-    /// the write lock, so no slow-path user is mid-way. A word of 0 also means no slot holds the
-    /// object (`HAS_FAST_SLOTS` is raised before a claim counts). Returns whether it was marked.
-    pub(crate) fn try_destroy(&self) -> bool {
-        if self.word.load(Ordering::Relaxed) != 0 {
-            return false;
-        }
-        let _st = self.state.write();
-        self.word
-            .compare_exchange(0, IS_DESTROYED, Ordering::SeqCst, Ordering::Relaxed)
-            .is_ok()
-    }
-
-    /// The first half of an eviction sweep's check of an object that only per-context slots
-    /// may use (state word exactly `HAS_FAST_SLOTS`): mark it destroyed, so new claims back
-    /// off, before the sweep scans the slots. Returns whether it was marked.
-    pub(crate) fn mark_for_sweep(&self) -> bool {
-        if self.word.load(Ordering::Relaxed) != HAS_FAST_SLOTS {
-            return false;
-        }
-        let _st = self.state.write();
-        self.word
-            .compare_exchange(
-                HAS_FAST_SLOTS,
-                IS_DESTROYED,
-                Ordering::SeqCst,
-                Ordering::Relaxed,
-            )
-            .is_ok()
-    }
-
-    /// The second half: a slot still holds the object — put `HAS_FAST_SLOTS` back and clear
-    /// `IS_DESTROYED` (in that order, so the word never looks unused).
-    pub(crate) fn unmark_in_use(&self) {
-        self.word.fetch_or(HAS_FAST_SLOTS, Ordering::AcqRel);
-        self.word.fetch_and(!IS_DESTROYED, Ordering::AcqRel);
-    }
-
-    /// The second half: no slot holds the object — it is unused (state word 0). A claim that
-    /// raced with the sweep saw `IS_DESTROYED` and took itself back.
-    pub(crate) fn unmark_unused(&self) {
-        self.word
-            .fetch_and(!(IS_DESTROYED | HAS_FAST_SLOTS), Ordering::AcqRel);
-    }
 }
 
 /// The ticket id a transferred lock shows in the queue (its owner's ticket id is not in the
 /// slot): unique among live tickets, as ticket ids of `metadata_locks` need to be.
-fn moved_ticket_id(ctx_id: u64, slot: u32) -> u64 {
+pub(crate) fn moved_ticket_id(ctx_id: u64, slot: u32) -> u64 {
     (ctx_id << 32) | (1 << 31) | u64::from(slot)
 }
 
+mod evict;
+mod holds;
 #[cfg(all(test, loom))]
 mod loom_models;
+mod report;
 
 #[cfg(all(test, not(loom)))]
 mod tests {

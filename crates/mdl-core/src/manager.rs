@@ -10,29 +10,12 @@ use std::time::Duration;
 
 use crate::deadlock::WaitForGraph;
 use crate::error::{MdlError, Result};
-use crate::fast_path::{FastPath, Slot, SlotTable};
+use crate::fast_path::{FastPath, SlotTable};
 use crate::key::MdlKey;
-use crate::lock::{Env, IS_DESTROYED};
+use crate::lock::Env;
 use crate::map::{LockMap, PartitionHash};
 use crate::shared::Registry;
-use crate::sync::Ordering;
 use crate::ticket_store::TicketIndex;
-use crate::types::{ContextId, LockType};
-
-/// A granted or pending slow-path ticket ([`MdlManager::slow_path_locks`]).
-#[derive(Debug, Clone)]
-pub struct LockEntryInfo {
-    /// The locked name.
-    pub key: MdlKey,
-    /// The granted or requested type.
-    pub lock_type: LockType,
-    /// Granted (true) or pending.
-    pub granted: bool,
-    /// The owning context.
-    pub context: ContextId,
-    /// The ticket's id (unique within the manager).
-    pub ticket_id: u64,
-}
 
 /// `lock_wait_timeout`'s default: one year (MySQL's `LONG_TIMEOUT`).
 pub const LONG_TIMEOUT: Duration = Duration::from_secs(3600 * 24 * 365);
@@ -64,6 +47,8 @@ pub struct MdlConfig {
     pub lock_cache: usize,
     /// The default wait timeout for callers that want MySQL's (`lock_wait_timeout`, one year).
     pub lock_wait_timeout: Duration,
+    /// Deadlocks kept for [`MdlManager::deadlocks`] (0 keeps none).
+    pub deadlock_history: usize,
     /// Unused lock objects are freed only once more than this many exist (MySQL: 1000).
     pub unused_locks_low_water: usize,
     /// ... and once more than this fraction of all lock objects is unused (MySQL: 0.25).
@@ -81,6 +66,7 @@ impl Default for MdlConfig {
             lock_cache: 16,
             max_write_lock_count: u64::MAX,
             lock_wait_timeout: LONG_TIMEOUT,
+            deadlock_history: 100,
             unused_locks_low_water: 1000,
             unused_locks_min_ratio: 0.25,
         }
@@ -160,7 +146,7 @@ impl MdlManager {
                 slots: SlotTable::new(slots),
                 registry: Registry::new(),
             },
-            graph: WaitForGraph::new(),
+            graph: WaitForGraph::new(config.deadlock_history),
             config,
         }))
     }
@@ -175,39 +161,29 @@ impl MdlManager {
         self.env.registry.len()
     }
 
-    /// `performance_schema.metadata_locks`: the granted tickets and pending requests of every
-    /// live context, published while the `wait/lock/metadata/sql/mdl` instrument was enabled
-    /// (MySQL likewise shows only tickets created while it was), rendered like the mysql client
-    /// (`Display`) or as JSON. At most [`crate::PUBLISHED_SLOTS`] tickets per context are shown.
+    /// `performance_schema.metadata_locks`: every granted lock and pending request, with the
+    /// owning context's id and label next to MySQL's columns, while the
+    /// `wait/lock/metadata/sql/mdl` instrument is enabled; rendered like the mysql client
+    /// (`Display`) or as JSON. Read from the queues and the fast-path slots, so it costs the
+    /// acquire path nothing; locks held on MySQL's shared-word fast path are published by their
+    /// contexts, at most [`crate::PUBLISHED_SLOTS`] per context (see `instrument.rs`).
     #[cfg(feature = "pfs")]
     pub fn metadata_locks(&self) -> pfs::tables::MetadataLocks {
         crate::instrument::metadata_locks(self)
     }
 
-    /// A context holding a granted lock on `key`, if any (MySQL's `find_lock_owner`): the first
-    /// granted queue entry, else the first [`FastPath::PerContext`] slot that holds it.
-    /// [`FastPath::SharedWord`] counters name no owner, so locks held that way are not seen (as
-    /// in MySQL).
-    pub fn find_lock_owner(&self, key: &MdlKey) -> Option<ContextId> {
-        loop {
-            let lock = self.map.find(key)?;
-            let st = lock.state.read_recursive();
-            if lock.word.load(Ordering::Acquire) & IS_DESTROYED != 0 {
-                continue;
-            }
-            if let Some(e) = st.granted().next() {
-                return Some(ContextId(e.ctx.id));
-            }
-            let mut owner = None;
-            if let Some(address) = lock.address() {
-                self.env.slots.for_each_holding(address, |_, w| {
-                    if let (None, Slot::Held { tag, .. }) = (owner, Slot::decode(w)) {
-                        owner = self.env.registry.get(tag).map(|c| ContextId(c.id));
-                    }
-                });
-            }
-            return owner;
-        }
+    /// [`MdlManager::lock_waits`] as a Performance-Schema-style table (`metadata_lock_waits`):
+    /// renders like the `mysql` client, serializes to JSON.
+    #[cfg(feature = "pfs")]
+    pub fn metadata_lock_waits(&self) -> pfs::tables::MetadataLockWaits {
+        crate::instrument::metadata_lock_waits(self)
+    }
+
+    /// [`MdlManager::deadlocks`] as a Performance-Schema-style table (`metadata_deadlocks`),
+    /// one row per edge of each cycle.
+    #[cfg(feature = "pfs")]
+    pub fn metadata_deadlocks(&self) -> pfs::tables::MetadataDeadlocks {
+        crate::instrument::metadata_deadlocks(self)
     }
 
     /// Number of lock objects in the lock map (the four pre-allocated singletons excluded).
@@ -218,25 +194,6 @@ impl MdlManager {
     /// Number of lock objects nobody uses, waiting to be reused or evicted.
     pub fn unused_lock_object_count(&self) -> usize {
         self.map.unused_objects(&self.env)
-    }
-
-    /// The slow-path tickets of every lock object, granted and pending: what
-    /// `performance_schema.metadata_locks` shows, minus the locks held on a fast path.
-    pub fn slow_path_locks(&self) -> Vec<LockEntryInfo> {
-        let mut rows = Vec::new();
-        self.map.for_each(|lock| {
-            let st = lock.state.read_recursive();
-            for e in st.granted().chain(st.waiting()) {
-                rows.push(LockEntryInfo {
-                    key: lock.key.clone(),
-                    lock_type: e.ty,
-                    granted: e.granted,
-                    context: ContextId(e.ctx.id),
-                    ticket_id: e.ticket_id,
-                });
-            }
-        });
-        rows
     }
 
     /// The partition `key` belongs to, under the configured hash and shard count.

@@ -8,6 +8,10 @@
 //! [`crate::wait`]). `killed` is set by any thread ([`crate::KillHandle`]) and cleared by the
 //! owning thread; `force_dml_weight` and `needs_thr_lock_abort` are written by the owning thread
 //! and read by others (relaxed: they are hints for decisions taken under a lock object's lock).
+//! `label` is written by the owning thread and read by diagnostics, under its own mutex.
+//! `deadlock` is written by the deadlock search that picks this context as a victim (holding
+//! the wait-for graph's mutex) before it sets the wait slot, and taken by the owning thread after
+//! its wait ends.
 //! The registry's mutex guards only its slab; nothing else is locked while it is held, except
 //! that a transferring strong requester looks owners up under a lock object's write lock (lock
 //! order: lock object → registry).
@@ -16,6 +20,7 @@ use std::sync::{Arc, Weak};
 
 use slab::Slab;
 
+use crate::blocking::DeadlockRecord;
 use crate::fast_path::MAX_TAG;
 use crate::owner::MdlOwner;
 use crate::sync::{AtomicBool, Mutex, Ordering};
@@ -33,6 +38,14 @@ pub(crate) struct ContextShared {
     pub(crate) force_dml_weight: AtomicBool,
     pub(crate) needs_thr_lock_abort: AtomicBool,
     pub(crate) owner: Option<Arc<dyn MdlOwner>>,
+    /// What the owner calls this context (connection id, user@host, statement).
+    label: Mutex<Option<Arc<str>>>,
+    /// The deadlock that made this context a victim, for the wait of that epoch.
+    pub(crate) deadlock: Mutex<Option<(u64, Arc<DeadlockRecord>)>>,
+    /// The `pfs` thread that created the context or last waited in it (`metadata_locks`'
+    /// `OWNER_THREAD_ID`).
+    #[cfg(feature = "pfs")]
+    pub(crate) pfs_thread: crate::sync::AtomicU64,
     /// This context's rows of `metadata_locks` (see `instrument.rs`).
     #[cfg(feature = "pfs")]
     pub(crate) published: std::sync::OnceLock<crate::instrument::Published>,
@@ -54,6 +67,10 @@ impl ContextShared {
             force_dml_weight: AtomicBool::new(false),
             needs_thr_lock_abort: AtomicBool::new(false),
             owner,
+            label: Mutex::new(None),
+            deadlock: Mutex::new(None),
+            #[cfg(feature = "pfs")]
+            pfs_thread: crate::sync::AtomicU64::new(pfs::current_thread_id()),
             #[cfg(feature = "pfs")]
             published: std::sync::OnceLock::new(),
             #[cfg(feature = "pfs")]
@@ -66,6 +83,24 @@ impl ContextShared {
     /// Whether a kill is pending.
     pub(crate) fn is_killed(&self) -> bool {
         self.killed.load(Ordering::Acquire)
+    }
+
+    /// The owner's label for this context.
+    pub(crate) fn label(&self) -> Option<Arc<str>> {
+        self.label.lock().clone()
+    }
+
+    pub(crate) fn set_label(&self, label: Option<Arc<str>>) {
+        *self.label.lock() = label;
+    }
+
+    /// The deadlock report for the wait of `epoch`, if a search chose this context as its victim.
+    pub(crate) fn take_deadlock(&self, epoch: u64) -> Option<Arc<DeadlockRecord>> {
+        let mut d = self.deadlock.lock();
+        match d.take() {
+            Some((e, r)) if e == epoch => Some(r),
+            _ => None,
+        }
     }
 }
 

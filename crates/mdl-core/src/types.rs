@@ -329,3 +329,24 @@ impl std::fmt::Display for ContextId {
         write!(f, "{}", self.0)
     }
 }
+
+impl std::fmt::Display for Namespace {
+    /// MySQL's `OBJECT_TYPE` name (`TABLE`, `GLOBAL`, `USER LEVEL LOCK`, ...).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.object_type_name())
+    }
+}
+
+impl std::fmt::Display for LockType {
+    /// MySQL's `LOCK_TYPE` name (`SHARED_READ`, `EXCLUSIVE`, ...).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.pfs_name())
+    }
+}
+
+impl std::fmt::Display for LockDuration {
+    /// MySQL's `LOCK_DURATION` name (`STATEMENT`, `TRANSACTION`, `EXPLICIT`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.pfs_name())
+    }
+}

@@ -256,16 +256,30 @@ fn invalid_configurations() {
 
 #[test]
 fn errors_display_and_codes() {
-    for (e, code) in [
-        (MdlError::Timeout, Some(1205)),
-        (MdlError::Deadlock, Some(1213)),
-        (MdlError::Killed, Some(1317)),
-        (MdlError::RefusedByEngine, Some(3177)),
-        (MdlError::InvalidTicket, None),
+    for (k, code) in [
+        (ErrorKind::Timeout, Some(1205)),
+        (ErrorKind::Deadlock, Some(1213)),
+        (ErrorKind::Killed, Some(1317)),
+        (ErrorKind::RefusedByEngine, Some(3177)),
+        (ErrorKind::InvalidTicket, None),
     ] {
-        assert_eq!(e.mysql_error_code(), code);
+        assert_eq!(k.mysql_error_code(), code);
+    }
+    for e in [MdlError::RefusedByEngine, MdlError::InvalidTicket] {
+        assert_eq!(e.mysql_error_code(), e.kind().mysql_error_code());
         assert!(!e.to_string().is_empty());
     }
+    // A real timeout: its code, and a message that names the request.
+    let m = mgr();
+    let t = table("t");
+    let mut a = m.new_context();
+    a.acquire(&treq(&t, LockType::X), LONG).unwrap();
+    let e = m
+        .new_context()
+        .acquire(&treq(&t, LockType::SR), ZERO)
+        .unwrap_err();
+    assert_eq!(e.mysql_error_code(), Some(1205));
+    assert!(e.to_string().contains("SHARED_READ"), "{e}");
 }
 
 #[test]

@@ -49,7 +49,7 @@ fn two_contexts_equal_weight_requester_is_victim() {
         b.hold(&b_k, LockType::X);
         let a_rx = wait_for(&a, &m, &b_k, LockType::X);
         let b_rx = close(&b, &a_k, LockType::X);
-        assert_eq!(recv(&b_rx), Err(MdlError::Deadlock));
+        assert_eq!(recv(&b_rx).kinded(), Err(ErrorKind::Deadlock));
         recv(&a_rx).expect("the survivor gets the lock once the victim rolled back");
         a.release_all();
         assert!(m.slow_path_locks().is_empty());
@@ -66,7 +66,7 @@ fn dml_waiter_is_victim_even_when_not_the_requester() {
     ddl.hold(&t2, LockType::X);
     let dml_rx = wait_for(&dml, &m, &t2, LockType::SW); // weight 25
     let ddl_rx = close(&ddl, &t1, LockType::X); // weight 100, closes the cycle
-    assert_eq!(recv(&dml_rx), Err(MdlError::Deadlock));
+    assert_eq!(recv(&dml_rx).kinded(), Err(ErrorKind::Deadlock));
     recv(&ddl_rx).expect("DDL survives");
     ddl.release_all();
 }
@@ -81,7 +81,7 @@ fn dml_requester_is_victim_against_ddl() {
     ddl.hold(&t2, LockType::SNW);
     let ddl_rx = wait_for(&ddl, &m, &t1, LockType::X);
     let dml_rx = close(&dml, &t2, LockType::SW);
-    assert_eq!(recv(&dml_rx), Err(MdlError::Deadlock));
+    assert_eq!(recv(&dml_rx).kinded(), Err(ErrorKind::Deadlock));
     recv(&ddl_rx).unwrap();
 }
 
@@ -97,7 +97,7 @@ fn user_level_lock_weighs_between_dml_and_ddl() {
     b.hold(&u, LockType::X);
     let a_rx = wait_for(&a, &m, &u, LockType::X);
     let b_rx = close(&b, &t, LockType::X);
-    assert_eq!(recv(&a_rx), Err(MdlError::Deadlock));
+    assert_eq!(recv(&a_rx).kinded(), Err(ErrorKind::Deadlock));
     recv(&b_rx).unwrap();
     b.release_all();
     // ULL waiter (50) vs DML requester (25): the DML requester is the victim.
@@ -108,7 +108,7 @@ fn user_level_lock_weighs_between_dml_and_ddl() {
     b.hold(&u, LockType::X);
     let a_rx = wait_for(&a, &m, &u, LockType::X);
     let b_rx = close(&b, &t, LockType::SR);
-    assert_eq!(recv(&b_rx), Err(MdlError::Deadlock));
+    assert_eq!(recv(&b_rx).kinded(), Err(ErrorKind::Deadlock));
     recv(&a_rx).unwrap();
 }
 
@@ -123,7 +123,7 @@ fn forced_dml_weight_makes_a_ddl_waiter_the_victim() {
     b.hold(&t2, LockType::X);
     let a_rx = wait_for(&a, &m, &t2, LockType::X);
     let b_rx = close(&b, &t1, LockType::X);
-    assert_eq!(recv(&a_rx), Err(MdlError::Deadlock));
+    assert_eq!(recv(&a_rx).kinded(), Err(ErrorKind::Deadlock));
     recv(&b_rx).unwrap();
 }
 
@@ -139,7 +139,7 @@ fn three_context_cycle() {
     let r0 = wait_for(&w[0], &m, &k[1], LockType::X);
     let r1 = wait_for(&w[1], &m, &k[2], LockType::X);
     let r2 = close(&w[2], &k[0], LockType::X);
-    assert_eq!(recv(&r2), Err(MdlError::Deadlock));
+    assert_eq!(recv(&r2).kinded(), Err(ErrorKind::Deadlock));
     recv(&r1).unwrap();
     w[1].release_all();
     recv(&r0).unwrap();
@@ -154,7 +154,7 @@ fn three_context_cycle() {
     let r0 = wait_for(&w[0], &m, &k[1], LockType::X);
     let r1 = wait_for(&w[1], &m, &k[2], LockType::SR);
     let r2 = close(&w[2], &k[0], LockType::X);
-    assert_eq!(recv(&r1), Err(MdlError::Deadlock));
+    assert_eq!(recv(&r1).kinded(), Err(ErrorKind::Deadlock));
     recv(&r0).unwrap();
     w[0].release_all();
     recv(&r2).unwrap();
@@ -180,7 +180,7 @@ fn upgrade_deadlock_of_two_readers() {
             }
             r
         });
-        assert_eq!(recv(&b_rx), Err(MdlError::Deadlock));
+        assert_eq!(recv(&b_rx).kinded(), Err(ErrorKind::Deadlock));
         recv(&a_rx).unwrap();
         assert_eq!(
             a.run(move |c| c.ticket_info(ta).unwrap().lock_type),
@@ -203,7 +203,7 @@ fn upgrade_deadlock_through_a_pending_priority_edge() {
     let a_rx = a.start(move |c| c.upgrade(su, LockType::X, LONG));
     wait_pending(&m, a.id, &k, LockType::X);
     let b_rx = close(&b, &k, LockType::SW);
-    assert_eq!(recv(&b_rx), Err(MdlError::Deadlock));
+    assert_eq!(recv(&b_rx).kinded(), Err(ErrorKind::Deadlock));
     recv(&a_rx).unwrap();
 }
 
@@ -220,7 +220,7 @@ fn scoped_lock_deadlock_with_global_read_lock() {
     ftwrl.hold(&g, LockType::S);
     let trx_rx = wait_for(&trx, &m, &g, LockType::IX); // GLOBAL: weight DDL
     let f_rx = close(&ftwrl, &t, LockType::X); // DDL, requester: victim on the tie
-    assert_eq!(recv(&f_rx), Err(MdlError::Deadlock));
+    assert_eq!(recv(&f_rx).kinded(), Err(ErrorKind::Deadlock));
     recv(&trx_rx).unwrap();
 }
 
@@ -234,7 +234,10 @@ fn zero_timeout_tries_do_not_search_for_deadlocks() {
     b.hold(&t2, LockType::X);
     let a_rx = wait_for(&a, &m, &t2, LockType::X);
     let r = treq(&t1, LockType::X);
-    assert_eq!(b.run(move |c| c.acquire(&r, ZERO)), Err(MdlError::Timeout));
+    assert_eq!(
+        b.run(move |c| c.acquire(&r, ZERO)).kinded(),
+        Err(ErrorKind::Timeout)
+    );
     assert!(
         has_entry(&m, a.id, &t2, LockType::X, false),
         "A still waits"
@@ -278,14 +281,14 @@ fn search_deeper_than_the_limit_counts_as_deadlock() {
         .map(|i| wait_for(&w[i], &m, &k[i - 1], LockType::X))
         .collect();
     let last = close(&w[depth], &k[depth - 1], LockType::X);
-    assert_eq!(recv(&last), Err(MdlError::Deadlock));
+    assert_eq!(recv(&last).kinded(), Err(ErrorKind::Deadlock));
     assert_eq!(pending_count(&m), depth - 1);
     for wk in &w {
         wk.kill.kill();
     }
     for r in &rx {
         // Killed, or granted because the killed waiter before it rolled back first.
-        assert!(matches!(recv(r), Ok(_) | Err(MdlError::Killed)));
+        assert!(matches!(recv(r), Ok(_) | Err(MdlError::Killed(_))));
     }
 }
 
@@ -321,7 +324,7 @@ fn acl_cache_shared_request_delays_detection_but_still_finds_the_deadlock() {
     // B closes the cycle: its own search finds it at once; A (S on ACL_CACHE: DML weight 25)
     // is the victim, B (X on a table: 100) proceeds.
     let b_rx = close(&b, &t, LockType::X);
-    assert_eq!(a.join().unwrap(), Err(MdlError::Deadlock));
+    assert_eq!(a.join().unwrap().kinded(), Err(ErrorKind::Deadlock));
     recv(&b_rx).unwrap();
     b.release_all();
 
@@ -345,6 +348,6 @@ fn acl_cache_shared_request_delays_detection_but_still_finds_the_deadlock() {
     b.hold(&acl, LockType::X);
     let b_rx = wait_for(&b, &m, &t, LockType::X);
     go_tx.send(()).unwrap();
-    assert_eq!(a.join().unwrap(), Err(MdlError::Deadlock));
+    assert_eq!(a.join().unwrap().kinded(), Err(ErrorKind::Deadlock));
     recv(&b_rx).unwrap();
 }

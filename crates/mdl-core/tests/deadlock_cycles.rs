@@ -231,7 +231,7 @@ fn run_cycle(nodes: &[Node], hanging: usize, fast_path: FastPath) {
         m.join.join().unwrap();
     }
     let victims: Vec<usize> = (0..n)
-        .filter(|&i| results[i] == Err(MdlError::Deadlock))
+        .filter(|&i| matches!(results[i], Err(MdlError::Deadlock(_))))
         .collect();
     let expected = predicted_victim(nodes);
     assert_eq!(

@@ -382,8 +382,9 @@ fn acquire_many_sorts_and_is_all_or_nothing() {
             req(&z, LockType::X, Statement),
         ];
         assert_eq!(
-            c.acquire_many(&mut reqs, std::time::Duration::from_millis(20)),
-            Err(MdlError::Timeout)
+            c.acquire_many(&mut reqs, std::time::Duration::from_millis(20))
+                .kinded(),
+            Err(ErrorKind::Timeout)
         );
         assert!(reqs.iter().all(|r| r.ticket.is_none()));
         assert!(!c.has_locks());
@@ -416,7 +417,10 @@ fn acquire_many_with_duplicate_keys() {
         treq(&a, LockType::SR),
         treq(&z, LockType::X),
     ];
-    assert_eq!(c.acquire_many(&mut reqs, ZERO), Err(MdlError::Timeout));
+    assert_eq!(
+        c.acquire_many(&mut reqs, ZERO).kinded(),
+        Err(ErrorKind::Timeout)
+    );
     assert_eq!(c.lock_count(), 1);
     assert!(c.ticket_info(old).is_ok());
     assert!(can_take(&mut o, &a, LockType::X));

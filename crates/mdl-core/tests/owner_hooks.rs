@@ -7,6 +7,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::*;
+use mdl_reference::Kinded;
 
 #[derive(Default)]
 struct Recorder {
@@ -102,8 +103,8 @@ fn engine_is_told_before_and_after_exclusive_locks() {
     );
     *owner.refuse.lock().unwrap() = Some(EngineRefusal { victimized: true });
     assert_eq!(
-        ctx.acquire(&x2, Duration::from_secs(1)),
-        Err(MdlError::Deadlock)
+        ctx.acquire(&x2, Duration::from_secs(1)).kinded(),
+        Err(ErrorKind::Deadlock)
     );
     assert!(!ctx.owns_equal_or_stronger_lock(&x2.key, LockType::X));
     assert_eq!(mgr.slow_path_locks().len(), 1, "only the user lock remains");
@@ -130,8 +131,8 @@ fn engine_is_told_before_and_after_exclusive_locks() {
     assert_eq!(ctx.try_acquire(&busy), Ok(None));
     assert_eq!(owner.post.load(Ordering::SeqCst), before + 1);
     assert_eq!(
-        ctx.acquire(&busy, Duration::from_millis(20)),
-        Err(MdlError::Timeout)
+        ctx.acquire(&busy, Duration::from_millis(20)).kinded(),
+        Err(ErrorKind::Timeout)
     );
     assert_eq!(owner.post.load(Ordering::SeqCst), before + 2);
     other.release(holder).unwrap();
@@ -207,7 +208,7 @@ fn disconnected_owner_stops_waiting_for_user_locks() {
     }
     owner.connected.store(false, Ordering::SeqCst);
     let (r, waited) = waiter.join().unwrap();
-    assert_eq!(r, Err(MdlError::Killed));
+    assert_eq!(r.kinded(), Err(ErrorKind::Killed));
     // The connection is checked about once a second.
     assert!(waited < Duration::from_secs(5), "{waited:?}");
     assert!(mgr.slow_path_locks().iter().all(|e| e.granted));

@@ -10,11 +10,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    EngineRefusal, HolderInfo, LockDuration, LockType, MdlError, MdlKey, MdlOwner, Namespace,
-    Strategy, NAME_CHAR_LEN,
+    EngineRefusal, ErrorKind, HolderInfo, LockDuration, LockType, MdlError, MdlKey, MdlOwner,
+    Namespace, Strategy, NAME_CHAR_LEN,
 };
 use mdl_reference::support::{
-    assert_clean, managers_per_mode, mgr, req, spawn_acquire, table, wait_queued,
+    assert_clean, managers_per_mode, mgr, req, spawn_acquire, table, wait_queued, Kinded,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -497,8 +497,9 @@ fn zero_and_huge_timeouts() {
         b.acquire(
             &req(&t, LockType::SharedRead, LockDuration::Statement),
             Duration::ZERO
-        ),
-        Err(MdlError::Timeout)
+        )
+        .kinded(),
+        Err(ErrorKind::Timeout)
     );
     let su = b
         .acquire(
@@ -521,8 +522,9 @@ fn zero_and_huge_timeouts() {
         b.acquire(
             &req(&t, LockType::SharedRead, LockDuration::Statement),
             Duration::from_nanos(1)
-        ),
-        Err(MdlError::Timeout)
+        )
+        .kinded(),
+        Err(ErrorKind::Timeout)
     );
     // Huge timeouts (Duration::MAX, u64::MAX seconds) wait "forever": a kill ends them.
     for huge in [
@@ -547,7 +549,7 @@ fn zero_and_huge_timeouts() {
         thread::sleep(Duration::from_millis(20));
         assert!(!w.is_finished(), "a {huge:?} wait ended early");
         kill.kill();
-        assert_eq!(w.join().unwrap(), Err(MdlError::Killed));
+        assert_eq!(w.join().unwrap().kinded(), Err(ErrorKind::Killed));
     }
     // ... and a release grants them.
     let w = spawn_acquire(

@@ -66,7 +66,7 @@ fn two_context_deadlock() {
     assert_eq!(
         results
             .iter()
-            .filter(|r| **r == Err(MdlError::Deadlock))
+            .filter(|r| matches!(r, Err(MdlError::Deadlock(_))))
             .count(),
         1,
         "{results:?}"

@@ -114,10 +114,14 @@ fn failed_upgrade_leaves_the_original_lock() {
         reader.acquire(&treq(&k, LockType::SR), LONG).unwrap();
         let su = ddl.acquire(&treq(&k, LockType::SU), LONG).unwrap();
         assert_eq!(
-            ddl.upgrade(su, LockType::X, Duration::from_millis(30)),
-            Err(MdlError::Timeout)
+            ddl.upgrade(su, LockType::X, Duration::from_millis(30))
+                .kinded(),
+            Err(ErrorKind::Timeout)
         );
-        assert_eq!(ddl.upgrade(su, LockType::X, ZERO), Err(MdlError::Timeout));
+        assert_eq!(
+            ddl.upgrade(su, LockType::X, ZERO).kinded(),
+            Err(ErrorKind::Timeout)
+        );
         assert_eq!(ddl.ticket_info(su).unwrap().lock_type, LockType::SU);
         assert_eq!(ddl.lock_count(), 1);
         // SU still held: another SU is refused, SR and SW pass (no pending X any more).

@@ -18,8 +18,8 @@ fn zero_timeout_fails_at_once_and_leaves_nothing_queued() {
         let mut b = m.new_context();
         a.acquire(&treq(&k, LockType::SR), LONG).unwrap();
         assert_eq!(
-            b.acquire(&treq(&k, LockType::X), ZERO),
-            Err(MdlError::Timeout)
+            b.acquire(&treq(&k, LockType::X), ZERO).kinded(),
+            Err(ErrorKind::Timeout)
         );
         assert_eq!(b.try_acquire(&treq(&k, LockType::X)), Ok(None));
         assert_eq!(pending_count(&m), 0);
@@ -41,11 +41,12 @@ fn short_timeout_times_out_and_dequeues() {
         let ta = a.acquire(&treq(&k, LockType::SNRW), LONG).unwrap();
         let start = Instant::now();
         assert_eq!(
-            b.acquire(&treq(&k, LockType::SR), Duration::from_millis(40)),
-            Err(MdlError::Timeout)
+            b.acquire(&treq(&k, LockType::SR), Duration::from_millis(40))
+                .kinded(),
+            Err(ErrorKind::Timeout)
         );
         assert!(start.elapsed() >= Duration::from_millis(40));
-        assert_eq!(MdlError::Timeout.mysql_error_code(), Some(1205));
+        assert_eq!(ErrorKind::Timeout.mysql_error_code(), Some(1205));
         assert_eq!(pending_count(&m), 0);
         assert_eq!(a.ticket_info(ta).unwrap().lock_type, LockType::SNRW);
         assert!(!can_take(&mut c, &k, LockType::SR));
@@ -69,7 +70,7 @@ fn timed_out_pending_x_stops_blocking_readers() {
     wait_pending(&m, x.id, &k, LockType::X);
     let reader = Worker::new(&m);
     let reader_rx = reader.start_pending(&m, &k, LockType::SR);
-    assert_eq!(recv(&x_rx), Err(MdlError::Timeout));
+    assert_eq!(recv(&x_rx).kinded(), Err(ErrorKind::Timeout));
     recv(&reader_rx).unwrap();
 }
 
@@ -86,12 +87,15 @@ fn kill_ends_a_wait() {
         w.kill.kill();
         assert!(w.kill.is_killed());
         assert_eq!(w.kill.context_id(), w.id);
-        assert_eq!(recv(&rx), Err(MdlError::Killed));
-        assert_eq!(MdlError::Killed.mysql_error_code(), Some(1317));
+        assert_eq!(recv(&rx).kinded(), Err(ErrorKind::Killed));
+        assert_eq!(ErrorKind::Killed.mysql_error_code(), Some(1317));
         assert_eq!(pending_count(&m), 0);
         // Killed stays until reset: the next wait ends at once, a try still works.
         let r = treq(&k, LockType::SR);
-        assert_eq!(w.run(move |c| c.acquire(&r, LONG)), Err(MdlError::Killed));
+        assert_eq!(
+            w.run(move |c| c.acquire(&r, LONG)).kinded(),
+            Err(ErrorKind::Killed)
+        );
         let other = table("free");
         let r = treq(&other, LockType::SR);
         assert!(
@@ -116,7 +120,7 @@ fn kill_from_another_thread_while_the_holder_keeps_its_lock() {
     let kh = w.kill.clone();
     let rx = w.start_pending(&m, &k, LockType::X);
     std::thread::spawn(move || kh.kill()).join().unwrap();
-    assert_eq!(recv(&rx), Err(MdlError::Killed));
+    assert_eq!(recv(&rx).kinded(), Err(ErrorKind::Killed));
     assert!(holder.ticket_info(t).is_ok());
 }
 
@@ -255,8 +259,8 @@ fn engine_notifications_around_exclusive_locks() {
     );
     owner.victimize.store(true, Ordering::SeqCst);
     assert_eq!(
-        c.acquire(&treq(&t, LockType::X), LONG),
-        Err(MdlError::Deadlock)
+        c.acquire(&treq(&t, LockType::X), LONG).kinded(),
+        Err(ErrorKind::Deadlock)
     );
     assert!(!c.has_locks());
     // A pre-notified X that times out is post-notified.
@@ -265,8 +269,9 @@ fn engine_notifications_around_exclusive_locks() {
     other.acquire(&treq(&t, LockType::SR), LONG).unwrap();
     let post = owner.post.load(Ordering::SeqCst);
     assert_eq!(
-        c.acquire(&treq(&t, LockType::X), Duration::from_millis(10)),
-        Err(MdlError::Timeout)
+        c.acquire(&treq(&t, LockType::X), Duration::from_millis(10))
+            .kinded(),
+        Err(ErrorKind::Timeout)
     );
     assert_eq!(owner.post.load(Ordering::SeqCst), post + 1);
 }
@@ -315,6 +320,6 @@ fn disconnected_owner_ends_a_user_lock_wait() {
     }
     owner.connected.store(false, Ordering::SeqCst);
     // Checked about once a second.
-    assert_eq!(h.join().unwrap(), Err(MdlError::Killed));
+    assert_eq!(h.join().unwrap().kinded(), Err(ErrorKind::Killed));
     assert_eq!(pending_count(&m), 0);
 }

@@ -17,6 +17,7 @@ use mdl_core::{
 
 use crate::model::{Acquired, Model, Savepoint, TicketId};
 use crate::support::sample_keys;
+use crate::Kinded;
 
 const CTXS: usize = 3;
 
@@ -90,24 +91,30 @@ impl Driver {
                     (Ok(Some(r)), Ok(Acquired::Same(m))) => same!(Some(r), self.real[m], what),
                     (Ok(Some(r)), Ok(Acquired::New(m))) => self.map(m, r),
                     (Ok(None), Ok(Acquired::NotGranted)) => {}
-                    (Err(a), Err(b)) => same!(a, b, what),
+                    (Err(a), Err(b)) => same!(a.kind(), b, what),
                     (r, m) => return Err(format!("{what} {key:?} {t:?} {d:?}: {r:?} vs {m:?}")),
                 }
             }
             4 => {
                 if let Some((t, r)) = self.pick(ctx, op[2]) {
-                    same!(self.ctxs[ctx].release(r), self.model.release(ctx, t), what);
+                    same!(
+                        self.ctxs[ctx].release(r).kinded(),
+                        self.model.release(ctx, t),
+                        what
+                    );
                 }
             }
             5 => {
                 if let Some((t, r)) = self.pick(ctx, op[2]) {
-                    let real = self.ctxs[ctx].upgrade(r, ty(op[3]), Duration::ZERO);
+                    let real = self.ctxs[ctx]
+                        .upgrade(r, ty(op[3]), Duration::ZERO)
+                        .kinded();
                     same!(real, self.model.try_upgrade(ctx, t, ty(op[3])), what);
                 }
             }
             6 => {
                 if let Some((t, r)) = self.pick(ctx, op[2]) {
-                    let real = self.ctxs[ctx].downgrade(r, ty(op[3]));
+                    let real = self.ctxs[ctx].downgrade(r, ty(op[3])).kinded();
                     same!(real, self.model.downgrade(ctx, t, ty(op[3])), what);
                 }
             }
@@ -118,7 +125,7 @@ impl Driver {
                     let m = self.model.clone_ticket(ctx, t, ty, d);
                     match (real, m) {
                         (Ok(r), Ok(m)) => self.map(m, r),
-                        (r, m) => same!(r.err(), m.err(), what),
+                        (r, m) => same!(r.err().kinded(), m.err(), what),
                     }
                 }
             }
@@ -128,7 +135,7 @@ impl Driver {
                     self.sps.push(sp);
                 } else {
                     let (m, r) = self.sps[op[3] as usize % self.sps.len()];
-                    let real = self.ctxs[ctx].rollback_to_savepoint(r);
+                    let real = self.ctxs[ctx].rollback_to_savepoint(r).kinded();
                     same!(real, self.model.rollback_to_savepoint(ctx, m), what);
                 }
             }
@@ -143,18 +150,18 @@ impl Driver {
             }
             10 => {
                 if let Some((t, r)) = self.pick(ctx, op[2]) {
-                    let real = self.ctxs[ctx].set_lock_duration(r, dur(op[3]));
+                    let real = self.ctxs[ctx].set_lock_duration(r, dur(op[3])).kinded();
                     same!(real, self.model.set_lock_duration(ctx, t, dur(op[3])), what);
                 }
             }
             _ => {
                 if let Some((t, r)) = self.pick(ctx, op[2]) {
                     if op[3].is_multiple_of(2) {
-                        let real = self.ctxs[ctx].release_all_locks_for_name(r);
+                        let real = self.ctxs[ctx].release_all_locks_for_name(r).kinded();
                         same!(real, self.model.release_all_for_name(ctx, t), what);
                     } else if !self.sps.is_empty() {
                         let (m, s) = self.sps[op[3] as usize % self.sps.len()];
-                        let real = self.ctxs[ctx].has_lock(s, r);
+                        let real = self.ctxs[ctx].has_lock(s, r).kinded();
                         same!(real, self.model.has_lock(ctx, m, t), what);
                     }
                 }

@@ -43,3 +43,26 @@ pub mod support;
 
 /// The workspace's one random number generator (seeded: `fastrand::Rng::with_seed`).
 pub use fastrand;
+
+/// Real results in the form the model predicts them: errors by kind (the model cannot know the
+/// blockers or the cycle a real wait error carries).
+pub trait Kinded {
+    /// The result with errors replaced by their kind.
+    type Out;
+    /// Replaces errors by their kind.
+    fn kinded(self) -> Self::Out;
+}
+
+impl<T> Kinded for Result<T, mdl_core::MdlError> {
+    type Out = Result<T, mdl_core::ErrorKind>;
+    fn kinded(self) -> Self::Out {
+        self.map_err(|e| e.kind())
+    }
+}
+
+impl Kinded for Option<mdl_core::MdlError> {
+    type Out = Option<mdl_core::ErrorKind>;
+    fn kinded(self) -> Self::Out {
+        self.map(|e| e.kind())
+    }
+}

@@ -24,7 +24,7 @@
 
 use std::collections::BTreeMap;
 
-use mdl_core::{LockDuration, LockType, MdlError, MdlKey, Namespace};
+use mdl_core::{ErrorKind, LockDuration, LockType, MdlKey, Namespace};
 
 use crate::matrix::{allowed, conflicts, has_priority, is_hog, is_scoped, stronger_or_equal};
 
@@ -159,10 +159,10 @@ impl Model {
             .collect()
     }
 
-    fn check(&self, ctx: Ctx, t: TicketId) -> Result<(), MdlError> {
+    fn check(&self, ctx: Ctx, t: TicketId) -> Result<(), ErrorKind> {
         match self.tickets.get(t) {
             Some(x) if x.live && x.ctx == ctx => Ok(()),
-            _ => Err(MdlError::InvalidTicket),
+            _ => Err(ErrorKind::InvalidTicket),
         }
     }
 
@@ -318,13 +318,10 @@ impl Model {
         key: &MdlKey,
         ty: LockType,
         d: LockDuration,
-    ) -> Result<Acquired, MdlError> {
+    ) -> Result<Acquired, ErrorKind> {
         let ns = key.namespace();
         if !allowed(ns, ty) {
-            return Err(MdlError::InvalidLockType {
-                namespace: ns,
-                lock_type: ty,
-            });
+            return Err(ErrorKind::InvalidLockType);
         }
         if let Some(found) = self.find(ctx, key, ty, d) {
             if self.tickets[found].duration == d && d != LockDuration::Explicit {
@@ -386,14 +383,14 @@ impl Model {
     }
 
     /// Releases one ticket of `ctx` (any duration).
-    pub fn release(&mut self, ctx: Ctx, t: TicketId) -> Result<(), MdlError> {
+    pub fn release(&mut self, ctx: Ctx, t: TicketId) -> Result<(), ErrorKind> {
         self.check(ctx, t)?;
         self.release_ticket(t);
         Ok(())
     }
 
     /// `release_all_locks_for_name`: every EXPLICIT ticket of `ctx` on the same key, plus `t`.
-    pub fn release_all_for_name(&mut self, ctx: Ctx, t: TicketId) -> Result<(), MdlError> {
+    pub fn release_all_for_name(&mut self, ctx: Ctx, t: TicketId) -> Result<(), ErrorKind> {
         self.check(ctx, t)?;
         let key = self.tickets[t].key.clone();
         let mut list: Vec<TicketId> = self
@@ -420,44 +417,35 @@ impl Model {
         t: TicketId,
         ty: LockType,
         d: LockDuration,
-    ) -> Result<TicketId, MdlError> {
+    ) -> Result<TicketId, ErrorKind> {
         self.check(ctx, t)?;
         let key = self.tickets[t].key.clone();
         let held = self.tickets[t].ty;
         let ns = key.namespace();
         if !allowed(ns, ty) {
-            return Err(MdlError::InvalidLockType {
-                namespace: ns,
-                lock_type: ty,
-            });
+            return Err(ErrorKind::InvalidLockType);
         }
         if !stronger_or_equal(is_scoped(ns), held, ty) {
-            return Err(MdlError::InvalidLockChange {
-                held,
-                requested: ty,
-            });
+            return Err(ErrorKind::InvalidLockChange);
         }
         Ok(self.add_granted(ctx, &key, ty, d))
     }
 
     /// §10 upgrade with a zero timeout: `Err(Timeout)` when it would have to wait. The ticket
     /// keeps its id, duration and savepoint position.
-    pub fn try_upgrade(&mut self, ctx: Ctx, t: TicketId, ty: LockType) -> Result<(), MdlError> {
+    pub fn try_upgrade(&mut self, ctx: Ctx, t: TicketId, ty: LockType) -> Result<(), ErrorKind> {
         self.check(ctx, t)?;
         let key = self.tickets[t].key.clone();
         let ns = key.namespace();
         if !allowed(ns, ty) {
-            return Err(MdlError::InvalidLockType {
-                namespace: ns,
-                lock_type: ty,
-            });
+            return Err(ErrorKind::InvalidLockType);
         }
         if stronger_or_equal(is_scoped(ns), self.tickets[t].ty, ty) {
             return Ok(());
         }
         // The new hold is taken as a TRANSACTION request (it may reuse another own ticket).
         let new = match self.try_acquire(ctx, &key, ty, LockDuration::Transaction)? {
-            Acquired::NotGranted => return Err(MdlError::Timeout),
+            Acquired::NotGranted => return Err(ErrorKind::Timeout),
             Acquired::Same(_) => self.add_granted(ctx, &key, ty, LockDuration::Transaction),
             Acquired::New(n) => n,
         };
@@ -483,7 +471,7 @@ impl Model {
     }
 
     /// §10 downgrade (this implementation: an error when `ty` is not weaker).
-    pub fn downgrade(&mut self, ctx: Ctx, t: TicketId, ty: LockType) -> Result<(), MdlError> {
+    pub fn downgrade(&mut self, ctx: Ctx, t: TicketId, ty: LockType) -> Result<(), ErrorKind> {
         self.check(ctx, t)?;
         let key = self.tickets[t].key.clone();
         let held = self.tickets[t].ty;
@@ -492,10 +480,7 @@ impl Model {
             return Ok(());
         }
         if !stronger_or_equal(is_scoped(ns), held, ty) {
-            return Err(MdlError::InvalidLockChange {
-                held,
-                requested: ty,
-            });
+            return Err(ErrorKind::InvalidLockChange);
         }
         let d = self.tickets[t].duration;
         let new = self.clone_ticket(ctx, t, ty, d)?;
@@ -524,9 +509,9 @@ impl Model {
     }
 
     /// Releases the STATEMENT, then the TRANSACTION tickets taken after `sp`, newest first.
-    pub fn rollback_to_savepoint(&mut self, ctx: Ctx, sp: Savepoint) -> Result<(), MdlError> {
+    pub fn rollback_to_savepoint(&mut self, ctx: Ctx, sp: Savepoint) -> Result<(), ErrorKind> {
         if sp.ctx != ctx {
-            return Err(MdlError::InvalidSavepoint);
+            return Err(ErrorKind::InvalidSavepoint);
         }
         self.release_newer(ctx, LockDuration::Statement, sp.seq);
         self.release_newer(ctx, LockDuration::Transaction, sp.seq);
@@ -534,9 +519,9 @@ impl Model {
     }
 
     /// `has_lock(sp, t)`: survives a rollback to `sp`.
-    pub fn has_lock(&self, ctx: Ctx, sp: Savepoint, t: TicketId) -> Result<bool, MdlError> {
+    pub fn has_lock(&self, ctx: Ctx, sp: Savepoint, t: TicketId) -> Result<bool, ErrorKind> {
         if sp.ctx != ctx {
-            return Err(MdlError::InvalidSavepoint);
+            return Err(ErrorKind::InvalidSavepoint);
         }
         self.check(ctx, t)?;
         let x = &self.tickets[t];
@@ -560,7 +545,7 @@ impl Model {
         ctx: Ctx,
         t: TicketId,
         d: LockDuration,
-    ) -> Result<(), MdlError> {
+    ) -> Result<(), ErrorKind> {
         self.check(ctx, t)?;
         let seq = self.next_seq[ctx];
         self.next_seq[ctx] += 1;

@@ -3,6 +3,7 @@
 //! blindly), and a [`Worker`] that owns one context on its own thread so a test can put
 //! requests into the pending state deterministically.
 
+pub use crate::Kinded;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};

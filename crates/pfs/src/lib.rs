@@ -156,7 +156,9 @@ pub use kinds::{
 pub use pattern::Pattern;
 pub use render::{cell, format_pico, yes_no, TextTable};
 use tables::*;
-pub use tables::{metadata_locks, MetadataLockRow, Row, Table};
+pub use tables::{
+    metadata_locks, MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow, Row, Table,
+};
 
 /// The README's example is compiled and run as a doctest.
 #[cfg(doctest)]

@@ -35,7 +35,7 @@ impl Worker {
         op: &str,
     ) {
         match e {
-            MdlError::Deadlock => {
+            MdlError::Deadlock(_) => {
                 self.rep.deadlocks += 1;
                 let book = self.sh.book.lock().unwrap();
                 let cycle = book.reaches_cycle(me);
@@ -54,13 +54,13 @@ impl Worker {
                     self.rep.deadlocks_unverified += 1;
                 }
             }
-            MdlError::Timeout => {
+            MdlError::Timeout(_) => {
                 self.rep.timeouts += 1;
                 if timeout >= Duration::from_secs(1) {
                     self.check_missed_deadlock(me, op);
                 }
             }
-            MdlError::Killed => {
+            MdlError::Killed(_) => {
                 self.rep.kills += 1;
                 self.ctx().reset_kill();
             }

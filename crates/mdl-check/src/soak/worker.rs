@@ -170,7 +170,7 @@ impl Worker {
                     }
                 }
             }
-            Err(MdlError::Timeout) if timeout.is_zero() => self.rep.refused_tries += 1,
+            Err(MdlError::Timeout(_)) if timeout.is_zero() => self.rep.refused_tries += 1,
             Err(e) => self.wait_failed(me, e, timeout, failed_before, "acquire"),
         }
     }

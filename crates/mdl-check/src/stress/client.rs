@@ -102,9 +102,9 @@ impl Client<'_> {
     fn count(&mut self, e: MdlError) {
         let s = &self.sh.stats;
         match e {
-            MdlError::Timeout => s.timeouts.fetch_add(1, Ordering::Relaxed),
-            MdlError::Deadlock => s.deadlocks.fetch_add(1, Ordering::Relaxed),
-            MdlError::Killed => {
+            MdlError::Timeout(_) => s.timeouts.fetch_add(1, Ordering::Relaxed),
+            MdlError::Deadlock(_) => s.deadlocks.fetch_add(1, Ordering::Relaxed),
+            MdlError::Killed(_) => {
                 self.ctx.reset_kill();
                 s.killed.fetch_add(1, Ordering::Relaxed)
             }

@@ -12,8 +12,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{MdlContext, Pending};
-use crate::deadlock::Edge;
-use crate::error::{MdlError, Result};
+use crate::blocking::{DeadlockCause, DeadlockRecord};
+use crate::deadlock::{Edge, WaitEnd};
+use crate::error::{DeadlockError, MdlError, Result, WaitError};
 use crate::fast_path::FastPath;
 use crate::key::MdlKey;
 use crate::lock::{Hold, LockObject};
@@ -32,8 +33,10 @@ impl MdlContext {
         key: &MdlKey,
         duration: LockDuration,
         p: Pending,
+        since: Instant,
         deadline: Option<Instant>,
     ) -> Result<Ticket> {
+        let ns = key.namespace();
         // If an owner hook panics from here on, the guard takes the request off the queue.
         let mut guard = PendingGuard {
             mgr: self.mgr.clone(),
@@ -41,26 +44,18 @@ impl MdlContext {
             lock: p.lock.clone(),
             entry: p.entry,
             epoch: p.epoch,
+            ns,
             armed: true,
         };
-        let ns = key.namespace();
         let needs_notification = ns.strategy() == Strategy::Object && p.ty == LockType::Exclusive;
         if needs_notification {
             self.notify_conflicting_holders(&p.lock);
         }
         #[cfg(feature = "pfs")]
         let pfs_wait = {
-            crate::instrument::publish(
-                &self.shared,
-                None,
-                crate::instrument::RowInfo {
-                    lock: &p.lock,
-                    id: super::ticket_id(self.id, self.store.next_slot()),
-                    ty: p.ty,
-                    duration,
-                    status: crate::instrument::RowStatus::Pending,
-                },
-            );
+            self.shared
+                .pfs_thread
+                .store(pfs::current_thread_id(), Ordering::Relaxed);
             crate::instrument::metadata_wait_start(&p.lock)
         };
         if self.mgr.env.mode == FastPath::SharedWord {
@@ -73,7 +68,9 @@ impl MdlContext {
             lock: p.lock.clone(),
             entry: p.entry,
             ty: p.ty,
+            duration,
             epoch: p.epoch,
+            since,
         });
         let owner = self.shared.owner.clone();
         let mut delayed_detection = false;
@@ -121,10 +118,15 @@ impl MdlContext {
                 .wait
                 .timed_wait(deadline, &self.shared.killed, true);
         }
-        self.mgr.graph.remove(self.shared.id);
+        let end = match status {
+            WaitStatus::Granted => WaitEnd::Granted,
+            WaitStatus::Victim => WaitEnd::Deadlock,
+            WaitStatus::Killed => WaitEnd::Killed,
+            _ => WaitEnd::Timeout,
+        };
+        self.mgr.graph.remove(self.shared.id, ns, end);
         #[cfg(feature = "pfs")]
         drop(pfs_wait);
-        self.unpublish(None);
         guard.armed = false;
         if status == WaitStatus::Granted {
             return Ok(self.insert(TicketData {
@@ -135,12 +137,38 @@ impl MdlContext {
                 hton_notified: p.hton_notified,
             }));
         }
+        let err = if end == WaitEnd::Deadlock {
+            let record = self.shared.take_deadlock(p.epoch);
+            let d = match &record {
+                Some(r) => DeadlockError::from_record(r, key, p.ty),
+                None => DeadlockError::from_record(
+                    &DeadlockRecord {
+                        id: 0,
+                        at: std::time::SystemTime::now(),
+                        victim: self.id(),
+                        cause: DeadlockCause::Cycle,
+                        cycle: Vec::new(),
+                    },
+                    key,
+                    p.ty,
+                ),
+            };
+            MdlError::Deadlock(Box::new(d))
+        } else {
+            let mut w = WaitError::new(key, p.ty, duration);
+            w.waited = since.elapsed();
+            w.blockers = {
+                let st = p.lock.state.read_recursive();
+                p.lock.blockers(&st, self.id, p.ty)
+            };
+            if end == WaitEnd::Killed {
+                MdlError::killed(w)
+            } else {
+                MdlError::timeout(w)
+            }
+        };
         self.withdraw(p);
-        Err(match status {
-            WaitStatus::Victim => MdlError::Deadlock,
-            WaitStatus::Killed => MdlError::Killed,
-            _ => MdlError::Timeout,
-        })
+        Err(err)
     }
 
     /// Takes a queued request that will not become a ticket back off its lock (a failed wait,
@@ -192,6 +220,7 @@ struct PendingGuard {
     lock: Arc<LockObject>,
     entry: usize,
     epoch: u64,
+    ns: Namespace,
     armed: bool,
 }
 
@@ -201,9 +230,9 @@ impl Drop for PendingGuard {
             return;
         }
         self.shared.wait.set(self.epoch, WaitStatus::Killed);
-        self.mgr.graph.remove(self.shared.id);
-        #[cfg(feature = "pfs")]
-        crate::instrument::unpublish(&self.shared, None);
+        self.mgr
+            .graph
+            .remove(self.shared.id, self.ns, WaitEnd::Killed);
         if self
             .lock
             .remove_entry(self.entry, self.mgr.env.max_write_lock_count)

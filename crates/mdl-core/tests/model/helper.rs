@@ -50,7 +50,7 @@ impl Helper {
                 match cmd {
                     Cmd::Acquire(req) => {
                         let r = ctx.acquire(&req, Duration::from_secs(120));
-                        if r == Err(MdlError::Killed) {
+                        if matches!(r, Err(MdlError::Killed(_))) {
                             ctx.reset_kill();
                         }
                         held = r.as_ref().ok().copied();

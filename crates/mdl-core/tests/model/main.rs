@@ -22,12 +22,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    FastPath, LockDuration, LockType, MdlConfig, MdlContext, MdlError, MdlKey, MdlManager,
-    MdlRequest, MdlSavepoint, Namespace, Ticket, TicketIndex, HASH_THRESHOLD,
+    ErrorKind, FastPath, LockDuration, LockType, MdlConfig, MdlContext, MdlError, MdlKey,
+    MdlManager, MdlRequest, MdlSavepoint, Namespace, Ticket, TicketIndex, HASH_THRESHOLD,
 };
 use mdl_reference::matrix::allowed;
 use mdl_reference::model::{Acquired, Model, Savepoint, TicketId};
 use mdl_reference::support::sample_keys;
+use mdl_reference::Kinded;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as PtConfig, TestCaseError, TestRunner};
 
@@ -289,25 +290,27 @@ impl Harness {
             }
             Op::Release { ctx, pick } => {
                 if let Some((t, real)) = self.pick(ctx, pick) {
-                    let r = self.ctxs[ctx].release(real);
+                    let r = self.ctxs[ctx].release(real).kinded();
                     check_eq!(r, self.model.release(ctx, t), "{op:?}");
                 }
             }
             Op::ReleaseAllForName { ctx, pick } => {
                 if let Some((t, real)) = self.pick(ctx, pick) {
-                    let r = self.ctxs[ctx].release_all_locks_for_name(real);
+                    let r = self.ctxs[ctx].release_all_locks_for_name(real).kinded();
                     check_eq!(r, self.model.release_all_for_name(ctx, t), "{op:?}");
                 }
             }
             Op::Upgrade { ctx, pick, ty } => {
                 if let Some((t, real)) = self.pick(ctx, pick) {
-                    let r = self.ctxs[ctx].upgrade(real, ty_of(ty), Duration::ZERO);
+                    let r = self.ctxs[ctx]
+                        .upgrade(real, ty_of(ty), Duration::ZERO)
+                        .kinded();
                     check_eq!(r, self.model.try_upgrade(ctx, t, ty_of(ty)), "{op:?}");
                 }
             }
             Op::Downgrade { ctx, pick, ty } => {
                 if let Some((t, real)) = self.pick(ctx, pick) {
-                    let r = self.ctxs[ctx].downgrade(real, ty_of(ty));
+                    let r = self.ctxs[ctx].downgrade(real, ty_of(ty)).kinded();
                     check_eq!(r, self.model.downgrade(ctx, t, ty_of(ty)), "{op:?}");
                 }
             }
@@ -318,7 +321,7 @@ impl Harness {
                     check_eq!(r.is_ok(), m.is_ok(), "{op:?} ({r:?} vs {m:?})");
                     match (r, m) {
                         (Ok(r), Ok(m)) => self.map(m, r),
-                        (r, m) => check_eq!(r.err(), m.err(), "{op:?}"),
+                        (r, m) => check_eq!(r.err().kinded(), m.err(), "{op:?}"),
                     }
                 }
             }
@@ -329,20 +332,20 @@ impl Harness {
             Op::Rollback { ctx, sp } => {
                 if !self.sps.is_empty() {
                     let (m, r) = self.sps[sp % self.sps.len()];
-                    let real = self.ctxs[ctx].rollback_to_savepoint(r);
+                    let real = self.ctxs[ctx].rollback_to_savepoint(r).kinded();
                     check_eq!(real, self.model.rollback_to_savepoint(ctx, m), "{op:?}");
                 }
             }
             Op::HasLock { ctx, sp, pick } => {
                 if let (false, Some((t, real))) = (self.sps.is_empty(), self.pick(ctx, pick)) {
                     let (m, r) = self.sps[sp % self.sps.len()];
-                    let got = self.ctxs[ctx].has_lock(r, real);
+                    let got = self.ctxs[ctx].has_lock(r, real).kinded();
                     check_eq!(got, self.model.has_lock(ctx, m, t), "{op:?}");
                 }
             }
             Op::SetDuration { ctx, pick, dur } => {
                 if let Some((t, real)) = self.pick(ctx, pick) {
-                    let r = self.ctxs[ctx].set_lock_duration(real, dur_of(dur));
+                    let r = self.ctxs[ctx].set_lock_duration(real, dur_of(dur)).kinded();
                     check_eq!(
                         r,
                         self.model.set_lock_duration(ctx, t, dur_of(dur)),
@@ -388,7 +391,11 @@ impl Harness {
             Op::HelperKill { h } => {
                 if let HState::Pending(t) = self.helpers[h].state {
                     self.helpers[h].kill.kill();
-                    check_eq!(self.helpers[h].result(), Err(MdlError::Killed), "{op:?}");
+                    check_eq!(
+                        self.helpers[h].result().kinded(),
+                        Err(ErrorKind::Killed),
+                        "{op:?}"
+                    );
                     self.model.dequeue(t);
                     self.helpers[h].state = HState::Idle;
                 }
@@ -424,7 +431,7 @@ impl Harness {
                 self.map(t, real);
             }
             (Ok(None), Ok(Acquired::NotGranted)) => {}
-            (Err(e), Err(f)) => check_eq!(e, f, "{op:?}"),
+            (Err(e), Err(f)) => check_eq!(e.kind(), f, "{op:?}"),
             (r, m) => {
                 return Err(TestCaseError::fail(format!(
                     "{op:?} {k:?} {ty:?} {d:?}: real {r:?} != model {m:?}"
@@ -558,8 +565,8 @@ impl Harness {
             if let HState::Pending(t) = self.helpers[h].state {
                 self.helpers[h].kill.kill();
                 check_eq!(
-                    self.helpers[h].result(),
-                    Err(MdlError::Killed),
+                    self.helpers[h].result().kinded(),
+                    Err(ErrorKind::Killed),
                     "final kill"
                 );
                 self.model.dequeue(t);

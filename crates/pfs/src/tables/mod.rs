@@ -168,6 +168,9 @@ impl<R: Row> fmt::Display for Table<R> {
     }
 }
 
+mod locks;
+pub use locks::*;
+
 table_row! {
     /// `setup_instruments`.
     #[derive(Eq)]
@@ -423,46 +426,6 @@ table_row! {
 }
 
 table_row! {
-    /// `performance_schema.metadata_locks`, MySQL 8.0's 11 columns. This crate only defines and
-    /// renders the row; the lock manager builds the rows by walking its live contexts.
-    #[derive(Default, Eq)]
-    pub struct MetadataLockRow {
-        /// OBJECT_TYPE: `GLOBAL`, `SCHEMA`, `TABLE`, `FUNCTION`, `PROCEDURE`, `TRIGGER`,
-        /// `EVENT`, `COMMIT`, `USER LEVEL LOCK`, `TABLESPACE`, `BACKUP LOCK`, `LOCKING SERVICE`,
-        /// ...
-        "OBJECT_TYPE" => object_type: String,
-        /// OBJECT_SCHEMA.
-        "OBJECT_SCHEMA" => object_schema: Option<String>,
-        /// OBJECT_NAME.
-        "OBJECT_NAME" => object_name: Option<String>,
-        /// COLUMN_NAME (8.0).
-        "COLUMN_NAME" => column_name: Option<String>,
-        /// OBJECT_INSTANCE_BEGIN: address/identity of the ticket.
-        "OBJECT_INSTANCE_BEGIN" => object_instance_begin: u64,
-        /// LOCK_TYPE: `INTENTION_EXCLUSIVE`, `SHARED`, `SHARED_HIGH_PRIO`, `SHARED_READ`,
-        /// `SHARED_WRITE`, `SHARED_WRITE_LOW_PRIO`, `SHARED_UPGRADABLE`, `SHARED_READ_ONLY`,
-        /// `SHARED_NO_WRITE`, `SHARED_NO_READ_WRITE`, `EXCLUSIVE`.
-        "LOCK_TYPE" => lock_type: String,
-        /// LOCK_DURATION: `STATEMENT`, `TRANSACTION`, `EXPLICIT`.
-        "LOCK_DURATION" => lock_duration: String,
-        /// LOCK_STATUS: `PENDING`, `GRANTED`, `VICTIM`, `TIMEOUT`, `KILLED`,
-        /// `PRE_ACQUIRE_NOTIFY`, `POST_RELEASE_NOTIFY`.
-        "LOCK_STATUS" => lock_status: String,
-        /// SOURCE (`file:line`).
-        "SOURCE" => source: Option<String>,
-        /// OWNER_THREAD_ID.
-        "OWNER_THREAD_ID" => owner_thread_id: Option<u64>,
-        /// OWNER_EVENT_ID.
-        "OWNER_EVENT_ID" => owner_event_id: Option<u64>,
-    }
-}
-
-/// A `metadata_locks` table from rows the caller built.
-pub fn metadata_locks(rows: Vec<MetadataLockRow>) -> Table<MetadataLockRow> {
-    Table::new("metadata_locks", rows)
-}
-
-table_row! {
     /// `threads`: the live threads that have a slot (have recorded something, or set their
     /// switches).
     #[derive(Eq)]
@@ -554,8 +517,6 @@ pub type SummaryByDigest = Table<SummaryByDigestRow>;
 pub type TopWaits = Table<TopWaitRow>;
 /// `threads`.
 pub type Threads = Table<ThreadRow>;
-/// `metadata_locks`.
-pub type MetadataLocks = Table<MetadataLockRow>;
 
 #[cfg(test)]
 mod tests {
@@ -575,6 +536,8 @@ mod tests {
             source: Some("sql_parse.cc:6012".into()),
             owner_thread_id: Some(48),
             owner_event_id: Some(12),
+            owner_context_id: Some(7),
+            owner_context_label: Some("conn 7".into()),
         }]);
         let s = t.to_string();
         assert!(s.contains("| OBJECT_TYPE | OBJECT_SCHEMA | OBJECT_NAME | COLUMN_NAME |"));
@@ -583,6 +546,8 @@ mod tests {
         let j = t.to_json();
         assert!(j.contains(r#""OBJECT_TYPE":"TABLE""#));
         assert!(j.contains(r#""COLUMN_NAME":null"#));
+        assert!(j.contains(r#""OWNER_CONTEXT_ID":7"#));
+        assert!(s.contains("| OWNER_CONTEXT_ID | OWNER_CONTEXT_LABEL |"), "{s}");
     }
 
     #[test]

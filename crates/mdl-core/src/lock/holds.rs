@@ -1,0 +1,134 @@
+//! What a context does with locks it already holds: clone them (another ticket on the same lock,
+//! of an equal or weaker type), move its fast-path locks into the queue (materialize), record a
+//! new duration, and tell whether a hold is still on a fast path.
+
+use super::*;
+
+impl LockObject {
+    /// Adds a lock held through a clone of one of the context's tickets on this object (so the
+    /// object is in use and no conflict check is needed): on the fast path if the source is
+    /// and the mode allows, else as a granted entry.
+    pub(crate) fn add_clone(
+        &self,
+        env: &Env,
+        req: &Request<'_>,
+        source: Hold,
+        home: Option<&mut SlotHome>,
+    ) -> Hold {
+        let inc = fast_path_increment(self.strategy, req.ty);
+        if inc != 0 {
+            match (source, home) {
+                (Hold::Slot(_), Some(home)) => {
+                    match self.claim_slot(&env.slots, home, req.ty, req.duration) {
+                        FastAcquire::Granted { hold, .. } => return hold,
+                        FastAcquire::Moved { entry } => return Hold::Entry(entry),
+                        FastAcquire::SlowPath | FastAcquire::Destroyed => {}
+                    }
+                }
+                (Hold::Counter, _) => {
+                    // Under the write lock so an obtrusive requester cannot start in between;
+                    // fast-path requests may add to the counter concurrently, so reserve a unit
+                    // with a CAS that checks the field is not full.
+                    let _st = self.state.write();
+                    let full = counter_mask(self.strategy, inc);
+                    let mut old = self.word.load(Ordering::Relaxed);
+                    while old & full != full {
+                        match self.word.compare_exchange_weak(
+                            old,
+                            old + inc,
+                            Ordering::AcqRel,
+                            Ordering::Relaxed,
+                        ) {
+                            Ok(_) => return Hold::Counter,
+                            Err(cur) => old = cur,
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut st = self.state.write();
+        let mut flags = HAS_SLOW_PATH;
+        if inc == 0 {
+            st.obtrusive_count += 1;
+            flags |= HAS_OBTRUSIVE;
+        }
+        self.word.fetch_or(flags, Ordering::AcqRel);
+        Hold::Entry(st.add_granted(req.entry()))
+    }
+
+    /// Moves one of a context's fast-path locks into the granted queue (before it waits, in
+    /// [`FastPath::SharedWord`] mode, and for `set_needs_thr_lock_abort`). Returns the entry.
+    pub(crate) fn materialize(&self, env: &Env, req: &Request<'_>, hold: Hold) -> usize {
+        let mut st = self.state.write();
+        match hold {
+            Hold::Entry(entry) => entry,
+            Hold::Slot(slot) => match env.slots.release(slot) {
+                // Moved by a strong requester (who held this lock, so it is complete).
+                Slot::Moved { entry, .. } => entry,
+                _ => {
+                    self.word.fetch_or(HAS_SLOW_PATH, Ordering::AcqRel);
+                    st.add_granted(req.entry())
+                }
+            },
+            Hold::Counter => {
+                let inc = fast_path_increment(self.strategy, req.ty);
+                let idx = st.add_granted(req.entry());
+                let mut old = self.word.load(Ordering::Relaxed);
+                loop {
+                    let new = (old - inc) | HAS_SLOW_PATH;
+                    match self.word.compare_exchange_weak(
+                        old,
+                        new,
+                        Ordering::AcqRel,
+                        Ordering::Relaxed,
+                    ) {
+                        Ok(_) => break,
+                        Err(cur) => old = cur,
+                    }
+                }
+                idx
+            }
+        }
+    }
+
+    /// Records a ticket's new duration where its lock is (the queue entry or the slot).
+    pub(crate) fn set_duration(&self, env: &Env, hold: Hold, duration: LockDuration) {
+        match hold {
+            Hold::Counter => {}
+            Hold::Entry(entry) => {
+                if let Some(e) = self.state.write().entries.get_mut(entry) {
+                    e.duration = duration;
+                }
+            }
+            Hold::Slot(slot) => {
+                let w = env.slots.load(slot);
+                match Slot::decode(w) {
+                    Slot::Held { .. }
+                        if env
+                            .slots
+                            .replace(slot, w, fast_path::with_duration(w, duration)) => {}
+                    // Moved (or being moved): the queue entry is the record. Taking the write
+                    // lock waits for a transfer under way.
+                    _ => {
+                        let mut st = self.state.write();
+                        if let Slot::Moved { entry, .. } = Slot::decode(env.slots.load(slot)) {
+                            if let Some(e) = st.entries.get_mut(entry) {
+                                e.duration = duration;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a hold is still on a fast path (not moved into the queue).
+    pub(crate) fn is_fast(&self, env: &Env, hold: Hold) -> bool {
+        match hold {
+            Hold::Entry(_) => false,
+            Hold::Counter => true,
+            Hold::Slot(slot) => matches!(Slot::decode(env.slots.load(slot)), Slot::Held { .. }),
+        }
+    }
+}
