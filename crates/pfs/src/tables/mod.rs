@@ -547,7 +547,10 @@ mod tests {
         assert!(j.contains(r#""OBJECT_TYPE":"TABLE""#));
         assert!(j.contains(r#""COLUMN_NAME":null"#));
         assert!(j.contains(r#""OWNER_CONTEXT_ID":7"#));
-        assert!(s.contains("| OWNER_CONTEXT_ID | OWNER_CONTEXT_LABEL |"), "{s}");
+        assert!(
+            s.contains("| OWNER_CONTEXT_ID | OWNER_CONTEXT_LABEL |"),
+            "{s}"
+        );
     }
 
     #[test]
