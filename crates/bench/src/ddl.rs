@@ -195,11 +195,12 @@ fn busy(
     let helper_cpu = AtomicU64::new(u64::MAX);
     // Spinning: two runnable threads end up on two CPUs when two are free. Yielding only
     // after a while keeps a shared CPU from stalling each hand-over for a time slice.
-    let wait_for = |a: &AtomicU64, v: u64| {
+    let wait_for = |a: &AtomicU64, v: u64, alive: &dyn Fn() -> bool| {
         let mut spins = 0u32;
         while a.load(Ordering::Acquire) < v {
             spins = spins.wrapping_add(1);
             if spins.is_multiple_of(1 << 16) {
+                assert!(alive(), "the helper thread ended early");
                 std::thread::yield_now();
             } else {
                 std::hint::spin_loop();
@@ -207,9 +208,9 @@ fn busy(
         }
     };
     std::thread::scope(|s| {
-        s.spawn(|| {
+        let helper = s.spawn(|| {
             for round in 1.. {
-                wait_for(&go, round);
+                wait_for(&go, round, &|| true);
                 if round > samples as u64 {
                     break;
                 }
@@ -224,7 +225,7 @@ fn busy(
         });
         for round in 1..=samples as u64 {
             go.store(round, Ordering::Release);
-            wait_for(&done, round);
+            wait_for(&done, round, &|| !helper.is_finished());
             let here = current_cpu().map_or(u64::MAX - 1, u64::from);
             out.other_cpu += usize::from(here != helper_cpu.load(Ordering::Relaxed));
             ddl_after_read(out);
