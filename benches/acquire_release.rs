@@ -1,11 +1,18 @@
-//! Single-threaded acquire + release of one lock, per lock type, fast path on and off.
+//! Single-threaded acquire + release of one lock, per lock type, in every fast-path mode
+//! (groups `acquire_release/fast_path_{off,shared-word,per-context}`).
 //!
-//! Unobtrusive types (S, SH, SR, SW, SWLP; IX on a scoped lock) take the fast path when it is
-//! on (one compare-and-swap on the lock object's state word); the others always take the slow
-//! path (the lock object's queues).
+//! Unobtrusive types (S, SH, SR, SW, SWLP; IX on a scoped lock) take the fast path when there
+//! is one: `shared-word` (MySQL 5.7/8.0) adds to a counter in the lock object's state word with
+//! one compare-and-swap, `per-context` (the default) claims a slot of the context's own group
+//! in the slot table; `off` (MySQL 5.6) puts every lock in the lock object's queue. The other
+//! types always take the queue. `X after SR` takes and releases SR, then X: in `per-context`
+//! the X is the table's first obtrusive request since a fast-path lock, so it scans the whole
+//! slot table (4096 slots) for slots to transfer (the `ddl-hot-table` report measures that
+//! scan against many contexts).
 //!
 //! ```text
 //! cargo bench --bench acquire_release
+//! cargo bench --bench acquire_release -- per-context   # one mode
 //! ```
 
 use std::hint::black_box;
@@ -53,6 +60,18 @@ fn acquire_release(c: &mut Criterion) {
                 })
             });
         }
+        let sr = MdlRequest::new(table.clone(), LockType::SR, LockDuration::Statement);
+        let x = MdlRequest::new(table.clone(), LockType::X, LockDuration::Transaction);
+        g.bench_function("X after SR", |b| {
+            b.iter(|| {
+                for req in [&sr, &x] {
+                    let t = ctx
+                        .acquire(black_box(req), Duration::from_secs(1))
+                        .expect("uncontended");
+                    ctx.release(t).expect("held");
+                }
+            })
+        });
         g.finish();
     }
 }

@@ -2,22 +2,30 @@
 //! 8 tables, taking a SHARED_READ metadata lock per statement.
 //!
 //! ```text
-//! cargo run --release --example point_select [seconds per run, default 1]
+//! cargo run --release --example point_select [seconds per run, default 1] [fast path]
 //! ```
 //!
-//! Prints queries per second for 1, 2 and 4 threads.
+//! Prints queries per second for 1, 2 and 4 threads, in the fast-path mode given
+//! (`per-context`, the default; `shared-word`, MySQL 5.7/8.0; `off`, MySQL 5.6) or in every
+//! mode (`all`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mysql_mdl::{LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
+use mysql_mdl::{
+    FastPath, LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace,
+};
 
 const TABLES: usize = 8;
 
-fn run(threads: usize, seconds: f64) -> f64 {
-    let mgr = MdlManager::new(MdlConfig::default()).expect("default config is valid");
+fn run(fast_path: FastPath, threads: usize, seconds: f64) -> f64 {
+    let mgr = MdlManager::new(MdlConfig {
+        fast_path,
+        ..MdlConfig::default()
+    })
+    .expect("valid config");
     let stop = Arc::new(AtomicBool::new(false));
     let total = Arc::new(AtomicU64::new(0));
     let start = Arc::new(Barrier::new(threads + 1));
@@ -61,13 +69,22 @@ fn run(threads: usize, seconds: f64) -> f64 {
 }
 
 fn main() {
-    let seconds: f64 = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.0);
-    println!("point-select on {TABLES} tables, {seconds} s per run, default MdlConfig");
-    println!("{:>8} {:>14}", "threads", "QPS");
-    for threads in [1, 2, 4] {
-        println!("{threads:>8} {:>14.0}", run(threads, seconds));
+    let mut args = std::env::args().skip(1);
+    let seconds: f64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1.0);
+    let modes: Vec<FastPath> = match args.next().as_deref() {
+        None => vec![FastPath::default()],
+        Some("all") => FastPath::ALL.to_vec(),
+        Some(name) => vec![name.parse().unwrap_or_else(|e| panic!("{e}"))],
+    };
+    println!("point-select on {TABLES} tables, {seconds} s per run");
+    println!("{:>12} {:>8} {:>14}", "fast path", "threads", "QPS");
+    for mode in modes {
+        for threads in [1, 2, 4] {
+            println!(
+                "{:>12} {threads:>8} {:>14.0}",
+                mode.name(),
+                run(mode, threads, seconds)
+            );
+        }
     }
 }

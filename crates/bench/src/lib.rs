@@ -4,6 +4,9 @@
 //!   transactions, calibrated CPU work per statement) and the schema-dump scenario.
 //! * [`peers`]: `mdl` in any configuration and its peers (a global-mutex baseline, a dashmap of
 //!   RwLocks, lock-db, lockmap) behind one trait.
+//! * [`bare`]: the lock manager alone (no work per statement), for the peers report's "lock
+//!   manager only" mode.
+//! * [`ddl`]: an EXCLUSIVE request on a hot table among many other contexts.
 //! * [`runner`]: warm-up, timed windows, medians of several runs, A/B interleaving, latency
 //!   histograms, progress.
 //! * [`reports`]: the reports of `mdl-bench` (CSV + JSON + SVG + markdown each).
@@ -22,7 +25,9 @@
 
 #![warn(missing_docs)]
 
+pub mod bare;
 pub mod counters;
+pub mod ddl;
 pub mod instr;
 pub mod output;
 pub mod peers;

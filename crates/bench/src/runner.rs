@@ -119,6 +119,9 @@ pub struct RunResult {
     pub cpu_ns: f64,
     /// Transactions rolled back (lock wait timeouts or deadlocks) inside the window.
     pub aborts: u64,
+    /// CPUs the sessions used on average inside the window (their CPU time over the window):
+    /// 2 sessions that ran in parallel all along show 2.0, time-sliced on one CPU 1.0.
+    pub cpus: f64,
     /// Latency of sampled statements, in nanoseconds.
     pub hist: Option<Histogram<u64>>,
 }
@@ -142,6 +145,8 @@ pub struct Measured {
     pub p99_us: f64,
     /// Rolled-back transactions over all runs.
     pub aborts: u64,
+    /// Median CPUs the sessions used ([`RunResult::cpus`]).
+    pub cpus: f64,
 }
 
 impl Measured {
@@ -166,9 +171,9 @@ pub fn median(v: &[f64]) -> f64 {
     }
 }
 
-const WARMUP: u8 = 0;
-const MEASURE: u8 = 1;
-const STOP: u8 = 2;
+pub(crate) const WARMUP: u8 = 0;
+pub(crate) const MEASURE: u8 = 1;
+pub(crate) const STOP: u8 = 2;
 
 /// Runs `case` once.
 pub fn run_once(case: &Case, timing: &Timing) -> RunResult {
@@ -263,6 +268,7 @@ fn run_on<T: LockTable>(table: &T, case: &Case, timing: &Timing) -> RunResult {
         qps: n as f64 / elapsed.as_secs_f64(),
         cpu_ns: cpu.load(Ordering::Relaxed) as f64 / n.max(1) as f64,
         aborts: aborts.load(Ordering::Relaxed),
+        cpus: cpu.load(Ordering::Relaxed) as f64 / elapsed.as_nanos().max(1) as f64,
         hist: Some(hist),
     }
 }
@@ -292,6 +298,7 @@ pub fn summarize(runs: &[RunResult]) -> Measured {
         p95_us: pct(0.95),
         p99_us: pct(0.99),
         aborts: runs.iter().map(|r| r.aborts).sum(),
+        cpus: median(&runs.iter().map(|r| r.cpus).collect::<Vec<_>>()),
         qps_runs,
     }
 }
@@ -384,12 +391,21 @@ impl Ctx {
     /// Measures `cases` interleaved: `timing.runs` rounds, each running every case once in a
     /// rotated order. Returns one [`Measured`] per case.
     pub fn compare(&mut self, cases: &[Case]) -> Vec<Measured> {
+        self.compare_by(cases, run_once)
+    }
+
+    /// [`Ctx::compare`] for any kind of case: `run` measures one case once.
+    pub fn compare_by<C>(
+        &mut self,
+        cases: &[C],
+        run: impl Fn(&C, &Timing) -> RunResult,
+    ) -> Vec<Measured> {
         let timing = self.timing;
         let mut runs: Vec<Vec<RunResult>> = vec![Vec::new(); cases.len()];
         for round in 0..timing.runs {
             for j in 0..cases.len() {
                 let i = (j + round) % cases.len();
-                let r = self.timed(timing.per_run(), || run_once(&cases[i], &timing));
+                let r = self.timed(timing.per_run(), || run(&cases[i], &timing));
                 runs[i].push(r);
             }
         }

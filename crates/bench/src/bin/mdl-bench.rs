@@ -47,8 +47,10 @@ enum Cmd {
     TrxSize,
     /// Time per lock for N locks in one context, hashed vs linear.
     TicketStore,
-    /// mdl vs other lock managers.
+    /// mdl vs other lock managers (with the workload, and the lock manager alone).
     Peers,
+    /// EXCLUSIVE on a hot table vs other contexts, per fast-path mode.
+    DdlHotTable,
     /// The cost of the ways to count an event.
     Counters,
     /// QPS per instrumentation mode (needs pfs).
@@ -90,6 +92,7 @@ impl Cmd {
             Cmd::TrxSize => "trx-size",
             Cmd::TicketStore => "ticket-store",
             Cmd::Peers => "peers",
+            Cmd::DdlHotTable => "ddl-hot-table",
             Cmd::Counters => "counters",
             Cmd::PfsOverhead => "pfs-overhead",
             Cmd::Amplification => "amplification",

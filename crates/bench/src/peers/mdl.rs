@@ -35,7 +35,7 @@ fn ser_hash<S: serde::Serializer>(h: &PartitionHash, s: S) -> Result<S::Ok, S::E
     s.serialize_str(hash_name(*h))
 }
 
-fn ser_fast_path<S: serde::Serializer>(f: &FastPath, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn ser_fast_path<S: serde::Serializer>(f: &FastPath, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(f.name())
 }
 

@@ -21,6 +21,7 @@
 
 use std::time::Duration;
 
+use mdl_core::FastPath;
 use serde::Serialize;
 
 mod backoff;
@@ -34,6 +35,7 @@ pub use global_mutex::GlobalMutexTable;
 pub use keyed_rwlock::DashMapTable;
 pub use lockdb::LockDbTable;
 pub use lockmap_peer::LockMapTable;
+pub(crate) use mdl::ser_fast_path;
 pub use mdl::{hash_name, MdlSetup, MdlTable};
 
 /// How long a peer waits for a lock before the transaction is rolled back.
@@ -168,6 +170,26 @@ impl PeerSpec {
             PeerSpec::LockMap { shards } => format!("lockmap ({shards} shards, excl.)"),
         }
     }
+}
+
+/// Every peer, `mdl` in each fast-path mode first, by short name (`mdl-per-context`,
+/// `mdl-shared-word`, `mdl-off`, `global-mutex`, `dashmap`, `lock-db`, `lockmap`), `mdl` first.
+pub fn every_peer() -> Vec<(&'static str, PeerSpec)> {
+    let mdl = |fast_path| {
+        PeerSpec::Mdl(MdlSetup {
+            fast_path,
+            ..MdlSetup::default()
+        })
+    };
+    vec![
+        ("mdl-per-context", mdl(FastPath::PerContext)),
+        ("mdl-shared-word", mdl(FastPath::SharedWord)),
+        ("mdl-off", mdl(FastPath::Off)),
+        ("global-mutex", PeerSpec::GlobalMutex),
+        ("dashmap", PeerSpec::DashMap),
+        ("lock-db", PeerSpec::LockDb { shards: 8 }),
+        ("lockmap", PeerSpec::LockMap { shards: 8 }),
+    ]
 }
 
 /// Calls `$body` with `$t` bound to a freshly built lock table of `$spec`.

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::counters::{measure_median, Counter};
-use crate::output::{Chart, Report, Table};
+use crate::output::{Chart, Headline, Report, Table};
 use crate::runner::Ctx;
 
 /// Runs the report.
@@ -80,6 +80,26 @@ pub fn run(ctx: &mut Ctx) -> Report {
          on a many-core host it grows with the number of cores."
             .into(),
     );
+    let cost = |c: Counter, ti: usize| {
+        let i = Counter::ALL
+            .iter()
+            .position(|&v| v == c)
+            .expect("a variant");
+        ns[i][ti] - ns[0][ti]
+    };
+    r.headline = Some(Headline {
+        what: "counting cost per event, ns at 1 / 2 threads: shared atomic; per-thread slot; \
+               TSC timer"
+            .into(),
+        measured: [
+            Counter::SharedAtomic,
+            Counter::PerThreadSlot,
+            Counter::TimedTsc,
+        ]
+        .map(|c| format!("{:+.1} / {:+.1}", cost(c, 0), cost(c, 1)))
+        .join("; "),
+        published: "count per thread, aggregate on read, time only when TIMED (D)".into(),
+    });
     r.data = json!({"threads": threads, "variants": Counter::ALL, "ns_per_op": ns});
     r
 }

@@ -5,7 +5,7 @@ use mdl_core::{FastPath, MdlKey, MdlManager, Namespace, PartitionHash, TicketInd
 use serde_json::json;
 
 use super::{int, ratio, threads};
-use crate::output::{Chart, Report, Table};
+use crate::output::{Chart, Headline, Report, Table};
 use crate::peers::{hash_name, MdlSetup, PeerSpec};
 use crate::runner::{Case, Ctx, Measured};
 use crate::workload::Workload;
@@ -298,6 +298,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
          stalls the others, which is where more partitions still help on 2 cores."
             .into(),
     );
+    r.headline = Some(hash_headline(&placement, &waits_json));
     r.data = json!({
         "threads": ths,
         "setups": setups,
@@ -307,4 +308,40 @@ pub fn run(ctx: &mut Ctx) -> Report {
         "timing": ctx.timing,
     });
     r
+}
+
+/// 8 partitions, `my_hash_sort_bin` vs MurmurHash3: partitions the 8 tables use, and (with
+/// instrumentation) the busiest `MDL_map::mutex` instance's share of the waits.
+fn hash_headline(placement: &[serde_json::Value], waits: &[serde_json::Value]) -> Headline {
+    let used = |hash: &str| {
+        placement
+            .iter()
+            .find(|p| p["shards"] == 8 && p["hash"] == hash)
+            .and_then(|p| p["partitions"].as_array())
+            .map_or(0, |a| {
+                a.iter()
+                    .filter_map(|x| x.as_u64())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len()
+            })
+    };
+    let busiest = |hash: &str| {
+        let counts: Vec<u64> = waits
+            .iter()
+            .find(|w| w["hash"] == hash)
+            .and_then(|w| w["count_star"].as_array())
+            .map(|a| a.iter().filter_map(|c| c.as_u64()).collect())
+            .unwrap_or_default();
+        let total: u64 = counts.iter().sum();
+        (total > 0).then(|| format!("{:.0}%", 100.0 * counts[0] as f64 / total as f64))
+    };
+    let mut measured = format!("{} vs {} partitions", used("mysql_bin"), used("murmur3"));
+    if let (Some(a), Some(b)) = (busiest("mysql_bin"), busiest("murmur3")) {
+        measured += &format!("; busiest instance {a} vs {b} of the waits");
+    }
+    Headline {
+        what: "8 partitions, my_hash_sort_bin vs MurmurHash3: partitions the 8 tables use".into(),
+        measured,
+        published: "all 8 sysbench tables in one partition: 8 instances behaved like 1 (A)".into(),
+    }
 }

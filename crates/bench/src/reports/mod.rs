@@ -7,6 +7,7 @@ use crate::output::Report;
 use crate::runner::Ctx;
 
 mod counters;
+mod ddl_hot_table;
 mod hash_instances;
 mod peers;
 mod pfs_reports;
@@ -17,7 +18,7 @@ mod trx_size;
 pub type ReportFn = fn(&mut Ctx) -> Report;
 
 /// Every report, in the order `report` runs them: (name, what it shows, entry point).
-pub const ALL: [(&str, &str, ReportFn); 8] = [
+pub const ALL: [(&str, &str, ReportFn); 9] = [
     (
         "hash-instances",
         "QPS vs threads for shards x partition hash x fast path (published A)",
@@ -37,6 +38,11 @@ pub const ALL: [(&str, &str, ReportFn); 8] = [
         "peers",
         "QPS and p99 vs threads, mdl vs other lock managers",
         peers::run,
+    ),
+    (
+        "ddl-hot-table",
+        "EXCLUSIVE on a hot table vs 16 / 256 / 4,096 other contexts, per fast-path mode",
+        ddl_hot_table::run_report,
     ),
     (
         "counters",

@@ -95,7 +95,7 @@ fn run_compiled_out(bin: &PathBuf, case: &Case, timing: &Timing) -> Option<RunRe
         qps: v["qps"].as_f64()?,
         cpu_ns: v["cpu_ns"].as_f64().unwrap_or(0.0),
         aborts: v["aborts"].as_u64().unwrap_or(0),
-        hist: None,
+        ..RunResult::default()
     })
 }
 

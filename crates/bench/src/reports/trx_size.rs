@@ -6,7 +6,7 @@ use serde_json::json;
 use super::{ratio, sweep, sweep_chart, sweep_table, threads};
 use mdl_core::FastPath;
 
-use crate::output::{Report, Table};
+use crate::output::{Headline, Report, Table};
 use crate::peers::{MdlSetup, PeerSpec};
 use crate::runner::Ctx;
 use crate::workload::Workload;
@@ -101,6 +101,24 @@ pub fn run(ctx: &mut Ctx) -> Report {
         &res,
         |m| m.qps,
     ));
+    // Headline at 2 sessions (both cores), or the most threads swept if fewer.
+    let ti = ths.iter().position(|&t| t == 2).unwrap_or(ths.len() - 1);
+    let (q, c) = (|i: usize| res[ti][i].qps, |i: usize| res[ti][i].cpu_ns);
+    r.headline = Some(Headline {
+        what: format!(
+            "100 statements per transaction vs autocommit, 8.0 / 5.6.15, {} sessions: QPS \
+             (per CPU-s)",
+            ths[ti]
+        ),
+        measured: format!(
+            "{} / {} ({} / {})",
+            ratio(q(2) / q(0)),
+            ratio(q(5) / q(3)),
+            ratio(c(0) / c(2)),
+            ratio(c(3) / c(5))
+        ),
+        published: "1.09x (A); 1.12–1.46x at 2–32 threads (F)".into(),
+    });
     r.data = json!({"threads": ths, "cases": cases.iter().map(|c| json!({"label": c.0, "peer": c.1, "workload": c.2})).collect::<Vec<_>>(), "results": res, "timing": ctx.timing});
     r
 }
