@@ -1,29 +1,46 @@
 //! `MdlContext`: the per-connection API (MySQL's `MDL_context`).
 //!
-//! A context is owned by one thread at a time (it is `Send`, not `Sync`; every method takes
-//! `&mut self`). Its tickets live in its own [`TicketStore`]; the part other threads need to
-//! reach — the wait slot, the kill flag, the owner hooks — is its [`ContextShared`]. Asking a
-//! lock object for a lock is one call ([`LockObject::acquire`]); this module keeps the ticket
-//! bookkeeping around it, and `context/waiting.rs` the waiting.
+//! A context is owned by one thread or task at a time (it is `Send`, not `Sync`; every method
+//! takes `&mut self`). Its tickets live in its own [`TicketStore`]; the part other threads need
+//! to reach — the wait slot, the kill flag, the owner hooks — is its [`ContextShared`]. Asking a
+//! lock object for a lock is one call ([`LockObject::acquire`]); around it:
+//!
+//! * this module: the public API, each method a few lines over the ones below;
+//! * `attempt.rs`: the fast path, the general attempt, the cache of lock objects;
+//! * `tickets.rs`: ticket bookkeeping (handles, clones, upgrade's hold swap, releases);
+//! * `waiting.rs`: a queued request's wait (edge, deadlock search, periodic work, withdrawal),
+//!   shared by the blocking and the async API;
+//! * `asynchronous.rs`: the futures ([`Acquire`]) and their cancel safety;
+//! * `scope.rs`: statement and transaction guards.
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::error::{MdlError, Result, WaitError};
+use crate::error::{MdlError, Result};
 use crate::fast_path::FastPath;
 use crate::key::MdlKey;
-use crate::lock::{FastAcquire, Hold, LockObject, Outcome, Request, SlotHome};
+use crate::lock::{LockObject, SlotHome};
 use crate::manager::MdlManager;
-use crate::matrix::{fast_path_increment, is_stronger_or_equal, is_unobtrusive};
+use crate::matrix::is_stronger_or_equal;
 use crate::owner::MdlOwner;
 use crate::request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
 use crate::shared::ContextShared;
 use crate::sync::Ordering;
-use crate::ticket_store::{TicketData, TicketStore};
+use crate::ticket_store::TicketStore;
 use crate::types::{ContextId, LockDuration, LockType};
 
+mod asynchronous;
+mod attempt;
+mod scope;
+mod tickets;
 mod waiting;
+
+pub use asynchronous::Acquire;
+pub use scope::{StatementScope, TransactionScope};
+
+use attempt::{Attempt, Pending};
+use tickets::ticket_id;
 
 impl MdlManager {
     /// A new context (one per connection).
@@ -62,23 +79,6 @@ impl KillHandle {
     }
 }
 
-/// The outcome of one grant attempt.
-enum Attempt {
-    Granted(Ticket),
-    /// Refused without queueing: the lock object, to name the blockers.
-    NotGranted(Arc<LockObject>),
-    Pending(Pending),
-}
-
-/// A request queued on a lock object, not yet granted.
-struct Pending {
-    lock: Arc<LockObject>,
-    entry: usize,
-    epoch: u64,
-    ty: LockType,
-    hton_notified: bool,
-}
-
 /// A connection's lock context (MySQL's `MDL_context`).
 ///
 /// Dropping a context releases every lock it holds and wakes whoever waited for them.
@@ -96,6 +96,8 @@ pub struct MdlContext {
     /// [`crate::MdlConfig::lock_cache`]).
     cache: Vec<Option<Arc<LockObject>>>,
     rand: u64,
+    /// The timeout of [`MdlContext::acquire_default`] (MySQL's session `lock_wait_timeout`).
+    lock_wait_timeout: Duration,
 }
 
 impl MdlContext {
@@ -113,6 +115,7 @@ impl MdlContext {
             }),
             _ => None,
         };
+        let lock_wait_timeout = mgr.config.lock_wait_timeout;
         MdlContext {
             mgr,
             id: shared.id,
@@ -122,6 +125,7 @@ impl MdlContext {
             thr_lock_abort: false,
             cache,
             rand,
+            lock_wait_timeout,
         }
     }
 
@@ -197,20 +201,34 @@ impl MdlContext {
         self.acquire_general(req, timeout)
     }
 
+    /// [`MdlContext::acquire`] with this context's lock wait timeout
+    /// ([`MdlContext::lock_wait_timeout`]).
+    ///
+    /// # Errors
+    /// As [`MdlContext::acquire`].
+    #[inline]
+    pub fn acquire_default(&mut self, req: &MdlRequest) -> Result<Ticket> {
+        self.acquire(req, self.lock_wait_timeout)
+    }
+
+    /// The timeout of [`MdlContext::acquire_default`] and
+    /// [`MdlContext::acquire_default_async`] (MySQL's session variable `lock_wait_timeout`).
+    /// Starts as [`MdlConfig::lock_wait_timeout`](crate::MdlConfig::lock_wait_timeout).
+    pub fn lock_wait_timeout(&self) -> Duration {
+        self.lock_wait_timeout
+    }
+
+    /// Sets this context's lock wait timeout (`SET SESSION lock_wait_timeout`).
+    pub fn set_lock_wait_timeout(&mut self, timeout: Duration) {
+        self.lock_wait_timeout = timeout;
+    }
+
     #[inline(never)]
     fn acquire_general(&mut self, req: &MdlRequest, timeout: Duration) -> Result<Ticket> {
         // A zero timeout never queues (a try): `Pending` cannot come back.
         match self.attempt(req, !timeout.is_zero())? {
             Attempt::Granted(t) => Ok(t),
-            Attempt::NotGranted(lock) => {
-                let mut w = WaitError::new(&req.key, req.lock_type, req.duration);
-                w.blockers = {
-                    let st = lock.state.read_recursive();
-                    lock.blockers(&st, self.id, req.lock_type)
-                };
-                self.cache_lock(lock);
-                Err(MdlError::timeout(w))
-            }
+            Attempt::NotGranted(lock) => Err(self.refused(req, lock)),
             Attempt::Pending(p) => {
                 // The clock is read only when a wait is needed: the attempt took nanoseconds.
                 let start = Instant::now();
@@ -251,6 +269,21 @@ impl MdlContext {
     /// # Errors
     /// As [`MdlContext::acquire`]; on error the original lock is left intact.
     pub fn upgrade(&mut self, ticket: Ticket, new_type: LockType, timeout: Duration) -> Result<()> {
+        let Some((slot, req, start)) = self.begin_upgrade(ticket, new_type)? else {
+            return Ok(());
+        };
+        let got = self.acquire(&req, timeout)?;
+        self.finish_upgrade(slot, got, start, new_type)
+    }
+
+    /// Checks an upgrade: `None` if the ticket already satisfies `new_type`, else its slot, the
+    /// request to acquire, and the sequence number before it (to tell a new ticket from an old
+    /// one that covers the request).
+    fn begin_upgrade(
+        &mut self,
+        ticket: Ticket,
+        new_type: LockType,
+    ) -> Result<Option<(u32, MdlRequest, u64)>> {
         let slot = self.check(ticket)?;
         let (key, held) = {
             let t = self.store.data(slot);
@@ -264,11 +297,20 @@ impl MdlContext {
             });
         }
         if is_stronger_or_equal(ns.strategy(), held, new_type) {
-            return Ok(());
+            return Ok(None);
         }
-        let start = self.store.next_seq();
         let req = MdlRequest::new(key, new_type, LockDuration::Transaction);
-        let got = self.acquire(&req, timeout)?;
+        Ok(Some((slot, req, self.store.next_seq())))
+    }
+
+    /// Gives the upgraded ticket (`slot`) the stronger lock `got`, and releases its old one.
+    fn finish_upgrade(
+        &mut self,
+        slot: u32,
+        got: Ticket,
+        start: u64,
+        new_type: LockType,
+    ) -> Result<()> {
         let mut new_slot = got.slot;
         if self.store.seq(new_slot) < start {
             // An older, stronger ticket already covered the request: take our own copy of it.
@@ -494,407 +536,6 @@ impl MdlContext {
             self.materialize_fast_path_locks();
         }
     }
-
-    // ---------------------------------------------------------------------------------------
-    // Acquisition.
-
-    /// The common case in few instructions: an unobtrusive lock whose lock object is in this
-    /// context's cache and that the context does not hold yet, granted on the fast path. Any
-    /// other case returns `None` having changed nothing, and goes through
-    /// [`MdlContext::attempt`].
-    #[inline(always)]
-    fn fast_acquire(&mut self, req: &MdlRequest) -> Option<Ticket> {
-        let key = &req.key;
-        let ty = req.lock_type;
-        if !is_unobtrusive(key.strategy(), ty) || self.thr_lock_abort {
-            return None;
-        }
-        let i = key.murmur3() as usize & self.cache.len().wrapping_sub(1);
-        let cached = self.cache.get_mut(i)?;
-        if !cached.as_ref().is_some_and(|l| l.key == *key) {
-            return None;
-        }
-        let lock = cached.take()?;
-        if !self.store.is_empty() && self.store.find(&lock, ty, req.duration).is_some() {
-            self.cache[i] = Some(lock);
-            return None;
-        }
-        let env = &self.mgr.env;
-        let fast = match (&mut self.home, env.mode) {
-            (Some(home), _) => lock.claim_slot(&env.slots, home, ty, req.duration),
-            (None, FastPath::SharedWord) => {
-                lock.add_counter(fast_path_increment(lock.strategy, ty))
-            }
-            (None, _) => FastAcquire::SlowPath,
-        };
-        let hold = match fast {
-            FastAcquire::Granted { hold, first_use } => {
-                if first_use && !lock.singleton {
-                    self.mgr.map.object_used();
-                }
-                hold
-            }
-            FastAcquire::Moved { entry } => Hold::Entry(entry),
-            FastAcquire::SlowPath => {
-                self.cache[i] = Some(lock);
-                return None;
-            }
-            FastAcquire::Destroyed => return None,
-        };
-        Some(self.insert(TicketData {
-            lock,
-            hold,
-            ty,
-            duration: req.duration,
-            hton_notified: false,
-        }))
-    }
-
-    fn attempt(&mut self, req: &MdlRequest, enqueue: bool) -> Result<Attempt> {
-        let key = &req.key;
-        let ty = req.lock_type;
-        let ns = key.namespace();
-        if !ns.allows(ty) {
-            return Err(MdlError::InvalidLockType {
-                namespace: ns,
-                lock_type: ty,
-            });
-        }
-        let obtrusive = fast_path_increment(ns.strategy(), ty) == 0;
-        let mode = self.mgr.env.mode;
-        let fast = !obtrusive && mode.is_on() && !self.thr_lock_abort;
-        let mut hton_notified = None;
-        loop {
-            let lock = self.find_lock(key);
-            if let Some(slot) = self.store.find(&lock, ty, req.duration) {
-                // Already held, equal or stronger: the ticket itself, or a clone.
-                self.cache_lock(lock);
-                if hton_notified == Some(true) {
-                    self.post_release_notify(key);
-                }
-                if self.store.data(slot).duration == req.duration
-                    && req.duration != LockDuration::Explicit
-                {
-                    return Ok(Attempt::Granted(self.handle(slot)));
-                }
-                return self
-                    .clone_slot(slot, ty, req.duration)
-                    .map(Attempt::Granted);
-            }
-            let hton = match hton_notified {
-                Some(h) => h,
-                None => {
-                    if obtrusive && mode == FastPath::SharedWord {
-                        // Counters do not say whose they are: put ours in the queue, so the
-                        // conflicts the matrices find are never our own.
-                        self.materialize_fast_path_locks();
-                    }
-                    match self.pre_acquire_notify(key, ty) {
-                        Ok(h) => *hton_notified.insert(h),
-                        Err(e) => {
-                            self.cache_lock(lock);
-                            return Err(e);
-                        }
-                    }
-                }
-            };
-            let request = Request {
-                ctx: &self.shared,
-                ty,
-                duration: req.duration,
-                ticket_id: ticket_id(self.id, self.store.next_slot()),
-            };
-            let outcome = lock.acquire(&self.mgr.env, &request, self.home.as_mut(), fast, enqueue);
-            match outcome {
-                Outcome::Granted { hold, first_use } => {
-                    if first_use && !lock.singleton {
-                        self.mgr.map.object_used();
-                    }
-                    return Ok(Attempt::Granted(self.insert(TicketData {
-                        lock,
-                        hold,
-                        ty,
-                        duration: req.duration,
-                        hton_notified: hton,
-                    })));
-                }
-                Outcome::Destroyed => continue,
-                Outcome::Queued {
-                    entry,
-                    epoch,
-                    first_use,
-                } => {
-                    if first_use && !lock.singleton {
-                        self.mgr.map.object_used();
-                    }
-                    return Ok(Attempt::Pending(Pending {
-                        lock,
-                        entry,
-                        epoch,
-                        ty,
-                        hton_notified: hton,
-                    }));
-                }
-                Outcome::Refused { first_use, unused } => {
-                    if !lock.singleton {
-                        if first_use {
-                            self.mgr.map.object_used();
-                        }
-                        if unused {
-                            self.mgr.map.object_unused(&mut self.rand);
-                        }
-                    }
-                    if hton {
-                        self.post_release_notify(&lock.key);
-                    }
-                    return Ok(Attempt::NotGranted(lock));
-                }
-            }
-        }
-    }
-
-    fn pre_acquire_notify(&self, key: &MdlKey, ty: LockType) -> Result<bool> {
-        if ty != LockType::Exclusive || !key.namespace().needs_hton_notification() {
-            return Ok(false);
-        }
-        let Some(owner) = &self.shared.owner else {
-            return Ok(false);
-        };
-        match owner.notify_hton_pre_acquire_exclusive(key) {
-            Ok(()) => Ok(true),
-            Err(r) if r.victimized => Err(MdlError::engine_victim(key, ty, self.id())),
-            Err(_) => Err(MdlError::RefusedByEngine),
-        }
-    }
-
-    fn post_release_notify(&self, key: &MdlKey) {
-        if let Some(owner) = &self.shared.owner {
-            owner.notify_hton_post_release_exclusive(key);
-        }
-    }
-
-    /// Moves every fast-path lock of this context into its lock's granted queue.
-    fn materialize_fast_path_locks(&mut self) {
-        if !self.store.has_fast() {
-            return;
-        }
-        let slots: Vec<u32> = self
-            .store
-            .all_slots()
-            .into_iter()
-            .filter(|&s| !matches!(self.store.data(s).hold, Hold::Entry(_)))
-            .collect();
-        for s in slots {
-            let t = self.store.data(s);
-            let request = Request {
-                ctx: &self.shared,
-                ty: t.ty,
-                duration: t.duration,
-                ticket_id: ticket_id(self.id, s),
-            };
-            let entry = t.lock.materialize(&self.mgr.env, &request, t.hold);
-            self.store.set_entry(s, entry);
-            // Its row now comes from the queue.
-            self.unpublish(s);
-        }
-    }
-
-    /// The lock object for `key`: taken out of this context's small cache of recently released
-    /// objects when it is there (no partition mutex, no hashing, and no reference-count traffic:
-    /// the `Arc` moves into the ticket and back into the cache on release), else from the lock
-    /// map. An object taken from the cache may since have been evicted; the caller finds
-    /// `IS_DESTROYED` and asks again, and the cache no longer has it.
-    #[inline]
-    fn find_lock(&mut self, key: &MdlKey) -> Arc<LockObject> {
-        if !self.cache.is_empty() {
-            let i = key.murmur3() as usize & (self.cache.len() - 1);
-            if self.cache[i].as_ref().is_some_and(|l| l.key == *key) {
-                if let Some(lock) = self.cache[i].take() {
-                    return lock;
-                }
-            }
-        }
-        self.mgr.map.find_or_insert(key, &self.mgr.env)
-    }
-
-    /// Keeps a lock object this context stopped using for the next statement on the same key
-    /// (singletons too: moving their `Arc` in and out of the cache spares every statement an
-    /// increment and a decrement of a reference count that all contexts share).
-    #[inline]
-    fn cache_lock(&mut self, lock: Arc<LockObject>) {
-        let i = lock.key.murmur3() as usize & self.cache.len().wrapping_sub(1);
-        if let Some(slot) = self.cache.get_mut(i) {
-            *slot = Some(lock);
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // Tickets.
-
-    /// Publishes a shared-word ticket's `metadata_locks` row (feature `pfs`, instrument
-    /// enabled): its counter names no owner. Every other lock is read from the queues and the
-    /// slots (see `instrument.rs`).
-    #[inline]
-    fn publish(&self, slot: u32) {
-        #[cfg(feature = "pfs")]
-        {
-            let t = self.store.data(slot);
-            if t.hold == Hold::Counter {
-                crate::instrument::publish(
-                    &self.shared,
-                    slot,
-                    crate::instrument::RowInfo {
-                        lock: &t.lock,
-                        id: ticket_id(self.id, slot),
-                        ty: t.ty,
-                        duration: t.duration,
-                    },
-                );
-            }
-        }
-        #[cfg(not(feature = "pfs"))]
-        let _ = slot;
-    }
-
-    /// Withdraws a shared-word ticket's `metadata_locks` row, if one was published.
-    #[inline]
-    fn unpublish(&self, slot: u32) {
-        #[cfg(feature = "pfs")]
-        crate::instrument::unpublish(&self.shared, slot);
-        #[cfg(not(feature = "pfs"))]
-        let _ = slot;
-    }
-
-    #[inline]
-    fn insert(&mut self, t: TicketData) -> Ticket {
-        let (slot, generation) = self.store.insert(t);
-        self.publish(slot);
-        Ticket {
-            ctx: self.id,
-            slot,
-            generation,
-        }
-    }
-
-    fn handle(&self, slot: u32) -> Ticket {
-        Ticket {
-            ctx: self.id,
-            slot,
-            generation: self.store.generation(slot),
-        }
-    }
-
-    #[inline]
-    fn check(&self, t: Ticket) -> Result<u32> {
-        if t.ctx == self.id && self.store.check(t.slot, t.generation) {
-            Ok(t.slot)
-        } else {
-            Err(MdlError::InvalidTicket)
-        }
-    }
-
-    fn move_to(&mut self, slot: u32, duration: LockDuration, oldest: bool) {
-        self.store.move_to(slot, duration, oldest);
-        let t = self.store.data(slot);
-        t.lock.set_duration(&self.mgr.env, t.hold, duration);
-        self.publish(slot);
-    }
-
-    /// A new ticket of `ty` (equal or weaker) and `duration` on the lock of `slot`.
-    fn clone_slot(&mut self, slot: u32, ty: LockType, duration: LockDuration) -> Result<Ticket> {
-        let (lock, held, source) = {
-            let t = self.store.data(slot);
-            (t.lock.clone(), t.ty, t.hold)
-        };
-        let ns = lock.key.namespace();
-        if !ns.allows(ty) {
-            return Err(MdlError::InvalidLockType {
-                namespace: ns,
-                lock_type: ty,
-            });
-        }
-        if !is_stronger_or_equal(lock.strategy, held, ty) {
-            return Err(MdlError::InvalidLockChange {
-                held,
-                requested: ty,
-            });
-        }
-        let hton_notified = self.pre_acquire_notify(&lock.key, ty)?;
-        let request = Request {
-            ctx: &self.shared,
-            ty,
-            duration,
-            ticket_id: ticket_id(self.id, self.store.next_slot()),
-        };
-        let hold = lock.add_clone(&self.mgr.env, &request, source, self.home.as_mut());
-        Ok(self.insert(TicketData {
-            lock,
-            hold,
-            ty,
-            duration,
-            hton_notified,
-        }))
-    }
-
-    /// Gives `slot` the lock hold of `new_slot` (removing `new_slot`), then releases the hold
-    /// `slot` had. Used by upgrade and downgrade so the caller's ticket handle stays valid.
-    fn swap_hold(&mut self, slot: u32, new_slot: u32) {
-        self.unpublish(new_slot);
-        let new = self.store.remove(new_slot);
-        let old = self.store.replace_hold(slot, new);
-        // The ticket keeps its duration: record it where the new hold is.
-        let t = self.store.data(slot);
-        t.lock.set_duration(&self.mgr.env, t.hold, t.duration);
-        self.publish(slot);
-        self.release_hold(old);
-    }
-
-    #[inline]
-    fn release_slot(&mut self, slot: u32) {
-        self.unpublish(slot);
-        let t = self.store.remove(slot);
-        self.release_hold(t);
-    }
-
-    /// Releases every ticket of duration `d` taken at or after sequence number `newer_than`,
-    /// newest first as MySQL does (each release reschedules waiters, and with
-    /// `max_write_lock_count` the order of the grants matters). Every statement ends here: no
-    /// allocation.
-    fn release_list(&mut self, d: LockDuration, newer_than: u64) {
-        while let Some(s) = self.store.newest_of(d, newer_than) {
-            self.release_slot(s);
-        }
-    }
-
-    fn release_newer_than(&mut self, seq: u64, explicit_too: bool) {
-        self.release_list(LockDuration::Statement, seq);
-        self.release_list(LockDuration::Transaction, seq);
-        if explicit_too {
-            let slots: Vec<u32> = self
-                .store
-                .of(LockDuration::Explicit)
-                .into_iter()
-                .filter(|&s| self.store.seq(s) >= seq)
-                .collect();
-            for s in slots {
-                self.release_slot(s);
-            }
-        }
-    }
-
-    /// Gives up the lock a ticket held (the ticket is already out of the store).
-    #[inline]
-    fn release_hold(&mut self, t: TicketData) {
-        let lock = &t.lock;
-        let unused = lock.release(&self.mgr.env, t.hold, t.ty);
-        if unused && !lock.singleton {
-            self.mgr.map.object_unused(&mut self.rand);
-        }
-        if t.hton_notified {
-            self.post_release_notify(&lock.key);
-        }
-        self.cache_lock(t.lock);
-    }
 }
 
 impl Drop for MdlContext {
@@ -914,10 +555,4 @@ impl fmt::Debug for MdlContext {
             .field("tickets", &self.store.len())
             .finish()
     }
-}
-
-/// A ticket's id, as `metadata_locks` and the queues show it: the context id and the ticket's
-/// slot in its store, so unique among live tickets.
-fn ticket_id(ctx: u64, slot: u32) -> u64 {
-    (ctx << 32) | u64::from(slot)
 }

@@ -69,6 +69,8 @@ pub(crate) enum WaitEnd {
     Timeout,
     Deadlock,
     Killed,
+    /// Given up by its future before an outcome.
+    Cancelled,
 }
 
 /// The edges of every waiting context, by context id; the deadlock history; the counters.
@@ -103,7 +105,7 @@ impl WaitForGraph {
         let c = &self.counters[ns as usize];
         c[0].fetch_add(1, Ordering::Relaxed);
         let i = match end {
-            WaitEnd::Granted => return,
+            WaitEnd::Granted | WaitEnd::Cancelled => return,
             WaitEnd::Timeout => 1,
             WaitEnd::Deadlock => 2,
             WaitEnd::Killed => 3,

@@ -120,13 +120,14 @@ mod request;
 mod shared;
 mod sync;
 mod ticket_store;
+mod timer;
 mod types;
 mod wait;
 
 pub use blocking::{
     BlockKind, Blocker, DeadlockCause, DeadlockEdge, DeadlockRecord, LockWait, LockWaits,
 };
-pub use context::{KillHandle, MdlContext};
+pub use context::{Acquire, KillHandle, MdlContext, StatementScope, TransactionScope};
 pub use deadlock::MAX_SEARCH_DEPTH;
 pub use diagnostics::{LockEntryInfo, WaitCounters};
 pub use error::{DeadlockError, ErrorKind, MdlError, Result, WaitError};

@@ -45,7 +45,9 @@ pub struct MdlConfig {
     /// partition mutex. `0` reproduces MySQL, where every lookup goes to the lock map.
     /// Evicted objects are detected and looked up again.
     pub lock_cache: usize,
-    /// The default wait timeout for callers that want MySQL's (`lock_wait_timeout`, one year).
+    /// Every new context's [`MdlContext::lock_wait_timeout`](crate::MdlContext::lock_wait_timeout),
+    /// the timeout of `acquire_default` and `acquire_default_async` (MySQL's
+    /// `lock_wait_timeout`; default one year).
     pub lock_wait_timeout: Duration,
     /// Deadlocks kept for [`MdlManager::deadlocks`] (0 keeps none).
     pub deadlock_history: usize,

@@ -1,15 +1,20 @@
 //! The wait slot: one per context, where the first of granted / victim / timeout / killed wins.
 //!
 //! A waiting context resets its slot (which starts a new *epoch*), queues its request on the lock
-//! object, and sleeps on the slot's condvar. Whoever decides the outcome — the releasing thread
-//! that grants the request, the deadlock detector choosing a victim, the waiter itself on timeout,
-//! or a kill — calls [`WaitSlot::set`], which succeeds only while the slot is still empty *and*
-//! still in the epoch the decider saw. So a grant racing with a timeout has exactly one winner, and
-//! a stale deadlock verdict can never hit a later wait of the same context.
+//! object, and either sleeps on the slot's condvar (a thread) or registers its task's `Waker`
+//! and returns `Pending` (a future). Whoever decides the outcome — the releasing thread that
+//! grants the request, the deadlock detector choosing a victim, the waiter or the timer thread on
+//! timeout, or a kill — calls [`WaitSlot::set`], which succeeds only while the slot is still
+//! empty *and* still in the epoch the decider saw. So a grant racing with a timeout has exactly
+//! one winner, and a stale deadlock verdict can never hit a later wait of the same context.
 //!
-//! Protocol: `status` and `epoch` are read and written only under the slot mutex (a leaf lock:
-//! nothing else is acquired while it is held).
+//! Protocol: `status`, `epoch` and `waker` are read and written only under the slot mutex (a
+//! leaf lock: nothing else is acquired while it is held). A future checks the status and stores
+//! its waker in one critical section ([`WaitSlot::poll`]), and `set` takes the waker in the
+//! critical section that sets the status, so an outcome decided between the two is never missed
+//! (no lost wake-up). Wakers are woken after the mutex is released.
 
+use std::task::Waker;
 use std::time::Instant;
 
 use crate::sync::{new_condvar, new_mutex, AtomicBool, Condvar, Mutex, Ordering, Site};
@@ -27,6 +32,8 @@ pub(crate) enum WaitStatus {
 struct SlotState {
     status: WaitStatus,
     epoch: u64,
+    /// The task to wake when the outcome is decided (an async wait).
+    waker: Option<Waker>,
 }
 
 pub(crate) struct WaitSlot {
@@ -42,6 +49,7 @@ impl WaitSlot {
                 SlotState {
                     status: WaitStatus::Empty,
                     epoch: 0,
+                    waker: None,
                 },
             ),
             cond: new_condvar(Site::WaitCond),
@@ -53,29 +61,71 @@ impl WaitSlot {
         let mut s = self.state.lock();
         s.status = WaitStatus::Empty;
         s.epoch += 1;
+        s.waker = None;
         s.epoch
     }
 
-    /// Sets the outcome of wait `epoch` if nobody did before; returns whether it was set.
+    /// Sets the outcome of wait `epoch` if nobody did before; returns whether it was set. Wakes
+    /// the waiting thread or task.
     pub(crate) fn set(&self, epoch: u64, status: WaitStatus) -> bool {
         let mut s = self.state.lock();
         if s.status != WaitStatus::Empty || s.epoch != epoch {
             return false;
         }
         s.status = status;
+        let waker = s.waker.take();
         drop(s);
         self.cond.notify_all();
+        if let Some(w) = waker {
+            w.wake();
+        }
         true
+    }
+
+    /// A future's poll of wait `epoch`: the outcome if it is decided (or the context was
+    /// killed, which decides it), else `Empty` with `waker` registered to be woken — in one
+    /// critical section, so nothing decided in between is missed.
+    pub(crate) fn poll(&self, epoch: u64, killed: &AtomicBool, waker: &Waker) -> WaitStatus {
+        let mut s = self.state.lock();
+        if s.epoch != epoch {
+            return WaitStatus::Timeout;
+        }
+        if s.status == WaitStatus::Empty && killed.load(Ordering::Acquire) {
+            s.status = WaitStatus::Killed;
+        }
+        if s.status == WaitStatus::Empty {
+            match &mut s.waker {
+                Some(w) if w.will_wake(waker) => {}
+                w => *w = Some(waker.clone()),
+            }
+        }
+        s.status
+    }
+
+    /// Wakes the registered task of wait `epoch`, if any, without deciding anything (periodic
+    /// work of an async wait, see `timer.rs`).
+    pub(crate) fn wake_task(&self, epoch: u64) {
+        let s = self.state.lock();
+        let w = (s.epoch == epoch).then(|| s.waker.clone()).flatten();
+        drop(s);
+        if let Some(w) = w {
+            w.wake();
+        }
     }
 
     pub(crate) fn status(&self) -> WaitStatus {
         self.state.lock().status
     }
 
-    /// Wakes the waiter so it re-checks its kill flag.
+    /// Wakes the waiter (thread or task) so it re-checks its kill flag.
     pub(crate) fn wake(&self) {
-        let _s = self.state.lock();
+        let s = self.state.lock();
+        let w = s.waker.clone();
+        drop(s);
         self.cond.notify_all();
+        if let Some(w) = w {
+            w.wake();
+        }
     }
 
     /// Sleeps until the slot is set, `killed` is raised, or `deadline` passes. On kill the slot
@@ -161,6 +211,47 @@ mod loom_models {
                 WaitStatus::Killed => assert!(!granted && !victim),
                 other => panic!("unexpected {other:?}"),
             }
+        });
+    }
+
+    /// A waker that raises a flag.
+    struct Flag(Arc<AtomicBool>);
+
+    impl std::task::Wake for Flag {
+        fn wake(self: Arc<Self>) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// A future's poll (status check + waker registration) racing with a grant and with a
+    /// kill: either the poll sees the outcome, or the waker it registered is woken — never
+    /// neither (a lost wake-up would leave the task pending forever).
+    #[test]
+    fn future_poll_vs_grant_and_kill_no_lost_wakeup() {
+        model(|| {
+            let slot = Arc::new(WaitSlot::new());
+            let killed = Arc::new(AtomicBool::new(false));
+            let epoch = slot.reset();
+            let woken = Arc::new(AtomicBool::new(false));
+            let waker = Waker::from(Arc::new(Flag(woken.clone())));
+
+            let s = slot.clone();
+            let granter = thread::spawn(move || s.set(epoch, WaitStatus::Granted));
+            let (s, k) = (slot.clone(), killed.clone());
+            let killer = thread::spawn(move || {
+                k.store(true, Ordering::Release);
+                s.wake();
+            });
+            let first = slot.poll(epoch, &killed, &waker);
+            let granted = granter.join().expect("granter");
+            killer.join().expect("killer");
+            if first == WaitStatus::Empty {
+                assert!(woken.load(Ordering::SeqCst), "lost wake-up");
+            }
+            // The next poll sees the outcome, and it is the one that won.
+            let next = slot.poll(epoch, &killed, &waker);
+            assert_ne!(next, WaitStatus::Empty);
+            assert_eq!(next == WaitStatus::Granted, granted);
         });
     }
 

@@ -27,7 +27,31 @@ use crate::ticket_store::TicketData;
 use crate::types::{ContextId, LockDuration, LockType, Namespace, Strategy};
 use crate::wait::WaitStatus;
 
+/// A queued request being waited for, by a thread or a future.
+pub(super) struct Wait {
+    pub(super) p: Pending,
+    pub(super) key: MdlKey,
+    pub(super) duration: LockDuration,
+    pub(super) since: Instant,
+    pub(super) deadline: Option<Instant>,
+    /// Work to do about once a second while waiting.
+    pub(super) needs_notification: bool,
+    pub(super) connection_check: bool,
+    pub(super) delayed_detection: bool,
+}
+
+impl Wait {
+    pub(super) fn has_periodic_work(&self) -> bool {
+        self.needs_notification || self.connection_check || self.delayed_detection
+    }
+}
+
+/// How often an owner is notified and a connection checked while waiting (MySQL: 1 s).
+pub(super) const TICK: Duration = Duration::from_secs(1);
+
 impl MdlContext {
+    /// A thread's wait: sleeps on the wait slot, in one-second slices while there is periodic
+    /// work, until the outcome is decided or the deadline passes.
     pub(super) fn wait_for_grant(
         &mut self,
         key: &MdlKey,
@@ -36,7 +60,6 @@ impl MdlContext {
         since: Instant,
         deadline: Option<Instant>,
     ) -> Result<Ticket> {
-        let ns = key.namespace();
         // If an owner hook panics from here on, the guard takes the request off the queue.
         let mut guard = PendingGuard {
             mgr: self.mgr.clone(),
@@ -44,20 +67,57 @@ impl MdlContext {
             lock: p.lock.clone(),
             entry: p.entry,
             epoch: p.epoch,
-            ns,
+            ns: key.namespace(),
             armed: true,
         };
+        #[cfg(feature = "pfs")]
+        let pfs_wait = crate::instrument::metadata_wait_start(&p.lock);
+        let mut w = self.begin_wait(key, duration, p, since, deadline);
+        let shared = self.shared.clone();
+        let killed = &shared.killed;
+        let mut status = WaitStatus::Empty;
+        while w.has_periodic_work() {
+            let slice_end = Instant::now() + TICK;
+            if deadline.is_some_and(|d| slice_end > d) {
+                break;
+            }
+            status = shared.wait.timed_wait(Some(slice_end), killed, false);
+            if status != WaitStatus::Empty {
+                break;
+            }
+            status = self.periodic(&mut w);
+            if status != WaitStatus::Empty {
+                break;
+            }
+        }
+        if status == WaitStatus::Empty {
+            status = shared.wait.timed_wait(deadline, killed, true);
+        }
+        #[cfg(feature = "pfs")]
+        drop(pfs_wait);
+        guard.armed = false;
+        self.end_wait(w, status)
+    }
+
+    /// Starts waiting for a queued request: the owner's first notifications, the wait-for edge,
+    /// a deadlock search from this context (or a delayed one).
+    pub(super) fn begin_wait(
+        &mut self,
+        key: &MdlKey,
+        duration: LockDuration,
+        p: Pending,
+        since: Instant,
+        deadline: Option<Instant>,
+    ) -> Wait {
+        let ns = key.namespace();
+        #[cfg(feature = "pfs")]
+        self.shared
+            .pfs_thread
+            .store(pfs::current_thread_id(), Ordering::Relaxed);
         let needs_notification = ns.strategy() == Strategy::Object && p.ty == LockType::Exclusive;
         if needs_notification {
             self.notify_conflicting_holders(&p.lock);
         }
-        #[cfg(feature = "pfs")]
-        let pfs_wait = {
-            self.shared
-                .pfs_thread
-                .store(pfs::current_thread_id(), Ordering::Relaxed);
-            crate::instrument::metadata_wait_start(&p.lock)
-        };
         if self.mgr.env.mode == FastPath::SharedWord {
             // Counters do not name their owners: make every lock we hold visible to the
             // deadlock detector. (Per-context slots are transferred by strong requesters.)
@@ -72,62 +132,61 @@ impl MdlContext {
             epoch: p.epoch,
             since,
         });
-        let owner = self.shared.owner.clone();
-        let mut delayed_detection = false;
+        let owner = self.shared.owner.as_ref();
         let skip_detection = ns == Namespace::AclCache
             && p.ty == LockType::Shared
-            && owner
-                .as_ref()
-                .is_some_and(|o| !o.might_have_commit_order_waiters());
-        if skip_detection {
-            delayed_detection = !self.store.is_empty();
-        } else {
+            && owner.is_some_and(|o| !o.might_have_commit_order_waiters());
+        let delayed_detection = skip_detection && !self.store.is_empty();
+        if !skip_detection {
             self.mgr.graph.find_deadlock(&self.shared);
         }
-        let connection_check = ns.needs_connection_check() && owner.is_some();
-        let killed = &self.shared.killed;
+        Wait {
+            p,
+            key: key.clone(),
+            duration,
+            since,
+            deadline,
+            needs_notification,
+            connection_check: ns.needs_connection_check() && owner.is_some(),
+            delayed_detection,
+        }
+    }
+
+    /// The once-a-second work of a wait: a disconnected owner ends it (killed); holders of S
+    /// or SH are notified again; a delayed deadlock search runs. Returns the wait's status.
+    pub(super) fn periodic(&mut self, w: &mut Wait) -> WaitStatus {
         let wait = &self.shared.wait;
-        let mut status = WaitStatus::Empty;
-        if needs_notification || connection_check || delayed_detection {
-            loop {
-                let slice_end = Instant::now() + Duration::from_secs(1);
-                if deadline.is_some_and(|d| slice_end > d) {
-                    break;
-                }
-                status = wait.timed_wait(Some(slice_end), killed, false);
-                if status != WaitStatus::Empty {
-                    break;
-                }
-                if connection_check && !owner.as_ref().is_some_and(|o| o.is_connected()) {
-                    wait.set(p.epoch, WaitStatus::Killed);
-                    status = wait.status();
-                    break;
-                }
-                if needs_notification {
-                    self.notify_conflicting_holders(&p.lock);
-                }
-                if delayed_detection {
-                    delayed_detection = false;
-                    self.mgr.graph.find_deadlock(&self.shared);
-                }
-            }
+        if w.connection_check && !self.shared.owner.as_ref().is_some_and(|o| o.is_connected()) {
+            wait.set(w.p.epoch, WaitStatus::Killed);
+            return wait.status();
         }
-        if status == WaitStatus::Empty {
-            status = self
-                .shared
-                .wait
-                .timed_wait(deadline, &self.shared.killed, true);
+        if w.needs_notification {
+            self.notify_conflicting_holders(&w.p.lock);
         }
+        if w.delayed_detection {
+            w.delayed_detection = false;
+            self.mgr.graph.find_deadlock(&self.shared);
+        }
+        wait.status()
+    }
+
+    /// Ends a wait with its outcome: the edge goes (and is counted); granted, the ticket;
+    /// otherwise the request leaves the queue and the error says why.
+    pub(super) fn end_wait(&mut self, w: Wait, status: WaitStatus) -> Result<Ticket> {
         let end = match status {
             WaitStatus::Granted => WaitEnd::Granted,
             WaitStatus::Victim => WaitEnd::Deadlock,
             WaitStatus::Killed => WaitEnd::Killed,
             _ => WaitEnd::Timeout,
         };
-        self.mgr.graph.remove(self.shared.id, ns, end);
-        #[cfg(feature = "pfs")]
-        drop(pfs_wait);
-        guard.armed = false;
+        let Wait {
+            p,
+            key,
+            duration,
+            since,
+            ..
+        } = w;
+        self.mgr.graph.remove(self.shared.id, key.namespace(), end);
         if status == WaitStatus::Granted {
             return Ok(self.insert(TicketData {
                 lock: p.lock,
@@ -138,9 +197,8 @@ impl MdlContext {
             }));
         }
         let err = if end == WaitEnd::Deadlock {
-            let record = self.shared.take_deadlock(p.epoch);
-            let d = match &record {
-                Some(r) => DeadlockError::from_record(r, key, p.ty),
+            let d = match self.shared.take_deadlock(p.epoch) {
+                Some(r) => DeadlockError::from_record(&r, &key, p.ty),
                 None => DeadlockError::from_record(
                     &DeadlockRecord {
                         id: 0,
@@ -149,26 +207,35 @@ impl MdlContext {
                         cause: DeadlockCause::Cycle,
                         cycle: Vec::new(),
                     },
-                    key,
+                    &key,
                     p.ty,
                 ),
             };
             MdlError::Deadlock(Box::new(d))
         } else {
-            let mut w = WaitError::new(key, p.ty, duration);
-            w.waited = since.elapsed();
-            w.blockers = {
+            let mut e = WaitError::new(&key, p.ty, duration);
+            e.waited = since.elapsed();
+            e.blockers = {
                 let st = p.lock.state.read_recursive();
                 p.lock.blockers(&st, self.id, p.ty)
             };
             if end == WaitEnd::Killed {
-                MdlError::killed(w)
+                MdlError::killed(e)
             } else {
-                MdlError::timeout(w)
+                MdlError::timeout(e)
             }
         };
         self.withdraw(p);
         Err(err)
+    }
+
+    /// A wait given up before its outcome (its future was dropped): the request leaves the
+    /// queue — even if it was granted meanwhile — and the waiters it held back are rescheduled.
+    pub(super) fn cancel_wait(&mut self, w: Wait) {
+        self.mgr
+            .graph
+            .remove(self.shared.id, w.key.namespace(), WaitEnd::Cancelled);
+        self.withdraw(w.p);
     }
 
     /// Takes a queued request that will not become a ticket back off its lock (a failed wait,

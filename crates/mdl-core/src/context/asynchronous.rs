@@ -1,0 +1,344 @@
+//! Acquiring without blocking a thread: [`MdlContext::acquire_async`] and friends.
+//!
+//! An async request is the same request as a blocking one: the same fast path, the same queue,
+//! the same wait slot, the same edge in the one wait-for graph (a deadlock between a thread and
+//! a task is found like any other, and the lighter waiter is the victim, thread or task). Only
+//! the waiting differs: instead of sleeping on the slot's condvar, the future registers its
+//! task's `Waker` in the slot and returns `Pending`; whoever decides the outcome (a grant, a
+//! deadlock search, a kill) wakes it. Deadlines and the once-a-second work of a wait come from
+//! a timer thread (`timer.rs`), so the core needs no runtime.
+//!
+//! Cancel safety is documented on [`Acquire`].
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use super::waiting::{Wait, TICK};
+use super::{Attempt, MdlContext};
+use crate::error::{MdlError, Result};
+use crate::request::{MdlRequest, Ticket};
+use crate::timer::{self, Alarm};
+use crate::types::LockType;
+use crate::wait::WaitStatus;
+
+/// The future of [`MdlContext::acquire_async`]: resolves to the ticket, or to the error a
+/// blocking [`MdlContext::acquire`] would return. `Send`.
+///
+/// Async waits emit no `pfs` wait events (a wait event is timed on the waiting thread, and a
+/// task is not one); they do appear in [`MdlManager::lock_waits`](crate::MdlManager::lock_waits),
+/// the wait-for graph and the wait counters.
+///
+/// # Deadlines
+///
+/// The timeout needs no `select!`: one process-wide timer thread (`mdl-timer`, started by the
+/// first async wait) sets a waiting future's outcome to `Timeout` at its deadline and wakes it,
+/// and wakes it once a second while the wait has periodic work (owner notifications,
+/// connection checks). A thread rather than a runtime's timer keeps the core free of any
+/// runtime (tokio, async-std, smol, or a hand-written executor all work) and costs nothing
+/// to requests that do not wait: a future only registers an alarm once it is queued. A dropped
+/// or finished future cancels its alarms.
+///
+/// # Cancel safety
+///
+/// Dropping an [`Acquire`] at any point leaves nothing behind. Before its first poll it has done
+/// nothing. While queued, its drop takes the request off the queue — and if the grant raced
+/// with the drop (the entry was granted but the task had not run yet), the granted entry goes
+/// too — then reschedules the requests it was holding back by priority, as a timeout would;
+/// its edge leaves the wait-for graph and its alarms are cancelled. A future that was chosen as
+/// a deadlock victim and dropped unpolled is cleaned up the same way.
+#[must_use = "futures do nothing unless polled"]
+pub struct Acquire<'a> {
+    ctx: &'a mut MdlContext,
+    req: &'a MdlRequest,
+    timeout: Duration,
+    state: State,
+}
+
+// An `Acquire` can move between a runtime's worker threads.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<Acquire<'static>>();
+};
+
+enum State {
+    Start,
+    Waiting(Waiting),
+    Done,
+}
+
+struct Waiting {
+    w: Wait,
+    timeout_alarm: Option<u64>,
+    tick_alarm: Option<u64>,
+    next_tick: Option<Instant>,
+}
+
+impl Waiting {
+    fn cancel_alarms(&mut self) {
+        for id in [self.timeout_alarm.take(), self.tick_alarm.take()]
+            .into_iter()
+            .flatten()
+        {
+            timer::cancel(id);
+        }
+    }
+}
+
+impl std::fmt::Debug for Acquire<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match self.state {
+            State::Start => "start",
+            State::Waiting(_) => "waiting",
+            State::Done => "done",
+        };
+        f.debug_struct("Acquire")
+            .field("request", self.req)
+            .field("state", &state)
+            .finish()
+    }
+}
+
+impl Future for Acquire<'_> {
+    type Output = Result<Ticket>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<Ticket>> {
+        let this = self.get_mut();
+        loop {
+            match std::mem::replace(&mut this.state, State::Done) {
+                State::Start => {
+                    if let Some(t) = this.ctx.fast_acquire(this.req) {
+                        return Poll::Ready(Ok(t));
+                    }
+                    match this.ctx.attempt(this.req, !this.timeout.is_zero()) {
+                        Err(e) => return Poll::Ready(Err(e)),
+                        Ok(Attempt::Granted(t)) => return Poll::Ready(Ok(t)),
+                        Ok(Attempt::NotGranted(lock)) => {
+                            return Poll::Ready(Err(this.ctx.refused(this.req, lock)))
+                        }
+                        Ok(Attempt::Pending(p)) => {
+                            this.state = State::Waiting(this.begin(p));
+                        }
+                    }
+                }
+                State::Waiting(mut wt) => {
+                    let status = this.check(&mut wt, cx);
+                    if status == WaitStatus::Empty {
+                        this.state = State::Waiting(wt);
+                        return Poll::Pending;
+                    }
+                    wt.cancel_alarms();
+                    return Poll::Ready(this.ctx.end_wait(wt.w, status));
+                }
+                // Polled after completion: a misuse the type system does not prevent.
+                State::Done => return Poll::Ready(Err(MdlError::InvalidTicket)),
+            }
+        }
+    }
+}
+
+impl Acquire<'_> {
+    /// Starts the wait of a queued request and sets its alarms.
+    fn begin(&mut self, p: super::Pending) -> Waiting {
+        let since = Instant::now();
+        let deadline = since.checked_add(self.timeout);
+        let epoch = p.epoch;
+        let w = self
+            .ctx
+            .begin_wait(&self.req.key, self.req.duration, p, since, deadline);
+        let shared = &self.ctx.shared;
+        let timeout_alarm = deadline.map(|d| timer::schedule(d, shared, epoch, Alarm::Timeout));
+        let next_tick = w.has_periodic_work().then(|| since + TICK);
+        let tick_alarm = next_tick.map(|t| timer::schedule(t, shared, epoch, Alarm::Wake));
+        Waiting {
+            w,
+            timeout_alarm,
+            tick_alarm,
+            next_tick,
+        }
+    }
+
+    /// The wait's status, registering the task's waker while it has none; does the periodic
+    /// work when it is due.
+    fn check(&mut self, wt: &mut Waiting, cx: &mut Context<'_>) -> WaitStatus {
+        let shared = self.ctx.shared.clone();
+        let epoch = wt.w.p.epoch;
+        let mut status = shared.wait.poll(epoch, &shared.killed, cx.waker());
+        if status != WaitStatus::Empty {
+            return status;
+        }
+        let now = Instant::now();
+        if wt.w.deadline.is_some_and(|d| now >= d) {
+            // The timer's alarm decides this too; here in case it could not fire.
+            shared.wait.set(epoch, WaitStatus::Timeout);
+            return shared.wait.status();
+        }
+        if wt.next_tick.is_some_and(|t| now >= t) {
+            status = self.ctx.periodic(&mut wt.w);
+            if status != WaitStatus::Empty {
+                return status;
+            }
+            wt.next_tick = wt.w.has_periodic_work().then(|| now + TICK);
+            wt.tick_alarm = wt
+                .next_tick
+                .map(|t| timer::schedule(t, &shared, epoch, Alarm::Wake));
+        }
+        WaitStatus::Empty
+    }
+}
+
+impl Drop for Acquire<'_> {
+    fn drop(&mut self) {
+        if let State::Waiting(mut wt) = std::mem::replace(&mut self.state, State::Done) {
+            wt.cancel_alarms();
+            self.ctx.cancel_wait(wt.w);
+        }
+    }
+}
+
+impl MdlContext {
+    /// [`MdlContext::acquire`] without blocking the thread: a future that resolves to the ticket
+    /// or to the same errors (`Timeout`, `Deadlock`, `Killed`, ...). A grantable request
+    /// resolves on its first poll without allocating. The timeout needs no `select!`: a timer
+    /// thread ends the wait at its deadline. [`KillHandle::kill`](crate::KillHandle::kill) wakes
+    /// it with `Killed`. Dropping the future cancels the request cleanly (see
+    /// [`Acquire`]).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mdl_core::*;
+    ///
+    /// # fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    /// #     struct W(std::thread::Thread);
+    /// #     impl std::task::Wake for W { fn wake(self: std::sync::Arc<Self>) { self.0.unpark() } }
+    /// #     let waker = std::sync::Arc::new(W(std::thread::current())).into();
+    /// #     let mut cx = std::task::Context::from_waker(&waker);
+    /// #     let mut f = std::pin::pin!(f);
+    /// #     loop {
+    /// #         if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; }
+    /// #         std::thread::park();
+    /// #     }
+    /// # }
+    /// let mgr = MdlManager::new(MdlConfig::default())?;
+    /// let mut session = mgr.new_context();
+    /// let t1 = MdlKey::new(Namespace::Table, "test", "t1")?;
+    /// block_on(async {
+    ///     let req = MdlRequest::new(t1, LockType::SharedRead, LockDuration::Statement);
+    ///     let mut stmt = session.statement();          // statement locks go when it drops
+    ///     stmt.acquire_async(&req, Duration::from_secs(50)).await?;
+    ///     // ... run the statement, awaiting I/O with the lock held ...
+    ///     Ok::<(), MdlError>(())
+    /// })?;
+    /// assert!(!session.has_locks());
+    /// # Ok::<(), MdlError>(())
+    /// ```
+    pub fn acquire_async<'a>(&'a mut self, req: &'a MdlRequest, timeout: Duration) -> Acquire<'a> {
+        Acquire {
+            ctx: self,
+            req,
+            timeout,
+            state: State::Start,
+        }
+    }
+
+    /// [`MdlContext::acquire_async`] with this context's lock wait timeout
+    /// ([`MdlContext::lock_wait_timeout`]).
+    pub fn acquire_default_async<'a>(&'a mut self, req: &'a MdlRequest) -> Acquire<'a> {
+        let timeout = self.lock_wait_timeout;
+        self.acquire_async(req, timeout)
+    }
+
+    /// [`MdlContext::acquire_many`] without blocking the thread. Cancel safe: dropping the
+    /// future releases every lock it took, and `reqs` is only written on success.
+    ///
+    /// # Errors
+    /// As [`MdlContext::acquire_many`].
+    pub async fn acquire_many_async(
+        &mut self,
+        reqs: &mut [MdlRequest],
+        timeout: Duration,
+    ) -> Result<()> {
+        reqs.sort_by(|a, b| a.key.mysql_cmp(&b.key).then(b.lock_type.cmp(&a.lock_type)));
+        let mut scope = Rollback {
+            start: self.store.next_seq(),
+            ctx: self,
+            armed: true,
+        };
+        let mut got = Vec::with_capacity(reqs.len());
+        for r in reqs.iter() {
+            got.push(scope.ctx.acquire_async(r, timeout).await?);
+        }
+        scope.armed = false;
+        for (r, t) in reqs.iter_mut().zip(got) {
+            r.ticket = Some(t);
+        }
+        Ok(())
+    }
+
+    /// [`MdlContext::upgrade`] without blocking the thread. Cancel safe: dropped while waiting,
+    /// the original lock is left as it was.
+    ///
+    /// # Errors
+    /// As [`MdlContext::upgrade`].
+    pub async fn upgrade_async(
+        &mut self,
+        ticket: Ticket,
+        new_type: LockType,
+        timeout: Duration,
+    ) -> Result<()> {
+        let Some((slot, req, start)) = self.begin_upgrade(ticket, new_type)? else {
+            return Ok(());
+        };
+        let got = self.acquire_async(&req, timeout).await?;
+        self.finish_upgrade(slot, got, start, new_type)
+    }
+}
+
+/// Releases the locks an `acquire_many_async` took if it does not finish (an error, or its
+/// future was dropped).
+struct Rollback<'a> {
+    ctx: &'a mut MdlContext,
+    start: u64,
+    armed: bool,
+}
+
+impl Drop for Rollback<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.ctx.release_newer_than(self.start, true);
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use std::task::{Context, Waker};
+
+    use super::*;
+    use crate::{LockDuration, MdlConfig, MdlKey, MdlManager, Namespace};
+
+    /// A dropped future cancels its alarms (the timer would otherwise keep its context alive
+    /// until the deadline, and a one-year timeout is the default).
+    #[test]
+    fn dropping_a_waiting_future_cancels_its_alarms() {
+        let mgr = MdlManager::new(MdlConfig::default()).unwrap();
+        let key = MdlKey::new(Namespace::Table, "test", "t").unwrap();
+        let mut holder = mgr.new_context();
+        let x = MdlRequest::new(key.clone(), LockType::Exclusive, LockDuration::Transaction);
+        holder.acquire(&x, Duration::ZERO).unwrap();
+        let mut ctx = mgr.new_context();
+        let sr = MdlRequest::new(key, LockType::SharedRead, LockDuration::Statement);
+        let mut f = Box::pin(ctx.acquire_async(&sr, Duration::from_secs(3600)));
+        let cx = &mut Context::from_waker(Waker::noop());
+        assert!(f.as_mut().poll(cx).is_pending());
+        let State::Waiting(w) = &f.state else {
+            panic!("not waiting")
+        };
+        let id = w.timeout_alarm.expect("a timeout alarm");
+        assert!(timer::is_live(id));
+        drop(f);
+        assert!(!timer::is_live(id));
+        assert!(!ctx.has_locks());
+    }
+}

@@ -1,0 +1,106 @@
+//! Durations as Rust scopes: [`MdlContext::statement`] and [`MdlContext::transaction`].
+//!
+//! MySQL ends a statement by releasing every STATEMENT lock, and a transaction (COMMIT,
+//! ROLLBACK) by releasing every STATEMENT and TRANSACTION lock; the server calls those releases
+//! on every path out of a statement, error paths included. In Rust the early return of `?` (or a
+//! dropped future) would skip such a call, so a scope guard makes it: a [`StatementScope`]
+//! releases the context's STATEMENT locks when it drops, a [`TransactionScope`] its STATEMENT
+//! and TRANSACTION locks. Both borrow the context mutably and dereference to it, so locks are
+//! taken through the guard, and a statement can be opened inside a transaction
+//! (`tx.statement()`).
+//!
+//! The guards release by duration, as MySQL does, not by when a lock was taken: a STATEMENT lock
+//! taken before the scope opened is released with it too. EXPLICIT locks are never released by
+//! a scope (they end with [`MdlContext::release`] or when the context drops).
+
+use std::ops::{Deref, DerefMut};
+
+use super::MdlContext;
+
+/// Releases the context's STATEMENT locks when dropped (see [`MdlContext::statement`]).
+#[must_use = "the statement's locks are released when the scope drops"]
+#[derive(Debug)]
+pub struct StatementScope<'a> {
+    ctx: &'a mut MdlContext,
+}
+
+/// Releases the context's STATEMENT and TRANSACTION locks when dropped (see
+/// [`MdlContext::transaction`]).
+#[must_use = "the transaction's locks are released when the scope drops"]
+#[derive(Debug)]
+pub struct TransactionScope<'a> {
+    ctx: &'a mut MdlContext,
+}
+
+impl MdlContext {
+    /// A statement: every STATEMENT lock of this context is released when the returned guard
+    /// drops, however the statement ends (`?`, a panic, a dropped future).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mdl_core::*;
+    ///
+    /// fn select(ctx: &mut MdlContext, key: &MdlKey) -> Result<()> {
+    ///     let mut stmt = ctx.statement();
+    ///     let req = MdlRequest::new(key.clone(), LockType::SharedRead, LockDuration::Statement);
+    ///     stmt.acquire(&req, Duration::from_secs(1))?;
+    ///     // ... an error returned here still releases the lock ...
+    ///     Err(MdlError::RefusedByEngine)
+    /// }
+    ///
+    /// let mgr = MdlManager::new(MdlConfig::default())?;
+    /// let mut ctx = mgr.new_context();
+    /// let t1 = MdlKey::new(Namespace::Table, "test", "t1")?;
+    /// assert!(select(&mut ctx, &t1).is_err());
+    /// assert!(!ctx.has_locks());
+    /// # Ok::<(), MdlError>(())
+    /// ```
+    pub fn statement(&mut self) -> StatementScope<'_> {
+        StatementScope { ctx: self }
+    }
+
+    /// A transaction: every STATEMENT and TRANSACTION lock of this context is released when the
+    /// returned guard drops (COMMIT or ROLLBACK). Open statements inside it with
+    /// `tx.statement()`.
+    pub fn transaction(&mut self) -> TransactionScope<'_> {
+        TransactionScope { ctx: self }
+    }
+}
+
+impl Deref for StatementScope<'_> {
+    type Target = MdlContext;
+    fn deref(&self) -> &MdlContext {
+        self.ctx
+    }
+}
+
+impl DerefMut for StatementScope<'_> {
+    fn deref_mut(&mut self) -> &mut MdlContext {
+        self.ctx
+    }
+}
+
+impl Drop for StatementScope<'_> {
+    fn drop(&mut self) {
+        self.ctx.release_statement_locks();
+    }
+}
+
+impl Deref for TransactionScope<'_> {
+    type Target = MdlContext;
+    fn deref(&self) -> &MdlContext {
+        self.ctx
+    }
+}
+
+impl DerefMut for TransactionScope<'_> {
+    fn deref_mut(&mut self) -> &mut MdlContext {
+        self.ctx
+    }
+}
+
+impl Drop for TransactionScope<'_> {
+    fn drop(&mut self) {
+        self.ctx.release_transactional_locks();
+    }
+}

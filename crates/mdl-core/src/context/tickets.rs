@@ -1,0 +1,189 @@
+//! A context's ticket bookkeeping around its [`TicketStore`](crate::ticket_store::TicketStore):
+//! handles, clones, moving holds between tickets (upgrade, downgrade), releases in MySQL's
+//! order, and the `metadata_locks` rows of shared-word tickets.
+
+use super::MdlContext;
+use crate::error::{MdlError, Result};
+use crate::lock::Request;
+use crate::matrix::is_stronger_or_equal;
+use crate::request::Ticket;
+use crate::ticket_store::TicketData;
+use crate::types::{LockDuration, LockType};
+
+impl MdlContext {
+    /// Publishes a shared-word ticket's `metadata_locks` row (feature `pfs`, instrument
+    /// enabled): its counter names no owner. Every other lock is read from the queues and the
+    /// slots (see `instrument.rs`).
+    #[inline]
+    pub(super) fn publish(&self, slot: u32) {
+        #[cfg(feature = "pfs")]
+        {
+            let t = self.store.data(slot);
+            if t.hold == crate::lock::Hold::Counter {
+                crate::instrument::publish(
+                    &self.shared,
+                    slot,
+                    crate::instrument::RowInfo {
+                        lock: &t.lock,
+                        id: ticket_id(self.id, slot),
+                        ty: t.ty,
+                        duration: t.duration,
+                    },
+                );
+            }
+        }
+        #[cfg(not(feature = "pfs"))]
+        let _ = slot;
+    }
+
+    /// Withdraws a shared-word ticket's `metadata_locks` row, if one was published.
+    #[inline]
+    pub(super) fn unpublish(&self, slot: u32) {
+        #[cfg(feature = "pfs")]
+        crate::instrument::unpublish(&self.shared, slot);
+        #[cfg(not(feature = "pfs"))]
+        let _ = slot;
+    }
+
+    #[inline]
+    pub(super) fn insert(&mut self, t: TicketData) -> Ticket {
+        let (slot, generation) = self.store.insert(t);
+        self.publish(slot);
+        Ticket {
+            ctx: self.id,
+            slot,
+            generation,
+        }
+    }
+
+    pub(super) fn handle(&self, slot: u32) -> Ticket {
+        Ticket {
+            ctx: self.id,
+            slot,
+            generation: self.store.generation(slot),
+        }
+    }
+
+    #[inline]
+    pub(super) fn check(&self, t: Ticket) -> Result<u32> {
+        if t.ctx == self.id && self.store.check(t.slot, t.generation) {
+            Ok(t.slot)
+        } else {
+            Err(MdlError::InvalidTicket)
+        }
+    }
+
+    pub(super) fn move_to(&mut self, slot: u32, duration: LockDuration, oldest: bool) {
+        self.store.move_to(slot, duration, oldest);
+        let t = self.store.data(slot);
+        t.lock.set_duration(&self.mgr.env, t.hold, duration);
+        self.publish(slot);
+    }
+
+    /// A new ticket of `ty` (equal or weaker) and `duration` on the lock of `slot`.
+    pub(super) fn clone_slot(
+        &mut self,
+        slot: u32,
+        ty: LockType,
+        duration: LockDuration,
+    ) -> Result<Ticket> {
+        let (lock, held, source) = {
+            let t = self.store.data(slot);
+            (t.lock.clone(), t.ty, t.hold)
+        };
+        let ns = lock.key.namespace();
+        if !ns.allows(ty) {
+            return Err(MdlError::InvalidLockType {
+                namespace: ns,
+                lock_type: ty,
+            });
+        }
+        if !is_stronger_or_equal(lock.strategy, held, ty) {
+            return Err(MdlError::InvalidLockChange {
+                held,
+                requested: ty,
+            });
+        }
+        let hton_notified = self.pre_acquire_notify(&lock.key, ty)?;
+        let request = Request {
+            ctx: &self.shared,
+            ty,
+            duration,
+            ticket_id: ticket_id(self.id, self.store.next_slot()),
+        };
+        let hold = lock.add_clone(&self.mgr.env, &request, source, self.home.as_mut());
+        Ok(self.insert(TicketData {
+            lock,
+            hold,
+            ty,
+            duration,
+            hton_notified,
+        }))
+    }
+
+    /// Gives `slot` the lock hold of `new_slot` (removing `new_slot`), then releases the hold
+    /// `slot` had. Used by upgrade and downgrade so the caller's ticket handle stays valid.
+    pub(super) fn swap_hold(&mut self, slot: u32, new_slot: u32) {
+        self.unpublish(new_slot);
+        let new = self.store.remove(new_slot);
+        let old = self.store.replace_hold(slot, new);
+        // The ticket keeps its duration: record it where the new hold is.
+        let t = self.store.data(slot);
+        t.lock.set_duration(&self.mgr.env, t.hold, t.duration);
+        self.publish(slot);
+        self.release_hold(old);
+    }
+
+    #[inline]
+    pub(super) fn release_slot(&mut self, slot: u32) {
+        self.unpublish(slot);
+        let t = self.store.remove(slot);
+        self.release_hold(t);
+    }
+
+    /// Releases every ticket of duration `d` taken at or after sequence number `newer_than`,
+    /// newest first as MySQL does (each release reschedules waiters, and with
+    /// `max_write_lock_count` the order of the grants matters). Every statement ends here: no
+    /// allocation.
+    pub(super) fn release_list(&mut self, d: LockDuration, newer_than: u64) {
+        while let Some(s) = self.store.newest_of(d, newer_than) {
+            self.release_slot(s);
+        }
+    }
+
+    pub(super) fn release_newer_than(&mut self, seq: u64, explicit_too: bool) {
+        self.release_list(LockDuration::Statement, seq);
+        self.release_list(LockDuration::Transaction, seq);
+        if explicit_too {
+            let slots: Vec<u32> = self
+                .store
+                .of(LockDuration::Explicit)
+                .into_iter()
+                .filter(|&s| self.store.seq(s) >= seq)
+                .collect();
+            for s in slots {
+                self.release_slot(s);
+            }
+        }
+    }
+
+    /// Gives up the lock a ticket held (the ticket is already out of the store).
+    #[inline]
+    pub(super) fn release_hold(&mut self, t: TicketData) {
+        let lock = &t.lock;
+        let unused = lock.release(&self.mgr.env, t.hold, t.ty);
+        if unused && !lock.singleton {
+            self.mgr.map.object_unused(&mut self.rand);
+        }
+        if t.hton_notified {
+            self.post_release_notify(&lock.key);
+        }
+        self.cache_lock(t.lock);
+    }
+}
+
+/// A ticket's id, as `metadata_locks` and the queues show it: the context id and the ticket's
+/// slot in its store, so unique among live tickets.
+pub(super) fn ticket_id(ctx: u64, slot: u32) -> u64 {
+    (ctx << 32) | u64::from(slot)
+}
