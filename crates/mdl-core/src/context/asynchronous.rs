@@ -48,6 +48,9 @@ use crate::wait::WaitStatus;
 /// too — then reschedules the requests it was holding back by priority, as a timeout would;
 /// its edge leaves the wait-for graph and its alarms are cancelled. A future that was chosen as
 /// a deadlock victim and dropped unpolled is cleaned up the same way.
+///
+/// Leaking a queued future instead of dropping it (`std::mem::forget`) leaves its request in the
+/// queue, as leaking a `MutexGuard` leaves a mutex locked: don't.
 #[must_use = "futures do nothing unless polled"]
 pub struct Acquire<'a> {
     ctx: &'a mut MdlContext,
