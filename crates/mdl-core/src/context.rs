@@ -6,8 +6,9 @@
 //! lock object for a lock is one call ([`LockObject::acquire`]); around it:
 //!
 //! * this module: the public API, each method a few lines over the ones below;
-//! * `attempt.rs`: the fast path, the general attempt, the cache of lock objects;
-//! * `tickets.rs`: ticket bookkeeping (handles, clones, upgrade's hold swap, releases);
+//! * `tickets.rs`: ticket bookkeeping (handles, clones, upgrade's hold swap, releases, engine
+//!   notifications, the cache of lock objects);
+//! * `attempt.rs`: the fast path and the general attempt;
 //! * `waiting.rs`: a queued request's wait (edge, deadlock search, periodic work, withdrawal),
 //!   shared by the blocking and the async API;
 //! * `asynchronous.rs`: the futures ([`Acquire`]) and their cancel safety;

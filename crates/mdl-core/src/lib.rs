@@ -89,14 +89,16 @@
 //!    diagnostics and errors report about blockers and deadlocks; `error`.
 //! 2. `sync`: the primitives (instrumented, bare or loom) and their instrument classes.
 //! 3. `owner`: the server's hooks; `wait`: a context's wait slot; `shared`: the part of a
-//!    context other threads reach, and the registry of live contexts.
+//!    context other threads reach, and the registry of live contexts; `timer`: deadlines of
+//!    async waits.
 //! 4. `fast_path`: the designs and the per-context slot table; `queue`: a lock object's
 //!    queues; `lock`: the lock object and the grant protocol.
 //! 5. `map`: the lock map and eviction; `deadlock`: the wait-for graph and its search;
 //!    `ticket_store`: a context's tickets; `request`: requests and handles.
 //! 6. `manager`: configuration and the manager; `diagnostics`: who holds and who waits;
-//!    `instrument`: `metadata_locks` and the other tables (feature `pfs`); `context` (with
-//!    `context/waiting`): the per-connection API.
+//!    `instrument`: `metadata_locks` and the other tables (feature `pfs`); `context`: the
+//!    per-connection API, blocking and async (its submodules, lowest first: `tickets`,
+//!    `attempt`, `waiting`, `asynchronous`, `scope`).
 
 #![warn(missing_docs)]
 

@@ -1,6 +1,6 @@
 //! Asking for a lock: the fast path in few instructions, the general attempt (held already,
-//! engine notification, the lock object's grant decision), and the small cache of lock objects
-//! a context keeps between statements.
+//! engine notification, the lock object's grant decision), and the error of a refusal. Uses
+//! `tickets.rs` to record what it gets.
 
 use std::sync::Arc;
 
@@ -187,26 +187,6 @@ impl MdlContext {
         }
     }
 
-    pub(super) fn pre_acquire_notify(&self, key: &MdlKey, ty: LockType) -> Result<bool> {
-        if ty != LockType::Exclusive || !key.namespace().needs_hton_notification() {
-            return Ok(false);
-        }
-        let Some(owner) = &self.shared.owner else {
-            return Ok(false);
-        };
-        match owner.notify_hton_pre_acquire_exclusive(key) {
-            Ok(()) => Ok(true),
-            Err(r) if r.victimized => Err(MdlError::engine_victim(key, ty, self.id())),
-            Err(_) => Err(MdlError::RefusedByEngine),
-        }
-    }
-
-    pub(super) fn post_release_notify(&self, key: &MdlKey) {
-        if let Some(owner) = &self.shared.owner {
-            owner.notify_hton_post_release_exclusive(key);
-        }
-    }
-
     /// Moves every fast-path lock of this context into its lock's granted queue.
     pub(super) fn materialize_fast_path_locks(&mut self) {
         if !self.store.has_fast() {
@@ -249,17 +229,6 @@ impl MdlContext {
             }
         }
         self.mgr.map.find_or_insert(key, &self.mgr.env)
-    }
-
-    /// Keeps a lock object this context stopped using for the next statement on the same key
-    /// (singletons too: moving their `Arc` in and out of the cache spares every statement an
-    /// increment and a decrement of a reference count that all contexts share).
-    #[inline]
-    pub(super) fn cache_lock(&mut self, lock: Arc<LockObject>) {
-        let i = lock.key.murmur3() as usize & self.cache.len().wrapping_sub(1);
-        if let Some(slot) = self.cache.get_mut(i) {
-            *slot = Some(lock);
-        }
     }
 
     /// The error for a request refused without waiting (a zero timeout, or a try): a timeout

@@ -1,10 +1,15 @@
-//! A context's ticket bookkeeping around its [`TicketStore`](crate::ticket_store::TicketStore):
+//! A context's bookkeeping around its [`TicketStore`](crate::ticket_store::TicketStore):
 //! handles, clones, moving holds between tickets (upgrade, downgrade), releases in MySQL's
-//! order, and the `metadata_locks` rows of shared-word tickets.
+//! order, the `metadata_locks` rows of shared-word tickets, the storage-engine notifications
+//! around exclusive locks, and the small cache of lock objects kept between statements. The
+//! lowest of the context's modules: it calls none of the others.
+
+use std::sync::Arc;
 
 use super::MdlContext;
 use crate::error::{MdlError, Result};
-use crate::lock::Request;
+use crate::key::MdlKey;
+use crate::lock::{LockObject, Request};
 use crate::matrix::is_stronger_or_equal;
 use crate::request::Ticket;
 use crate::ticket_store::TicketData;
@@ -179,6 +184,37 @@ impl MdlContext {
             self.post_release_notify(&lock.key);
         }
         self.cache_lock(t.lock);
+    }
+
+    pub(super) fn pre_acquire_notify(&self, key: &MdlKey, ty: LockType) -> Result<bool> {
+        if ty != LockType::Exclusive || !key.namespace().needs_hton_notification() {
+            return Ok(false);
+        }
+        let Some(owner) = &self.shared.owner else {
+            return Ok(false);
+        };
+        match owner.notify_hton_pre_acquire_exclusive(key) {
+            Ok(()) => Ok(true),
+            Err(r) if r.victimized => Err(MdlError::engine_victim(key, ty, self.id())),
+            Err(_) => Err(MdlError::RefusedByEngine),
+        }
+    }
+
+    pub(super) fn post_release_notify(&self, key: &MdlKey) {
+        if let Some(owner) = &self.shared.owner {
+            owner.notify_hton_post_release_exclusive(key);
+        }
+    }
+
+    /// Keeps a lock object this context stopped using for the next statement on the same key
+    /// (singletons too: moving their `Arc` in and out of the cache spares every statement an
+    /// increment and a decrement of a reference count that all contexts share).
+    #[inline]
+    pub(super) fn cache_lock(&mut self, lock: Arc<LockObject>) {
+        let i = lock.key.murmur3() as usize & self.cache.len().wrapping_sub(1);
+        if let Some(slot) = self.cache.get_mut(i) {
+            *slot = Some(lock);
+        }
     }
 }
 
