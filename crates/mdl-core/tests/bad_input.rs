@@ -123,9 +123,7 @@ fn lock_types_a_namespace_does_not_take() {
 #[test]
 fn tickets_of_another_context() {
     for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
-        let mut a = m.new_context();
-        let mut b = m.new_context();
+        let (_m, mut a, mut b) = two_contexts_with(cfg);
         let k = table("t");
         let ta = a.acquire(&treq(&k, LockType::SU), LONG).unwrap();
         // B's own first ticket may use the same slot number: it must still be refused.

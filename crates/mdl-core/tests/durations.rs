@@ -181,9 +181,7 @@ fn nested_savepoints_and_start_of_transaction() {
 fn savepoint_keeps_a_reused_older_ticket() {
     // A request satisfied by a ticket taken before the savepoint reuses it (same duration),
     // so the rollback must not release it.
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
     let t0 = c.acquire(&treq(&k, LockType::SW), LONG).unwrap();
     let sp = c.savepoint();
@@ -260,9 +258,7 @@ fn clone_ticket_holds_independently_of_its_source() {
     for (name, cfg) in configs() {
         for src in OBJ {
             for dst in OBJ.into_iter().filter(|&d| obj_stronger_or_equal(src, d)) {
-                let m = MdlManager::new(cfg.clone()).unwrap();
-                let mut c = m.new_context();
-                let mut o = m.new_context();
+                let (_m, mut c, mut o) = two_contexts_with(cfg.clone());
                 let k = table("t");
                 let t = c.acquire(&treq(&k, src), LONG).unwrap();
                 let cl = c.clone_ticket(t, dst, Explicit).unwrap();
@@ -303,9 +299,7 @@ fn clone_to_a_stronger_type_is_refused() {
 
 #[test]
 fn set_lock_duration_moves_a_ticket_between_release_paths() {
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
     let t = c.acquire(&treq(&k, LockType::SW), LONG).unwrap();
     c.set_lock_duration(t, Explicit).unwrap();
@@ -397,9 +391,7 @@ fn acquire_many_sorts_and_is_all_or_nothing() {
 
 #[test]
 fn acquire_many_with_duplicate_keys() {
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (_m, mut c, mut o) = two_contexts();
     let (a, z) = (table("a"), table("z"));
     // LOCK TABLES a READ, a WRITE: SNRW first, SRO then reuses it (same duration).
     let mut reqs = vec![treq(&a, LockType::SRO), treq(&a, LockType::SNRW)];
