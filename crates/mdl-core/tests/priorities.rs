@@ -376,21 +376,20 @@ fn uncovered(idx: usize) -> Vec<(LockType, LockType)> {
     all.filter(|cell| !covered.contains(cell)).collect()
 }
 
+/// The cells of `rows` outside the SRO column.
+fn outside_sro(rows: &[LockType]) -> Pairs {
+    let columns = OBJ.into_iter().filter(|&p| p != LockType::SRO);
+    rows.iter()
+        .flat_map(|&r| columns.clone().map(move |p| (r, p)))
+        .collect()
+}
+
 #[test]
 fn w1_all_testable_cells() {
     // Under W1 an SRO request must be waiting (or the piglet count is forgotten) and SW/SWLP
     // requests have to wait for it (or, once it is granted, conflict with it): the rows SW and
     // SWLP can only be observed in the SRO column.
-    let u = uncovered(1);
-    let expected: Vec<(LockType, LockType)> = [LockType::SW, LockType::SWLP]
-        .into_iter()
-        .flat_map(|r| {
-            OBJ.into_iter()
-                .filter(|&p| p != LockType::SRO)
-                .map(move |p| (r, p))
-        })
-        .collect();
-    assert_eq!(u, expected);
+    assert_eq!(uncovered(1), outside_sro(&[LockType::SW, LockType::SWLP]));
 }
 
 #[test]
@@ -398,15 +397,6 @@ fn w3_all_testable_cells() {
     // Under W3 a non-hog, non-SW request must be waiting (else everything resets); with the
     // SRO keeper, rows SW, SWLP, SNRW and X either wait for it or conflict with it once
     // granted: they are observed in the SRO column only.
-    let u = uncovered(3);
-    let expected: Vec<(LockType, LockType)> =
-        [LockType::SW, LockType::SWLP, LockType::SNRW, LockType::X]
-            .into_iter()
-            .flat_map(|r| {
-                OBJ.into_iter()
-                    .filter(|&p| p != LockType::SRO)
-                    .map(move |p| (r, p))
-            })
-            .collect();
-    assert_eq!(u, expected);
+    let rows = [LockType::SW, LockType::SWLP, LockType::SNRW, LockType::X];
+    assert_eq!(uncovered(3), outside_sro(&rows));
 }

@@ -475,10 +475,8 @@ fn release_while_another_thread_waits() {
 
 #[test]
 fn zero_and_huge_timeouts() {
-    let mgr = mgr();
+    let (mgr, mut a, mut b) = two_contexts();
     let t = table("t");
-    let mut a = mgr.new_context();
-    let mut b = mgr.new_context();
     let x = a
         .acquire(
             &req(&t, LockType::Exclusive, LockDuration::Explicit),

@@ -99,10 +99,8 @@ fn upgrade_that_must_wait_for_a_reader() {
 #[test]
 fn failed_upgrade_leaves_the_original_lock() {
     for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+        let (m, mut reader, mut ddl) = two_contexts_with(cfg);
         let k = table("t");
-        let mut reader = m.new_context();
-        let mut ddl = m.new_context();
         let mut o = m.new_context();
         reader.acquire(&treq(&k, LockType::SR), LONG).unwrap();
         let su = ddl.acquire(&treq(&k, LockType::SU), LONG).unwrap();

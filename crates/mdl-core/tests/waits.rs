@@ -12,10 +12,8 @@ use mdl_reference::support::*;
 #[test]
 fn zero_timeout_fails_at_once_and_leaves_nothing_queued() {
     for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+        let (m, mut a, mut b) = two_contexts_with(cfg);
         let k = table("t");
-        let mut a = m.new_context();
-        let mut b = m.new_context();
         a.acquire(&treq(&k, LockType::SR), LONG).unwrap();
         assert_eq!(
             b.acquire(&treq(&k, LockType::X), ZERO).kinded(),
@@ -33,10 +31,8 @@ fn zero_timeout_fails_at_once_and_leaves_nothing_queued() {
 #[test]
 fn short_timeout_times_out_and_dequeues() {
     for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+        let (m, mut a, mut b) = two_contexts_with(cfg);
         let k = table("t");
-        let mut a = m.new_context();
-        let mut b = m.new_context();
         let mut c = m.new_context();
         let ta = a.acquire(&treq(&k, LockType::SNRW), LONG).unwrap();
         let start = Instant::now();

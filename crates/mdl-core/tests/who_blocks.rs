@@ -175,12 +175,7 @@ fn three_levels_and_the_root_blocker() {
         );
         assert_eq!(w.root_blockers(), vec![(c1.id, 1)], "{w}");
         c1.release_all();
-        recv(&r2).unwrap();
-        c2.release_all();
-        recv(&r3).unwrap();
-        c3.release_all();
-        recv(&r4).unwrap();
-        c4.release_all();
+        grant_then_release(&[(&c2, &r2), (&c3, &r3), (&c4, &r4)]);
         assert!(m.lock_waits().rows.is_empty());
     }
 }

@@ -72,6 +72,12 @@ pub fn req(key: &MdlKey, t: LockType, d: LockDuration) -> MdlRequest {
     MdlRequest::new(key.clone(), t, d)
 }
 
+/// Takes `t` on `key` for duration `d` in `ctx`, waiting at most [`LONG`]; it must be granted.
+pub fn take(ctx: &mut MdlContext, key: &MdlKey, t: LockType, d: LockDuration) -> Ticket {
+    ctx.acquire(&req(key, t, d), LONG)
+        .unwrap_or_else(|e| panic!("{t:?} on {key:?}: {e}"))
+}
+
 /// A TRANSACTION request of `t` on `key`.
 pub fn treq(key: &MdlKey, t: LockType) -> MdlRequest {
     req(key, t, LockDuration::Transaction)
@@ -257,6 +263,15 @@ impl Drop for Worker {
                 h.join().unwrap();
             }
         }
+    }
+}
+
+/// For each `(worker, rx)` in order: the worker's pending request (its outcome arriving on
+/// `rx`) is granted, then the worker ends its transaction, which lets the next one in.
+pub fn grant_then_release<T, E: std::fmt::Debug>(chain: &[(&Worker, &Receiver<Result<T, E>>)]) {
+    for (w, rx) in chain {
+        recv(rx).expect("granted in turn");
+        w.release_all();
     }
 }
 
