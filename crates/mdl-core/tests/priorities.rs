@@ -210,12 +210,12 @@ fn w3_cells_by_try() {
 /// `max_write_lock_count` lets the reader in after that many hog grants.
 fn hog_sequence(m: &Arc<MdlManager>) -> &'static str {
     let k = table("t");
-    let a = Worker::holding(&m, &k, LockType::X);
-    let (b, b_rx) = Worker::pending(&m, &k, LockType::X);
-    let (c, c_rx) = Worker::pending(&m, &k, LockType::SR);
+    let a = Worker::holding(m, &k, LockType::X);
+    let (b, b_rx) = Worker::pending(m, &k, LockType::X);
+    let (c, c_rx) = Worker::pending(m, &k, LockType::SR);
     a.release_all();
     recv(&b_rx).expect("the first queued X goes first");
-    let (d, d_rx) = Worker::pending(&m, &k, LockType::X);
+    let (d, d_rx) = Worker::pending(m, &k, LockType::X);
     b.release_all();
     let winner = if has_entry(m, c.id, &k, LockType::SR, true) {
         assert!(has_entry(m, d.id, &k, LockType::X, false));
@@ -268,8 +268,8 @@ fn hog_sequence_max_write_lock_count_1_lets_reader_in() {
 /// unless `max_write_lock_count` makes further SW wait behind it.
 fn piglet_sequence(m: &Arc<MdlManager>) -> bool {
     let k = table("t");
-    let c1 = Worker::holding(&m, &k, LockType::SW);
-    let (q, q_rx) = Worker::pending(&m, &k, LockType::SRO);
+    let c1 = Worker::holding(m, &k, LockType::SW);
+    let (q, q_rx) = Worker::pending(m, &k, LockType::SRO);
     let c2 = Worker::new(m);
     c2.hold(&k, LockType::SW); // granted: W0 gives SW priority over SRO
     let c3 = Worker::new(m);
