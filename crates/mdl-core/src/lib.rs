@@ -107,7 +107,7 @@
 //! Three edges point up, each a circle of two layers: `key` → `error` (a key's constructors
 //! return [`MdlError`], and errors name keys); and, with feature `pfs`, `shared` → `instrument`
 //! (a context's published `metadata_locks` rows are of a type `instrument` defines) and
-//! `manager` → `instrument` ([`MdlManager::metadata_locks`] and its two siblings delegate to
+//! `manager` → `instrument` (`MdlManager::metadata_locks` and its two siblings delegate to
 //! `instrument`, which reads the manager).
 
 #![warn(missing_docs)]
