@@ -215,23 +215,6 @@ fn upgrade_deadlock_through_a_pending_priority_edge() {
 }
 
 #[test]
-fn scoped_lock_deadlock_with_global_read_lock() {
-    // FLUSH TABLES WITH READ LOCK (GLOBAL S) vs a transaction holding a table and needing
-    // GLOBAL IX; then FTWRL's owner wants the table exclusively.
-    let m = mgr();
-    let g = MdlKey::singleton(Namespace::Global).unwrap();
-    let t = table("t");
-    let trx = Worker::new(&m);
-    let ftwrl = Worker::new(&m);
-    trx.hold(&t, LockType::SR);
-    ftwrl.hold(&g, LockType::S);
-    let trx_rx = wait_for(&trx, &m, &g, LockType::IX); // GLOBAL: weight DDL
-    let f_rx = close(&ftwrl, &t, LockType::X); // DDL, requester: victim on the tie
-    assert_eq!(recv(&f_rx).kinded(), Err(ErrorKind::Deadlock));
-    recv(&trx_rx).unwrap();
-}
-
-#[test]
 fn zero_timeout_tries_do_not_search_for_deadlocks() {
     let m = mgr();
     let (t1, t2) = (table("t1"), table("t2"));
