@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::peers::{Dur, KeySpace, LockTable, Mode, PeerSpec, Session, FIRST_TABLE};
-use crate::runner::{thread_cpu_ns, RunResult, Timing, MEASURE, STOP, WARMUP};
+use crate::runner::{drive_phases, thread_cpu_ns, RunResult, Timing, MEASURE, STOP, WARMUP};
 use crate::with_peer;
 
 /// Statements between two checks of the run's phase.
@@ -82,13 +82,7 @@ fn run_on<T: LockTable>(table: &T, case: &Bare, timing: &Timing) -> RunResult {
                 }
             });
         }
-        start.wait();
-        std::thread::sleep(timing.warmup);
-        phase.store(MEASURE, Ordering::Relaxed);
-        let t0 = Instant::now();
-        std::thread::sleep(timing.window);
-        phase.store(STOP, Ordering::Relaxed);
-        t0.elapsed()
+        drive_phases(&start, &phase, timing)
     });
     let n = total.load(Ordering::Relaxed);
     RunResult {

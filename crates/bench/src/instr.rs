@@ -16,8 +16,6 @@
 use pfs::{ClassKind, DigestRef, Operation, Preset};
 use serde::Serialize;
 
-use crate::workload::Statement;
-
 /// An instrumentation mode, as in the published Performance Schema runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum InstrMode {
@@ -138,19 +136,30 @@ fn digests() -> &'static [DigestRef; 3] {
     })
 }
 
-/// Starts the event of statement `st`; it ends when the guard drops.
+/// What a statement of the simulated server does, for its event's class and digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatementKind {
+    /// `statement/sql/select`.
+    Select,
+    /// `statement/sql/update`.
+    Update,
+    /// `statement/sql/alter_table`.
+    AlterTable,
+}
+
+/// Starts the event of a statement of `kind`; it ends when the guard drops.
 #[inline]
-pub fn statement(st: Statement) -> pfs::StatementGuard {
-    match st {
-        Statement::Read(_) => pfs::statement_start(
+pub fn statement(kind: StatementKind) -> pfs::StatementGuard {
+    match kind {
+        StatementKind::Select => pfs::statement_start(
             pfs::class!(ClassKind::Statement, "statement/sql/select"),
             Some(digests()[0]),
         ),
-        Statement::Write(_) => pfs::statement_start(
+        StatementKind::Update => pfs::statement_start(
             pfs::class!(ClassKind::Statement, "statement/sql/update"),
             Some(digests()[1]),
         ),
-        Statement::Ddl(_) => pfs::statement_start(
+        StatementKind::AlterTable => pfs::statement_start(
             pfs::class!(ClassKind::Statement, "statement/sql/alter_table"),
             Some(digests()[2]),
         ),
@@ -205,7 +214,7 @@ mod tests {
             assert_eq!(InstrMode::from_name(m.name()), Some(m));
             assert_eq!(apply(m).is_ok(), available(m));
         }
-        let _s = statement(Statement::Read(0));
+        let _s = statement(StatementKind::Select);
         let _t = table_io(0, false);
     }
 }

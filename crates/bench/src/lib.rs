@@ -12,6 +12,10 @@
 //! * [`reports`]: the reports of `mdl-bench` (CSV + JSON + SVG + markdown each).
 //! * [`instr`]: the simulated server's instrumentation points and modes.
 //!
+//! Modules, lowest first; each uses only modules on lines above its own: `work`, [`output`],
+//! [`peers`] → [`instr`] → [`workload`] → [`ddl`], [`runner`] → [`counters`], [`bare`] →
+//! [`reports`].
+//!
 //! ```
 //! use mdl_bench::peers::{MdlSetup, PeerSpec};
 //! use mdl_bench::runner::{run_once, Case, Timing};

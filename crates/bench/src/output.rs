@@ -131,6 +131,21 @@ impl Chart {
         });
     }
 
+    /// Adds a line through `(xs[i], y(i))` for every index `i` of `xs` where `y` has a value.
+    pub fn line_over(
+        &mut self,
+        label: impl Into<String>,
+        xs: &[usize],
+        mut y: impl FnMut(usize) -> Option<f64>,
+    ) {
+        let points = xs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &x)| Some((x as f64, y(i)?)))
+            .collect();
+        self.line(label, points);
+    }
+
     /// Renders the chart as SVG into `path`.
     ///
     /// # Errors

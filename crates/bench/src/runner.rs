@@ -173,6 +173,19 @@ pub fn median(v: &[f64]) -> f64 {
 
 pub(crate) const WARMUP: u8 = 0;
 pub(crate) const MEASURE: u8 = 1;
+
+/// The driver's side of a timed run: releases the sessions waiting on `start`, lets them warm
+/// up, switches `phase` to [`MEASURE`] for the window and then to [`STOP`]; returns the
+/// window's real length.
+pub(crate) fn drive_phases(start: &Barrier, phase: &AtomicU8, timing: &Timing) -> Duration {
+    start.wait();
+    std::thread::sleep(timing.warmup);
+    phase.store(MEASURE, Ordering::Relaxed);
+    let t0 = Instant::now();
+    std::thread::sleep(timing.window);
+    phase.store(STOP, Ordering::Relaxed);
+    t0.elapsed()
+}
 pub(crate) const STOP: u8 = 2;
 
 /// Runs `case` once.
@@ -250,13 +263,7 @@ fn run_on<T: LockTable>(table: &T, case: &Case, timing: &Timing) -> RunResult {
                 })
             })
             .collect();
-        start.wait();
-        std::thread::sleep(timing.warmup);
-        phase.store(MEASURE, Ordering::Relaxed);
-        let t0 = Instant::now();
-        std::thread::sleep(timing.window);
-        phase.store(STOP, Ordering::Relaxed);
-        let elapsed = t0.elapsed();
+        let elapsed = drive_phases(&start, &phase, timing);
         let mut hist = Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 2).expect("bounds");
         for h in handles {
             let _ = hist.add(h.join().expect("session panicked"));

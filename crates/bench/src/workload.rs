@@ -110,6 +110,17 @@ pub enum Statement {
     Ddl(usize),
 }
 
+impl Statement {
+    /// What the statement does, for its instrumentation event.
+    pub fn kind(self) -> instr::StatementKind {
+        match self {
+            Statement::Read(_) => instr::StatementKind::Select,
+            Statement::Write(_) => instr::StatementKind::Update,
+            Statement::Ddl(_) => instr::StatementKind::AlterTable,
+        }
+    }
+}
+
 impl Workload {
     /// The key space of this workload.
     pub fn keys(&self) -> KeySpace {
@@ -226,7 +237,7 @@ impl<'w, S: Session> Driver<'w, S> {
     #[inline]
     pub fn step(&mut self, rng: &mut Rng) -> bool {
         let st = self.wl.next_statement(rng);
-        let _ev = instr::statement(st);
+        let _ev = instr::statement(st.kind());
         if let Statement::Ddl(_) = st {
             if self.in_trx > 0 && self.commit().is_err() {
                 self.rollback();

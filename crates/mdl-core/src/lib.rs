@@ -81,24 +81,34 @@
 //!
 //! ## Modules, lowest first
 //!
-//! Each module uses only modules above it in this list (no import circles); the protocol
-//! (which lock protects which field) is at the top of each, and in prose for the whole crate in
-//! `docs/lock-manager.md`.
+//! Each module uses only modules on lines above its own (`use crate::…` and `crate::…` paths,
+//! tests aside), with the three exceptions named below; the protocol (which lock protects which
+//! field) is at the top of each, and in prose for the whole crate in `docs/lock-manager.md`.
 //!
-//! 1. `types`, `hash`, `key`, [`matrix`]: names, lock types, the rules; `blocking`: what
-//!    diagnostics and errors report about blockers and deadlocks; `error`.
-//! 2. `sync`: the primitives (instrumented, bare or loom) and their instrument classes.
-//! 3. `owner`: the server's hooks; `wait`: a context's wait slot; `shared`: the part of a
-//!    context other threads reach, and the registry of live contexts; `timer`: deadlines of
-//!    async waits.
-//! 4. `fast_path`: the designs and the per-context slot table; `queue`: a lock object's
-//!    queues; `lock`: the lock object and the grant protocol.
-//! 5. `map`: the lock map and eviction; `deadlock`: the wait-for graph and its search;
-//!    `ticket_store`: a context's tickets; `request`: requests and handles.
-//! 6. `manager`: configuration and the manager; `diagnostics`: who holds and who waits;
-//!    `instrument`: `metadata_locks` and the other tables (feature `pfs`); `context`: the
-//!    per-connection API, blocking and async (its submodules, lowest first: `tickets`,
-//!    `attempt`, `waiting`, `asynchronous`, `scope`).
+//! 1. `types`, `hash`, `sync`: names and lock types, the two hashes, the primitives
+//!    (instrumented, bare or loom) and their instrument classes.
+//! 2. `key`; [`matrix`]: the rules; `wait`: a context's wait slot; `fast_path`: the designs
+//!    and the per-context slot table.
+//! 3. `blocking`: what diagnostics and errors report about blockers and deadlocks; `request`:
+//!    requests and handles.
+//! 4. `error`.
+//! 5. `owner`: the server's hooks.
+//! 6. `shared`: the part of a context other threads reach, and the registry of live contexts.
+//! 7. `queue`: a lock object's queues; `timer`: the deadline thread of async waits.
+//! 8. `lock`: the lock object and the grant protocol.
+//! 9. `deadlock`: the wait-for graph and its search; `map`: the lock map and eviction;
+//!    `ticket_store`: a context's tickets.
+//! 10. `manager`: configuration and the manager.
+//! 11. `diagnostics`: who holds and who waits; `instrument`: `metadata_locks` and the other
+//!     tables (feature `pfs`).
+//! 12. `context`: the per-connection API, blocking and async (its submodules, lowest first:
+//!     `tickets`, `attempt`, `waiting`, `asynchronous`, `scope`).
+//!
+//! Three edges point up, each a circle of two layers: `key` → `error` (a key's constructors
+//! return [`MdlError`], and errors name keys); and, with feature `pfs`, `shared` → `instrument`
+//! (a context's published `metadata_locks` rows are of a type `instrument` defines) and
+//! `manager` → `instrument` (`MdlManager::metadata_locks` and its two siblings delegate to
+//! `instrument`, which reads the manager).
 
 #![warn(missing_docs)]
 

@@ -151,8 +151,7 @@ fn async_calls_return_the_sync_errors() {
     assert!(matches!(e, MdlError::InvalidLockType { .. }), "{e}");
 
     // A zero timeout only tries, as `acquire` does.
-    let holder = Worker::new(&mgr);
-    holder.hold(&table("t"), LockType::X);
+    let holder = Worker::holding(&mgr, &table("t"), LockType::X);
     let e = block_on(ctx.acquire_async(&sreq(&table("t"), LockType::SR), ZERO)).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Timeout);
     let MdlError::Timeout(w) = &e else {
@@ -160,8 +159,7 @@ fn async_calls_return_the_sync_errors() {
     };
     assert_eq!(w.blockers[0].context, Some(holder.id));
     holder.release_all();
-    drop(holder);
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, holder);
 }
 
 #[test]
@@ -189,8 +187,7 @@ fn polling_a_finished_future_again_is_an_error_not_a_second_lock() {
 #[test]
 fn timeout_ends_the_wait_without_select() {
     for mgr in managers_per_mode() {
-        let holder = Worker::new(&mgr);
-        holder.hold(&table("t"), LockType::X);
+        let holder = Worker::holding(&mgr, &table("t"), LockType::X);
         let mut ctx = mgr.new_context();
         let r = sreq(&table("t"), LockType::SR);
         let start = Instant::now();
@@ -207,16 +204,14 @@ fn timeout_ends_the_wait_without_select() {
         assert!(w.waited >= Duration::from_millis(100));
         holder.release_all();
         drop(holder);
-        drop(ctx);
-        assert_clean(&mgr);
+        assert_clean_after(&mgr, ctx);
     }
 }
 
 #[test]
 fn the_timer_wakes_a_task_that_is_not_polled() {
     let mgr = mgr();
-    let holder = Worker::new(&mgr);
-    holder.hold(&table("t"), LockType::X);
+    let holder = Worker::holding(&mgr, &table("t"), LockType::X);
     let mut ctx = mgr.new_context();
     let r = sreq(&table("t"), LockType::SR);
     let (count, waker) = counting_waker();
@@ -235,8 +230,7 @@ fn the_timer_wakes_a_task_that_is_not_polled() {
 #[test]
 fn kill_wakes_a_pending_future() {
     let mgr = mgr();
-    let holder = Worker::new(&mgr);
-    holder.hold(&table("t"), LockType::SR);
+    let holder = Worker::holding(&mgr, &table("t"), LockType::SR);
     let mut ctx = mgr.new_context();
     let kill = ctx.kill_handle();
     let id = ctx.id();
@@ -261,15 +255,13 @@ fn kill_wakes_a_pending_future() {
     holder.release_all();
     block_on(ctx.acquire_async(&r, LONG)).unwrap();
     ctx.release_statement_locks();
-    drop((ctx, holder));
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, (ctx, holder));
 }
 
 #[test]
 fn a_release_wakes_and_grants_a_pending_future() {
     for mgr in managers_per_mode() {
-        let holder = Worker::new(&mgr);
-        holder.hold(&table("t"), LockType::SR);
+        let holder = Worker::holding(&mgr, &table("t"), LockType::SR);
         let mut ctx = mgr.new_context();
         let r = sreq(&table("t"), LockType::X);
         let (count, waker) = counting_waker();
@@ -291,8 +283,7 @@ fn a_release_wakes_and_grants_a_pending_future() {
         };
         assert_eq!(ctx.ticket_info(t).unwrap().lock_type, LockType::X);
         ctx.release(t).unwrap();
-        drop((ctx, holder));
-        assert_clean(&mgr);
+        assert_clean_after(&mgr, (ctx, holder));
     }
 }
 
@@ -307,8 +298,7 @@ fn dropping_after_each_poll_leaves_nothing_behind() {
         let mode = mgr.config().fast_path;
         for polls in 0..5 {
             let t = table("t");
-            let holder = Worker::new(&mgr);
-            holder.hold(&t, LockType::SR);
+            let holder = Worker::holding(&mgr, &t, LockType::SR);
             let mut ctx = mgr.new_context();
             let id = ctx.id();
             let r = sreq(&t, LockType::X);
@@ -335,8 +325,7 @@ fn dropping_after_each_poll_leaves_nothing_behind() {
             assert!(!ctx.has_locks());
             holder.release_all();
             behind.release_all();
-            drop((holder, behind, ctx));
-            assert_clean(&mgr);
+            assert_clean_after(&mgr, (holder, behind, ctx));
         }
     }
 }
@@ -345,8 +334,7 @@ fn dropping_after_each_poll_leaves_nothing_behind() {
 fn dropping_while_the_grant_is_in_flight_releases_the_granted_lock() {
     for mgr in managers_per_mode() {
         let t = table("t");
-        let holder = Worker::new(&mgr);
-        holder.hold(&t, LockType::SR);
+        let holder = Worker::holding(&mgr, &t, LockType::SR);
         let mut ctx = mgr.new_context();
         let id = ctx.id();
         let r = sreq(&t, LockType::X);
@@ -362,8 +350,7 @@ fn dropping_while_the_grant_is_in_flight_releases_the_granted_lock() {
         assert!(!ctx.has_locks());
         let mut other = mgr.new_context();
         assert!(can_take(&mut other, &t, LockType::X), "the grant leaked");
-        drop((holder, ctx, other));
-        assert_clean(&mgr);
+        assert_clean_after(&mgr, (holder, ctx, other));
     }
 }
 
@@ -372,8 +359,7 @@ fn a_deadlock_victim_dropped_unpolled_frees_the_thread_it_blocked() {
     let mgr = mgr();
     let (t1, t2) = (table("t1"), table("t2"));
     let mut task = mgr.new_context();
-    let thread_side = Worker::new(&mgr);
-    thread_side.hold(&t2, LockType::SNW);
+    let thread_side = Worker::holding(&mgr, &t2, LockType::SNW);
     block_on(task.acquire_async(&sreq(&t1, LockType::SW), LONG)).unwrap();
     let r = sreq(&t2, LockType::SW);
     let (count, waker) = counting_waker();
@@ -392,8 +378,7 @@ fn a_deadlock_victim_dropped_unpolled_frees_the_thread_it_blocked() {
     task.release_statement_locks();
     recv(&rx).expect("the thread gets its X");
     thread_side.release_all();
-    drop((thread_side, task));
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, (thread_side, task));
     assert_eq!(mgr.deadlocks().len(), 1);
 }
 
@@ -401,8 +386,7 @@ fn a_deadlock_victim_dropped_unpolled_frees_the_thread_it_blocked() {
 fn acquire_many_async_dropped_midway_releases_what_it_took() {
     let mgr = mgr();
     let (t1, t2) = (table("t1"), table("t2"));
-    let holder = Worker::new(&mgr);
-    holder.hold(&t2, LockType::SR);
+    let holder = Worker::holding(&mgr, &t2, LockType::SR);
     let mut ctx = mgr.new_context();
     let mut reqs = vec![sreq(&t2, LockType::X), sreq(&t1, LockType::X)];
     {
@@ -416,16 +400,14 @@ fn acquire_many_async_dropped_midway_releases_what_it_took() {
     assert!(reqs.iter().all(|r| r.ticket.is_some()));
     assert_eq!(ctx.lock_count(), 2);
     ctx.release_statement_locks();
-    drop((holder, ctx));
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, (holder, ctx));
 }
 
 #[test]
 fn upgrade_async_dropped_keeps_the_original_lock() {
     let mgr = mgr();
     let t = table("t");
-    let reader = Worker::new(&mgr);
-    reader.hold(&t, LockType::SR);
+    let reader = Worker::holding(&mgr, &t, LockType::SR);
     let mut ctx = mgr.new_context();
     let su = block_on(ctx.acquire_async(&treq(&t, LockType::SU), LONG)).unwrap();
     {
@@ -439,8 +421,7 @@ fn upgrade_async_dropped_keeps_the_original_lock() {
     block_on(ctx.upgrade_async(su, LockType::X, LONG)).unwrap();
     assert_eq!(ctx.ticket_info(su).unwrap().lock_type, LockType::X);
     ctx.release_transactional_locks();
-    drop((reader, ctx));
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, (reader, ctx));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -506,8 +487,7 @@ fn deadlock_between_a_thread_and_a_task_picks_the_victim_by_weight() {
             task_outcome.expect("the task is granted");
         }
         task.release_transactional_locks();
-        drop((thread_side, task));
-        assert_clean(&mgr);
+        assert_clean_after(&mgr, (thread_side, task));
         assert_eq!(mgr.deadlocks().len(), 1);
     }
 }
@@ -527,8 +507,7 @@ async fn failing_statement(ctx: &mut MdlContext, key: &mdl_core::MdlKey) -> Resu
 fn a_statement_scope_releases_on_early_return() {
     let mgr = mgr();
     let t = table("t");
-    let other = Worker::new(&mgr);
-    other.hold(&t, LockType::SR);
+    let other = Worker::holding(&mgr, &t, LockType::SR);
     let mut ctx = mgr.new_context();
     let e = block_on(failing_statement(&mut ctx, &t)).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Timeout);
@@ -548,16 +527,14 @@ fn a_statement_scope_releases_on_early_return() {
     }
     assert_eq!(ctx.lock_count(), 1);
     other.release_all();
-    drop((other, ctx));
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, (other, ctx));
 }
 
 #[test]
 fn default_timeouts_come_from_the_config_and_the_session() {
     let mgr = mgr_with(|c| c.lock_wait_timeout = Duration::from_millis(20));
     let t = table("t");
-    let holder = Worker::new(&mgr);
-    holder.hold(&t, LockType::X);
+    let holder = Worker::holding(&mgr, &t, LockType::X);
     let mut ctx = mgr.new_context();
     assert_eq!(ctx.lock_wait_timeout(), Duration::from_millis(20));
     let r = sreq(&t, LockType::SR);

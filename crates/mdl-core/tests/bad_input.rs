@@ -123,9 +123,7 @@ fn lock_types_a_namespace_does_not_take() {
 #[test]
 fn tickets_of_another_context() {
     for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
-        let mut a = m.new_context();
-        let mut b = m.new_context();
+        let (_m, mut a, mut b) = two_contexts_with(cfg);
         let k = table("t");
         let ta = a.acquire(&treq(&k, LockType::SU), LONG).unwrap();
         // B's own first ticket may use the same slot number: it must still be refused.
@@ -211,32 +209,19 @@ fn savepoint_of_another_context() {
 
 #[test]
 fn invalid_configurations() {
-    let bad = [
-        MdlConfig {
-            shards: 0,
-            ..MdlConfig::default()
-        },
-        MdlConfig {
-            shards: 1025,
-            ..MdlConfig::default()
-        },
-        MdlConfig {
-            max_write_lock_count: 0,
-            ..MdlConfig::default()
-        },
-        MdlConfig {
-            unused_locks_min_ratio: 1.5,
-            ..MdlConfig::default()
-        },
-        MdlConfig {
-            unused_locks_min_ratio: -0.1,
-            ..MdlConfig::default()
-        },
-        MdlConfig {
-            unused_locks_min_ratio: f64::NAN,
-            ..MdlConfig::default()
-        },
+    let changes: [fn(&mut MdlConfig); 6] = [
+        |c| c.shards = 0,
+        |c| c.shards = 1025,
+        |c| c.max_write_lock_count = 0,
+        |c| c.unused_locks_min_ratio = 1.5,
+        |c| c.unused_locks_min_ratio = -0.1,
+        |c| c.unused_locks_min_ratio = f64::NAN,
     ];
+    let bad = changes.map(|change| {
+        let mut cfg = MdlConfig::default();
+        change(&mut cfg);
+        cfg
+    });
     for cfg in bad {
         assert!(
             matches!(

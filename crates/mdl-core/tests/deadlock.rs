@@ -38,126 +38,134 @@ fn close(w: &Worker, key: &MdlKey, t: LockType) -> Receiver<Result<Ticket>> {
     })
 }
 
-#[test]
-fn two_contexts_equal_weight_requester_is_victim() {
-    for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
-        let (a_k, b_k) = (table("a"), table("b"));
-        let a = Worker::new(&m);
-        let b = Worker::new(&m);
-        a.hold(&a_k, LockType::X);
-        b.hold(&b_k, LockType::X);
-        let a_rx = wait_for(&a, &m, &b_k, LockType::X);
-        let b_rx = close(&b, &a_k, LockType::X);
-        assert_eq!(recv(&b_rx).kinded(), Err(ErrorKind::Deadlock));
-        recv(&a_rx).expect("the survivor gets the lock once the victim rolled back");
-        a.release_all();
-        assert!(m.slow_path_locks().is_empty());
+/// Which of the two contexts of a [`Cycle`] the detector must choose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Victim {
+    /// The context that waits first.
+    Waiter,
+    /// The context whose request closes the cycle.
+    Requester,
+}
+
+/// A two-context cycle: `[waiter holds, requester holds, waiter waits for, requester closes
+/// the cycle with]`, and which of the two the detector must choose.
+type Cycle<'a> = ([(&'a MdlKey, LockType); 4], Victim);
+
+/// Runs `cy` on a fresh manager of `cfg` (the waiter's deadlock weight forced to DML when
+/// `force_dml_waiter`): the victim gets `Deadlock` and rolls back, the survivor gets its lock;
+/// once it ends its transaction nothing is left.
+fn run_cycle(cfg: MdlConfig, force_dml_waiter: bool, cy: &Cycle) {
+    let ([w_holds, r_holds, waits, closes], who) = *cy;
+    let m = MdlManager::new(cfg).unwrap();
+    let waiter = Worker::new(&m);
+    let requester = Worker::new(&m);
+    if force_dml_waiter {
+        waiter.run(|c| c.set_force_dml_deadlock_weight(true));
     }
+    waiter.hold(w_holds.0, w_holds.1);
+    requester.hold(r_holds.0, r_holds.1);
+    let w_rx = wait_for(&waiter, &m, waits.0, waits.1);
+    let r_rx = close(&requester, closes.0, closes.1);
+    let ((victim, v_rx), (survivor, s_rx)) = match who {
+        Victim::Waiter => ((&waiter, w_rx), (&requester, r_rx)),
+        Victim::Requester => ((&requester, r_rx), (&waiter, w_rx)),
+    };
+    assert_eq!(recv(&v_rx).kinded(), Err(ErrorKind::Deadlock), "{cy:?}");
+    recv(&s_rx).unwrap_or_else(|e| panic!("{cy:?}: the survivor failed: {e}"));
+    survivor.release_all();
+    victim.release_all();
+    assert!(m.slow_path_locks().is_empty(), "{cy:?}");
 }
 
 #[test]
-fn dml_waiter_is_victim_even_when_not_the_requester() {
-    let m = mgr();
+fn two_context_cycles_choose_the_victim_by_weight() {
+    use LockType as L;
+    use Victim::*;
     let (t1, t2) = (table("t1"), table("t2"));
-    let dml = Worker::new(&m);
-    let ddl = Worker::new(&m);
-    dml.hold(&t1, LockType::SW);
-    ddl.hold(&t2, LockType::X);
-    let dml_rx = wait_for(&dml, &m, &t2, LockType::SW); // weight 25
-    let ddl_rx = close(&ddl, &t1, LockType::X); // weight 100, closes the cycle
-    assert_eq!(recv(&dml_rx).kinded(), Err(ErrorKind::Deadlock));
-    recv(&ddl_rx).expect("DDL survives");
-    ddl.release_all();
-}
-
-#[test]
-fn dml_requester_is_victim_against_ddl() {
-    let m = mgr();
-    let (t1, t2) = (table("t1"), table("t2"));
-    let dml = Worker::new(&m);
-    let ddl = Worker::new(&m);
-    dml.hold(&t1, LockType::SR);
-    ddl.hold(&t2, LockType::SNW);
-    let ddl_rx = wait_for(&ddl, &m, &t1, LockType::X);
-    let dml_rx = close(&dml, &t2, LockType::SW);
-    assert_eq!(recv(&dml_rx).kinded(), Err(ErrorKind::Deadlock));
-    recv(&ddl_rx).unwrap();
-}
-
-#[test]
-fn user_level_lock_weighs_between_dml_and_ddl() {
     let u = MdlKey::new(Namespace::UserLevelLock, "", "u").unwrap();
-    let t = table("t");
-    // ULL waiter (50) vs DDL requester (100): the ULL waiter is the victim.
-    let m = mgr();
-    let a = Worker::new(&m);
-    let b = Worker::new(&m);
-    a.hold(&t, LockType::SR);
-    b.hold(&u, LockType::X);
-    let a_rx = wait_for(&a, &m, &u, LockType::X);
-    let b_rx = close(&b, &t, LockType::X);
-    assert_eq!(recv(&a_rx).kinded(), Err(ErrorKind::Deadlock));
-    recv(&b_rx).unwrap();
-    b.release_all();
-    // ULL waiter (50) vs DML requester (25): the DML requester is the victim.
-    let m = mgr();
-    let a = Worker::new(&m);
-    let b = Worker::new(&m);
-    a.hold(&t, LockType::X);
-    b.hold(&u, LockType::X);
-    let a_rx = wait_for(&a, &m, &u, LockType::X);
-    let b_rx = close(&b, &t, LockType::SR);
-    assert_eq!(recv(&b_rx).kinded(), Err(ErrorKind::Deadlock));
-    recv(&a_rx).unwrap();
+    let g = MdlKey::singleton(Namespace::Global).unwrap();
+    let cases: [Cycle; 6] = [
+        // Equal weights: the requester is the victim.
+        (
+            [(&t1, L::X), (&t2, L::X), (&t2, L::X), (&t1, L::X)],
+            Requester,
+        ),
+        // A DML waiter (25) is the victim even when not the requester (DDL, 100).
+        (
+            [(&t1, L::SW), (&t2, L::X), (&t2, L::SW), (&t1, L::X)],
+            Waiter,
+        ),
+        // A DML requester is the victim against a DDL waiter.
+        (
+            [(&t2, L::SNW), (&t1, L::SR), (&t1, L::X), (&t2, L::SW)],
+            Requester,
+        ),
+        // A user-lock waiter (50) loses to a DDL requester (100).
+        ([(&t1, L::SR), (&u, L::X), (&u, L::X), (&t1, L::X)], Waiter),
+        // A DML requester (25) loses to a user-lock waiter (50).
+        (
+            [(&t1, L::X), (&u, L::X), (&u, L::X), (&t1, L::SR)],
+            Requester,
+        ),
+        // FLUSH TABLES WITH READ LOCK (GLOBAL S) vs a transaction holding a table and needing
+        // GLOBAL IX (weight DDL); then FTWRL's owner wants the table exclusively (DDL, the
+        // requester: the victim on the tie).
+        (
+            [(&t1, L::SR), (&g, L::S), (&g, L::IX), (&t1, L::X)],
+            Requester,
+        ),
+    ];
+    for cy in &cases {
+        run_cycle(MdlConfig::default(), false, cy);
+    }
+    // The tie in every fast-path mode.
+    for (_, cfg) in configs() {
+        run_cycle(cfg, false, &cases[0]);
+    }
+    // Forced DML weight makes a DDL waiter the victim.
+    run_cycle(MdlConfig::default(), true, &(cases[0].0, Waiter));
 }
 
-#[test]
-fn forced_dml_weight_makes_a_ddl_waiter_the_victim() {
-    let m = mgr();
-    let (t1, t2) = (table("t1"), table("t2"));
-    let a = Worker::new(&m);
-    let b = Worker::new(&m);
-    a.run(|c| c.set_force_dml_deadlock_weight(true));
-    a.hold(&t1, LockType::X);
-    b.hold(&t2, LockType::X);
-    let a_rx = wait_for(&a, &m, &t2, LockType::X);
-    let b_rx = close(&b, &t1, LockType::X);
-    assert_eq!(recv(&a_rx).kinded(), Err(ErrorKind::Deadlock));
-    recv(&b_rx).unwrap();
+/// A worker of `m` per key, worker `i` holding `types[i]` (X where `types` is short) on
+/// `keys[i]`.
+fn workers_holding(
+    m: &std::sync::Arc<MdlManager>,
+    keys: &[MdlKey],
+    types: &[LockType],
+) -> Vec<Worker> {
+    let w: Vec<Worker> = keys.iter().map(|_| Worker::new(m)).collect();
+    for (i, (wk, k)) in w.iter().zip(keys).enumerate() {
+        wk.hold(k, types.get(i).copied().unwrap_or(LockType::X));
+    }
+    w
+}
+
+/// The keys `t0..t{n-1}`.
+fn tables(n: usize) -> Vec<MdlKey> {
+    (0..n).map(|i| table(&format!("t{i}"))).collect()
 }
 
 #[test]
 fn three_context_cycle() {
-    // All DDL: the requester closing the cycle loses.
-    let m = mgr();
-    let k: Vec<MdlKey> = (0..3).map(|i| table(&format!("t{i}"))).collect();
-    let w: Vec<Worker> = (0..3).map(|_| Worker::new(&m)).collect();
-    for i in 0..3 {
-        w[i].hold(&k[i], LockType::X);
+    use LockType as L;
+    let k = tables(3);
+    // All DDL: the requester closing the cycle loses. Then the middle context waits as DML:
+    // it is the victim, the others go on.
+    for (holds, middle_waits, victim) in [([L::X; 3], L::X, 2), ([L::X, L::SW, L::X], L::SR, 1)] {
+        let m = mgr();
+        let w = workers_holding(&m, &k, &holds);
+        let r0 = wait_for(&w[0], &m, &k[1], L::X);
+        let r1 = wait_for(&w[1], &m, &k[2], middle_waits);
+        let r2 = close(&w[2], &k[0], L::X);
+        let rx = [r0, r1, r2];
+        assert_eq!(recv(&rx[victim]).kinded(), Err(ErrorKind::Deadlock));
+        // The survivors proceed in the order of the chain the victim's rollback opens.
+        let order: Vec<usize> = (1..3).map(|d| (victim + 3 - d) % 3).collect();
+        for i in order {
+            recv(&rx[i]).unwrap();
+            w[i].release_all();
+        }
     }
-    let r0 = wait_for(&w[0], &m, &k[1], LockType::X);
-    let r1 = wait_for(&w[1], &m, &k[2], LockType::X);
-    let r2 = close(&w[2], &k[0], LockType::X);
-    assert_eq!(recv(&r2).kinded(), Err(ErrorKind::Deadlock));
-    recv(&r1).unwrap();
-    w[1].release_all();
-    recv(&r0).unwrap();
-    w[0].release_all();
-
-    // The middle context waits as DML: it is the victim, the others go on.
-    let m = mgr();
-    let w: Vec<Worker> = (0..3).map(|_| Worker::new(&m)).collect();
-    w[0].hold(&k[0], LockType::X);
-    w[1].hold(&k[1], LockType::SW);
-    w[2].hold(&k[2], LockType::X);
-    let r0 = wait_for(&w[0], &m, &k[1], LockType::X);
-    let r1 = wait_for(&w[1], &m, &k[2], LockType::SR);
-    let r2 = close(&w[2], &k[0], LockType::X);
-    assert_eq!(recv(&r1).kinded(), Err(ErrorKind::Deadlock));
-    recv(&r0).unwrap();
-    w[0].release_all();
-    recv(&r2).unwrap();
 }
 
 #[test]
@@ -197,31 +205,13 @@ fn upgrade_deadlock_through_a_pending_priority_edge() {
     let m = mgr();
     let k = table("t");
     let a = Worker::new(&m);
-    let b = Worker::new(&m);
-    b.hold(&k, LockType::SR);
+    let b = Worker::holding(&m, &k, LockType::SR);
     let su = a.hold(&k, LockType::SU);
     let a_rx = a.start(move |c| c.upgrade(su, LockType::X, LONG));
     wait_pending(&m, a.id, &k, LockType::X);
     let b_rx = close(&b, &k, LockType::SW);
     assert_eq!(recv(&b_rx).kinded(), Err(ErrorKind::Deadlock));
     recv(&a_rx).unwrap();
-}
-
-#[test]
-fn scoped_lock_deadlock_with_global_read_lock() {
-    // FLUSH TABLES WITH READ LOCK (GLOBAL S) vs a transaction holding a table and needing
-    // GLOBAL IX; then FTWRL's owner wants the table exclusively.
-    let m = mgr();
-    let g = MdlKey::singleton(Namespace::Global).unwrap();
-    let t = table("t");
-    let trx = Worker::new(&m);
-    let ftwrl = Worker::new(&m);
-    trx.hold(&t, LockType::SR);
-    ftwrl.hold(&g, LockType::S);
-    let trx_rx = wait_for(&trx, &m, &g, LockType::IX); // GLOBAL: weight DDL
-    let f_rx = close(&ftwrl, &t, LockType::X); // DDL, requester: victim on the tie
-    assert_eq!(recv(&f_rx).kinded(), Err(ErrorKind::Deadlock));
-    recv(&trx_rx).unwrap();
 }
 
 #[test]
@@ -249,11 +239,8 @@ fn zero_timeout_tries_do_not_search_for_deadlocks() {
 #[test]
 fn no_false_deadlock_for_a_plain_wait_chain() {
     let m = mgr();
-    let k: Vec<MdlKey> = (0..6).map(|i| table(&format!("t{i}"))).collect();
-    let w: Vec<Worker> = (0..6).map(|_| Worker::new(&m)).collect();
-    for i in 0..6 {
-        w[i].hold(&k[i], LockType::X);
-    }
+    let k = tables(6);
+    let w = workers_holding(&m, &k, &[]);
     let rx: Vec<_> = (1..6)
         .map(|i| wait_for(&w[i], &m, &k[i - 1], LockType::X))
         .collect();
@@ -272,11 +259,8 @@ fn search_deeper_than_the_limit_counts_as_deadlock() {
     let depth = MAX_SEARCH_DEPTH as usize;
     assert_eq!(depth, 32);
     let m = mgr();
-    let k: Vec<MdlKey> = (0..=depth).map(|i| table(&format!("t{i}"))).collect();
-    let w: Vec<Worker> = (0..=depth).map(|_| Worker::new(&m)).collect();
-    for i in 0..=depth {
-        w[i].hold(&k[i], LockType::X);
-    }
+    let k = tables(depth + 1);
+    let w = workers_holding(&m, &k, &[]);
     let rx: Vec<_> = (1..depth)
         .map(|i| wait_for(&w[i], &m, &k[i - 1], LockType::X))
         .collect();
@@ -299,15 +283,14 @@ impl MdlOwner for NoCommitOrder {
     }
 }
 
-#[test]
-fn acl_cache_shared_request_delays_detection_but_still_finds_the_deadlock() {
-    // §12: S on ACL_CACHE by an owner without commit-order waiters, holding locks: detection
-    // runs after the first one-second wait instead of at once; the cycle is still resolved.
-    let m = mgr();
-    let acl = MdlKey::singleton(Namespace::AclCache).unwrap();
-    let t = table("t");
-    let b = Worker::new(&m);
-    b.hold(&acl, LockType::X);
+/// A context of an owner without commit-order waiters, on its own thread: takes X on `t`,
+/// reports its id, waits for `go`, then asks for S on `acl` and rolls back.
+fn spawn_acl_reader(
+    m: &std::sync::Arc<MdlManager>,
+    t: &MdlKey,
+    acl: &MdlKey,
+    go: Receiver<()>,
+) -> (std::thread::JoinHandle<Result<()>>, ContextId) {
     let m2 = m.clone();
     let (t2, acl2) = (t.clone(), acl.clone());
     let (tx, rx) = std::sync::mpsc::channel();
@@ -315,11 +298,26 @@ fn acl_cache_shared_request_delays_detection_but_still_finds_the_deadlock() {
         let mut c = m2.new_context_with_owner(std::sync::Arc::new(NoCommitOrder));
         c.acquire(&treq(&t2, LockType::X), LONG).unwrap();
         tx.send(c.id()).unwrap();
+        go.recv().unwrap();
         let r = c.acquire(&treq(&acl2, LockType::S), LONG).map(|_| ());
         c.release_transactional_locks();
         r
     });
     let a_id = recv(&rx);
+    (a, a_id)
+}
+
+#[test]
+fn acl_cache_shared_request_delays_detection_but_still_finds_the_deadlock() {
+    // §12: S on ACL_CACHE by an owner without commit-order waiters, holding locks: detection
+    // runs after the first one-second wait instead of at once; the cycle is still resolved.
+    let m = mgr();
+    let acl = MdlKey::singleton(Namespace::AclCache).unwrap();
+    let t = table("t");
+    let b = Worker::holding(&m, &acl, LockType::X);
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let (a, a_id) = spawn_acl_reader(&m, &t, &acl, go_rx);
+    go_tx.send(()).unwrap();
     wait_pending(&m, a_id, &acl, LockType::S);
     // B closes the cycle: its own search finds it at once; A (S on ACL_CACHE: DML weight 25)
     // is the victim, B (X on a table: 100) proceeds.
@@ -331,20 +329,8 @@ fn acl_cache_shared_request_delays_detection_but_still_finds_the_deadlock() {
     // Reverse order: A's ACL_CACHE S request closes the cycle; with delayed detection it is
     // found after about a second, A again the victim.
     let b = Worker::new(&m);
-    let m2 = m.clone();
-    let (t2, acl2) = (t.clone(), acl.clone());
-    let (tx, rx) = std::sync::mpsc::channel();
     let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
-    let a = std::thread::spawn(move || {
-        let mut c = m2.new_context_with_owner(std::sync::Arc::new(NoCommitOrder));
-        c.acquire(&treq(&t2, LockType::X), LONG).unwrap();
-        tx.send(c.id()).unwrap();
-        go_rx.recv().unwrap();
-        let r = c.acquire(&treq(&acl2, LockType::S), LONG).map(|_| ());
-        c.release_transactional_locks();
-        r
-    });
-    let _a_id = recv(&rx);
+    let (a, _) = spawn_acl_reader(&m, &t, &acl, go_rx);
     b.hold(&acl, LockType::X);
     let b_rx = wait_for(&b, &m, &t, LockType::X);
     go_tx.send(()).unwrap();

@@ -12,10 +12,9 @@ use LockDuration::{Explicit, Statement, Transaction};
 fn statement_locks_end_with_the_statement() {
     for (name, _, mut c, mut o) in two_contexts_per_mode() {
         let (s, t, e) = (table("s"), table("t"), table("e"));
-        c.acquire(&req(&s, LockType::SR, Statement), LONG).unwrap();
-        c.acquire(&req(&t, LockType::SW, Transaction), LONG)
-            .unwrap();
-        c.acquire(&req(&e, LockType::SNRW, Explicit), LONG).unwrap();
+        take(&mut c, &s, LockType::SR, Statement);
+        take(&mut c, &t, LockType::SW, Transaction);
+        take(&mut c, &e, LockType::SNRW, Explicit);
         assert_eq!(c.lock_count(), 3, "{name}");
         c.release_statement_locks();
         assert!(!held_by_others(&mut o, &s), "{name}");
@@ -31,9 +30,9 @@ fn statement_locks_end_with_the_statement() {
 fn transaction_end_releases_statement_and_transaction_locks_only() {
     for (name, m, mut c, mut o) in two_contexts_per_mode() {
         let (s, t, e) = (table("s"), table("t"), table("e"));
-        c.acquire(&req(&s, LockType::SR, Statement), LONG).unwrap();
-        c.acquire(&req(&t, LockType::X, Transaction), LONG).unwrap();
-        let et = c.acquire(&req(&e, LockType::S, Explicit), LONG).unwrap();
+        take(&mut c, &s, LockType::SR, Statement);
+        take(&mut c, &t, LockType::X, Transaction);
+        let et = take(&mut c, &e, LockType::S, Explicit);
         c.release_transactional_locks();
         assert!(!held_by_others(&mut o, &s), "{name}");
         assert!(!held_by_others(&mut o, &t), "{name}");
@@ -51,7 +50,7 @@ fn explicit_release_of_one_ticket_of_any_duration() {
     for (_, _, mut c, mut o) in two_contexts_per_mode() {
         for d in LockDuration::ALL {
             let k = table(&format!("t{d:?}"));
-            let t = c.acquire(&req(&k, LockType::SR, d), LONG).unwrap();
+            let t = take(&mut c, &k, LockType::SR, d);
             assert_eq!(c.ticket_info(t).unwrap().duration, d);
             assert!(held_by_others(&mut o, &k));
             c.release(t).unwrap();
@@ -68,12 +67,10 @@ fn release_all_locks_for_name_releases_every_explicit_ticket_on_the_lock() {
         let u = MdlKey::new(Namespace::UserLevelLock, "", "my_lock").unwrap();
         let other = MdlKey::new(Namespace::UserLevelLock, "", "other").unwrap();
         // GET_LOCK twice: EXPLICIT requests always get their own ticket.
-        let t1 = c.acquire(&req(&u, LockType::X, Explicit), LONG).unwrap();
-        let t2 = c.acquire(&req(&u, LockType::X, Explicit), LONG).unwrap();
+        let t1 = take(&mut c, &u, LockType::X, Explicit);
+        let t2 = take(&mut c, &u, LockType::X, Explicit);
         assert_ne!(t1, t2);
-        let t3 = c
-            .acquire(&req(&other, LockType::X, Explicit), LONG)
-            .unwrap();
+        let t3 = take(&mut c, &other, LockType::X, Explicit);
         c.release(t1).unwrap();
         assert!(held_by_others(&mut o, &u), "one GET_LOCK still holds it");
         c.release_all_locks_for_name(t2).unwrap();
@@ -100,11 +97,10 @@ fn dropping_a_context_releases_everything() {
                     LockType::X,
                     LockType::S,
                 ][i];
-                c.acquire(&req(k, t, LockDuration::ALL[i % 3]), LONG)
-                    .unwrap();
+                take(&mut c, k, t, LockDuration::ALL[i % 3]);
             }
             let g = MdlKey::singleton(Namespace::Global).unwrap();
-            c.acquire(&req(&g, LockType::IX, Explicit), LONG).unwrap();
+            take(&mut c, &g, LockType::IX, Explicit);
             assert_eq!(m.context_count(), 2);
         }
         assert_eq!(m.context_count(), 1);
@@ -120,22 +116,12 @@ fn dropping_a_context_releases_everything() {
 fn savepoint_rollback_releases_newer_statement_and_transaction_locks() {
     for (name, _, mut c, mut o) in two_contexts_per_mode() {
         let k: Vec<MdlKey> = (0..6).map(|i| table(&format!("t{i}"))).collect();
-        let old_t = c
-            .acquire(&req(&k[0], LockType::SW, Transaction), LONG)
-            .unwrap();
-        let old_s = c
-            .acquire(&req(&k[1], LockType::SR, Statement), LONG)
-            .unwrap();
+        let old_t = take(&mut c, &k[0], LockType::SW, Transaction);
+        let old_s = take(&mut c, &k[1], LockType::SR, Statement);
         let sp = c.savepoint();
-        let new_t = c
-            .acquire(&req(&k[2], LockType::SW, Transaction), LONG)
-            .unwrap();
-        let new_s = c
-            .acquire(&req(&k[3], LockType::SR, Statement), LONG)
-            .unwrap();
-        let new_e = c
-            .acquire(&req(&k[4], LockType::SNRW, Explicit), LONG)
-            .unwrap();
+        let new_t = take(&mut c, &k[2], LockType::SW, Transaction);
+        let new_s = take(&mut c, &k[3], LockType::SR, Statement);
+        let new_e = take(&mut c, &k[4], LockType::SNRW, Explicit);
         assert!(c.has_lock(sp, old_t).unwrap());
         assert!(c.has_lock(sp, old_s).unwrap());
         assert!(!c.has_lock(sp, new_t).unwrap());
@@ -181,9 +167,7 @@ fn nested_savepoints_and_start_of_transaction() {
 fn savepoint_keeps_a_reused_older_ticket() {
     // A request satisfied by a ticket taken before the savepoint reuses it (same duration),
     // so the rollback must not release it.
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
     let t0 = c.acquire(&treq(&k, LockType::SW), LONG).unwrap();
     let sp = c.savepoint();
@@ -209,13 +193,13 @@ fn find_ticket_reuse_and_clone_rules() {
     }
     assert_eq!(c.lock_count(), 1);
     // Another duration: a clone with the requested type and duration.
-    let s = c.acquire(&req(&k, LockType::SR, Statement), LONG).unwrap();
+    let s = take(&mut c, &k, LockType::SR, Statement);
     assert_ne!(s, x);
     assert_eq!(c.ticket_info(s).unwrap().lock_type, LockType::SR);
     assert_eq!(c.ticket_info(s).unwrap().duration, Statement);
     // EXPLICIT: always a new ticket, even for the same request twice.
-    let e1 = c.acquire(&req(&k, LockType::S, Explicit), LONG).unwrap();
-    let e2 = c.acquire(&req(&k, LockType::S, Explicit), LONG).unwrap();
+    let e1 = take(&mut c, &k, LockType::S, Explicit);
+    let e2 = take(&mut c, &k, LockType::S, Explicit);
     assert_ne!(e1, e2);
     assert_eq!(c.lock_count(), 4);
     assert!(c.owns_equal_or_stronger_lock(&k, LockType::X));
@@ -260,9 +244,7 @@ fn clone_ticket_holds_independently_of_its_source() {
     for (name, cfg) in configs() {
         for src in OBJ {
             for dst in OBJ.into_iter().filter(|&d| obj_stronger_or_equal(src, d)) {
-                let m = MdlManager::new(cfg.clone()).unwrap();
-                let mut c = m.new_context();
-                let mut o = m.new_context();
+                let (_m, mut c, mut o) = two_contexts_with(cfg.clone());
                 let k = table("t");
                 let t = c.acquire(&treq(&k, src), LONG).unwrap();
                 let cl = c.clone_ticket(t, dst, Explicit).unwrap();
@@ -303,9 +285,7 @@ fn clone_to_a_stronger_type_is_refused() {
 
 #[test]
 fn set_lock_duration_moves_a_ticket_between_release_paths() {
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
     let t = c.acquire(&treq(&k, LockType::SW), LONG).unwrap();
     c.set_lock_duration(t, Explicit).unwrap();
@@ -323,7 +303,7 @@ fn lock_tables_and_unlock_tables_duration_switches() {
         let (a, b, s) = (table("a"), table("b"), table("s"));
         c.acquire(&treq(&a, LockType::SRO), LONG).unwrap();
         c.acquire(&treq(&b, LockType::SNRW), LONG).unwrap();
-        c.acquire(&req(&s, LockType::SR, Statement), LONG).unwrap();
+        take(&mut c, &s, LockType::SR, Statement);
         // LOCK TABLES: every lock becomes EXPLICIT and survives COMMIT.
         c.set_explicit_duration_for_all_locks();
         assert_eq!(c.lock_count_of(Explicit), 3);
@@ -397,9 +377,7 @@ fn acquire_many_sorts_and_is_all_or_nothing() {
 
 #[test]
 fn acquire_many_with_duplicate_keys() {
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (_m, mut c, mut o) = two_contexts();
     let (a, z) = (table("a"), table("z"));
     // LOCK TABLES a READ, a WRITE: SNRW first, SRO then reuses it (same duration).
     let mut reqs = vec![treq(&a, LockType::SRO), treq(&a, LockType::SNRW)];

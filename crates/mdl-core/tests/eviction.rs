@@ -70,9 +70,7 @@ fn any_key(ns: Namespace, i: usize) -> MdlKey {
 
 #[test]
 fn every_namespace_locks_and_singletons_are_never_lock_objects() {
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (m, mut c, mut o) = two_contexts();
     for ns in Namespace::ALL {
         let k = any_key(ns, 0);
         assert_eq!(k.namespace(), ns);
@@ -169,45 +167,44 @@ fn unused_objects_are_evicted_past_low_water_and_ratio() {
     }
 }
 
+/// A manager of `fast_path` that keeps no unused objects beyond `min_ratio` of all (low water
+/// 0), after 50 tables were each locked and released; `check(m, i)` runs after each release.
+fn lock_and_release_50(
+    fast_path: FastPath,
+    min_ratio: f64,
+    check: impl Fn(&MdlManager, usize),
+) -> std::sync::Arc<MdlManager> {
+    let m = mgr_with(|c| {
+        c.fast_path = fast_path;
+        c.unused_locks_low_water = 0;
+        c.unused_locks_min_ratio = min_ratio;
+    });
+    let mut c = m.new_context();
+    for i in 0..50 {
+        c.acquire(&treq(&table(&format!("t{i}")), LockType::SR), LONG)
+            .unwrap();
+        c.release_transactional_locks();
+        check(&m, i);
+    }
+    m
+}
+
 #[test]
 fn ratio_one_keeps_everything_low_water_zero_ratio_zero_keeps_nothing() {
-    let m = mgr_with(|c| {
-        c.unused_locks_low_water = 0;
-        c.unused_locks_min_ratio = 1.0;
-    });
-    let mut c = m.new_context();
-    for i in 0..50 {
-        c.acquire(&treq(&table(&format!("t{i}")), LockType::SR), LONG)
-            .unwrap();
-        c.release_transactional_locks();
-    }
+    let m = lock_and_release_50(FastPath::default(), 1.0, |_, _| {});
     assert_eq!(m.lock_object_count(), 50);
-    let m = mgr_with(|c| {
-        c.unused_locks_low_water = 0;
-        c.unused_locks_min_ratio = 0.0;
+    // A per-context fast-path release writes only the context's slot, so the object is found
+    // unused by the sweep at the next creation (docs/lock-manager.md, "Eviction").
+    lock_and_release_50(FastPath::PerContext, 0.0, |m, i| {
+        assert!(
+            m.lock_object_count() <= 1,
+            "{i}: freed at the next creation"
+        );
     });
-    let mut c = m.new_context();
-    for i in 0..50 {
-        c.acquire(&treq(&table(&format!("t{i}")), LockType::SR), LONG)
-            .unwrap();
-        c.release_transactional_locks();
-        // A per-context fast-path release writes only the context's slot, so the object is
-        // found unused by the sweep at the next creation (docs/lock-manager.md, "Eviction").
-        assert!(m.lock_object_count() <= 1, "freed at the next creation");
-    }
     for fast_path in [FastPath::Off, FastPath::SharedWord] {
-        let m = mgr_with(|c| {
-            c.fast_path = fast_path;
-            c.unused_locks_low_water = 0;
-            c.unused_locks_min_ratio = 0.0;
+        lock_and_release_50(fast_path, 0.0, |m, i| {
+            assert_eq!(m.lock_object_count(), 0, "[{fast_path}] {i}: freed at once");
         });
-        let mut c = m.new_context();
-        for i in 0..50 {
-            c.acquire(&treq(&table(&format!("t{i}")), LockType::SR), LONG)
-                .unwrap();
-            c.release_transactional_locks();
-            assert_eq!(m.lock_object_count(), 0, "[{fast_path}] freed at once");
-        }
     }
 }
 

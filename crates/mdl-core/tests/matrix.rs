@@ -17,7 +17,8 @@ use mdl_core::*;
 use mdl_reference::matrix::*;
 use mdl_reference::support::*;
 
-fn object_key(ns: Namespace) -> MdlKey {
+/// A key in `ns` (object or scoped).
+fn key_in(ns: Namespace) -> MdlKey {
     if ns.is_singleton() {
         MdlKey::singleton(ns).unwrap()
     } else if ns == Namespace::ColumnStatistics {
@@ -27,40 +28,61 @@ fn object_key(ns: Namespace) -> MdlKey {
     }
 }
 
-#[test]
-fn granted_object_matrix_every_cell_every_object_namespace() {
-    let object_ns: Vec<Namespace> = Namespace::ALL
+/// One granted-matrix cell on a fresh manager of `cfg`: whether `want` is granted to one
+/// context while another holds `held` on `k` (after taking an obtrusive lock elsewhere, which
+/// moves its fast-path locks to the slow path, when `materialize`).
+fn granted_cell(
+    cfg: &MdlConfig,
+    k: &MdlKey,
+    held: LockType,
+    want: LockType,
+    materialize: bool,
+) -> bool {
+    let (_m, mut a, mut b) = two_contexts_with(cfg.clone());
+    a.try_acquire(&treq(k, held))
+        .unwrap()
+        .expect("first lock on a fresh object");
+    if materialize {
+        a.try_acquire(&treq(&table("other"), LockType::X))
+            .unwrap()
+            .unwrap();
+    }
+    b.try_acquire(&treq(k, want)).unwrap().is_some()
+}
+
+/// Every cell of a granted matrix (`types`, `compatible`) on every namespace `scoped` selects,
+/// in every fast-path mode; returns how many cells were checked.
+fn granted_matrix(
+    scoped: bool,
+    types: &[LockType],
+    compatible: fn(LockType, LockType) -> bool,
+) -> usize {
+    let namespaces: Vec<Namespace> = Namespace::ALL
         .into_iter()
-        .filter(|&ns| !is_scoped(ns))
+        .filter(|&ns| is_scoped(ns) == scoped)
         .collect();
-    assert_eq!(object_ns.len(), 10);
+    assert_eq!(namespaces.len(), if scoped { 8 } else { 10 });
     let mut checked = 0;
     for (name, cfg) in configs() {
-        for &ns in &object_ns {
-            for held in OBJ {
-                for want in OBJ {
-                    let m = MdlManager::new(cfg.clone()).unwrap();
-                    let k = object_key(ns);
-                    let mut a = m.new_context();
-                    let mut b = m.new_context();
-                    let t = a
-                        .try_acquire(&treq(&k, held))
-                        .unwrap()
-                        .expect("first lock on a fresh object");
-                    let got = b.try_acquire(&treq(&k, want)).unwrap();
-                    assert_eq!(
-                        got.is_some(),
-                        obj_compatible(want, held),
-                        "[{name}] {ns:?}: {want:?} requested while {held:?} granted"
-                    );
-                    // Conflicts are symmetric: check the other order on a fresh pair too.
-                    drop(b);
-                    a.release(t).unwrap();
-                    checked += 1;
-                }
-            }
+        for &ns in &namespaces {
+            let k = key_in(ns);
+            let what = format!("[{name}] {ns:?}: requested while granted");
+            let (cells, _) = sweep(types, &what, |want, held| {
+                Some((
+                    granted_cell(&cfg, &k, held, want, false),
+                    compatible(want, held),
+                    true,
+                ))
+            });
+            checked += cells.len();
         }
     }
+    checked
+}
+
+#[test]
+fn granted_object_matrix_every_cell_every_object_namespace() {
+    let checked = granted_matrix(false, &OBJ, obj_compatible);
     assert_eq!(checked, configs().len() * 10 * 100);
 }
 
@@ -68,70 +90,32 @@ fn granted_object_matrix_every_cell_every_object_namespace() {
 fn granted_object_matrix_with_holder_materialized() {
     // The same cells once the holder's lock went through the slow path because the holder
     // itself took an obtrusive lock elsewhere before (materialization of fast-path locks).
-    for held in OBJ {
-        for want in OBJ {
-            let m = mgr();
-            let k = table("t");
-            let other = table("other");
-            let mut a = m.new_context();
-            let mut b = m.new_context();
-            a.try_acquire(&treq(&k, held)).unwrap().unwrap();
-            a.try_acquire(&treq(&other, LockType::X)).unwrap().unwrap();
-            let got = b.try_acquire(&treq(&k, want)).unwrap();
-            assert_eq!(
-                got.is_some(),
+    let (k, cfg) = (table("t"), MdlConfig::default());
+    sweep(
+        &OBJ,
+        "materialized: requested while granted",
+        |want, held| {
+            Some((
+                granted_cell(&cfg, &k, held, want, true),
                 obj_compatible(want, held),
-                "{want:?} vs {held:?}"
-            );
-        }
-    }
-}
-
-fn scoped_key(ns: Namespace) -> MdlKey {
-    if ns.is_singleton() {
-        MdlKey::singleton(ns).unwrap()
-    } else {
-        MdlKey::new(ns, "db", "scope").unwrap()
-    }
+                true,
+            ))
+        },
+    );
 }
 
 #[test]
 fn granted_scoped_matrix_every_cell_every_scoped_namespace() {
-    let scoped_ns: Vec<Namespace> = Namespace::ALL
-        .into_iter()
-        .filter(|&n| is_scoped(n))
-        .collect();
-    assert_eq!(scoped_ns.len(), 8);
-    for (name, cfg) in configs() {
-        for &ns in &scoped_ns {
-            for held in SCOPED {
-                for want in SCOPED {
-                    let m = MdlManager::new(cfg.clone()).unwrap();
-                    let k = scoped_key(ns);
-                    let mut a = m.new_context();
-                    let mut b = m.new_context();
-                    a.try_acquire(&treq(&k, held)).unwrap().unwrap();
-                    let got = b.try_acquire(&treq(&k, want)).unwrap();
-                    assert_eq!(
-                        got.is_some(),
-                        scoped_compatible(want, held),
-                        "[{name}] {ns:?}: {want:?} requested while {held:?} granted"
-                    );
-                }
-            }
-        }
-    }
+    let checked = granted_matrix(true, &SCOPED, scoped_compatible);
+    assert_eq!(checked, configs().len() * 8 * SCOPED.len() * SCOPED.len());
 }
 
 /// The "reschedule" form for one cell of a priority matrix (scoped or object, W0).
 fn reschedule_cell(k: &MdlKey, r: LockType, p: LockType) -> bool {
     let m = mgr();
-    let a = Worker::new(&m);
-    a.hold(k, LockType::X);
-    let d = Worker::new(&m);
-    let rd = d.start_pending(&m, k, r);
-    let b = Worker::new(&m);
-    let rb = b.start_pending(&m, k, p);
+    let a = Worker::holding(&m, k, LockType::X);
+    let (d, rd) = Worker::pending(&m, k, r);
+    let (b, rb) = Worker::pending(&m, k, p);
     a.release_all();
     let granted = has_entry(&m, d.id, k, r, true);
     // Tear down: whoever still waits is killed.
@@ -147,30 +131,19 @@ fn reschedule_cell(k: &MdlKey, r: LockType, p: LockType) -> bool {
 #[test]
 fn priority_w0_every_cell_by_reschedule() {
     let k = table("t");
-    for r in OBJ {
-        for p in OBJ {
-            assert_eq!(
-                reschedule_cell(&k, r, p),
-                obj_no_priority(0, r, p),
-                "W0: {r:?} requested (queued first) while {p:?} pending"
-            );
-        }
-    }
+    sweep(&OBJ, "W0: queued first while pending", |r, p| {
+        Some((reschedule_cell(&k, r, p), obj_no_priority(0, r, p), true))
+    });
 }
 
 #[test]
 fn priority_scoped_every_cell_by_reschedule() {
     for ns in [Namespace::Global, Namespace::Schema, Namespace::Commit] {
-        let k = scoped_key(ns);
-        for r in SCOPED {
-            for p in SCOPED {
-                assert_eq!(
-                    reschedule_cell(&k, r, p),
-                    scoped_no_priority(r, p),
-                    "{ns:?}: {r:?} requested (queued first) while {p:?} pending"
-                );
-            }
-        }
+        let k = key_in(ns);
+        let what = format!("{ns:?}: queued first while pending");
+        sweep(&SCOPED, &what, |r, p| {
+            Some((reschedule_cell(&k, r, p), scoped_no_priority(r, p), true))
+        });
     }
 }
 
@@ -197,10 +170,8 @@ fn try_cell(
         }
     })?;
     let m = mgr();
-    let a = Worker::new(&m);
-    a.hold(k, h);
-    let b = Worker::new(&m);
-    let rb = b.start_pending(&m, k, p);
+    let a = Worker::holding(&m, k, h);
+    let (b, rb) = Worker::pending(&m, k, p);
     let rq = treq(k, r);
     let granted = if from_holder {
         a.run(move |c| c.try_acquire(&rq).unwrap().is_some())
@@ -216,23 +187,9 @@ fn try_cell(
 #[test]
 fn priority_w0_cells_by_try_acquire() {
     let k = table("t");
-    let mut tested = 0;
-    let mut untestable = vec![];
-    for r in OBJ {
-        for p in OBJ {
-            match try_cell(&k, &OBJ, obj_compatible, r, p) {
-                Some(g) => {
-                    assert_eq!(
-                        g,
-                        obj_no_priority(0, r, p),
-                        "W0: try {r:?} while {p:?} pending"
-                    );
-                    tested += 1;
-                }
-                None => untestable.push((r, p)),
-            }
-        }
-    }
+    let (tested, untestable) = sweep(&OBJ, "W0: try while pending", |r, p| {
+        try_cell(&k, &OBJ, obj_compatible, r, p).map(|g| (g, obj_no_priority(0, r, p), true))
+    });
     // With one holder and one pending request, 28 cells cannot be isolated: a pending S or
     // SH waits only for a granted X (every other context is then blocked by the X, and the
     // holder's own X satisfies any request without looking at the queue); a pending SR waits
@@ -247,7 +204,7 @@ fn priority_w0_cells_by_try_acquire() {
         ) || (r, p) == (LockType::SU, LockType::SU)),
         "{untestable:?}"
     );
-    assert_eq!(tested, 72, "{untestable:?}");
+    assert_eq!(tested.len(), 72, "{untestable:?}");
 }
 
 #[test]
@@ -255,19 +212,12 @@ fn priority_scoped_cells_by_try_acquire() {
     let scoped_compat: fn(LockType, LockType) -> bool = scoped_compatible;
     let mut tested = 0;
     for ns in [Namespace::Global, Namespace::Schema] {
-        let k = scoped_key(ns);
-        for r in SCOPED {
-            for p in SCOPED {
-                if let Some(g) = try_cell(&k, &SCOPED, scoped_compat, r, p) {
-                    assert_eq!(
-                        g,
-                        scoped_no_priority(r, p),
-                        "{ns:?}: try {r:?} while {p:?} pending"
-                    );
-                    tested += 1;
-                }
-            }
-        }
+        let k = key_in(ns);
+        let what = format!("{ns:?}: try while pending");
+        let (cells, _) = sweep(&SCOPED, &what, |r, p| {
+            try_cell(&k, &SCOPED, scoped_compat, r, p).map(|g| (g, scoped_no_priority(r, p), true))
+        });
+        tested += cells.len();
     }
     assert!(tested >= 2 * 6, "{tested}");
 }

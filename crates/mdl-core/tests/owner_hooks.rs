@@ -51,13 +51,19 @@ fn key(ns: Namespace, name: &str) -> MdlKey {
     MdlKey::new(ns, "db", name).unwrap()
 }
 
+/// A request of `t` for `d` on `db.name` in `ns`.
+fn rq(ns: Namespace, name: &str, t: LockType, d: LockDuration) -> MdlRequest {
+    MdlRequest::new(key(ns, name), t, d)
+}
+
 #[test]
 fn engine_is_told_before_and_after_exclusive_locks() {
     let mgr = MdlManager::new(MdlConfig::default()).unwrap();
     let owner = recorder();
     let mut ctx = mgr.new_context_with_owner(owner.clone());
-    let x = MdlRequest::new(
-        key(Namespace::Table, "t"),
+    let x = rq(
+        Namespace::Table,
+        "t",
         LockType::X,
         LockDuration::Transaction,
     );
@@ -75,14 +81,16 @@ fn engine_is_told_before_and_after_exclusive_locks() {
     );
 
     // Only X, and only in namespaces with engine notification.
-    let s = MdlRequest::new(
-        key(Namespace::Table, "t"),
+    let s = rq(
+        Namespace::Table,
+        "t",
         LockType::SNW,
         LockDuration::Transaction,
     );
     ctx.acquire(&s, Duration::from_secs(1)).unwrap();
-    let ull = MdlRequest::new(
-        key(Namespace::UserLevelLock, "u"),
+    let ull = rq(
+        Namespace::UserLevelLock,
+        "u",
         LockType::X,
         LockDuration::Explicit,
     );
@@ -92,8 +100,9 @@ fn engine_is_told_before_and_after_exclusive_locks() {
 
     // A refusal fails the request with the error the engine chose.
     *owner.refuse.lock().unwrap() = Some(EngineRefusal { victimized: false });
-    let x2 = MdlRequest::new(
-        key(Namespace::Schema, "s"),
+    let x2 = rq(
+        Namespace::Schema,
+        "s",
         LockType::X,
         LockDuration::Transaction,
     );
@@ -114,8 +123,9 @@ fn engine_is_told_before_and_after_exclusive_locks() {
     let mut other = mgr.new_context();
     let holder = other
         .acquire(
-            &MdlRequest::new(
-                key(Namespace::Table, "busy"),
+            &rq(
+                Namespace::Table,
+                "busy",
                 LockType::SR,
                 LockDuration::Explicit,
             ),
@@ -123,8 +133,9 @@ fn engine_is_told_before_and_after_exclusive_locks() {
         )
         .unwrap();
     let before = owner.post.load(Ordering::SeqCst);
-    let busy = MdlRequest::new(
-        key(Namespace::Table, "busy"),
+    let busy = rq(
+        Namespace::Table,
+        "busy",
         LockType::X,
         LockDuration::Transaction,
     );
@@ -146,11 +157,7 @@ fn exclusive_waiter_notifies_shared_holders() {
     handler.set_needs_thr_lock_abort(true);
     let s = handler
         .acquire(
-            &MdlRequest::new(
-                key(Namespace::Table, "h"),
-                LockType::S,
-                LockDuration::Explicit,
-            ),
+            &rq(Namespace::Table, "h", LockType::S, LockDuration::Explicit),
             Duration::from_secs(1),
         )
         .unwrap();
@@ -162,8 +169,9 @@ fn exclusive_waiter_notifies_shared_holders() {
     let mgr2 = mgr.clone();
     let ddl = thread::spawn(move || {
         let mut ctx = mgr2.new_context_with_owner(o2);
-        let x = MdlRequest::new(
-            key(Namespace::Table, "h"),
+        let x = rq(
+            Namespace::Table,
+            "h",
             LockType::X,
             LockDuration::Transaction,
         );
@@ -187,8 +195,9 @@ fn exclusive_waiter_notifies_shared_holders() {
 fn disconnected_owner_stops_waiting_for_user_locks() {
     let mgr = MdlManager::new(MdlConfig::default()).unwrap();
     let mut holder = mgr.new_context();
-    let ull = MdlRequest::new(
-        key(Namespace::UserLevelLock, "u"),
+    let ull = rq(
+        Namespace::UserLevelLock,
+        "u",
         LockType::X,
         LockDuration::Explicit,
     );

@@ -50,8 +50,7 @@ fn base(idx: usize) -> Base {
     if idx & 1 == 1 {
         // Piglet: C1's fast-path SW makes SRO wait, then C2's SW is granted on the slow path
         // while SRO waits.
-        let c1 = Worker::new(&m);
-        c1.hold(&k, LockType::SW);
+        let c1 = Worker::holding(&m, &k, LockType::SW);
         q_rx = q.start_pending(&m, &k, LockType::SRO);
         c2.hold(&k, LockType::SW);
         c1.release_all();
@@ -125,14 +124,10 @@ fn w2_reschedule_cell(r: LockType, p: LockType) -> Option<bool> {
     };
     let m = wlc1();
     let k = table("t");
-    let z = Worker::new(&m);
-    z.hold(&k, LockType::X);
-    let a = Worker::new(&m);
-    let a_rx = a.start_pending(&m, &k, LockType::X);
-    let d = Worker::new(&m);
-    let d_rx = d.start_pending(&m, &k, r);
-    let b = Worker::new(&m);
-    let b_rx = b.start_pending(&m, &k, p);
+    let z = Worker::holding(&m, &k, LockType::X);
+    let (a, a_rx) = Worker::pending(&m, &k, LockType::X);
+    let (d, d_rx) = Worker::pending(&m, &k, r);
+    let (b, b_rx) = Worker::pending(&m, &k, p);
     let e = Worker::new(&m);
     let e_rx = extra.map(|q| e.start_pending(&m, &k, q));
     z.release_all();
@@ -153,23 +148,9 @@ fn w2_reschedule_cell(r: LockType, p: LockType) -> Option<bool> {
 
 #[test]
 fn w2_cells_by_reschedule() {
-    let mut tested = 0;
-    let mut skipped = vec![];
-    for r in OBJ {
-        for p in OBJ {
-            match w2_reschedule_cell(r, p) {
-                Some(g) => {
-                    assert_eq!(
-                        g,
-                        obj_no_priority(2, r, p),
-                        "W2: {r:?} queued first, {p:?} pending"
-                    );
-                    tested += 1;
-                }
-                None => skipped.push((r, p)),
-            }
-        }
-    }
+    let (tested, skipped) = sweep(&OBJ, "W2, queued first", |r, p| {
+        w2_reschedule_cell(r, p).map(|g| (g, obj_no_priority(2, r, p), true))
+    });
     // Under W2 every non-hog type has priority over X, and the hog limit is forgotten as soon
     // as only hog types wait, so X against a pending SNW, SNRW or X can't be isolated.
     assert_eq!(
@@ -180,72 +161,61 @@ fn w2_cells_by_reschedule() {
             (LockType::X, LockType::X)
         ]
     );
-    assert_eq!(tested, 97);
+    assert_eq!(tested.len(), 97);
 }
 
-fn try_matrix(idx: usize) -> Vec<(LockType, LockType)> {
-    let mut isolated_cells = vec![];
-    for r in OBJ {
-        for p in OBJ {
-            if let Some((granted, isolated)) = try_cell(idx, r, p) {
-                assert_eq!(
-                    granted,
-                    expected_try(idx, r, p),
-                    "W{idx}: try {r:?} with SRO and {p:?} pending"
-                );
-                if isolated {
-                    isolated_cells.push((r, p));
-                }
-            }
-        }
-    }
-    isolated_cells
+/// How many cells of W0..W3 the try form isolates: `rows * columns + extra` (the tests say
+/// which rows and columns).
+const TRY_ISOLATED: [(usize, usize, usize); 4] = [(9, 5, 1), (8, 6, 2), (7, 5, 3), (6, 6, 4)];
+
+/// The isolated cells of matrix `idx` by the try form; asserts there are as many as
+/// [`TRY_ISOLATED`] says.
+fn try_matrix(idx: usize) -> Pairs {
+    let (rows, columns, extra) = TRY_ISOLATED[idx];
+    let what = format!("W{idx}: try with SRO pending");
+    let (cells, _) = sweep(&OBJ, &what, |r, p| {
+        try_cell(idx, r, p).map(|(granted, isolated)| (granted, expected_try(idx, r, p), isolated))
+    });
+    assert_eq!(cells.len(), rows * columns + extra, "W{idx}: {cells:?}");
+    cells
 }
 
 #[test]
 fn w0_cells_by_try_with_sro_waiting() {
-    let cells = try_matrix(0);
-    assert_eq!(cells.len(), 9 * 5 + 1, "{cells:?}");
+    try_matrix(0);
 }
 
 #[test]
 fn w1_cells_by_try() {
-    let cells = try_matrix(1);
     // Rows SW and SWLP always meet the pending SRO that keeps W1 in force; only their SRO
     // column is isolated. Pending types: SW, SWLP, SRO, SNW, SNRW, X.
-    assert_eq!(cells.len(), 8 * 6 + 2, "{cells:?}");
+    let cells = try_matrix(1);
     assert!(cells.contains(&(LockType::SW, LockType::SRO)));
     assert!(cells.contains(&(LockType::SRO, LockType::SW)));
 }
 
 #[test]
 fn w2_cells_by_try() {
-    let cells = try_matrix(2);
     // Rows SWLP, SNRW and X have SRO priority in W2. Pending types: SWLP, SRO, SNW, SNRW, X.
-    assert_eq!(cells.len(), 7 * 5 + 3, "{cells:?}");
+    try_matrix(2);
 }
 
 #[test]
 fn w3_cells_by_try() {
-    let cells = try_matrix(3);
     // Rows SW, SWLP, SNRW and X have SRO priority in W3. Pending: SW, SWLP, SRO, SNW, SNRW, X.
-    assert_eq!(cells.len(), 6 * 6 + 4, "{cells:?}");
+    try_matrix(3);
 }
 
 /// MySQL's hog scenario: a stream of exclusive requests starves a reader unless
 /// `max_write_lock_count` lets the reader in after that many hog grants.
 fn hog_sequence(m: &Arc<MdlManager>) -> &'static str {
     let k = table("t");
-    let a = Worker::new(m);
-    a.hold(&k, LockType::X);
-    let b = Worker::new(m);
-    let b_rx = b.start_pending(m, &k, LockType::X);
-    let c = Worker::new(m);
-    let c_rx = c.start_pending(m, &k, LockType::SR);
+    let a = Worker::holding(m, &k, LockType::X);
+    let (b, b_rx) = Worker::pending(m, &k, LockType::X);
+    let (c, c_rx) = Worker::pending(m, &k, LockType::SR);
     a.release_all();
     recv(&b_rx).expect("the first queued X goes first");
-    let d = Worker::new(m);
-    let d_rx = d.start_pending(m, &k, LockType::X);
+    let (d, d_rx) = Worker::pending(m, &k, LockType::X);
     b.release_all();
     let winner = if has_entry(m, c.id, &k, LockType::SR, true) {
         assert!(has_entry(m, d.id, &k, LockType::X, false));
@@ -254,17 +224,16 @@ fn hog_sequence(m: &Arc<MdlManager>) -> &'static str {
         assert!(has_entry(m, d.id, &k, LockType::X, true));
         "writer"
     };
-    // Everyone gets the lock eventually.
-    if winner == "reader" {
-        recv(&c_rx).unwrap();
-        c.release_all();
-        recv(&d_rx).unwrap();
-        d.release_all();
+    // Everyone gets the lock eventually, the winner first.
+    let (reader, writer) = ((&c, &c_rx), (&d, &d_rx));
+    let order = if winner == "reader" {
+        [reader, writer]
     } else {
-        recv(&d_rx).unwrap();
-        d.release_all();
-        recv(&c_rx).unwrap();
-        c.release_all();
+        [writer, reader]
+    };
+    for (w, rx) in order {
+        recv(rx).unwrap();
+        w.release_all();
     }
     assert_eq!(pending_count(m), 0);
     winner
@@ -284,12 +253,9 @@ fn hog_sequence_max_write_lock_count_1_lets_reader_in() {
     // queue still sees X first).
     assert_eq!(hog_sequence(&m), "reader");
     let k = table("t");
-    let a = Worker::new(&m);
-    a.hold(&k, LockType::X);
-    let c = Worker::new(&m);
-    let c_rx = c.start_pending(&m, &k, LockType::SR);
-    let d = Worker::new(&m);
-    let d_rx = d.start_pending(&m, &k, LockType::X);
+    let a = Worker::holding(&m, &k, LockType::X);
+    let (c, c_rx) = Worker::pending(&m, &k, LockType::SR);
+    let (d, d_rx) = Worker::pending(&m, &k, LockType::X);
     a.release_all();
     // W0: the pending X has priority over SR, so D's X is granted though SR queued first.
     recv(&d_rx).unwrap();
@@ -302,10 +268,8 @@ fn hog_sequence_max_write_lock_count_1_lets_reader_in() {
 /// unless `max_write_lock_count` makes further SW wait behind it.
 fn piglet_sequence(m: &Arc<MdlManager>) -> bool {
     let k = table("t");
-    let c1 = Worker::new(m);
-    c1.hold(&k, LockType::SW);
-    let q = Worker::new(m);
-    let q_rx = q.start_pending(m, &k, LockType::SRO);
+    let c1 = Worker::holding(m, &k, LockType::SW);
+    let (q, q_rx) = Worker::pending(m, &k, LockType::SRO);
     let c2 = Worker::new(m);
     c2.hold(&k, LockType::SW); // granted: W0 gives SW priority over SRO
     let c3 = Worker::new(m);
@@ -336,16 +300,12 @@ fn acl_cache_is_not_affected_by_max_write_lock_count() {
     // §6: ACL_CACHE is an object namespace excluded from the hog/piglet logic.
     let m = wlc1();
     let k = MdlKey::singleton(Namespace::AclCache).unwrap();
-    let a = Worker::new(&m);
-    a.hold(&k, LockType::X);
-    let b = Worker::new(&m);
-    let b_rx = b.start_pending(&m, &k, LockType::X);
-    let c = Worker::new(&m);
-    let c_rx = c.start_pending(&m, &k, LockType::SR);
+    let a = Worker::holding(&m, &k, LockType::X);
+    let (b, b_rx) = Worker::pending(&m, &k, LockType::X);
+    let (c, c_rx) = Worker::pending(&m, &k, LockType::SR);
     a.release_all();
     recv(&b_rx).unwrap();
-    let d = Worker::new(&m);
-    let d_rx = d.start_pending(&m, &k, LockType::X);
+    let (d, d_rx) = Worker::pending(&m, &k, LockType::X);
     b.release_all();
     recv(&d_rx).unwrap();
     assert!(
@@ -365,14 +325,11 @@ fn w13_reschedule_cell(idx: usize, r: LockType, p: LockType) -> (bool, bool, boo
     assert!(idx == 1 || idx == 3);
     let m = mgr_with(|c| c.max_write_lock_count = 2);
     let k = table("t");
-    let c1 = Worker::new(&m);
-    c1.hold(&k, LockType::SW);
-    let q = Worker::new(&m);
-    let q_rx = q.start_pending(&m, &k, LockType::SRO);
+    let c1 = Worker::holding(&m, &k, LockType::SW);
+    let (q, q_rx) = Worker::pending(&m, &k, LockType::SRO);
     let h1 = Worker::new(&m);
     let h1_sw = h1.hold(&k, LockType::SW);
-    let h2 = Worker::new(&m);
-    h2.hold(&k, LockType::SW);
+    let h2 = Worker::holding(&m, &k, LockType::SW);
     c1.release_all();
     h2.release_all();
     let x = h1.hold(&k, LockType::X);
@@ -382,10 +339,8 @@ fn w13_reschedule_cell(idx: usize, r: LockType, p: LockType) -> (bool, bool, boo
     }
     h1.run(move |c| c.release(h1_sw).unwrap());
     assert!(has_entry(&m, q.id, &k, LockType::SRO, false));
-    let d = Worker::new(&m);
-    let d_rx = d.start_pending(&m, &k, r);
-    let b = Worker::new(&m);
-    let b_rx = b.start_pending(&m, &k, p);
+    let (d, d_rx) = Worker::pending(&m, &k, r);
+    let (b, b_rx) = Worker::pending(&m, &k, p);
     h1.release_all();
     let granted = has_entry(&m, d.id, &k, r, true);
     for w in [&q, &d, &b] {
@@ -413,31 +368,20 @@ fn w13_reschedule_cell(idx: usize, r: LockType, p: LockType) -> (bool, bool, boo
 
 /// Every form for matrix `idx`; returns the cells not isolated by any of them.
 fn uncovered(idx: usize) -> Vec<(LockType, LockType)> {
-    let mut covered = std::collections::HashSet::new();
-    for (r, p) in try_matrix(idx) {
-        covered.insert((r, p));
-    }
-    for r in OBJ {
-        for p in OBJ {
-            let (granted, expected, isolated) = w13_reschedule_cell(idx, r, p);
-            assert_eq!(
-                granted, expected,
-                "W{idx} reschedule: {r:?} queued after SRO, {p:?} pending"
-            );
-            if isolated {
-                covered.insert((r, p));
-            }
-        }
-    }
-    let mut out = vec![];
-    for r in OBJ {
-        for p in OBJ {
-            if !covered.contains(&(r, p)) {
-                out.push((r, p));
-            }
-        }
-    }
-    out
+    let what = format!("W{idx} reschedule: queued after SRO");
+    let (isolated, _) = sweep(&OBJ, &what, |r, p| Some(w13_reschedule_cell(idx, r, p)));
+    let covered: std::collections::HashSet<_> =
+        try_matrix(idx).into_iter().chain(isolated).collect();
+    let all = OBJ.into_iter().flat_map(|r| OBJ.map(|p| (r, p)));
+    all.filter(|cell| !covered.contains(cell)).collect()
+}
+
+/// The cells of `rows` outside the SRO column.
+fn outside_sro(rows: &[LockType]) -> Pairs {
+    let columns = OBJ.into_iter().filter(|&p| p != LockType::SRO);
+    rows.iter()
+        .flat_map(|&r| columns.clone().map(move |p| (r, p)))
+        .collect()
 }
 
 #[test]
@@ -445,16 +389,7 @@ fn w1_all_testable_cells() {
     // Under W1 an SRO request must be waiting (or the piglet count is forgotten) and SW/SWLP
     // requests have to wait for it (or, once it is granted, conflict with it): the rows SW and
     // SWLP can only be observed in the SRO column.
-    let u = uncovered(1);
-    let expected: Vec<(LockType, LockType)> = [LockType::SW, LockType::SWLP]
-        .into_iter()
-        .flat_map(|r| {
-            OBJ.into_iter()
-                .filter(|&p| p != LockType::SRO)
-                .map(move |p| (r, p))
-        })
-        .collect();
-    assert_eq!(u, expected);
+    assert_eq!(uncovered(1), outside_sro(&[LockType::SW, LockType::SWLP]));
 }
 
 #[test]
@@ -462,15 +397,6 @@ fn w3_all_testable_cells() {
     // Under W3 a non-hog, non-SW request must be waiting (else everything resets); with the
     // SRO keeper, rows SW, SWLP, SNRW and X either wait for it or conflict with it once
     // granted: they are observed in the SRO column only.
-    let u = uncovered(3);
-    let expected: Vec<(LockType, LockType)> =
-        [LockType::SW, LockType::SWLP, LockType::SNRW, LockType::X]
-            .into_iter()
-            .flat_map(|r| {
-                OBJ.into_iter()
-                    .filter(|&p| p != LockType::SRO)
-                    .map(move |p| (r, p))
-            })
-            .collect();
-    assert_eq!(u, expected);
+    let rows = [LockType::SW, LockType::SWLP, LockType::SNRW, LockType::X];
+    assert_eq!(uncovered(3), outside_sro(&rows));
 }

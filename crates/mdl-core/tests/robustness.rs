@@ -14,7 +14,8 @@ use mdl_core::{
     Namespace, Strategy, NAME_CHAR_LEN,
 };
 use mdl_reference::support::{
-    assert_clean, managers_per_mode, mgr, req, spawn_acquire, table, wait_queued, Kinded,
+    assert_clean, assert_clean_after, managers_per_mode, mgr, req, spawn_acquire, table,
+    two_contexts, wait_queued, Kinded,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -166,8 +167,7 @@ fn owner_hook_panicking_during_a_wait_leaves_nothing_queued() {
         .unwrap()
         .is_some());
     drop(holder);
-    drop(ddl);
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, ddl);
 }
 
 #[test]
@@ -195,8 +195,7 @@ fn engine_hook_panicking_before_acquire_leaves_nothing_behind() {
         .try_acquire(&req(&t, LockType::SharedRead, LockDuration::Statement))
         .unwrap()
         .is_some());
-    drop(c);
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, c);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,15 +335,12 @@ fn invalid_lock_type_per_namespace() {
         Err(MdlError::InvalidLockType { .. })
     ));
     assert_eq!(c.lock_count(), 2);
-    drop(c);
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, c);
 }
 
 #[test]
 fn foreign_and_released_tickets_and_savepoints() {
-    let mgr = mgr();
-    let mut a = mgr.new_context();
-    let mut b = mgr.new_context();
+    let (mgr, mut a, mut b) = two_contexts();
     let mut z = mgr.new_context();
     let t = table("t");
     let ta = a
@@ -400,8 +396,7 @@ fn foreign_and_released_tickets_and_savepoints() {
     assert!(a.ticket_info(t2).is_ok());
     a.rollback_to_savepoint(spa).unwrap();
     assert_eq!(a.lock_count(), 0);
-    drop((a, b, z));
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, (a, b, z));
 }
 
 /// Tickets and savepoints of another manager's context are foreign too. (This failed while
@@ -475,16 +470,13 @@ fn release_while_another_thread_waits() {
     wait_queued(&mgr, 1);
     a.downgrade(x, LockType::SharedNoWrite).unwrap();
     assert_eq!(w.join().unwrap(), Ok(()));
-    drop(a);
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, a);
 }
 
 #[test]
 fn zero_and_huge_timeouts() {
-    let mgr = mgr();
+    let (mgr, mut a, mut b) = two_contexts();
     let t = table("t");
-    let mut a = mgr.new_context();
-    let mut b = mgr.new_context();
     let x = a
         .acquire(
             &req(&t, LockType::Exclusive, LockDuration::Explicit),
@@ -562,6 +554,5 @@ fn zero_and_huge_timeouts() {
     wait_queued(&mgr, 1);
     a.release(x).unwrap();
     assert_eq!(w.join().unwrap(), Ok(()));
-    drop((a, b));
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, (a, b));
 }

@@ -6,7 +6,7 @@
 //! lock. `MDL_ROBUST_TICKETS` overrides the default ticket count.
 
 use mdl_core::{LockDuration, LockType, SLOTS_PER_GROUP};
-use mdl_reference::support::{assert_clean, mgr, mgr_with, req, table};
+use mdl_reference::support::{assert_clean_after, mgr, mgr_with, req, table};
 
 #[test]
 fn a_hundred_thousand_contexts() {
@@ -40,8 +40,7 @@ fn a_hundred_thousand_contexts() {
         .try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction))
         .unwrap()
         .is_some());
-    drop(ddl);
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, ddl);
 }
 
 fn many_tickets(n: usize) {
@@ -78,8 +77,7 @@ fn many_tickets(n: usize) {
         .try_acquire(&req(&same, LockType::Exclusive, LockDuration::Transaction))
         .unwrap()
         .is_some());
-    drop(d);
-    assert_clean(&mgr);
+    assert_clean_after(&mgr, d);
     // Eviction ran on the releases (per-context fast-path objects, the first SLOTS_PER_GROUP
     // here, wait for the next sweep: docs/lock-manager.md, "Eviction").
     assert!(

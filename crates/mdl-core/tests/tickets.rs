@@ -124,9 +124,7 @@ fn crossing_the_hash_threshold_back_and_forth() {
 
 #[test]
 fn stale_ticket_handles_never_touch_a_reused_slot() {
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (_m, mut c, mut o) = two_contexts();
     let (a, b) = (table("a"), table("b"));
     let ta = c.acquire(&treq(&a, LockType::X), LONG).unwrap();
     c.release(ta).unwrap();

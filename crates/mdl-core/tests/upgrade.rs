@@ -17,9 +17,7 @@ fn upgrade_without_conflict_keeps_the_handle() {
             LockType::SR,
             LockType::SW,
         ] {
-            let m = MdlManager::new(cfg.clone()).unwrap();
-            let mut c = m.new_context();
-            let mut o = m.new_context();
+            let (m, mut c, mut o) = two_contexts_with(cfg.clone());
             let k = table("t");
             let t = c.acquire(&treq(&k, from), LONG).unwrap();
             c.upgrade(t, LockType::X, LONG).unwrap();
@@ -39,9 +37,7 @@ fn upgrade_without_conflict_keeps_the_handle() {
 
 #[test]
 fn upgrade_to_a_type_already_satisfied_is_a_no_op() {
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
     let t = c.acquire(&treq(&k, LockType::SNW), LONG).unwrap();
     c.upgrade(t, LockType::SU, LONG).unwrap();
@@ -53,9 +49,7 @@ fn upgrade_to_a_type_already_satisfied_is_a_no_op() {
 
 #[test]
 fn upgrade_keeps_the_duration_of_the_ticket() {
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
     let t = c
         .acquire(&req(&k, LockType::SNRW, LockDuration::Explicit), LONG)
@@ -72,8 +66,7 @@ fn upgrade_that_must_wait_for_a_reader() {
     for (name, cfg) in configs() {
         let m = MdlManager::new(cfg).unwrap();
         let k = table("t");
-        let reader = Worker::new(&m);
-        reader.hold(&k, LockType::SR);
+        let reader = Worker::holding(&m, &k, LockType::SR);
         let ddl = Worker::new(&m);
         let su = ddl.hold(&k, LockType::SU);
         let up = ddl.start(move |c| {
@@ -106,10 +99,8 @@ fn upgrade_that_must_wait_for_a_reader() {
 #[test]
 fn failed_upgrade_leaves_the_original_lock() {
     for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+        let (m, mut reader, mut ddl) = two_contexts_with(cfg);
         let k = table("t");
-        let mut reader = m.new_context();
-        let mut ddl = m.new_context();
         let mut o = m.new_context();
         reader.acquire(&treq(&k, LockType::SR), LONG).unwrap();
         let su = ddl.acquire(&treq(&k, LockType::SU), LONG).unwrap();
@@ -141,10 +132,8 @@ fn downgrade_wakes_compatible_waiters() {
         let k = table("t");
         let ddl = Worker::new(&m);
         let x = ddl.hold(&k, LockType::X);
-        let r = Worker::new(&m);
-        let r_rx = r.start_pending(&m, &k, LockType::SR);
-        let w = Worker::new(&m);
-        let w_rx = w.start_pending(&m, &k, LockType::SW);
+        let (r, r_rx) = Worker::pending(&m, &k, LockType::SR);
+        let (w, w_rx) = Worker::pending(&m, &k, LockType::SW);
         // ALTER TABLE: X -> SNW after the exclusive phase: readers go, writers keep waiting.
         ddl.run(move |c| c.downgrade(x, LockType::SNW)).unwrap();
         recv(&r_rx).unwrap();
@@ -165,9 +154,7 @@ fn downgrade_wakes_compatible_waiters() {
 
 #[test]
 fn downgrade_rules() {
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (m, mut c, mut o) = two_contexts();
     let k = table("t");
     let t = c.acquire(&treq(&k, LockType::SNW), LONG).unwrap();
     assert_eq!(
@@ -197,9 +184,7 @@ fn downgrade_rules() {
 fn upgrade_while_holding_a_stronger_ticket_on_the_same_lock() {
     // The context already holds X in another duration: the upgrade is granted at once and
     // the upgraded ticket survives releasing the other one.
-    let m = mgr();
-    let mut c = m.new_context();
-    let mut o = m.new_context();
+    let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
     let x = c
         .acquire(&req(&k, LockType::X, LockDuration::Explicit), LONG)
@@ -224,8 +209,7 @@ fn downgrade_of_a_fast_path_lock_wakes_an_obtrusive_waiter() {
     let a = Worker::new(&m);
     let sw = a.hold(&k, LockType::SW);
     assert!(a.run(move |c| c.ticket_info(sw).unwrap().fast_path));
-    let b = Worker::new(&m);
-    let b_rx = b.start_pending(&m, &k, LockType::SNW);
+    let (b, b_rx) = Worker::pending(&m, &k, LockType::SNW);
     a.run(move |c| c.downgrade(sw, LockType::SR)).unwrap();
     recv(&b_rx).unwrap();
     assert_eq!(

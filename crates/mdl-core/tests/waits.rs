@@ -12,10 +12,8 @@ use mdl_reference::support::*;
 #[test]
 fn zero_timeout_fails_at_once_and_leaves_nothing_queued() {
     for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+        let (m, mut a, mut b) = two_contexts_with(cfg);
         let k = table("t");
-        let mut a = m.new_context();
-        let mut b = m.new_context();
         a.acquire(&treq(&k, LockType::SR), LONG).unwrap();
         assert_eq!(
             b.acquire(&treq(&k, LockType::X), ZERO).kinded(),
@@ -33,10 +31,8 @@ fn zero_timeout_fails_at_once_and_leaves_nothing_queued() {
 #[test]
 fn short_timeout_times_out_and_dequeues() {
     for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+        let (m, mut a, mut b) = two_contexts_with(cfg);
         let k = table("t");
-        let mut a = m.new_context();
-        let mut b = m.new_context();
         let mut c = m.new_context();
         let ta = a.acquire(&treq(&k, LockType::SNRW), LONG).unwrap();
         let start = Instant::now();
@@ -62,14 +58,12 @@ fn timed_out_pending_x_stops_blocking_readers() {
     // is granted (the removal reschedules the waiters).
     let m = mgr();
     let k = table("t");
-    let holder = Worker::new(&m);
-    holder.hold(&k, LockType::SR);
+    let _holder = Worker::holding(&m, &k, LockType::SR);
     let x = Worker::new(&m);
     let r = treq(&k, LockType::X);
     let x_rx = x.start(move |c| c.acquire(&r, Duration::from_millis(300)));
     wait_pending(&m, x.id, &k, LockType::X);
-    let reader = Worker::new(&m);
-    let reader_rx = reader.start_pending(&m, &k, LockType::SR);
+    let (_reader, reader_rx) = Worker::pending(&m, &k, LockType::SR);
     assert_eq!(recv(&x_rx).kinded(), Err(ErrorKind::Timeout));
     recv(&reader_rx).unwrap();
 }
@@ -79,10 +73,8 @@ fn kill_ends_a_wait() {
     for (_, cfg) in configs() {
         let m = MdlManager::new(cfg).unwrap();
         let k = table("t");
-        let holder = Worker::new(&m);
-        holder.hold(&k, LockType::X);
-        let w = Worker::new(&m);
-        let rx = w.start_pending(&m, &k, LockType::SR);
+        let holder = Worker::holding(&m, &k, LockType::X);
+        let (w, rx) = Worker::pending(&m, &k, LockType::SR);
         assert!(!w.kill.is_killed());
         w.kill.kill();
         assert!(w.kill.is_killed());
@@ -128,10 +120,8 @@ fn kill_from_another_thread_while_the_holder_keeps_its_lock() {
 fn dropping_the_holder_context_wakes_waiters() {
     let m = mgr();
     let k = table("t");
-    let holder = Worker::new(&m);
-    holder.hold(&k, LockType::X);
-    let r = Worker::new(&m);
-    let r_rx = r.start_pending(&m, &k, LockType::SR);
+    let holder = Worker::holding(&m, &k, LockType::X);
+    let (_r, r_rx) = Worker::pending(&m, &k, LockType::SR);
     drop(holder);
     recv(&r_rx).unwrap();
 }
@@ -140,8 +130,7 @@ fn dropping_the_holder_context_wakes_waiters() {
 fn waiters_are_granted_fifo_within_priorities() {
     let m = mgr();
     let k = table("t");
-    let holder = Worker::new(&m);
-    holder.hold(&k, LockType::X);
+    let holder = Worker::holding(&m, &k, LockType::X);
     // Three SNW requests queue (mutually incompatible): they get the lock in arrival order.
     let w: Vec<Worker> = (0..3).map(|_| Worker::new(&m)).collect();
     let rx: Vec<_> = w
@@ -162,8 +151,7 @@ fn waiters_are_granted_fifo_within_priorities() {
 fn compatible_waiters_are_granted_together() {
     let m = mgr();
     let k = table("t");
-    let holder = Worker::new(&m);
-    holder.hold(&k, LockType::X);
+    let holder = Worker::holding(&m, &k, LockType::X);
     let w: Vec<Worker> = (0..4).map(|_| Worker::new(&m)).collect();
     let types = [LockType::SR, LockType::SW, LockType::S, LockType::SH];
     let rx: Vec<_> = w
@@ -192,8 +180,7 @@ fn long_timeout_does_not_overflow() {
     assert_eq!(LONG_TIMEOUT, Duration::from_secs(31_536_000));
     assert_eq!(m.config().max_write_lock_count, u64::MAX);
     // A waiter with an unrepresentable deadline still gets the lock.
-    let holder = Worker::new(&m);
-    holder.hold(&table("v"), LockType::X);
+    let holder = Worker::holding(&m, &table("v"), LockType::X);
     let w = Worker::new(&m);
     let r = treq(&table("v"), LockType::SR);
     let rx = w.start(move |c| c.acquire(&r, Duration::MAX));
@@ -304,8 +291,7 @@ fn exclusive_waiter_notifies_slow_path_shared_holders() {
 fn disconnected_owner_ends_a_user_lock_wait() {
     let m = mgr();
     let u = MdlKey::new(Namespace::UserLevelLock, "", "u").unwrap();
-    let holder = Worker::new(&m);
-    holder.hold(&u, LockType::X);
+    let _holder = Worker::holding(&m, &u, LockType::X);
     let owner = Arc::new(Owner::default());
     owner.connected.store(true, Ordering::SeqCst);
     let o2 = owner.clone();

@@ -67,8 +67,7 @@ fn pile_up_behind_a_ddl_one_and_two_levels() {
         let reader = Worker::new(&m);
         reader.run(|c| c.set_label("reader"));
         reader.hold(&t, LockType::SR);
-        let writer = Worker::new(&m);
-        writer.hold(&t, LockType::SW);
+        let writer = Worker::holding(&m, &t, LockType::SW);
         assert!(m.find_lock_owner(&t).is_some() || mode == FastPath::SharedWord);
         // ALTER waits for both (hard).
         let ddl = Worker::new(&m);
@@ -105,8 +104,7 @@ fn pile_up_behind_a_ddl_one_and_two_levels() {
             assert_eq!(w.root_blockers().len(), 2, "{w}");
         }
         // A new SELECT queues behind the pending X (soft: the priority matrix).
-        let select = Worker::new(&m);
-        let sel_rx = select.start_pending(&m, &t, LockType::SR);
+        let (select, sel_rx) = Worker::pending(&m, &t, LockType::SR);
         let w = wait_rows(&m, 3);
         check_against_matrices(&w);
         assert_eq!(
@@ -154,15 +152,11 @@ fn three_levels_and_the_root_blocker() {
         let (t1, t2) = (table("t1"), table("t2"));
         // c1 holds X on t1; c2 holds SR on t2 and waits for SR on t1; c3 waits for X on t2;
         // c4 waits for SR on t2 behind c3's pending X.
-        let c1 = Worker::new(&m);
-        c1.hold(&t1, LockType::X);
-        let c2 = Worker::new(&m);
-        c2.hold(&t2, LockType::SR);
+        let c1 = Worker::holding(&m, &t1, LockType::X);
+        let c2 = Worker::holding(&m, &t2, LockType::SR);
         let r2 = c2.start_pending(&m, &t1, LockType::SR);
-        let c3 = Worker::new(&m);
-        let r3 = c3.start_pending(&m, &t2, LockType::X);
-        let c4 = Worker::new(&m);
-        let r4 = c4.start_pending(&m, &t2, LockType::SR);
+        let (c3, r3) = Worker::pending(&m, &t2, LockType::X);
+        let (c4, r4) = Worker::pending(&m, &t2, LockType::SR);
         let w = wait_rows(&m, 3);
         check_against_matrices(&w);
         assert_eq!(
@@ -181,12 +175,7 @@ fn three_levels_and_the_root_blocker() {
         );
         assert_eq!(w.root_blockers(), vec![(c1.id, 1)], "{w}");
         c1.release_all();
-        recv(&r2).unwrap();
-        c2.release_all();
-        recv(&r3).unwrap();
-        c3.release_all();
-        recv(&r4).unwrap();
-        c4.release_all();
+        grant_then_release(&[(&c2, &r2), (&c3, &r3), (&c4, &r4)]);
         assert!(m.lock_waits().rows.is_empty());
     }
 }
@@ -197,12 +186,9 @@ fn soft_block_from_the_priority_matrix_and_an_upgrade() {
         let t = table("t");
         // a holds SW; b asks SNW (waits, hard on SW); c asks SW: compatible with a's SW, but the
         // pending SNW has priority over SW (W0), so c waits too (soft on b).
-        let a = Worker::new(&m);
-        a.hold(&t, LockType::SW);
-        let b = Worker::new(&m);
-        let rb = b.start_pending(&m, &t, LockType::SNW);
-        let c = Worker::new(&m);
-        let rc = c.start_pending(&m, &t, LockType::SW);
+        let a = Worker::holding(&m, &t, LockType::SW);
+        let (b, rb) = Worker::pending(&m, &t, LockType::SNW);
+        let (c, rc) = Worker::pending(&m, &t, LockType::SW);
         let w = wait_rows(&m, 2);
         check_against_matrices(&w);
         assert_eq!(
@@ -221,8 +207,7 @@ fn soft_block_from_the_priority_matrix_and_an_upgrade() {
         );
         // d reads (SR goes with SNW and the pending SW has no priority over it); then b
         // upgrades SNW to X: its own SNW is not a blocker, d's SR is.
-        let d = Worker::new(&m);
-        d.hold(&t, LockType::SR);
+        let d = Worker::holding(&m, &t, LockType::SR);
         let up = b.start(move |ctx| ctx.upgrade(snw, LockType::X, LONG));
         let start = Instant::now();
         loop {

@@ -7,19 +7,18 @@
 
 use mdl_core::{LockType, Namespace};
 
-/// The ten object lock types, in the column order of the object tables.
-pub const OBJ: [LockType; 10] = [
-    LockType::Shared,
-    LockType::SharedHighPrio,
-    LockType::SharedRead,
-    LockType::SharedWrite,
-    LockType::SharedWriteLowPrio,
-    LockType::SharedUpgradable,
-    LockType::SharedReadOnly,
-    LockType::SharedNoWrite,
-    LockType::SharedNoReadWrite,
-    LockType::Exclusive,
-];
+/// The ten object lock types, in the column order of the object tables: MySQL's
+/// `enum_mdl_type` order ([`LockType::ALL`]) without INTENTION_EXCLUSIVE, which only scoped
+/// locks use.
+pub const OBJ: [LockType; 10] = {
+    let mut obj = [LockType::Shared; 10];
+    let mut i = 0;
+    while i < obj.len() {
+        obj[i] = LockType::ALL[i + 1];
+        i += 1;
+    }
+    obj
+};
 
 /// The three scoped lock types, in the column order of the scoped tables.
 pub const SCOPED: [LockType; 3] = [

@@ -72,6 +72,12 @@ pub fn req(key: &MdlKey, t: LockType, d: LockDuration) -> MdlRequest {
     MdlRequest::new(key.clone(), t, d)
 }
 
+/// Takes `t` on `key` for duration `d` in `ctx`, waiting at most [`LONG`]; it must be granted.
+pub fn take(ctx: &mut MdlContext, key: &MdlKey, t: LockType, d: LockDuration) -> Ticket {
+    ctx.acquire(&req(key, t, d), LONG)
+        .unwrap_or_else(|e| panic!("{t:?} on {key:?}: {e}"))
+}
+
 /// A TRANSACTION request of `t` on `key`.
 pub fn treq(key: &MdlKey, t: LockType) -> MdlRequest {
     req(key, t, LockDuration::Transaction)
@@ -202,6 +208,13 @@ impl Worker {
         rx
     }
 
+    /// A new context of `mgr` on a new thread that holds `t` on `key` (see [`Worker::hold`]).
+    pub fn holding(mgr: &Arc<MdlManager>, key: &MdlKey, t: LockType) -> Worker {
+        let w = Worker::new(mgr);
+        w.hold(key, t);
+        w
+    }
+
     /// Takes `t` on `key` (transaction duration), which must be granted without waiting.
     pub fn hold(&self, key: &MdlKey, t: LockType) -> Ticket {
         let r = treq(key, t);
@@ -220,6 +233,18 @@ impl Worker {
         let rx = self.start(move |c| c.acquire(&r, LONG));
         wait_pending(mgr, self.id, key, t);
         rx
+    }
+
+    /// A new context of `mgr` on a new thread whose `acquire` of `t` on `key` is pending (see
+    /// [`Worker::start_pending`]), and the channel its outcome arrives on.
+    pub fn pending(
+        mgr: &Arc<MdlManager>,
+        key: &MdlKey,
+        t: LockType,
+    ) -> (Worker, Receiver<mdl_core::Result<Ticket>>) {
+        let w = Worker::new(mgr);
+        let rx = w.start_pending(mgr, key, t);
+        (w, rx)
     }
 
     /// Ends the worker's transaction (STATEMENT and TRANSACTION locks released).
@@ -241,10 +266,39 @@ impl Drop for Worker {
     }
 }
 
+/// For each `(worker, rx)` in order: the worker's pending request (its outcome arriving on
+/// `rx`) is granted, then the worker ends its transaction, which lets the next one in.
+pub fn grant_then_release<T, E: std::fmt::Debug>(chain: &[(&Worker, &Receiver<Result<T, E>>)]) {
+    for (w, rx) in chain {
+        recv(rx).expect("granted in turn");
+        w.release_all();
+    }
+}
+
 /// Receives a job result within 20 s.
 pub fn recv<R>(rx: &Receiver<R>) -> R {
     rx.recv_timeout(Duration::from_secs(20))
         .expect("no result within 20 s")
+}
+
+/// A manager of `cfg`, the context under test and an observer context that probes what the
+/// first one holds.
+pub fn two_contexts_with(cfg: MdlConfig) -> (Arc<MdlManager>, MdlContext, MdlContext) {
+    let mgr = MdlManager::new(cfg).expect("valid configuration");
+    let (c, o) = (mgr.new_context(), mgr.new_context());
+    (mgr, c, o)
+}
+
+/// [`two_contexts_with`] the default configuration.
+pub fn two_contexts() -> (Arc<MdlManager>, MdlContext, MdlContext) {
+    two_contexts_with(MdlConfig::default())
+}
+
+/// Asserts, for each `(t, expected)`, whether `observer` can take `t` on `key` now.
+pub fn assert_can_take(observer: &mut MdlContext, key: &MdlKey, cases: &[(LockType, bool)]) {
+    for &(t, expected) in cases {
+        assert_eq!(can_take(observer, key, t), expected, "{t:?} on {key:?}");
+    }
 }
 
 /// Per fast-path mode ([`FastPath::ALL`] order): the mode's name, a manager, the context under
@@ -252,8 +306,7 @@ pub fn recv<R>(rx: &Receiver<R>) -> R {
 pub fn two_contexts_per_mode(
 ) -> impl Iterator<Item = (&'static str, Arc<MdlManager>, MdlContext, MdlContext)> {
     configs().into_iter().map(|(mode, cfg)| {
-        let mgr = MdlManager::new(cfg).expect("valid configuration");
-        let (c, o) = (mgr.new_context(), mgr.new_context());
+        let (mgr, c, o) = two_contexts_with(cfg);
         (mode, mgr, c, o)
     })
 }
@@ -288,6 +341,13 @@ pub fn assert_clean(mgr: &MdlManager) {
     assert_eq!(mgr.unused_lock_object_count(), mgr.lock_object_count());
 }
 
+/// Drops `parts` (the contexts and workers of a test, which release what they hold) and then
+/// asserts [`assert_clean`].
+pub fn assert_clean_after<T>(mgr: &MdlManager, parts: T) {
+    drop(parts);
+    assert_clean(mgr);
+}
+
 /// A new context of `mgr` on a new thread that acquires `t` on `key` for duration `d` with
 /// `timeout`; the thread returns the outcome (the ticket dies with the context).
 pub fn spawn_acquire(
@@ -299,4 +359,33 @@ pub fn spawn_acquire(
 ) -> JoinHandle<mdl_core::Result<()>> {
     let (mgr, r) = (mgr.clone(), req(key, t, d));
     thread::spawn(move || mgr.new_context().acquire(&r, timeout).map(|_| ()))
+}
+
+/// Pairs `(requested, pending)` (or `(requested, granted)`) of lock types.
+pub type Pairs = Vec<(LockType, LockType)>;
+
+/// Runs `cell` on every pair `(r, p)` of `types` (a matrix's rows and columns). `cell` answers
+/// `None` where the pair cannot be tested, else `(got, expected, keep)`, and `got` must equal
+/// `expected` (`what` names the matrix in the failure). Returns the tested pairs marked
+/// `keep`, and the untested pairs.
+pub fn sweep(
+    types: &[LockType],
+    what: &str,
+    mut cell: impl FnMut(LockType, LockType) -> Option<(bool, bool, bool)>,
+) -> (Pairs, Pairs) {
+    let (mut kept, mut skipped) = (vec![], vec![]);
+    for &r in types {
+        for &p in types {
+            match cell(r, p) {
+                Some((got, expected, keep)) => {
+                    assert_eq!(got, expected, "{what}: {r:?} with {p:?}");
+                    if keep {
+                        kept.push((r, p));
+                    }
+                }
+                None => skipped.push((r, p)),
+            }
+        }
+    }
+    (kept, skipped)
 }

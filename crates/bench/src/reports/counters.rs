@@ -65,14 +65,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
     );
     c.log_y = true;
     for (vi, v) in Counter::ALL.iter().enumerate() {
-        c.line(
-            v.label(),
-            threads
-                .iter()
-                .enumerate()
-                .map(|(ti, &t)| (t as f64, ns[vi][ti]))
-                .collect(),
-        );
+        c.line_over(v.label(), &threads, |ti| Some(ns[vi][ti]));
     }
     r.charts.push(c);
     r.notes.push(

@@ -259,13 +259,10 @@ pub fn run_report(ctx: &mut Ctx) -> Report {
     c.legend_upper_left = true;
     for m in FastPath::ALL {
         for o in [Others::Idle, Others::Busy] {
-            c.line(
-                format!("{}, {}", m.name(), o.label()),
-                CONTEXTS
-                    .iter()
-                    .map(|&n| (n as f64, med(find(m, o, n, SLOTS)) / 1e3))
-                    .collect(),
-            );
+            let label = format!("{}, {}", m.name(), o.label());
+            c.line_over(label, &CONTEXTS, |i| {
+                Some(med(find(m, o, CONTEXTS[i], SLOTS)) / 1e3)
+            });
         }
     }
     r.charts.push(c);

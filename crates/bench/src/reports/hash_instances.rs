@@ -199,13 +199,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
             if s.fast_path.is_on() != fast {
                 continue;
             }
-            c.line(
-                label(s),
-                ths.iter()
-                    .enumerate()
-                    .map(|(ti, &t)| (t as f64, results[ti][si].qps))
-                    .collect(),
-            );
+            c.line_over(label(s), &ths, |ti| Some(results[ti][si].qps));
         }
         r.charts.push(c);
     }

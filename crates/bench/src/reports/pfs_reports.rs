@@ -321,13 +321,7 @@ pub fn overhead_report(ctx: &mut Ctx) -> Report {
     );
     c.log_x = true;
     for (mi, m) in modes.iter().enumerate() {
-        c.line(
-            m.name(),
-            ths.iter()
-                .enumerate()
-                .filter_map(|(ci, &t)| res[ci][mi].as_ref().map(|x| (t as f64, x.cpu_ns)))
-                .collect(),
-        );
+        c.line_over(m.name(), &ths, |ci| res[ci][mi].as_ref().map(|x| x.cpu_ns));
     }
     r.charts.push(c);
     let floor = timer_floor_ns();

@@ -119,14 +119,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         .iter()
         .enumerate()
     {
-        c.line(
-            *name,
-            SIZES
-                .iter()
-                .enumerate()
-                .map(|(si, &n)| (n as f64, ns[ii][si]))
-                .collect(),
-        );
+        c.line_over(*name, &SIZES, |si| Some(ns[ii][si]));
     }
     r.charts.push(c);
     r.headline = Some(Headline {

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::blocking::{BlockKind, Blocker};
+use crate::queue::Entry;
 use crate::types::ContextId;
 
 impl LockObject {
@@ -13,16 +14,17 @@ impl LockObject {
     pub(crate) fn blockers(&self, st: &LockState, requester: u64, ty: LockType) -> Vec<Blocker> {
         let conflicts = granted_incompatible(self.strategy, ty);
         let priority = waiting_incompatible(self.strategy, st.matrix_idx, ty);
+        let by_entry = |e: &Entry, kind| Blocker {
+            context: Some(ContextId(e.ctx.id)),
+            label: e.ctx.label(),
+            lock_type: e.ty,
+            duration: Some(e.duration),
+            kind,
+        };
         let mut out: Vec<Blocker> = st
             .granted()
             .filter(|e| e.ctx.id != requester && conflicts & e.ty.bit() != 0)
-            .map(|e| Blocker {
-                context: Some(ContextId(e.ctx.id)),
-                label: e.ctx.label(),
-                lock_type: e.ty,
-                duration: Some(e.duration),
-                kind: BlockKind::Hard,
-            })
+            .map(|e| by_entry(e, BlockKind::Hard))
             .collect();
         let counters = fast_path_granted_bitmap(self.strategy, self.word.load(Ordering::Acquire));
         out.extend(
@@ -40,13 +42,7 @@ impl LockObject {
         out.extend(
             st.waiting()
                 .filter(|e| e.ctx.id != requester && priority & e.ty.bit() != 0)
-                .map(|e| Blocker {
-                    context: Some(ContextId(e.ctx.id)),
-                    label: e.ctx.label(),
-                    lock_type: e.ty,
-                    duration: Some(e.duration),
-                    kind: BlockKind::Soft,
-                }),
+                .map(|e| by_entry(e, BlockKind::Soft)),
         );
         out
     }

@@ -389,16 +389,7 @@ impl Harness {
                 }
             }
             Op::HelperKill { h } => {
-                if let HState::Pending(t) = self.helpers[h].state {
-                    self.helpers[h].kill.kill();
-                    check_eq!(
-                        self.helpers[h].result().kinded(),
-                        Err(ErrorKind::Killed),
-                        "{op:?}"
-                    );
-                    self.model.dequeue(t);
-                    self.helpers[h].state = HState::Idle;
-                }
+                self.kill_pending_helper(h, &format!("{op:?}"))?;
             }
         }
         self.sync_helpers(op)
@@ -494,6 +485,23 @@ impl Harness {
     }
 
     /// Helpers the model granted must have been granted for real; pending ones still queued.
+    /// Kills helper `h` if its request is pending (it must end `Killed`, and leaves the
+    /// model's queue); returns whether it was pending.
+    fn kill_pending_helper(&mut self, h: usize, what: &str) -> Result<bool, TestCaseError> {
+        let HState::Pending(t) = self.helpers[h].state else {
+            return Ok(false);
+        };
+        self.helpers[h].kill.kill();
+        check_eq!(
+            self.helpers[h].result().kinded(),
+            Err(ErrorKind::Killed),
+            "{what}"
+        );
+        self.model.dequeue(t);
+        self.helpers[h].state = HState::Idle;
+        Ok(true)
+    }
+
     fn sync_helpers(&mut self, op: &Op) -> Result<(), TestCaseError> {
         let granted = self.model.take_granted_waiters();
         for h in 0..HELPERS {
@@ -562,15 +570,7 @@ impl Harness {
         }
         // Pending helpers are killed; their removal may grant the other one.
         for h in 0..HELPERS {
-            if let HState::Pending(t) = self.helpers[h].state {
-                self.helpers[h].kill.kill();
-                check_eq!(
-                    self.helpers[h].result().kinded(),
-                    Err(ErrorKind::Killed),
-                    "final kill"
-                );
-                self.model.dequeue(t);
-                self.helpers[h].state = HState::Idle;
+            if self.kill_pending_helper(h, "final kill")? {
                 self.sync_helpers(&Op::HelperKill { h })?;
             }
         }
