@@ -42,6 +42,7 @@ pub use scope::{StatementScope, TransactionScope};
 
 use attempt::{Attempt, Pending};
 use tickets::ticket_id;
+use waiting::Wait;
 
 impl MdlManager {
     /// A new context (one per connection).
@@ -233,7 +234,13 @@ impl MdlContext {
             Attempt::Pending(p) => {
                 // The clock is read only when a wait is needed: the attempt took nanoseconds.
                 let start = Instant::now();
-                self.wait_for_grant(&req.key, req.duration, p, start, start.checked_add(timeout))
+                self.wait_for_grant(Wait::new(
+                    p,
+                    &req.key,
+                    req.duration,
+                    start,
+                    start.checked_add(timeout),
+                ))
             }
         }
     }

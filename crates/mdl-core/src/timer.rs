@@ -108,7 +108,7 @@ pub(crate) fn cancel(id: u64) {
 }
 
 /// Whether alarm `id` is still scheduled (tests).
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 pub(crate) fn is_live(id: u64) -> bool {
     timer()
         .state

@@ -181,6 +181,15 @@ mod loom_models {
         b.check(f);
     }
 
+    /// A thread that kills the waiter of `slot`, as `KillHandle::kill` does.
+    fn spawn_killer(slot: &Arc<WaitSlot>, killed: &Arc<AtomicBool>) -> thread::JoinHandle<()> {
+        let (s, k) = (slot.clone(), killed.clone());
+        thread::spawn(move || {
+            k.store(true, Ordering::Release);
+            s.wake();
+        })
+    }
+
     #[test]
     fn grant_victim_kill_race() {
         model(|| {
@@ -192,11 +201,7 @@ mod loom_models {
             let granter = thread::spawn(move || s.set(epoch, WaitStatus::Granted));
             let s = slot.clone();
             let detector = thread::spawn(move || s.set(epoch, WaitStatus::Victim));
-            let (s, k) = (slot.clone(), killed.clone());
-            let killer = thread::spawn(move || {
-                k.store(true, Ordering::Release);
-                s.wake();
-            });
+            let killer = spawn_killer(&slot, &killed);
 
             let seen = slot.timed_wait(None, &killed, true);
             let granted = granter.join().expect("granter");
@@ -237,11 +242,7 @@ mod loom_models {
 
             let s = slot.clone();
             let granter = thread::spawn(move || s.set(epoch, WaitStatus::Granted));
-            let (s, k) = (slot.clone(), killed.clone());
-            let killer = thread::spawn(move || {
-                k.store(true, Ordering::Release);
-                s.wake();
-            });
+            let killer = spawn_killer(&slot, &killed);
             let first = slot.poll(epoch, &killed, &waker);
             let granted = granter.join().expect("granter");
             killer.join().expect("killer");

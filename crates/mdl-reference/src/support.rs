@@ -125,9 +125,19 @@ pub fn wait_entry(mgr: &MdlManager, ctx: ContextId, key: &MdlKey, t: LockType, g
     }
 }
 
-/// [`wait_entry`] for a pending entry.
+/// [`wait_entry`] for a pending entry, then until its waiter's edge is in the wait-for graph
+/// (the entry is queued before the waiter adds its edge and searches for deadlocks: a test that
+/// closes a cycle before that would see the other waiter find the cycle, and be its victim).
 pub fn wait_pending(mgr: &MdlManager, ctx: ContextId, key: &MdlKey, t: LockType) {
-    wait_entry(mgr, ctx, key, t, false)
+    wait_entry(mgr, ctx, key, t, false);
+    let start = Instant::now();
+    while !mgr.lock_waits().rows.iter().any(|r| r.waiting == ctx) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "context {ctx} is queued but never waits"
+        );
+        thread::sleep(Duration::from_micros(200));
+    }
 }
 
 /// Whether `ctx` has an entry of type `t` on `key`, granted or pending, right now.

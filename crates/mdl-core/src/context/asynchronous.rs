@@ -147,9 +147,8 @@ impl Acquire<'_> {
         let since = Instant::now();
         let deadline = since.checked_add(self.timeout);
         let epoch = p.epoch;
-        let w = self
-            .ctx
-            .begin_wait(&self.req.key, self.req.duration, p, since, deadline);
+        let mut w = Wait::new(p, &self.req.key, self.req.duration, since, deadline);
+        self.ctx.begin_wait(&mut w);
         let shared = &self.ctx.shared;
         let timeout_alarm = deadline.map(|d| timer::schedule(d, shared, epoch, Alarm::Timeout));
         let next_tick = w.has_periodic_work().then(|| since + TICK);

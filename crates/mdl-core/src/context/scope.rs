@@ -67,40 +67,29 @@ impl MdlContext {
     }
 }
 
-impl Deref for StatementScope<'_> {
-    type Target = MdlContext;
-    fn deref(&self) -> &MdlContext {
-        self.ctx
-    }
+/// A guard dereferences to its context and releases `$release` when dropped.
+macro_rules! scope_guard {
+    ($guard:ident, $release:ident) => {
+        impl Deref for $guard<'_> {
+            type Target = MdlContext;
+            fn deref(&self) -> &MdlContext {
+                self.ctx
+            }
+        }
+
+        impl DerefMut for $guard<'_> {
+            fn deref_mut(&mut self) -> &mut MdlContext {
+                self.ctx
+            }
+        }
+
+        impl Drop for $guard<'_> {
+            fn drop(&mut self) {
+                self.ctx.$release();
+            }
+        }
+    };
 }
 
-impl DerefMut for StatementScope<'_> {
-    fn deref_mut(&mut self) -> &mut MdlContext {
-        self.ctx
-    }
-}
-
-impl Drop for StatementScope<'_> {
-    fn drop(&mut self) {
-        self.ctx.release_statement_locks();
-    }
-}
-
-impl Deref for TransactionScope<'_> {
-    type Target = MdlContext;
-    fn deref(&self) -> &MdlContext {
-        self.ctx
-    }
-}
-
-impl DerefMut for TransactionScope<'_> {
-    fn deref_mut(&mut self) -> &mut MdlContext {
-        self.ctx
-    }
-}
-
-impl Drop for TransactionScope<'_> {
-    fn drop(&mut self) {
-        self.ctx.release_transactional_locks();
-    }
-}
+scope_guard!(StatementScope, release_statement_locks);
+scope_guard!(TransactionScope, release_transactional_locks);

@@ -41,6 +41,27 @@ pub(super) struct Wait {
 }
 
 impl Wait {
+    /// The wait of queued request `p` for `key`, started at `since`; [`MdlContext::begin_wait`]
+    /// finds out what periodic work it has.
+    pub(super) fn new(
+        p: Pending,
+        key: &MdlKey,
+        duration: LockDuration,
+        since: Instant,
+        deadline: Option<Instant>,
+    ) -> Wait {
+        Wait {
+            p,
+            key: key.clone(),
+            duration,
+            since,
+            deadline,
+            needs_notification: false,
+            connection_check: false,
+            delayed_detection: false,
+        }
+    }
+
     pub(super) fn has_periodic_work(&self) -> bool {
         self.needs_notification || self.connection_check || self.delayed_detection
     }
@@ -52,27 +73,21 @@ pub(super) const TICK: Duration = Duration::from_secs(1);
 impl MdlContext {
     /// A thread's wait: sleeps on the wait slot, in one-second slices while there is periodic
     /// work, until the outcome is decided or the deadline passes.
-    pub(super) fn wait_for_grant(
-        &mut self,
-        key: &MdlKey,
-        duration: LockDuration,
-        p: Pending,
-        since: Instant,
-        deadline: Option<Instant>,
-    ) -> Result<Ticket> {
+    pub(super) fn wait_for_grant(&mut self, mut w: Wait) -> Result<Ticket> {
         // If an owner hook panics from here on, the guard takes the request off the queue.
         let mut guard = PendingGuard {
             mgr: self.mgr.clone(),
             shared: self.shared.clone(),
-            lock: p.lock.clone(),
-            entry: p.entry,
-            epoch: p.epoch,
-            ns: key.namespace(),
+            lock: w.p.lock.clone(),
+            entry: w.p.entry,
+            epoch: w.p.epoch,
+            ns: w.key.namespace(),
             armed: true,
         };
         #[cfg(feature = "pfs")]
-        let pfs_wait = crate::instrument::metadata_wait_start(&p.lock);
-        let mut w = self.begin_wait(key, duration, p, since, deadline);
+        let pfs_wait = crate::instrument::metadata_wait_start(&w.p.lock);
+        self.begin_wait(&mut w);
+        let deadline = w.deadline;
         let shared = self.shared.clone();
         let killed = &shared.killed;
         let mut status = WaitStatus::Empty;
@@ -101,15 +116,8 @@ impl MdlContext {
 
     /// Starts waiting for a queued request: the owner's first notifications, the wait-for edge,
     /// a deadlock search from this context (or a delayed one).
-    pub(super) fn begin_wait(
-        &mut self,
-        key: &MdlKey,
-        duration: LockDuration,
-        p: Pending,
-        since: Instant,
-        deadline: Option<Instant>,
-    ) -> Wait {
-        let ns = key.namespace();
+    pub(super) fn begin_wait(&mut self, w: &mut Wait) {
+        let (p, ns) = (&w.p, w.key.namespace());
         #[cfg(feature = "pfs")]
         self.shared
             .pfs_thread
@@ -128,27 +136,19 @@ impl MdlContext {
             lock: p.lock.clone(),
             entry: p.entry,
             ty: p.ty,
-            duration,
+            duration: w.duration,
             epoch: p.epoch,
-            since,
+            since: w.since,
         });
         let owner = self.shared.owner.as_ref();
         let skip_detection = ns == Namespace::AclCache
             && p.ty == LockType::Shared
             && owner.is_some_and(|o| !o.might_have_commit_order_waiters());
-        let delayed_detection = skip_detection && !self.store.is_empty();
+        w.needs_notification = needs_notification;
+        w.connection_check = ns.needs_connection_check() && owner.is_some();
+        w.delayed_detection = skip_detection && !self.store.is_empty();
         if !skip_detection {
             self.mgr.graph.find_deadlock(&self.shared);
-        }
-        Wait {
-            p,
-            key: key.clone(),
-            duration,
-            since,
-            deadline,
-            needs_notification,
-            connection_check: ns.needs_connection_check() && owner.is_some(),
-            delayed_detection,
         }
     }
 
