@@ -14,7 +14,7 @@ use super::{int, pct, threads};
 use crate::instr::{self, InstrMode};
 use mdl_core::FastPath;
 
-use crate::output::{Chart, Headline, Report, Table};
+use crate::output::{Chart, Headline, Report, Scale, Table};
 use crate::peers::{MdlSetup, PeerSpec};
 use crate::runner::{median, summarize, Case, Ctx, Measured, RunResult, Timing};
 use crate::workload::Workload;
@@ -313,32 +313,29 @@ pub fn overhead_report(ctx: &mut Ctx) -> Report {
         ]);
     }
     r.tables.push(tg);
-    let mut c = Chart::new(
+    let mut c = Chart::titled(
         "cpu",
         "Session CPU time per point-select by instrumentation mode",
-        "sessions (threads)",
-        "CPU time per statement (ns, median)",
-    );
-    c.log_x = true;
+    )
+    .x("sessions (threads)", Scale::Log)
+    .y("CPU time per statement (ns, median)", Scale::Linear);
     for (mi, m) in modes.iter().enumerate() {
         c.line_over(m.name(), &ths, |ci| res[ci][mi].as_ref().map(|x| x.cpu_ns));
     }
     r.charts.push(c);
     let floor = timer_floor_ns();
-    let mut pc = Chart::new(
+    let mut pc = Chart::titled(
         "overhead-pct",
         "CPU time per statement over compiled out, by mode",
-        "sessions (threads)",
-        "overhead (%)",
-    );
-    let mut nc = Chart::new(
+    )
+    .x("sessions (threads)", Scale::Log)
+    .y("overhead (%)", Scale::Linear);
+    let mut nc = Chart::titled(
         "overhead-ns",
         "CPU time per statement over compiled out, by mode, and the timer floor",
-        "sessions (threads)",
-        "ns per statement over compiled out",
-    );
-    pc.log_x = true;
-    nc.log_x = true;
+    )
+    .x("sessions (threads)", Scale::Log)
+    .y("ns per statement over compiled out", Scale::Linear);
     for (mi, m) in modes.iter().enumerate().skip(1) {
         let (mut p, mut n) = (Vec::new(), Vec::new());
         for (ci, &t) in ths.iter().enumerate() {
@@ -395,6 +392,9 @@ pub fn overhead_report(ctx: &mut Ctx) -> Report {
     r
 }
 
+/// The x axis of both amplification charts.
+const WORK_AXIS: &str = "CPU work per statement (µs, log; 0 shown at 0.1)";
+
 /// `amplification`: overhead of the synch mode (against off) vs work per statement.
 pub fn amplification(ctx: &mut Ctx) -> Report {
     let (name, title) = (
@@ -449,21 +449,18 @@ pub fn amplification(ctx: &mut Ctx) -> Report {
             "synch (QPS)",
         ],
     );
-    let mut chart = Chart::new(
-        "overhead",
-        "Instrumentation overhead vs work per statement",
-        "CPU work per statement (µs, log; 0 shown at 0.1)",
-        "CPU time per statement over off (%)",
-    );
-    chart.log_x = true;
-    chart.y_from_zero = true;
-    let mut share_chart = Chart::new(
+    let mut chart = Chart::titled("overhead", "Instrumentation overhead vs work per statement")
+        .x(WORK_AXIS, Scale::Log)
+        .y("CPU time per statement over off (%)", Scale::Linear);
+    let mut share_chart = Chart::titled(
         "share",
         "Share of a statement's CPU time spent in instrumentation vs work per statement",
-        "CPU work per statement (µs, log; 0 shown at 0.1)",
+    )
+    .x(WORK_AXIS, Scale::Log)
+    .y(
         "instrumentation share of CPU per statement (%)",
+        Scale::Linear,
     );
-    share_chart.log_x = true;
     for (ti, &t) in ths.iter().enumerate() {
         let mut pts = [Vec::new(), Vec::new()];
         for (wi, &w) in works.iter().enumerate() {
@@ -588,13 +585,12 @@ pub fn contention(ctx: &mut Ctx) -> Report {
             "synch (CPU)",
         ],
     );
-    let mut chart = Chart::new(
+    let mut chart = Chart::titled(
         "overhead",
         &format!("Instrumentation overhead vs tables ({th} sessions)"),
-        "tables (fewer = more contention)",
-        "QPS loss against off (%)",
-    );
-    chart.log_x = true;
+    )
+    .x("tables (fewer = more contention)", Scale::Log)
+    .y("QPS loss against off (%)", Scale::Linear);
     for (si, (sname, _)) in setups.iter().enumerate() {
         let mut pts = [Vec::new(), Vec::new()];
         for (ni, &n) in tables.iter().enumerate() {
