@@ -392,6 +392,61 @@ pub fn overhead_report(ctx: &mut Ctx) -> Report {
     r
 }
 
+/// The modes of the amplification and contention reports: the baseline first.
+const OFF_DEFAULT_SYNCH: [InstrMode; 3] = [InstrMode::Off, InstrMode::Default, InstrMode::Synch];
+
+/// Measures [`OFF_DEFAULT_SYNCH`] x `cases` ([`compare_modes`], `ctx.timing.runs` rounds).
+fn against_off(ctx: &mut Ctx, what: &str, cases: &[Case]) -> Vec<Vec<Option<Measured>>> {
+    ctx.message(what);
+    let runs = ctx.timing.runs;
+    compare_modes(ctx, cases, &OFF_DEFAULT_SYNCH, runs)
+}
+
+/// One case's cells of [`OFF_DEFAULT_SYNCH`]: off's CPU ns per statement, then the CPU
+/// overhead of default and of synch over it.
+fn cpu_cells(m: &[Option<Measured>]) -> [String; 3] {
+    let off = m[0]
+        .as_ref()
+        .map_or("n/a".into(), |x| format!("{:.0}", x.cpu_ns));
+    [
+        off,
+        show(cpu_overhead(&m[1], &m[0])),
+        show(cpu_overhead(&m[2], &m[0])),
+    ]
+}
+
+/// One case's cells of [`OFF_DEFAULT_SYNCH`]: off's QPS, then the QPS loss of default and of
+/// synch against it.
+fn qps_cells(m: &[Option<Measured>]) -> [String; 3] {
+    let off = m[0].as_ref().map_or("n/a".into(), |x| int(x.qps));
+    [
+        off,
+        show(overhead(&m[1], &m[0])),
+        show(overhead(&m[2], &m[0])),
+    ]
+}
+
+/// The overhead lines of the default and synch modes (against off), in %, point by point.
+#[derive(Default)]
+struct ModeLines {
+    default: Vec<(f64, f64)>,
+    synch: Vec<(f64, f64)>,
+}
+
+impl ModeLines {
+    /// Adds the overheads (fractions) of the default and synch modes at `x`, where measured.
+    fn add(&mut self, x: f64, default: Option<f64>, synch: Option<f64>) {
+        self.default.extend(default.map(|o| (x, o * 100.0)));
+        self.synch.extend(synch.map(|o| (x, o * 100.0)));
+    }
+
+    /// Draws both lines, `default, {what}` and `synch, {what}`.
+    fn draw(self, chart: &mut Chart, what: &str) {
+        chart.line(format!("default, {what}"), self.default);
+        chart.line(format!("synch, {what}"), self.synch);
+    }
+}
+
 /// The x axis of both amplification charts.
 const WORK_AXIS: &str = "CPU work per statement (µs, log; 0 shown at 0.1)";
 
@@ -417,7 +472,6 @@ pub fn amplification(ctx: &mut Ctx) -> Report {
         vec![0, 300, 1_000, 3_000, 10_000, 30_000, 100_000]
     };
     let ths = [1usize, 2];
-    let modes = [InstrMode::Off, InstrMode::Default, InstrMode::Synch];
     let mut cases = Vec::new();
     for &t in &ths {
         for &w in &works {
@@ -431,9 +485,7 @@ pub fn amplification(ctx: &mut Ctx) -> Report {
             ));
         }
     }
-    ctx.message("amplification");
-    let runs = ctx.timing.runs;
-    let res = compare_modes(ctx, &cases, &modes, runs);
+    let res = against_off(ctx, "amplification", &cases);
     let mut r = Report::new(name, title, about);
     let mut tab = Table::new(
         "overhead",
@@ -462,34 +514,18 @@ pub fn amplification(ctx: &mut Ctx) -> Report {
         Scale::Linear,
     );
     for (ti, &t) in ths.iter().enumerate() {
-        let mut pts = [Vec::new(), Vec::new()];
+        let mut lines = ModeLines::default();
         for (wi, &w) in works.iter().enumerate() {
             let ci = ti * works.len() + wi;
             let od = cpu_overhead(&res[ci][1], &res[ci][0]);
             let os = cpu_overhead(&res[ci][2], &res[ci][0]);
-            tab.row(vec![
-                t.to_string(),
-                format!("{}", w as f64 / 1000.0),
-                res[ci][0]
-                    .as_ref()
-                    .map_or("n/a".into(), |x| format!("{:.0}", x.cpu_ns)),
-                show(od),
-                show(os),
-                res[ci][0].as_ref().map_or("n/a".into(), |x| int(x.qps)),
-                show(overhead(&res[ci][1], &res[ci][0])),
-                show(overhead(&res[ci][2], &res[ci][0])),
-            ]);
-            let x = (w as f64 / 1000.0).max(0.1);
-            if let Some(o) = od {
-                pts[0].push((x, o * 100.0));
-            }
-            if let Some(o) = os {
-                pts[1].push((x, o * 100.0));
-            }
+            let mut row = vec![t.to_string(), format!("{}", w as f64 / 1000.0)];
+            row.extend(cpu_cells(&res[ci]));
+            row.extend(qps_cells(&res[ci]));
+            tab.row(row);
+            lines.add((w as f64 / 1000.0).max(0.1), od, os);
         }
-        let [d, s] = pts;
-        chart.line(format!("default, {t} thread(s)"), d);
-        chart.line(format!("synch, {t} thread(s)"), s);
+        lines.draw(&mut chart, &format!("{t} thread(s)"));
         let share = |mi: usize| -> Vec<(f64, f64)> {
             works
                 .iter()
@@ -524,7 +560,7 @@ pub fn amplification(ctx: &mut Ctx) -> Report {
         ),
         published: "2.4% CPU-bound vs 0.9% disk-bound (C); 3% long vs 12x short calls (D)".into(),
     });
-    r.data = json!({"threads": ths, "work_ns": works, "modes": modes, "results": res, "timing": ctx.timing});
+    r.data = json!({"threads": ths, "work_ns": works, "modes": OFF_DEFAULT_SYNCH, "results": res, "timing": ctx.timing});
     r
 }
 
@@ -543,7 +579,6 @@ pub fn contention(ctx: &mut Ctx) -> Report {
     }
     let tables = [1usize, 2, 8, 64];
     let th = 8;
-    let modes = [InstrMode::Off, InstrMode::Default, InstrMode::Synch];
     let setups = [
         (
             "5.6 (no fast path)",
@@ -567,9 +602,7 @@ pub fn contention(ctx: &mut Ctx) -> Report {
             ));
         }
     }
-    ctx.message("contention");
-    let runs = ctx.timing.runs;
-    let res = compare_modes(ctx, &cases, &modes, runs);
+    let res = against_off(ctx, "contention", &cases);
     let mut r = Report::new(name, title, about);
     let mut tab = Table::new(
         "overhead",
@@ -592,33 +625,18 @@ pub fn contention(ctx: &mut Ctx) -> Report {
     .x("tables (fewer = more contention)", Scale::Log)
     .y("QPS loss against off (%)", Scale::Linear);
     for (si, (sname, _)) in setups.iter().enumerate() {
-        let mut pts = [Vec::new(), Vec::new()];
+        let mut lines = ModeLines::default();
         for (ni, &n) in tables.iter().enumerate() {
             let ci = si * tables.len() + ni;
             let od = overhead(&res[ci][1], &res[ci][0]);
             let os = overhead(&res[ci][2], &res[ci][0]);
-            tab.row(vec![
-                sname.to_string(),
-                n.to_string(),
-                res[ci][0].as_ref().map_or("n/a".into(), |x| int(x.qps)),
-                show(od),
-                show(os),
-                res[ci][0]
-                    .as_ref()
-                    .map_or("n/a".into(), |x| format!("{:.0}", x.cpu_ns)),
-                show(cpu_overhead(&res[ci][1], &res[ci][0])),
-                show(cpu_overhead(&res[ci][2], &res[ci][0])),
-            ]);
-            if let Some(o) = od {
-                pts[0].push((n as f64, o * 100.0));
-            }
-            if let Some(o) = os {
-                pts[1].push((n as f64, o * 100.0));
-            }
+            let mut row = vec![sname.to_string(), n.to_string()];
+            row.extend(qps_cells(&res[ci]));
+            row.extend(cpu_cells(&res[ci]));
+            tab.row(row);
+            lines.add(n as f64, od, os);
         }
-        let [d, s] = pts;
-        chart.line(format!("default, {sname}"), d);
-        chart.line(format!("synch, {sname}"), s);
+        lines.draw(&mut chart, sname);
     }
     r.tables.push(tab);
     r.charts.push(chart);
@@ -633,6 +651,6 @@ pub fn contention(ctx: &mut Ctx) -> Report {
          while it holds a partition mutex or a lock object's lock makes the others wait."
             .into(),
     );
-    r.data = json!({"threads": th, "tables": tables, "modes": modes, "results": res, "timing": ctx.timing});
+    r.data = json!({"threads": th, "tables": tables, "modes": OFF_DEFAULT_SYNCH, "results": res, "timing": ctx.timing});
     r
 }
