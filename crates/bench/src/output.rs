@@ -457,11 +457,15 @@ mod tests {
 
     #[test]
     fn numbers_are_compact() {
-        assert_eq!(fmt_num(1500.0), "1.5K");
-        assert_eq!(fmt_num(2_000_000.0), "2M");
-        assert_eq!(fmt_num(0.25), "0.25");
-        assert_eq!(fmt_num(8.0), "8");
-        assert_eq!(fmt_num(123_456.0), "123K");
+        for (x, shown) in [
+            (1500.0, "1.5K"),
+            (2_000_000.0, "2M"),
+            (0.25, "0.25"),
+            (8.0, "8"),
+            (123_456.0, "123K"),
+        ] {
+            assert_eq!(fmt_num(x), shown, "{x}");
+        }
     }
 
     #[test]
