@@ -14,8 +14,8 @@ use mdl_core::{
     Namespace, Strategy, NAME_CHAR_LEN,
 };
 use mdl_reference::support::{
-    assert_clean, assert_clean_after, managers_per_mode, mgr, req, spawn_acquire, table,
-    two_contexts, wait_queued, Kinded,
+    assert_clean, assert_clean_after, can_take, managers_per_mode, mgr, req, spawn_acquire,
+    spawn_queued, table, two_contexts, wait_queued, Kinded,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -46,14 +46,7 @@ fn panicking_holder_releases_and_wakes_waiters() {
             panic!("statement failed while holding locks");
         });
         held_rx.recv().unwrap();
-        let waiter = spawn_acquire(
-            &mgr,
-            &t,
-            LockType::Exclusive,
-            LockDuration::Transaction,
-            Duration::from_secs(20),
-        );
-        wait_queued(&mgr, 1);
+        let waiter = spawn_queued(&mgr, &t, LockType::Exclusive, LockDuration::Transaction);
         go_tx.send(()).unwrap();
         assert!(holder.join().is_err(), "the holder panicked");
         assert_eq!(waiter.join().unwrap(), Ok(()));
@@ -185,10 +178,7 @@ fn engine_hook_panicking_before_acquire_leaves_nothing_behind() {
     assert!(r.is_err());
     assert_eq!(c.lock_count(), 0);
     let mut other = mgr.new_context();
-    assert!(other
-        .try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_some());
+    assert!(can_take(&mut other, &t, LockType::Exclusive));
     // Non-exclusive requests of the panicky context do not call the hook.
     drop(other);
     assert!(c
@@ -460,14 +450,7 @@ fn release_while_another_thread_waits() {
             Duration::from_secs(1),
         )
         .unwrap();
-    let w = spawn_acquire(
-        &mgr,
-        &t,
-        LockType::SharedRead,
-        LockDuration::Statement,
-        Duration::from_secs(20),
-    );
-    wait_queued(&mgr, 1);
+    let w = spawn_queued(&mgr, &t, LockType::SharedRead, LockDuration::Statement);
     a.downgrade(x, LockType::SharedNoWrite).unwrap();
     assert_eq!(w.join().unwrap(), Ok(()));
     assert_clean_after(&mgr, a);

@@ -361,6 +361,20 @@ pub fn spawn_acquire(
     thread::spawn(move || mgr.new_context().acquire(&r, timeout).map(|_| ()))
 }
 
+/// [`spawn_acquire`] with a timeout no test reaches, returning once its request is pending
+/// (one more pending request than before; the test has no other request starting meanwhile).
+pub fn spawn_queued(
+    mgr: &Arc<MdlManager>,
+    key: &MdlKey,
+    t: LockType,
+    d: LockDuration,
+) -> JoinHandle<mdl_core::Result<()>> {
+    let before = pending_count(mgr);
+    let h = spawn_acquire(mgr, key, t, d, LONG);
+    wait_queued(mgr, before + 1);
+    h
+}
+
 /// Pairs `(requested, pending)` (or `(requested, granted)`) of lock types.
 pub type Pairs = Vec<(LockType, LockType)>;
 
