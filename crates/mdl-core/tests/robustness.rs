@@ -15,7 +15,7 @@ use mdl_core::{
 };
 use mdl_reference::support::{
     assert_clean, assert_clean_after, can_take, managers_per_mode, mgr, req, spawn_acquire,
-    spawn_queued, table, two_contexts, wait_queued, Kinded,
+    spawn_queued, table, take, two_contexts, wait_queued, Kinded,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -302,18 +302,12 @@ fn invalid_lock_type_per_namespace() {
         Err(MdlError::InvalidLockType { .. })
     ));
     // Cloning or downgrading into an illegal type is refused, the ticket unchanged.
-    let x = c
-        .try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .unwrap();
+    let x = take(&mut c, &t, LockType::Exclusive, LockDuration::Transaction);
     assert!(matches!(
         c.clone_ticket(x, LockType::IntentionExclusive, LockDuration::Statement),
         Err(MdlError::InvalidLockType { .. })
     ));
-    let gx = c
-        .try_acquire(&req(&g, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .unwrap();
+    let gx = take(&mut c, &g, LockType::Exclusive, LockDuration::Transaction);
     assert!(matches!(
         c.downgrade(gx, LockType::SharedRead),
         Err(MdlError::InvalidLockType { .. })
@@ -333,18 +327,13 @@ fn foreign_and_released_tickets_and_savepoints() {
     let (mgr, mut a, mut b) = two_contexts();
     let mut z = mgr.new_context();
     let t = table("t");
-    let ta = a
-        .try_acquire(&req(
-            &t,
-            LockType::SharedUpgradable,
-            LockDuration::Transaction,
-        ))
-        .unwrap()
-        .unwrap();
-    let tz = z
-        .try_acquire(&req(&t, LockType::SharedRead, LockDuration::Transaction))
-        .unwrap()
-        .unwrap();
+    let ta = take(
+        &mut a,
+        &t,
+        LockType::SharedUpgradable,
+        LockDuration::Transaction,
+    );
+    let tz = take(&mut z, &t, LockType::SharedRead, LockDuration::Transaction);
     let spa = a.savepoint();
     let bad = Err(MdlError::InvalidTicket);
     for foreign in [ta, tz] {
@@ -398,15 +387,9 @@ fn tickets_of_another_manager_are_foreign() {
     let mut a = m1.new_context();
     let mut z = m2.new_context();
     let t = table("t");
-    let ta = a
-        .try_acquire(&req(&t, LockType::SharedRead, LockDuration::Statement))
-        .unwrap()
-        .unwrap();
+    let ta = take(&mut a, &t, LockType::SharedRead, LockDuration::Statement);
     let sp_a = a.savepoint();
-    let tz = z
-        .try_acquire(&req(&t, LockType::SharedRead, LockDuration::Statement))
-        .unwrap()
-        .unwrap();
+    let tz = take(&mut z, &t, LockType::SharedRead, LockDuration::Statement);
     let sp_z = z.savepoint();
     let _ = sp_a;
     assert_eq!(a.release(tz), Err(MdlError::InvalidTicket));
