@@ -162,7 +162,7 @@ fn released_tickets() {
     let mut c = m.new_context();
     let k = table("t");
     for d in LockDuration::ALL {
-        let t = c.acquire(&req(&k, LockType::SNW, d), LONG).unwrap();
+        let t = take(&mut c, &k, LockType::SNW, d);
         match d {
             LockDuration::Statement => c.release_statement_locks(),
             LockDuration::Transaction => c.release_transactional_locks(),

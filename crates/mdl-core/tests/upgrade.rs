@@ -51,9 +51,7 @@ fn upgrade_to_a_type_already_satisfied_is_a_no_op() {
 fn upgrade_keeps_the_duration_of_the_ticket() {
     let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
-    let t = c
-        .acquire(&req(&k, LockType::SNRW, LockDuration::Explicit), LONG)
-        .unwrap();
+    let t = take(&mut c, &k, LockType::SNRW, LockDuration::Explicit);
     c.upgrade(t, LockType::X, LONG).unwrap();
     assert_eq!(c.ticket_info(t).unwrap().duration, LockDuration::Explicit);
     c.release_transactional_locks();
@@ -186,12 +184,8 @@ fn upgrade_while_holding_a_stronger_ticket_on_the_same_lock() {
     // the upgraded ticket survives releasing the other one.
     let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
-    let x = c
-        .acquire(&req(&k, LockType::X, LockDuration::Explicit), LONG)
-        .unwrap();
-    let su = c
-        .acquire(&req(&k, LockType::SU, LockDuration::Statement), LONG)
-        .unwrap();
+    let x = take(&mut c, &k, LockType::X, LockDuration::Explicit);
+    let su = take(&mut c, &k, LockType::SU, LockDuration::Statement);
     assert_ne!(x, su);
     c.upgrade(su, LockType::X, ZERO).unwrap();
     c.release(x).unwrap();
