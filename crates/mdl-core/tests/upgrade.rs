@@ -61,8 +61,7 @@ fn upgrade_keeps_the_duration_of_the_ticket() {
 
 #[test]
 fn upgrade_that_must_wait_for_a_reader() {
-    for (name, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+    for (name, m) in named_managers_per_mode() {
         let k = table("t");
         let reader = Worker::holding(&m, &k, LockType::SR);
         let ddl = Worker::new(&m);
@@ -125,8 +124,7 @@ fn failed_upgrade_leaves_the_original_lock() {
 
 #[test]
 fn downgrade_wakes_compatible_waiters() {
-    for (name, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+    for (name, m) in named_managers_per_mode() {
         let k = table("t");
         let ddl = Worker::new(&m);
         let x = ddl.hold(&k, LockType::X);

@@ -70,8 +70,7 @@ fn timed_out_pending_x_stops_blocking_readers() {
 
 #[test]
 fn kill_ends_a_wait() {
-    for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+    for m in managers_per_mode() {
         let k = table("t");
         let holder = Worker::holding(&m, &k, LockType::X);
         let (w, rx) = Worker::pending(&m, &k, LockType::SR);

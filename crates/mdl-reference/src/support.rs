@@ -313,9 +313,14 @@ pub fn two_contexts_per_mode(
 
 /// A manager per fast-path mode, in [`FastPath::ALL`] order.
 pub fn managers_per_mode() -> impl Iterator<Item = Arc<MdlManager>> {
-    FastPath::ALL
+    named_managers_per_mode().map(|(_, m)| m)
+}
+
+/// Per fast-path mode ([`FastPath::ALL`] order): the mode's name and a manager.
+pub fn named_managers_per_mode() -> impl Iterator<Item = (&'static str, Arc<MdlManager>)> {
+    configs()
         .into_iter()
-        .map(|fast_path| mgr_with(|c| c.fast_path = fast_path))
+        .map(|(mode, cfg)| (mode, MdlManager::new(cfg).expect("valid configuration")))
 }
 
 /// Polls until at least `n` requests of any context are pending, or panics after 20 s.
