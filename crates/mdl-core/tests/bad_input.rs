@@ -122,8 +122,7 @@ fn lock_types_a_namespace_does_not_take() {
 
 #[test]
 fn tickets_of_another_context() {
-    for (_, cfg) in configs() {
-        let (_m, mut a, mut b) = two_contexts_with(cfg);
+    for (_, _m, mut a, mut b) in two_contexts_per_mode() {
         let k = table("t");
         let ta = a.acquire(&treq(&k, LockType::SU), LONG).unwrap();
         // B's own first ticket may use the same slot number: it must still be refused.
@@ -241,10 +240,7 @@ fn errors_display_and_codes() {
     let t = table("t");
     let mut a = m.new_context();
     a.acquire(&treq(&t, LockType::X), LONG).unwrap();
-    let e = m
-        .new_context()
-        .acquire(&treq(&t, LockType::SR), ZERO)
-        .unwrap_err();
+    let e = refused(&m, &t, LockType::SR);
     assert_eq!(e.mysql_error_code(), Some(1205));
     assert!(e.to_string().contains("SHARED_READ"), "{e}");
 }

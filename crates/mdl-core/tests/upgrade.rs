@@ -95,8 +95,7 @@ fn upgrade_that_must_wait_for_a_reader() {
 
 #[test]
 fn failed_upgrade_leaves_the_original_lock() {
-    for (_, cfg) in configs() {
-        let (m, mut reader, mut ddl) = two_contexts_with(cfg);
+    for (_, m, mut reader, mut ddl) in two_contexts_per_mode() {
         let k = table("t");
         let mut o = m.new_context();
         reader.acquire(&treq(&k, LockType::SR), LONG).unwrap();

@@ -11,8 +11,7 @@ use mdl_reference::support::*;
 
 #[test]
 fn zero_timeout_fails_at_once_and_leaves_nothing_queued() {
-    for (_, cfg) in configs() {
-        let (m, mut a, mut b) = two_contexts_with(cfg);
+    for (_, m, mut a, mut b) in two_contexts_per_mode() {
         let k = table("t");
         a.acquire(&treq(&k, LockType::SR), LONG).unwrap();
         assert_eq!(
@@ -30,8 +29,7 @@ fn zero_timeout_fails_at_once_and_leaves_nothing_queued() {
 
 #[test]
 fn short_timeout_times_out_and_dequeues() {
-    for (_, cfg) in configs() {
-        let (m, mut a, mut b) = two_contexts_with(cfg);
+    for (_, m, mut a, mut b) in two_contexts_per_mode() {
         let k = table("t");
         let mut c = m.new_context();
         let ta = a.acquire(&treq(&k, LockType::SNRW), LONG).unwrap();

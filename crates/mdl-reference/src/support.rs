@@ -102,6 +102,14 @@ pub fn can_take(ctx: &mut MdlContext, key: &MdlKey, t: LockType) -> bool {
     }
 }
 
+/// The error of a TRANSACTION request of `t` on `key` from a new context of `mgr` that tries
+/// once (a [`ZERO`] timeout) and must fail.
+pub fn refused(mgr: &Arc<MdlManager>, key: &MdlKey, t: LockType) -> mdl_core::MdlError {
+    mgr.new_context()
+        .acquire(&treq(key, t), ZERO)
+        .expect_err("the request was granted")
+}
+
 /// Whether `key` is held by anyone but `observer`: `observer` cannot take X on it now.
 pub fn held_by_others(observer: &mut MdlContext, key: &MdlKey) -> bool {
     !can_take(observer, key, LockType::X)
