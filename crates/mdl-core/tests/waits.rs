@@ -129,11 +129,7 @@ fn waiters_are_granted_fifo_within_priorities() {
     let k = table("t");
     let holder = Worker::holding(&m, &k, LockType::X);
     // Three SNW requests queue (mutually incompatible): they get the lock in arrival order.
-    let w: Vec<Worker> = (0..3).map(|_| Worker::new(&m)).collect();
-    let rx: Vec<_> = w
-        .iter()
-        .map(|wk| wk.start_pending(&m, &k, LockType::SNW))
-        .collect();
+    let (w, rx) = Worker::pending_each(&m, &k, &[LockType::SNW; 3]);
     holder.release_all();
     for i in 0..3 {
         recv(&rx[i]).unwrap();
@@ -149,13 +145,8 @@ fn compatible_waiters_are_granted_together() {
     let m = mgr();
     let k = table("t");
     let holder = Worker::holding(&m, &k, LockType::X);
-    let w: Vec<Worker> = (0..4).map(|_| Worker::new(&m)).collect();
     let types = [LockType::SR, LockType::SW, LockType::S, LockType::SH];
-    let rx: Vec<_> = w
-        .iter()
-        .zip(types)
-        .map(|(wk, t)| wk.start_pending(&m, &k, t))
-        .collect();
+    let (_w, rx) = Worker::pending_each(&m, &k, &types);
     holder.release_all();
     for r in &rx {
         recv(r).unwrap();

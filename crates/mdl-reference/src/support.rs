@@ -255,6 +255,17 @@ impl Worker {
         (w, rx)
     }
 
+    /// A new worker per type of `types`, in order, each with its `acquire` of that type on
+    /// `key` pending (see [`Worker::pending`]): the workers, and the channels their outcomes
+    /// arrive on.
+    pub fn pending_each(
+        mgr: &Arc<MdlManager>,
+        key: &MdlKey,
+        types: &[LockType],
+    ) -> (Vec<Worker>, Vec<Receiver<mdl_core::Result<Ticket>>>) {
+        types.iter().map(|&t| Worker::pending(mgr, key, t)).unzip()
+    }
+
     /// Ends the worker's transaction (STATEMENT and TRANSACTION locks released).
     pub fn release_all(&self) {
         self.run(|c| {
