@@ -251,6 +251,20 @@ fn engine_notifications_around_exclusive_locks() {
     assert_eq!(owner.post.load(Ordering::SeqCst), post + 1);
 }
 
+/// A new context of `m` owned by `owner`, on a new thread, that acquires X on `key`; the
+/// thread returns the outcome.
+fn spawn_owned_x(
+    m: &Arc<MdlManager>,
+    owner: &Arc<Owner>,
+    key: &MdlKey,
+) -> std::thread::JoinHandle<mdl_core::Result<()>> {
+    let (m, owner, r) = (m.clone(), owner.clone(), treq(key, LockType::X));
+    std::thread::spawn(move || {
+        let mut c = m.new_context_with_owner(owner);
+        c.acquire(&r, LONG).map(|_| ())
+    })
+}
+
 #[test]
 fn exclusive_waiter_notifies_slow_path_shared_holders() {
     let m = mgr();
@@ -259,13 +273,7 @@ fn exclusive_waiter_notifies_slow_path_shared_holders() {
     handler.run(|c| c.set_needs_thr_lock_abort(true));
     handler.hold(&k, LockType::S);
     let owner = Arc::new(Owner::default());
-    let o2 = owner.clone();
-    let m2 = m.clone();
-    let k2 = k.clone();
-    let h = std::thread::spawn(move || {
-        let mut c = m2.new_context_with_owner(o2);
-        c.acquire(&treq(&k2, LockType::X), LONG).map(|_| ())
-    });
+    let h = spawn_owned_x(&m, &owner, &k);
     let start = Instant::now();
     while owner.shared_notes.load(Ordering::SeqCst) == 0 {
         assert!(start.elapsed() < Duration::from_secs(20));
@@ -282,13 +290,7 @@ fn disconnected_owner_ends_a_user_lock_wait() {
     let _holder = Worker::holding(&m, &u, LockType::X);
     let owner = Arc::new(Owner::default());
     owner.connected.store(true, Ordering::SeqCst);
-    let o2 = owner.clone();
-    let m2 = m.clone();
-    let u2 = u.clone();
-    let h = std::thread::spawn(move || {
-        let mut c = m2.new_context_with_owner(o2);
-        c.acquire(&treq(&u2, LockType::X), LONG).map(|_| ())
-    });
+    let h = spawn_owned_x(&m, &owner, &u);
     while pending_count(&m) == 0 {
         std::thread::sleep(Duration::from_millis(1));
     }
