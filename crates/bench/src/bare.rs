@@ -6,14 +6,14 @@
 //! the run's phase once per batch of [`BATCH`] statements, so the loop itself adds a random
 //! draw and a loop counter per statement.
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Barrier;
 use std::time::Instant;
 
 use serde::Serialize;
 
 use crate::peers::{Dur, KeySpace, LockTable, Mode, PeerSpec, Session, FIRST_TABLE};
-use crate::runner::{drive_phases, thread_cpu_ns, RunResult, Timing, MEASURE, STOP, WARMUP};
+use crate::runner::{drive_phases, thread_cpu_ns, RunResult, Tally, Timing, MEASURE, STOP, WARMUP};
 use crate::with_peer;
 
 /// Statements between two checks of the run's phase.
@@ -42,12 +42,12 @@ pub fn run_bare(case: &Bare, timing: &Timing) -> RunResult {
 
 fn run_on<T: LockTable>(table: &T, case: &Bare, timing: &Timing) -> RunResult {
     let phase = AtomicU8::new(WARMUP);
-    let (total, cpu, aborts) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
+    let tally = Tally::default();
     let start = Barrier::new(case.threads + 1);
     let tables = case.tables as u32;
     let elapsed = std::thread::scope(|s| {
         for i in 0..case.threads {
-            let (phase, total, cpu, aborts, start) = (&phase, &total, &cpu, &aborts, &start);
+            let (phase, tally, start) = (&phase, &tally, &start);
             s.spawn(move || {
                 let mut session = table.session();
                 let mut rng = fastrand::Rng::with_seed(i as u64 * 7919 + 17);
@@ -76,22 +76,13 @@ fn run_on<T: LockTable>(table: &T, case: &Bare, timing: &Timing) -> RunResult {
                 }
                 session.end_transaction();
                 if let Some(c0) = cpu0 {
-                    cpu.fetch_add(thread_cpu_ns() - c0, Ordering::Relaxed);
-                    total.fetch_add(done, Ordering::Relaxed);
-                    aborts.fetch_add(failed, Ordering::Relaxed);
+                    tally.add(done, thread_cpu_ns() - c0, failed);
                 }
             });
         }
         drive_phases(&start, &phase, timing)
     });
-    let n = total.load(Ordering::Relaxed);
-    RunResult {
-        qps: n as f64 / elapsed.as_secs_f64(),
-        cpu_ns: cpu.load(Ordering::Relaxed) as f64 / n.max(1) as f64,
-        aborts: aborts.load(Ordering::Relaxed),
-        cpus: cpu.load(Ordering::Relaxed) as f64 / elapsed.as_nanos().max(1) as f64,
-        hist: None,
-    }
+    tally.result(elapsed, None)
 }
 
 /// One session, `iterations` statements of the same loop on the calling thread (for

@@ -107,20 +107,55 @@ pub struct Chart {
     pub series: Vec<Series>,
 }
 
+/// How a chart's axis is scaled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// Linear.
+    Linear,
+    /// Logarithmic.
+    Log,
+}
+
 impl Chart {
     /// A linear chart with the y axis from 0.
     pub fn new(stem: &str, title: &str, x_label: &str, y_label: &str) -> Chart {
+        Chart::titled(stem, title)
+            .x(x_label, Scale::Linear)
+            .y(y_label, Scale::Linear)
+    }
+
+    /// A chart with the y axis from 0 and its axes not yet named: name them, and pick their
+    /// scales, with [`Chart::x`] and [`Chart::y`].
+    pub fn titled(stem: &str, title: &str) -> Chart {
         Chart {
             stem: stem.into(),
             title: title.into(),
-            x_label: x_label.into(),
-            y_label: y_label.into(),
+            x_label: String::new(),
+            y_label: String::new(),
             log_x: false,
             log_y: false,
             y_from_zero: true,
             legend_upper_left: false,
             series: Vec::new(),
         }
+    }
+
+    /// The x axis: its label (with unit) and scale.
+    pub fn x(mut self, label: &str, scale: Scale) -> Chart {
+        (self.x_label, self.log_x) = (label.into(), scale == Scale::Log);
+        self
+    }
+
+    /// The y axis: its label (with unit) and scale.
+    pub fn y(mut self, label: &str, scale: Scale) -> Chart {
+        (self.y_label, self.log_y) = (label.into(), scale == Scale::Log);
+        self
+    }
+
+    /// The legend in the upper left corner.
+    pub fn legend_upper_left(mut self) -> Chart {
+        self.legend_upper_left = true;
+        self
     }
 
     /// Adds a line.
@@ -422,11 +457,15 @@ mod tests {
 
     #[test]
     fn numbers_are_compact() {
-        assert_eq!(fmt_num(1500.0), "1.5K");
-        assert_eq!(fmt_num(2_000_000.0), "2M");
-        assert_eq!(fmt_num(0.25), "0.25");
-        assert_eq!(fmt_num(8.0), "8");
-        assert_eq!(fmt_num(123_456.0), "123K");
+        for (x, shown) in [
+            (1500.0, "1.5K"),
+            (2_000_000.0, "2M"),
+            (0.25, "0.25"),
+            (8.0, "8"),
+            (123_456.0, "123K"),
+        ] {
+            assert_eq!(fmt_num(x), shown, "{x}");
+        }
     }
 
     #[test]

@@ -126,6 +126,36 @@ pub struct RunResult {
     pub hist: Option<Histogram<u64>>,
 }
 
+/// What the sessions of one run add up inside the window.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    statements: AtomicU64,
+    cpu_ns: AtomicU64,
+    aborts: AtomicU64,
+}
+
+impl Tally {
+    /// Adds one session's statements, CPU time and aborts inside the window.
+    pub(crate) fn add(&self, statements: u64, cpu_ns: u64, aborts: u64) {
+        self.statements.fetch_add(statements, Ordering::Relaxed);
+        self.cpu_ns.fetch_add(cpu_ns, Ordering::Relaxed);
+        self.aborts.fetch_add(aborts, Ordering::Relaxed);
+    }
+
+    /// The run's result over a window of `elapsed`.
+    pub(crate) fn result(&self, elapsed: Duration, hist: Option<Histogram<u64>>) -> RunResult {
+        let n = self.statements.load(Ordering::Relaxed);
+        let cpu = self.cpu_ns.load(Ordering::Relaxed) as f64;
+        RunResult {
+            qps: n as f64 / elapsed.as_secs_f64(),
+            cpu_ns: cpu / n.max(1) as f64,
+            aborts: self.aborts.load(Ordering::Relaxed),
+            cpus: cpu / elapsed.as_nanos().max(1) as f64,
+            hist,
+        }
+    }
+}
+
 /// A case's figures over several runs.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Measured {
@@ -210,28 +240,27 @@ pub fn run_once_then(case: &Case, timing: &Timing, after: impl FnOnce(&RunResult
 fn run_on<T: LockTable>(table: &T, case: &Case, timing: &Timing) -> RunResult {
     let work = Work::calibrate(case.workload.work_ns);
     let phase = AtomicU8::new(WARMUP);
-    let total = AtomicU64::new(0);
-    let cpu = AtomicU64::new(0);
-    let aborts = AtomicU64::new(0);
+    let tally = Tally::default();
     let start = Barrier::new(case.threads + 1);
     let wl = &case.workload;
     let (elapsed, hist) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..case.threads)
             .map(|i| {
-                let (phase, total, aborts, start, cpu) = (&phase, &total, &aborts, &start, &cpu);
+                let (phase, tally, start) = (&phase, &tally, &start);
                 s.spawn(move || {
                     let mut d = Driver::new(table.session(), wl, work);
                     let mut rng = fastrand::Rng::with_seed(i as u64 * 7919 + 17);
                     let mut hist =
                         Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 2).expect("bounds");
                     let (mut done, mut ab0, mut seen, mut cpu0) = (0u64, 0u64, false, 0u64);
+                    let mut cpu_used = 0;
                     start.wait();
                     let mut n = 0u64;
                     loop {
                         let ph = phase.load(Ordering::Relaxed);
                         if ph == STOP {
                             if seen {
-                                cpu.fetch_add(thread_cpu_ns() - cpu0, Ordering::Relaxed);
+                                cpu_used = thread_cpu_ns() - cpu0;
                             }
                             break;
                         }
@@ -255,10 +284,9 @@ fn run_on<T: LockTable>(table: &T, case: &Case, timing: &Timing) -> RunResult {
                         }
                     }
                     d.finish();
-                    total.fetch_add(done, Ordering::Relaxed);
-                    if seen {
-                        aborts.fetch_add(d.aborts - ab0, Ordering::Relaxed);
-                    }
+                    // Unseen, the window was never entered: nothing done, no aborts counted.
+                    let aborted = if seen { d.aborts - ab0 } else { 0 };
+                    tally.add(done, cpu_used, aborted);
                     hist
                 })
             })
@@ -270,14 +298,7 @@ fn run_on<T: LockTable>(table: &T, case: &Case, timing: &Timing) -> RunResult {
         }
         (elapsed, hist)
     });
-    let n = total.load(Ordering::Relaxed);
-    RunResult {
-        qps: n as f64 / elapsed.as_secs_f64(),
-        cpu_ns: cpu.load(Ordering::Relaxed) as f64 / n.max(1) as f64,
-        aborts: aborts.load(Ordering::Relaxed),
-        cpus: cpu.load(Ordering::Relaxed) as f64 / elapsed.as_nanos().max(1) as f64,
-        hist: Some(hist),
-    }
+    tally.result(elapsed, Some(hist))
 }
 
 /// Summarises several runs of one case.

@@ -122,30 +122,12 @@ fn lock_types_a_namespace_does_not_take() {
 
 #[test]
 fn tickets_of_another_context() {
-    for (_, cfg) in configs() {
-        let (_m, mut a, mut b) = two_contexts_with(cfg);
+    for (_, _m, mut a, mut b) in two_contexts_per_mode() {
         let k = table("t");
         let ta = a.acquire(&treq(&k, LockType::SU), LONG).unwrap();
         // B's own first ticket may use the same slot number: it must still be refused.
         let tb = b.acquire(&treq(&table("u"), LockType::SR), LONG).unwrap();
-        assert_eq!(b.release(ta), Err(MdlError::InvalidTicket));
-        assert_eq!(
-            b.upgrade(ta, LockType::X, ZERO),
-            Err(MdlError::InvalidTicket)
-        );
-        assert_eq!(b.downgrade(ta, LockType::S), Err(MdlError::InvalidTicket));
-        assert_eq!(
-            b.clone_ticket(ta, LockType::S, LockDuration::Explicit),
-            Err(MdlError::InvalidTicket)
-        );
-        assert_eq!(
-            b.release_all_locks_for_name(ta),
-            Err(MdlError::InvalidTicket)
-        );
-        assert_eq!(
-            b.set_lock_duration(ta, LockDuration::Explicit),
-            Err(MdlError::InvalidTicket)
-        );
+        assert_every_use_refused(&mut b, ta, LockType::S, LockDuration::Explicit);
         assert_eq!(b.ticket_info(ta).unwrap_err(), MdlError::InvalidTicket);
         let sp = b.savepoint();
         assert_eq!(b.has_lock(sp, ta), Err(MdlError::InvalidTicket));
@@ -160,33 +142,32 @@ fn tickets_of_another_context() {
     }
 }
 
+/// Asserts that `c` refuses every use of ticket `t` with `InvalidTicket`: release, upgrade to
+/// X (without waiting), downgrade to `weaker`, a clone of `weaker` for `d`, a change to `d`,
+/// and releasing every lock on its name.
+fn assert_every_use_refused(c: &mut MdlContext, t: Ticket, weaker: LockType, d: LockDuration) {
+    let refused = Err(MdlError::InvalidTicket);
+    assert_eq!(c.release(t), refused);
+    assert_eq!(c.upgrade(t, LockType::X, ZERO), refused);
+    assert_eq!(c.downgrade(t, weaker), refused);
+    assert_eq!(c.clone_ticket(t, weaker, d).map(|_| ()), refused);
+    assert_eq!(c.set_lock_duration(t, d), refused);
+    assert_eq!(c.release_all_locks_for_name(t), refused);
+}
+
 #[test]
 fn released_tickets() {
     let m = mgr();
     let mut c = m.new_context();
     let k = table("t");
     for d in LockDuration::ALL {
-        let t = c.acquire(&req(&k, LockType::SNW, d), LONG).unwrap();
+        let t = take(&mut c, &k, LockType::SNW, d);
         match d {
             LockDuration::Statement => c.release_statement_locks(),
             LockDuration::Transaction => c.release_transactional_locks(),
             LockDuration::Explicit => c.release(t).unwrap(),
         }
-        assert_eq!(c.release(t), Err(MdlError::InvalidTicket));
-        assert_eq!(
-            c.upgrade(t, LockType::X, LONG),
-            Err(MdlError::InvalidTicket)
-        );
-        assert_eq!(c.downgrade(t, LockType::SR), Err(MdlError::InvalidTicket));
-        assert_eq!(
-            c.clone_ticket(t, LockType::SR, d),
-            Err(MdlError::InvalidTicket)
-        );
-        assert_eq!(c.set_lock_duration(t, d), Err(MdlError::InvalidTicket));
-        assert_eq!(
-            c.release_all_locks_for_name(t),
-            Err(MdlError::InvalidTicket)
-        );
+        assert_every_use_refused(&mut c, t, LockType::SR, d);
     }
     // A ticket released by an upgrade's rollback path is still the caller's and valid.
     let t = c.acquire(&treq(&k, LockType::SU), LONG).unwrap();
@@ -259,10 +240,7 @@ fn errors_display_and_codes() {
     let t = table("t");
     let mut a = m.new_context();
     a.acquire(&treq(&t, LockType::X), LONG).unwrap();
-    let e = m
-        .new_context()
-        .acquire(&treq(&t, LockType::SR), ZERO)
-        .unwrap_err();
+    let e = refused(&m, &t, LockType::SR);
     assert_eq!(e.mysql_error_code(), Some(1205));
     assert!(e.to_string().contains("SHARED_READ"), "{e}");
 }

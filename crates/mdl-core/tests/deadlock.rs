@@ -170,8 +170,7 @@ fn three_context_cycle() {
 
 #[test]
 fn upgrade_deadlock_of_two_readers() {
-    for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+    for m in managers_per_mode() {
         let k = table("t");
         let a = Worker::new(&m);
         let b = Worker::new(&m);

@@ -83,8 +83,7 @@ fn release_all_locks_for_name_releases_every_explicit_ticket_on_the_lock() {
 
 #[test]
 fn dropping_a_context_releases_everything() {
-    for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+    for m in managers_per_mode() {
         let mut o = m.new_context();
         let keys: Vec<MdlKey> = (0..5).map(|i| table(&format!("t{i}"))).collect();
         {

@@ -7,6 +7,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::*;
+use mdl_reference::support::{req, table, treq};
 use mdl_reference::Kinded;
 
 #[derive(Default)]
@@ -51,22 +52,12 @@ fn key(ns: Namespace, name: &str) -> MdlKey {
     MdlKey::new(ns, "db", name).unwrap()
 }
 
-/// A request of `t` for `d` on `db.name` in `ns`.
-fn rq(ns: Namespace, name: &str, t: LockType, d: LockDuration) -> MdlRequest {
-    MdlRequest::new(key(ns, name), t, d)
-}
-
 #[test]
 fn engine_is_told_before_and_after_exclusive_locks() {
     let mgr = MdlManager::new(MdlConfig::default()).unwrap();
     let owner = recorder();
     let mut ctx = mgr.new_context_with_owner(owner.clone());
-    let x = rq(
-        Namespace::Table,
-        "t",
-        LockType::X,
-        LockDuration::Transaction,
-    );
+    let x = treq(&table("t"), LockType::X);
     let t = ctx.acquire(&x, Duration::from_secs(1)).unwrap();
     assert_eq!(owner.pre.load(Ordering::SeqCst), 1);
     assert_eq!(owner.post.load(Ordering::SeqCst), 0);
@@ -81,16 +72,10 @@ fn engine_is_told_before_and_after_exclusive_locks() {
     );
 
     // Only X, and only in namespaces with engine notification.
-    let s = rq(
-        Namespace::Table,
-        "t",
-        LockType::SNW,
-        LockDuration::Transaction,
-    );
+    let s = treq(&table("t"), LockType::SNW);
     ctx.acquire(&s, Duration::from_secs(1)).unwrap();
-    let ull = rq(
-        Namespace::UserLevelLock,
-        "u",
+    let ull = req(
+        &key(Namespace::UserLevelLock, "u"),
         LockType::X,
         LockDuration::Explicit,
     );
@@ -100,9 +85,8 @@ fn engine_is_told_before_and_after_exclusive_locks() {
 
     // A refusal fails the request with the error the engine chose.
     *owner.refuse.lock().unwrap() = Some(EngineRefusal { victimized: false });
-    let x2 = rq(
-        Namespace::Schema,
-        "s",
+    let x2 = req(
+        &key(Namespace::Schema, "s"),
         LockType::X,
         LockDuration::Transaction,
     );
@@ -123,22 +107,12 @@ fn engine_is_told_before_and_after_exclusive_locks() {
     let mut other = mgr.new_context();
     let holder = other
         .acquire(
-            &rq(
-                Namespace::Table,
-                "busy",
-                LockType::SR,
-                LockDuration::Explicit,
-            ),
+            &req(&table("busy"), LockType::SR, LockDuration::Explicit),
             Duration::from_secs(1),
         )
         .unwrap();
     let before = owner.post.load(Ordering::SeqCst);
-    let busy = rq(
-        Namespace::Table,
-        "busy",
-        LockType::X,
-        LockDuration::Transaction,
-    );
+    let busy = treq(&table("busy"), LockType::X);
     assert_eq!(ctx.try_acquire(&busy), Ok(None));
     assert_eq!(owner.post.load(Ordering::SeqCst), before + 1);
     assert_eq!(
@@ -157,7 +131,7 @@ fn exclusive_waiter_notifies_shared_holders() {
     handler.set_needs_thr_lock_abort(true);
     let s = handler
         .acquire(
-            &rq(Namespace::Table, "h", LockType::S, LockDuration::Explicit),
+            &req(&table("h"), LockType::S, LockDuration::Explicit),
             Duration::from_secs(1),
         )
         .unwrap();
@@ -169,12 +143,7 @@ fn exclusive_waiter_notifies_shared_holders() {
     let mgr2 = mgr.clone();
     let ddl = thread::spawn(move || {
         let mut ctx = mgr2.new_context_with_owner(o2);
-        let x = rq(
-            Namespace::Table,
-            "h",
-            LockType::X,
-            LockDuration::Transaction,
-        );
+        let x = treq(&table("h"), LockType::X);
         ctx.acquire(&x, Duration::from_secs(10)).map(|_| ())
     });
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -195,9 +164,8 @@ fn exclusive_waiter_notifies_shared_holders() {
 fn disconnected_owner_stops_waiting_for_user_locks() {
     let mgr = MdlManager::new(MdlConfig::default()).unwrap();
     let mut holder = mgr.new_context();
-    let ull = rq(
-        Namespace::UserLevelLock,
-        "u",
+    let ull = req(
+        &key(Namespace::UserLevelLock, "u"),
         LockType::X,
         LockDuration::Explicit,
     );

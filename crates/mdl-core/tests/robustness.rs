@@ -14,8 +14,8 @@ use mdl_core::{
     Namespace, Strategy, NAME_CHAR_LEN,
 };
 use mdl_reference::support::{
-    assert_clean, assert_clean_after, managers_per_mode, mgr, req, spawn_acquire, table,
-    two_contexts, wait_queued, Kinded,
+    assert_clean, assert_clean_after, can_take, managers_per_mode, mgr, req, spawn_acquire,
+    spawn_queued, table, take, two_contexts, wait_queued, Kinded,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -46,14 +46,7 @@ fn panicking_holder_releases_and_wakes_waiters() {
             panic!("statement failed while holding locks");
         });
         held_rx.recv().unwrap();
-        let waiter = spawn_acquire(
-            &mgr,
-            &t,
-            LockType::Exclusive,
-            LockDuration::Transaction,
-            Duration::from_secs(20),
-        );
-        wait_queued(&mgr, 1);
+        let waiter = spawn_queued(&mgr, &t, LockType::Exclusive, LockDuration::Transaction);
         go_tx.send(()).unwrap();
         assert!(holder.join().is_err(), "the holder panicked");
         assert_eq!(waiter.join().unwrap(), Ok(()));
@@ -185,10 +178,7 @@ fn engine_hook_panicking_before_acquire_leaves_nothing_behind() {
     assert!(r.is_err());
     assert_eq!(c.lock_count(), 0);
     let mut other = mgr.new_context();
-    assert!(other
-        .try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_some());
+    assert!(can_take(&mut other, &t, LockType::Exclusive));
     // Non-exclusive requests of the panicky context do not call the hook.
     drop(other);
     assert!(c
@@ -312,18 +302,12 @@ fn invalid_lock_type_per_namespace() {
         Err(MdlError::InvalidLockType { .. })
     ));
     // Cloning or downgrading into an illegal type is refused, the ticket unchanged.
-    let x = c
-        .try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .unwrap();
+    let x = take(&mut c, &t, LockType::Exclusive, LockDuration::Transaction);
     assert!(matches!(
         c.clone_ticket(x, LockType::IntentionExclusive, LockDuration::Statement),
         Err(MdlError::InvalidLockType { .. })
     ));
-    let gx = c
-        .try_acquire(&req(&g, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .unwrap();
+    let gx = take(&mut c, &g, LockType::Exclusive, LockDuration::Transaction);
     assert!(matches!(
         c.downgrade(gx, LockType::SharedRead),
         Err(MdlError::InvalidLockType { .. })
@@ -343,18 +327,13 @@ fn foreign_and_released_tickets_and_savepoints() {
     let (mgr, mut a, mut b) = two_contexts();
     let mut z = mgr.new_context();
     let t = table("t");
-    let ta = a
-        .try_acquire(&req(
-            &t,
-            LockType::SharedUpgradable,
-            LockDuration::Transaction,
-        ))
-        .unwrap()
-        .unwrap();
-    let tz = z
-        .try_acquire(&req(&t, LockType::SharedRead, LockDuration::Transaction))
-        .unwrap()
-        .unwrap();
+    let ta = take(
+        &mut a,
+        &t,
+        LockType::SharedUpgradable,
+        LockDuration::Transaction,
+    );
+    let tz = take(&mut z, &t, LockType::SharedRead, LockDuration::Transaction);
     let spa = a.savepoint();
     let bad = Err(MdlError::InvalidTicket);
     for foreign in [ta, tz] {
@@ -408,15 +387,9 @@ fn tickets_of_another_manager_are_foreign() {
     let mut a = m1.new_context();
     let mut z = m2.new_context();
     let t = table("t");
-    let ta = a
-        .try_acquire(&req(&t, LockType::SharedRead, LockDuration::Statement))
-        .unwrap()
-        .unwrap();
+    let ta = take(&mut a, &t, LockType::SharedRead, LockDuration::Statement);
     let sp_a = a.savepoint();
-    let tz = z
-        .try_acquire(&req(&t, LockType::SharedRead, LockDuration::Statement))
-        .unwrap()
-        .unwrap();
+    let tz = take(&mut z, &t, LockType::SharedRead, LockDuration::Statement);
     let sp_z = z.savepoint();
     let _ = sp_a;
     assert_eq!(a.release(tz), Err(MdlError::InvalidTicket));
@@ -460,14 +433,7 @@ fn release_while_another_thread_waits() {
             Duration::from_secs(1),
         )
         .unwrap();
-    let w = spawn_acquire(
-        &mgr,
-        &t,
-        LockType::SharedRead,
-        LockDuration::Statement,
-        Duration::from_secs(20),
-    );
-    wait_queued(&mgr, 1);
+    let w = spawn_queued(&mgr, &t, LockType::SharedRead, LockDuration::Statement);
     a.downgrade(x, LockType::SharedNoWrite).unwrap();
     assert_eq!(w.join().unwrap(), Ok(()));
     assert_clean_after(&mgr, a);

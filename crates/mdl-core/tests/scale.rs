@@ -6,7 +6,9 @@
 //! lock. `MDL_ROBUST_TICKETS` overrides the default ticket count.
 
 use mdl_core::{LockDuration, LockType, SLOTS_PER_GROUP};
-use mdl_reference::support::{assert_clean_after, mgr, mgr_with, req, table};
+use mdl_reference::support::{
+    assert_clean_after, can_take, held_by_others, mgr, mgr_with, req, table,
+};
 
 #[test]
 fn a_hundred_thousand_contexts() {
@@ -30,16 +32,10 @@ fn a_hundred_thousand_contexts() {
     }
     assert_eq!(mgr.context_count(), n);
     let mut ddl = mgr.new_context();
-    assert!(ddl
-        .try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_none());
+    assert!(held_by_others(&mut ddl, &t));
     ctxs.clear();
     assert_eq!(mgr.context_count(), 1);
-    assert!(ddl
-        .try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_some());
+    assert!(can_take(&mut ddl, &t, LockType::Exclusive));
     assert_clean_after(&mgr, ddl);
 }
 
@@ -66,17 +62,11 @@ fn many_tickets(n: usize) {
     assert!(!c.owns_equal_or_stronger_lock(&table("t1"), LockType::SharedRead));
     // Another context sees the locks.
     let mut d = mgr.new_context();
-    assert!(d
-        .try_acquire(&req(&same, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_none());
+    assert!(held_by_others(&mut d, &same));
     c.release_transactional_locks();
     assert_eq!(c.lock_count(), (0..n).filter(|i| i % 500 == 1).count());
     drop(c);
-    assert!(d
-        .try_acquire(&req(&same, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_some());
+    assert!(can_take(&mut d, &same, LockType::Exclusive));
     assert_clean_after(&mgr, d);
     // Eviction ran on the releases (per-context fast-path objects, the first SLOTS_PER_GROUP
     // here, wait for the next sweep: docs/lock-manager.md, "Eviction").
@@ -130,10 +120,7 @@ fn fast_path_counter_saturation(ty: LockType) {
         a.lock_count()
     );
     drop(a);
-    assert!(b
-        .try_acquire(&req(&t, LockType::Exclusive, LockDuration::Transaction))
-        .unwrap()
-        .is_some());
+    assert!(can_take(&mut b, &t, LockType::Exclusive));
 }
 
 /// Found by this test: the SW+SWLP fast-path counter is 20 bits (40..59); the 2^20-th fast-path

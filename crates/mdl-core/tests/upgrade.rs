@@ -51,9 +51,7 @@ fn upgrade_to_a_type_already_satisfied_is_a_no_op() {
 fn upgrade_keeps_the_duration_of_the_ticket() {
     let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
-    let t = c
-        .acquire(&req(&k, LockType::SNRW, LockDuration::Explicit), LONG)
-        .unwrap();
+    let t = take(&mut c, &k, LockType::SNRW, LockDuration::Explicit);
     c.upgrade(t, LockType::X, LONG).unwrap();
     assert_eq!(c.ticket_info(t).unwrap().duration, LockDuration::Explicit);
     c.release_transactional_locks();
@@ -63,8 +61,7 @@ fn upgrade_keeps_the_duration_of_the_ticket() {
 
 #[test]
 fn upgrade_that_must_wait_for_a_reader() {
-    for (name, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+    for (name, m) in named_managers_per_mode() {
         let k = table("t");
         let reader = Worker::holding(&m, &k, LockType::SR);
         let ddl = Worker::new(&m);
@@ -98,8 +95,7 @@ fn upgrade_that_must_wait_for_a_reader() {
 
 #[test]
 fn failed_upgrade_leaves_the_original_lock() {
-    for (_, cfg) in configs() {
-        let (m, mut reader, mut ddl) = two_contexts_with(cfg);
+    for (_, m, mut reader, mut ddl) in two_contexts_per_mode() {
         let k = table("t");
         let mut o = m.new_context();
         reader.acquire(&treq(&k, LockType::SR), LONG).unwrap();
@@ -127,8 +123,7 @@ fn failed_upgrade_leaves_the_original_lock() {
 
 #[test]
 fn downgrade_wakes_compatible_waiters() {
-    for (name, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+    for (name, m) in named_managers_per_mode() {
         let k = table("t");
         let ddl = Worker::new(&m);
         let x = ddl.hold(&k, LockType::X);
@@ -186,12 +181,8 @@ fn upgrade_while_holding_a_stronger_ticket_on_the_same_lock() {
     // the upgraded ticket survives releasing the other one.
     let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
-    let x = c
-        .acquire(&req(&k, LockType::X, LockDuration::Explicit), LONG)
-        .unwrap();
-    let su = c
-        .acquire(&req(&k, LockType::SU, LockDuration::Statement), LONG)
-        .unwrap();
+    let x = take(&mut c, &k, LockType::X, LockDuration::Explicit);
+    let su = take(&mut c, &k, LockType::SU, LockDuration::Statement);
     assert_ne!(x, su);
     c.upgrade(su, LockType::X, ZERO).unwrap();
     c.release(x).unwrap();

@@ -11,8 +11,7 @@ use mdl_reference::support::*;
 
 #[test]
 fn zero_timeout_fails_at_once_and_leaves_nothing_queued() {
-    for (_, cfg) in configs() {
-        let (m, mut a, mut b) = two_contexts_with(cfg);
+    for (_, m, mut a, mut b) in two_contexts_per_mode() {
         let k = table("t");
         a.acquire(&treq(&k, LockType::SR), LONG).unwrap();
         assert_eq!(
@@ -30,8 +29,7 @@ fn zero_timeout_fails_at_once_and_leaves_nothing_queued() {
 
 #[test]
 fn short_timeout_times_out_and_dequeues() {
-    for (_, cfg) in configs() {
-        let (m, mut a, mut b) = two_contexts_with(cfg);
+    for (_, m, mut a, mut b) in two_contexts_per_mode() {
         let k = table("t");
         let mut c = m.new_context();
         let ta = a.acquire(&treq(&k, LockType::SNRW), LONG).unwrap();
@@ -70,8 +68,7 @@ fn timed_out_pending_x_stops_blocking_readers() {
 
 #[test]
 fn kill_ends_a_wait() {
-    for (_, cfg) in configs() {
-        let m = MdlManager::new(cfg).unwrap();
+    for m in managers_per_mode() {
         let k = table("t");
         let holder = Worker::holding(&m, &k, LockType::X);
         let (w, rx) = Worker::pending(&m, &k, LockType::SR);
@@ -132,11 +129,7 @@ fn waiters_are_granted_fifo_within_priorities() {
     let k = table("t");
     let holder = Worker::holding(&m, &k, LockType::X);
     // Three SNW requests queue (mutually incompatible): they get the lock in arrival order.
-    let w: Vec<Worker> = (0..3).map(|_| Worker::new(&m)).collect();
-    let rx: Vec<_> = w
-        .iter()
-        .map(|wk| wk.start_pending(&m, &k, LockType::SNW))
-        .collect();
+    let (w, rx) = Worker::pending_each(&m, &k, &[LockType::SNW; 3]);
     holder.release_all();
     for i in 0..3 {
         recv(&rx[i]).unwrap();
@@ -152,13 +145,8 @@ fn compatible_waiters_are_granted_together() {
     let m = mgr();
     let k = table("t");
     let holder = Worker::holding(&m, &k, LockType::X);
-    let w: Vec<Worker> = (0..4).map(|_| Worker::new(&m)).collect();
     let types = [LockType::SR, LockType::SW, LockType::S, LockType::SH];
-    let rx: Vec<_> = w
-        .iter()
-        .zip(types)
-        .map(|(wk, t)| wk.start_pending(&m, &k, t))
-        .collect();
+    let (_w, rx) = Worker::pending_each(&m, &k, &types);
     holder.release_all();
     for r in &rx {
         recv(r).unwrap();
@@ -263,6 +251,20 @@ fn engine_notifications_around_exclusive_locks() {
     assert_eq!(owner.post.load(Ordering::SeqCst), post + 1);
 }
 
+/// A new context of `m` owned by `owner`, on a new thread, that acquires X on `key`; the
+/// thread returns the outcome.
+fn spawn_owned_x(
+    m: &Arc<MdlManager>,
+    owner: &Arc<Owner>,
+    key: &MdlKey,
+) -> std::thread::JoinHandle<mdl_core::Result<()>> {
+    let (m, owner, r) = (m.clone(), owner.clone(), treq(key, LockType::X));
+    std::thread::spawn(move || {
+        let mut c = m.new_context_with_owner(owner);
+        c.acquire(&r, LONG).map(|_| ())
+    })
+}
+
 #[test]
 fn exclusive_waiter_notifies_slow_path_shared_holders() {
     let m = mgr();
@@ -271,13 +273,7 @@ fn exclusive_waiter_notifies_slow_path_shared_holders() {
     handler.run(|c| c.set_needs_thr_lock_abort(true));
     handler.hold(&k, LockType::S);
     let owner = Arc::new(Owner::default());
-    let o2 = owner.clone();
-    let m2 = m.clone();
-    let k2 = k.clone();
-    let h = std::thread::spawn(move || {
-        let mut c = m2.new_context_with_owner(o2);
-        c.acquire(&treq(&k2, LockType::X), LONG).map(|_| ())
-    });
+    let h = spawn_owned_x(&m, &owner, &k);
     let start = Instant::now();
     while owner.shared_notes.load(Ordering::SeqCst) == 0 {
         assert!(start.elapsed() < Duration::from_secs(20));
@@ -294,13 +290,7 @@ fn disconnected_owner_ends_a_user_lock_wait() {
     let _holder = Worker::holding(&m, &u, LockType::X);
     let owner = Arc::new(Owner::default());
     owner.connected.store(true, Ordering::SeqCst);
-    let o2 = owner.clone();
-    let m2 = m.clone();
-    let u2 = u.clone();
-    let h = std::thread::spawn(move || {
-        let mut c = m2.new_context_with_owner(o2);
-        c.acquire(&treq(&u2, LockType::X), LONG).map(|_| ())
-    });
+    let h = spawn_owned_x(&m, &owner, &u);
     while pending_count(&m) == 0 {
         std::thread::sleep(Duration::from_millis(1));
     }

@@ -307,10 +307,7 @@ fn shared_word_counters_block_without_an_owner() {
     let t = table("t");
     let mut reader = m.new_context();
     reader.acquire(&treq(&t, LockType::SR), LONG).unwrap();
-    let err = m
-        .new_context()
-        .acquire(&treq(&t, LockType::X), ZERO)
-        .unwrap_err();
+    let err = refused(&m, &t, LockType::X);
     let MdlError::Timeout(w) = &err else {
         panic!("{err:?}")
     };

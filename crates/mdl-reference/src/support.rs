@@ -102,6 +102,14 @@ pub fn can_take(ctx: &mut MdlContext, key: &MdlKey, t: LockType) -> bool {
     }
 }
 
+/// The error of a TRANSACTION request of `t` on `key` from a new context of `mgr` that tries
+/// once (a [`ZERO`] timeout) and must fail.
+pub fn refused(mgr: &Arc<MdlManager>, key: &MdlKey, t: LockType) -> mdl_core::MdlError {
+    mgr.new_context()
+        .acquire(&treq(key, t), ZERO)
+        .expect_err("the request was granted")
+}
+
 /// Whether `key` is held by anyone but `observer`: `observer` cannot take X on it now.
 pub fn held_by_others(observer: &mut MdlContext, key: &MdlKey) -> bool {
     !can_take(observer, key, LockType::X)
@@ -257,6 +265,17 @@ impl Worker {
         (w, rx)
     }
 
+    /// A new worker per type of `types`, in order, each with its `acquire` of that type on
+    /// `key` pending (see [`Worker::pending`]): the workers, and the channels their outcomes
+    /// arrive on.
+    pub fn pending_each(
+        mgr: &Arc<MdlManager>,
+        key: &MdlKey,
+        types: &[LockType],
+    ) -> (Vec<Worker>, Vec<Receiver<mdl_core::Result<Ticket>>>) {
+        types.iter().map(|&t| Worker::pending(mgr, key, t)).unzip()
+    }
+
     /// Ends the worker's transaction (STATEMENT and TRANSACTION locks released).
     pub fn release_all(&self) {
         self.run(|c| {
@@ -323,9 +342,14 @@ pub fn two_contexts_per_mode(
 
 /// A manager per fast-path mode, in [`FastPath::ALL`] order.
 pub fn managers_per_mode() -> impl Iterator<Item = Arc<MdlManager>> {
-    FastPath::ALL
+    named_managers_per_mode().map(|(_, m)| m)
+}
+
+/// Per fast-path mode ([`FastPath::ALL`] order): the mode's name and a manager.
+pub fn named_managers_per_mode() -> impl Iterator<Item = (&'static str, Arc<MdlManager>)> {
+    configs()
         .into_iter()
-        .map(|fast_path| mgr_with(|c| c.fast_path = fast_path))
+        .map(|(mode, cfg)| (mode, MdlManager::new(cfg).expect("valid configuration")))
 }
 
 /// Polls until at least `n` requests of any context are pending, or panics after 20 s.
@@ -369,6 +393,20 @@ pub fn spawn_acquire(
 ) -> JoinHandle<mdl_core::Result<()>> {
     let (mgr, r) = (mgr.clone(), req(key, t, d));
     thread::spawn(move || mgr.new_context().acquire(&r, timeout).map(|_| ()))
+}
+
+/// [`spawn_acquire`] with a timeout no test reaches, returning once its request is pending
+/// (one more pending request than before; the test has no other request starting meanwhile).
+pub fn spawn_queued(
+    mgr: &Arc<MdlManager>,
+    key: &MdlKey,
+    t: LockType,
+    d: LockDuration,
+) -> JoinHandle<mdl_core::Result<()>> {
+    let before = pending_count(mgr);
+    let h = spawn_acquire(mgr, key, t, d, LONG);
+    wait_queued(mgr, before + 1);
+    h
 }
 
 /// Pairs `(requested, pending)` (or `(requested, granted)`) of lock types.

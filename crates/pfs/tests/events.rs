@@ -2,24 +2,15 @@
 //! truncate and the locker-lost counter.
 #![cfg(feature = "instrumentation")]
 
-use std::sync::MutexGuard;
-
+use common::{global_statements, global_waits, of_thread, serial, serial_with, waits_events_on};
 use pfs::{ClassKind, Preset};
 
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
+mod common;
 
 fn events_on() {
     pfs::apply_preset(Preset::Default);
-    for c in [
-        "events_waits_current",
-        "events_waits_history",
-        "events_waits_history_long",
-        "events_stages_current",
-        "events_stages_history",
-    ] {
+    waits_events_on();
+    for c in ["events_stages_current", "events_stages_history"] {
         pfs::set_consumer(c, true).unwrap();
     }
 }
@@ -36,11 +27,7 @@ fn history_rings_keep_the_last_n() {
     for i in 0..15usize {
         let _w = pfs::wait_start_op(class, pfs::Operation::Insert, 1000 + i);
     }
-    let hist: Vec<_> = pfs::events_waits_history()
-        .rows
-        .into_iter()
-        .filter(|r| r.thread_id == me)
-        .collect();
+    let hist = of_thread!(pfs::events_waits_history(), me);
     assert_eq!(hist.len(), 10);
     let objects: Vec<u64> = hist.iter().map(|r| r.object_instance_begin).collect();
     assert_eq!(objects, (1005..1015).collect::<Vec<u64>>());
@@ -81,26 +68,14 @@ fn current_events_and_nesting() {
     assert!(s.is_active());
     let st = pfs::stage_start(stage);
     let w = pfs::wait_start(mdl, 0xABC);
-    let cur: Vec<_> = pfs::events_waits_current()
-        .rows
-        .into_iter()
-        .filter(|r| r.thread_id == me)
-        .collect();
+    let cur = of_thread!(pfs::events_waits_current(), me);
     assert_eq!(cur.len(), 1);
     assert_eq!(cur[0].end_event_id, None);
     assert_eq!(cur[0].timer_wait, None);
     assert_eq!(cur[0].operation, "metadata lock");
     assert_eq!(cur[0].object_instance_begin, 0xABC);
-    let stmts: Vec<_> = pfs::events_statements_current()
-        .rows
-        .into_iter()
-        .filter(|r| r.thread_id == me)
-        .collect();
-    let stages: Vec<_> = pfs::events_stages_current()
-        .rows
-        .into_iter()
-        .filter(|r| r.thread_id == me)
-        .collect();
+    let stmts = of_thread!(pfs::events_statements_current(), me);
+    let stages = of_thread!(pfs::events_stages_current(), me);
     assert_eq!(stages[0].nesting_event_id, Some(stmts[0].event_id));
     assert_eq!(cur[0].nesting_event_id, Some(stages[0].event_id));
     assert_eq!(pfs::current_event_id(), Some(cur[0].event_id));
@@ -110,17 +85,9 @@ fn current_events_and_nesting() {
     assert_eq!(pfs::current_event_id(), Some(stmts[0].event_id));
     drop(s);
     assert_eq!(pfs::current_event_id(), None);
-    let cur: Vec<_> = pfs::events_waits_current()
-        .rows
-        .into_iter()
-        .filter(|r| r.thread_id == me)
-        .collect();
+    let cur = of_thread!(pfs::events_waits_current(), me);
     assert!(cur[0].end_event_id.is_some() && cur[0].timer_wait.is_some());
-    let hist: Vec<_> = pfs::events_statements_history()
-        .rows
-        .into_iter()
-        .filter(|r| r.thread_id == me)
-        .collect();
+    let hist = of_thread!(pfs::events_statements_history(), me);
     assert_eq!(hist.last().unwrap().event_name, "statement/t_events/select");
     assert!(hist.last().unwrap().end_event_id.unwrap() > hist.last().unwrap().event_id);
     let stage_hist = pfs::events_stages_history();
@@ -131,8 +98,7 @@ fn current_events_and_nesting() {
 #[cfg(feature = "timers")]
 #[test]
 fn statement_digests_and_summaries() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Statements);
+    let _s = serial_with(Preset::Statements);
     let stmt = pfs::register_class(ClassKind::Statement, "statement/t_events/digest");
     let d = pfs::register_digest("SELECT c FROM sbtest1 WHERE id = ?");
     assert_eq!(
@@ -152,14 +118,9 @@ fn statement_digests_and_summaries() {
         .unwrap();
     assert_eq!(r.stats.count_star, 6);
     assert_eq!(r.digest.len(), 16);
-    let g = pfs::events_statements_summary_global_by_event_name();
-    let row = g
-        .rows
-        .iter()
-        .find(|r| r.event_name == "statement/t_events/digest")
-        .unwrap();
-    assert_eq!(row.stats.count_star, 6);
-    assert!(row.stats.sum_timer_wait > 0);
+    let row = global_statements("statement/t_events/digest");
+    assert_eq!(row.count_star, 6);
+    assert!(row.sum_timer_wait > 0);
     // Statements do not appear in the waits summary.
     assert!(pfs::events_waits_summary_global_by_event_name()
         .rows
@@ -170,8 +131,7 @@ fn statement_digests_and_summaries() {
 
 #[test]
 fn counts_exact_and_truncate_resets() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Counters);
+    let _s = serial_with(Preset::Counters);
     let name = "wait/lock/table/t_events/handler";
     let class = pfs::register_class(ClassKind::TableLock, name);
     assert!(class.enabled() && !class.timed());
@@ -180,19 +140,11 @@ fn counts_exact_and_truncate_resets() {
     }
     let v = pfs::instrument_wait!(class, 1usize, 5);
     assert_eq!(v, 5);
-    let count = || {
-        pfs::events_waits_summary_global_by_event_name()
-            .rows
-            .into_iter()
-            .find(|r| r.event_name == name)
-            .unwrap()
-            .stats
-    };
-    assert_eq!(count().count_star, 8);
-    assert_eq!(count().sum_timer_wait, 0);
+    assert_eq!(global_waits(name).count_star, 8);
+    assert_eq!(global_waits(name).sum_timer_wait, 0);
     pfs::truncate_events_waits_summary_by_thread_by_event_name();
     assert_eq!(
-        count().count_star,
+        global_waits(name).count_star,
         8,
         "by-thread truncate keeps the global summary"
     );
@@ -201,13 +153,13 @@ fn counts_exact_and_truncate_resets() {
         .iter()
         .all(|r| r.event_name != name));
     pfs::truncate_events_waits_summary_global_by_event_name();
-    assert_eq!(count().count_star, 0);
+    assert_eq!(global_waits(name).count_star, 0);
 
     pfs::apply_preset(Preset::None);
     let _w = pfs::wait_start(class, 1);
     assert!(!_w.is_active());
     drop(_w);
-    assert_eq!(count().count_star, 0);
+    assert_eq!(global_waits(name).count_star, 0);
     pfs::apply_preset(Preset::Default);
 }
 
@@ -221,20 +173,18 @@ fn wait_stack_overflow_counts_locker_lost() {
         let _g: Vec<_> = (0..7).map(|i| pfs::wait_start(class, i)).collect();
     }
     assert_eq!(pfs::status().locker_lost - before, 2);
-    let total = pfs::events_waits_summary_global_by_event_name()
-        .rows
-        .into_iter()
-        .find(|r| r.event_name == "wait/io/table/t_events/deep")
-        .unwrap();
-    assert_eq!(total.stats.count_star, 7, "stats are still recorded");
+    assert_eq!(
+        global_waits("wait/io/table/t_events/deep").count_star,
+        7,
+        "stats are still recorded"
+    );
     pfs::apply_preset(Preset::Default);
 }
 
 #[cfg(feature = "timers")]
 #[test]
 fn histograms_and_top_waits() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     pfs::set_histograms(true);
     let a = pfs::register_class(ClassKind::TableIo, "wait/io/table/t_events/slow");
     let b = pfs::register_class(ClassKind::TableIo, "wait/io/table/t_events/fast");

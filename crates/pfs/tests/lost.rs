@@ -1,7 +1,10 @@
 //! Bounded buffers and lost counters (own binary: it sizes the buffers before first use).
 #![cfg(feature = "instrumentation")]
 
+use common::{objects, waits_events_on};
 use pfs::{ClassKind, PfsError, Sizing};
+
+mod common;
 
 #[test]
 fn full_buffers_count_lost_and_never_panic() {
@@ -56,30 +59,19 @@ fn full_buffers_count_lost_and_never_panic() {
     assert_eq!(d1, pfs::register_digest("SELECT 1"));
 
     // History rings.
-    for c in [
-        "events_waits_current",
-        "events_waits_history",
-        "events_waits_history_long",
-    ] {
-        pfs::set_consumer(c, true).unwrap();
-    }
+    waits_events_on();
     for i in 0..10 {
         drop(pfs::wait_start(classes[1], i));
     }
     let me = pfs::current_thread_id();
-    let h: Vec<u64> = pfs::events_waits_history()
-        .rows
-        .iter()
-        .filter(|r| r.thread_id == me)
-        .map(|r| r.object_instance_begin)
-        .collect();
-    assert_eq!(h, vec![7, 8, 9]);
-    let l: Vec<u64> = pfs::events_waits_history_long()
-        .rows
-        .iter()
-        .map(|r| r.object_instance_begin)
-        .collect();
-    assert_eq!(l, vec![6, 7, 8, 9]);
+    assert_eq!(
+        objects(pfs::events_waits_history(), Some(me)),
+        vec![7, 8, 9]
+    );
+    assert_eq!(
+        objects(pfs::events_waits_history_long(), None),
+        vec![6, 7, 8, 9]
+    );
 
     // Threads: this thread has a slot; with 2 slots, one more fits and the next is lost.
     let c1 = classes[1];

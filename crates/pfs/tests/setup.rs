@@ -2,15 +2,11 @@
 #![cfg(feature = "instrumentation")]
 
 use std::str::FromStr;
-use std::sync::{Mutex, MutexGuard};
 
+use common::{serial, serial_with};
 use pfs::{ClassKind, Consumer, PfsError, Preset};
 
-/// Tests in this binary change global switches: run them one at a time.
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
+mod common;
 
 fn setting(name: &str) -> (bool, bool) {
     pfs::instrument_setting(name).expect("registered")
@@ -54,8 +50,7 @@ fn register_all() -> Vec<(ClassKind, &'static str)> {
 
 #[test]
 fn defaults_are_mysql_80() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     register_all();
     assert_eq!(
         setting("wait/synch/mutex/mdl/MDL_map::mutex"),
@@ -106,8 +101,7 @@ fn registration_is_idempotent() {
 
 #[test]
 fn switches_take_effect_immediately() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     // A stage class: disabled by default, and compiled whenever `instrumentation` is.
     let c = pfs::register_class(ClassKind::Stage, "stage/t_setup/switch");
     assert!(!c.enabled() && !c.timed());
@@ -135,8 +129,7 @@ fn switches_take_effect_immediately() {
 
 #[test]
 fn consumer_hierarchy() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     pfs::set_consumer("events_waits_current", true).unwrap();
     pfs::set_consumer("events_waits_history", true).unwrap();
     assert_eq!(
@@ -261,8 +254,7 @@ fn presets_set_exactly_their_instruments_and_consumers() {
 
 #[test]
 fn rules_apply_to_classes_registered_later() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Synch);
+    let _s = serial_with(Preset::Synch);
     let on = ClassKind::Mutex.compiled();
     let c = pfs::register_class(ClassKind::Mutex, "wait/synch/mutex/t_setup/later1");
     assert_eq!(setting("wait/synch/mutex/t_setup/later1"), (true, true));
@@ -283,35 +275,31 @@ fn rules_apply_to_classes_registered_later() {
 
 #[test]
 fn like_patterns_and_errors() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     for n in ["a", "b", "c_x"] {
         pfs::register_class(ClassKind::Mutex, &format!("wait/synch/mutex/t_like/{n}"));
     }
-    assert_eq!(
-        pfs::set_instruments("wait/synch/mutex/t_like/%", true, true),
-        Ok(3)
-    );
-    assert_eq!(
-        pfs::set_instruments("wait/synch/mutex/t_like/_", true, true),
-        Ok(2)
-    );
-    assert_eq!(
-        pfs::set_instruments("wait/synch/mutex/t_like/c\\_x", true, true),
-        Ok(1)
-    );
-    assert_eq!(
-        pfs::set_instruments("wait/synch/mutex/t_like/nothing", true, true),
-        Ok(0)
-    );
-    assert!(matches!(
-        pfs::set_instruments("", true, true),
-        Err(PfsError::BadPattern { .. })
-    ));
-    assert!(matches!(
-        pfs::set_instruments("abc\\", true, true),
-        Err(PfsError::BadPattern { .. })
-    ));
+    for (pattern, matched) in [
+        ("wait/synch/mutex/t_like/%", 3),
+        ("wait/synch/mutex/t_like/_", 2),
+        ("wait/synch/mutex/t_like/c\\_x", 1),
+        ("wait/synch/mutex/t_like/nothing", 0),
+    ] {
+        assert_eq!(
+            pfs::set_instruments(pattern, true, true),
+            Ok(matched),
+            "{pattern}"
+        );
+    }
+    for bad in ["", "abc\\"] {
+        assert!(
+            matches!(
+                pfs::set_instruments(bad, true, true),
+                Err(PfsError::BadPattern { .. })
+            ),
+            "{bad:?}"
+        );
+    }
     assert_eq!(
         pfs::set_consumer("events_bogus", true),
         Err(PfsError::UnknownConsumer("events_bogus".into()))
@@ -331,8 +319,7 @@ fn like_patterns_and_errors() {
 
 #[test]
 fn setup_tables_render() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     let t = pfs::setup_consumers();
     assert_eq!(t.rows.len(), Consumer::ALL.len());
     let text = t.to_string();

@@ -2,28 +2,16 @@
 //! stages and statements history_long tables, and setup_timers.
 #![cfg(all(feature = "instrumentation", feature = "timers"))]
 
-use std::sync::MutexGuard;
 use std::thread;
 
+use common::{global_statements, global_waits, objects, of_thread, serial_with, waits_events_on};
 use pfs::{ClassKind, Clock, EventFamily, Preset};
 
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn count(name: &str) -> u64 {
-    pfs::events_waits_summary_global_by_event_name()
-        .rows
-        .into_iter()
-        .find(|r| r.event_name == name)
-        .map_or(0, |r| r.stats.count_star)
-}
+mod common;
 
 #[test]
 fn a_left_out_thread_records_nothing() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     let name = "wait/io/table/t_switches/left_out";
     let c = pfs::register_class(ClassKind::TableIo, name);
     let n = thread::spawn(move || {
@@ -43,7 +31,7 @@ fn a_left_out_thread_records_nothing() {
     .join()
     .unwrap();
     assert!(n > 0);
-    assert_eq!(count(name), 1);
+    assert_eq!(global_waits(name).count_star, 1);
     // Another thread, by id.
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     let (idtx, idrx) = std::sync::mpsc::channel::<u64>();
@@ -58,20 +46,13 @@ fn a_left_out_thread_records_nothing() {
     assert!(!pfs::update_thread(u64::MAX, false, false));
     tx.send(()).unwrap();
     h.join().unwrap();
-    assert_eq!(count(name), 2);
+    assert_eq!(global_waits(name).count_star, 2);
 }
 
 #[test]
 fn history_switch_keeps_current_but_not_history() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
-    for c in [
-        "events_waits_current",
-        "events_waits_history",
-        "events_waits_history_long",
-    ] {
-        pfs::set_consumer(c, true).unwrap();
-    }
+    let _s = serial_with(Preset::Default);
+    waits_events_on();
     let c = pfs::register_class(ClassKind::TableIo, "wait/io/table/t_switches/history");
     let me = thread::spawn(move || {
         pfs::set_thread_history(false);
@@ -87,31 +68,18 @@ fn history_switch_keeps_current_but_not_history() {
             .all(|r| r.thread_id != me));
         pfs::set_thread_history(true);
         drop(pfs::wait_start(c, 8));
-        let h: Vec<u64> = pfs::events_waits_history()
-            .rows
-            .iter()
-            .filter(|r| r.thread_id == me)
-            .map(|r| r.object_instance_begin)
-            .collect();
-        assert_eq!(h, vec![8]);
+        assert_eq!(objects(pfs::events_waits_history(), Some(me)), vec![8]);
         me
     })
     .join()
     .unwrap();
-    let long: Vec<u64> = pfs::events_waits_history_long()
-        .rows
-        .iter()
-        .filter(|r| r.thread_id == me)
-        .map(|r| r.object_instance_begin)
-        .collect();
-    assert_eq!(long, vec![8]);
+    assert_eq!(objects(pfs::events_waits_history_long(), Some(me)), vec![8]);
     pfs::apply_preset(Preset::Default);
 }
 
 #[test]
 fn setup_threads_and_setup_actors() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     let name = "wait/io/table/t_switches/rules";
     let c = pfs::register_class(ClassKind::TableIo, name);
     pfs::set_setup_threads("t_switches-bg-%", false, false).unwrap();
@@ -119,19 +87,19 @@ fn setup_threads_and_setup_actors() {
         .rows
         .iter()
         .any(|r| r.name == "t_switches-bg-%" && !r.enabled));
-    thread::Builder::new()
-        .name("t_switches-bg-1".into())
-        .spawn(move || drop(pfs::wait_start(c, 1)))
-        .unwrap()
-        .join()
-        .unwrap();
-    thread::Builder::new()
-        .name("t_switches-fg".into())
-        .spawn(move || drop(pfs::wait_start(c, 1)))
-        .unwrap()
-        .join()
-        .unwrap();
-    assert_eq!(count(name), 1, "the background thread was left out");
+    for thread_name in ["t_switches-bg-1", "t_switches-fg"] {
+        thread::Builder::new()
+            .name(thread_name.into())
+            .spawn(move || drop(pfs::wait_start(c, 1)))
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+    assert_eq!(
+        global_waits(name).count_star,
+        1,
+        "the background thread was left out"
+    );
     pfs::set_setup_threads("t_switches-bg-%", true, true).unwrap();
 
     // setup_actors: the most specific row wins; no matching row leaves the session out.
@@ -168,8 +136,7 @@ fn setup_threads_and_setup_actors() {
 
 #[test]
 fn stages_and_statements_history_long() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     for c in [
         "events_stages_current",
         "events_stages_history_long",
@@ -195,32 +162,24 @@ fn stages_and_statements_history_long() {
     assert!(stmts.iter().all(
         |r| r.digest_text.as_deref() == Some("SELECT 1 FROM t_switches") && r.timer_wait.is_some()
     ));
-    let stages: Vec<_> = pfs::events_stages_history_long()
-        .rows
-        .into_iter()
-        .filter(|r| r.thread_id == me)
-        .collect();
+    let stages = of_thread!(pfs::events_stages_history_long(), me);
     assert_eq!(stages.len(), 3);
     assert!(stages
         .iter()
         .zip(&stmts)
         .all(|(s, t)| s.nesting_event_id == Some(t.event_id)));
     // The statements count for their class once, through the digest cell.
-    let g = pfs::events_statements_summary_global_by_event_name();
-    let row = g
-        .rows
-        .iter()
-        .find(|r| r.event_name == "statement/t_switches/select")
-        .unwrap();
-    assert_eq!(row.stats.count_star, 3);
+    assert_eq!(
+        global_statements("statement/t_switches/select").count_star,
+        3
+    );
     assert!(pfs::status().statements_history_long_written >= 3);
     pfs::apply_preset(Preset::Default);
 }
 
 #[test]
 fn setup_timers_choose_the_clock() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     let t = pfs::setup_timers();
     assert_eq!(t.len(), 4);
     assert!(t.rows.iter().any(|r| r.name == "statement"));
@@ -238,18 +197,10 @@ fn setup_timers_choose_the_clock() {
             let _s = pfs::statement_start(stmt, None);
             thread::sleep(std::time::Duration::from_millis(2));
         }
-        let g = pfs::events_statements_summary_global_by_event_name();
-        let r = g
-            .rows
-            .iter()
-            .find(|r| r.event_name == "statement/t_switches/timer")
-            .unwrap();
+        let r = global_statements("statement/t_switches/timer");
         // 2 ms whichever clock timed it.
-        assert!(r.stats.sum_timer_wait >= 1_500_000_000, "{clock:?}: {r:?}");
-        assert!(
-            r.stats.sum_timer_wait < 2_000_000_000_000,
-            "{clock:?}: {r:?}"
-        );
+        assert!(r.sum_timer_wait >= 1_500_000_000, "{clock:?}: {r:?}");
+        assert!(r.sum_timer_wait < 2_000_000_000_000, "{clock:?}: {r:?}");
     }
     let timers = pfs::performance_timers();
     let ns = &timers.rows[1];

@@ -1,18 +1,16 @@
 //! Instrumented Mutex / RwLock / Condvar: parking_lot behaviour and exact counts.
 #![cfg(all(feature = "mutex", feature = "rwlock", feature = "cond"))]
 
-use std::sync::{Arc, MutexGuard as StdGuard};
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use common::{global_waits, instrumented, serial, serial_with};
 use pfs::sync::*;
-use pfs::tables::SummaryByInstanceRow;
+use pfs::tables::{LockStatRow, SummaryByInstanceRow};
 use pfs::{ClassKind, Preset};
 
-fn serial() -> StdGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
+mod common;
 
 fn instance_rows(pattern: &str) -> Vec<SummaryByInstanceRow> {
     pfs::events_waits_summary_by_instance_like(pattern)
@@ -20,12 +18,15 @@ fn instance_rows(pattern: &str) -> Vec<SummaryByInstanceRow> {
         .rows
 }
 
-fn global_count(name: &str) -> u64 {
-    pfs::events_waits_summary_global_by_event_name()
-        .rows
-        .iter()
-        .find(|r| r.event_name == name)
-        .map_or(0, |r| r.stats.count_star)
+fn lock_stats(pattern: &str) -> Vec<LockStatRow> {
+    pfs::lock_stat_by_instance(Some(pattern)).unwrap().rows
+}
+
+/// A mutex of class `name`, switched on (timed or not) with hold statistics on.
+fn held_mutex(name: &str, timed: bool) -> Mutex<()> {
+    let class = instrumented(ClassKind::Mutex, name, timed);
+    pfs::set_hold_stats(true);
+    Mutex::with_class(class, ())
 }
 
 static STATIC_MUTEX: Mutex<u32> = Mutex::new(7);
@@ -34,8 +35,7 @@ static STATIC_MUTEX: Mutex<u32> = Mutex::new(7);
 fn mutex_behaves_like_parking_lot() {
     let _s = serial();
     assert_eq!(*STATIC_MUTEX.lock(), 7);
-    let class = pfs::register_class(ClassKind::Mutex, "wait/synch/mutex/t_sync/behave");
-    pfs::set_instruments(class.name(), true, true).unwrap();
+    let class = instrumented(ClassKind::Mutex, "wait/synch/mutex/t_sync/behave", true);
     for m in [Mutex::new(1), Mutex::with_class(class, 1)] {
         let mut m = m;
         {
@@ -57,8 +57,7 @@ fn mutex_behaves_like_parking_lot() {
 
 #[test]
 fn mutex_counts_are_exact_single_threaded() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     let name = "wait/synch/mutex/t_sync/count";
     let class = pfs::register_class(ClassKind::Mutex, name);
     let m = Mutex::with_class_identity(class, 1, 0u32);
@@ -82,7 +81,7 @@ fn mutex_counts_are_exact_single_threaded() {
     }
     drop(m.try_lock().unwrap());
     assert_eq!(instance_rows(name)[0].stats.count_star, 151);
-    assert_eq!(global_count(name), 151);
+    assert_eq!(global_waits(name).count_star, 151);
     let me = pfs::current_thread_id();
     let by_thread = pfs::events_waits_summary_by_thread_by_event_name();
     let mine = by_thread
@@ -104,8 +103,7 @@ fn mutex_counts_are_exact_single_threaded() {
 fn dropped_instances_fold_into_the_class() {
     let _s = serial();
     let name = "wait/synch/mutex/t_sync/drop";
-    let class = pfs::register_class(ClassKind::Mutex, name);
-    pfs::set_instruments(name, true, false).unwrap();
+    let class = instrumented(ClassKind::Mutex, name, false);
     let m = Mutex::with_class(class, ());
     for _ in 0..3 {
         drop(m.lock());
@@ -113,13 +111,13 @@ fn dropped_instances_fold_into_the_class() {
     assert_eq!(instance_rows(name).len(), 1);
     drop(m);
     assert!(instance_rows(name).is_empty());
-    assert_eq!(global_count(name), 3);
+    assert_eq!(global_waits(name).count_star, 3);
     let m2 = Mutex::with_class(class, 5);
     drop(m2.lock());
     assert_eq!(m2.into_inner(), 5);
-    assert_eq!(global_count(name), 4);
+    assert_eq!(global_waits(name).count_star, 4);
     pfs::truncate_events_waits_summary_by_instance();
-    assert_eq!(global_count(name), 0);
+    assert_eq!(global_waits(name).count_star, 0);
     pfs::apply_preset(Preset::Default);
 }
 
@@ -127,8 +125,7 @@ fn dropped_instances_fold_into_the_class() {
 fn contended_waits_are_timed_and_uncontended_are_free() {
     let _s = serial();
     let name = "wait/synch/mutex/t_sync/contended";
-    let class = pfs::register_class(ClassKind::Mutex, name);
-    pfs::set_instruments(name, true, true).unwrap();
+    let class = instrumented(ClassKind::Mutex, name, true);
     let m = Arc::new(Mutex::with_class(class, 0u32));
     drop(m.lock());
     let r = &instance_rows(name)[0];
@@ -155,26 +152,20 @@ fn contended_waits_are_timed_and_uncontended_are_free() {
 fn hold_times_like_lockstat() {
     let _s = serial();
     let name = "wait/synch/mutex/t_sync/hold";
-    let class = pfs::register_class(ClassKind::Mutex, name);
-    pfs::set_instruments(name, true, false).unwrap();
-    pfs::set_hold_stats(true);
-    let m = Mutex::with_class(class, ());
+    let m = held_mutex(name, false);
     {
         let _g = m.lock();
         thread::sleep(Duration::from_millis(5));
     }
     drop(m.try_lock().unwrap());
-    let rows = pfs::lock_stat_by_instance(Some(name)).unwrap().rows;
+    let rows = lock_stats(name);
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].acquisitions, 2);
     assert_eq!(rows[0].hold_count, 2);
     assert!(rows[0].max_timer_hold >= 4_000_000_000, "{:?}", rows[0]);
     pfs::set_hold_stats(false);
     drop(m.lock());
-    assert_eq!(
-        pfs::lock_stat_by_instance(Some(name)).unwrap().rows[0].hold_count,
-        2
-    );
+    assert_eq!(lock_stats(name)[0].hold_count, 2);
     pfs::apply_preset(Preset::Default);
 }
 
@@ -182,8 +173,7 @@ fn hold_times_like_lockstat() {
 fn rwlock_behaves_like_parking_lot_including_read_recursive() {
     let _s = serial();
     let name = "wait/synch/prlock/t_sync/rw";
-    let class = pfs::register_class(ClassKind::RwLock, name);
-    pfs::set_instruments(name, true, true).unwrap();
+    let class = instrumented(ClassKind::RwLock, name, true);
     let l = Arc::new(RwLock::with_class(class, 0u32));
     {
         let r1 = l.read();
@@ -273,7 +263,7 @@ fn condvar_waits_notifies_and_times_out() {
     // 2 timeouts, >= 1 wait in wait_while, 1 timeout.
     assert!(rows[0].stats.count_star >= 4, "{rows:?}");
     assert!(rows[0].stats.sum_timer_wait >= 20_000_000_000, "{rows:?}");
-    let holds = pfs::lock_stat_by_instance(Some(mname)).unwrap().rows;
+    let holds = lock_stats(mname);
     assert!(holds[0].hold_count >= 3, "{holds:?}");
 
     // Uninstrumented condvar with an instrumented mutex, and vice versa.
@@ -289,10 +279,7 @@ fn condvar_waits_notifies_and_times_out() {
 fn guards_work_across_switch_changes() {
     let _s = serial();
     let name = "wait/synch/mutex/t_sync/flip";
-    let class = pfs::register_class(ClassKind::Mutex, name);
-    pfs::set_instruments(name, true, true).unwrap();
-    pfs::set_hold_stats(true);
-    let m = Mutex::with_class(class, ());
+    let m = held_mutex(name, true);
     let g = m.lock();
     pfs::apply_preset(Preset::None); // guard taken with hold on, released after
     drop(g);
@@ -300,7 +287,7 @@ fn guards_work_across_switch_changes() {
     pfs::set_instruments(name, true, true).unwrap();
     pfs::set_hold_stats(true);
     drop(g);
-    let rows = pfs::lock_stat_by_instance(Some(name)).unwrap().rows;
+    let rows = lock_stats(name);
     assert_eq!(rows[0].acquisitions, 1);
     assert_eq!(rows[0].hold_count, 1);
     pfs::apply_preset(Preset::Default);

@@ -1,30 +1,18 @@
 //! Multi-threaded totals are exact once the threads have exited; thread ids.
 #![cfg(feature = "instrumentation")]
 
-use std::sync::{Arc, MutexGuard};
+use std::sync::Arc;
 use std::thread;
 
+use common::{global_waits, serial_with, waits_events_on};
 use pfs::{ClassKind, Preset};
 
-fn serial() -> MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn global(name: &str) -> pfs::tables::SummaryStats {
-    pfs::events_waits_summary_global_by_event_name()
-        .rows
-        .into_iter()
-        .find(|r| r.event_name == name)
-        .map(|r| r.stats)
-        .unwrap_or_default()
-}
+mod common;
 
 #[cfg(feature = "metadata")]
 #[test]
 fn totals_are_exact_after_threads_exit() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     let mdl = pfs::register_class(ClassKind::Metadata, "wait/lock/metadata/t_threads/mdl");
     pfs::set_instruments("wait/lock/metadata/t_threads/%", true, true).unwrap();
     const THREADS: usize = 4;
@@ -42,7 +30,7 @@ fn totals_are_exact_after_threads_exit() {
     let ids: std::collections::HashSet<u64> =
         handles.into_iter().map(|h| h.join().unwrap()).collect();
     assert_eq!(ids.len(), THREADS);
-    let s = global("wait/lock/metadata/t_threads/mdl");
+    let s = global_waits("wait/lock/metadata/t_threads/mdl");
     assert_eq!(s.count_star, THREADS as u64 * N);
     assert!(s.min_timer_wait <= s.avg_timer_wait && s.avg_timer_wait <= s.max_timer_wait);
     // The exited threads are gone from the by-thread table.
@@ -56,8 +44,7 @@ fn totals_are_exact_after_threads_exit() {
 #[cfg(feature = "mutex")]
 #[test]
 fn contended_mutex_counts_are_exact() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Synch);
+    let _s = serial_with(Preset::Synch);
     let name = "wait/synch/mutex/t_threads/shared";
     let class = pfs::register_class(ClassKind::Mutex, name);
     let m = Arc::new(pfs::sync::Mutex::with_class(class, 0u64));
@@ -79,14 +66,13 @@ fn contended_mutex_counts_are_exact() {
     assert_eq!(*m.lock(), THREADS * N);
     let inst = pfs::events_waits_summary_by_instance_like(name).unwrap();
     assert_eq!(inst.rows[0].stats.count_star, THREADS * N + 1);
-    assert_eq!(global(name).count_star, THREADS * N + 1);
+    assert_eq!(global_waits(name).count_star, THREADS * N + 1);
     pfs::apply_preset(Preset::Default);
 }
 
 #[test]
 fn threads_table_lists_named_live_threads() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
+    let _s = serial_with(Preset::Default);
     let class = pfs::register_class(ClassKind::TableIo, "wait/io/table/t_threads/named");
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     let (idtx, idrx) = std::sync::mpsc::channel::<u64>();
@@ -119,15 +105,8 @@ fn thread_ids_are_stable_and_distinct() {
 
 #[test]
 fn readers_run_while_writers_write() {
-    let _s = serial();
-    pfs::apply_preset(Preset::Default);
-    for c in [
-        "events_waits_current",
-        "events_waits_history",
-        "events_waits_history_long",
-    ] {
-        pfs::set_consumer(c, true).unwrap();
-    }
+    let _s = serial_with(Preset::Default);
+    waits_events_on();
     let class = pfs::register_class(ClassKind::TableIo, "wait/io/table/t_threads/rw");
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let writers: Vec<_> = (0..2)
@@ -156,6 +135,6 @@ fn readers_run_while_writers_write() {
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let total: u64 = writers.into_iter().map(|h| h.join().unwrap()).sum();
-    assert_eq!(global("wait/io/table/t_threads/rw").count_star, total);
+    assert_eq!(global_waits("wait/io/table/t_threads/rw").count_star, total);
     pfs::apply_preset(Preset::Default);
 }

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 
 use parking_lot::Mutex;
 
-use super::keyed_rwlock::{KeyLock, Locate, RwSession};
+use super::guards::GuardSession;
+use super::keyed_rwlock::{KeyLock, Locate};
 use super::{KeyId, KeySpace, LockTable};
 
 /// A global `Mutex<HashMap<key, Arc<RwLock>>>`.
@@ -31,9 +32,9 @@ impl Locate for GlobalMutexTable {
 }
 
 impl LockTable for GlobalMutexTable {
-    type Session<'a> = RwSession<'a, GlobalMutexTable>;
+    type Session<'a> = GuardSession<'a, GlobalMutexTable>;
 
-    fn session(&self) -> RwSession<'_, GlobalMutexTable> {
-        RwSession::new(self)
+    fn session(&self) -> GuardSession<'_, GlobalMutexTable> {
+        GuardSession::new(self)
     }
 }

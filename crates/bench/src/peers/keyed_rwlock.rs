@@ -1,4 +1,4 @@
-//! Per-key `RwLock`s found through a map: the shared session logic, and the dashmap peer.
+//! Per-key `RwLock`s found through a map: their [`GuardLocks`], and the dashmap peer.
 //!
 //! Shared modes (IX, SR, SW, SU) take the key's lock for reading, X for writing. The SU to X
 //! upgrade drops the read lock and then takes the write lock (a plain RwLock cannot upgrade
@@ -10,7 +10,8 @@ use dashmap::DashMap;
 use parking_lot::lock_api::{ArcRwLockReadGuard, ArcRwLockWriteGuard};
 use parking_lot::{RawRwLock, RwLock};
 
-use super::{Abort, Dur, KeyId, KeySpace, LockTable, Mode, Session, PEER_LOCK_TIMEOUT};
+use super::guards::{GuardLocks, GuardSession};
+use super::{Abort, KeyId, KeySpace, LockTable, PEER_LOCK_TIMEOUT};
 
 /// A per-key lock.
 pub type KeyLock = Arc<RwLock<()>>;
@@ -21,71 +22,38 @@ pub trait Locate: Sync {
     fn locate(&self, key: KeyId) -> KeyLock;
 }
 
-enum Guard {
+/// A held per-key lock.
+pub enum RwGuard {
+    /// Shared.
     Read(#[allow(dead_code)] ArcRwLockReadGuard<RawRwLock, ()>),
+    /// Exclusive.
     Write(#[allow(dead_code)] ArcRwLockWriteGuard<RawRwLock, ()>),
 }
 
-/// A session over any [`Locate`]: the locks it holds, by key, with their duration.
-pub struct RwSession<'a, L: Locate> {
-    map: &'a L,
-    held: Vec<(KeyId, Dur, Guard)>,
-}
+impl<L: Locate> GuardLocks for L {
+    type Guard<'a>
+        = RwGuard
+    where
+        L: 'a;
 
-impl<'a, L: Locate> RwSession<'a, L> {
-    /// A session with no locks.
-    pub fn new(map: &'a L) -> Self {
-        RwSession {
-            map,
-            held: Vec::with_capacity(16),
-        }
-    }
-}
-
-impl<L: Locate> Session for RwSession<'_, L> {
     #[inline]
-    fn acquire(&mut self, key: KeyId, _mode: Mode, dur: Dur) -> Result<(), Abort> {
-        // Every workload mode is shared here; a held key needs no new lock (a second read lock
-        // by the same thread could deadlock behind a waiting writer).
-        if let Some(h) = self.held.iter_mut().find(|h| h.0 == key) {
-            h.1 = h.1.max(dur);
-            return Ok(());
-        }
-        let lock = self.map.locate(key);
+    fn lock(&self, key: KeyId) -> Result<RwGuard, Abort> {
+        let lock = self.locate(key);
         let g = match lock.try_read_arc() {
             Some(g) => g,
             None => lock.try_read_arc_for(PEER_LOCK_TIMEOUT).ok_or(Abort)?,
         };
-        self.held.push((key, dur, Guard::Read(g)));
-        Ok(())
+        Ok(RwGuard::Read(g))
     }
 
-    fn upgrade_to_x(&mut self, key: KeyId) -> Result<(), Abort> {
-        let i = self
-            .held
-            .iter()
-            .position(|h| h.0 == key)
-            .expect("SU taken before the upgrade");
-        let (k, d, g) = self.held.swap_remove(i);
-        if let Guard::Write(g) = g {
-            self.held.push((k, d, Guard::Write(g)));
-            return Ok(());
+    fn upgrade(&self, key: KeyId, held: RwGuard) -> Result<RwGuard, Abort> {
+        if let RwGuard::Write(_) = held {
+            return Ok(held);
         }
-        drop(g);
-        let lock = self.map.locate(key);
+        drop(held);
+        let lock = self.locate(key);
         let w = lock.try_write_arc_for(PEER_LOCK_TIMEOUT).ok_or(Abort)?;
-        self.held.push((k, Dur::Transaction, Guard::Write(w)));
-        Ok(())
-    }
-
-    #[inline]
-    fn end_statement(&mut self) {
-        self.held.retain(|h| h.1 != Dur::Statement);
-    }
-
-    #[inline]
-    fn end_transaction(&mut self) {
-        self.held.clear();
+        Ok(RwGuard::Write(w))
     }
 }
 
@@ -114,9 +82,9 @@ impl Locate for DashMapTable {
 }
 
 impl LockTable for DashMapTable {
-    type Session<'a> = RwSession<'a, DashMapTable>;
+    type Session<'a> = GuardSession<'a, DashMapTable>;
 
-    fn session(&self) -> RwSession<'_, DashMapTable> {
-        RwSession::new(self)
+    fn session(&self) -> GuardSession<'_, DashMapTable> {
+        GuardSession::new(self)
     }
 }

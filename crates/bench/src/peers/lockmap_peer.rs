@@ -6,7 +6,8 @@
 use lockmap::{Entry, LockMap};
 
 use super::backoff::retry;
-use super::{Abort, Dur, KeyId, KeySpace, LockTable, Mode, Session};
+use super::guards::{GuardLocks, GuardSession};
+use super::{Abort, KeyId, KeySpace, LockTable};
 
 /// A `LockMap<key, ()>`.
 pub struct LockMapTable {
@@ -22,47 +23,28 @@ impl LockMapTable {
     }
 }
 
-/// The entries (held locks) of one session.
-pub struct LockMapSession<'a> {
-    map: &'a LockMap<KeyId, ()>,
-    held: Vec<(KeyId, Dur, Entry<'a, KeyId, ()>)>,
+impl GuardLocks for LockMapTable {
+    type Guard<'a> = Entry<'a, KeyId, ()>;
+
+    #[inline]
+    fn lock(&self, key: KeyId) -> Result<Entry<'_, KeyId, ()>, Abort> {
+        retry(|| self.map.try_entry(key))
+    }
+
+    /// Already exclusive.
+    fn upgrade<'a>(
+        &'a self,
+        _key: KeyId,
+        held: Entry<'a, KeyId, ()>,
+    ) -> Result<Entry<'a, KeyId, ()>, Abort> {
+        Ok(held)
+    }
 }
 
 impl LockTable for LockMapTable {
-    type Session<'a> = LockMapSession<'a>;
+    type Session<'a> = GuardSession<'a, LockMapTable>;
 
-    fn session(&self) -> LockMapSession<'_> {
-        LockMapSession {
-            map: &self.map,
-            held: Vec::with_capacity(16),
-        }
-    }
-}
-
-impl Session for LockMapSession<'_> {
-    #[inline]
-    fn acquire(&mut self, key: KeyId, _mode: Mode, dur: Dur) -> Result<(), Abort> {
-        if let Some(h) = self.held.iter_mut().find(|h| h.0 == key) {
-            h.1 = h.1.max(dur);
-            return Ok(());
-        }
-        let map = self.map;
-        let e = retry(|| map.try_entry(key))?;
-        self.held.push((key, dur, e));
-        Ok(())
-    }
-
-    fn upgrade_to_x(&mut self, _key: KeyId) -> Result<(), Abort> {
-        Ok(())
-    }
-
-    #[inline]
-    fn end_statement(&mut self) {
-        self.held.retain(|h| h.1 != Dur::Statement);
-    }
-
-    #[inline]
-    fn end_transaction(&mut self) {
-        self.held.clear();
+    fn session(&self) -> GuardSession<'_, LockMapTable> {
+        GuardSession::new(self)
     }
 }

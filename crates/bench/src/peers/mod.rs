@@ -26,6 +26,7 @@ use serde::Serialize;
 
 mod backoff;
 mod global_mutex;
+mod guards;
 mod keyed_rwlock;
 mod lockdb;
 mod lockmap_peer;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::counters::{measure_median, Counter};
-use crate::output::{Chart, Headline, Report, Table};
+use crate::output::{Chart, Headline, Report, Scale, Table};
 use crate::runner::Ctx;
 
 /// Runs the report.
@@ -57,13 +57,9 @@ pub fn run(ctx: &mut Ctx) -> Report {
         ]);
     }
     r.tables.push(t);
-    let mut c = Chart::new(
-        "ns-per-op",
-        "Cost of counting, by threads",
-        "threads",
-        "CPU ns per operation (median)",
-    );
-    c.log_y = true;
+    let mut c = Chart::titled("ns-per-op", "Cost of counting, by threads")
+        .x("threads", Scale::Linear)
+        .y("CPU ns per operation (median)", Scale::Log);
     for (vi, v) in Counter::ALL.iter().enumerate() {
         c.line_over(v.label(), &threads, |ti| Some(ns[vi][ti]));
     }

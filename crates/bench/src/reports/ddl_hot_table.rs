@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::{int, ratio};
 use crate::ddl::{estimate, run, DdlCase, DdlRun, Others};
-use crate::output::{Chart, Headline, Report, Table};
+use crate::output::{Chart, Headline, Report, Scale, Table};
 use crate::runner::{median, Ctx};
 
 /// Other contexts.
@@ -248,15 +248,10 @@ pub fn run_report(ctx: &mut Ctx) -> Report {
     ]);
     r.tables.push(g);
 
-    let mut c = Chart::new(
-        "exclusive",
-        "EXCLUSIVE acquire + release on a hot table",
-        "other contexts",
-        "µs per DDL (median)",
-    );
-    c.log_x = true;
-    c.log_y = true;
-    c.legend_upper_left = true;
+    let mut c = Chart::titled("exclusive", "EXCLUSIVE acquire + release on a hot table")
+        .x("other contexts", Scale::Log)
+        .y("µs per DDL (median)", Scale::Log)
+        .legend_upper_left();
     for m in FastPath::ALL {
         for o in [Others::Idle, Others::Busy] {
             let label = format!("{}, {}", m.name(), o.label());

@@ -5,7 +5,7 @@ use mdl_core::{FastPath, MdlKey, MdlManager, Namespace, PartitionHash, TicketInd
 use serde_json::json;
 
 use super::{int, ratio, threads};
-use crate::output::{Chart, Headline, Report, Table};
+use crate::output::{Chart, Headline, Report, Scale, Table};
 use crate::peers::{hash_name, MdlSetup, PeerSpec};
 use crate::runner::{Case, Ctx, Measured};
 use crate::workload::Workload;
@@ -180,7 +180,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
     r.tables.push(p);
 
     for fast in [false, true] {
-        let mut c = Chart::new(
+        let mut c = Chart::titled(
             if fast {
                 "fast-path-on"
             } else {
@@ -191,10 +191,9 @@ pub fn run(ctx: &mut Ctx) -> Report {
             } else {
                 "Point-select QPS, fast path off (5.6 design)"
             },
-            "sessions (threads)",
-            "QPS (statements/s, median)",
-        );
-        c.log_x = true;
+        )
+        .x("sessions (threads)", Scale::Log)
+        .y("QPS (statements/s, median)", Scale::Linear);
         for (si, s) in setups.iter().enumerate() {
             if s.fast_path.is_on() != fast {
                 continue;

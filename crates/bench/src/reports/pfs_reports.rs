@@ -14,7 +14,7 @@ use super::{int, pct, threads};
 use crate::instr::{self, InstrMode};
 use mdl_core::FastPath;
 
-use crate::output::{Chart, Headline, Report, Table};
+use crate::output::{Chart, Headline, Report, Scale, Table};
 use crate::peers::{MdlSetup, PeerSpec};
 use crate::runner::{median, summarize, Case, Ctx, Measured, RunResult, Timing};
 use crate::workload::Workload;
@@ -313,32 +313,29 @@ pub fn overhead_report(ctx: &mut Ctx) -> Report {
         ]);
     }
     r.tables.push(tg);
-    let mut c = Chart::new(
+    let mut c = Chart::titled(
         "cpu",
         "Session CPU time per point-select by instrumentation mode",
-        "sessions (threads)",
-        "CPU time per statement (ns, median)",
-    );
-    c.log_x = true;
+    )
+    .x("sessions (threads)", Scale::Log)
+    .y("CPU time per statement (ns, median)", Scale::Linear);
     for (mi, m) in modes.iter().enumerate() {
         c.line_over(m.name(), &ths, |ci| res[ci][mi].as_ref().map(|x| x.cpu_ns));
     }
     r.charts.push(c);
     let floor = timer_floor_ns();
-    let mut pc = Chart::new(
+    let mut pc = Chart::titled(
         "overhead-pct",
         "CPU time per statement over compiled out, by mode",
-        "sessions (threads)",
-        "overhead (%)",
-    );
-    let mut nc = Chart::new(
+    )
+    .x("sessions (threads)", Scale::Log)
+    .y("overhead (%)", Scale::Linear);
+    let mut nc = Chart::titled(
         "overhead-ns",
         "CPU time per statement over compiled out, by mode, and the timer floor",
-        "sessions (threads)",
-        "ns per statement over compiled out",
-    );
-    pc.log_x = true;
-    nc.log_x = true;
+    )
+    .x("sessions (threads)", Scale::Log)
+    .y("ns per statement over compiled out", Scale::Linear);
     for (mi, m) in modes.iter().enumerate().skip(1) {
         let (mut p, mut n) = (Vec::new(), Vec::new());
         for (ci, &t) in ths.iter().enumerate() {
@@ -395,6 +392,64 @@ pub fn overhead_report(ctx: &mut Ctx) -> Report {
     r
 }
 
+/// The modes of the amplification and contention reports: the baseline first.
+const OFF_DEFAULT_SYNCH: [InstrMode; 3] = [InstrMode::Off, InstrMode::Default, InstrMode::Synch];
+
+/// Measures [`OFF_DEFAULT_SYNCH`] x `cases` ([`compare_modes`], `ctx.timing.runs` rounds).
+fn against_off(ctx: &mut Ctx, what: &str, cases: &[Case]) -> Vec<Vec<Option<Measured>>> {
+    ctx.message(what);
+    let runs = ctx.timing.runs;
+    compare_modes(ctx, cases, &OFF_DEFAULT_SYNCH, runs)
+}
+
+/// One case's cells of [`OFF_DEFAULT_SYNCH`]: off's CPU ns per statement, then the CPU
+/// overhead of default and of synch over it.
+fn cpu_cells(m: &[Option<Measured>]) -> [String; 3] {
+    let off = m[0]
+        .as_ref()
+        .map_or("n/a".into(), |x| format!("{:.0}", x.cpu_ns));
+    [
+        off,
+        show(cpu_overhead(&m[1], &m[0])),
+        show(cpu_overhead(&m[2], &m[0])),
+    ]
+}
+
+/// One case's cells of [`OFF_DEFAULT_SYNCH`]: off's QPS, then the QPS loss of default and of
+/// synch against it.
+fn qps_cells(m: &[Option<Measured>]) -> [String; 3] {
+    let off = m[0].as_ref().map_or("n/a".into(), |x| int(x.qps));
+    [
+        off,
+        show(overhead(&m[1], &m[0])),
+        show(overhead(&m[2], &m[0])),
+    ]
+}
+
+/// The overhead lines of the default and synch modes (against off), in %, point by point.
+#[derive(Default)]
+struct ModeLines {
+    default: Vec<(f64, f64)>,
+    synch: Vec<(f64, f64)>,
+}
+
+impl ModeLines {
+    /// Adds the overheads (fractions) of the default and synch modes at `x`, where measured.
+    fn add(&mut self, x: f64, default: Option<f64>, synch: Option<f64>) {
+        self.default.extend(default.map(|o| (x, o * 100.0)));
+        self.synch.extend(synch.map(|o| (x, o * 100.0)));
+    }
+
+    /// Draws both lines, `default, {what}` and `synch, {what}`.
+    fn draw(self, chart: &mut Chart, what: &str) {
+        chart.line(format!("default, {what}"), self.default);
+        chart.line(format!("synch, {what}"), self.synch);
+    }
+}
+
+/// The x axis of both amplification charts.
+const WORK_AXIS: &str = "CPU work per statement (µs, log; 0 shown at 0.1)";
+
 /// `amplification`: overhead of the synch mode (against off) vs work per statement.
 pub fn amplification(ctx: &mut Ctx) -> Report {
     let (name, title) = (
@@ -417,7 +472,6 @@ pub fn amplification(ctx: &mut Ctx) -> Report {
         vec![0, 300, 1_000, 3_000, 10_000, 30_000, 100_000]
     };
     let ths = [1usize, 2];
-    let modes = [InstrMode::Off, InstrMode::Default, InstrMode::Synch];
     let mut cases = Vec::new();
     for &t in &ths {
         for &w in &works {
@@ -431,9 +485,7 @@ pub fn amplification(ctx: &mut Ctx) -> Report {
             ));
         }
     }
-    ctx.message("amplification");
-    let runs = ctx.timing.runs;
-    let res = compare_modes(ctx, &cases, &modes, runs);
+    let res = against_off(ctx, "amplification", &cases);
     let mut r = Report::new(name, title, about);
     let mut tab = Table::new(
         "overhead",
@@ -449,50 +501,31 @@ pub fn amplification(ctx: &mut Ctx) -> Report {
             "synch (QPS)",
         ],
     );
-    let mut chart = Chart::new(
-        "overhead",
-        "Instrumentation overhead vs work per statement",
-        "CPU work per statement (µs, log; 0 shown at 0.1)",
-        "CPU time per statement over off (%)",
-    );
-    chart.log_x = true;
-    chart.y_from_zero = true;
-    let mut share_chart = Chart::new(
+    let mut chart = Chart::titled("overhead", "Instrumentation overhead vs work per statement")
+        .x(WORK_AXIS, Scale::Log)
+        .y("CPU time per statement over off (%)", Scale::Linear);
+    let mut share_chart = Chart::titled(
         "share",
         "Share of a statement's CPU time spent in instrumentation vs work per statement",
-        "CPU work per statement (µs, log; 0 shown at 0.1)",
+    )
+    .x(WORK_AXIS, Scale::Log)
+    .y(
         "instrumentation share of CPU per statement (%)",
+        Scale::Linear,
     );
-    share_chart.log_x = true;
     for (ti, &t) in ths.iter().enumerate() {
-        let mut pts = [Vec::new(), Vec::new()];
+        let mut lines = ModeLines::default();
         for (wi, &w) in works.iter().enumerate() {
             let ci = ti * works.len() + wi;
             let od = cpu_overhead(&res[ci][1], &res[ci][0]);
             let os = cpu_overhead(&res[ci][2], &res[ci][0]);
-            tab.row(vec![
-                t.to_string(),
-                format!("{}", w as f64 / 1000.0),
-                res[ci][0]
-                    .as_ref()
-                    .map_or("n/a".into(), |x| format!("{:.0}", x.cpu_ns)),
-                show(od),
-                show(os),
-                res[ci][0].as_ref().map_or("n/a".into(), |x| int(x.qps)),
-                show(overhead(&res[ci][1], &res[ci][0])),
-                show(overhead(&res[ci][2], &res[ci][0])),
-            ]);
-            let x = (w as f64 / 1000.0).max(0.1);
-            if let Some(o) = od {
-                pts[0].push((x, o * 100.0));
-            }
-            if let Some(o) = os {
-                pts[1].push((x, o * 100.0));
-            }
+            let mut row = vec![t.to_string(), format!("{}", w as f64 / 1000.0)];
+            row.extend(cpu_cells(&res[ci]));
+            row.extend(qps_cells(&res[ci]));
+            tab.row(row);
+            lines.add((w as f64 / 1000.0).max(0.1), od, os);
         }
-        let [d, s] = pts;
-        chart.line(format!("default, {t} thread(s)"), d);
-        chart.line(format!("synch, {t} thread(s)"), s);
+        lines.draw(&mut chart, &format!("{t} thread(s)"));
         let share = |mi: usize| -> Vec<(f64, f64)> {
             works
                 .iter()
@@ -527,7 +560,7 @@ pub fn amplification(ctx: &mut Ctx) -> Report {
         ),
         published: "2.4% CPU-bound vs 0.9% disk-bound (C); 3% long vs 12x short calls (D)".into(),
     });
-    r.data = json!({"threads": ths, "work_ns": works, "modes": modes, "results": res, "timing": ctx.timing});
+    r.data = json!({"threads": ths, "work_ns": works, "modes": OFF_DEFAULT_SYNCH, "results": res, "timing": ctx.timing});
     r
 }
 
@@ -546,7 +579,6 @@ pub fn contention(ctx: &mut Ctx) -> Report {
     }
     let tables = [1usize, 2, 8, 64];
     let th = 8;
-    let modes = [InstrMode::Off, InstrMode::Default, InstrMode::Synch];
     let setups = [
         (
             "5.6 (no fast path)",
@@ -570,9 +602,7 @@ pub fn contention(ctx: &mut Ctx) -> Report {
             ));
         }
     }
-    ctx.message("contention");
-    let runs = ctx.timing.runs;
-    let res = compare_modes(ctx, &cases, &modes, runs);
+    let res = against_off(ctx, "contention", &cases);
     let mut r = Report::new(name, title, about);
     let mut tab = Table::new(
         "overhead",
@@ -588,41 +618,25 @@ pub fn contention(ctx: &mut Ctx) -> Report {
             "synch (CPU)",
         ],
     );
-    let mut chart = Chart::new(
+    let mut chart = Chart::titled(
         "overhead",
         &format!("Instrumentation overhead vs tables ({th} sessions)"),
-        "tables (fewer = more contention)",
-        "QPS loss against off (%)",
-    );
-    chart.log_x = true;
+    )
+    .x("tables (fewer = more contention)", Scale::Log)
+    .y("QPS loss against off (%)", Scale::Linear);
     for (si, (sname, _)) in setups.iter().enumerate() {
-        let mut pts = [Vec::new(), Vec::new()];
+        let mut lines = ModeLines::default();
         for (ni, &n) in tables.iter().enumerate() {
             let ci = si * tables.len() + ni;
             let od = overhead(&res[ci][1], &res[ci][0]);
             let os = overhead(&res[ci][2], &res[ci][0]);
-            tab.row(vec![
-                sname.to_string(),
-                n.to_string(),
-                res[ci][0].as_ref().map_or("n/a".into(), |x| int(x.qps)),
-                show(od),
-                show(os),
-                res[ci][0]
-                    .as_ref()
-                    .map_or("n/a".into(), |x| format!("{:.0}", x.cpu_ns)),
-                show(cpu_overhead(&res[ci][1], &res[ci][0])),
-                show(cpu_overhead(&res[ci][2], &res[ci][0])),
-            ]);
-            if let Some(o) = od {
-                pts[0].push((n as f64, o * 100.0));
-            }
-            if let Some(o) = os {
-                pts[1].push((n as f64, o * 100.0));
-            }
+            let mut row = vec![sname.to_string(), n.to_string()];
+            row.extend(qps_cells(&res[ci]));
+            row.extend(cpu_cells(&res[ci]));
+            tab.row(row);
+            lines.add(n as f64, od, os);
         }
-        let [d, s] = pts;
-        chart.line(format!("default, {sname}"), d);
-        chart.line(format!("synch, {sname}"), s);
+        lines.draw(&mut chart, sname);
     }
     r.tables.push(tab);
     r.charts.push(chart);
@@ -637,6 +651,6 @@ pub fn contention(ctx: &mut Ctx) -> Report {
          while it holds a partition mutex or a lock object's lock makes the others wait."
             .into(),
     );
-    r.data = json!({"threads": th, "tables": tables, "modes": modes, "results": res, "timing": ctx.timing});
+    r.data = json!({"threads": th, "tables": tables, "modes": OFF_DEFAULT_SYNCH, "results": res, "timing": ctx.timing});
     r
 }

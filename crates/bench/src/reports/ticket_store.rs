@@ -9,7 +9,7 @@ use mdl_core::TicketIndex;
 use serde_json::json;
 
 use super::{int, ratio};
-use crate::output::{Chart, Headline, Report, Table};
+use crate::output::{Chart, Headline, Report, Scale, Table};
 use crate::peers::MdlSetup;
 use crate::runner::{median, Ctx};
 use crate::workload::schema_dump;
@@ -106,15 +106,10 @@ pub fn run(ctx: &mut Ctx) -> Report {
         ]);
     }
     r.tables.push(g);
-    let mut c = Chart::new(
-        "per-lock",
-        "Time per lock vs locks held by one context",
-        "tables locked in one transaction (N)",
-        "time per lock (ns, median)",
-    );
-    c.log_x = true;
-    c.log_y = true;
-    c.legend_upper_left = true;
+    let mut c = Chart::titled("per-lock", "Time per lock vs locks held by one context")
+        .x("tables locked in one transaction (N)", Scale::Log)
+        .y("time per lock (ns, median)", Scale::Log)
+        .legend_upper_left();
     for (ii, name) in ["hashed index (8.0.4+)", "linear list (Bug #83143)"]
         .iter()
         .enumerate()

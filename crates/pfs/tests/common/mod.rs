@@ -1,0 +1,83 @@
+//! Helpers shared by the pfs test binaries; each binary uses some of them.
+#![allow(dead_code)]
+
+use std::sync::{Mutex, MutexGuard};
+
+use pfs::tables::{EventsWaits, SummaryGlobalByEventName, SummaryStats};
+use pfs::{ClassKind, ClassRef, Preset};
+
+/// Tests in one binary change global switches: run them one at a time.
+pub fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// [`serial`], then `preset` applied.
+pub fn serial_with(preset: Preset) -> MutexGuard<'static, ()> {
+    let s = serial();
+    pfs::apply_preset(preset);
+    s
+}
+
+/// Switches on the waits consumers: current, history and history_long.
+pub fn waits_events_on() {
+    for c in [
+        "events_waits_current",
+        "events_waits_history",
+        "events_waits_history_long",
+    ] {
+        pfs::set_consumer(c, true).unwrap();
+    }
+}
+
+/// Registers a class of `kind` named `name` and switches it on (timed or not).
+pub fn instrumented(kind: ClassKind, name: &str, timed: bool) -> ClassRef {
+    let class = pfs::register_class(kind, name);
+    pfs::set_instruments(name, true, timed).unwrap();
+    class
+}
+
+/// `name`'s row of a `*_summary_global_by_event_name` table (which has one for every
+/// registered class of its kind).
+pub fn stats_of(table: SummaryGlobalByEventName, name: &str) -> SummaryStats {
+    table
+        .rows
+        .into_iter()
+        .find(|r| r.event_name == name)
+        .unwrap_or_else(|| panic!("no {} row for {name}", table.name))
+        .stats
+}
+
+/// `name`'s row of events_waits_summary_global_by_event_name.
+pub fn global_waits(name: &str) -> SummaryStats {
+    stats_of(pfs::events_waits_summary_global_by_event_name(), name)
+}
+
+/// `name`'s row of events_statements_summary_global_by_event_name.
+pub fn global_statements(name: &str) -> SummaryStats {
+    stats_of(pfs::events_statements_summary_global_by_event_name(), name)
+}
+
+/// The OBJECT_INSTANCE_BEGIN of each wait in `events`, of `thread` only if given, in order.
+pub fn objects(events: EventsWaits, thread: Option<u64>) -> Vec<u64> {
+    events
+        .rows
+        .iter()
+        .filter(|r| thread.is_none_or(|t| r.thread_id == t))
+        .map(|r| r.object_instance_begin)
+        .collect()
+}
+
+/// The rows of events table `$table` that thread `$thread` wrote, in order.
+#[allow(unused_macros)]
+macro_rules! of_thread {
+    ($table:expr, $thread:expr) => {
+        $table
+            .rows
+            .into_iter()
+            .filter(|r| r.thread_id == $thread)
+            .collect::<Vec<_>>()
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use of_thread;
