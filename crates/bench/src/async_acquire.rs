@@ -357,11 +357,22 @@ pub struct TasksRun {
     pub ddl_timeouts: u64,
     /// How late each heartbeat tick ran (µs), past its scheduled instant.
     pub heartbeat_us: Vec<f64>,
+    /// CPU time of the runtime's worker threads over the run.
+    pub worker_cpu: Duration,
 }
 
 /// Runs the workload once.
 pub fn run_tasks(w: &Tasks) -> TasksRun {
-    let rt = runtime(w.workers);
+    let cpu_ns = Arc::new(AtomicU64::new(0));
+    let on_stop = cpu_ns.clone();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(w.workers)
+        .enable_time()
+        .on_thread_stop(move || {
+            on_stop.fetch_add(crate::runner::thread_cpu_ns(), Relaxed);
+        })
+        .build()
+        .expect("a tokio runtime");
     let mgr = MdlManager::new(MdlConfig::default()).expect("valid config");
     let tables: Arc<Vec<MdlKey>> =
         Arc::new((0..w.tables).map(|i| table(&format!("t{i}"))).collect());
@@ -452,6 +463,8 @@ pub fn run_tasks(w: &Tasks) -> TasksRun {
     });
     run.ddls = ddls.load(Relaxed);
     run.ddl_timeouts = ddl_timeouts.load(Relaxed);
+    rt.shutdown_timeout(Duration::from_secs(10));
+    run.worker_cpu = Duration::from_nanos(cpu_ns.load(Relaxed));
     assert!(mgr.lock_waits().rows.is_empty(), "a wait left behind");
     run
 }

@@ -160,6 +160,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
             "DDL",
             "tasks finished",
             "total ms (median)",
+            "worker CPU ms (median)",
             "heartbeat worst ms, median of runs (max)",
             "heartbeat median ms",
             "heartbeat p99 ms",
@@ -194,6 +195,14 @@ pub fn run(ctx: &mut Ctx) -> Report {
                 finished.join(" / ")
             },
             format!("{total:.0}"),
+            format!(
+                "{:.0}",
+                median(
+                    &rs.iter()
+                        .map(|r| r.worker_cpu.as_secs_f64() * 1e3)
+                        .collect::<Vec<_>>()
+                )
+            ),
             format!("{:.2} ({:.2})", worst[i], worst_max[i]),
             format!("{:.2}", median(&beats) / 1e3),
             format!("{:.2}", quantile(&beats, 0.99) / 1e3),
@@ -215,6 +224,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
             "total_ms": rs.iter().map(|r| r.total.as_secs_f64() * 1e3).collect::<Vec<_>>(),
             "ddls": rs.iter().map(|r| r.ddls).collect::<Vec<_>>(),
             "ddl_timeouts": rs.iter().map(|r| r.ddl_timeouts).collect::<Vec<_>>(),
+            "worker_cpu_ms": rs.iter().map(|r| r.worker_cpu.as_secs_f64() * 1e3).collect::<Vec<_>>(),
             "heartbeat_worst_ms": per_run,
             "heartbeat_p99_ms": quantile(&beats, 0.99) / 1e3,
             "heartbeat_ticks": beats.len(),
