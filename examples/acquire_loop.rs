@@ -2,8 +2,9 @@
 //! count instructions of with callgrind, and a quick ns/op figure.
 //!
 //! ```text
-//! cargo run --release --example acquire_loop -- [iterations] [fast path] [pfs preset]
+//! cargo run --release --example acquire_loop -- [iterations] [fast path] [pfs preset] [mode]
 //! valgrind --tool=callgrind target/release/examples/acquire_loop 100000 per-context default
+//! valgrind --tool=callgrind target/release/examples/acquire_loop 100000 per-context default async
 //! ```
 //!
 //! The fast path is `per-context` (the default), `shared-word` (MySQL 8.0; `on` is accepted for
@@ -11,16 +12,92 @@
 //!
 //! The preset (`off`, `none`, `default`, `tables`, `statements`, `counters`, `synch`) needs the
 //! `pfs` feature (on by default); without a preset pfs keeps its start-up settings.
+//!
+//! The mode (a last argument, anywhere after the iterations) is how each lock is taken:
+//! `sync` (the default) calls `acquire`; `async` makes an `acquire_async` future and polls it
+//! once with a no-op waker (a grantable request is `Ready` on the first poll); `await` runs the
+//! whole loop as one async block on a minimal `block_on` (a thread-unparking waker), each
+//! iteration `.await`ing `acquire_async` as a task would.
 
+use std::future::Future;
 use std::hint::black_box;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use mysql_mdl::{
-    FastPath, LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace,
+    FastPath, LockDuration, LockType, MdlConfig, MdlContext, MdlKey, MdlManager, MdlRequest,
+    Namespace,
 };
 
+const TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Wakes the thread that runs [`block_on`].
+struct Unpark(std::thread::Thread);
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// Runs a future on this thread, parking while it is pending.
+fn block_on<F: Future>(f: F) -> F::Output {
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut f = pin!(f);
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park();
+    }
+}
+
+fn sync_loop(ctx: &mut MdlContext, req: &MdlRequest, iterations: u64) {
+    for _ in 0..iterations {
+        let t = ctx.acquire(black_box(req), TIMEOUT).expect("no conflict");
+        ctx.release(black_box(t)).expect("own ticket");
+    }
+}
+
+/// Each acquisition a future polled once with a no-op waker.
+fn async_loop(ctx: &mut MdlContext, req: &MdlRequest, iterations: u64) {
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..iterations {
+        let got = pin!(ctx.acquire_async(black_box(req), TIMEOUT)).poll(&mut cx);
+        let Poll::Ready(got) = got else {
+            panic!("an uncontended request was not ready on the first poll")
+        };
+        let t = got.expect("no conflict");
+        ctx.release(black_box(t)).expect("own ticket");
+    }
+}
+
+/// The loop as one async block, each acquisition `.await`ed.
+fn await_loop(ctx: &mut MdlContext, req: &MdlRequest, iterations: u64) {
+    block_on(async {
+        for _ in 0..iterations {
+            let t = ctx
+                .acquire_async(black_box(req), TIMEOUT)
+                .await
+                .expect("no conflict");
+            ctx.release(black_box(t)).expect("own ticket");
+        }
+    });
+}
+
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut all: Vec<String> = std::env::args().skip(1).collect();
+    let mode = match all
+        .iter()
+        .position(|a| ["sync", "async", "await"].contains(&a.as_str()))
+    {
+        Some(i) => all.remove(i),
+        None => "sync".to_string(),
+    };
+    let mut args = all.into_iter();
     let iterations: u64 = args
         .next()
         .and_then(|s| s.parse().ok())
@@ -46,15 +123,13 @@ fn main() {
     let key = MdlKey::new(Namespace::Table, "test", "sbtest1").expect("valid key");
     let req = MdlRequest::new(key, LockType::SharedRead, LockDuration::Statement);
     // Warm up: create the lock object.
-    ctx.acquire(&req, Duration::from_secs(1))
-        .expect("no conflict");
+    ctx.acquire(&req, TIMEOUT).expect("no conflict");
     ctx.release_statement_locks();
     let start = Instant::now();
-    for _ in 0..iterations {
-        let t = ctx
-            .acquire(black_box(&req), Duration::from_secs(1))
-            .expect("no conflict");
-        ctx.release(black_box(t)).expect("own ticket");
+    match mode.as_str() {
+        "async" => async_loop(&mut ctx, &req, iterations),
+        "await" => await_loop(&mut ctx, &req, iterations),
+        _ => sync_loop(&mut ctx, &req, iterations),
     }
     let ns = start.elapsed().as_nanos() as f64 / iterations as f64;
     let preset = preset.as_deref().unwrap_or("-");
@@ -63,5 +138,5 @@ fn main() {
     } else {
         "no-pfs"
     };
-    println!("build={build} preset={preset} fast_path={} iterations={iterations} acquire+release: {ns:.1} ns", fast_path.name());
+    println!("build={build} preset={preset} fast_path={} mode={mode} iterations={iterations} acquire+release: {ns:.1} ns", fast_path.name());
 }

@@ -7,6 +7,8 @@
 //! * [`bare`]: the lock manager alone (no work per statement), for the peers report's "lock
 //!   manager only" mode.
 //! * [`ddl`]: an EXCLUSIVE request on a hot table among many other contexts.
+//! * [`async_acquire`]: the async API on a tokio runtime (no-wait cost, wake-up latency next
+//!   to `tokio::sync::RwLock`, many tasks with DDL and a heartbeat).
 //! * [`runner`]: warm-up, timed windows, medians of several runs, A/B interleaving, latency
 //!   histograms, progress.
 //! * [`reports`]: the reports of `mdl-bench` (CSV + JSON + SVG + markdown each).
@@ -29,6 +31,7 @@
 
 #![warn(missing_docs)]
 
+pub mod async_acquire;
 pub mod bare;
 pub mod counters;
 pub mod ddl;

@@ -51,6 +51,8 @@ enum Cmd {
     Peers,
     /// EXCLUSIVE on a hot table vs other contexts, per fast-path mode.
     DdlHotTable,
+    /// The async API: no-wait cost, wake-up latency vs tokio RwLock, 1,000 tasks with DDL.
+    Async,
     /// The cost of the ways to count an event.
     Counters,
     /// QPS per instrumentation mode (needs pfs).
@@ -93,6 +95,7 @@ impl Cmd {
             Cmd::TicketStore => "ticket-store",
             Cmd::Peers => "peers",
             Cmd::DdlHotTable => "ddl-hot-table",
+            Cmd::Async => "async",
             Cmd::Counters => "counters",
             Cmd::PfsOverhead => "pfs-overhead",
             Cmd::Amplification => "amplification",

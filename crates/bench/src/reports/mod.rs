@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::output::Report;
 use crate::runner::Ctx;
 
+mod async_acquire;
 mod counters;
 mod ddl_hot_table;
 mod hash_instances;
@@ -18,7 +19,7 @@ mod trx_size;
 pub type ReportFn = fn(&mut Ctx) -> Report;
 
 /// Every report, in the order `report` runs them: (name, what it shows, entry point).
-pub const ALL: [(&str, &str, ReportFn); 9] = [
+pub const ALL: [(&str, &str, ReportFn); 10] = [
     (
         "hash-instances",
         "QPS vs threads for shards x partition hash x fast path (published A)",
@@ -43,6 +44,11 @@ pub const ALL: [(&str, &str, ReportFn); 9] = [
         "ddl-hot-table",
         "EXCLUSIVE on a hot table vs 16 / 256 / 4,096 other contexts, per fast-path mode",
         ddl_hot_table::run_report,
+    ),
+    (
+        "async",
+        "acquire_async vs acquire, wake-up latency vs tokio RwLock, 1,000 tasks with DDL on 2 workers",
+        async_acquire::run,
     ),
     (
         "counters",

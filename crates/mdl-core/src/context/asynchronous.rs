@@ -106,42 +106,53 @@ impl std::fmt::Debug for Acquire<'_> {
 impl Future for Acquire<'_> {
     type Output = Result<Ticket>;
 
+    // The no-wait path is inlined into the caller, as `MdlContext::acquire`'s is: the first
+    // poll tries the fast path in place (no move of the state, no call), and everything else
+    // (the slow path, the wait) is out of line in `poll_slow`. Drop likewise.
+    #[inline(always)]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<Ticket>> {
         let this = self.get_mut();
+        if matches!(this.state, State::Start) {
+            if let Some(t) = this.ctx.fast_acquire(this.req) {
+                this.state = State::Done;
+                return Poll::Ready(Ok(t));
+            }
+        }
+        this.poll_slow(cx)
+    }
+}
+
+impl Acquire<'_> {
+    /// Every poll but a first one that the fast path grants.
+    #[inline(never)]
+    fn poll_slow(&mut self, cx: &mut Context<'_>) -> Poll<Result<Ticket>> {
         loop {
-            match std::mem::replace(&mut this.state, State::Done) {
-                State::Start => {
-                    if let Some(t) = this.ctx.fast_acquire(this.req) {
-                        return Poll::Ready(Ok(t));
+            match std::mem::replace(&mut self.state, State::Done) {
+                State::Start => match self.ctx.attempt(self.req, !self.timeout.is_zero()) {
+                    Err(e) => return Poll::Ready(Err(e)),
+                    Ok(Attempt::Granted(t)) => return Poll::Ready(Ok(t)),
+                    Ok(Attempt::NotGranted(lock)) => {
+                        return Poll::Ready(Err(self.ctx.refused(self.req, lock)))
                     }
-                    match this.ctx.attempt(this.req, !this.timeout.is_zero()) {
-                        Err(e) => return Poll::Ready(Err(e)),
-                        Ok(Attempt::Granted(t)) => return Poll::Ready(Ok(t)),
-                        Ok(Attempt::NotGranted(lock)) => {
-                            return Poll::Ready(Err(this.ctx.refused(this.req, lock)))
-                        }
-                        Ok(Attempt::Pending(p)) => {
-                            this.state = State::Waiting(this.begin(p));
-                        }
+                    Ok(Attempt::Pending(p)) => {
+                        self.state = State::Waiting(self.begin(p));
                     }
-                }
+                },
                 State::Waiting(mut wt) => {
-                    let status = this.check(&mut wt, cx);
+                    let status = self.check(&mut wt, cx);
                     if status == WaitStatus::Empty {
-                        this.state = State::Waiting(wt);
+                        self.state = State::Waiting(wt);
                         return Poll::Pending;
                     }
                     wt.cancel_alarms();
-                    return Poll::Ready(this.ctx.end_wait(wt.w, status));
+                    return Poll::Ready(self.ctx.end_wait(wt.w, status));
                 }
                 // Polled after completion: a misuse the type system does not prevent.
                 State::Done => return Poll::Ready(Err(MdlError::InvalidTicket)),
             }
         }
     }
-}
 
-impl Acquire<'_> {
     /// Starts the wait of a queued request and sets its alarms.
     fn begin(&mut self, p: super::Pending) -> Waiting {
         let since = Instant::now();
@@ -191,7 +202,18 @@ impl Acquire<'_> {
 }
 
 impl Drop for Acquire<'_> {
+    #[inline(always)]
     fn drop(&mut self) {
+        if matches!(self.state, State::Waiting(_)) {
+            self.drop_waiting();
+        }
+    }
+}
+
+impl Acquire<'_> {
+    /// Cancels the wait of a future dropped while queued.
+    #[inline(never)]
+    fn drop_waiting(&mut self) {
         if let State::Waiting(mut wt) = std::mem::replace(&mut self.state, State::Done) {
             wt.cancel_alarms();
             self.ctx.cancel_wait(wt.w);
