@@ -522,7 +522,7 @@ impl LockObject {
 
     /// Gives up a granted lock, wherever it is recorded. Returns whether the object became
     /// unused (state word 0).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn release(&self, env: &Env, hold: Hold, ty: LockType) -> bool {
         match hold {
             Hold::Slot(slot) => match env.slots.release_moved(slot) {

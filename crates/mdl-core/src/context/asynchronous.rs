@@ -65,13 +65,17 @@ const _: fn() = || {
     send::<Acquire<'static>>();
 };
 
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum State {
     Start,
-    Waiting(Waiting),
+    /// Queued: the wait itself is kept in the context (`MdlContext::async_wait`; a context has
+    /// at most one future at a time, as it is borrowed mutably), so the future stays small and
+    /// its drop is one test on the no-wait path.
+    Waiting,
     Done,
 }
 
-struct Waiting {
+pub(super) struct Waiting {
     w: Wait,
     timeout_alarm: Option<u64>,
     tick_alarm: Option<u64>,
@@ -91,14 +95,9 @@ impl Waiting {
 
 impl std::fmt::Debug for Acquire<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let state = match self.state {
-            State::Start => "start",
-            State::Waiting(_) => "waiting",
-            State::Done => "done",
-        };
         f.debug_struct("Acquire")
             .field("request", self.req)
-            .field("state", &state)
+            .field("state", &self.state)
             .finish()
     }
 }
@@ -112,7 +111,7 @@ impl Future for Acquire<'_> {
     #[inline(always)]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<Ticket>> {
         let this = self.get_mut();
-        if matches!(this.state, State::Start) {
+        if this.state == State::Start {
             if let Some(t) = this.ctx.fast_acquire(this.req) {
                 this.state = State::Done;
                 return Poll::Ready(Ok(t));
@@ -135,19 +134,24 @@ impl Acquire<'_> {
                         return Poll::Ready(Err(self.ctx.refused(self.req, lock)))
                     }
                     Ok(Attempt::Pending(p)) => {
-                        self.state = State::Waiting(self.begin(p));
+                        let wt = self.begin(p);
+                        self.ctx.async_wait = Some(wt);
+                        self.state = State::Waiting;
                     }
                 },
-                State::Waiting(mut wt) => {
+                State::Waiting => {
+                    let Some(mut wt) = self.ctx.async_wait.take() else {
+                        return Poll::Ready(Err(MdlError::InvalidTicket));
+                    };
                     let status = self.check(&mut wt, cx);
                     if status == WaitStatus::Empty {
-                        self.state = State::Waiting(wt);
+                        self.ctx.async_wait = Some(wt);
+                        self.state = State::Waiting;
                         return Poll::Pending;
                     }
                     wt.cancel_alarms();
                     return Poll::Ready(self.ctx.end_wait(wt.w, status));
                 }
-                // Polled after completion: a misuse the type system does not prevent.
                 State::Done => return Poll::Ready(Err(MdlError::InvalidTicket)),
             }
         }
@@ -204,7 +208,7 @@ impl Acquire<'_> {
 impl Drop for Acquire<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        if matches!(self.state, State::Waiting(_)) {
+        if self.state == State::Waiting {
             self.drop_waiting();
         }
     }
@@ -214,7 +218,8 @@ impl Acquire<'_> {
     /// Cancels the wait of a future dropped while queued.
     #[inline(never)]
     fn drop_waiting(&mut self) {
-        if let State::Waiting(mut wt) = std::mem::replace(&mut self.state, State::Done) {
+        self.state = State::Done;
+        if let Some(mut wt) = self.ctx.async_wait.take() {
             wt.cancel_alarms();
             self.ctx.cancel_wait(wt.w);
         }
@@ -356,7 +361,7 @@ mod tests {
         let mut f = Box::pin(ctx.acquire_async(&sr, Duration::from_secs(3600)));
         let cx = &mut Context::from_waker(Waker::noop());
         assert!(f.as_mut().poll(cx).is_pending());
-        let State::Waiting(w) = &f.state else {
+        let Some(w) = &f.ctx.async_wait else {
             panic!("not waiting")
         };
         let id = w.timeout_alarm.expect("a timeout alarm");

@@ -139,7 +139,7 @@ impl MdlContext {
         self.release_hold(old);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn release_slot(&mut self, slot: u32) {
         self.unpublish(slot);
         let t = self.store.remove(slot);
@@ -173,7 +173,7 @@ impl MdlContext {
     }
 
     /// Gives up the lock a ticket held (the ticket is already out of the store).
-    #[inline]
+    #[inline(always)]
     pub(super) fn release_hold(&mut self, t: TicketData) {
         let lock = &t.lock;
         let unused = lock.release(&self.mgr.env, t.hold, t.ty);
