@@ -40,7 +40,7 @@ pub use asynchronous::Acquire;
 pub use scope::{StatementScope, TransactionScope};
 
 use attempt::{Attempt, Pending};
-use tickets::ticket_id;
+pub(crate) use tickets::ticket_id;
 
 impl MdlManager {
     /// A new context (one per connection).

@@ -31,6 +31,17 @@ impl ClassRef {
         f & F_ENABLED != 0 && on_this_thread(f, F_ENABLED)
     }
 
+    /// Is the instrument enabled, whatever the calling thread's `INSTRUMENTED` switch? The class
+    /// switch, the master switch, `global_instrumentation` and the compiled-in kinds say yes.
+    /// One relaxed load, inlined. For rows that describe objects rather than events of a
+    /// thread: MySQL creates a `metadata_locks` row whenever `wait/lock/metadata/sql/mdl` is
+    /// enabled, without looking at the thread's switch (`pfs_create_metadata_lock_v1`; the
+    /// shared reference `performance-schema.md`, §1.4).
+    #[inline]
+    pub fn instrument_enabled(&self) -> bool {
+        self.0.flags.load(Ordering::Relaxed) & F_ENABLED != 0
+    }
+
     /// Is the class enabled on the calling thread, and timed?
     #[inline]
     pub fn timed(&self) -> bool {
