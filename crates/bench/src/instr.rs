@@ -139,7 +139,7 @@ fn digests() -> &'static [DigestRef; 3] {
 }
 
 /// Starts the event of statement `st`; it ends when the guard drops.
-#[inline]
+#[inline(always)]
 pub fn statement(st: Statement) -> pfs::StatementGuard {
     match st {
         Statement::Read(_) => pfs::statement_start(
@@ -158,7 +158,7 @@ pub fn statement(st: Statement) -> pfs::StatementGuard {
 }
 
 /// Starts a table I/O event on table `t` (a fetch, or an update when `write`).
-#[inline]
+#[inline(always)]
 pub fn table_io(t: usize, write: bool) -> pfs::WaitGuard {
     pfs::wait_start_op(
         pfs::class!(ClassKind::TableIo, "wait/io/table/sql/handler"),

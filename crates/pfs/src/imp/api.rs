@@ -185,7 +185,7 @@ impl std::fmt::Debug for EventGuard {
 
 /// Start an event of `class`: one load and a branch when the class is disabled; two more loads
 /// (the thread's slot and mask) when the thread is left out. All inlined at the caller.
-#[inline]
+#[inline(always)]
 pub(crate) fn start(
     class: ClassRef,
     op: Option<Operation>,
@@ -208,7 +208,10 @@ pub(crate) fn start(
         record::count(t, class.0, f, digest.0);
         return EventGuard::inactive();
     }
-    start_enabled(t, class.0, f, op, object, digest.0)
+    if f & F_CURRENT == 0 {
+        return start_timed(t, class.0, f, digest.0);
+    }
+    start_recorded(t, class.0, f, op, object, digest.0)
 }
 
 #[cold]
@@ -217,9 +220,42 @@ fn lost() -> EventGuard {
     EventGuard::inactive()
 }
 
-/// The timed or recorded part of [`start`], out of line.
+/// A timed event without an event record, out of line: the start time is all there is to
+/// keep (one timer read). It calls nothing but the nanosecond clock's variant (a tail call), so
+/// it saves no registers.
 #[inline(never)]
-fn start_enabled(
+fn start_timed(
+    t: &'static thread::ThreadSlot,
+    class: &'static ClassInfo,
+    f: u32,
+    digest: Option<&'static DigestInfo>,
+) -> EventGuard {
+    if f & F_CYCLES == 0 {
+        return start_timed_ns(t, class, f, digest);
+    }
+    EventGuard {
+        inner: Some(Active::timed(t, class, f, digest)),
+        _not_send: PhantomData,
+    }
+}
+
+/// [`start_timed`] with the nanosecond clock.
+#[inline(never)]
+fn start_timed_ns(
+    t: &'static thread::ThreadSlot,
+    class: &'static ClassInfo,
+    f: u32,
+    digest: Option<&'static DigestInfo>,
+) -> EventGuard {
+    EventGuard {
+        inner: Some(Active::timed(t, class, f, digest)),
+        _not_send: PhantomData,
+    }
+}
+
+/// An event with an event record (`events_*_current` on), out of line.
+#[inline(never)]
+fn start_recorded(
     t: &'static thread::ThreadSlot,
     class: &'static ClassInfo,
     f: u32,
@@ -227,13 +263,6 @@ fn start_enabled(
     object: u64,
     digest: Option<&'static DigestInfo>,
 ) -> EventGuard {
-    if f & F_CURRENT == 0 {
-        // Timed, no event record: the start time is all there is to keep.
-        return EventGuard {
-            inner: Some(Active::timed(t, class, f, digest)),
-            _not_send: PhantomData,
-        };
-    }
     EventGuard {
         inner: Some(record::begin(t, class, f, op, object, digest)),
         _not_send: PhantomData,

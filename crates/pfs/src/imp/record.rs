@@ -19,7 +19,6 @@ use std::sync::atomic::Ordering;
 
 use super::classes::*;
 use super::events::{long_rings, pack, Claim, EventLog, B_CYCLES, B_HISTORY, B_TIMED};
-use super::flags::STACK;
 use super::instances::Instance;
 use super::limits::LOST;
 use super::thread::{self, ThreadSlot};
@@ -100,10 +99,10 @@ fn open(
 ) -> (u64, Option<Claim>) {
     let family = log_of(f);
     let log = &t.logs[family];
-    if log.depth() >= STACK {
+    let Some(level) = log.free_level() else {
         LOST.locker.fetch_add(1, Ordering::Relaxed);
         return (0, None);
-    }
+    };
     let [waits, stages, statements] = &t.logs;
     let nesting = match family {
         0 => Some(waits.top_event_id())
@@ -120,7 +119,7 @@ fn open(
     let packed = pack(class.index, op as u8, bits, t.thread_id());
     (
         event_id,
-        log.begin_packed(event_id, packed, start, object, nesting),
+        Some(log.begin_packed(level, event_id, packed, start, object, nesting)),
     )
 }
 
@@ -155,10 +154,10 @@ fn end_rest(a: &Active, end: u64, wait: u64) {
             h.add(wait);
         }
     }
-    close(a, end);
     if timed {
         trace::slow(a.class, wait);
     }
+    close(a, end);
 }
 
 /// Finish the event record in place, and copy it to `history_long` if that consumer is on.
