@@ -155,6 +155,20 @@ impl EventGuard {
         }
     }
 
+    /// A guard of a timed event without an event record, started now.
+    #[inline(always)]
+    fn timed(
+        t: &'static thread::ThreadSlot,
+        class: &'static ClassInfo,
+        f: u32,
+        digest: Option<&'static DigestInfo>,
+    ) -> EventGuard {
+        EventGuard {
+            inner: Some(Active::timed(t, class, f, digest)),
+            _not_send: PhantomData,
+        }
+    }
+
     /// Will this guard record an event?
     #[inline]
     pub fn is_active(&self) -> bool {
@@ -221,8 +235,8 @@ fn lost() -> EventGuard {
 }
 
 /// A timed event without an event record, out of line: the start time is all there is to
-/// keep (one timer read). It calls nothing but the nanosecond clock's variant (a tail call), so
-/// it saves no registers.
+/// keep (one timer read). The nanosecond clock (a call) is read in [`start_timed_ns`], a tail
+/// call, so that this function saves no registers.
 #[inline(never)]
 fn start_timed(
     t: &'static thread::ThreadSlot,
@@ -233,10 +247,7 @@ fn start_timed(
     if f & F_CYCLES == 0 {
         return start_timed_ns(t, class, f, digest);
     }
-    EventGuard {
-        inner: Some(Active::timed(t, class, f, digest)),
-        _not_send: PhantomData,
-    }
+    EventGuard::timed(t, class, f, digest)
 }
 
 /// [`start_timed`] with the nanosecond clock.
@@ -247,10 +258,7 @@ fn start_timed_ns(
     f: u32,
     digest: Option<&'static DigestInfo>,
 ) -> EventGuard {
-    EventGuard {
-        inner: Some(Active::timed(t, class, f, digest)),
-        _not_send: PhantomData,
-    }
+    EventGuard::timed(t, class, f, digest)
 }
 
 /// An event with an event record (`events_*_current` on), out of line.

@@ -390,7 +390,14 @@ mod tests {
     fn begin(log: &EventLog, d: &EventData) -> Option<Claim> {
         let packed = pack(d.class, d.op, d.bits, d.thread_id);
         let level = log.free_level()?;
-        Some(log.begin_packed(level, d.event_id, packed, d.timer_start, d.object, d.nesting))
+        Some(log.begin_packed(
+            level,
+            d.event_id,
+            packed,
+            d.timer_start,
+            d.object,
+            d.nesting,
+        ))
     }
 
     fn ev(id: u64) -> EventData {
