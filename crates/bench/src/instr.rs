@@ -148,7 +148,7 @@ pub enum StatementKind {
 }
 
 /// Starts the event of a statement of `kind`; it ends when the guard drops.
-#[inline]
+#[inline(always)]
 pub fn statement(kind: StatementKind) -> pfs::StatementGuard {
     match kind {
         StatementKind::Select => pfs::statement_start(
@@ -167,7 +167,7 @@ pub fn statement(kind: StatementKind) -> pfs::StatementGuard {
 }
 
 /// Starts a table I/O event on table `t` (a fetch, or an update when `write`).
-#[inline]
+#[inline(always)]
 pub fn table_io(t: usize, write: bool) -> pfs::WaitGuard {
     pfs::wait_start_op(
         pfs::class!(ClassKind::TableIo, "wait/io/table/sql/handler"),

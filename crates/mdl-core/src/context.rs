@@ -41,7 +41,7 @@ pub use asynchronous::Acquire;
 pub use scope::{StatementScope, TransactionScope};
 
 use attempt::{Attempt, Pending};
-use tickets::ticket_id;
+pub(crate) use tickets::ticket_id;
 use waiting::Wait;
 
 impl MdlManager {

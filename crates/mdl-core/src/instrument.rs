@@ -13,30 +13,37 @@
 //!
 //! Only MySQL's shared-word fast path ([`crate::FastPath::SharedWord`]) keeps locks as counters
 //! that name no owner. In that mode each context *publishes* its counter-held tickets in its own
-//! small table of atomics that only it writes: while the instrument is enabled, granting,
-//! changing or releasing such a ticket stores three words into the slot of the same index as
-//! the ticket (plain stores, no read-modify-write, no lock), inside a seqlock. The reader copies
-//! each table consistently (retrying if the owner wrote meanwhile). Lock objects are identified
-//! by address: the reader first takes `Arc`s of every object in the lock map, so an address it
+//! small table of atomic words that only it writes: while the instrument is enabled, granting or
+//! changing such a ticket stores one word into the slot of the same index as the ticket — the
+//! lock object's address, the lock type and the duration, in the layout of a held fast-path slot
+//! (`fast_path.rs`) — and releasing it stores zero. Plain stores, no read-modify-write, no lock;
+//! one word per row, so a reader never sees half a row and needs no seqlock. The row's ticket id
+//! is the context's and the slot's (as every ticket id is). Lock objects are identified by
+//! address: the reader first takes `Arc`s of every object in the lock map, so an address it
 //! finds there is that object (it cannot be freed and reused while held), and a published
 //! address it does not find belongs to a ticket already gone. Tickets beyond
-//! [`PUBLISHED_SLOTS`] in one context are not shown and are counted as lost.
+//! [`PUBLISHED_SLOTS`] in one context (or a lock object whose address does not fit a slot word)
+//! are not shown and are counted as lost.
 //!
-//! Rows are shown while the instrument is enabled when the table is read (MySQL shows the
-//! tickets created while it was enabled). The views are not one snapshot: a lock moved between
-//! a slot and its queue during the read can show twice or not at all.
+//! As in MySQL (`pfs_create_metadata_lock_v1` checks the instrument, not the thread's
+//! `INSTRUMENTED` switch), a session left out by `setup_threads` / `setup_actors` has its rows
+//! too, in every fast-path mode. Rows are shown while the instrument is enabled when the table
+//! is read (MySQL shows the tickets created while it was enabled). The views are not one
+//! snapshot: a lock moved between a slot and its queue during the read can show twice or not at
+//! all.
 //!
-//! Protocol: `seq` and `words` of a context's table are written only by the thread using the
-//! context; `seq` is odd while a write is in progress.
+//! Invariant: a context's published word of slot `i` is non-zero only while ticket slot `i`
+//! holds its lock as a shared-word counter (`tickets.rs` clears it when that hold is released,
+//! replaced or moved to a queue, and rewrites it when the duration changes). Only the thread
+//! using the context writes its words.
 
 use std::collections::HashMap;
-use std::sync::atomic::fence;
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
 use pfs::{MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow};
 
-use crate::fast_path::Slot;
+use crate::fast_path::{self, Slot};
 use crate::key::MdlKey;
 use crate::lock::{moved_ticket_id, LockObject};
 use crate::shared::ContextShared;
@@ -55,105 +62,58 @@ pub(crate) fn metadata_wait_start(lock: &Arc<LockObject>) -> pfs::WaitGuard {
 /// Shared-word tickets per context shown in `metadata_locks` (ticket slots
 /// `0..PUBLISHED_SLOTS`).
 pub const PUBLISHED_SLOTS: usize = 64;
-const WORDS: usize = 3;
 
-/// A context's published shared-word tickets: per slot, the lock object's address, the ticket
-/// id, and `valid | type << 3 | duration << 7`.
+/// A context's published shared-word tickets: per ticket slot, 0 or the slot word of a held
+/// lock (`fast_path::held` with tag 0: address, duration, type).
 pub(crate) struct Published {
-    seq: AtomicU64,
     words: Box<[AtomicU64]>,
 }
 
 impl Published {
     fn new() -> Published {
         Published {
-            seq: AtomicU64::new(0),
-            words: (0..PUBLISHED_SLOTS * WORDS)
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            words: (0..PUBLISHED_SLOTS).map(|_| AtomicU64::new(0)).collect(),
         }
-    }
-
-    /// Runs `f` as one seqlock write.
-    fn write(&self, f: impl FnOnce(&[AtomicU64])) {
-        let s = self.seq.load(Ordering::Relaxed);
-        self.seq.store(s + 1, Ordering::Relaxed);
-        fence(Ordering::Release);
-        f(&self.words);
-        self.seq.store(s + 2, Ordering::Release);
-    }
-
-    /// A consistent copy of the words, or `None` if the owner kept writing.
-    fn read(&self) -> Option<Vec<u64>> {
-        for _ in 0..1000 {
-            let s1 = self.seq.load(Ordering::Acquire);
-            if s1 & 1 == 1 {
-                std::hint::spin_loop();
-                continue;
-            }
-            let copy: Vec<u64> = self
-                .words
-                .iter()
-                .map(|w| w.load(Ordering::Relaxed))
-                .collect();
-            fence(Ordering::Acquire);
-            if self.seq.load(Ordering::Relaxed) == s1 {
-                return Some(copy);
-            }
-        }
-        None
     }
 }
 
-/// What a context publishes about one shared-word ticket.
-pub(crate) struct RowInfo<'a> {
-    pub(crate) lock: &'a Arc<LockObject>,
-    pub(crate) id: u64,
-    pub(crate) ty: LockType,
-    pub(crate) duration: LockDuration,
-}
-
-/// Publishes (or overwrites) the row of ticket slot `slot`. Does nothing while the metadata
-/// instrument is disabled.
+/// Is `wait/lock/metadata/sql/mdl` enabled (for any thread)? One relaxed load.
 #[inline]
-pub(crate) fn publish(shared: &ContextShared, slot: u32, row: RowInfo<'_>) {
-    if shared.metadata_class.enabled() {
-        publish_row(shared, slot, row);
-    }
+pub(crate) fn publishing(shared: &ContextShared) -> bool {
+    shared.metadata_class.instrument_enabled()
 }
 
-#[inline(never)]
-fn publish_row(shared: &ContextShared, slot: u32, row: RowInfo<'_>) {
-    let i = slot as usize;
-    if i >= PUBLISHED_SLOTS {
-        shared.published_lost.fetch_add(1, Ordering::Relaxed);
-        return;
-    }
+/// The row word of a shared-word ticket on `lock`: `None` if the object's address does not fit
+/// a slot word (the row is then lost).
+#[inline]
+pub(crate) fn row_word(lock: &LockObject, ty: LockType, duration: LockDuration) -> Option<u64> {
+    lock.address().map(|a| fast_path::held(0, a, ty, duration))
+}
+
+/// Writes the row of ticket slot `slot` (the caller checked [`publishing`]); a row that cannot
+/// be shown is counted as lost.
+#[inline]
+pub(crate) fn publish(shared: &ContextShared, slot: u32, word: Option<u64>) {
     let table = shared.published.get_or_init(Published::new);
-    let meta = 1 | (row.ty as u64) << 3 | (row.duration as u64) << 7;
-    table.write(|w| {
-        w[i * WORDS].store(Arc::as_ptr(row.lock) as usize as u64, Ordering::Relaxed);
-        w[i * WORDS + 1].store(row.id, Ordering::Relaxed);
-        w[i * WORDS + 2].store(meta, Ordering::Relaxed);
-    });
+    match (table.words.get(slot as usize), word) {
+        (Some(w), Some(word)) => w.store(word, Ordering::Relaxed),
+        _ => {
+            shared.published_lost.fetch_add(1, Ordering::Relaxed);
+        }
+    }
 }
 
-/// Removes the row of ticket slot `slot`, if one was published — also after the instrument was
-/// disabled, so no stale row survives its ticket. One load when the context never published.
+/// Clears the row of ticket slot `slot` — also after the instrument was disabled, so no stale
+/// row survives its ticket. One load when the context never published.
 #[inline]
 pub(crate) fn unpublish(shared: &ContextShared, slot: u32) {
-    if let Some(table) = shared.published.get() {
-        unpublish_row(table, slot);
+    if let Some(w) = shared
+        .published
+        .get()
+        .and_then(|p| p.words.get(slot as usize))
+    {
+        w.store(0, Ordering::Relaxed);
     }
-}
-
-#[inline(never)]
-fn unpublish_row(table: &Published, slot: u32) {
-    let i = slot as usize;
-    if i >= PUBLISHED_SLOTS || table.words[i * WORDS + 2].load(Ordering::Relaxed) & 1 == 0 {
-        return;
-    }
-    table.write(|w| w[i * WORDS + 2].store(0, Ordering::Relaxed));
 }
 
 fn enabled() -> bool {
@@ -228,20 +188,22 @@ pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
         }
     });
     for ctx in mgr.env.registry.live() {
-        let Some(words) = ctx.published.get().and_then(Published::read) else {
+        let Some(published) = ctx.published.get() else {
             continue;
         };
-        for w in words.chunks_exact(WORDS) {
-            let meta = w[2];
-            if meta & 1 == 0 {
-                continue;
+        for (i, w) in published.words.iter().enumerate() {
+            if let Slot::Held {
+                address,
+                ty,
+                duration,
+                ..
+            } = Slot::decode(w.load(Ordering::Relaxed))
+            {
+                if let Some(lock) = objects.get(&address) {
+                    let id = crate::context::ticket_id(ctx.id, i as u32);
+                    rows.push(row(&lock.key, &ctx, id, ty, duration, true));
+                }
             }
-            let Some(lock) = objects.get(&w[0]) else {
-                continue;
-            };
-            let ty = LockType::from_id(((meta >> 3) & 0xf) as u8).unwrap_or(LockType::X);
-            let duration = LockDuration::ALL[((meta >> 7) & 3).min(2) as usize];
-            rows.push(row(&lock.key, &ctx, w[1], ty, duration, true));
         }
     }
     rows.sort_by_key(|r| r.object_instance_begin);
@@ -300,4 +262,67 @@ pub(crate) fn metadata_deadlocks(mgr: &MdlManager) -> pfs::tables::MetadataDeadl
         }
     }
     pfs::tables::Table::new("metadata_deadlocks", rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::{FastPath, LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest};
+
+    const SECOND: Duration = Duration::from_secs(1);
+
+    fn rows(mgr: &MdlManager, name: &str) -> Vec<(String, String)> {
+        mgr.metadata_locks()
+            .rows
+            .into_iter()
+            .filter(|r| r.object_name.as_deref() == Some(name))
+            .map(|r| (r.lock_type, r.lock_duration))
+            .collect()
+    }
+
+    fn row(ty: &str, duration: &str) -> Vec<(String, String)> {
+        vec![(ty.to_owned(), duration.to_owned())]
+    }
+
+    /// The shared-word publication: a counter-held ticket has its row, which follows duration
+    /// changes and upgrades, goes with the release (also when the instrument was disabled in
+    /// between), and does not depend on the thread's INSTRUMENTED switch.
+    #[test]
+    fn shared_word_rows_follow_their_tickets() {
+        pfs::set_instruments("wait/lock/metadata/sql/mdl", true, true).unwrap();
+        let mgr = MdlManager::new(MdlConfig {
+            fast_path: FastPath::SharedWord,
+            ..MdlConfig::default()
+        })
+        .unwrap();
+        let mut ctx = mgr.new_context();
+        let key = |n: &str| MdlKey::new(crate::Namespace::Table, "pub", n).unwrap();
+        let sr = |n: &str| MdlRequest::new(key(n), LockType::SR, LockDuration::Statement);
+
+        let t = ctx.acquire(&sr("a"), SECOND).unwrap();
+        assert_eq!(rows(&mgr, "a"), row("SHARED_READ", "STATEMENT"));
+        ctx.set_lock_duration(t, LockDuration::Explicit).unwrap();
+        assert_eq!(rows(&mgr, "a"), row("SHARED_READ", "EXPLICIT"));
+        // The upgraded lock is in the queue: the counter's row must not stay behind.
+        ctx.upgrade(t, LockType::X, SECOND).unwrap();
+        assert_eq!(rows(&mgr, "a"), row("EXCLUSIVE", "EXPLICIT"));
+        ctx.release(t).unwrap();
+        assert!(rows(&mgr, "a").is_empty());
+
+        // Released while the instrument is disabled: no stale row when it is enabled again.
+        ctx.acquire(&sr("b"), SECOND).unwrap();
+        pfs::set_instruments("wait/lock/metadata/sql/mdl", false, false).unwrap();
+        ctx.release_statement_locks();
+        pfs::set_instruments("wait/lock/metadata/sql/mdl", true, true).unwrap();
+        assert!(rows(&mgr, "b").is_empty());
+
+        // A session left out (threads.INSTRUMENTED = NO) still has its rows, as in MySQL.
+        pfs::set_thread_instrumented(false);
+        ctx.acquire(&sr("c"), SECOND).unwrap();
+        pfs::set_thread_instrumented(true);
+        assert_eq!(rows(&mgr, "c"), row("SHARED_READ", "STATEMENT"));
+        ctx.release_statement_locks();
+        assert!(rows(&mgr, "c").is_empty());
+    }
 }

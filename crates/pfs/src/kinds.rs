@@ -1,5 +1,7 @@
 //! Plain enums shared by the instrumented and the no-op builds: instrument kinds, event
-//! families, consumers, presets, wait operations and clocks.
+//! families, consumers, presets, wait operations and clocks. Names, defaults and the consumer
+//! hierarchy follow MySQL 8.0 (the shared reference `reference/performance-schema.md` §1.1, §2.1,
+//! §2.2 and §6.1).
 
 use std::fmt;
 use std::str::FromStr;
@@ -440,7 +442,8 @@ impl FromStr for Consumer {
 }
 
 /// Named configurations, as in the published Performance Schema overhead figures
-/// (`published-figures.md` section B and `performance-schema.md` §6.1).
+/// (the shared references `reference/published-figures.md` section B and
+/// `reference/performance-schema.md` §6.1).
 ///
 /// | preset | master | instruments | consumers |
 /// |---|---|---|---|

@@ -307,13 +307,13 @@ pub type StageGuard = EventGuard;
 /// assert_eq!(row.stats.count_star, 1);
 /// # }
 /// ```
-#[inline]
+#[inline(always)]
 pub fn wait_start(class: ClassRef, object: usize) -> WaitGuard {
     backend::start(class, None, object as u64, DigestRef::default())
 }
 
 /// [`wait_start`] with an explicit operation (e.g. `Operation::Insert` for table I/O).
-#[inline]
+#[inline(always)]
 pub fn wait_start_op(class: ClassRef, op: Operation, object: usize) -> WaitGuard {
     backend::start(class, Some(op), object as u64, DigestRef::default())
 }
@@ -333,7 +333,7 @@ pub fn wait_start_op(class: ClassRef, op: Operation, object: usize) -> WaitGuard
 ///     .iter()
 ///     .any(|r| r.digest_text == "SELECT c FROM doc WHERE id = ?" && r.stats.count_star == 3));
 /// ```
-#[inline]
+#[inline(always)]
 pub fn statement_start(class: ClassRef, digest: Option<DigestRef>) -> StatementGuard {
     backend::start(
         class,
@@ -344,7 +344,7 @@ pub fn statement_start(class: ClassRef, digest: Option<DigestRef>) -> StatementG
 }
 
 /// Start a stage of `class` (`stage/...`); it ends when the guard drops.
-#[inline]
+#[inline(always)]
 pub fn stage_start(class: ClassRef) -> StageGuard {
     backend::start(class, Some(Operation::Stage), 0, DigestRef::default())
 }

@@ -22,6 +22,11 @@ impl ClassRef {
     }
     /// Always `false` when the instrumentation is compiled out.
     #[inline(always)]
+    pub const fn instrument_enabled(&self) -> bool {
+        false
+    }
+    /// Always `false` when the instrumentation is compiled out.
+    #[inline(always)]
     pub const fn timed(&self) -> bool {
         false
     }

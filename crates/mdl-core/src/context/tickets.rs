@@ -16,32 +16,26 @@ use crate::ticket_store::TicketData;
 use crate::types::{LockDuration, LockType};
 
 impl MdlContext {
-    /// Publishes a shared-word ticket's `metadata_locks` row (feature `pfs`, instrument
-    /// enabled): its counter names no owner. Every other lock is read from the queues and the
-    /// slots (see `instrument.rs`).
-    #[inline]
+    /// Rewrites the `metadata_locks` row of ticket slot `slot` after its hold or duration
+    /// changed (feature `pfs`): a shared-word ticket's counter names no owner, so it is
+    /// published while the instrument is enabled; any other hold (read from the queues and the
+    /// slots, see `instrument.rs`), or the instrument disabled, clears the slot's row.
     pub(super) fn publish(&self, slot: u32) {
         #[cfg(feature = "pfs")]
         {
             let t = self.store.data(slot);
-            if t.hold == crate::lock::Hold::Counter {
-                crate::instrument::publish(
-                    &self.shared,
-                    slot,
-                    crate::instrument::RowInfo {
-                        lock: &t.lock,
-                        id: ticket_id(self.id, slot),
-                        ty: t.ty,
-                        duration: t.duration,
-                    },
-                );
+            if t.hold == crate::lock::Hold::Counter && crate::instrument::publishing(&self.shared) {
+                let word = crate::instrument::row_word(&t.lock, t.ty, t.duration);
+                crate::instrument::publish(&self.shared, slot, word);
+            } else {
+                crate::instrument::unpublish(&self.shared, slot);
             }
         }
         #[cfg(not(feature = "pfs"))]
         let _ = slot;
     }
 
-    /// Withdraws a shared-word ticket's `metadata_locks` row, if one was published.
+    /// Withdraws the `metadata_locks` row of ticket slot `slot`, if one was published.
     #[inline]
     pub(super) fn unpublish(&self, slot: u32) {
         #[cfg(feature = "pfs")]
@@ -50,10 +44,19 @@ impl MdlContext {
         let _ = slot;
     }
 
+    /// Stores a new ticket, publishing its row if it is a shared-word ticket and the instrument
+    /// is enabled (its slot has no row yet). The hold is checked first, then the instrument.
     #[inline]
     pub(super) fn insert(&mut self, t: TicketData) -> Ticket {
+        #[cfg(feature = "pfs")]
+        let row = (t.hold == crate::lock::Hold::Counter
+            && crate::instrument::publishing(&self.shared))
+        .then(|| crate::instrument::row_word(&t.lock, t.ty, t.duration));
         let (slot, generation) = self.store.insert(t);
-        self.publish(slot);
+        #[cfg(feature = "pfs")]
+        if let Some(word) = row {
+            crate::instrument::publish(&self.shared, slot, word);
+        }
         Ticket {
             ctx: self.id,
             slot,
@@ -141,8 +144,11 @@ impl MdlContext {
 
     #[inline(always)]
     pub(super) fn release_slot(&mut self, slot: u32) {
-        self.unpublish(slot);
         let t = self.store.remove(slot);
+        // Only a shared-word ticket has a row (see `publish`).
+        if t.hold == crate::lock::Hold::Counter {
+            self.unpublish(slot);
+        }
         self.release_hold(t);
     }
 
@@ -220,6 +226,6 @@ impl MdlContext {
 
 /// A ticket's id, as `metadata_locks` and the queues show it: the context id and the ticket's
 /// slot in its store, so unique among live tickets.
-pub(super) fn ticket_id(ctx: u64, slot: u32) -> u64 {
+pub(crate) fn ticket_id(ctx: u64, slot: u32) -> u64 {
     (ctx << 32) | u64::from(slot)
 }

@@ -31,6 +31,17 @@ impl ClassRef {
         f & F_ENABLED != 0 && on_this_thread(f, F_ENABLED)
     }
 
+    /// Is the instrument enabled, whatever the calling thread's `INSTRUMENTED` switch? The class
+    /// switch, the master switch, `global_instrumentation` and the compiled-in kinds say yes.
+    /// One relaxed load, inlined. For rows that describe objects rather than events of a
+    /// thread: MySQL creates a `metadata_locks` row whenever `wait/lock/metadata/sql/mdl` is
+    /// enabled, without looking at the thread's switch (`pfs_create_metadata_lock_v1`; the
+    /// shared reference `performance-schema.md`, §1.4).
+    #[inline]
+    pub fn instrument_enabled(&self) -> bool {
+        self.0.flags.load(Ordering::Relaxed) & F_ENABLED != 0
+    }
+
     /// Is the class enabled on the calling thread, and timed?
     #[inline]
     pub fn timed(&self) -> bool {
@@ -144,6 +155,20 @@ impl EventGuard {
         }
     }
 
+    /// A guard of a timed event without an event record, started now.
+    #[inline(always)]
+    fn timed(
+        t: &'static thread::ThreadSlot,
+        class: &'static ClassInfo,
+        f: u32,
+        digest: Option<&'static DigestInfo>,
+    ) -> EventGuard {
+        EventGuard {
+            inner: Some(Active::timed(t, class, f, digest)),
+            _not_send: PhantomData,
+        }
+    }
+
     /// Will this guard record an event?
     #[inline]
     pub fn is_active(&self) -> bool {
@@ -174,7 +199,7 @@ impl std::fmt::Debug for EventGuard {
 
 /// Start an event of `class`: one load and a branch when the class is disabled; two more loads
 /// (the thread's slot and mask) when the thread is left out. All inlined at the caller.
-#[inline]
+#[inline(always)]
 pub(crate) fn start(
     class: ClassRef,
     op: Option<Operation>,
@@ -197,7 +222,10 @@ pub(crate) fn start(
         record::count(t, class.0, f, digest.0);
         return EventGuard::inactive();
     }
-    start_enabled(t, class.0, f, op, object, digest.0)
+    if f & F_CURRENT == 0 {
+        return start_timed(t, class.0, f, digest.0);
+    }
+    start_recorded(t, class.0, f, op, object, digest.0)
 }
 
 #[cold]
@@ -206,9 +234,36 @@ fn lost() -> EventGuard {
     EventGuard::inactive()
 }
 
-/// The timed or recorded part of [`start`], out of line.
+/// A timed event without an event record, out of line: the start time is all there is to
+/// keep (one timer read). The nanosecond clock (a call) is read in [`start_timed_ns`], a tail
+/// call, so that this function saves no registers.
 #[inline(never)]
-fn start_enabled(
+fn start_timed(
+    t: &'static thread::ThreadSlot,
+    class: &'static ClassInfo,
+    f: u32,
+    digest: Option<&'static DigestInfo>,
+) -> EventGuard {
+    if f & F_CYCLES == 0 {
+        return start_timed_ns(t, class, f, digest);
+    }
+    EventGuard::timed(t, class, f, digest)
+}
+
+/// [`start_timed`] with the nanosecond clock.
+#[inline(never)]
+fn start_timed_ns(
+    t: &'static thread::ThreadSlot,
+    class: &'static ClassInfo,
+    f: u32,
+    digest: Option<&'static DigestInfo>,
+) -> EventGuard {
+    EventGuard::timed(t, class, f, digest)
+}
+
+/// An event with an event record (`events_*_current` on), out of line.
+#[inline(never)]
+fn start_recorded(
     t: &'static thread::ThreadSlot,
     class: &'static ClassInfo,
     f: u32,
@@ -216,13 +271,6 @@ fn start_enabled(
     object: u64,
     digest: Option<&'static DigestInfo>,
 ) -> EventGuard {
-    if f & F_CURRENT == 0 {
-        // Timed, no event record: the start time is all there is to keep.
-        return EventGuard {
-            inner: Some(Active::timed(t, class, f, digest)),
-            _not_send: PhantomData,
-        };
-    }
     EventGuard {
         inner: Some(record::begin(t, class, f, op, object, digest)),
         _not_send: PhantomData,

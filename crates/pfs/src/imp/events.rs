@@ -222,34 +222,39 @@ impl EventLog {
         }
     }
 
-    /// Claim a record and write the start of an event into it (owner): its id, packed
-    /// class/op/bits/thread ([`pack`]), start, object and nesting. `None` when `STACK` events
-    /// are already in progress.
+    /// The stack level the next event begins at (owner), or `None` when `STACK` events are
+    /// already in progress.
+    #[inline]
+    pub(crate) fn free_level(&self) -> Option<usize> {
+        let level = self.depth();
+        (level < STACK).then_some(level)
+    }
+
+    /// Claim a record and write the start of an event into it (owner), at stack `level` (from
+    /// [`free_level`](Self::free_level)): its id, packed class/op/bits/thread ([`pack`]),
+    /// start, object and nesting.
     #[inline]
     pub(crate) fn begin_packed(
         &self,
+        level: usize,
         event_id: u64,
         packed: u64,
         timer_start: u64,
         object: u64,
         nesting: u64,
-    ) -> Option<Claim> {
-        let level = self.depth.load(Ordering::Relaxed);
-        if level as usize >= STACK {
-            return None;
-        }
+    ) -> Claim {
         let i = self.next.load(Ordering::Relaxed);
         let n = i + 1;
-        self.next.store(
-            if n as usize >= self.recs.len() { 0 } else { n },
-            Ordering::Relaxed,
-        );
-        let rec = self.recs.get(i as usize)?;
-        rec.start(event_id, packed, timer_start, object, nesting);
-        self.stack[level as usize].store(i, Ordering::Relaxed);
-        self.depth.store(level + 1, Ordering::Relaxed);
+        let wrap = n as usize >= self.recs.len();
+        self.next.store(if wrap { 0 } else { n }, Ordering::Relaxed);
+        self.recs[i as usize].start(event_id, packed, timer_start, object, nesting);
+        self.stack[level].store(i, Ordering::Relaxed);
+        self.depth.store(level as u32 + 1, Ordering::Relaxed);
         self.last.store(i, Ordering::Relaxed);
-        Some(Claim { index: i, level })
+        Claim {
+            index: i,
+            level: level as u32,
+        }
     }
 
     /// Write the end of the event that made `claim` (owner). Returns its record, unless the
@@ -384,7 +389,15 @@ mod tests {
 
     fn begin(log: &EventLog, d: &EventData) -> Option<Claim> {
         let packed = pack(d.class, d.op, d.bits, d.thread_id);
-        log.begin_packed(d.event_id, packed, d.timer_start, d.object, d.nesting)
+        let level = log.free_level()?;
+        Some(log.begin_packed(
+            level,
+            d.event_id,
+            packed,
+            d.timer_start,
+            d.object,
+            d.nesting,
+        ))
     }
 
     fn ev(id: u64) -> EventData {

@@ -1,7 +1,8 @@
 //! Recording: the code that runs once a derived flag said "enabled". The callers (`api`, the
 //! sync wrappers) keep the disabled path to a load and a branch and call in here out of line.
 //!
-//! Tiers, each adding its own cost (performance-schema.md §9.3):
+//! Tiers, each adding its own cost (the shared reference `reference/performance-schema.md`,
+//! §2.4 for PFS's own checks and §9.3):
 //! * counted: one load+store increment into the instance, or the thread's class (or digest)
 //!   cell — PFS's "complete shortcut", with no end call;
 //! * timed (`F_TIMED`): two timer reads, count/sum/min/max;
@@ -19,7 +20,6 @@ use std::sync::atomic::Ordering;
 
 use super::classes::*;
 use super::events::{long_rings, pack, Claim, EventLog, B_CYCLES, B_HISTORY, B_TIMED};
-use super::flags::STACK;
 use super::instances::Instance;
 use super::limits::LOST;
 use super::thread::{self, ThreadSlot};
@@ -100,10 +100,10 @@ fn open(
 ) -> (u64, Option<Claim>) {
     let family = log_of(f);
     let log = &t.logs[family];
-    if log.depth() >= STACK {
+    let Some(level) = log.free_level() else {
         LOST.locker.fetch_add(1, Ordering::Relaxed);
         return (0, None);
-    }
+    };
     let [waits, stages, statements] = &t.logs;
     let nesting = match family {
         0 => Some(waits.top_event_id())
@@ -120,7 +120,7 @@ fn open(
     let packed = pack(class.index, op as u8, bits, t.thread_id());
     (
         event_id,
-        log.begin_packed(event_id, packed, start, object, nesting),
+        Some(log.begin_packed(level, event_id, packed, start, object, nesting)),
     )
 }
 
@@ -155,10 +155,10 @@ fn end_rest(a: &Active, end: u64, wait: u64) {
             h.add(wait);
         }
     }
-    close(a, end);
     if timed {
         trace::slow(a.class, wait);
     }
+    close(a, end);
 }
 
 /// Finish the event record in place, and copy it to `history_long` if that consumer is on.

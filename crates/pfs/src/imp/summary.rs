@@ -1,5 +1,5 @@
 //! Readers of the summary tables: aggregation on read ("higher level" aggregation, PFS57
-//! PAGE_AGGREGATES) over live instances, live threads, and what dropped instances and exited
+//! PAGE_AGGREGATES; the shared reference `reference/performance-schema.md` §5) over live instances, live threads, and what dropped instances and exited
 //! threads folded in. A statement class's totals include the digest cells bound to it (see
 //! `record::digest_stat`).
 

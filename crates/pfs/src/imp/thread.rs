@@ -9,7 +9,8 @@
 //! the threads have been joined are exact. At most `Sizing::max_threads` slots are live; a
 //! thread beyond that runs unrecorded and bumps `thread_lost`.
 //!
-//! This module also keeps what decides a thread's switches: `setup_threads` (by thread name,
+//! This module also keeps what decides a thread's switches (checked where MySQL checks
+//! `pfs_thread->m_enabled`: the shared reference `reference/performance-schema.md` §2.4): `setup_threads` (by thread name,
 //! when the thread registers), `setup_actors` (by account, when the thread calls
 //! `set_thread_account`), direct updates (`UPDATE threads`), and whether the
 //! `thread_instrumentation` consumer is on (pushed here by `setup`).

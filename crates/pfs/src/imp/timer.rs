@@ -1,4 +1,5 @@
-//! Timers: a cycle counter and a nanosecond clock.
+//! Timers: a cycle counter and a nanosecond clock (PFS's `performance_timers` and 5.7's
+//! `setup_timers`: the shared reference `reference/performance-schema.md` §4).
 //!
 //! * `CYCLE` is `rdtsc` on x86_64 when `/proc/cpuinfo` says the TSC is invariant
 //!   (`constant_tsc` and `nonstop_tsc`); anywhere else the cycle clock falls back to the

@@ -169,8 +169,54 @@ impl<G: Deref<Target: fmt::Display>> fmt::Display for Guard<G> {
 /// What `Mutex` and `RwLock` share beyond the acquire path: the instance queries and the
 /// `Default`, `From` and `Debug` impls (both have fields `pfs` and `raw`).
 macro_rules! lock_common {
-    ($lock:ident) => {
+    ($lock:ident, $raw:ident, $what:literal) => {
+        impl<T> $lock<T> {
+            #[doc = concat!("An uninstrumented ", $what, " (`const`, usable in statics).")]
+            #[inline]
+            pub const fn new(value: T) -> $lock<T> {
+                $lock {
+                    pfs: None,
+                    raw: parking_lot::$raw::new(value),
+                }
+            }
+
+            #[doc = concat!("A ", $what, " that is an instance of `class`.")]
+            pub fn with_class(class: ClassRef, value: T) -> $lock<T> {
+                $lock {
+                    pfs: InstanceHandle::create(class, None),
+                    raw: parking_lot::$raw::new(value),
+                }
+            }
+
+            #[doc = concat!("A ", $what, " that is an instance of `class`, shown with ")]
+            /// `OBJECT_INSTANCE_BEGIN = identity`.
+            pub fn with_class_identity(class: ClassRef, identity: u64, value: T) -> $lock<T> {
+                $lock {
+                    pfs: InstanceHandle::create(class, Some(identity)),
+                    raw: parking_lot::$raw::new(value),
+                }
+            }
+
+            #[doc = concat!("Consume the ", $what, ", returning the data (the instance slot is freed).")]
+            #[inline]
+            pub fn into_inner(self) -> T {
+                self.raw.into_inner()
+            }
+        }
+
         impl<T: ?Sized> $lock<T> {
+            /// Mutable access without locking (the borrow checker proves exclusivity).
+            #[inline]
+            pub fn get_mut(&mut self) -> &mut T {
+                self.raw.get_mut()
+            }
+
+            #[doc = concat!("Is the ", $what, " locked right now (for an rwlock: shared or exclusive)?")]
+            #[inline]
+            pub fn is_locked(&self) -> bool {
+                self.raw.is_locked()
+            }
+
             /// Is this lock an instrumented instance (it got an instance slot)?
             pub fn is_instrumented(&self) -> bool {
                 self.pfs.is_some()

@@ -19,39 +19,6 @@ pub type RwLockReadGuard<'a, T> = Guard<parking_lot::RwLockReadGuard<'a, T>>;
 /// Exclusive guard of [`RwLock`].
 pub type RwLockWriteGuard<'a, T> = Guard<parking_lot::RwLockWriteGuard<'a, T>>;
 
-impl<T> RwLock<T> {
-    /// An uninstrumented rwlock (`const`, usable in statics).
-    #[inline]
-    pub const fn new(value: T) -> RwLock<T> {
-        RwLock {
-            pfs: None,
-            raw: parking_lot::RwLock::new(value),
-        }
-    }
-
-    /// An rwlock that is an instance of `class`.
-    pub fn with_class(class: ClassRef, value: T) -> RwLock<T> {
-        RwLock {
-            pfs: InstanceHandle::create(class, None),
-            raw: parking_lot::RwLock::new(value),
-        }
-    }
-
-    /// An rwlock that is an instance of `class`, shown with `OBJECT_INSTANCE_BEGIN = identity`.
-    pub fn with_class_identity(class: ClassRef, identity: u64, value: T) -> RwLock<T> {
-        RwLock {
-            pfs: InstanceHandle::create(class, Some(identity)),
-            raw: parking_lot::RwLock::new(value),
-        }
-    }
-
-    /// Consume the lock, returning the data.
-    #[inline]
-    pub fn into_inner(self) -> T {
-        self.raw.into_inner()
-    }
-}
-
 impl<T: ?Sized> RwLock<T> {
     /// Shared lock (parking_lot's writer-preferring `read`: blocks if a writer is waiting).
     #[inline]
@@ -105,18 +72,6 @@ impl<T: ?Sized> RwLock<T> {
         Some(acquired(&self.pfs, self.raw.try_write()?))
     }
 
-    /// Mutable access without locking.
-    #[inline]
-    pub fn get_mut(&mut self) -> &mut T {
-        self.raw.get_mut()
-    }
-
-    /// Is the lock held (shared or exclusive)?
-    #[inline]
-    pub fn is_locked(&self) -> bool {
-        self.raw.is_locked()
-    }
-
     /// Is the lock held exclusively?
     #[inline]
     pub fn is_locked_exclusive(&self) -> bool {
@@ -124,4 +79,4 @@ impl<T: ?Sized> RwLock<T> {
     }
 }
 
-lock_common!(RwLock);
+lock_common!(RwLock, RwLock, "rwlock");
