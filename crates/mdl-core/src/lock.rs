@@ -546,12 +546,7 @@ impl LockObject {
         let mut old = self.word.load(Ordering::Relaxed);
         loop {
             if old & HAS_OBTRUSIVE != 0 {
-                let mut st = self.state.write();
-                let prev = self.word.fetch_sub(inc, Ordering::AcqRel);
-                if st.obtrusive_count != 0 {
-                    self.reschedule_waiters(&mut st, max_write_lock_count);
-                }
-                return prev == inc;
+                return self.remove_counter_locked(inc, max_write_lock_count);
             }
             match self.word.compare_exchange_weak(
                 old,
@@ -563,6 +558,18 @@ impl LockObject {
                 Err(cur) => old = cur,
             }
         }
+    }
+
+    /// [`LockObject::remove_counter`] once an obtrusive lock is around: under the write lock,
+    /// with a reschedule (out of line: the common release is the compare-and-swap above).
+    #[inline(never)]
+    fn remove_counter_locked(&self, inc: u64, max_write_lock_count: u64) -> bool {
+        let mut st = self.state.write();
+        let prev = self.word.fetch_sub(inc, Ordering::AcqRel);
+        if st.obtrusive_count != 0 {
+            self.reschedule_waiters(&mut st, max_write_lock_count);
+        }
+        prev == inc
     }
 
     /// Removes a slow-path entry (granted or pending), clears the state flags it was the last
