@@ -186,6 +186,16 @@ impl Measured {
     }
 }
 
+/// The value at quantile `q` of `v` (nearest rank); 0 for an empty slice.
+pub fn quantile(v: &[f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s[((q * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1]
+}
+
 /// Median of `v` (mean of the middle two for an even count); 0 for an empty slice.
 pub fn median(v: &[f64]) -> f64 {
     if v.is_empty() {

@@ -15,20 +15,10 @@ use crate::async_acquire::{
     run_tasks, uncontended_ns, DdlCall, Tasks, TasksRun, Uncontended, Waiter, WakeBench,
 };
 use crate::output::{Headline, Report, Table};
-use crate::runner::{median, Ctx};
+use crate::runner::{median, quantile, Ctx};
 
 /// The bound on the heartbeat's worst delay.
 const HEARTBEAT_TARGET_MS: f64 = 5.0;
-
-/// The value at quantile `q` of `v` (nearest rank); 0 for an empty slice.
-fn quantile(v: &[f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    s[((q * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1]
-}
 
 fn max(v: &[f64]) -> f64 {
     v.iter().copied().fold(0.0, f64::max)

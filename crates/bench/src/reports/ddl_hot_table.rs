@@ -9,7 +9,7 @@ use serde_json::json;
 use super::{int, ratio};
 use crate::ddl::{estimate, run, DdlCase, DdlRun, Others};
 use crate::output::{Chart, Headline, Report, Scale, Table};
-use crate::runner::{median, Ctx};
+use crate::runner::{median, quantile, Ctx};
 
 /// Other contexts.
 pub const CONTEXTS: [usize; 3] = [16, 256, 4_096];
@@ -24,16 +24,6 @@ const SCENARIOS: [Others; 5] = [
     Others::Holding { locks: 4 },
     Others::ReadersOnHot,
 ];
-
-/// The value at quantile `q` of `v` (nearest rank); 0 for an empty slice.
-fn quantile(v: &[f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    s[((q * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1]
-}
 
 fn us(ns: f64) -> String {
     if ns >= 10_000.0 {
