@@ -22,7 +22,7 @@
 //! address: the reader first takes `Arc`s of every object in the lock map, so an address it
 //! finds there is that object (it cannot be freed and reused while held), and a published
 //! address it does not find belongs to a ticket already gone. Tickets beyond
-//! [`PUBLISHED_SLOTS`] in one context (or a lock object whose address does not fit a slot word)
+//! [`PUBLISHED_SLOTS`](crate::PUBLISHED_SLOTS) in one context (or a lock object whose address does not fit a slot word)
 //! are not shown and are counted as lost.
 //!
 //! As in MySQL (`pfs_create_metadata_lock_v1` checks the instrument, not the thread's
@@ -46,8 +46,8 @@ use pfs::{MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow};
 use crate::fast_path::{self, Slot};
 use crate::key::MdlKey;
 use crate::lock::{moved_ticket_id, LockObject};
-use crate::shared::ContextShared;
-use crate::sync::{AtomicU64, Ordering};
+use crate::shared::{ContextShared, Published};
+use crate::sync::Ordering;
 use crate::types::{LockDuration, LockType};
 use crate::MdlManager;
 
@@ -57,24 +57,6 @@ const METADATA: &str = "wait/lock/metadata/sql/mdl";
 /// drops. Only requests that actually wait get here.
 pub(crate) fn metadata_wait_start(lock: &Arc<LockObject>) -> pfs::WaitGuard {
     pfs::wait_start(crate::sync::classes().metadata, Arc::as_ptr(lock) as usize)
-}
-
-/// Shared-word tickets per context shown in `metadata_locks` (ticket slots
-/// `0..PUBLISHED_SLOTS`).
-pub const PUBLISHED_SLOTS: usize = 64;
-
-/// A context's published shared-word tickets: per ticket slot, 0 or the slot word of a held
-/// lock (`fast_path::held` with tag 0: address, duration, type).
-pub(crate) struct Published {
-    words: Box<[AtomicU64]>,
-}
-
-impl Published {
-    fn new() -> Published {
-        Published {
-            words: (0..PUBLISHED_SLOTS).map(|_| AtomicU64::new(0)).collect(),
-        }
-    }
 }
 
 /// Is `wait/lock/metadata/sql/mdl` enabled (for any thread)? One relaxed load.
@@ -262,6 +244,32 @@ pub(crate) fn metadata_deadlocks(mgr: &MdlManager) -> pfs::tables::MetadataDeadl
         }
     }
     pfs::tables::Table::new("metadata_deadlocks", rows)
+}
+
+/// The `metadata_*` tables (here, not in `manager.rs`, so the manager does not depend on its
+/// instrumentation).
+impl MdlManager {
+    /// `performance_schema.metadata_locks`: every granted lock and pending request, with the
+    /// owning context's id and label next to MySQL's columns, while the
+    /// `wait/lock/metadata/sql/mdl` instrument is enabled; rendered like the mysql client
+    /// (`Display`) or as JSON. Read from the queues and the fast-path slots, so it costs the
+    /// acquire path nothing; locks held on MySQL's shared-word fast path are published by their
+    /// contexts, at most [`crate::PUBLISHED_SLOTS`] per context (see `instrument.rs`).
+    pub fn metadata_locks(&self) -> pfs::tables::MetadataLocks {
+        metadata_locks(self)
+    }
+
+    /// [`MdlManager::lock_waits`] as a Performance-Schema-style table (`metadata_lock_waits`):
+    /// renders like the `mysql` client, serializes to JSON.
+    pub fn metadata_lock_waits(&self) -> pfs::tables::MetadataLockWaits {
+        metadata_lock_waits(self)
+    }
+
+    /// [`MdlManager::deadlocks`] as a Performance-Schema-style table (`metadata_deadlocks`),
+    /// one row per edge of each cycle.
+    pub fn metadata_deadlocks(&self) -> pfs::tables::MetadataDeadlocks {
+        metadata_deadlocks(self)
+    }
 }
 
 #[cfg(test)]

@@ -104,11 +104,10 @@
 //! 12. `context`: the per-connection API, blocking and async (its submodules, lowest first:
 //!     `tickets`, `attempt`, `waiting`, `asynchronous`, `scope`).
 //!
-//! Three edges point up, each a circle of two layers: `key` → `error` (a key's constructors
-//! return [`MdlError`], and errors name keys); and, with feature `pfs`, `shared` → `instrument`
-//! (a context's published `metadata_locks` rows are of a type `instrument` defines) and
-//! `manager` → `instrument` (`MdlManager::metadata_locks` and its two siblings delegate to
-//! `instrument`, which reads the manager).
+//! One edge points up, a circle of two modules: `key` → `error` (a key's constructors return
+//! [`MdlError`], and errors name keys). `instrument` sits above the manager and the shared
+//! context state it reads: the `metadata_*` tables are `impl MdlManager` blocks in
+//! `instrument.rs`, and the published rows' type lives in `shared`.
 
 #![warn(missing_docs)]
 
@@ -145,12 +144,12 @@ pub use diagnostics::{LockEntryInfo, WaitCounters};
 pub use error::{DeadlockError, ErrorKind, MdlError, Result, WaitError};
 pub use fast_path::{FastPath, SLOTS_PER_GROUP};
 pub use hash::{murmur3_32, mysql_hash_sort_bin};
-#[cfg(feature = "pfs")]
-pub use instrument::PUBLISHED_SLOTS;
 pub use key::{MdlKey, NAME_CHAR_LEN};
 pub use manager::{MdlConfig, MdlManager, LONG_TIMEOUT};
 pub use map::PartitionHash;
 pub use owner::{EngineRefusal, HolderInfo, MdlOwner};
 pub use request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
+#[cfg(feature = "pfs")]
+pub use shared::PUBLISHED_SLOTS;
 pub use ticket_store::{TicketIndex, HASH_THRESHOLD};
 pub use types::{ContextId, LockDuration, LockType, Namespace, Strategy};

@@ -167,31 +167,6 @@ impl MdlManager {
         self.env.registry.len()
     }
 
-    /// `performance_schema.metadata_locks`: every granted lock and pending request, with the
-    /// owning context's id and label next to MySQL's columns, while the
-    /// `wait/lock/metadata/sql/mdl` instrument is enabled; rendered like the mysql client
-    /// (`Display`) or as JSON. Read from the queues and the fast-path slots, so it costs the
-    /// acquire path nothing; locks held on MySQL's shared-word fast path are published by their
-    /// contexts, at most [`crate::PUBLISHED_SLOTS`] per context (see `instrument.rs`).
-    #[cfg(feature = "pfs")]
-    pub fn metadata_locks(&self) -> pfs::tables::MetadataLocks {
-        crate::instrument::metadata_locks(self)
-    }
-
-    /// [`MdlManager::lock_waits`] as a Performance-Schema-style table (`metadata_lock_waits`):
-    /// renders like the `mysql` client, serializes to JSON.
-    #[cfg(feature = "pfs")]
-    pub fn metadata_lock_waits(&self) -> pfs::tables::MetadataLockWaits {
-        crate::instrument::metadata_lock_waits(self)
-    }
-
-    /// [`MdlManager::deadlocks`] as a Performance-Schema-style table (`metadata_deadlocks`),
-    /// one row per edge of each cycle.
-    #[cfg(feature = "pfs")]
-    pub fn metadata_deadlocks(&self) -> pfs::tables::MetadataDeadlocks {
-        crate::instrument::metadata_deadlocks(self)
-    }
-
     /// Number of lock objects in the lock map (the four pre-allocated singletons excluded).
     pub fn lock_object_count(&self) -> usize {
         self.map.objects()

@@ -48,12 +48,36 @@ pub(crate) struct ContextShared {
     pub(crate) pfs_thread: crate::sync::AtomicU64,
     /// This context's rows of `metadata_locks` (see `instrument.rs`).
     #[cfg(feature = "pfs")]
-    pub(crate) published: std::sync::OnceLock<crate::instrument::Published>,
+    pub(crate) published: std::sync::OnceLock<Published>,
     #[cfg(feature = "pfs")]
     pub(crate) published_lost: crate::sync::AtomicU64,
     /// `wait/lock/metadata/sql/mdl`, kept here so the hot path needs no lookup.
     #[cfg(feature = "pfs")]
     pub(crate) metadata_class: pfs::ClassRef,
+}
+
+/// Shared-word tickets per context shown in `metadata_locks` (ticket slots
+/// `0..PUBLISHED_SLOTS`).
+#[cfg(feature = "pfs")]
+pub const PUBLISHED_SLOTS: usize = 64;
+
+/// A context's published shared-word tickets: per ticket slot, 0 or the slot word of a held
+/// lock (`fast_path::held` with tag 0: address, duration, type). Written and read by
+/// `instrument.rs`.
+#[cfg(feature = "pfs")]
+pub(crate) struct Published {
+    pub(crate) words: Box<[crate::sync::AtomicU64]>,
+}
+
+#[cfg(feature = "pfs")]
+impl Published {
+    pub(crate) fn new() -> Published {
+        Published {
+            words: (0..PUBLISHED_SLOTS)
+                .map(|_| crate::sync::AtomicU64::new(0))
+                .collect(),
+        }
+    }
 }
 
 impl ContextShared {
