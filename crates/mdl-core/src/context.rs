@@ -553,6 +553,7 @@ impl MdlContext {
 
 impl Drop for MdlContext {
     fn drop(&mut self) {
+        self.cancel_async_wait();
         let slots = self.store.all_slots();
         for s in slots {
             self.release_slot(s);

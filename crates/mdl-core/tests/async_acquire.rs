@@ -616,3 +616,24 @@ fn a_thousand_tasks_and_ddl_on_two_workers_all_finish() {
     assert!(done.1 > 0);
     assert_clean(&mgr);
 }
+
+#[test]
+fn a_leaked_queued_future_is_withdrawn_when_its_context_drops() {
+    let mgr = mgr();
+    let t = table("t");
+    let holder = Worker::new(&mgr);
+    holder.hold(&t, LockType::SR);
+    let mut ctx = mgr.new_context();
+    let id = ctx.id();
+    let r = sreq(&t, LockType::X);
+    let mut f = Box::pin(ctx.acquire_async(&r, LONG));
+    assert!(poll(f.as_mut(), Waker::noop()).is_pending());
+    std::mem::forget(f);
+    assert!(has_entry(&mgr, id, &t, LockType::X, false));
+    drop(ctx);
+    assert_eq!(pending_count(&mgr), 0);
+    assert!(mgr.lock_waits().rows.is_empty());
+    holder.release_all();
+    drop(holder);
+    assert_clean(&mgr);
+}

@@ -50,7 +50,7 @@ use crate::wait::WaitStatus;
 /// a deadlock victim and dropped unpolled is cleaned up the same way.
 ///
 /// Leaking a queued future instead of dropping it (`std::mem::forget`) leaves its request in the
-/// queue, as leaking a `MutexGuard` leaves a mutex locked: don't.
+/// queue until the context drops, as leaking a `MutexGuard` leaves a mutex locked: don't.
 #[must_use = "futures do nothing unless polled"]
 pub struct Acquire<'a> {
     ctx: &'a mut MdlContext,
@@ -219,14 +219,21 @@ impl Acquire<'_> {
     #[inline(never)]
     fn drop_waiting(&mut self) {
         self.state = State::Done;
-        if let Some(mut wt) = self.ctx.async_wait.take() {
-            wt.cancel_alarms();
-            self.ctx.cancel_wait(wt.w);
-        }
+        self.ctx.cancel_async_wait();
     }
 }
 
 impl MdlContext {
+    /// Gives up the wait of this context's queued future, if there is one: its request leaves
+    /// the queue and its alarms are cancelled. Called when the future drops, and when the
+    /// context drops (a future that was leaked instead of dropped).
+    pub(super) fn cancel_async_wait(&mut self) {
+        if let Some(mut wt) = self.async_wait.take() {
+            wt.cancel_alarms();
+            self.cancel_wait(wt.w);
+        }
+    }
+
     /// [`MdlContext::acquire`] without blocking the thread: a future that resolves to the ticket
     /// or to the same errors (`Timeout`, `Deadlock`, `Killed`, ...). A grantable request
     /// resolves on its first poll without allocating. The timeout needs no `select!`: a timer
