@@ -13,17 +13,21 @@
 //!
 //! Only MySQL's shared-word fast path ([`crate::FastPath::SharedWord`]) keeps locks as counters
 //! that name no owner. In that mode each context *publishes* its counter-held tickets in its own
-//! small table of atomic words that only it writes: while the instrument is enabled, granting or
-//! changing such a ticket stores one word into the slot of the same index as the ticket — the
-//! lock object's address, the lock type and the duration, in the layout of a held fast-path slot
-//! (`fast_path.rs`) — and releasing it stores zero. Plain stores, no read-modify-write, no lock;
-//! one word per row, so a reader never sees half a row and needs no seqlock. The row's ticket id
-//! is the context's and the slot's (as every ticket id is). Lock objects are identified by
-//! address: the reader first takes `Arc`s of every object in the lock map, so an address it
-//! finds there is that object (it cannot be freed and reused while held), and a published
-//! address it does not find belongs to a ticket already gone. Tickets beyond
-//! [`PUBLISHED_SLOTS`](crate::PUBLISHED_SLOTS) in one context (or a lock object whose address does not fit a slot word)
-//! are not shown and are counted as lost.
+//! small table of atomic words (in place in the context's shared part, on cache lines of their
+//! own) that only it writes: while the instrument is enabled, granting or changing such a ticket
+//! stores one word into the slot of the same index as the ticket — the lock object's address
+//! with the duration and the lock type in its low six bits, which are free because lock objects
+//! are 64-byte aligned — and releasing it stores zero. The cost on a left-out or instrumented
+//! session alike is the instrument check `off` pays too, then a few register operations and one
+//! store on acquire, and one store on release (which `off` makes too: it clears the slot's word
+//! unconditionally rather than test whether it was written). Plain stores, no read-modify-write,
+//! no lock, nothing to initialize or look up; one word per row, so a reader never sees half a
+//! row and needs no seqlock. The row's ticket id is the context's and the slot's (as every
+//! ticket id is). Lock objects are identified by address: the reader first takes `Arc`s of
+//! every object in the lock map, so an address it finds there is that object (it cannot be
+//! freed and reused while held), and a published address it does not find belongs to a ticket
+//! already gone. Tickets beyond [`PUBLISHED_SLOTS`](crate::PUBLISHED_SLOTS) in one context are
+//! not shown and are counted as lost.
 //!
 //! As in MySQL (`pfs_create_metadata_lock_v1` checks the instrument, not the thread's
 //! `INSTRUMENTED` switch), a session left out by `setup_threads` / `setup_actors` has its rows
@@ -43,10 +47,10 @@ use std::time::UNIX_EPOCH;
 
 use pfs::{MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow};
 
-use crate::fast_path::{self, Slot};
+use crate::fast_path::Slot;
 use crate::key::MdlKey;
 use crate::lock::{moved_ticket_id, LockObject};
-use crate::shared::{ContextShared, Published};
+use crate::shared::ContextShared;
 use crate::sync::Ordering;
 use crate::types::{LockDuration, LockType};
 use crate::MdlManager;
@@ -60,40 +64,57 @@ pub(crate) fn metadata_wait_start(lock: &Arc<LockObject>) -> pfs::WaitGuard {
 }
 
 /// Is `wait/lock/metadata/sql/mdl` enabled (for any thread)? One relaxed load.
-#[inline]
+#[inline(always)]
 pub(crate) fn publishing(shared: &ContextShared) -> bool {
     shared.metadata_class.instrument_enabled()
 }
 
-/// The row word of a shared-word ticket on `lock`: `None` if the object's address does not fit
-/// a slot word (the row is then lost).
-#[inline]
-pub(crate) fn row_word(lock: &LockObject, ty: LockType, duration: LockDuration) -> Option<u64> {
-    lock.address().map(|a| fast_path::held(0, a, ty, duration))
+/// Bits of a row word below the lock object's address: the duration in bits 4–5, the type in
+/// bits 0–3.
+const ROW_LOW: u64 = 63;
+const ROW_DURATION_SHIFT: u32 = 4;
+
+// A lock object's address leaves the low six bits of a row word free.
+const _: () = assert!(std::mem::align_of::<LockObject>() > ROW_LOW as usize);
+
+/// The row word of a shared-word ticket on `lock`: the object's address with the duration and
+/// the type in its low bits (free: lock objects are 64-byte aligned). Never 0. Any address
+/// fits, so nothing is checked.
+#[inline(always)]
+pub(crate) fn row_word(lock: &Arc<LockObject>, ty: LockType, duration: LockDuration) -> u64 {
+    Arc::as_ptr(lock) as usize as u64 | (duration as u64) << ROW_DURATION_SHIFT | ty as u64
 }
 
-/// Writes the row of ticket slot `slot` (the caller checked [`publishing`]); a row that cannot
-/// be shown is counted as lost.
-#[inline]
-pub(crate) fn publish(shared: &ContextShared, slot: u32, word: Option<u64>) {
-    let table = shared.published.get_or_init(Published::new);
-    match (table.words.get(slot as usize), word) {
-        (Some(w), Some(word)) => w.store(word, Ordering::Relaxed),
-        _ => {
-            shared.published_lost.fetch_add(1, Ordering::Relaxed);
-        }
+/// What a published word says: `(address, type, duration)`, or `None` for an empty slot.
+fn decode_row(w: u64) -> Option<(u64, LockType, LockDuration)> {
+    (w != 0).then(|| {
+        let ty = LockType::ALL[(w & 0xf) as usize % LockType::ALL.len()];
+        let d = ((w & ROW_LOW) >> ROW_DURATION_SHIFT) as usize % LockDuration::ALL.len();
+        (w & !ROW_LOW, ty, LockDuration::ALL[d])
+    })
+}
+
+/// Writes the row of ticket slot `slot` (the caller checked [`publishing`]): one store, or a
+/// count of lost rows beyond [`PUBLISHED_SLOTS`](crate::PUBLISHED_SLOTS).
+#[inline(always)]
+pub(crate) fn publish(shared: &ContextShared, slot: u32, word: u64) {
+    match shared.published.words.get(slot as usize) {
+        Some(w) => w.store(word, Ordering::Relaxed),
+        None => row_lost(shared),
     }
 }
 
-/// Clears the row of ticket slot `slot` — also after the instrument was disabled, so no stale
-/// row survives its ticket. One load when the context never published.
-#[inline]
+#[cold]
+#[inline(never)]
+fn row_lost(shared: &ContextShared) {
+    shared.published_lost.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Clears the row of ticket slot `slot`: one store, whether or not a row was published (also
+/// after the instrument was disabled, so no stale row survives its ticket).
+#[inline(always)]
 pub(crate) fn unpublish(shared: &ContextShared, slot: u32) {
-    if let Some(w) = shared
-        .published
-        .get()
-        .and_then(|p| p.words.get(slot as usize))
-    {
+    if let Some(w) = shared.published.words.get(slot as usize) {
         w.store(0, Ordering::Relaxed);
     }
 }
@@ -170,17 +191,8 @@ pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
         }
     });
     for ctx in mgr.env.registry.live() {
-        let Some(published) = ctx.published.get() else {
-            continue;
-        };
-        for (i, w) in published.words.iter().enumerate() {
-            if let Slot::Held {
-                address,
-                ty,
-                duration,
-                ..
-            } = Slot::decode(w.load(Ordering::Relaxed))
-            {
+        for (i, w) in ctx.published.words.iter().enumerate() {
+            if let Some((address, ty, duration)) = decode_row(w.load(Ordering::Relaxed)) {
                 if let Some(lock) = objects.get(&address) {
                     let id = crate::context::ticket_id(ctx.id, i as u32);
                     rows.push(row(&lock.key, &ctx, id, ty, duration, true));
@@ -332,5 +344,92 @@ mod tests {
         assert_eq!(rows(&mgr, "c"), row("SHARED_READ", "STATEMENT"));
         ctx.release_statement_locks();
         assert!(rows(&mgr, "c").is_empty());
+
+        // (In the same test: the instrument switch is process-wide.)
+        left_out_session_on_its_own_thread(&mgr);
+    }
+
+    /// A session whose thread is left out from its start: its shared-word rows are there, with
+    /// its thread, ticket ids, types and durations, follow duration changes, moves to the queue
+    /// and releases made while it is left out; tickets beyond `PUBLISHED_SLOTS` are counted as
+    /// lost, not shown; and its events are not recorded.
+    fn left_out_session_on_its_own_thread(mgr: &std::sync::Arc<MdlManager>) {
+        let key = |n: &str| MdlKey::new(crate::Namespace::Table, "out", n).unwrap();
+        let stmt = pfs::class!(pfs::ClassKind::Statement, "statement/sql/select");
+        assert!(pfs::statement_start(stmt, None).is_active(), "instrumented");
+        let mgr2 = mgr.clone();
+        let (to_main, from_session) = std::sync::mpsc::channel::<()>();
+        let (to_session, from_main) = std::sync::mpsc::channel::<()>();
+        let session = std::thread::spawn(move || {
+            pfs::set_thread_instrumented(false);
+            let thread = pfs::current_thread_id();
+            assert!(!pfs::statement_start(stmt, None).is_active(), "left out");
+            let mut ctx = mgr2.new_context();
+            let n = crate::PUBLISHED_SLOTS + 6;
+            let mut tickets = Vec::new();
+            for i in 0..n {
+                let r =
+                    MdlRequest::new(key(&format!("t{i}")), LockType::SR, LockDuration::Statement);
+                tickets.push(ctx.acquire(&r, SECOND).unwrap());
+            }
+            let t0 = tickets[0];
+            ctx.set_lock_duration(t0, LockDuration::Explicit).unwrap();
+            to_main.send(()).unwrap();
+            from_main.recv().unwrap();
+            // Released while left out: the rows go.
+            ctx.release_statement_locks();
+            to_main.send(()).unwrap();
+            from_main.recv().unwrap();
+            ctx.release(t0).unwrap();
+            to_main.send(()).unwrap();
+            from_main.recv().unwrap();
+            (thread, ctx.id().as_u64())
+        });
+        from_session.recv().unwrap();
+        let shown = |mgr: &MdlManager| -> Vec<_> {
+            mgr.metadata_locks()
+                .rows
+                .into_iter()
+                .filter(|r| r.object_schema.as_deref() == Some("out"))
+                .collect()
+        };
+        let before = shown(mgr);
+        assert_eq!(before.len(), crate::PUBLISHED_SLOTS, "the rest are lost");
+        let explicit: Vec<_> = before
+            .iter()
+            .filter(|r| r.lock_duration == "EXPLICIT")
+            .map(|r| r.object_name.clone().unwrap())
+            .collect();
+        assert_eq!(explicit, ["t0"]);
+        assert!(before
+            .iter()
+            .all(|r| r.lock_type == "SHARED_READ" && r.lock_status == "GRANTED"));
+        let lost = mgr
+            .env
+            .registry
+            .live()
+            .iter()
+            .map(|c| c.published_lost.load(crate::sync::Ordering::Relaxed))
+            .sum::<u64>();
+        assert_eq!(lost, 6);
+        to_session.send(()).unwrap();
+        from_session.recv().unwrap();
+        let after = shown(mgr);
+        assert_eq!(after.len(), 1, "only the explicit ticket is left");
+        assert_eq!(after[0].object_name.as_deref(), Some("t0"));
+        to_session.send(()).unwrap();
+        from_session.recv().unwrap();
+        assert!(shown(mgr).is_empty());
+        to_session.send(()).unwrap();
+        let (thread, ctx_id) = session.join().unwrap();
+        for r in &before {
+            assert_eq!(r.owner_thread_id, Some(thread));
+            assert_eq!(r.owner_context_id, Some(ctx_id));
+            assert_eq!(
+                r.object_instance_begin >> 32,
+                ctx_id,
+                "ticket id names the context"
+            );
+        }
     }
 }

@@ -46,14 +46,16 @@ pub(crate) struct ContextShared {
     /// `OWNER_THREAD_ID`).
     #[cfg(feature = "pfs")]
     pub(crate) pfs_thread: crate::sync::AtomicU64,
-    /// This context's rows of `metadata_locks` (see `instrument.rs`).
-    #[cfg(feature = "pfs")]
-    pub(crate) published: std::sync::OnceLock<Published>,
-    #[cfg(feature = "pfs")]
-    pub(crate) published_lost: crate::sync::AtomicU64,
     /// `wait/lock/metadata/sql/mdl`, kept here so the hot path needs no lookup.
     #[cfg(feature = "pfs")]
     pub(crate) metadata_class: pfs::ClassRef,
+    #[cfg(feature = "pfs")]
+    pub(crate) published_lost: crate::sync::AtomicU64,
+    /// This context's rows of `metadata_locks` (see `instrument.rs`): in place, on lines of
+    /// their own, so publishing is one store with no pointer to follow and nothing to
+    /// initialize.
+    #[cfg(feature = "pfs")]
+    pub(crate) published: Published,
 }
 
 /// Shared-word tickets per context shown in `metadata_locks` (ticket slots
@@ -61,21 +63,21 @@ pub(crate) struct ContextShared {
 #[cfg(feature = "pfs")]
 pub const PUBLISHED_SLOTS: usize = 64;
 
-/// A context's published shared-word tickets: per ticket slot, 0 or the slot word of a held
-/// lock (`fast_path::held` with tag 0: address, duration, type). Written and read by
-/// `instrument.rs`.
+/// A context's published shared-word tickets: per ticket slot, 0 or the row word of a held
+/// lock (`instrument::row_word`: the lock object's address, the duration, the type). Written
+/// only by the thread using the context, read by `metadata_locks` (`instrument.rs`). 64-byte
+/// aligned: the words share no cache line with the fields other threads write.
 #[cfg(feature = "pfs")]
+#[repr(align(64))]
 pub(crate) struct Published {
-    pub(crate) words: Box<[crate::sync::AtomicU64]>,
+    pub(crate) words: [crate::sync::AtomicU64; PUBLISHED_SLOTS],
 }
 
 #[cfg(feature = "pfs")]
 impl Published {
-    pub(crate) fn new() -> Published {
+    fn new() -> Published {
         Published {
-            words: (0..PUBLISHED_SLOTS)
-                .map(|_| crate::sync::AtomicU64::new(0))
-                .collect(),
+            words: std::array::from_fn(|_| crate::sync::AtomicU64::new(0)),
         }
     }
 }
@@ -96,11 +98,11 @@ impl ContextShared {
             #[cfg(feature = "pfs")]
             pfs_thread: crate::sync::AtomicU64::new(pfs::current_thread_id()),
             #[cfg(feature = "pfs")]
-            published: std::sync::OnceLock::new(),
+            metadata_class: crate::sync::classes().metadata,
             #[cfg(feature = "pfs")]
             published_lost: crate::sync::AtomicU64::new(0),
             #[cfg(feature = "pfs")]
-            metadata_class: crate::sync::classes().metadata,
+            published: Published::new(),
         }
     }
 

@@ -45,17 +45,22 @@ impl MdlContext {
     }
 
     /// Stores a new ticket, publishing its row if it is a shared-word ticket and the instrument
-    /// is enabled (its slot has no row yet). The hold is checked first, then the instrument.
+    /// is enabled (its slot has no row yet): one store. The hold is checked first, then the
+    /// instrument.
     #[inline]
     pub(super) fn insert(&mut self, t: TicketData) -> Ticket {
         #[cfg(feature = "pfs")]
-        let row = (t.hold == crate::lock::Hold::Counter
-            && crate::instrument::publishing(&self.shared))
-        .then(|| crate::instrument::row_word(&t.lock, t.ty, t.duration));
+        let row = if t.hold == crate::lock::Hold::Counter
+            && crate::instrument::publishing(&self.shared)
+        {
+            crate::instrument::row_word(&t.lock, t.ty, t.duration)
+        } else {
+            0
+        };
         let (slot, generation) = self.store.insert(t);
         #[cfg(feature = "pfs")]
-        if let Some(word) = row {
-            crate::instrument::publish(&self.shared, slot, word);
+        if row != 0 {
+            crate::instrument::publish(&self.shared, slot, row);
         }
         Ticket {
             ctx: self.id,
