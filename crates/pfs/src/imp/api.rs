@@ -198,7 +198,8 @@ impl std::fmt::Debug for EventGuard {
 }
 
 /// Start an event of `class`: one load and a branch when the class is disabled; two more loads
-/// (the thread's slot and mask) when the thread is left out. All inlined at the caller.
+/// (the thread's mask, through one thread-local pointer) when the thread is left out. All
+/// inlined at the caller.
 #[inline(always)]
 pub(crate) fn start(
     class: ClassRef,
@@ -210,13 +211,13 @@ pub(crate) fn start(
     if f & F_ENABLED == 0 {
         return EventGuard::inactive();
     }
-    let Some(t) = thread::current() else {
-        return lost();
-    };
-    let f = f & t.mask();
+    let f = f & thread::mask();
     if f & F_ENABLED == 0 {
         return EventGuard::inactive();
     }
+    let Some(t) = thread::live() else {
+        return start_without_slot(class, op, object, digest);
+    };
     if f & (F_TIMED | F_CURRENT) == 0 {
         // PFS's "complete shortcut": a counted-only event is one increment, no end call.
         record::count(t, class.0, f, digest.0);
@@ -226,6 +227,22 @@ pub(crate) fn start(
         return start_timed(t, class.0, f, digest.0);
     }
     start_recorded(t, class.0, f, op, object, digest.0)
+}
+
+/// [`start`] on a thread without a live slot: registers it (its first event) and starts
+/// again under its own mask, or counts the event lost.
+#[cold]
+#[inline(never)]
+fn start_without_slot(
+    class: ClassRef,
+    op: Option<Operation>,
+    object: u64,
+    digest: DigestRef,
+) -> EventGuard {
+    match thread::current() {
+        Some(_) => start(class, op, object, digest),
+        None => lost(),
+    }
 }
 
 #[cold]

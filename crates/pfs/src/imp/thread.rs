@@ -3,8 +3,12 @@
 //! Each thread that records something gets a [`ThreadSlot`] on its first event (or when it sets
 //! its own switches). Slots are allocated once and never freed: a slot outlives its thread and
 //! is handed to a later thread, so the hot path holds a plain `&'static ThreadSlot`, found in a
-//! thread-local `Cell` without a destructor (one thread-local load). A second thread-local
-//! with a destructor folds the slot's stats into the "exited threads" aggregate when the thread
+//! thread-local `Cell` without a destructor (one thread-local load). An event start applies the
+//! thread's mask first, through a second such thread-local: a pointer to the live slot's `mask`,
+//! or to an all-ones mask before registration and after exit (which sends the event on to the
+//! slot lookup, where the thread registers or the event counts as lost). So a left-out thread's
+//! event ends after one thread-local load and one load. A third thread-local, with a
+//! destructor, folds the slot's stats into the "exited threads" aggregate when the thread
 //! exits and returns the slot to the free list, under the `threads` lock, so totals read after
 //! the threads have been joined are exact. At most `Sizing::max_threads` slots are live; a
 //! thread beyond that runs unrecorded and bumps `thread_lost`.
@@ -268,6 +272,7 @@ impl Drop for Exit {
     fn drop(&mut self) {
         if let State::Live(t) = SLOT.with(Cell::get) {
             SLOT.with(|s| s.set(State::Gone));
+            MASK.with(|m| m.set(&NO_SLOT_MASK));
             let mut th = threads();
             th.fold(t);
             t.reset_stats();
@@ -278,9 +283,16 @@ impl Drop for Exit {
     }
 }
 
+/// The mask of a thread without a live slot (not registered yet, lost or exiting): every bit,
+/// so its events go on to [`current`], which registers it or counts them lost.
+static NO_SLOT_MASK: AtomicU32 = AtomicU32::new(!0);
+
 thread_local! {
     // No destructor: always accessible, one load on the hot path.
     static SLOT: Cell<State> = const { Cell::new(State::New) };
+    // The mask the hot path applies first: the live slot's `mask`, else `NO_SLOT_MASK`. A
+    // left-out thread's event ends after this one thread-local load and one load.
+    static MASK: Cell<&'static AtomicU32> = const { Cell::new(&NO_SLOT_MASK) };
     // Touched once, at registration, so that its destructor runs at thread exit.
     static EXIT: Exit = const { Exit };
 }
@@ -293,6 +305,23 @@ pub(crate) fn current() -> Option<&'static ThreadSlot> {
         State::Live(t) => Some(t),
         State::New => register(),
         State::Gone => None,
+    }
+}
+
+/// The current thread's mask (`!0` until it has a live slot): what an event start applies
+/// before it looks for the slot. One thread-local load and one relaxed load.
+#[inline(always)]
+pub(crate) fn mask() -> u32 {
+    MASK.with(Cell::get).load(Ordering::Relaxed)
+}
+
+/// The current thread's slot if it is live (does not register); `None` sends the caller to
+/// its cold path, which calls [`current`].
+#[inline(always)]
+pub(crate) fn live() -> Option<&'static ThreadSlot> {
+    match SLOT.with(Cell::get) {
+        State::Live(t) => Some(t),
+        _ => None,
     }
 }
 
@@ -331,6 +360,7 @@ fn register() -> Option<&'static ThreadSlot> {
     th.set_switches(t, instrumented, history);
     th.live.push(t);
     SLOT.with(|s| s.set(State::Live(t)));
+    MASK.with(|m| m.set(&t.mask));
     Some(t)
 }
 
