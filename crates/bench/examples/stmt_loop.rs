@@ -16,7 +16,14 @@
 //! the lock manager's own `metadata_locks` publication is left out of the figure.
 //!
 //! `compare N P1,P2,... [WORK_NS] [no-mdl]`: 11 rounds; each round runs N statements under
-//! every preset (rotated order) and records the session's thread CPU time per statement.
+//! every preset and records the session's thread CPU time per statement. A round is cut into 20
+//! slices of N/20 statements, and the presets take turns slice by slice (in an order rotated
+//! each slice), so that the presets of a round meet the same machine: on the shared 2-core
+//! machine the other processes' load drifts within a second, and rounds of whole presets showed
+//! up to 1.5% between two presets that run the same code. Printed per preset: the median of the
+//! rounds, its difference to the first preset, and the median of the per-round ratios to the
+//! first preset (paired, the steadier figure). Between processes the figures still move by a
+//! percent or two: the address-space layout (ASLR) changes which loads and stores collide.
 //! Besides the presets, `leftout:P` runs preset P with this session left out
 //! (`pfs::set_thread_instrumented(false)`, `threads.INSTRUMENTED = NO`).
 
@@ -85,30 +92,42 @@ fn main() {
             println!("preset={} statements={n} {ns:.1} ns/statement", presets[0]);
         }
         "compare" => {
+            const ROUNDS: usize = 11;
+            const SLICES: usize = 20;
+            let slice = (n / SLICES as u64).max(1);
+            // per[preset][round]: CPU ns per statement.
             let mut per: Vec<Vec<f64>> = vec![Vec::new(); presets.len()];
-            for round in 0..11 {
-                for j in 0..presets.len() {
-                    let i = (j + round) % presets.len();
-                    apply(&presets[i], no_mdl);
-                    run(n / 10);
-                    let c0 = thread_cpu_ns();
-                    run(n);
-                    per[i].push((thread_cpu_ns() - c0) as f64 / n as f64);
+            for round in 0..ROUNDS {
+                let mut cpu = vec![0u64; presets.len()];
+                for s in 0..SLICES {
+                    for j in 0..presets.len() {
+                        let i = (j + round + s) % presets.len();
+                        apply(&presets[i], no_mdl);
+                        run(slice / 10);
+                        let c0 = thread_cpu_ns();
+                        run(slice);
+                        cpu[i] += thread_cpu_ns() - c0;
+                    }
+                }
+                for (p, c) in per.iter_mut().zip(&cpu) {
+                    p.push(*c as f64 / (slice * SLICES as u64) as f64);
                 }
             }
             apply(&presets[0], no_mdl);
-            let med = |v: &mut Vec<f64>| {
+            let med = |mut v: Vec<f64>| {
                 v.sort_by(f64::total_cmp);
                 v[v.len() / 2]
             };
-            let base = med(&mut per[0].clone());
-            for (p, v) in presets.iter().zip(per.iter_mut()) {
-                let m = med(v);
+            let base = med(per[0].clone());
+            for (p, v) in presets.iter().zip(&per) {
+                let m = med(v.clone());
+                let paired = med(v.iter().zip(&per[0]).map(|(x, b)| x / b).collect());
                 println!(
-                    "{p:>20}: {m:7.1} ns/statement (CPU, median of 11)  {:+6.1} ns  {:+6.1}% vs {}",
+                    "{p:>20}: {m:7.1} ns/statement (CPU, median of {ROUNDS})  {:+6.1} ns  {:+6.1}% vs {}  (paired {:+5.1}%)",
                     m - base,
                     100.0 * (m / base - 1.0),
-                    presets[0]
+                    presets[0],
+                    100.0 * (paired - 1.0),
                 );
             }
         }
