@@ -22,8 +22,9 @@
 //! machine the other processes' load drifts within a second, and rounds of whole presets showed
 //! up to 1.5% between two presets that run the same code. Printed per preset: the median of the
 //! rounds, its difference to the first preset, and the median of the per-round ratios to the
-//! first preset (paired, the steadier figure). Between processes the figures still move by a
-//! percent or two: the address-space layout (ASLR) changes which loads and stores collide.
+//! first preset (paired, the steadier figure). Between processes the ratios still move by a
+//! percent or two with the address-space layout (under `setarch -R`, which turns ASLR off,
+//! repeated runs agree): run a few processes.
 //! Besides the presets, `leftout:P` runs preset P with this session left out
 //! (`pfs::set_thread_instrumented(false)`, `threads.INSTRUMENTED = NO`).
 
