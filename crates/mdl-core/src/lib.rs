@@ -58,7 +58,8 @@
 //!   path* (see [`FastPath`]): by default recorded in a slot that only the locking context
 //!   writes, so statements on one hot table on several cores do not share a cache line. The
 //!   first obtrusive request on an object transfers those slots into the object's queue.
-//! * A request that must wait searches the wait-for graph; the cheapest context on a cycle
+//! * A request that must wait searches the wait-for graph (by default only if another request
+//!   already waits for its context: see [`DeadlockSearch`]); the cheapest context on a cycle
 //!   (DML < user lock < DDL) gets [`MdlError::Deadlock`].
 //!
 //! ## Configuration that reproduces MySQL's history
@@ -72,6 +73,8 @@
 //! | `fast_path: FastPath::SharedWord` | 5.7 / 8.0 (one compare-and-swap on a shared word) |
 //! | `fast_path: FastPath::PerContext` (default) | not MySQL: PostgreSQL-style per-context slots |
 //! | `ticket_index: LinearList` | before 8.0.4 (Bug #83143: O(N) `find_ticket`) |
+//! | `deadlock_search: DeadlockSearch::EveryWait` | every MySQL version: each wait searches from its requester |
+//! | `deadlock_search: DeadlockSearch::WhenWaitedFor` (default) | not MySQL: a wait nobody waits for skips its search |
 //!
 //! ## Cargo features
 //!
@@ -139,7 +142,7 @@ pub use blocking::{
     BlockKind, Blocker, DeadlockCause, DeadlockEdge, DeadlockRecord, LockWait, LockWaits,
 };
 pub use context::{Acquire, KillHandle, MdlContext, StatementScope, TransactionScope};
-pub use deadlock::MAX_SEARCH_DEPTH;
+pub use deadlock::{DeadlockSearch, MAX_SEARCH_DEPTH};
 pub use diagnostics::{LockEntryInfo, WaitCounters};
 pub use error::{DeadlockError, ErrorKind, MdlError, Result, WaitError};
 pub use fast_path::{FastPath, SLOTS_PER_GROUP};
