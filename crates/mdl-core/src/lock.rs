@@ -181,7 +181,7 @@ impl LockObject {
     /// This object's address as slot bits, if it fits (see `fast_path.rs`).
     #[inline]
     pub(crate) fn address(&self) -> Option<u64> {
-        fast_path::address_bits(std::ptr::from_ref(self) as usize)
+        fast_path::address_bits(std::ptr::NonNull::from(self).addr())
     }
 
     // -----------------------------------------------------------------------------------------

@@ -150,9 +150,11 @@ pub fn fast_path_increment(strategy: Strategy, lock_type: LockType) -> u64 {
 /// and SWLP on objects, IX on scopes. One bit test.
 #[inline]
 pub fn is_unobtrusive(strategy: Strategy, lock_type: LockType) -> bool {
-    const UNOBTRUSIVE: [u16; 2] = [IX, S | (1 << 2) | SR | SW | SWLP];
     UNOBTRUSIVE[strategy as usize] & lock_type.bit() != 0
 }
+
+/// The unobtrusive types as bitmaps, indexed by `Strategy as usize`.
+pub(crate) const UNOBTRUSIVE: [u16; 2] = [IX, S | (1 << 2) | SR | SW | SWLP];
 
 /// The types held through the fast path, as a bitmap, given the counter part of a state word.
 #[inline]
