@@ -129,8 +129,8 @@ fn readers_run_while_writers_write() {
         assert!(long
             .rows
             .iter()
-            .all(|r| r.event_id > 0 && r.object_instance_begin == 7
-                || r.event_name != "wait/io/table/t_threads/rw"));
+            .all(|r| r.event.event_id > 0 && r.object_instance_begin == 7
+                || r.event.event_name != "wait/io/table/t_threads/rw"));
         let _ = pfs::events_waits_summary_global_by_event_name();
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);

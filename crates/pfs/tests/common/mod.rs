@@ -63,7 +63,7 @@ pub fn objects(events: EventsWaits, thread: Option<u64>) -> Vec<u64> {
     events
         .rows
         .iter()
-        .filter(|r| thread.is_none_or(|t| r.thread_id == t))
+        .filter(|r| thread.is_none_or(|t| r.event.thread_id == t))
         .map(|r| r.object_instance_begin)
         .collect()
 }
@@ -75,7 +75,7 @@ macro_rules! of_thread {
         $table
             .rows
             .into_iter()
-            .filter(|r| r.thread_id == $thread)
+            .filter(|r| r.event.thread_id == $thread)
             .collect::<Vec<_>>()
     };
 }
