@@ -109,7 +109,8 @@
 //!    [`Status`])
 //! 3. the backend: `imp` (feature `instrumentation`; its own layers are listed in its module
 //!    docs) or `noop` (compiled out). Both define the same items: [`ClassRef`], [`DigestRef`],
-//!    [`EventGuard`], the `instrument_*!` macros, the setup calls and a `read` module.
+//!    [`EventGuard`], the `__in_event!` macro behind the `instrument_*!` macros, the setup
+//!    calls and a `read` module.
 //! 4. [`sync`] (the instrumented `Mutex`, `RwLock`, `Condvar`)
 //! 5. this file: the public functions, each a documented call into the backend.
 //!
@@ -347,6 +348,36 @@ pub fn statement_start(class: ClassRef, digest: Option<DigestRef>) -> StatementG
 #[inline(always)]
 pub fn stage_start(class: ClassRef) -> StageGuard {
     backend::start(class, Some(Operation::Stage), 0, DigestRef::default())
+}
+
+/// Run `$body` inside a wait event of `$class` on `$object`. Without the `instrumentation`
+/// feature this expands to `$body` alone (the class and object expressions are not evaluated).
+#[macro_export]
+macro_rules! instrument_wait {
+    ($class:expr, $object:expr, $body:expr) => {
+        $crate::__in_event!($crate::wait_start($class, $object as usize), $body)
+    };
+}
+
+/// Run `$body` inside a statement event of `$class` (optional digest as a second argument).
+/// Without the `instrumentation` feature this expands to `$body` alone.
+#[macro_export]
+macro_rules! instrument_statement {
+    ($class:expr, $body:expr) => {
+        $crate::__in_event!($crate::statement_start($class, None), $body)
+    };
+    ($class:expr, $digest:expr, $body:expr) => {
+        $crate::__in_event!($crate::statement_start($class, Some($digest)), $body)
+    };
+}
+
+/// Run `$body` inside a stage event of `$class`. Without the `instrumentation` feature this
+/// expands to `$body` alone.
+#[macro_export]
+macro_rules! instrument_stage {
+    ($class:expr, $body:expr) => {
+        $crate::__in_event!($crate::stage_start($class), $body)
+    };
 }
 
 // ---------------------------------------------------------------------------------------------
