@@ -53,7 +53,6 @@ fn history_rings_keep_the_last_n() {
         .iter()
         .all(|r| r.event.thread_id != me));
     assert!(pfs::events_waits_history_long().is_empty());
-    pfs::apply_preset(Preset::Default);
 }
 
 #[cfg(all(feature = "timers", feature = "metadata"))]
@@ -97,7 +96,6 @@ fn current_events_and_nesting() {
     assert!(hist.last().unwrap().event.end_event_id.unwrap() > hist.last().unwrap().event.event_id);
     let stage_hist = pfs::events_stages_history();
     assert!(stage_hist.rows.iter().any(|r| r.event.thread_id == me));
-    pfs::apply_preset(Preset::Default);
 }
 
 #[cfg(feature = "timers")]
@@ -131,7 +129,6 @@ fn statement_digests_and_summaries() {
         .rows
         .iter()
         .all(|r| !r.event_name.starts_with("statement/")));
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -165,7 +162,6 @@ fn counts_exact_and_truncate_resets() {
     assert!(!_w.is_active());
     drop(_w);
     assert_eq!(global_waits(name).count_star, 0);
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -183,7 +179,6 @@ fn wait_stack_overflow_counts_locker_lost() {
         7,
         "stats are still recorded"
     );
-    pfs::apply_preset(Preset::Default);
 }
 
 #[cfg(feature = "timers")]

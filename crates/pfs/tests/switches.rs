@@ -74,7 +74,6 @@ fn history_switch_keeps_current_but_not_history() {
     .join()
     .unwrap();
     assert_eq!(objects(pfs::events_waits_history_long(), Some(me)), vec![8]);
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -175,7 +174,6 @@ fn stages_and_statements_history_long() {
         3
     );
     assert!(pfs::status().statements_history_long_written >= 3);
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
