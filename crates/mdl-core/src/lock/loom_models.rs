@@ -19,10 +19,12 @@ use super::*;
 use crate::key::MdlKey;
 use crate::types::Namespace;
 
-fn model(f: impl Fn() + Sync + Send + 'static) {
+/// Runs `f` under every interleaving loom explores, each time on a fresh manager state with
+/// fast path `mode` and a fresh lock object.
+fn model(mode: FastPath, f: impl Fn(Arc<Env>, Arc<LockObject>) + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(4);
-    b.check(f);
+    b.check(move || f(env(mode), new_lock()));
 }
 
 fn env(mode: FastPath) -> Arc<Env> {
@@ -60,15 +62,26 @@ fn ctx(env: &Env) -> Ctx {
     }
 }
 
+fn request(ctx: &Arc<ContextShared>, ty: LockType, ticket_id: u64) -> Request<'_> {
+    Request {
+        ctx,
+        ty,
+        duration: LockDuration::Statement,
+        ticket_id,
+    }
+}
+
+/// A holder's critical section: `me` is set while it runs, and `other` must not be.
+fn hold_alone(me: &AtomicBool, other: &AtomicBool, why: &str) {
+    me.store(true, SeqCst);
+    assert!(!other.load(SeqCst), "{why}");
+    me.store(false, SeqCst);
+}
+
 /// What a context does to take a lock: fast path if the type allows, else the slow path,
 /// waiting (without a deadline) if queued.
 fn take(lock: &LockObject, env: &Env, c: &mut Ctx, ty: LockType) -> Hold {
-    let req = Request {
-        ctx: &c.shared,
-        ty,
-        duration: LockDuration::Statement,
-        ticket_id: c.shared.id,
-    };
+    let req = request(&c.shared, ty, c.shared.id);
     let fast = fast_path_increment(lock.strategy, ty) != 0 && env.mode.is_on();
     match lock.acquire(env, &req, Some(&mut c.home), fast, true) {
         Outcome::Granted { hold, .. } => hold,
@@ -100,9 +113,7 @@ fn assert_clean(lock: &LockObject, env: &Env) {
 /// first, and the loser is woken.
 #[test]
 fn per_context_acquire_vs_strong_requester() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         let sr_in = Arc::new(AtomicBool::new(false));
         let x_in = Arc::new(AtomicBool::new(false));
         let mut a = ctx(&env);
@@ -111,16 +122,12 @@ fn per_context_acquire_vs_strong_requester() {
         let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
         let dml = thread::spawn(move || {
             let h = take(&l, &e, &mut a, LockType::SR);
-            s.store(true, SeqCst);
-            assert!(!x.load(SeqCst), "SR and X granted together");
-            s.store(false, SeqCst);
+            hold_alone(&s, &x, "SR and X granted together");
             give(&l, &e, h, LockType::SR);
         });
 
         let h = take(&lock, &env, &mut b, LockType::X);
-        x_in.store(true, SeqCst);
-        assert!(!sr_in.load(SeqCst), "X and SR granted together");
-        x_in.store(false, SeqCst);
+        hold_alone(&x_in, &sr_in, "X and SR granted together");
         give(&lock, &env, h, LockType::X);
 
         dml.join().expect("dml");
@@ -132,9 +139,7 @@ fn per_context_acquire_vs_strong_requester() {
 /// after the release, and the transfer never leaves an entry behind.
 #[test]
 fn per_context_release_vs_strong_requester() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         let mut a = ctx(&env);
         let mut b = ctx(&env);
         let h = take(&lock, &env, &mut a, LockType::SR);
@@ -160,9 +165,7 @@ fn per_context_release_vs_strong_requester() {
 /// other, both after the SR.
 #[test]
 fn two_strong_requesters() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         let mut a = ctx(&env);
         let h = take(&lock, &env, &mut a, LockType::SR);
         let sr_in = Arc::new(AtomicBool::new(true));
@@ -194,9 +197,7 @@ fn two_strong_requesters() {
 /// strong request arrives: the strong request waits for both, whichever way the clone went.
 #[test]
 fn clone_and_downgrade_vs_strong_requester() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         let mut a = ctx(&env);
         let mut b = ctx(&env);
         let sw = take(&lock, &env, &mut a, LockType::SW);
@@ -204,12 +205,7 @@ fn clone_and_downgrade_vs_strong_requester() {
 
         let (l, e, s) = (lock.clone(), env.clone(), a_in.clone());
         let dml = thread::spawn(move || {
-            let req = Request {
-                ctx: &a.shared,
-                ty: LockType::SR,
-                duration: LockDuration::Statement,
-                ticket_id: 2,
-            };
+            let req = request(&a.shared, LockType::SR, 2);
             let sr = l.add_clone(&e, &req, sw, Some(&mut a.home));
             give(&l, &e, sw, LockType::SW);
             s.store(false, SeqCst);
@@ -229,9 +225,7 @@ fn clone_and_downgrade_vs_strong_requester() {
 /// holder's own SR never blocks its X, the other SR never overlaps the X.
 #[test]
 fn upgrade_vs_fast_acquirer() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         let mut a = ctx(&env);
         let mut b = ctx(&env);
         let sr = take(&lock, &env, &mut a, LockType::SR);
@@ -242,16 +236,12 @@ fn upgrade_vs_fast_acquirer() {
         let upgrader = thread::spawn(move || {
             let xh = take(&l, &e, &mut a, LockType::X);
             give(&l, &e, sr, LockType::SR);
-            x.store(true, SeqCst);
-            assert!(!bi.load(SeqCst), "X granted while another SR held");
-            x.store(false, SeqCst);
+            hold_alone(&x, &bi, "X granted while another SR held");
             give(&l, &e, xh, LockType::X);
         });
 
         let h = take(&lock, &env, &mut b, LockType::SR);
-        b_in.store(true, SeqCst);
-        assert!(!x_in.load(SeqCst), "SR granted while X held");
-        b_in.store(false, SeqCst);
+        hold_alone(&b_in, &x_in, "SR granted while X held");
         give(&lock, &env, h, LockType::SR);
 
         upgrader.join().expect("upgrader");
@@ -263,9 +253,7 @@ fn upgrade_vs_fast_acquirer() {
 /// holds is never destroyed, and a claim on a marked object backs off.
 #[test]
 fn sweep_vs_fast_acquirer() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         // Used on the fast path before, released since: only the stale flag is left.
         lock.word.store(HAS_FAST_SLOTS, SeqCst);
         let a_in = Arc::new(AtomicBool::new(false));
@@ -276,9 +264,7 @@ fn sweep_vs_fast_acquirer() {
         let dml = thread::spawn(move || {
             match l.claim_slot(&e.slots, &mut a.home, LockType::SR, LockDuration::Statement) {
                 FastAcquire::Granted { hold, .. } => {
-                    ai.store(true, SeqCst);
-                    assert!(!d.load(SeqCst), "granted on a destroyed object");
-                    ai.store(false, SeqCst);
+                    hold_alone(&ai, &d, "granted on a destroyed object");
                     give(&l, &e, hold, LockType::SR);
                 }
                 FastAcquire::Destroyed | FastAcquire::SlowPath => {}
@@ -314,9 +300,7 @@ fn sweep_vs_fast_acquirer() {
 /// destroys a used object, and the word ends at 0 (or destroyed).
 #[test]
 fn shared_word_vs_obtrusive_vs_eviction() {
-    model(|| {
-        let env = env(FastPath::SharedWord);
-        let lock = new_lock();
+    model(FastPath::SharedWord, |env, lock| {
         let sr_in = Arc::new(AtomicBool::new(false));
         let x_in = Arc::new(AtomicBool::new(false));
         let a = ctx(&env);
@@ -324,17 +308,10 @@ fn shared_word_vs_obtrusive_vs_eviction() {
 
         let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
         let dml = thread::spawn(move || {
-            let req = Request {
-                ctx: &a.shared,
-                ty: LockType::SR,
-                duration: LockDuration::Statement,
-                ticket_id: 1,
-            };
+            let req = request(&a.shared, LockType::SR, 1);
             match l.acquire(&e, &req, None, true, false) {
                 Outcome::Granted { hold, .. } => {
-                    s.store(true, SeqCst);
-                    assert!(!x.load(SeqCst), "SR and X granted together");
-                    s.store(false, SeqCst);
+                    hold_alone(&s, &x, "SR and X granted together");
                     give(&l, &e, hold, LockType::SR);
                 }
                 Outcome::Refused { .. } | Outcome::Destroyed => {}
@@ -344,16 +321,9 @@ fn shared_word_vs_obtrusive_vs_eviction() {
 
         let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
         let ddl = thread::spawn(move || {
-            let req = Request {
-                ctx: &b.shared,
-                ty: LockType::X,
-                duration: LockDuration::Statement,
-                ticket_id: 2,
-            };
+            let req = request(&b.shared, LockType::X, 2);
             if let Outcome::Granted { hold, .. } = l.acquire(&e, &req, None, false, false) {
-                x.store(true, SeqCst);
-                assert!(!s.load(SeqCst), "X and SR granted together");
-                x.store(false, SeqCst);
+                hold_alone(&x, &s, "X and SR granted together");
                 give(&l, &e, hold, LockType::X);
             }
         });
@@ -381,9 +351,7 @@ fn shared_word_vs_obtrusive_vs_eviction() {
 /// `HAS_OBTRUSIVE` and reschedules under the lock.
 #[test]
 fn shared_word_release_wakes_obtrusive_waiter() {
-    model(|| {
-        let env = env(FastPath::SharedWord);
-        let lock = new_lock();
+    model(FastPath::SharedWord, |env, lock| {
         let mut a = ctx(&env);
         let mut b = ctx(&env);
         let h = take(&lock, &env, &mut a, LockType::SR);
