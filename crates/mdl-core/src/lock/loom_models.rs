@@ -99,6 +99,16 @@ fn give(lock: &LockObject, env: &Env, hold: Hold, ty: LockType) {
     lock.release(env, hold, ty);
 }
 
+/// Runs `f` on a new loom thread with its own handles on the lock object and the manager state.
+fn spawn(
+    lock: &Arc<LockObject>,
+    env: &Arc<Env>,
+    f: impl FnOnce(&LockObject, &Env) + Send + 'static,
+) -> thread::JoinHandle<()> {
+    let (lock, env) = (lock.clone(), env.clone());
+    thread::spawn(move || f(&lock, &env))
+}
+
 /// Nothing is left: no slot, no queue entry, no flag but a stale `HAS_FAST_SLOTS`.
 fn assert_clean(lock: &LockObject, env: &Env) {
     let word = lock.word.load(SeqCst);
@@ -119,11 +129,11 @@ fn per_context_acquire_vs_strong_requester() {
         let mut a = ctx(&env);
         let mut b = ctx(&env);
 
-        let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
-        let dml = thread::spawn(move || {
-            let h = take(&l, &e, &mut a, LockType::SR);
+        let (s, x) = (sr_in.clone(), x_in.clone());
+        let dml = spawn(&lock, &env, move |l, e| {
+            let h = take(l, e, &mut a, LockType::SR);
             hold_alone(&s, &x, "SR and X granted together");
-            give(&l, &e, h, LockType::SR);
+            give(l, e, h, LockType::SR);
         });
 
         let h = take(&lock, &env, &mut b, LockType::X);
@@ -146,10 +156,10 @@ fn per_context_release_vs_strong_requester() {
         assert!(matches!(h, Hold::Slot(_)));
         let sr_in = Arc::new(AtomicBool::new(true));
 
-        let (l, e, s) = (lock.clone(), env.clone(), sr_in.clone());
-        let dml = thread::spawn(move || {
+        let s = sr_in.clone();
+        let dml = spawn(&lock, &env, move |l, e| {
             s.store(false, SeqCst);
-            give(&l, &e, h, LockType::SR);
+            give(l, e, h, LockType::SR);
         });
 
         let x = take(&lock, &env, &mut b, LockType::X);
@@ -172,13 +182,13 @@ fn two_strong_requesters() {
         let x_in = Arc::new(AtomicBool::new(false));
 
         let spawn_ddl = |mut c: Ctx| {
-            let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
-            thread::spawn(move || {
-                let h = take(&l, &e, &mut c, LockType::X);
+            let (s, x) = (sr_in.clone(), x_in.clone());
+            spawn(&lock, &env, move |l, e| {
+                let h = take(l, e, &mut c, LockType::X);
                 assert!(!x.swap(true, SeqCst), "two X granted together");
                 assert!(!s.load(SeqCst), "X granted while SR held");
                 x.store(false, SeqCst);
-                give(&l, &e, h, LockType::X);
+                give(l, e, h, LockType::X);
             })
         };
         let b = spawn_ddl(ctx(&env));
@@ -203,13 +213,13 @@ fn clone_and_downgrade_vs_strong_requester() {
         let sw = take(&lock, &env, &mut a, LockType::SW);
         let a_in = Arc::new(AtomicBool::new(true));
 
-        let (l, e, s) = (lock.clone(), env.clone(), a_in.clone());
-        let dml = thread::spawn(move || {
+        let s = a_in.clone();
+        let dml = spawn(&lock, &env, move |l, e| {
             let req = request(&a.shared, LockType::SR, 2);
-            let sr = l.add_clone(&e, &req, sw, Some(&mut a.home));
-            give(&l, &e, sw, LockType::SW);
+            let sr = l.add_clone(e, &req, sw, Some(&mut a.home));
+            give(l, e, sw, LockType::SW);
             s.store(false, SeqCst);
-            give(&l, &e, sr, LockType::SR);
+            give(l, e, sr, LockType::SR);
         });
 
         let x = take(&lock, &env, &mut b, LockType::X);
@@ -232,12 +242,12 @@ fn upgrade_vs_fast_acquirer() {
         let x_in = Arc::new(AtomicBool::new(false));
         let b_in = Arc::new(AtomicBool::new(false));
 
-        let (l, e, x, bi) = (lock.clone(), env.clone(), x_in.clone(), b_in.clone());
-        let upgrader = thread::spawn(move || {
-            let xh = take(&l, &e, &mut a, LockType::X);
-            give(&l, &e, sr, LockType::SR);
+        let (x, bi) = (x_in.clone(), b_in.clone());
+        let upgrader = spawn(&lock, &env, move |l, e| {
+            let xh = take(l, e, &mut a, LockType::X);
+            give(l, e, sr, LockType::SR);
             hold_alone(&x, &bi, "X granted while another SR held");
-            give(&l, &e, xh, LockType::X);
+            give(l, e, xh, LockType::X);
         });
 
         let h = take(&lock, &env, &mut b, LockType::SR);
@@ -260,12 +270,12 @@ fn sweep_vs_fast_acquirer() {
         let destroyed = Arc::new(AtomicBool::new(false));
         let mut a = ctx(&env);
 
-        let (l, e, ai, d) = (lock.clone(), env.clone(), a_in.clone(), destroyed.clone());
-        let dml = thread::spawn(move || {
+        let (ai, d) = (a_in.clone(), destroyed.clone());
+        let dml = spawn(&lock, &env, move |l, e| {
             match l.claim_slot(&e.slots, &mut a.home, LockType::SR, LockDuration::Statement) {
                 FastAcquire::Granted { hold, .. } => {
                     hold_alone(&ai, &d, "granted on a destroyed object");
-                    give(&l, &e, hold, LockType::SR);
+                    give(l, e, hold, LockType::SR);
                 }
                 FastAcquire::Destroyed | FastAcquire::SlowPath => {}
                 FastAcquire::Moved { .. } => panic!("nothing transfers here"),
@@ -306,30 +316,30 @@ fn shared_word_vs_obtrusive_vs_eviction() {
         let a = ctx(&env);
         let b = ctx(&env);
 
-        let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
-        let dml = thread::spawn(move || {
+        let (s, x) = (sr_in.clone(), x_in.clone());
+        let dml = spawn(&lock, &env, move |l, e| {
             let req = request(&a.shared, LockType::SR, 1);
-            match l.acquire(&e, &req, None, true, false) {
+            match l.acquire(e, &req, None, true, false) {
                 Outcome::Granted { hold, .. } => {
                     hold_alone(&s, &x, "SR and X granted together");
-                    give(&l, &e, hold, LockType::SR);
+                    give(l, e, hold, LockType::SR);
                 }
                 Outcome::Refused { .. } | Outcome::Destroyed => {}
                 Outcome::Queued { .. } => panic!("not enqueued"),
             }
         });
 
-        let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
-        let ddl = thread::spawn(move || {
+        let (s, x) = (sr_in.clone(), x_in.clone());
+        let ddl = spawn(&lock, &env, move |l, e| {
             let req = request(&b.shared, LockType::X, 2);
-            if let Outcome::Granted { hold, .. } = l.acquire(&e, &req, None, false, false) {
+            if let Outcome::Granted { hold, .. } = l.acquire(e, &req, None, false, false) {
                 hold_alone(&x, &s, "X and SR granted together");
-                give(&l, &e, hold, LockType::X);
+                give(l, e, hold, LockType::X);
             }
         });
 
-        let (l, s, x) = (lock.clone(), sr_in.clone(), x_in.clone());
-        let evict = thread::spawn(move || {
+        let (s, x) = (sr_in.clone(), x_in.clone());
+        let evict = spawn(&lock, &env, move |l, _| {
             if l.try_destroy() {
                 assert!(!s.load(SeqCst) && !x.load(SeqCst), "evicted a used object");
             }
@@ -357,8 +367,7 @@ fn shared_word_release_wakes_obtrusive_waiter() {
         let h = take(&lock, &env, &mut a, LockType::SR);
         assert_eq!(h, Hold::Counter);
 
-        let (l, e) = (lock.clone(), env.clone());
-        let dml = thread::spawn(move || give(&l, &e, h, LockType::SR));
+        let dml = spawn(&lock, &env, move |l, e| give(l, e, h, LockType::SR));
 
         let x = take(&lock, &env, &mut b, LockType::X);
         dml.join().expect("dml");
