@@ -15,7 +15,9 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mdl_core::{ErrorKind, LockDuration, LockType, MdlContext, MdlError, Result, Ticket};
+use mdl_core::{
+    ErrorKind, LockDuration, LockType, MdlContext, MdlError, MdlManager, MdlRequest, Result, Ticket,
+};
 use mdl_reference::support::*;
 
 // ------------------------------------------------------------------------------------------
@@ -110,6 +112,17 @@ fn sreq(key: &mdl_core::MdlKey, t: LockType) -> mdl_core::MdlRequest {
     req(key, t, LockDuration::Statement)
 }
 
+/// A worker holding `held` on table `t`, a new context, and its STATEMENT request of `wanted`
+/// on `t` (which waits for the worker if the two conflict).
+fn behind(
+    mgr: &Arc<MdlManager>,
+    held: LockType,
+    wanted: LockType,
+) -> (Worker, MdlContext, MdlRequest) {
+    let holder = Worker::holding(mgr, &table("t"), held);
+    (holder, mgr.new_context(), sreq(&table("t"), wanted))
+}
+
 // ------------------------------------------------------------------------------------------
 // The no-wait path.
 
@@ -187,9 +200,7 @@ fn polling_a_finished_future_again_is_an_error_not_a_second_lock() {
 #[test]
 fn timeout_ends_the_wait_without_select() {
     for mgr in managers_per_mode() {
-        let holder = Worker::holding(&mgr, &table("t"), LockType::X);
-        let mut ctx = mgr.new_context();
-        let r = sreq(&table("t"), LockType::SR);
+        let (holder, mut ctx, r) = behind(&mgr, LockType::X, LockType::SR);
         let start = Instant::now();
         // Polled only when woken: the timer thread must end the wait.
         let e = block_on(ctx.acquire_async(&r, Duration::from_millis(100))).unwrap_err();
@@ -211,9 +222,7 @@ fn timeout_ends_the_wait_without_select() {
 #[test]
 fn the_timer_wakes_a_task_that_is_not_polled() {
     let mgr = mgr();
-    let holder = Worker::holding(&mgr, &table("t"), LockType::X);
-    let mut ctx = mgr.new_context();
-    let r = sreq(&table("t"), LockType::SR);
+    let (holder, mut ctx, r) = behind(&mgr, LockType::X, LockType::SR);
     let (count, waker) = counting_waker();
     let mut f = pin!(ctx.acquire_async(&r, Duration::from_millis(30)));
     assert!(poll(f.as_mut(), &waker).is_pending());
@@ -230,11 +239,9 @@ fn the_timer_wakes_a_task_that_is_not_polled() {
 #[test]
 fn kill_wakes_a_pending_future() {
     let mgr = mgr();
-    let holder = Worker::holding(&mgr, &table("t"), LockType::SR);
-    let mut ctx = mgr.new_context();
+    let (holder, mut ctx, r) = behind(&mgr, LockType::SR, LockType::X);
     let kill = ctx.kill_handle();
     let id = ctx.id();
-    let r = sreq(&table("t"), LockType::X);
     let (count, waker) = counting_waker();
     {
         let mut f = pin!(ctx.acquire_async(&r, LONG));
@@ -261,9 +268,7 @@ fn kill_wakes_a_pending_future() {
 #[test]
 fn a_release_wakes_and_grants_a_pending_future() {
     for mgr in managers_per_mode() {
-        let holder = Worker::holding(&mgr, &table("t"), LockType::SR);
-        let mut ctx = mgr.new_context();
-        let r = sreq(&table("t"), LockType::X);
+        let (holder, mut ctx, r) = behind(&mgr, LockType::SR, LockType::X);
         let (count, waker) = counting_waker();
         let t = {
             let mut f = pin!(ctx.acquire_async(&r, LONG));
