@@ -8,7 +8,8 @@ use crate::backend::ClassRef;
 /// `parking_lot::$raw`, where they ignore the class.
 macro_rules! class_ignored {
     ($ext:ident, $raw:ident, $what:literal) => {
-        #[doc = concat!("`with_class` for `parking_lot::", stringify!($raw), "` (the class is ignored).")]
+        #[doc = concat!("`with_class` for `parking_lot::", stringify!($raw), "`")]
+        /// (the class is ignored).
         pub trait $ext<T> {
             #[doc = concat!("An (uninstrumented) ", $what, "; the class is ignored.")]
             fn with_class(class: ClassRef, value: T) -> Self;
