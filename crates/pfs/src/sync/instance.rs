@@ -166,6 +166,37 @@ impl<G: Deref<Target: fmt::Display>> fmt::Display for Guard<G> {
     }
 }
 
+/// Blocking acquire methods and their non-blocking tries, named as parking_lot names them (`lock`
+/// and `try_lock`, `read` and `try_read`, ...). The blocking one tries `raw.$try_name()` first and
+/// blocks in `raw.$name()` only if that fails, measured as a wait of `$op` ([`acquire`]); the
+/// try counts a success with a zero wait and a failure not at all ([`acquired`]).
+macro_rules! acquire_methods {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident, $op:ident -> $guard:ident,
+        $(#[$try_doc:meta])*
+        $try_name:ident;
+    )*) => {$(
+        $(#[$doc])*
+        #[inline]
+        pub fn $name(&self) -> $guard<'_, T> {
+            acquire(
+                &self.pfs,
+                Operation::$op,
+                || self.raw.$try_name(),
+                || self.raw.$name(),
+            )
+        }
+
+        $(#[$try_doc])*
+        #[inline]
+        pub fn $try_name(&self) -> Option<$guard<'_, T>> {
+            Some(acquired(&self.pfs, self.raw.$try_name()?))
+        }
+    )*};
+}
+pub(crate) use acquire_methods;
+
 /// What `Mutex` and `RwLock` share beyond the acquire path: the instance queries and the
 /// `Default`, `From` and `Debug` impls (both have fields `pfs` and `raw`).
 macro_rules! lock_common {
