@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::instance::{acquire, acquire_methods, acquired, lock_common, Guard, InstanceHandle};
+use super::instance::{acquire_methods, acquired, lock_common, measure, Guard, InstanceHandle};
 use crate::imp::ClassRef;
 use crate::kinds::Operation;
 
