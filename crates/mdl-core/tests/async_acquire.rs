@@ -158,8 +158,7 @@ fn grantable_request_is_ready_on_first_poll_without_allocating() {
 
 #[test]
 fn async_calls_return_the_sync_errors() {
-    let mgr = mgr();
-    let mut ctx = mgr.new_context();
+    let (mgr, mut ctx) = one_context();
     let global = mdl_core::MdlKey::singleton(mdl_core::Namespace::Global).unwrap();
     let bad = sreq(&global, LockType::SR);
     let e = block_on(ctx.acquire_async(&bad, LONG)).unwrap_err();
@@ -179,8 +178,7 @@ fn async_calls_return_the_sync_errors() {
 
 #[test]
 fn polling_a_finished_future_again_is_an_error_not_a_second_lock() {
-    let mgr = mgr();
-    let mut ctx = mgr.new_context();
+    let (_mgr, mut ctx) = one_context();
     let r = sreq(&table("t"), LockType::SR);
     {
         let mut f = pin!(ctx.acquire_async(&r, LONG));

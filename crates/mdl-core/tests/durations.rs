@@ -146,8 +146,7 @@ fn savepoint_rollback_releases_newer_statement_and_transaction_locks() {
 
 #[test]
 fn nested_savepoints_and_start_of_transaction() {
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     let k: Vec<MdlKey> = (0..4).map(|i| table(&format!("t{i}"))).collect();
     let sp0 = c.savepoint();
     c.acquire(&treq(&k[0], LockType::SR), LONG).unwrap();
@@ -185,8 +184,7 @@ fn savepoint_keeps_a_reused_older_ticket() {
 
 #[test]
 fn find_ticket_reuse_and_clone_rules() {
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     let k = table("t");
     let x = take(&mut c, &k, LockType::X, Transaction);
     // Same duration, weaker type: same ticket.
@@ -214,8 +212,7 @@ fn find_ticket_reuse_and_clone_rules() {
 #[test]
 fn owns_equal_or_stronger_lock_follows_the_reference_relation() {
     for held_t in OBJ {
-        let m = mgr();
-        let mut c = m.new_context();
+        let (_m, mut c) = one_context();
         let k = table("t");
         c.acquire(&treq(&k, held_t), LONG).unwrap();
         for want in OBJ {
@@ -228,8 +225,7 @@ fn owns_equal_or_stronger_lock_follows_the_reference_relation() {
         assert!(!c.owns_equal_or_stronger_lock(&table("other"), LockType::S));
     }
     // Scoped: S does not satisfy IX (§8), X satisfies all.
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     let g = MdlKey::singleton(Namespace::Global).unwrap();
     take(&mut c, &g, LockType::S, Transaction);
     assert!(c.owns_equal_or_stronger_lock(&g, LockType::S));
@@ -271,8 +267,7 @@ fn clone_ticket_holds_independently_of_its_source() {
 
 #[test]
 fn clone_to_a_stronger_type_is_refused() {
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     let k = table("t");
     let t = take(&mut c, &k, LockType::SR, Transaction);
     assert_eq!(
