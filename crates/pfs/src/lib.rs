@@ -5,7 +5,8 @@
 //! run-time ENABLED / TIMED switches; consumers that decide how much detail is kept; per-thread
 //! switches (`setup_threads`, `setup_actors`, `threads.INSTRUMENTED`); per-thread and
 //! per-instance statistics; current-event and history tables; and a `mysql`-client style
-//! rendering (plus JSON) of every table. This file is the whole public API.
+//! rendering (plus JSON) of every table. This file is the whole public API (its macros are in
+//! `macros.rs`).
 //!
 //! ```
 //! use pfs::sync::*;
@@ -112,7 +113,8 @@
 //!    [`EventGuard`], the `__in_event!` macro behind the `instrument_*!` macros, the setup
 //!    calls and a `read` module.
 //! 4. [`sync`] (the instrumented `Mutex`, `RwLock`, `Condvar`)
-//! 5. this file: the public functions, each a documented call into the backend.
+//! 5. this file: the public functions, each a documented call into the backend; `macros`:
+//!    the public macros (`class!`, `instrument_*!`), each a call of those functions.
 //!
 //! # Deviations from PFS
 //!
@@ -133,6 +135,7 @@
 mod config;
 mod error;
 pub mod kinds;
+mod macros;
 pub mod pattern;
 pub mod render;
 pub mod sync;
@@ -264,17 +267,6 @@ pub fn register_class(kind: ClassKind, name: &str) -> ClassRef {
     backend::register_class(kind, name)
 }
 
-/// Register a class once per call site and return it (a `static OnceLock` at the call site):
-/// `let c = pfs::class!(ClassKind::Mutex, "wait/synch/mutex/mdl/MDL_map::mutex");`.
-/// Works (and returns the zero-sized class) without the `instrumentation` feature too.
-#[macro_export]
-macro_rules! class {
-    ($kind:expr, $name:expr) => {{
-        static __PFS_CLASS: ::std::sync::OnceLock<$crate::ClassRef> = ::std::sync::OnceLock::new();
-        *__PFS_CLASS.get_or_init(|| $crate::register_class($kind, $name))
-    }};
-}
-
 /// Intern a normalized statement text (e.g. `"SELECT c FROM sbtest1 WHERE id = ?"`) for
 /// `events_statements_summary_by_digest`. Register once, pass the handle to
 /// [`statement_start`]: the hot path then indexes an array instead of hashing text. When the
@@ -348,36 +340,6 @@ pub fn statement_start(class: ClassRef, digest: Option<DigestRef>) -> StatementG
 #[inline(always)]
 pub fn stage_start(class: ClassRef) -> StageGuard {
     backend::start(class, Some(Operation::Stage), 0, DigestRef::default())
-}
-
-/// Run `$body` inside a wait event of `$class` on `$object`. Without the `instrumentation`
-/// feature this expands to `$body` alone (the class and object expressions are not evaluated).
-#[macro_export]
-macro_rules! instrument_wait {
-    ($class:expr, $object:expr, $body:expr) => {
-        $crate::__in_event!($crate::wait_start($class, $object as usize), $body)
-    };
-}
-
-/// Run `$body` inside a statement event of `$class` (optional digest as a second argument).
-/// Without the `instrumentation` feature this expands to `$body` alone.
-#[macro_export]
-macro_rules! instrument_statement {
-    ($class:expr, $body:expr) => {
-        $crate::__in_event!($crate::statement_start($class, None), $body)
-    };
-    ($class:expr, $digest:expr, $body:expr) => {
-        $crate::__in_event!($crate::statement_start($class, Some($digest)), $body)
-    };
-}
-
-/// Run `$body` inside a stage event of `$class`. Without the `instrumentation` feature this
-/// expands to `$body` alone.
-#[macro_export]
-macro_rules! instrument_stage {
-    ($class:expr, $body:expr) => {
-        $crate::__in_event!($crate::stage_start($class), $body)
-    };
 }
 
 // ---------------------------------------------------------------------------------------------
