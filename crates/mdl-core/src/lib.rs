@@ -85,17 +85,19 @@
 //! ## Modules, lowest first
 //!
 //! Each module uses only modules on lines above its own (`use crate::…` and `crate::…` paths,
-//! tests aside), with the three exceptions named below; the protocol (which lock protects which
+//! tests aside), with one exception named below; the protocol (which lock protects which
 //! field) is at the top of each, and in prose for the whole crate in `docs/lock-manager.md`.
 //!
 //! 1. `types`, `hash`, `sync`: names and lock types, the two hashes, the primitives
 //!    (instrumented, bare or loom) and their instrument classes.
-//! 2. `key`; [`matrix`]: the rules; `wait`: a context's wait slot; `fast_path`: the designs
-//!    and the per-context slot table.
+//! 2. `key`: a lock name in MySQL's byte layout; [`matrix`]: the rules; `wait`: a context's
+//!    wait slot; `fast_path`: the designs and the per-context slot table.
 //! 3. `blocking`: what diagnostics and errors report about blockers and deadlocks; `request`:
 //!    requests and handles.
 //! 4. `error`.
-//! 5. `owner`: the server's hooks.
+//! 5. `naming`: what a lock name may be, checked in [`MdlKey`]'s public constructors (which
+//!    return [`MdlError`], whose payloads name keys: hence two modules); `owner`: the server's
+//!    hooks.
 //! 6. `shared`: the part of a context other threads reach, and the registry of live contexts.
 //! 7. `queue`: a lock object's queues; `timer`: the deadline thread of async waits.
 //! 8. `lock`: the lock object and the grant protocol.
@@ -107,10 +109,10 @@
 //! 12. `context`: the per-connection API, blocking and async (its submodules, lowest first:
 //!     `tickets`, `attempt`, `waiting`, `asynchronous`, `scope`).
 //!
-//! One edge points up, a circle of two modules: `key` → `error` (a key's constructors return
-//! [`MdlError`], and errors name keys). `instrument` sits above the manager and the shared
-//! context state it reads: the `metadata_*` tables are `impl MdlManager` blocks in
-//! `instrument.rs`, and the published rows' type lives in `shared`.
+//! `instrument` sits above the manager and the shared context state it reads: the
+//! `metadata_*` tables are `impl MdlManager` blocks in `instrument.rs`, and the published rows'
+//! type lives in `shared`. One edge still points up: `instrument` numbers a published row's
+//! ticket with `context::ticket_id` (in `context/tickets.rs`), a circle of two modules.
 
 #![warn(missing_docs)]
 
@@ -128,6 +130,7 @@ mod lock;
 mod manager;
 mod map;
 pub mod matrix;
+mod naming;
 mod owner;
 mod queue;
 mod request;
@@ -147,9 +150,10 @@ pub use diagnostics::{LockEntryInfo, WaitCounters};
 pub use error::{DeadlockError, ErrorKind, MdlError, Result, WaitError};
 pub use fast_path::{FastPath, SLOTS_PER_GROUP};
 pub use hash::{murmur3_32, mysql_hash_sort_bin};
-pub use key::{MdlKey, NAME_CHAR_LEN};
+pub use key::MdlKey;
 pub use manager::{MdlConfig, MdlManager, LONG_TIMEOUT};
 pub use map::PartitionHash;
+pub use naming::NAME_CHAR_LEN;
 pub use owner::{EngineRefusal, HolderInfo, MdlOwner};
 pub use request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
 #[cfg(feature = "pfs")]
