@@ -41,7 +41,6 @@ pub use asynchronous::Acquire;
 pub use scope::{StatementScope, TransactionScope};
 
 use attempt::{Attempt, Pending};
-pub(crate) use tickets::ticket_id;
 use waiting::Wait;
 
 impl MdlManager {

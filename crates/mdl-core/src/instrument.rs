@@ -45,7 +45,8 @@ use pfs::{MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow};
 
 use crate::fast_path::{self, Slot};
 use crate::key::MdlKey;
-use crate::lock::{moved_ticket_id, LockObject};
+use crate::lock::LockObject;
+use crate::request::{moved_ticket_id, ticket_id};
 use crate::shared::{ContextShared, Published};
 use crate::sync::Ordering;
 use crate::types::{LockDuration, LockType};
@@ -182,7 +183,7 @@ pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
             } = Slot::decode(w.load(Ordering::Relaxed))
             {
                 if let Some(lock) = objects.get(&address) {
-                    let id = crate::context::ticket_id(ctx.id, i as u32);
+                    let id = ticket_id(ctx.id, i as u32);
                     rows.push(row(&lock.key, &ctx, id, ty, duration, true));
                 }
             }

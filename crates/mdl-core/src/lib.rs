@@ -85,7 +85,7 @@
 //! ## Modules, lowest first
 //!
 //! Each module uses only modules on lines above its own (`use crate::…` and `crate::…` paths,
-//! tests aside), with one exception named below; the protocol (which lock protects which
+//! tests aside); the protocol (which lock protects which
 //! field) is at the top of each, and in prose for the whole crate in `docs/lock-manager.md`.
 //!
 //! 1. `types`, `hash`, `sync`: names and lock types, the two hashes, the primitives
@@ -110,9 +110,8 @@
 //!     `tickets`, `attempt`, `waiting`, `asynchronous`, `scope`).
 //!
 //! `instrument` sits above the manager and the shared context state it reads: the
-//! `metadata_*` tables are `impl MdlManager` blocks in `instrument.rs`, and the published rows'
-//! type lives in `shared`. One edge still points up: `instrument` numbers a published row's
-//! ticket with `context::ticket_id` (in `context/tickets.rs`), a circle of two modules.
+//! `metadata_*` tables are `impl MdlManager` blocks in `instrument.rs`, the published rows'
+//! type lives in `shared`, and ticket ids are numbered in `request`.
 
 #![warn(missing_docs)]
 

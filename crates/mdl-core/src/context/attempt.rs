@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use super::{ticket_id, MdlContext};
+use super::MdlContext;
 use crate::error::{MdlError, Result, WaitError};
 use crate::fast_path::FastPath;
 use crate::key::MdlKey;
 use crate::lock::{FastAcquire, Hold, LockObject, Outcome, Request};
 use crate::matrix::fast_path_increment;
-use crate::request::{MdlRequest, Ticket};
+use crate::request::{ticket_id, MdlRequest, Ticket};
 use crate::ticket_store::TicketData;
 use crate::types::{LockDuration, LockType};
 
