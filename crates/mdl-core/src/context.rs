@@ -23,7 +23,7 @@ use crate::fast_path::FastPath;
 use crate::key::MdlKey;
 use crate::lock::{LockObject, SlotHome};
 use crate::manager::MdlManager;
-use crate::matrix::is_stronger_or_equal;
+use crate::matrix::{is_stronger_or_equal, UNOBTRUSIVE};
 use crate::owner::MdlOwner;
 use crate::request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
 use crate::shared::ContextShared;
@@ -41,7 +41,6 @@ pub use asynchronous::Acquire;
 pub use scope::{StatementScope, TransactionScope};
 
 use attempt::{Attempt, Pending};
-pub(crate) use tickets::ticket_id;
 use waiting::Wait;
 
 impl MdlManager {
@@ -94,6 +93,9 @@ pub struct MdlContext {
     home: Option<SlotHome>,
     /// `shared.needs_thr_lock_abort` (only this context writes it), kept here for the hot path.
     thr_lock_abort: bool,
+    /// Per strategy, the types this context may take on the fast path: the unobtrusive ones, or
+    /// none while `thr_lock_abort` is set (one test on the hot path).
+    fast_types: [u16; 2],
     /// Recently used lock objects, direct-mapped by key hash (see
     /// [`crate::MdlConfig::lock_cache`]).
     cache: Vec<Option<Arc<LockObject>>>,
@@ -127,6 +129,7 @@ impl MdlContext {
             store,
             home,
             thr_lock_abort: false,
+            fast_types: UNOBTRUSIVE,
             cache,
             rand,
             lock_wait_timeout,
@@ -545,6 +548,7 @@ impl MdlContext {
             .needs_thr_lock_abort
             .store(needs, Ordering::Relaxed);
         self.thr_lock_abort = needs;
+        self.fast_types = if needs { [0; 2] } else { UNOBTRUSIVE };
         if needs {
             self.materialize_fast_path_locks();
         }

@@ -150,9 +150,9 @@ pub(crate) const MAX_TAG: usize = u16::MAX as usize;
 
 /// A lock object's address as slot bits, if it fits (see the module docs).
 #[inline]
-pub(crate) fn address_bits(addr: usize) -> Option<u64> {
-    let a = addr as u64;
-    (a & !FIELD == 0 && a != 0).then_some(a)
+pub(crate) fn address_bits(addr: std::num::NonZeroUsize) -> Option<u64> {
+    let a = addr.get() as u64;
+    (a & !FIELD == 0).then_some(a)
 }
 
 /// What a slot word says.
@@ -363,9 +363,13 @@ impl SlotTable {
 mod tests {
     use super::*;
 
+    fn nz(a: usize) -> std::num::NonZeroUsize {
+        std::num::NonZeroUsize::new(a).expect("not null")
+    }
+
     #[test]
     fn words_round_trip() {
-        let a = address_bits(0x7fff_ffff_ffc0).expect("fits");
+        let a = address_bits(nz(0x7fff_ffff_ffc0)).expect("fits");
         let w = held(7, a, LockType::SW, LockDuration::Transaction);
         assert_eq!(
             Slot::decode(w),
@@ -402,16 +406,15 @@ mod tests {
             }
         );
         assert_eq!(Slot::decode(0), Slot::Empty);
-        assert_eq!(address_bits(0x1000_0000_0000_0040), None);
-        assert_eq!(address_bits(0x7fff_ffff_ffc1), None, "unaligned");
-        assert_eq!(address_bits(0), None);
+        assert_eq!(address_bits(nz(0x1000_0000_0000_0040)), None);
+        assert_eq!(address_bits(nz(0x7fff_ffff_ffc1)), None, "unaligned");
     }
 
     #[test]
     fn claims_stay_in_the_home_group() {
         let t = SlotTable::new(2 * SLOTS_PER_GROUP);
         assert_eq!(t.home(3), Some(1));
-        let a = address_bits(0x40).expect("fits");
+        let a = address_bits(nz(0x40)).expect("fits");
         let mut hint = 0;
         let mut got = Vec::new();
         for _ in 0..SLOTS_PER_GROUP {

@@ -49,7 +49,8 @@ use pfs::{MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow};
 
 use crate::fast_path::Slot;
 use crate::key::MdlKey;
-use crate::lock::{moved_ticket_id, LockObject};
+use crate::lock::LockObject;
+use crate::request::{moved_ticket_id, ticket_id};
 use crate::shared::ContextShared;
 use crate::sync::Ordering;
 use crate::types::{LockDuration, LockType};
@@ -194,7 +195,7 @@ pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
         for (i, w) in ctx.published.words.iter().enumerate() {
             if let Some((address, ty, duration)) = decode_row(w.load(Ordering::Relaxed)) {
                 if let Some(lock) = objects.get(&address) {
-                    let id = crate::context::ticket_id(ctx.id, i as u32);
+                    let id = ticket_id(ctx.id, i as u32);
                     rows.push(row(&lock.key, &ctx, id, ty, duration, true));
                 }
             }

@@ -3,17 +3,17 @@
 //! `MdlKey` keeps the exact bytes MySQL hashes (`<namespace byte><schema>\0<name>\0`, and
 //! `<column>\0` for COLUMN_STATISTICS) so partition hashes match MySQL's, plus a cached
 //! MurmurHash3 of them used by the lock map and the ticket index.
+//!
+//! The public constructors, which check the names and return [`MdlError`](crate::MdlError),
+//! are in `naming.rs`, above `error`; this module only lays out names already checked, so the
+//! error type (whose payloads name keys) and the key type do not depend on each other.
 
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use crate::error::{MdlError, Result};
 use crate::hash::{murmur3_32, mysql_hash_sort_bin};
 use crate::types::{Namespace, Strategy};
-
-/// Longest schema, object or column name, in characters (MySQL's `NAME_CHAR_LEN`).
-pub const NAME_CHAR_LEN: usize = 64;
 
 /// The name of a metadata lock.
 #[derive(Clone)]
@@ -29,57 +29,14 @@ pub struct MdlKey {
 }
 
 impl MdlKey {
-    /// A key for `name` in `schema` within `namespace`.
-    ///
-    /// Singleton namespaces (GLOBAL, COMMIT, BACKUP_LOCK, ACL_CACHE) take empty names; see
-    /// [`MdlKey::singleton`].
-    ///
-    /// # Errors
-    /// [`MdlError::NameTooLong`] if a name exceeds 64 characters, [`MdlError::InvalidKey`] if a
-    /// name contains a NUL byte or a singleton namespace is given a name.
-    ///
-    /// ```
-    /// use mdl_core::{MdlKey, Namespace};
-    /// let key = MdlKey::new(Namespace::Table, "test", "sbtest1").unwrap();
-    /// assert_eq!(key.as_bytes(), b"\x04test\0sbtest1\0");
-    /// assert!(MdlKey::new(Namespace::Table, "test", &"x".repeat(65)).is_err());
-    /// ```
-    pub fn new(namespace: Namespace, schema: &str, name: &str) -> Result<MdlKey> {
-        Self::build(namespace, schema, name, None)
-    }
-
-    /// The key of a pre-allocated singleton lock (GLOBAL, COMMIT, BACKUP_LOCK, ACL_CACHE).
-    ///
-    /// # Errors
-    /// [`MdlError::InvalidKey`] if `namespace` is not a singleton namespace.
-    pub fn singleton(namespace: Namespace) -> Result<MdlKey> {
-        if !namespace.is_singleton() {
-            return Err(MdlError::InvalidKey(
-                "namespace is not a singleton namespace",
-            ));
-        }
-        Self::build(namespace, "", "", None)
-    }
-
-    /// A COLUMN_STATISTICS key for `schema.table.column`.
-    ///
-    /// # Errors
-    /// As [`MdlKey::new`].
-    pub fn column_statistics(schema: &str, table: &str, column: &str) -> Result<MdlKey> {
-        Self::build(Namespace::ColumnStatistics, schema, table, Some(column))
-    }
-
-    fn build(ns: Namespace, schema: &str, name: &str, column: Option<&str>) -> Result<MdlKey> {
-        check_name("schema", schema)?;
-        check_name("name", name)?;
-        if let Some(c) = column {
-            check_name("column", c)?;
-        }
-        if ns.is_singleton() && !(schema.is_empty() && name.is_empty()) {
-            return Err(MdlError::InvalidKey(
-                "singleton namespaces (GLOBAL, COMMIT, BACKUP_LOCK, ACL_CACHE) take no name",
-            ));
-        }
+    /// The key of `name` in `schema` (and `column`) within `ns`, laid out as MySQL lays it out.
+    /// The names are checked by the public constructors (`naming.rs`).
+    pub(crate) fn from_checked_parts(
+        ns: Namespace,
+        schema: &str,
+        name: &str,
+        column: Option<&str>,
+    ) -> MdlKey {
         let mut bytes = Vec::with_capacity(3 + schema.len() + name.len());
         bytes.push(ns.id());
         bytes.extend_from_slice(schema.as_bytes());
@@ -92,7 +49,7 @@ impl MdlKey {
         }
         let hash = murmur3_32(&bytes, 0);
         let bin_hash = mysql_hash_sort_bin(&bytes);
-        Ok(MdlKey {
+        MdlKey {
             bytes: bytes.into_boxed_slice(),
             hash,
             bin_hash,
@@ -100,7 +57,7 @@ impl MdlKey {
             name_len: name.len() as u16,
             namespace: ns,
             strategy: ns.strategy(),
-        })
+        }
     }
 
     /// The namespace.
@@ -162,19 +119,6 @@ impl MdlKey {
             .cmp(&other.bytes[..n])
             .then(self.bytes.len().cmp(&other.bytes.len()))
     }
-}
-
-fn check_name(part: &'static str, s: &str) -> Result<()> {
-    if s.len() > NAME_CHAR_LEN {
-        let chars = s.chars().count();
-        if chars > NAME_CHAR_LEN {
-            return Err(MdlError::NameTooLong { part, chars });
-        }
-    }
-    if s.as_bytes().contains(&0) {
-        return Err(MdlError::InvalidKey("names cannot contain NUL bytes"));
-    }
-    Ok(())
 }
 
 impl PartialEq for MdlKey {
@@ -258,22 +202,11 @@ mod tests {
 
     #[test]
     fn layout_and_parts() {
-        let k = MdlKey::column_statistics("db", "t", "c").unwrap();
+        let k = MdlKey::from_checked_parts(Namespace::ColumnStatistics, "db", "t", Some("c"));
         assert_eq!(k.as_bytes(), b"\x0edb\0t\0c\0");
         assert_eq!((k.schema(), k.name(), k.column()), ("db", "t", Some("c")));
-        let g = MdlKey::singleton(Namespace::Global).unwrap();
+        let g = MdlKey::from_checked_parts(Namespace::Global, "", "", None);
         assert_eq!(g.as_bytes(), b"\0\0\0");
         assert_eq!(g.column(), None);
-        // 64 multi-byte characters are fine, 65 are not.
-        assert!(MdlKey::new(Namespace::Table, "d", &"é".repeat(64)).is_ok());
-        assert_eq!(
-            MdlKey::new(Namespace::Table, "d", &"é".repeat(65)).unwrap_err(),
-            MdlError::NameTooLong {
-                part: "name",
-                chars: 65
-            }
-        );
-        assert!(MdlKey::new(Namespace::Global, "", "x").is_err());
-        assert!(MdlKey::new(Namespace::Table, "a\0b", "x").is_err());
     }
 }

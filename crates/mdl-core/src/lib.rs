@@ -58,7 +58,8 @@
 //!   path* (see [`FastPath`]): by default recorded in a slot that only the locking context
 //!   writes, so statements on one hot table on several cores do not share a cache line. The
 //!   first obtrusive request on an object transfers those slots into the object's queue.
-//! * A request that must wait searches the wait-for graph; the cheapest context on a cycle
+//! * A request that must wait searches the wait-for graph (by default only if another request
+//!   already waits for its context: see [`DeadlockSearch`]); the cheapest context on a cycle
 //!   (DML < user lock < DDL) gets [`MdlError::Deadlock`].
 //!
 //! ## Configuration that reproduces MySQL's history
@@ -72,6 +73,8 @@
 //! | `fast_path: FastPath::SharedWord` | 5.7 / 8.0 (one compare-and-swap on a shared word) |
 //! | `fast_path: FastPath::PerContext` (default) | not MySQL: PostgreSQL-style per-context slots |
 //! | `ticket_index: LinearList` | before 8.0.4 (Bug #83143: O(N) `find_ticket`) |
+//! | `deadlock_search: DeadlockSearch::EveryWait` | every MySQL version: each wait searches from its requester |
+//! | `deadlock_search: DeadlockSearch::WhenWaitedFor` (default) | not MySQL: a wait nobody waits for skips its search |
 //!
 //! ## Cargo features
 //!
@@ -82,17 +85,19 @@
 //! ## Modules, lowest first
 //!
 //! Each module uses only modules on lines above its own (`use crate::…` and `crate::…` paths,
-//! tests aside), with the three exceptions named below; the protocol (which lock protects which
+//! tests aside); the protocol (which lock protects which
 //! field) is at the top of each, and in prose for the whole crate in `docs/lock-manager.md`.
 //!
 //! 1. `types`, `hash`, `sync`: names and lock types, the two hashes, the primitives
 //!    (instrumented, bare or loom) and their instrument classes.
-//! 2. `key`; [`matrix`]: the rules; `wait`: a context's wait slot; `fast_path`: the designs
-//!    and the per-context slot table.
+//! 2. `key`: a lock name in MySQL's byte layout; [`matrix`]: the rules; `wait`: a context's
+//!    wait slot; `fast_path`: the designs and the per-context slot table.
 //! 3. `blocking`: what diagnostics and errors report about blockers and deadlocks; `request`:
 //!    requests and handles.
 //! 4. `error`.
-//! 5. `owner`: the server's hooks.
+//! 5. `naming`: what a lock name may be, checked in [`MdlKey`]'s public constructors (which
+//!    return [`MdlError`], whose payloads name keys: hence two modules); `owner`: the server's
+//!    hooks.
 //! 6. `shared`: the part of a context other threads reach, and the registry of live contexts.
 //! 7. `queue`: a lock object's queues; `timer`: the deadline thread of async waits.
 //! 8. `lock`: the lock object and the grant protocol.
@@ -104,10 +109,9 @@
 //! 12. `context`: the per-connection API, blocking and async (its submodules, lowest first:
 //!     `tickets`, `attempt`, `waiting`, `asynchronous`, `scope`).
 //!
-//! One edge points up, a circle of two modules: `key` → `error` (a key's constructors return
-//! [`MdlError`], and errors name keys). `instrument` sits above the manager and the shared
-//! context state it reads: the `metadata_*` tables are `impl MdlManager` blocks in
-//! `instrument.rs`, and the published rows' type lives in `shared`.
+//! `instrument` sits above the manager and the shared context state it reads: the
+//! `metadata_*` tables are `impl MdlManager` blocks in `instrument.rs`, the published rows'
+//! type lives in `shared`, and ticket ids are numbered in `request`.
 
 #![warn(missing_docs)]
 
@@ -125,6 +129,7 @@ mod lock;
 mod manager;
 mod map;
 pub mod matrix;
+mod naming;
 mod owner;
 mod queue;
 mod request;
@@ -139,14 +144,15 @@ pub use blocking::{
     BlockKind, Blocker, DeadlockCause, DeadlockEdge, DeadlockRecord, LockWait, LockWaits,
 };
 pub use context::{Acquire, KillHandle, MdlContext, StatementScope, TransactionScope};
-pub use deadlock::MAX_SEARCH_DEPTH;
+pub use deadlock::{DeadlockSearch, MAX_SEARCH_DEPTH};
 pub use diagnostics::{LockEntryInfo, WaitCounters};
 pub use error::{DeadlockError, ErrorKind, MdlError, Result, WaitError};
 pub use fast_path::{FastPath, SLOTS_PER_GROUP};
 pub use hash::{murmur3_32, mysql_hash_sort_bin};
-pub use key::{MdlKey, NAME_CHAR_LEN};
+pub use key::MdlKey;
 pub use manager::{MdlConfig, MdlManager, LONG_TIMEOUT};
 pub use map::PartitionHash;
+pub use naming::NAME_CHAR_LEN;
 pub use owner::{EngineRefusal, HolderInfo, MdlOwner};
 pub use request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
 #[cfg(feature = "pfs")]

@@ -46,6 +46,7 @@ use crate::matrix::{
     HOG_TYPES,
 };
 use crate::queue::{LockState, NewEntry};
+use crate::request::moved_ticket_id;
 use crate::shared::{ContextShared, Registry};
 use crate::sync::{new_rwlock, store_load_fence, AtomicU64, Ordering, RwLock, Site};
 use crate::types::{LockDuration, LockType, Strategy};
@@ -181,7 +182,7 @@ impl LockObject {
     /// This object's address as slot bits, if it fits (see `fast_path.rs`).
     #[inline]
     pub(crate) fn address(&self) -> Option<u64> {
-        fast_path::address_bits(std::ptr::from_ref(self) as usize)
+        fast_path::address_bits(std::ptr::NonNull::from(self).addr())
     }
 
     // -----------------------------------------------------------------------------------------
@@ -603,12 +604,6 @@ impl LockObject {
         drop(e);
         new_state == 0
     }
-}
-
-/// The ticket id a transferred lock shows in the queue (its owner's ticket id is not in the
-/// slot): unique among live tickets, as ticket ids of `metadata_locks` need to be.
-pub(crate) fn moved_ticket_id(ctx_id: u64, slot: u32) -> u64 {
-    (ctx_id << 32) | (1 << 31) | u64::from(slot)
 }
 
 mod evict;

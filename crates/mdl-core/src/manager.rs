@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::deadlock::WaitForGraph;
+use crate::deadlock::{DeadlockSearch, WaitForGraph};
 use crate::error::{MdlError, Result};
 use crate::fast_path::{FastPath, SlotTable};
 use crate::key::MdlKey;
@@ -21,7 +21,9 @@ use crate::ticket_store::TicketIndex;
 pub const LONG_TIMEOUT: Duration = Duration::from_secs(3600 * 24 * 365);
 
 /// Configuration of a lock manager. The defaults are MySQL 8.0's, except the fast path
-/// ([`FastPath::PerContext`]; MySQL's is [`FastPath::SharedWord`]) and the lock-object cache.
+/// ([`FastPath::PerContext`]; MySQL's is [`FastPath::SharedWord`]), the lock-object cache and
+/// when a wait searches for deadlocks ([`DeadlockSearch::WhenWaitedFor`]; MySQL's is
+/// [`DeadlockSearch::EveryWait`]).
 #[derive(Debug, Clone)]
 pub struct MdlConfig {
     /// Number of lock-map partitions, each behind its own mutex (MySQL 5.6's
@@ -53,6 +55,8 @@ pub struct MdlConfig {
     /// the timeout of `acquire_default` and `acquire_default_async` (MySQL's
     /// `lock_wait_timeout`; default one year).
     pub lock_wait_timeout: Duration,
+    /// Which waits run a deadlock search from their requester.
+    pub deadlock_search: DeadlockSearch,
     /// Deadlocks kept for [`MdlManager::deadlocks`] (0 keeps none).
     pub deadlock_history: usize,
     /// Unused lock objects are freed only once more than this many exist (MySQL: 1000).
@@ -72,6 +76,7 @@ impl Default for MdlConfig {
             lock_cache: 64,
             max_write_lock_count: u64::MAX,
             lock_wait_timeout: LONG_TIMEOUT,
+            deadlock_search: DeadlockSearch::default(),
             deadlock_history: 100,
             unused_locks_low_water: 1000,
             unused_locks_min_ratio: 0.25,

@@ -150,9 +150,11 @@ pub fn fast_path_increment(strategy: Strategy, lock_type: LockType) -> u64 {
 /// and SWLP on objects, IX on scopes. One bit test.
 #[inline]
 pub fn is_unobtrusive(strategy: Strategy, lock_type: LockType) -> bool {
-    const UNOBTRUSIVE: [u16; 2] = [IX, S | (1 << 2) | SR | SW | SWLP];
     UNOBTRUSIVE[strategy as usize] & lock_type.bit() != 0
 }
+
+/// The unobtrusive types as bitmaps, indexed by `Strategy as usize`.
+pub(crate) const UNOBTRUSIVE: [u16; 2] = [IX, S | (1 << 2) | SR | SW | SWLP];
 
 /// The types held through the fast path, as a bitmap, given the counter part of a state word.
 #[inline]
@@ -205,6 +207,16 @@ pub const DEADLOCK_WEIGHT_DDL: u32 = 100;
 mod tests {
     use super::*;
 
+    /// The raw values of the waiting (priority) matrices, one row per matrix (MySQL's
+    /// `MDL_object_lock::m_waiting_incompatible`).
+    #[rustfmt::skip]
+    const WAITING: [[u16; 11]; 4] = [
+        [0x0000, 0x0400, 0x0000, 0x0600, 0x0700, 0x0780, 0x0400, 0x0610, 0x0400, 0x0400, 0x0000],
+        [0x0000, 0x0400, 0x0000, 0x0600, 0x0780, 0x0780, 0x0400, 0x0600, 0x0400, 0x0400, 0x0000],
+        [0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0080, 0x0000, 0x0010, 0x0470, 0x04F8, 0xF8FF],
+        [0x0000, 0x0000, 0x0000, 0x0000, 0x0780, 0x0780, 0x0000, 0x0000, 0x0440, 0x04C8, 0xF8CF],
+    ];
+
     #[test]
     fn raw_values_match_mysql() {
         assert_eq!(
@@ -214,34 +226,7 @@ mod tests {
                 0x07FE
             ]
         );
-        assert_eq!(
-            W_OBJECT[0],
-            [
-                0x0000, 0x0400, 0x0000, 0x0600, 0x0700, 0x0780, 0x0400, 0x0610, 0x0400, 0x0400,
-                0x0000
-            ]
-        );
-        assert_eq!(
-            W_OBJECT[1],
-            [
-                0x0000, 0x0400, 0x0000, 0x0600, 0x0780, 0x0780, 0x0400, 0x0600, 0x0400, 0x0400,
-                0x0000
-            ]
-        );
-        assert_eq!(
-            W_OBJECT[2],
-            [
-                0x0000, 0x0000, 0x0000, 0x0000, 0x0000, 0x0080, 0x0000, 0x0010, 0x0470, 0x04F8,
-                0xF8FF
-            ]
-        );
-        assert_eq!(
-            W_OBJECT[3],
-            [
-                0x0000, 0x0000, 0x0000, 0x0000, 0x0780, 0x0780, 0x0000, 0x0000, 0x0440, 0x04C8,
-                0xF8CF
-            ]
-        );
+        assert_eq!(W_OBJECT, WAITING);
         assert_eq!(G_SCOPED[0], 0x0402);
         assert_eq!(G_SCOPED[1], 0x0401);
         assert_eq!(G_SCOPED[10], 0x0403);

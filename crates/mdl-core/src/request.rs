@@ -68,3 +68,15 @@ pub struct MdlSavepoint {
     pub(crate) ctx: u64,
     pub(crate) seq: u64,
 }
+
+/// A ticket's id, as `metadata_locks` and the queues show it: the context id and the ticket's
+/// slot in its store, so unique among live tickets.
+pub(crate) fn ticket_id(ctx: u64, slot: u32) -> u64 {
+    (ctx << 32) | u64::from(slot)
+}
+
+/// The ticket id a transferred lock shows in the queue (its owner's ticket id is not in the
+/// slot): unique among live tickets, as ticket ids of `metadata_locks` need to be.
+pub(crate) fn moved_ticket_id(ctx_id: u64, slot: u32) -> u64 {
+    (ctx_id << 32) | (1 << 31) | u64::from(slot)
+}

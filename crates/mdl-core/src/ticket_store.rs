@@ -520,6 +520,12 @@ impl TicketStore {
         out
     }
 
+    /// Every held ticket, in no particular order (no allocation).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &TicketData> {
+        let spill = self.slots.iter().filter_map(|s| s.data.as_ref());
+        self.inline.iter().flatten().chain(spill)
+    }
+
     /// Every live slot, in no particular order.
     pub(crate) fn all_slots(&self) -> Vec<u32> {
         let mut out: Vec<u32> = (0..INLINE_TICKETS as u32)

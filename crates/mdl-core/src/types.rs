@@ -1,5 +1,46 @@
 //! Namespaces, lock types and durations, with the per-namespace facts MySQL 8.0 attaches to them.
 
+/// Declares a C-like enum whose variants carry MySQL's numeric ids, 0, 1, 2, ... in declaration
+/// order, with `ALL` (every variant, in id order), `from_id` and `id`.
+macro_rules! with_mysql_ids {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $id:literal, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[repr(u8)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant = $id, )*
+        }
+
+        impl $name {
+            #[doc = concat!("Every `", stringify!($name), "`, in id order.")]
+            pub const ALL: [$name; [$($id),*].len()] = [$($name::$variant),*];
+
+            #[doc = concat!("The `", stringify!($name), "` with MySQL id `id`, if there is one.")]
+            pub fn from_id(id: u8) -> Option<$name> {
+                $name::ALL.get(id as usize).copied()
+            }
+
+            /// MySQL's numeric id.
+            pub fn id(self) -> u8 {
+                self as u8
+            }
+        }
+
+        // `from_id` indexes `ALL`: the ids are the positions.
+        const _: () = {
+            let mut i = 0;
+            while i < $name::ALL.len() {
+                assert!($name::ALL[i] as usize == i, "ids are 0, 1, 2, ... in order");
+                i += 1;
+            }
+        };
+    };
+}
+
 /// How a namespace resolves conflicts: scoped locks (IX, S, X only) guard a whole scope such as
 /// the global read lock or a schema; object locks (every type but IX) guard one object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -11,64 +52,33 @@ pub enum Strategy {
     Object,
 }
 
-/// The 18 namespaces of MySQL 8.0, with MySQL's numeric ids (the first byte of a key).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-#[allow(missing_docs)]
-pub enum Namespace {
-    Global = 0,
-    BackupLock = 1,
-    Tablespace = 2,
-    Schema = 3,
-    Table = 4,
-    Function = 5,
-    Procedure = 6,
-    Trigger = 7,
-    Event = 8,
-    Commit = 9,
-    UserLevelLock = 10,
-    LockingService = 11,
-    Srid = 12,
-    AclCache = 13,
-    ColumnStatistics = 14,
-    ResourceGroups = 15,
-    ForeignKey = 16,
-    CheckConstraint = 17,
+with_mysql_ids! {
+    /// The 18 namespaces of MySQL 8.0, with MySQL's numeric ids (the first byte of a key).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[allow(missing_docs)]
+    pub enum Namespace {
+        Global = 0,
+        BackupLock = 1,
+        Tablespace = 2,
+        Schema = 3,
+        Table = 4,
+        Function = 5,
+        Procedure = 6,
+        Trigger = 7,
+        Event = 8,
+        Commit = 9,
+        UserLevelLock = 10,
+        LockingService = 11,
+        Srid = 12,
+        AclCache = 13,
+        ColumnStatistics = 14,
+        ResourceGroups = 15,
+        ForeignKey = 16,
+        CheckConstraint = 17,
+    }
 }
 
 impl Namespace {
-    /// Every namespace, in id order.
-    pub const ALL: [Namespace; 18] = [
-        Namespace::Global,
-        Namespace::BackupLock,
-        Namespace::Tablespace,
-        Namespace::Schema,
-        Namespace::Table,
-        Namespace::Function,
-        Namespace::Procedure,
-        Namespace::Trigger,
-        Namespace::Event,
-        Namespace::Commit,
-        Namespace::UserLevelLock,
-        Namespace::LockingService,
-        Namespace::Srid,
-        Namespace::AclCache,
-        Namespace::ColumnStatistics,
-        Namespace::ResourceGroups,
-        Namespace::ForeignKey,
-        Namespace::CheckConstraint,
-    ];
-
-    /// The namespace with MySQL id `id`, if there is one.
-    pub fn from_id(id: u8) -> Option<Namespace> {
-        Namespace::ALL.get(id as usize).copied()
-    }
-
-    /// MySQL's numeric id.
-    pub fn id(self) -> u8 {
-        self as u8
-    }
-
     /// Scoped or object strategy (MySQL's `MDL_lock::get_strategy`).
     pub fn strategy(self) -> Strategy {
         use Namespace::*;
@@ -172,32 +182,35 @@ impl Namespace {
     }
 }
 
-/// The 11 lock types of MySQL 8.0, weakest to strongest, with MySQL's numeric ids.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum LockType {
-    /// IX: scoped locks only; the owner may take upgradable or exclusive locks inside the scope.
-    IntentionExclusive = 0,
-    /// S: metadata only (prepared statements, stored routines, HANDLER).
-    Shared = 1,
-    /// SH: metadata only, granted even when exclusive requests are pending (INFORMATION_SCHEMA).
-    SharedHighPrio = 2,
-    /// SR: read table data (SELECT).
-    SharedRead = 3,
-    /// SW: modify table data (INSERT, UPDATE, DELETE, SELECT ... FOR UPDATE).
-    SharedWrite = 4,
-    /// SWLP: SW with lower priority than SRO (DML with LOW_PRIORITY).
-    SharedWriteLowPrio = 5,
-    /// SU: upgradable shared lock, first phase of ALTER TABLE.
-    SharedUpgradable = 6,
-    /// SRO: read data, block all modification (LOCK TABLES READ).
-    SharedReadOnly = 7,
-    /// SNW: upgradable, blocks writers, allows readers (ALTER TABLE copying data).
-    SharedNoWrite = 8,
-    /// SNRW: upgradable, others may access metadata only (LOCK TABLES WRITE).
-    SharedNoReadWrite = 9,
-    /// X: exclusive (CREATE / DROP / RENAME TABLE).
-    Exclusive = 10,
+with_mysql_ids! {
+    /// The 11 lock types of MySQL 8.0, weakest to strongest, with MySQL's numeric ids.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum LockType {
+        /// IX: scoped locks only; the owner may take upgradable or exclusive locks inside the
+        /// scope.
+        IntentionExclusive = 0,
+        /// S: metadata only (prepared statements, stored routines, HANDLER).
+        Shared = 1,
+        /// SH: metadata only, granted even when exclusive requests are pending
+        /// (INFORMATION_SCHEMA).
+        SharedHighPrio = 2,
+        /// SR: read table data (SELECT).
+        SharedRead = 3,
+        /// SW: modify table data (INSERT, UPDATE, DELETE, SELECT ... FOR UPDATE).
+        SharedWrite = 4,
+        /// SWLP: SW with lower priority than SRO (DML with LOW_PRIORITY).
+        SharedWriteLowPrio = 5,
+        /// SU: upgradable shared lock, first phase of ALTER TABLE.
+        SharedUpgradable = 6,
+        /// SRO: read data, block all modification (LOCK TABLES READ).
+        SharedReadOnly = 7,
+        /// SNW: upgradable, blocks writers, allows readers (ALTER TABLE copying data).
+        SharedNoWrite = 8,
+        /// SNRW: upgradable, others may access metadata only (LOCK TABLES WRITE).
+        SharedNoReadWrite = 9,
+        /// X: exclusive (CREATE / DROP / RENAME TABLE).
+        Exclusive = 10,
+    }
 }
 
 #[allow(missing_docs)]
@@ -216,31 +229,6 @@ impl LockType {
 }
 
 impl LockType {
-    /// Every lock type, in id order.
-    pub const ALL: [LockType; 11] = [
-        LockType::IntentionExclusive,
-        LockType::Shared,
-        LockType::SharedHighPrio,
-        LockType::SharedRead,
-        LockType::SharedWrite,
-        LockType::SharedWriteLowPrio,
-        LockType::SharedUpgradable,
-        LockType::SharedReadOnly,
-        LockType::SharedNoWrite,
-        LockType::SharedNoReadWrite,
-        LockType::Exclusive,
-    ];
-
-    /// The type with MySQL id `id`, if there is one.
-    pub fn from_id(id: u8) -> Option<LockType> {
-        LockType::ALL.get(id as usize).copied()
-    }
-
-    /// MySQL's numeric id.
-    pub fn id(self) -> u8 {
-        self as u8
-    }
-
     /// The bit of this type in the matrices' bitmaps (`MDL_BIT`).
     pub fn bit(self) -> u16 {
         1 << (self as u8)

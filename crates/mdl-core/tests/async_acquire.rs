@@ -15,7 +15,10 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use mdl_core::{ErrorKind, LockDuration, LockType, MdlContext, MdlError, Result, Ticket};
+use mdl_core::{
+    ErrorKind, LockDuration, LockType, MdlContext, MdlError, MdlKey, MdlManager, MdlRequest,
+    Result, Ticket,
+};
 use mdl_reference::support::*;
 
 // ------------------------------------------------------------------------------------------
@@ -110,6 +113,18 @@ fn sreq(key: &mdl_core::MdlKey, t: LockType) -> mdl_core::MdlRequest {
     req(key, t, LockDuration::Statement)
 }
 
+/// A worker holding `held` on `key`, a new context, and its STATEMENT request of `wanted` on
+/// `key` (which waits for the worker if the two conflict).
+fn held_and_wanted(
+    mgr: &Arc<MdlManager>,
+    key: &MdlKey,
+    held: LockType,
+    wanted: LockType,
+) -> (Worker, MdlContext, MdlRequest) {
+    let holder = Worker::holding(mgr, key, held);
+    (holder, mgr.new_context(), sreq(key, wanted))
+}
+
 // ------------------------------------------------------------------------------------------
 // The no-wait path.
 
@@ -143,8 +158,7 @@ fn grantable_request_is_ready_on_first_poll_without_allocating() {
 
 #[test]
 fn async_calls_return_the_sync_errors() {
-    let mgr = mgr();
-    let mut ctx = mgr.new_context();
+    let (mgr, mut ctx) = one_context();
     let global = mdl_core::MdlKey::singleton(mdl_core::Namespace::Global).unwrap();
     let bad = sreq(&global, LockType::SR);
     let e = block_on(ctx.acquire_async(&bad, LONG)).unwrap_err();
@@ -164,8 +178,7 @@ fn async_calls_return_the_sync_errors() {
 
 #[test]
 fn polling_a_finished_future_again_is_an_error_not_a_second_lock() {
-    let mgr = mgr();
-    let mut ctx = mgr.new_context();
+    let (_mgr, mut ctx) = one_context();
     let r = sreq(&table("t"), LockType::SR);
     {
         let mut f = pin!(ctx.acquire_async(&r, LONG));
@@ -187,9 +200,7 @@ fn polling_a_finished_future_again_is_an_error_not_a_second_lock() {
 #[test]
 fn timeout_ends_the_wait_without_select() {
     for mgr in managers_per_mode() {
-        let holder = Worker::holding(&mgr, &table("t"), LockType::X);
-        let mut ctx = mgr.new_context();
-        let r = sreq(&table("t"), LockType::SR);
+        let (holder, mut ctx, r) = held_and_wanted(&mgr, &table("t"), LockType::X, LockType::SR);
         let start = Instant::now();
         // Polled only when woken: the timer thread must end the wait.
         let e = block_on(ctx.acquire_async(&r, Duration::from_millis(100))).unwrap_err();
@@ -211,9 +222,7 @@ fn timeout_ends_the_wait_without_select() {
 #[test]
 fn the_timer_wakes_a_task_that_is_not_polled() {
     let mgr = mgr();
-    let holder = Worker::holding(&mgr, &table("t"), LockType::X);
-    let mut ctx = mgr.new_context();
-    let r = sreq(&table("t"), LockType::SR);
+    let (holder, mut ctx, r) = held_and_wanted(&mgr, &table("t"), LockType::X, LockType::SR);
     let (count, waker) = counting_waker();
     let mut f = pin!(ctx.acquire_async(&r, Duration::from_millis(30)));
     assert!(poll(f.as_mut(), &waker).is_pending());
@@ -230,11 +239,9 @@ fn the_timer_wakes_a_task_that_is_not_polled() {
 #[test]
 fn kill_wakes_a_pending_future() {
     let mgr = mgr();
-    let holder = Worker::holding(&mgr, &table("t"), LockType::SR);
-    let mut ctx = mgr.new_context();
+    let (holder, mut ctx, r) = held_and_wanted(&mgr, &table("t"), LockType::SR, LockType::X);
     let kill = ctx.kill_handle();
     let id = ctx.id();
-    let r = sreq(&table("t"), LockType::X);
     let (count, waker) = counting_waker();
     {
         let mut f = pin!(ctx.acquire_async(&r, LONG));
@@ -261,9 +268,7 @@ fn kill_wakes_a_pending_future() {
 #[test]
 fn a_release_wakes_and_grants_a_pending_future() {
     for mgr in managers_per_mode() {
-        let holder = Worker::holding(&mgr, &table("t"), LockType::SR);
-        let mut ctx = mgr.new_context();
-        let r = sreq(&table("t"), LockType::X);
+        let (holder, mut ctx, r) = held_and_wanted(&mgr, &table("t"), LockType::SR, LockType::X);
         let (count, waker) = counting_waker();
         let t = {
             let mut f = pin!(ctx.acquire_async(&r, LONG));
@@ -298,10 +303,8 @@ fn dropping_after_each_poll_leaves_nothing_behind() {
         let mode = mgr.config().fast_path;
         for polls in 0..5 {
             let t = table("t");
-            let holder = Worker::holding(&mgr, &t, LockType::SR);
-            let mut ctx = mgr.new_context();
+            let (holder, mut ctx, r) = held_and_wanted(&mgr, &t, LockType::SR, LockType::X);
             let id = ctx.id();
-            let r = sreq(&t, LockType::X);
             let behind = Worker::new(&mgr);
             let mut behind_rx = None;
             {
@@ -334,10 +337,8 @@ fn dropping_after_each_poll_leaves_nothing_behind() {
 fn dropping_while_the_grant_is_in_flight_releases_the_granted_lock() {
     for mgr in managers_per_mode() {
         let t = table("t");
-        let holder = Worker::holding(&mgr, &t, LockType::SR);
-        let mut ctx = mgr.new_context();
+        let (holder, mut ctx, r) = held_and_wanted(&mgr, &t, LockType::SR, LockType::X);
         let id = ctx.id();
-        let r = sreq(&t, LockType::X);
         let (count, waker) = counting_waker();
         {
             let mut f = pin!(ctx.acquire_async(&r, LONG));
@@ -534,10 +535,8 @@ fn a_statement_scope_releases_on_early_return() {
 fn default_timeouts_come_from_the_config_and_the_session() {
     let mgr = mgr_with(|c| c.lock_wait_timeout = Duration::from_millis(20));
     let t = table("t");
-    let holder = Worker::holding(&mgr, &t, LockType::X);
-    let mut ctx = mgr.new_context();
+    let (holder, mut ctx, r) = held_and_wanted(&mgr, &t, LockType::X, LockType::SR);
     assert_eq!(ctx.lock_wait_timeout(), Duration::from_millis(20));
-    let r = sreq(&t, LockType::SR);
     assert_eq!(
         ctx.acquire_default(&r).unwrap_err().kind(),
         ErrorKind::Timeout

@@ -50,8 +50,7 @@ fn names_longer_than_64_characters() {
         ));
     }
     // A key with long-but-legal names locks normally.
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     c.acquire(&treq(&k, LockType::X), LONG).unwrap();
 }
 
@@ -87,8 +86,7 @@ fn malformed_keys() {
 
 #[test]
 fn lock_types_a_namespace_does_not_take() {
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     let t = table("t");
     let g = MdlKey::singleton(Namespace::Global).unwrap();
     assert_eq!(
@@ -157,8 +155,7 @@ fn assert_every_use_refused(c: &mut MdlContext, t: Ticket, weaker: LockType, d: 
 
 #[test]
 fn released_tickets() {
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     let k = table("t");
     for d in LockDuration::ALL {
         let t = take(&mut c, &k, LockType::SNW, d);
@@ -267,8 +264,7 @@ fn ticket_of_a_context_in_another_manager() {
 
 #[test]
 fn upgrade_to_a_type_the_namespace_does_not_take() {
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     let g = MdlKey::singleton(Namespace::Global).unwrap();
     let ix = c.acquire(&treq(&g, LockType::IX), LONG).unwrap();
     assert!(matches!(

@@ -250,29 +250,58 @@ fn no_false_deadlock_for_a_plain_wait_chain() {
     }
 }
 
-#[test]
-fn search_deeper_than_the_limit_counts_as_deadlock() {
-    // C1 waits for C0, C2 for C1, ...: the search from C_n visits n waiting contexts; at
-    // MAX_SEARCH_DEPTH (32) it gives up and treats the path as a deadlock, the requester (all
-    // weights equal) being the victim.
+/// C1 waits for C0, C2 for C1, ..., C31 for C30; then C32 (holding a lock nobody waits for)
+/// waits for C31. The search from C32 would visit 32 waiting contexts.
+fn chain_deeper_than_the_limit(search: DeadlockSearch) -> Result<Ticket> {
     let depth = MAX_SEARCH_DEPTH as usize;
     assert_eq!(depth, 32);
-    let m = mgr();
+    let m = mgr_with(|c| c.deadlock_search = search);
     let k = tables(depth + 1);
     let w = workers_holding(&m, &k, &[]);
     let rx: Vec<_> = (1..depth)
         .map(|i| wait_for(&w[i], &m, &k[i - 1], LockType::X))
         .collect();
     let last = close(&w[depth], &k[depth - 1], LockType::X);
-    assert_eq!(recv(&last).kinded(), Err(ErrorKind::Deadlock));
-    assert_eq!(pending_count(&m), depth - 1);
-    for wk in &w {
-        wk.kill.kill();
+    match search {
+        DeadlockSearch::EveryWait => {
+            let got = recv(&last);
+            for wk in &w {
+                wk.kill.kill();
+            }
+            for r in &rx {
+                // Killed, or granted because the killed waiter before it rolled back first.
+                assert!(matches!(recv(r), Ok(_) | Err(MdlError::Killed(_))));
+            }
+            got
+        }
+        DeadlockSearch::WhenWaitedFor => {
+            // No search: the last request just waits at the end of the chain.
+            wait_pending(&m, w[depth].id, &k[depth - 1], LockType::X);
+            assert_eq!(pending_count(&m), depth);
+            w[0].release_all();
+            for (i, r) in rx.iter().enumerate() {
+                recv(r).unwrap();
+                w[i + 1].release_all();
+            }
+            recv(&last)
+        }
     }
-    for r in &rx {
-        // Killed, or granted because the killed waiter before it rolled back first.
-        assert!(matches!(recv(r), Ok(_) | Err(MdlError::Killed(_))));
-    }
+}
+
+#[test]
+fn search_deeper_than_the_limit_counts_as_deadlock_in_mysql_mode() {
+    // At MAX_SEARCH_DEPTH (32) MySQL's search gives up and treats the path as a deadlock, the
+    // requester (all weights equal) being the victim.
+    let got = chain_deeper_than_the_limit(DeadlockSearch::EveryWait);
+    assert_eq!(got.kinded(), Err(ErrorKind::Deadlock));
+}
+
+#[test]
+fn a_requester_nobody_waits_for_does_not_search() {
+    // By default the requester at the end of a long chain cannot close a cycle, so it does not
+    // search, and waits its turn instead of being told "deadlock".
+    let got = chain_deeper_than_the_limit(DeadlockSearch::WhenWaitedFor);
+    assert!(got.is_ok(), "{got:?}");
 }
 
 struct NoCommitOrder;

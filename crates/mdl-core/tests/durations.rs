@@ -8,18 +8,24 @@ use mdl_reference::matrix::*;
 use mdl_reference::support::*;
 use LockDuration::{Explicit, Statement, Transaction};
 
+/// `c` locks table `s` for the statement, `t` for the transaction and `e` explicitly, with
+/// `types` in that order; returns the three keys and their tickets.
+fn one_lock_per_duration(c: &mut MdlContext, types: [LockType; 3]) -> ([MdlKey; 3], [Ticket; 3]) {
+    let keys = [table("s"), table("t"), table("e")];
+    let durations = [Statement, Transaction, Explicit];
+    let tickets = std::array::from_fn(|i| take(c, &keys[i], types[i], durations[i]));
+    (keys, tickets)
+}
+
 #[test]
 fn statement_locks_end_with_the_statement() {
     for (name, _, mut c, mut o) in two_contexts_per_mode() {
-        let (s, t, e) = (table("s"), table("t"), table("e"));
-        take(&mut c, &s, LockType::SR, Statement);
-        take(&mut c, &t, LockType::SW, Transaction);
-        take(&mut c, &e, LockType::SNRW, Explicit);
+        let types = [LockType::SR, LockType::SW, LockType::SNRW];
+        let (keys, _) = one_lock_per_duration(&mut c, types);
         assert_eq!(c.lock_count(), 3, "{name}");
         c.release_statement_locks();
-        assert!(!held_by_others(&mut o, &s), "{name}");
-        assert!(held_by_others(&mut o, &t), "{name}");
-        assert!(held_by_others(&mut o, &e), "{name}");
+        let held = keys.each_ref().map(|k| held_by_others(&mut o, k));
+        assert_eq!(held, [false, true, true], "{name}");
         assert_eq!(c.lock_count_of(Statement), 0);
         assert_eq!(c.lock_count_of(Transaction), 1);
         assert_eq!(c.lock_count_of(Explicit), 1);
@@ -29,17 +35,14 @@ fn statement_locks_end_with_the_statement() {
 #[test]
 fn transaction_end_releases_statement_and_transaction_locks_only() {
     for (name, m, mut c, mut o) in two_contexts_per_mode() {
-        let (s, t, e) = (table("s"), table("t"), table("e"));
-        take(&mut c, &s, LockType::SR, Statement);
-        take(&mut c, &t, LockType::X, Transaction);
-        let et = take(&mut c, &e, LockType::S, Explicit);
+        let types = [LockType::SR, LockType::X, LockType::S];
+        let (keys, [.., explicit]) = one_lock_per_duration(&mut c, types);
         c.release_transactional_locks();
-        assert!(!held_by_others(&mut o, &s), "{name}");
-        assert!(!held_by_others(&mut o, &t), "{name}");
-        assert!(held_by_others(&mut o, &e), "{name}");
+        let held = keys.each_ref().map(|k| held_by_others(&mut o, k));
+        assert_eq!(held, [false, false, true], "{name}");
         assert!(c.has_locks());
-        c.release(et).unwrap();
-        assert!(!held_by_others(&mut o, &e), "{name}");
+        c.release(explicit).unwrap();
+        assert!(!held_by_others(&mut o, &keys[2]), "{name}");
         assert!(!c.has_locks());
         assert_eq!(m.unused_lock_object_count(), m.lock_object_count());
     }
@@ -143,8 +146,7 @@ fn savepoint_rollback_releases_newer_statement_and_transaction_locks() {
 
 #[test]
 fn nested_savepoints_and_start_of_transaction() {
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     let k: Vec<MdlKey> = (0..4).map(|i| table(&format!("t{i}"))).collect();
     let sp0 = c.savepoint();
     c.acquire(&treq(&k[0], LockType::SR), LONG).unwrap();
@@ -168,9 +170,9 @@ fn savepoint_keeps_a_reused_older_ticket() {
     // so the rollback must not release it.
     let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
-    let t0 = c.acquire(&treq(&k, LockType::SW), LONG).unwrap();
+    let t0 = take(&mut c, &k, LockType::SW, Transaction);
     let sp = c.savepoint();
-    let t1 = c.acquire(&treq(&k, LockType::SR), LONG).unwrap();
+    let t1 = take(&mut c, &k, LockType::SR, Transaction);
     assert_eq!(
         t0, t1,
         "SW satisfies SR in the same duration: the same ticket"
@@ -182,10 +184,9 @@ fn savepoint_keeps_a_reused_older_ticket() {
 
 #[test]
 fn find_ticket_reuse_and_clone_rules() {
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     let k = table("t");
-    let x = c.acquire(&treq(&k, LockType::X), LONG).unwrap();
+    let x = take(&mut c, &k, LockType::X, Transaction);
     // Same duration, weaker type: same ticket.
     for t in OBJ {
         assert_eq!(c.acquire(&treq(&k, t), LONG).unwrap(), x);
@@ -211,8 +212,7 @@ fn find_ticket_reuse_and_clone_rules() {
 #[test]
 fn owns_equal_or_stronger_lock_follows_the_reference_relation() {
     for held_t in OBJ {
-        let m = mgr();
-        let mut c = m.new_context();
+        let (_m, mut c) = one_context();
         let k = table("t");
         c.acquire(&treq(&k, held_t), LONG).unwrap();
         for want in OBJ {
@@ -225,14 +225,13 @@ fn owns_equal_or_stronger_lock_follows_the_reference_relation() {
         assert!(!c.owns_equal_or_stronger_lock(&table("other"), LockType::S));
     }
     // Scoped: S does not satisfy IX (§8), X satisfies all.
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     let g = MdlKey::singleton(Namespace::Global).unwrap();
-    c.acquire(&treq(&g, LockType::S), LONG).unwrap();
+    take(&mut c, &g, LockType::S, Transaction);
     assert!(c.owns_equal_or_stronger_lock(&g, LockType::S));
     assert!(!c.owns_equal_or_stronger_lock(&g, LockType::IX));
     let sch = MdlKey::new(Namespace::Schema, "db", "").unwrap();
-    c.acquire(&treq(&sch, LockType::X), LONG).unwrap();
+    take(&mut c, &sch, LockType::X, Transaction);
     for t in SCOPED {
         assert!(c.owns_equal_or_stronger_lock(&sch, t));
     }
@@ -268,10 +267,9 @@ fn clone_ticket_holds_independently_of_its_source() {
 
 #[test]
 fn clone_to_a_stronger_type_is_refused() {
-    let m = mgr();
-    let mut c = m.new_context();
+    let (_m, mut c) = one_context();
     let k = table("t");
-    let t = c.acquire(&treq(&k, LockType::SR), LONG).unwrap();
+    let t = take(&mut c, &k, LockType::SR, Transaction);
     assert_eq!(
         c.clone_ticket(t, LockType::SW, Transaction),
         Err(MdlError::InvalidLockChange {
@@ -286,7 +284,7 @@ fn clone_to_a_stronger_type_is_refused() {
 fn set_lock_duration_moves_a_ticket_between_release_paths() {
     let (_m, mut c, mut o) = two_contexts();
     let k = table("t");
-    let t = c.acquire(&treq(&k, LockType::SW), LONG).unwrap();
+    let t = take(&mut c, &k, LockType::SW, Transaction);
     c.set_lock_duration(t, Explicit).unwrap();
     c.release_transactional_locks();
     assert!(held_by_others(&mut o, &k));
@@ -300,8 +298,8 @@ fn set_lock_duration_moves_a_ticket_between_release_paths() {
 fn lock_tables_and_unlock_tables_duration_switches() {
     for (_, _, mut c, mut o) in two_contexts_per_mode() {
         let (a, b, s) = (table("a"), table("b"), table("s"));
-        c.acquire(&treq(&a, LockType::SRO), LONG).unwrap();
-        c.acquire(&treq(&b, LockType::SNRW), LONG).unwrap();
+        take(&mut c, &a, LockType::SRO, Transaction);
+        take(&mut c, &b, LockType::SNRW, Transaction);
         take(&mut c, &s, LockType::SR, Statement);
         // LOCK TABLES: every lock becomes EXPLICIT and survives COMMIT.
         c.set_explicit_duration_for_all_locks();
@@ -354,7 +352,7 @@ fn acquire_many_sorts_and_is_all_or_nothing() {
         c.release_transactional_locks();
 
         // `z` is taken by another context: nothing of the batch stays, EXPLICIT included.
-        let zt = o.acquire(&treq(&z, LockType::SR), LONG).unwrap();
+        let zt = take(&mut o, &z, LockType::SR, Transaction);
         let mut reqs = vec![
             req(&a, LockType::X, Explicit),
             req(&b, LockType::X, Transaction),
@@ -387,7 +385,7 @@ fn acquire_many_with_duplicate_keys() {
     c.release_transactional_locks();
     // Failure after duplicates: everything of the batch goes, older locks stay.
     let old = c.acquire(&treq(&table("old"), LockType::SR), LONG).unwrap();
-    let zt = o.acquire(&treq(&z, LockType::SR), LONG).unwrap();
+    let zt = take(&mut o, &z, LockType::SR, Transaction);
     let mut reqs = vec![
         treq(&a, LockType::X),
         req(&a, LockType::SR, LockDuration::Explicit),

@@ -106,8 +106,7 @@ fn every_namespace_locks_and_singletons_are_never_lock_objects() {
 #[test]
 fn lock_objects_stay_cached_below_the_low_water_mark() {
     // Default low water 1000: 800 objects used once all stay.
-    let m = mgr();
-    let mut c = m.new_context();
+    let (m, mut c) = one_context();
     for i in 0..800 {
         c.acquire(&treq(&table(&format!("t{i}")), LockType::X), LONG)
             .unwrap();

@@ -14,8 +14,8 @@ use mdl_core::{
     Namespace, Strategy, NAME_CHAR_LEN,
 };
 use mdl_reference::support::{
-    assert_clean, assert_clean_after, can_take, managers_per_mode, mgr, req, spawn_acquire,
-    spawn_queued, table, take, two_contexts, wait_queued, Kinded,
+    assert_clean, assert_clean_after, can_take, managers_per_mode, mgr, one_context, req,
+    spawn_acquire, spawn_queued, table, take, two_contexts, wait_queued, Kinded,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -243,8 +243,7 @@ fn over_long_and_malformed_names() {
     // 64 four-byte characters are 256 bytes and fine.
     let k = MdlKey::new(Namespace::Table, "db", &"😀".repeat(64)).unwrap();
     assert_eq!(k.name().chars().count(), 64);
-    let mgr = mgr();
-    let mut c = mgr.new_context();
+    let (_mgr, mut c) = one_context();
     assert!(c
         .try_acquire(&req(&k, LockType::Exclusive, LockDuration::Explicit))
         .unwrap()
@@ -253,8 +252,7 @@ fn over_long_and_malformed_names() {
 
 #[test]
 fn invalid_lock_type_per_namespace() {
-    let mgr = mgr();
-    let mut c = mgr.new_context();
+    let (mgr, mut c) = one_context();
     for ns in Namespace::ALL {
         let key = if ns.is_singleton() {
             MdlKey::singleton(ns).unwrap()

@@ -12,12 +12,14 @@ use mdl_core::*;
 use mdl_reference::matrix::{conflicts, has_priority};
 use mdl_reference::support::*;
 
-/// Polls until `lock_waits()` has at least `n` rows.
+/// Polls until `lock_waits()` has at least `n` rows, and checks them against the reference
+/// matrices.
 fn wait_rows(mgr: &MdlManager, n: usize) -> LockWaits {
     let start = Instant::now();
     loop {
         let w = mgr.lock_waits();
         if w.rows.len() >= n {
+            check_against_matrices(&w);
             return w;
         }
         assert!(
@@ -58,6 +60,17 @@ fn blockers_of(w: &LockWaits, waiting: ContextId) -> Vec<(Option<ContextId>, Loc
     v
 }
 
+/// Asserts that what blocks `waiting` in `w` is `want` (in any order): (blocker, its type, how).
+fn assert_blockers(
+    w: &LockWaits,
+    waiting: ContextId,
+    want: &[(Option<ContextId>, LockType, BlockKind)],
+) {
+    let mut want = want.to_vec();
+    want.sort_by_key(|b| (b.0, b.1));
+    assert_eq!(blockers_of(w, waiting), want, "blockers of {waiting}: {w}");
+}
+
 #[test]
 fn pile_up_behind_a_ddl_one_and_two_levels() {
     for m in managers_per_mode() {
@@ -74,7 +87,6 @@ fn pile_up_behind_a_ddl_one_and_two_levels() {
         ddl.run(|c| c.set_label("ALTER TABLE t"));
         let ddl_rx = ddl.start_pending(&m, &t, LockType::X);
         let w = wait_rows(&m, 2);
-        check_against_matrices(&w);
         let want_holders = if mode == FastPath::SharedWord {
             // Shared-word counters name no owner, until the holders wait or go obtrusive.
             vec![
@@ -82,14 +94,12 @@ fn pile_up_behind_a_ddl_one_and_two_levels() {
                 (None, LockType::SW, BlockKind::Hard),
             ]
         } else {
-            let mut v = vec![
+            vec![
                 (Some(reader.id), LockType::SR, BlockKind::Hard),
                 (Some(writer.id), LockType::SW, BlockKind::Hard),
-            ];
-            v.sort_by_key(|b| (b.0, b.1));
-            v
+            ]
         };
-        assert_eq!(blockers_of(&w, ddl.id), want_holders, "[{mode}] {w}");
+        assert_blockers(&w, ddl.id, &want_holders);
         let row = w.rows.iter().find(|r| r.waiting == ddl.id).unwrap();
         assert_eq!(row.waiting_label.as_deref(), Some("ALTER TABLE t"));
         assert_eq!(row.requested, LockType::X);
@@ -106,11 +116,10 @@ fn pile_up_behind_a_ddl_one_and_two_levels() {
         // A new SELECT queues behind the pending X (soft: the priority matrix).
         let (select, sel_rx) = Worker::pending(&m, &t, LockType::SR);
         let w = wait_rows(&m, 3);
-        check_against_matrices(&w);
-        assert_eq!(
-            blockers_of(&w, select.id),
-            vec![(Some(ddl.id), LockType::X, BlockKind::Soft)],
-            "[{mode}] {w}"
+        assert_blockers(
+            &w,
+            select.id,
+            &[(Some(ddl.id), LockType::X, BlockKind::Soft)],
         );
         assert_eq!(
             m.blocking_contexts(select.id)
@@ -158,21 +167,11 @@ fn three_levels_and_the_root_blocker() {
         let (c3, r3) = Worker::pending(&m, &t2, LockType::X);
         let (c4, r4) = Worker::pending(&m, &t2, LockType::SR);
         let w = wait_rows(&m, 3);
-        check_against_matrices(&w);
-        assert_eq!(
-            blockers_of(&w, c2.id),
-            vec![(Some(c1.id), LockType::X, BlockKind::Hard)]
-        );
+        assert_blockers(&w, c2.id, &[(Some(c1.id), LockType::X, BlockKind::Hard)]);
         // c2's SR on t2 is visible: a per-context slot was moved into the queue by c3's X,
         // and in shared-word mode c2 put its counter in the queue before it waited.
-        assert_eq!(
-            blockers_of(&w, c3.id),
-            vec![(Some(c2.id), LockType::SR, BlockKind::Hard)]
-        );
-        assert_eq!(
-            blockers_of(&w, c4.id),
-            vec![(Some(c3.id), LockType::X, BlockKind::Soft)]
-        );
+        assert_blockers(&w, c3.id, &[(Some(c2.id), LockType::SR, BlockKind::Hard)]);
+        assert_blockers(&w, c4.id, &[(Some(c3.id), LockType::X, BlockKind::Soft)]);
         assert_eq!(w.root_blockers(), vec![(c1.id, 1)], "{w}");
         c1.release_all();
         grant_then_release(&[(&c2, &r2), (&c3, &r3), (&c4, &r4)]);
@@ -190,21 +189,12 @@ fn soft_block_from_the_priority_matrix_and_an_upgrade() {
         let (b, rb) = Worker::pending(&m, &t, LockType::SNW);
         let (c, rc) = Worker::pending(&m, &t, LockType::SW);
         let w = wait_rows(&m, 2);
-        check_against_matrices(&w);
-        assert_eq!(
-            blockers_of(&w, c.id),
-            vec![(Some(b.id), LockType::SNW, BlockKind::Soft)],
-            "{w}"
-        );
+        assert_blockers(&w, c.id, &[(Some(b.id), LockType::SNW, BlockKind::Soft)]);
         a.release_all();
         let snw = recv(&rb).unwrap();
         // c still waits, now hard on b's SNW.
         let w = wait_rows(&m, 1);
-        check_against_matrices(&w);
-        assert_eq!(
-            blockers_of(&w, c.id),
-            vec![(Some(b.id), LockType::SNW, BlockKind::Hard)]
-        );
+        assert_blockers(&w, c.id, &[(Some(b.id), LockType::SNW, BlockKind::Hard)]);
         // d reads (SR goes with SNW and the pending SW has no priority over it); then b
         // upgrades SNW to X: its own SNW is not a blocker, d's SR is.
         let d = Worker::holding(&m, &t, LockType::SR);

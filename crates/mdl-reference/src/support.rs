@@ -310,6 +310,13 @@ pub fn recv<R>(rx: &Receiver<R>) -> R {
         .expect("no result within 20 s")
 }
 
+/// A manager of the default configuration and one context.
+pub fn one_context() -> (Arc<MdlManager>, MdlContext) {
+    let mgr = mgr();
+    let c = mgr.new_context();
+    (mgr, c)
+}
+
 /// A manager of `cfg`, the context under test and an observer context that probes what the
 /// first one holds.
 pub fn two_contexts_with(cfg: MdlConfig) -> (Arc<MdlManager>, MdlContext, MdlContext) {

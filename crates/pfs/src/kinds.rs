@@ -393,10 +393,7 @@ impl Consumer {
 
     /// Look a consumer up by its `setup_consumers.NAME` (ASCII case-insensitive).
     pub fn from_name(name: &str) -> Result<Consumer, PfsError> {
-        Consumer::ALL
-            .iter()
-            .copied()
-            .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
+        by_name(&Consumer::ALL, Consumer::name, name)
             .ok_or_else(|| PfsError::UnknownConsumer(name.to_string()))
     }
 
@@ -425,19 +422,6 @@ impl Consumer {
                 Consumer::EventsWaitsHistoryLong,
             ),
         }
-    }
-}
-
-impl fmt::Display for Consumer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Consumer {
-    type Err = PfsError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Consumer::from_name(s)
     }
 }
 
@@ -486,7 +470,7 @@ impl Preset {
         Preset::Synch,
     ];
 
-    /// The preset's name as accepted by [`Preset::from_str`].
+    /// The preset's name as accepted by [`Preset::from_name`] and [`Preset::from_str`].
     pub const fn name(self) -> &'static str {
         match self {
             Preset::Off => "off",
@@ -498,29 +482,43 @@ impl Preset {
             Preset::Synch => "synch",
         }
     }
-}
 
-impl fmt::Display for Preset {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Preset {
-    type Err = PfsError;
-    /// Case-insensitive; `def` is accepted for `default`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim();
-        if t.eq_ignore_ascii_case("def") {
+    /// Look a preset up by its name (ASCII case-insensitive); `def` is accepted for `default`.
+    pub fn from_name(name: &str) -> Result<Preset, PfsError> {
+        if name.trim().eq_ignore_ascii_case("def") {
             return Ok(Preset::Default);
         }
-        Preset::ALL
-            .iter()
-            .copied()
-            .find(|p| p.name().eq_ignore_ascii_case(t))
-            .ok_or_else(|| PfsError::UnknownPreset(s.to_string()))
+        by_name(&Preset::ALL, Preset::name, name)
+            .ok_or_else(|| PfsError::UnknownPreset(name.to_string()))
     }
 }
+
+/// The one of `all` whose `name` is `s`, ASCII case-insensitive, surrounding spaces ignored.
+fn by_name<T: Copy>(all: &[T], name: fn(T) -> &'static str, s: &str) -> Option<T> {
+    all.iter()
+        .copied()
+        .find(|&v| name(v).eq_ignore_ascii_case(s.trim()))
+}
+
+/// `Display` as `name()` and `FromStr` as `from_name` for the named enums.
+macro_rules! name_traits {
+    ($($t:ident),*) => {$(
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl FromStr for $t {
+            type Err = PfsError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $t::from_name(s)
+            }
+        }
+    )*};
+}
+
+name_traits!(Consumer, Preset);
 
 /// MySQL 8.0's default `(ENABLED, TIMED)` for an instrument name (sys
 /// `ps_is_instrument_default_enabled` / `_timed`, plus `wait/lock/metadata/sql/mdl` which 8.0

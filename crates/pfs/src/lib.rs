@@ -5,7 +5,8 @@
 //! run-time ENABLED / TIMED switches; consumers that decide how much detail is kept; per-thread
 //! switches (`setup_threads`, `setup_actors`, `threads.INSTRUMENTED`); per-thread and
 //! per-instance statistics; current-event and history tables; and a `mysql`-client style
-//! rendering (plus JSON) of every table. This file is the whole public API.
+//! rendering (plus JSON) of every table. This file is the whole public API (its macros are in
+//! `macros.rs`).
 //!
 //! ```
 //! use pfs::sync::*;
@@ -109,9 +110,11 @@
 //!    [`Status`])
 //! 3. the backend: `imp` (feature `instrumentation`; its own layers are listed in its module
 //!    docs) or `noop` (compiled out). Both define the same items: [`ClassRef`], [`DigestRef`],
-//!    [`EventGuard`], the `instrument_*!` macros, the setup calls and a `read` module.
+//!    [`EventGuard`], the `__in_event!` macro behind the `instrument_*!` macros, the setup
+//!    calls and a `read` module.
 //! 4. [`sync`] (the instrumented `Mutex`, `RwLock`, `Condvar`)
-//! 5. this file: the public functions, each a documented call into the backend.
+//! 5. this file: the public functions, each a documented call into the backend; `macros`:
+//!    the public macros (`class!`, `instrument_*!`), each a call of those functions.
 //!
 //! # Deviations from PFS
 //!
@@ -132,6 +135,7 @@
 mod config;
 mod error;
 pub mod kinds;
+mod macros;
 pub mod pattern;
 pub mod render;
 pub mod sync;
@@ -261,17 +265,6 @@ pub fn set_setup_threads(name_pattern: &str, enabled: bool, history: bool) -> Re
 /// Cheap enough to call from a `static` `OnceLock` initializer (a hash lookup under a lock).
 pub fn register_class(kind: ClassKind, name: &str) -> ClassRef {
     backend::register_class(kind, name)
-}
-
-/// Register a class once per call site and return it (a `static OnceLock` at the call site):
-/// `let c = pfs::class!(ClassKind::Mutex, "wait/synch/mutex/mdl/MDL_map::mutex");`.
-/// Works (and returns the zero-sized class) without the `instrumentation` feature too.
-#[macro_export]
-macro_rules! class {
-    ($kind:expr, $name:expr) => {{
-        static __PFS_CLASS: ::std::sync::OnceLock<$crate::ClassRef> = ::std::sync::OnceLock::new();
-        *__PFS_CLASS.get_or_init(|| $crate::register_class($kind, $name))
-    }};
 }
 
 /// Intern a normalized statement text (e.g. `"SELECT c FROM sbtest1 WHERE id = ?"`) for

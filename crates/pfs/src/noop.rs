@@ -130,32 +130,11 @@ pub(crate) fn update_thread(_id: u64, _e: bool, _h: bool) -> bool {
     false
 }
 
-/// Run `$body` inside a wait event of `$class` on `$object`. Without the `instrumentation`
-/// feature this expands to `$body` alone (the class and object expressions are not evaluated).
+/// `$body` alone: no event (`$start` is not evaluated; behind the `instrument_*!` macros).
+#[doc(hidden)]
 #[macro_export]
-macro_rules! instrument_wait {
-    ($class:expr, $object:expr, $body:expr) => {{
-        $body
-    }};
-}
-
-/// Run `$body` inside a statement event of `$class` (optional digest as a second argument).
-/// Without the `instrumentation` feature this expands to `$body` alone.
-#[macro_export]
-macro_rules! instrument_statement {
-    ($class:expr, $body:expr) => {{
-        $body
-    }};
-    ($class:expr, $digest:expr, $body:expr) => {{
-        $body
-    }};
-}
-
-/// Run `$body` inside a stage event of `$class`. Without the `instrumentation` feature this
-/// expands to `$body` alone.
-#[macro_export]
-macro_rules! instrument_stage {
-    ($class:expr, $body:expr) => {{
+macro_rules! __in_event {
+    ($start:expr, $body:expr) => {{
         $body
     }};
 }

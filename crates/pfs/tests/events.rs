@@ -31,17 +31,19 @@ fn history_rings_keep_the_last_n() {
     assert_eq!(hist.len(), 10);
     let objects: Vec<u64> = hist.iter().map(|r| r.object_instance_begin).collect();
     assert_eq!(objects, (1005..1015).collect::<Vec<u64>>());
-    assert!(hist.windows(2).all(|w| w[0].event_id < w[1].event_id));
-    assert!(hist.iter().all(|r| r.event_name == name
+    assert!(hist
+        .windows(2)
+        .all(|w| w[0].event.event_id < w[1].event.event_id));
+    assert!(hist.iter().all(|r| r.event.event_name == name
         && r.operation == "insert"
-        && r.end_event_id == Some(r.event_id)
-        && r.timer_wait.is_some()
-        && r.timer_end >= r.timer_start));
+        && r.event.end_event_id == Some(r.event.event_id)
+        && r.event.timer_wait.is_some()
+        && r.event.timer_end >= r.event.timer_start));
 
     let long: Vec<_> = pfs::events_waits_history_long()
         .rows
         .into_iter()
-        .filter(|r| r.thread_id == me && r.event_name == name)
+        .filter(|r| r.event.thread_id == me && r.event.event_name == name)
         .collect();
     assert_eq!(long.len(), 15);
 
@@ -49,9 +51,8 @@ fn history_rings_keep_the_last_n() {
     assert!(pfs::events_waits_history()
         .rows
         .iter()
-        .all(|r| r.thread_id != me));
+        .all(|r| r.event.thread_id != me));
     assert!(pfs::events_waits_history_long().is_empty());
-    pfs::apply_preset(Preset::Default);
 }
 
 #[cfg(all(feature = "timers", feature = "metadata"))]
@@ -70,29 +71,31 @@ fn current_events_and_nesting() {
     let w = pfs::wait_start(mdl, 0xABC);
     let cur = of_thread!(pfs::events_waits_current(), me);
     assert_eq!(cur.len(), 1);
-    assert_eq!(cur[0].end_event_id, None);
-    assert_eq!(cur[0].timer_wait, None);
+    assert_eq!(cur[0].event.end_event_id, None);
+    assert_eq!(cur[0].event.timer_wait, None);
     assert_eq!(cur[0].operation, "metadata lock");
     assert_eq!(cur[0].object_instance_begin, 0xABC);
     let stmts = of_thread!(pfs::events_statements_current(), me);
     let stages = of_thread!(pfs::events_stages_current(), me);
-    assert_eq!(stages[0].nesting_event_id, Some(stmts[0].event_id));
-    assert_eq!(cur[0].nesting_event_id, Some(stages[0].event_id));
-    assert_eq!(pfs::current_event_id(), Some(cur[0].event_id));
+    assert_eq!(stages[0].nesting_event_id, Some(stmts[0].event.event_id));
+    assert_eq!(cur[0].nesting_event_id, Some(stages[0].event.event_id));
+    assert_eq!(pfs::current_event_id(), Some(cur[0].event.event_id));
     w.end();
-    assert_eq!(pfs::current_event_id(), Some(stages[0].event_id));
+    assert_eq!(pfs::current_event_id(), Some(stages[0].event.event_id));
     drop(st);
-    assert_eq!(pfs::current_event_id(), Some(stmts[0].event_id));
+    assert_eq!(pfs::current_event_id(), Some(stmts[0].event.event_id));
     drop(s);
     assert_eq!(pfs::current_event_id(), None);
     let cur = of_thread!(pfs::events_waits_current(), me);
-    assert!(cur[0].end_event_id.is_some() && cur[0].timer_wait.is_some());
+    assert!(cur[0].event.end_event_id.is_some() && cur[0].event.timer_wait.is_some());
     let hist = of_thread!(pfs::events_statements_history(), me);
-    assert_eq!(hist.last().unwrap().event_name, "statement/t_events/select");
-    assert!(hist.last().unwrap().end_event_id.unwrap() > hist.last().unwrap().event_id);
+    assert_eq!(
+        hist.last().unwrap().event.event_name,
+        "statement/t_events/select"
+    );
+    assert!(hist.last().unwrap().event.end_event_id.unwrap() > hist.last().unwrap().event.event_id);
     let stage_hist = pfs::events_stages_history();
-    assert!(stage_hist.rows.iter().any(|r| r.thread_id == me));
-    pfs::apply_preset(Preset::Default);
+    assert!(stage_hist.rows.iter().any(|r| r.event.thread_id == me));
 }
 
 #[cfg(feature = "timers")]
@@ -126,7 +129,6 @@ fn statement_digests_and_summaries() {
         .rows
         .iter()
         .all(|r| !r.event_name.starts_with("statement/")));
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -160,7 +162,6 @@ fn counts_exact_and_truncate_resets() {
     assert!(!_w.is_active());
     drop(_w);
     assert_eq!(global_waits(name).count_star, 0);
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -178,7 +179,6 @@ fn wait_stack_overflow_counts_locker_lost() {
         7,
         "stats are still recorded"
     );
-    pfs::apply_preset(Preset::Default);
 }
 
 #[cfg(feature = "timers")]

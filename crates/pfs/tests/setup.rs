@@ -124,7 +124,6 @@ fn switches_take_effect_immediately() {
     assert!(c.enabled());
     pfs::set_instruments("stage/t_setup/%", false, false).unwrap();
     assert!(!c.enabled());
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -314,7 +313,6 @@ fn like_patterns_and_errors() {
     }
     assert!(pfs::events_waits_summary_by_instance_like("x\\").is_err());
     assert!(pfs::lock_stat_by_instance(Some("")).is_err());
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]

@@ -61,11 +61,11 @@ fn history_switch_keeps_current_but_not_history() {
         assert!(pfs::events_waits_current()
             .rows
             .iter()
-            .any(|r| r.thread_id == me));
+            .any(|r| r.event.thread_id == me));
         assert!(pfs::events_waits_history()
             .rows
             .iter()
-            .all(|r| r.thread_id != me));
+            .all(|r| r.event.thread_id != me));
         pfs::set_thread_history(true);
         drop(pfs::wait_start(c, 8));
         assert_eq!(objects(pfs::events_waits_history(), Some(me)), vec![8]);
@@ -74,7 +74,6 @@ fn history_switch_keeps_current_but_not_history() {
     .join()
     .unwrap();
     assert_eq!(objects(pfs::events_waits_history_long(), Some(me)), vec![8]);
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -156,25 +155,25 @@ fn stages_and_statements_history_long() {
     let stmts: Vec<_> = pfs::events_statements_history_long()
         .rows
         .into_iter()
-        .filter(|r| r.thread_id == me && r.event_name == "statement/t_switches/select")
+        .filter(|r| r.event.thread_id == me && r.event.event_name == "statement/t_switches/select")
         .collect();
     assert_eq!(stmts.len(), 3);
     assert!(stmts.iter().all(
-        |r| r.digest_text.as_deref() == Some("SELECT 1 FROM t_switches") && r.timer_wait.is_some()
+        |r| r.digest_text.as_deref() == Some("SELECT 1 FROM t_switches")
+            && r.event.timer_wait.is_some()
     ));
     let stages = of_thread!(pfs::events_stages_history_long(), me);
     assert_eq!(stages.len(), 3);
     assert!(stages
         .iter()
         .zip(&stmts)
-        .all(|(s, t)| s.nesting_event_id == Some(t.event_id)));
+        .all(|(s, t)| s.nesting_event_id == Some(t.event.event_id)));
     // The statements count for their class once, through the digest cell.
     assert_eq!(
         global_statements("statement/t_switches/select").count_star,
         3
     );
     assert!(pfs::status().statements_history_long_written >= 3);
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]

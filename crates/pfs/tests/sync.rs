@@ -118,7 +118,6 @@ fn dropped_instances_fold_into_the_class() {
     assert_eq!(global_waits(name).count_star, 4);
     pfs::truncate_events_waits_summary_by_instance();
     assert_eq!(global_waits(name).count_star, 0);
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -145,7 +144,6 @@ fn contended_waits_are_timed_and_uncontended_are_free() {
     assert_eq!(r.stats.min_timer_wait, 0);
     let top = pfs::top_waits(100);
     assert!(top.rows.iter().any(|t| t.events == name && t.total == 3));
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -166,7 +164,6 @@ fn hold_times_like_lockstat() {
     pfs::set_hold_stats(false);
     drop(m.lock());
     assert_eq!(lock_stats(name)[0].hold_count, 2);
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -210,7 +207,6 @@ fn rwlock_behaves_like_parking_lot_including_read_recursive() {
     let mut owned = RwLock::new(5);
     *owned.get_mut() += 1;
     assert_eq!(owned.into_inner(), 6);
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -272,7 +268,6 @@ fn condvar_waits_notifies_and_times_out() {
     let mut g = m.lock();
     assert!(cv.wait_for(&mut g, Duration::from_millis(1)).timed_out());
     assert!(format!("{cv:?}").contains("instrumented: true"));
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -290,5 +285,4 @@ fn guards_work_across_switch_changes() {
     let rows = lock_stats(name);
     assert_eq!(rows[0].acquisitions, 1);
     assert_eq!(rows[0].hold_count, 1);
-    pfs::apply_preset(Preset::Default);
 }

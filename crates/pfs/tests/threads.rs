@@ -38,7 +38,6 @@ fn totals_are_exact_after_threads_exit() {
         .rows
         .iter()
         .all(|r| !ids.contains(&r.thread_id)));
-    pfs::apply_preset(Preset::Default);
 }
 
 #[cfg(feature = "mutex")]
@@ -67,7 +66,6 @@ fn contended_mutex_counts_are_exact() {
     let inst = pfs::events_waits_summary_by_instance_like(name).unwrap();
     assert_eq!(inst.rows[0].stats.count_star, THREADS * N + 1);
     assert_eq!(global_waits(name).count_star, THREADS * N + 1);
-    pfs::apply_preset(Preset::Default);
 }
 
 #[test]
@@ -129,12 +127,11 @@ fn readers_run_while_writers_write() {
         assert!(long
             .rows
             .iter()
-            .all(|r| r.event_id > 0 && r.object_instance_begin == 7
-                || r.event_name != "wait/io/table/t_threads/rw"));
+            .all(|r| r.event.event_id > 0 && r.object_instance_begin == 7
+                || r.event.event_name != "wait/io/table/t_threads/rw"));
         let _ = pfs::events_waits_summary_global_by_event_name();
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let total: u64 = writers.into_iter().map(|h| h.join().unwrap()).sum();
     assert_eq!(global_waits("wait/io/table/t_threads/rw").count_star, total);
-    pfs::apply_preset(Preset::Default);
 }

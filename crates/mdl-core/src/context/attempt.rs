@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use super::{ticket_id, MdlContext};
+use super::MdlContext;
 use crate::error::{MdlError, Result, WaitError};
 use crate::fast_path::FastPath;
 use crate::key::MdlKey;
 use crate::lock::{FastAcquire, Hold, LockObject, Outcome, Request};
-use crate::matrix::{fast_path_increment, is_unobtrusive};
-use crate::request::{MdlRequest, Ticket};
+use crate::matrix::fast_path_increment;
+use crate::request::{ticket_id, MdlRequest, Ticket};
 use crate::ticket_store::TicketData;
 use crate::types::{LockDuration, LockType};
 
@@ -40,7 +40,7 @@ impl MdlContext {
     pub(super) fn fast_acquire(&mut self, req: &MdlRequest) -> Option<Ticket> {
         let key = &req.key;
         let ty = req.lock_type;
-        if !is_unobtrusive(key.strategy(), ty) || self.thr_lock_abort {
+        if self.fast_types[key.strategy() as usize] & ty.bit() == 0 {
             return None;
         }
         let i = key.murmur3() as usize & self.cache.len().wrapping_sub(1);

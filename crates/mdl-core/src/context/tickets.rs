@@ -11,7 +11,7 @@ use crate::error::{MdlError, Result};
 use crate::key::MdlKey;
 use crate::lock::{LockObject, Request};
 use crate::matrix::is_stronger_or_equal;
-use crate::request::Ticket;
+use crate::request::{ticket_id, Ticket};
 use crate::ticket_store::TicketData;
 use crate::types::{LockDuration, LockType};
 
@@ -227,10 +227,4 @@ impl MdlContext {
             *slot = Some(lock);
         }
     }
-}
-
-/// A ticket's id, as `metadata_locks` and the queues show it: the context id and the ticket's
-/// slot in its store, so unique among live tickets.
-pub(crate) fn ticket_id(ctx: u64, slot: u32) -> u64 {
-    (ctx << 32) | u64::from(slot)
 }

@@ -13,12 +13,13 @@ use std::time::{Duration, Instant};
 
 use super::{MdlContext, Pending};
 use crate::blocking::{DeadlockCause, DeadlockRecord};
-use crate::deadlock::{Edge, WaitEnd};
+use crate::deadlock::{DeadlockSearch, Edge, WaitEnd};
 use crate::error::{DeadlockError, MdlError, Result, WaitError};
 use crate::fast_path::FastPath;
 use crate::key::MdlKey;
 use crate::lock::{Hold, LockObject};
 use crate::manager::MdlManager;
+use crate::matrix::waiting_incompatible;
 use crate::owner::HolderInfo;
 use crate::request::Ticket;
 use crate::shared::ContextShared;
@@ -147,9 +148,40 @@ impl MdlContext {
         w.needs_notification = needs_notification;
         w.connection_check = ns.needs_connection_check() && owner.is_some();
         w.delayed_detection = skip_detection && !self.store.is_empty();
-        if !skip_detection {
+        let search = match self.mgr.config.deadlock_search {
+            DeadlockSearch::EveryWait => true,
+            DeadlockSearch::WhenWaitedFor => self.may_close_cycle(&w.p),
+        };
+        if !skip_detection && search {
             self.mgr.graph.find_deadlock(&self.shared);
         }
+    }
+
+    /// Whether a deadlock search from this context, which has just published its edge, could
+    /// find a cycle ([`DeadlockSearch::WhenWaitedFor`]): only if another request already waits
+    /// for it, on a lock it holds or behind its pending request. A request that queues later
+    /// sees this context's edge in its own search. The edge is published before the queues are
+    /// read here, so no waiter falls between the two. A context holding many tickets searches
+    /// without checking them.
+    fn may_close_cycle(&self, p: &Pending) -> bool {
+        const CHECKED_TICKETS: usize = 16;
+        if self.store.len() > CHECKED_TICKETS {
+            return true;
+        }
+        {
+            let st = p.lock.state.read_recursive();
+            let mut pending = st.waiting_bitmap;
+            while pending != 0 {
+                let t = LockType::ALL[pending.trailing_zeros() as usize];
+                pending &= pending - 1;
+                if waiting_incompatible(p.lock.strategy, st.matrix_idx, t) & p.ty.bit() != 0 {
+                    return true;
+                }
+            }
+        }
+        self.store
+            .iter()
+            .any(|t| t.lock.state.read_recursive().waiting_bitmap != 0)
     }
 
     /// The once-a-second work of a wait: a disconnected owner ends it (killed); holders of S

@@ -19,10 +19,12 @@ use super::*;
 use crate::key::MdlKey;
 use crate::types::Namespace;
 
-fn model(f: impl Fn() + Sync + Send + 'static) {
+/// Runs `f` under every interleaving loom explores, each time on a fresh manager state with
+/// fast path `mode` and a fresh lock object.
+fn model(mode: FastPath, f: impl Fn(Arc<Env>, Arc<LockObject>) + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(4);
-    b.check(f);
+    b.check(move || f(env(mode), new_lock()));
 }
 
 fn env(mode: FastPath) -> Arc<Env> {
@@ -60,15 +62,26 @@ fn ctx(env: &Env) -> Ctx {
     }
 }
 
+fn request(ctx: &Arc<ContextShared>, ty: LockType, ticket_id: u64) -> Request<'_> {
+    Request {
+        ctx,
+        ty,
+        duration: LockDuration::Statement,
+        ticket_id,
+    }
+}
+
+/// A holder's critical section: `me` is set while it runs, and `other` must not be.
+fn hold_alone(me: &AtomicBool, other: &AtomicBool, why: &str) {
+    me.store(true, SeqCst);
+    assert!(!other.load(SeqCst), "{why}");
+    me.store(false, SeqCst);
+}
+
 /// What a context does to take a lock: fast path if the type allows, else the slow path,
 /// waiting (without a deadline) if queued.
 fn take(lock: &LockObject, env: &Env, c: &mut Ctx, ty: LockType) -> Hold {
-    let req = Request {
-        ctx: &c.shared,
-        ty,
-        duration: LockDuration::Statement,
-        ticket_id: c.shared.id,
-    };
+    let req = request(&c.shared, ty, c.shared.id);
     let fast = fast_path_increment(lock.strategy, ty) != 0 && env.mode.is_on();
     match lock.acquire(env, &req, Some(&mut c.home), fast, true) {
         Outcome::Granted { hold, .. } => hold,
@@ -86,6 +99,16 @@ fn give(lock: &LockObject, env: &Env, hold: Hold, ty: LockType) {
     lock.release(env, hold, ty);
 }
 
+/// Runs `f` on a new loom thread with its own handles on the lock object and the manager state.
+fn spawn(
+    lock: &Arc<LockObject>,
+    env: &Arc<Env>,
+    f: impl FnOnce(&LockObject, &Env) + Send + 'static,
+) -> thread::JoinHandle<()> {
+    let (lock, env) = (lock.clone(), env.clone());
+    thread::spawn(move || f(&lock, &env))
+}
+
 /// Nothing is left: no slot, no queue entry, no flag but a stale `HAS_FAST_SLOTS`.
 fn assert_clean(lock: &LockObject, env: &Env) {
     let word = lock.word.load(SeqCst);
@@ -100,27 +123,21 @@ fn assert_clean(lock: &LockObject, env: &Env) {
 /// first, and the loser is woken.
 #[test]
 fn per_context_acquire_vs_strong_requester() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         let sr_in = Arc::new(AtomicBool::new(false));
         let x_in = Arc::new(AtomicBool::new(false));
         let mut a = ctx(&env);
         let mut b = ctx(&env);
 
-        let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
-        let dml = thread::spawn(move || {
-            let h = take(&l, &e, &mut a, LockType::SR);
-            s.store(true, SeqCst);
-            assert!(!x.load(SeqCst), "SR and X granted together");
-            s.store(false, SeqCst);
-            give(&l, &e, h, LockType::SR);
+        let (s, x) = (sr_in.clone(), x_in.clone());
+        let dml = spawn(&lock, &env, move |l, e| {
+            let h = take(l, e, &mut a, LockType::SR);
+            hold_alone(&s, &x, "SR and X granted together");
+            give(l, e, h, LockType::SR);
         });
 
         let h = take(&lock, &env, &mut b, LockType::X);
-        x_in.store(true, SeqCst);
-        assert!(!sr_in.load(SeqCst), "X and SR granted together");
-        x_in.store(false, SeqCst);
+        hold_alone(&x_in, &sr_in, "X and SR granted together");
         give(&lock, &env, h, LockType::X);
 
         dml.join().expect("dml");
@@ -132,19 +149,17 @@ fn per_context_acquire_vs_strong_requester() {
 /// after the release, and the transfer never leaves an entry behind.
 #[test]
 fn per_context_release_vs_strong_requester() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         let mut a = ctx(&env);
         let mut b = ctx(&env);
         let h = take(&lock, &env, &mut a, LockType::SR);
         assert!(matches!(h, Hold::Slot(_)));
         let sr_in = Arc::new(AtomicBool::new(true));
 
-        let (l, e, s) = (lock.clone(), env.clone(), sr_in.clone());
-        let dml = thread::spawn(move || {
+        let s = sr_in.clone();
+        let dml = spawn(&lock, &env, move |l, e| {
             s.store(false, SeqCst);
-            give(&l, &e, h, LockType::SR);
+            give(l, e, h, LockType::SR);
         });
 
         let x = take(&lock, &env, &mut b, LockType::X);
@@ -160,22 +175,20 @@ fn per_context_release_vs_strong_requester() {
 /// other, both after the SR.
 #[test]
 fn two_strong_requesters() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         let mut a = ctx(&env);
         let h = take(&lock, &env, &mut a, LockType::SR);
         let sr_in = Arc::new(AtomicBool::new(true));
         let x_in = Arc::new(AtomicBool::new(false));
 
         let spawn_ddl = |mut c: Ctx| {
-            let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
-            thread::spawn(move || {
-                let h = take(&l, &e, &mut c, LockType::X);
+            let (s, x) = (sr_in.clone(), x_in.clone());
+            spawn(&lock, &env, move |l, e| {
+                let h = take(l, e, &mut c, LockType::X);
                 assert!(!x.swap(true, SeqCst), "two X granted together");
                 assert!(!s.load(SeqCst), "X granted while SR held");
                 x.store(false, SeqCst);
-                give(&l, &e, h, LockType::X);
+                give(l, e, h, LockType::X);
             })
         };
         let b = spawn_ddl(ctx(&env));
@@ -194,26 +207,19 @@ fn two_strong_requesters() {
 /// strong request arrives: the strong request waits for both, whichever way the clone went.
 #[test]
 fn clone_and_downgrade_vs_strong_requester() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         let mut a = ctx(&env);
         let mut b = ctx(&env);
         let sw = take(&lock, &env, &mut a, LockType::SW);
         let a_in = Arc::new(AtomicBool::new(true));
 
-        let (l, e, s) = (lock.clone(), env.clone(), a_in.clone());
-        let dml = thread::spawn(move || {
-            let req = Request {
-                ctx: &a.shared,
-                ty: LockType::SR,
-                duration: LockDuration::Statement,
-                ticket_id: 2,
-            };
-            let sr = l.add_clone(&e, &req, sw, Some(&mut a.home));
-            give(&l, &e, sw, LockType::SW);
+        let s = a_in.clone();
+        let dml = spawn(&lock, &env, move |l, e| {
+            let req = request(&a.shared, LockType::SR, 2);
+            let sr = l.add_clone(e, &req, sw, Some(&mut a.home));
+            give(l, e, sw, LockType::SW);
             s.store(false, SeqCst);
-            give(&l, &e, sr, LockType::SR);
+            give(l, e, sr, LockType::SR);
         });
 
         let x = take(&lock, &env, &mut b, LockType::X);
@@ -229,29 +235,23 @@ fn clone_and_downgrade_vs_strong_requester() {
 /// holder's own SR never blocks its X, the other SR never overlaps the X.
 #[test]
 fn upgrade_vs_fast_acquirer() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         let mut a = ctx(&env);
         let mut b = ctx(&env);
         let sr = take(&lock, &env, &mut a, LockType::SR);
         let x_in = Arc::new(AtomicBool::new(false));
         let b_in = Arc::new(AtomicBool::new(false));
 
-        let (l, e, x, bi) = (lock.clone(), env.clone(), x_in.clone(), b_in.clone());
-        let upgrader = thread::spawn(move || {
-            let xh = take(&l, &e, &mut a, LockType::X);
-            give(&l, &e, sr, LockType::SR);
-            x.store(true, SeqCst);
-            assert!(!bi.load(SeqCst), "X granted while another SR held");
-            x.store(false, SeqCst);
-            give(&l, &e, xh, LockType::X);
+        let (x, bi) = (x_in.clone(), b_in.clone());
+        let upgrader = spawn(&lock, &env, move |l, e| {
+            let xh = take(l, e, &mut a, LockType::X);
+            give(l, e, sr, LockType::SR);
+            hold_alone(&x, &bi, "X granted while another SR held");
+            give(l, e, xh, LockType::X);
         });
 
         let h = take(&lock, &env, &mut b, LockType::SR);
-        b_in.store(true, SeqCst);
-        assert!(!x_in.load(SeqCst), "SR granted while X held");
-        b_in.store(false, SeqCst);
+        hold_alone(&b_in, &x_in, "SR granted while X held");
         give(&lock, &env, h, LockType::SR);
 
         upgrader.join().expect("upgrader");
@@ -263,23 +263,19 @@ fn upgrade_vs_fast_acquirer() {
 /// holds is never destroyed, and a claim on a marked object backs off.
 #[test]
 fn sweep_vs_fast_acquirer() {
-    model(|| {
-        let env = env(FastPath::PerContext);
-        let lock = new_lock();
+    model(FastPath::PerContext, |env, lock| {
         // Used on the fast path before, released since: only the stale flag is left.
         lock.word.store(HAS_FAST_SLOTS, SeqCst);
         let a_in = Arc::new(AtomicBool::new(false));
         let destroyed = Arc::new(AtomicBool::new(false));
         let mut a = ctx(&env);
 
-        let (l, e, ai, d) = (lock.clone(), env.clone(), a_in.clone(), destroyed.clone());
-        let dml = thread::spawn(move || {
+        let (ai, d) = (a_in.clone(), destroyed.clone());
+        let dml = spawn(&lock, &env, move |l, e| {
             match l.claim_slot(&e.slots, &mut a.home, LockType::SR, LockDuration::Statement) {
                 FastAcquire::Granted { hold, .. } => {
-                    ai.store(true, SeqCst);
-                    assert!(!d.load(SeqCst), "granted on a destroyed object");
-                    ai.store(false, SeqCst);
-                    give(&l, &e, hold, LockType::SR);
+                    hold_alone(&ai, &d, "granted on a destroyed object");
+                    give(l, e, hold, LockType::SR);
                 }
                 FastAcquire::Destroyed | FastAcquire::SlowPath => {}
                 FastAcquire::Moved { .. } => panic!("nothing transfers here"),
@@ -314,52 +310,36 @@ fn sweep_vs_fast_acquirer() {
 /// destroys a used object, and the word ends at 0 (or destroyed).
 #[test]
 fn shared_word_vs_obtrusive_vs_eviction() {
-    model(|| {
-        let env = env(FastPath::SharedWord);
-        let lock = new_lock();
+    model(FastPath::SharedWord, |env, lock| {
         let sr_in = Arc::new(AtomicBool::new(false));
         let x_in = Arc::new(AtomicBool::new(false));
         let a = ctx(&env);
         let b = ctx(&env);
 
-        let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
-        let dml = thread::spawn(move || {
-            let req = Request {
-                ctx: &a.shared,
-                ty: LockType::SR,
-                duration: LockDuration::Statement,
-                ticket_id: 1,
-            };
-            match l.acquire(&e, &req, None, true, false) {
+        let (s, x) = (sr_in.clone(), x_in.clone());
+        let dml = spawn(&lock, &env, move |l, e| {
+            let req = request(&a.shared, LockType::SR, 1);
+            match l.acquire(e, &req, None, true, false) {
                 Outcome::Granted { hold, .. } => {
-                    s.store(true, SeqCst);
-                    assert!(!x.load(SeqCst), "SR and X granted together");
-                    s.store(false, SeqCst);
-                    give(&l, &e, hold, LockType::SR);
+                    hold_alone(&s, &x, "SR and X granted together");
+                    give(l, e, hold, LockType::SR);
                 }
                 Outcome::Refused { .. } | Outcome::Destroyed => {}
                 Outcome::Queued { .. } => panic!("not enqueued"),
             }
         });
 
-        let (l, e, s, x) = (lock.clone(), env.clone(), sr_in.clone(), x_in.clone());
-        let ddl = thread::spawn(move || {
-            let req = Request {
-                ctx: &b.shared,
-                ty: LockType::X,
-                duration: LockDuration::Statement,
-                ticket_id: 2,
-            };
-            if let Outcome::Granted { hold, .. } = l.acquire(&e, &req, None, false, false) {
-                x.store(true, SeqCst);
-                assert!(!s.load(SeqCst), "X and SR granted together");
-                x.store(false, SeqCst);
-                give(&l, &e, hold, LockType::X);
+        let (s, x) = (sr_in.clone(), x_in.clone());
+        let ddl = spawn(&lock, &env, move |l, e| {
+            let req = request(&b.shared, LockType::X, 2);
+            if let Outcome::Granted { hold, .. } = l.acquire(e, &req, None, false, false) {
+                hold_alone(&x, &s, "X and SR granted together");
+                give(l, e, hold, LockType::X);
             }
         });
 
-        let (l, s, x) = (lock.clone(), sr_in.clone(), x_in.clone());
-        let evict = thread::spawn(move || {
+        let (s, x) = (sr_in.clone(), x_in.clone());
+        let evict = spawn(&lock, &env, move |l, _| {
             if l.try_destroy() {
                 assert!(!s.load(SeqCst) && !x.load(SeqCst), "evicted a used object");
             }
@@ -381,16 +361,13 @@ fn shared_word_vs_obtrusive_vs_eviction() {
 /// `HAS_OBTRUSIVE` and reschedules under the lock.
 #[test]
 fn shared_word_release_wakes_obtrusive_waiter() {
-    model(|| {
-        let env = env(FastPath::SharedWord);
-        let lock = new_lock();
+    model(FastPath::SharedWord, |env, lock| {
         let mut a = ctx(&env);
         let mut b = ctx(&env);
         let h = take(&lock, &env, &mut a, LockType::SR);
         assert_eq!(h, Hold::Counter);
 
-        let (l, e) = (lock.clone(), env.clone());
-        let dml = thread::spawn(move || give(&l, &e, h, LockType::SR));
+        let dml = spawn(&lock, &env, move |l, e| give(l, e, h, LockType::SR));
 
         let x = take(&lock, &env, &mut b, LockType::X);
         dml.join().expect("dml");

@@ -294,42 +294,13 @@ fn start_recorded(
     }
 }
 
-/// Run `$body` inside a wait event of `$class` on `$object`. Without the `instrumentation`
-/// feature this expands to `$body` alone (the class and object expressions are not evaluated).
+/// `$body` inside the event `$start` begins: the event ends when `$body` is done (behind the
+/// `instrument_*!` macros).
+#[doc(hidden)]
 #[macro_export]
-macro_rules! instrument_wait {
-    ($class:expr, $object:expr, $body:expr) => {{
-        let __pfs_guard = $crate::wait_start($class, $object as usize);
-        let __pfs_result = $body;
-        ::core::mem::drop(__pfs_guard);
-        __pfs_result
-    }};
-}
-
-/// Run `$body` inside a statement event of `$class` (optional digest as a second argument).
-/// Without the `instrumentation` feature this expands to `$body` alone.
-#[macro_export]
-macro_rules! instrument_statement {
-    ($class:expr, $body:expr) => {{
-        let __pfs_guard = $crate::statement_start($class, None);
-        let __pfs_result = $body;
-        ::core::mem::drop(__pfs_guard);
-        __pfs_result
-    }};
-    ($class:expr, $digest:expr, $body:expr) => {{
-        let __pfs_guard = $crate::statement_start($class, Some($digest));
-        let __pfs_result = $body;
-        ::core::mem::drop(__pfs_guard);
-        __pfs_result
-    }};
-}
-
-/// Run `$body` inside a stage event of `$class`. Without the `instrumentation` feature this
-/// expands to `$body` alone.
-#[macro_export]
-macro_rules! instrument_stage {
-    ($class:expr, $body:expr) => {{
-        let __pfs_guard = $crate::stage_start($class);
+macro_rules! __in_event {
+    ($start:expr, $body:expr) => {{
+        let __pfs_guard = $start;
         let __pfs_result = $body;
         ::core::mem::drop(__pfs_guard);
         __pfs_result

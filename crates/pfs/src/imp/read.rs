@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 pub(crate) use super::summary::*;
 
-use super::classes::classes;
+use super::classes::{classes, ClassInfo};
 use super::events::{long_rings, EventData, B_CYCLES, B_TIMED};
 use super::instances::instances;
 use super::limits::LOST;
@@ -135,8 +135,8 @@ pub(crate) fn performance_timers() -> Vec<PerformanceTimerRow> {
     ]
 }
 
-/// `(TIMER_START, TIMER_END, TIMER_WAIT)` of a copied event, in picoseconds.
-fn timers(d: &EventData) -> (Option<u64>, Option<u64>, Option<u64>) {
+/// The columns every `events_*` row starts with, of a copied event of class `c`.
+fn event_columns(d: &EventData, c: &ClassInfo) -> EventColumns {
     let clock = if d.bits & B_CYCLES != 0 {
         Clock::Cycle
     } else {
@@ -144,24 +144,21 @@ fn timers(d: &EventData) -> (Option<u64>, Option<u64>, Option<u64>) {
     };
     let timed = d.bits & B_TIMED != 0;
     let ended = timed && d.end_event_id != 0;
-    (
-        timed.then(|| stamp_to_ps(d.timer_start, clock)),
-        ended.then(|| stamp_to_ps(d.timer_end, clock)),
-        ended.then(|| ticks_to_ps(d.timer_end.saturating_sub(d.timer_start), clock)),
-    )
-}
-
-fn wait_row(d: &EventData) -> Option<WaitEventRow> {
-    let c = classes().get(d.class)?;
-    let (timer_start, timer_end, timer_wait) = timers(d);
-    Some(WaitEventRow {
+    EventColumns {
         thread_id: d.thread_id,
         event_id: d.event_id,
         end_event_id: (d.end_event_id != 0).then_some(d.end_event_id),
         event_name: c.name().to_string(),
-        timer_start,
-        timer_end,
-        timer_wait,
+        timer_start: timed.then(|| stamp_to_ps(d.timer_start, clock)),
+        timer_end: ended.then(|| stamp_to_ps(d.timer_end, clock)),
+        timer_wait: ended.then(|| ticks_to_ps(d.timer_end.saturating_sub(d.timer_start), clock)),
+    }
+}
+
+fn wait_row(d: &EventData) -> Option<WaitEventRow> {
+    let c = classes().get(d.class)?;
+    Some(WaitEventRow {
+        event: event_columns(d, c),
         object_instance_begin: d.object,
         nesting_event_id: (d.nesting != 0).then_some(d.nesting),
         operation: Operation::from_u8(d.op)
@@ -182,15 +179,8 @@ fn statement_row(d: &EventData) -> Option<StatementEventRow> {
     } else {
         None
     };
-    let (timer_start, timer_end, timer_wait) = timers(d);
     Some(StatementEventRow {
-        thread_id: d.thread_id,
-        event_id: d.event_id,
-        end_event_id: (d.end_event_id != 0).then_some(d.end_event_id),
-        event_name: c.name().to_string(),
-        timer_start,
-        timer_end,
-        timer_wait,
+        event: event_columns(d, c),
         digest_text,
         nesting_event_id: (d.nesting != 0).then_some(d.nesting),
     })

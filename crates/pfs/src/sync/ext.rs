@@ -4,43 +4,34 @@
 
 use crate::backend::ClassRef;
 
-/// `with_class` for `parking_lot::Mutex` (the class is ignored).
-pub trait MutexExt<T> {
-    /// An (uninstrumented) mutex; the class is ignored.
-    fn with_class(class: ClassRef, value: T) -> Self;
-    /// An (uninstrumented) mutex; the class and identity are ignored.
-    fn with_class_identity(class: ClassRef, identity: u64, value: T) -> Self;
+/// The class-taking constructors of the instrumented lock type `$what` (the trait `$ext`), for
+/// `parking_lot::$raw`, where they ignore the class.
+macro_rules! class_ignored {
+    ($ext:ident, $raw:ident, $what:literal) => {
+        #[doc = concat!("`with_class` for `parking_lot::", stringify!($raw), "`")]
+        /// (the class is ignored).
+        pub trait $ext<T> {
+            #[doc = concat!("An (uninstrumented) ", $what, "; the class is ignored.")]
+            fn with_class(class: ClassRef, value: T) -> Self;
+            #[doc = concat!("An (uninstrumented) ", $what, "; the class and identity are ignored.")]
+            fn with_class_identity(class: ClassRef, identity: u64, value: T) -> Self;
+        }
+
+        impl<T> $ext<T> for parking_lot::$raw<T> {
+            #[inline]
+            fn with_class(_class: ClassRef, value: T) -> Self {
+                parking_lot::$raw::new(value)
+            }
+            #[inline]
+            fn with_class_identity(_class: ClassRef, _identity: u64, value: T) -> Self {
+                parking_lot::$raw::new(value)
+            }
+        }
+    };
 }
 
-impl<T> MutexExt<T> for parking_lot::Mutex<T> {
-    #[inline]
-    fn with_class(_class: ClassRef, value: T) -> Self {
-        parking_lot::Mutex::new(value)
-    }
-    #[inline]
-    fn with_class_identity(_class: ClassRef, _identity: u64, value: T) -> Self {
-        parking_lot::Mutex::new(value)
-    }
-}
-
-/// `with_class` for `parking_lot::RwLock` (the class is ignored).
-pub trait RwLockExt<T> {
-    /// An (uninstrumented) rwlock; the class is ignored.
-    fn with_class(class: ClassRef, value: T) -> Self;
-    /// An (uninstrumented) rwlock; the class and identity are ignored.
-    fn with_class_identity(class: ClassRef, identity: u64, value: T) -> Self;
-}
-
-impl<T> RwLockExt<T> for parking_lot::RwLock<T> {
-    #[inline]
-    fn with_class(_class: ClassRef, value: T) -> Self {
-        parking_lot::RwLock::new(value)
-    }
-    #[inline]
-    fn with_class_identity(_class: ClassRef, _identity: u64, value: T) -> Self {
-        parking_lot::RwLock::new(value)
-    }
-}
+class_ignored!(MutexExt, Mutex, "mutex");
+class_ignored!(RwLockExt, RwLock, "rwlock");
 
 /// `with_class` for `parking_lot::Condvar` (the class is ignored).
 pub trait CondvarExt {

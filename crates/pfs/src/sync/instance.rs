@@ -82,18 +82,6 @@ fn measure_instrumented<G>(
     (raw, hold_of(inst, f, start))
 }
 
-/// Acquire a lock (see [`measure`]) and wrap its guard.
-#[inline]
-pub(crate) fn acquire<G>(
-    pfs: &Option<InstanceHandle>,
-    op: Operation,
-    try_fast: impl FnOnce() -> Option<G>,
-    slow: impl FnOnce() -> G,
-) -> Guard<G> {
-    let (raw, hold) = measure(pfs, op, try_fast, slow);
-    Guard { raw, hold }
-}
-
 /// A non-blocking acquisition that succeeded (`raw`): counted with a zero wait.
 #[inline]
 pub(crate) fn acquired<G>(pfs: &Option<InstanceHandle>, raw: G) -> Guard<G> {
@@ -165,6 +153,38 @@ impl<G: Deref<Target: fmt::Display>> fmt::Display for Guard<G> {
         fmt::Display::fmt(&**self, f)
     }
 }
+
+/// Blocking acquire methods and their non-blocking tries, named as parking_lot names them (`lock`
+/// and `try_lock`, `read` and `try_read`, ...). The blocking one tries `raw.$try_name()` first and
+/// blocks in `raw.$name()` only if that fails, measured as a wait of `$op` ([`measure`]); the
+/// try counts a success with a zero wait and a failure not at all ([`acquired`]).
+macro_rules! acquire_methods {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident, $op:ident -> $guard:ident,
+        $(#[$try_doc:meta])*
+        $try_name:ident;
+    )*) => {$(
+        $(#[$doc])*
+        #[inline]
+        pub fn $name(&self) -> $guard<'_, T> {
+            let (raw, hold) = measure(
+                &self.pfs,
+                Operation::$op,
+                || self.raw.$try_name(),
+                || self.raw.$name(),
+            );
+            Guard { raw, hold }
+        }
+
+        $(#[$try_doc])*
+        #[inline]
+        pub fn $try_name(&self) -> Option<$guard<'_, T>> {
+            Some(acquired(&self.pfs, self.raw.$try_name()?))
+        }
+    )*};
+}
+pub(crate) use acquire_methods;
 
 /// What `Mutex` and `RwLock` share beyond the acquire path: the instance queries and the
 /// `Default`, `From` and `Debug` impls (both have fields `pfs` and `raw`).

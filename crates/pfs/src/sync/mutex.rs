@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::instance::{acquire, acquired, lock_common, Guard, InstanceHandle};
+use super::instance::{acquire_methods, acquired, lock_common, measure, Guard, InstanceHandle};
 use crate::imp::ClassRef;
 use crate::kinds::Operation;
 
@@ -17,21 +17,11 @@ pub struct Mutex<T: ?Sized> {
 pub type MutexGuard<'a, T> = Guard<parking_lot::MutexGuard<'a, T>>;
 
 impl<T: ?Sized> Mutex<T> {
-    /// Acquire the mutex, blocking.
-    #[inline]
-    pub fn lock(&self) -> MutexGuard<'_, T> {
-        acquire(
-            &self.pfs,
-            Operation::Lock,
-            || self.raw.try_lock(),
-            || self.raw.lock(),
-        )
-    }
-
-    /// Try to acquire without blocking. A success is counted (zero wait); a failure is not.
-    #[inline]
-    pub fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
-        Some(acquired(&self.pfs, self.raw.try_lock()?))
+    acquire_methods! {
+        /// Acquire the mutex, blocking.
+        lock, Lock -> MutexGuard,
+        /// Try to acquire without blocking. A success is counted (zero wait); a failure is not.
+        try_lock;
     }
 }
 

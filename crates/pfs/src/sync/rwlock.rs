@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::instance::{acquire, acquired, lock_common, Guard, InstanceHandle};
+use super::instance::{acquire_methods, acquired, lock_common, measure, Guard, InstanceHandle};
 use crate::imp::ClassRef;
 use crate::kinds::Operation;
 
@@ -20,56 +20,22 @@ pub type RwLockReadGuard<'a, T> = Guard<parking_lot::RwLockReadGuard<'a, T>>;
 pub type RwLockWriteGuard<'a, T> = Guard<parking_lot::RwLockWriteGuard<'a, T>>;
 
 impl<T: ?Sized> RwLock<T> {
-    /// Shared lock (parking_lot's writer-preferring `read`: blocks if a writer is waiting).
-    #[inline]
-    pub fn read(&self) -> RwLockReadGuard<'_, T> {
-        acquire(
-            &self.pfs,
-            Operation::ReadLock,
-            || self.raw.try_read(),
-            || self.raw.read(),
-        )
-    }
+    acquire_methods! {
+        /// Shared lock (parking_lot's writer-preferring `read`: blocks if a writer is waiting).
+        read, ReadLock -> RwLockReadGuard,
+        /// Try a shared lock without blocking.
+        try_read;
 
-    /// Shared lock that succeeds while any reader holds the lock, even if a writer is waiting
-    /// (recursive / reader-preferring; what a deadlock detector walking the graph needs).
-    #[inline]
-    pub fn read_recursive(&self) -> RwLockReadGuard<'_, T> {
-        acquire(
-            &self.pfs,
-            Operation::ReadLock,
-            || self.raw.try_read_recursive(),
-            || self.raw.read_recursive(),
-        )
-    }
+        /// Shared lock that succeeds while any reader holds the lock, even if a writer is waiting
+        /// (recursive / reader-preferring; what a deadlock detector walking the graph needs).
+        read_recursive, ReadLock -> RwLockReadGuard,
+        /// Try a recursive shared lock without blocking.
+        try_read_recursive;
 
-    /// Exclusive lock.
-    #[inline]
-    pub fn write(&self) -> RwLockWriteGuard<'_, T> {
-        acquire(
-            &self.pfs,
-            Operation::WriteLock,
-            || self.raw.try_write(),
-            || self.raw.write(),
-        )
-    }
-
-    /// Try a shared lock without blocking.
-    #[inline]
-    pub fn try_read(&self) -> Option<RwLockReadGuard<'_, T>> {
-        Some(acquired(&self.pfs, self.raw.try_read()?))
-    }
-
-    /// Try a recursive shared lock without blocking.
-    #[inline]
-    pub fn try_read_recursive(&self) -> Option<RwLockReadGuard<'_, T>> {
-        Some(acquired(&self.pfs, self.raw.try_read_recursive()?))
-    }
-
-    /// Try an exclusive lock without blocking.
-    #[inline]
-    pub fn try_write(&self) -> Option<RwLockWriteGuard<'_, T>> {
-        Some(acquired(&self.pfs, self.raw.try_write()?))
+        /// Exclusive lock.
+        write, WriteLock -> RwLockWriteGuard,
+        /// Try an exclusive lock without blocking.
+        try_write;
     }
 
     /// Is the lock held exclusively?

@@ -71,14 +71,19 @@ pub const fn concat_headers<const N: usize>(parts: &[&[&'static str]]) -> [&'sta
     out
 }
 
-// Declares a table's row type once: its columns (name, field, type, text format), then
-// optionally a flattened column group (`..field: Type`, a row type whose columns follow) and
-// JSON-only fields (`json "KEY" => field: Type`). Generates the struct (with serde keys equal to
-// the column names) and its `Row` implementation.
+// Declares a table's row type once: its columns (name, field, type, text format), a flattened
+// column group (`..field: Type`, a row type whose columns are spliced in) before them
+// (`first ..field: Type`) or after them, and JSON-only fields (`json "KEY" => field: Type`).
+// Generates the struct (with serde keys equal to the column names) and its `Row`
+// implementation.
 macro_rules! table_row {
     (
         $(#[$meta:meta])*
         pub struct $name:ident {
+            $(
+                first .. $(#[$hmeta:meta])*
+                $hfield:ident : $hty:ty,
+            )?
             $(
                 $(#[$fmeta:meta])*
                 $col:literal $([$fmt:ident])? => $field:ident : $ty:ty,
@@ -96,6 +101,7 @@ macro_rules! table_row {
         $(#[$meta])*
         #[derive(Clone, Debug, PartialEq, Serialize)]
         pub struct $name {
+            $( $(#[$hmeta])* #[serde(flatten)] pub $hfield: $hty, )?
             $( $(#[$fmeta])* #[serde(rename = $col)] pub $field: $ty, )*
             $( $(#[$smeta])* #[serde(flatten)] pub $sfield: $sty, )?
             $( $(#[$jmeta])* #[serde(rename = $jcol)] pub $jfield: $jty, )*
@@ -103,11 +109,16 @@ macro_rules! table_row {
 
         impl Row for $name {
             const HEADERS: &'static [&'static str] = &concat_headers::<
-                { [$($col),*].len() $(+ <$sty as Row>::HEADERS.len())? },
-            >(&[&[$($col),*] $(, <$sty as Row>::HEADERS)?]);
+                {
+                    $(<$hty as Row>::HEADERS.len() +)?
+                    [$($col),*].len()
+                    $(+ <$sty as Row>::HEADERS.len())?
+                },
+            >(&[$(<$hty as Row>::HEADERS,)? &[$($col),*] $(, <$sty as Row>::HEADERS)?]);
 
             fn cells(&self) -> Vec<Option<String>> {
                 let mut v = Vec::with_capacity(<Self as Row>::HEADERS.len());
+                $( v.extend(Row::cells(&self.$hfield)); )?
                 $( v.push(table_row!(@cell self.$field $(, $fmt)?)); )*
                 $( v.extend(Row::cells(&self.$sfield)); )?
                 v
@@ -230,9 +241,9 @@ table_row! {
 }
 
 table_row! {
-    /// `events_waits_current` / `_history` / `_history_long`.
+    /// The columns every `events_*` table starts with.
     #[derive(Eq)]
-    pub struct WaitEventRow {
+    pub struct EventColumns {
         /// THREAD_ID.
         "THREAD_ID" => thread_id: u64,
         /// EVENT_ID (per thread, from 1).
@@ -247,6 +258,16 @@ table_row! {
         "TIMER_END" => timer_end: Option<u64>,
         /// TIMER_WAIT; NULL when untimed or in progress.
         "TIMER_WAIT" => timer_wait: Option<u64>,
+    }
+}
+
+table_row! {
+    /// `events_waits_current` / `_history` / `_history_long`.
+    #[derive(Eq)]
+    pub struct WaitEventRow {
+        first ..
+        /// THREAD_ID to TIMER_WAIT.
+        event: EventColumns,
         /// OBJECT_INSTANCE_BEGIN: the instance identity.
         "OBJECT_INSTANCE_BEGIN" => object_instance_begin: u64,
         /// NESTING_EVENT_ID: the enclosing wait, stage or statement.
@@ -260,20 +281,9 @@ table_row! {
     /// `events_stages_*` and `events_statements_*` (`current`, `history`, `history_long`).
     #[derive(Eq)]
     pub struct StatementEventRow {
-        /// THREAD_ID.
-        "THREAD_ID" => thread_id: u64,
-        /// EVENT_ID.
-        "EVENT_ID" => event_id: u64,
-        /// END_EVENT_ID: NULL while in progress.
-        "END_EVENT_ID" => end_event_id: Option<u64>,
-        /// EVENT_NAME.
-        "EVENT_NAME" => event_name: String,
-        /// TIMER_START (ps).
-        "TIMER_START" => timer_start: Option<u64>,
-        /// TIMER_END (ps).
-        "TIMER_END" => timer_end: Option<u64>,
-        /// TIMER_WAIT (ps).
-        "TIMER_WAIT" => timer_wait: Option<u64>,
+        first ..
+        /// THREAD_ID to TIMER_WAIT.
+        event: EventColumns,
         /// DIGEST_TEXT (statements with a registered digest only).
         "DIGEST_TEXT" => digest_text: Option<String>,
         /// NESTING_EVENT_ID.
@@ -576,6 +586,21 @@ mod tests {
             },
         };
         assert_eq!(r.cells().len(), 7);
+        assert_eq!(
+            WaitEventRow::HEADERS,
+            [
+                "THREAD_ID",
+                "EVENT_ID",
+                "END_EVENT_ID",
+                "EVENT_NAME",
+                "TIMER_START",
+                "TIMER_END",
+                "TIMER_WAIT",
+                "OBJECT_INSTANCE_BEGIN",
+                "NESTING_EVENT_ID",
+                "OPERATION"
+            ]
+        );
         assert!(r
             .to_json_string()
             .contains(r#""OBJECT_INSTANCE_BEGIN":3,"COUNT_STAR":1"#));

@@ -6,14 +6,24 @@ use std::sync::{Mutex, MutexGuard};
 use pfs::tables::{EventsWaits, SummaryGlobalByEventName, SummaryStats};
 use pfs::{ClassKind, ClassRef, Preset};
 
-/// Tests in one binary change global switches: run them one at a time.
-pub fn serial() -> MutexGuard<'static, ()> {
+/// A test's hold on the global switches: tests in one binary change them, so they run one at
+/// a time, and each leaves them at [`Preset::Default`] when it ends (also when it fails).
+pub struct Serial(MutexGuard<'static, ()>);
+
+impl Drop for Serial {
+    fn drop(&mut self) {
+        pfs::apply_preset(Preset::Default);
+    }
+}
+
+/// Waits for the other tests of this binary to end; see [`Serial`].
+pub fn serial() -> Serial {
     static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    Serial(LOCK.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// [`serial`], then `preset` applied.
-pub fn serial_with(preset: Preset) -> MutexGuard<'static, ()> {
+pub fn serial_with(preset: Preset) -> Serial {
     let s = serial();
     pfs::apply_preset(preset);
     s
@@ -63,7 +73,7 @@ pub fn objects(events: EventsWaits, thread: Option<u64>) -> Vec<u64> {
     events
         .rows
         .iter()
-        .filter(|r| thread.is_none_or(|t| r.thread_id == t))
+        .filter(|r| thread.is_none_or(|t| r.event.thread_id == t))
         .map(|r| r.object_instance_begin)
         .collect()
 }
@@ -75,7 +85,7 @@ macro_rules! of_thread {
         $table
             .rows
             .into_iter()
-            .filter(|r| r.thread_id == $thread)
+            .filter(|r| r.event.thread_id == $thread)
             .collect::<Vec<_>>()
     };
 }
