@@ -1,7 +1,8 @@
 //! Deadlock detection (`docs/semantics.md` §12): cycles of two and three contexts, upgrade
 //! deadlocks, deadlocks through a pending request's priority, victims chosen by weight
 //! (DML 25 < user lock 50 < DDL 100, ties to the requester), forced DML weight, the search
-//! depth limit, and no detection for zero-timeout tries.
+//! depth limit, no detection for zero-timeout tries, and `DeadlockSearch`: a waiter nobody
+//! waits for skips its search, and cycles closed concurrently are still always found.
 //!
 //! Each context runs on a `Worker` thread; a waiter is known to be queued once
 //! `slow_path_locks` shows its pending entry. A victim releases its transaction's locks, as a
@@ -364,4 +365,54 @@ fn acl_cache_shared_request_delays_detection_but_still_finds_the_deadlock() {
     go_tx.send(()).unwrap();
     assert_eq!(a.join().unwrap().kinded(), Err(ErrorKind::Deadlock));
     recv(&b_rx).unwrap();
+}
+
+#[test]
+fn cycles_closed_at_the_same_moment_are_always_found() {
+    // Two contexts close a cycle at once, many times, in every fast-path mode and both search
+    // settings: A holds t0 and asks X on t1 while B holds t1 and asks X on t0. Under
+    // `WhenWaitedFor` each of them may find, when it checks, that nobody waits for it yet and
+    // skip its search; the argument is that the later of the two then sees the earlier's edge.
+    // A missed cycle would show as both waits timing out.
+    use std::sync::{Arc, Barrier};
+    const ROUNDS: usize = 150;
+    const WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+    for search in [DeadlockSearch::WhenWaitedFor, DeadlockSearch::EveryWait] {
+        for (name, cfg) in configs() {
+            let m = MdlManager::new(MdlConfig {
+                deadlock_search: search,
+                ..cfg
+            })
+            .unwrap();
+            let k = tables(2);
+            for round in 0..ROUNDS {
+                let go = Arc::new(Barrier::new(2));
+                let run = |mine: MdlKey, theirs: MdlKey| {
+                    let (m, go) = (m.clone(), go.clone());
+                    std::thread::spawn(move || {
+                        let mut c = m.new_context();
+                        let t = c.acquire(&treq(&mine, LockType::SR), WAIT);
+                        t.expect("free");
+                        go.wait();
+                        let got = c.acquire(&treq(&theirs, LockType::X), WAIT).kinded();
+                        c.release_transactional_locks();
+                        got
+                    })
+                };
+                let a = run(k[0].clone(), k[1].clone());
+                let b = run(k[1].clone(), k[0].clone());
+                let (a, b) = (a.join().unwrap(), b.join().unwrap());
+                let deadlocks = [&a, &b]
+                    .into_iter()
+                    .filter(|r| matches!(r, Err(ErrorKind::Deadlock)))
+                    .count();
+                assert_eq!(
+                    deadlocks, 1,
+                    "{name}, {search:?}, round {round}: {a:?} / {b:?}"
+                );
+                assert!(a.is_ok() || b.is_ok(), "{name}, {search:?}: {a:?} / {b:?}");
+            }
+            assert_clean(&m);
+        }
+    }
 }
