@@ -91,10 +91,9 @@ pub struct MdlContext {
     store: TicketStore,
     /// [`FastPath::PerContext`]: where this context claims slots.
     home: Option<SlotHome>,
-    /// `shared.needs_thr_lock_abort` (only this context writes it), kept here for the hot path.
-    thr_lock_abort: bool,
     /// Per strategy, the types this context may take on the fast path: the unobtrusive ones, or
-    /// none while `thr_lock_abort` is set (one test on the hot path).
+    /// none while `shared.needs_thr_lock_abort` is set (only this context writes it; one test
+    /// on the hot path).
     fast_types: [u16; 2],
     /// Recently used lock objects, direct-mapped by key hash (see
     /// [`crate::MdlConfig::lock_cache`]).
@@ -128,7 +127,6 @@ impl MdlContext {
             shared,
             store,
             home,
-            thr_lock_abort: false,
             fast_types: UNOBTRUSIVE,
             cache,
             rand,
@@ -547,7 +545,6 @@ impl MdlContext {
         self.shared
             .needs_thr_lock_abort
             .store(needs, Ordering::Relaxed);
-        self.thr_lock_abort = needs;
         self.fast_types = if needs { [0; 2] } else { UNOBTRUSIVE };
         if needs {
             self.materialize_fast_path_locks();

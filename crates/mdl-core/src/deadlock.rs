@@ -375,11 +375,11 @@ fn visit_lock<'a>(edges: &'a Edges, edge: &'a Edge, v: &mut Visitor<'a>) -> bool
     }
     // Only a neighbour that waits has edges of its own.
     for (c, ty, kind) in neighbours() {
-        if !edges.contains_key(&c.id) {
+        let Some(next) = edges.get(&c.id) else {
             continue;
-        }
+        };
         v.set_via(c, ty, kind);
-        if visit_context(edges, c.id, v) {
+        if visit_lock(edges, next, v) {
             v.leave_node();
             return true;
         }

@@ -96,7 +96,7 @@ impl MdlContext {
         }
         let obtrusive = fast_path_increment(ns.strategy(), ty) == 0;
         let mode = self.mgr.env.mode;
-        let fast = !obtrusive && mode.is_on() && !self.thr_lock_abort;
+        let fast = mode.is_on() && self.fast_types[ns.strategy() as usize] & ty.bit() != 0;
         let mut hton_notified = None;
         loop {
             let lock = self.find_lock(key);
