@@ -20,8 +20,9 @@ use std::time::{Duration, Instant};
 
 use crate::error::{MdlError, Result};
 use crate::fast_path::FastPath;
+use crate::fast_path::SlotHome;
 use crate::key::MdlKey;
-use crate::lock::{LockObject, SlotHome};
+use crate::lock::LockObject;
 use crate::manager::MdlManager;
 use crate::matrix::{is_stronger_or_equal, UNOBTRUSIVE};
 use crate::owner::MdlOwner;
@@ -113,11 +114,7 @@ impl MdlContext {
         let lock_cache = mgr.config.lock_cache;
         let cache = vec![None; lock_cache.next_power_of_two() * usize::from(lock_cache > 0)];
         let home = match (mgr.env.mode, shared.tag) {
-            (FastPath::PerContext, Some(tag)) => mgr.env.slots.home(tag).map(|group| SlotHome {
-                tag,
-                group,
-                hint: 0,
-            }),
+            (FastPath::PerContext, Some(tag)) => mgr.env.slots.home(tag),
             _ => None,
         };
         let lock_wait_timeout = mgr.config.lock_wait_timeout;

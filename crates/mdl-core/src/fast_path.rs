@@ -27,6 +27,10 @@
 //! it does not grow with the number of contexts: about one load per slot (measured in
 //! `BENCHMARKS.md`, "DDL on a hot table").
 //!
+//! Each group is a separate allocation, and a context's [`SlotHome`] holds its group: the
+//! owner's claim and release index a 16-slot array directly, while strong requesters,
+//! diagnostics and sweeps go through the table.
+//!
 //! A slot word is one of:
 //!
 //! | state | bits 48..63 | bit 47 | bits 6..46 | bits 4..5 | bits 0..3 |
@@ -75,6 +79,8 @@
 //! read-modify-writes and loads (tokio-rs/loom#180), so under `--cfg loom` a `SeqCst` fence
 //! stands between the two accesses of each side (`sync::store_load_fence`), which loom does
 //! model. (With that fence removed, the models find the race: checked by mutation.)
+
+use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 
@@ -228,6 +234,12 @@ pub(crate) fn moved(held: u64, entry: usize) -> Option<u64> {
     (e & !FIELD == 0 && e != FIELD).then_some((held & !FIELD) | MOVED_BIT | e)
 }
 
+/// The queue entry of a moved word; `None` for any other word.
+#[inline]
+pub(crate) fn moved_entry(w: u64) -> Option<usize> {
+    (w & MOVED_BIT != 0 && w & FIELD != FIELD).then_some(((w & FIELD) >> FIELD_SHIFT) as usize)
+}
+
 /// The held word with another duration (a held word only).
 #[inline]
 pub(crate) fn with_duration(w: u64, duration: LockDuration) -> u64 {
@@ -240,9 +252,24 @@ fn holds(w: u64, address: u64) -> bool {
     w & (MOVED_BIT | FIELD) == address
 }
 
+/// One group of slots: one 128-byte line.
+type Group = CachePadded<[AtomicU64; SLOTS_PER_GROUP]>;
+
 /// The manager's fast-path slots (see the module docs).
 pub(crate) struct SlotTable {
-    groups: Box<[CachePadded<[AtomicU64; SLOTS_PER_GROUP]>]>,
+    /// Each group is its own allocation so that a context's [`SlotHome`] can point at its
+    /// group: the owner's claim and release then index a fixed-size array, with no bounds check
+    /// and no address arithmetic.
+    groups: Box<[Arc<Group>]>,
+}
+
+/// A context's place in the slot table: its tag, its home group, and where to look for a free
+/// slot. Only the owner's claims and releases go through it; everyone else reads the table.
+pub(crate) struct SlotHome {
+    pub(crate) tag: u16,
+    index: usize,
+    group: Arc<Group>,
+    hint: u8,
 }
 
 impl SlotTable {
@@ -252,15 +279,24 @@ impl SlotTable {
         let groups = slots.div_ceil(SLOTS_PER_GROUP);
         SlotTable {
             groups: (0..groups)
-                .map(|_| CachePadded::new(std::array::from_fn(|_| AtomicU64::new(0))))
+                .map(|_| Arc::new(CachePadded::new(std::array::from_fn(|_| AtomicU64::new(0)))))
                 .collect(),
         }
     }
 
-    /// The home group of a tag, if the table has any.
-    #[inline]
-    pub(crate) fn home(&self, tag: u16) -> Option<usize> {
-        (!self.groups.is_empty()).then(|| usize::from(tag) % self.groups.len())
+    /// The place of the context with `tag` (its home group is tag modulo the number of
+    /// groups), if the table has any.
+    pub(crate) fn home(&self, tag: u16) -> Option<SlotHome> {
+        if self.groups.is_empty() {
+            return None;
+        }
+        let index = usize::from(tag) % self.groups.len();
+        Some(SlotHome {
+            tag,
+            index,
+            group: self.groups[index].clone(),
+            hint: 0,
+        })
     }
 
     #[inline]
@@ -269,52 +305,16 @@ impl SlotTable {
         &self.groups[s / SLOTS_PER_GROUP][s % SLOTS_PER_GROUP]
     }
 
-    /// Claims an empty slot of `group` for `word`, trying slot `*hint` first and leaving the
-    /// hint at the slot after the one claimed. `SeqCst`: see "the store-load race".
-    #[inline]
-    pub(crate) fn claim(&self, group: usize, hint: &mut u8, word: u64) -> Option<u32> {
-        let g = self.groups.get(group)?;
-        let s = usize::from(*hint) % SLOTS_PER_GROUP;
-        if g[s]
-            .compare_exchange(0, word, Ordering::SeqCst, Ordering::Relaxed)
-            .is_ok()
-        {
-            *hint = ((s + 1) % SLOTS_PER_GROUP) as u8;
-            return Some((group * SLOTS_PER_GROUP + s) as u32);
-        }
-        self.claim_elsewhere(group, hint, word)
-    }
-
-    /// The hinted slot was taken: look at the others of the group.
-    #[inline(never)]
-    fn claim_elsewhere(&self, group: usize, hint: &mut u8, word: u64) -> Option<u32> {
-        let g = self.groups.get(group)?;
-        for i in 1..SLOTS_PER_GROUP {
-            let s = (usize::from(*hint) + i) % SLOTS_PER_GROUP;
-            if g[s].load(Ordering::Relaxed) == 0
-                && g[s]
-                    .compare_exchange(0, word, Ordering::SeqCst, Ordering::Relaxed)
-                    .is_ok()
-            {
-                *hint = ((s + 1) % SLOTS_PER_GROUP) as u8;
-                return Some((group * SLOTS_PER_GROUP + s) as u32);
-            }
-        }
-        None
-    }
-
     /// Empties a slot its owner holds and returns what it held (the owner's release).
     #[inline]
     pub(crate) fn release(&self, slot: u32) -> Slot {
         Slot::decode(self.at(slot).swap(0, Ordering::AcqRel))
     }
 
-    /// Empties a slot its owner holds; returns the queue entry if a strong requester moved the
-    /// lock there (the owner's release, in few instructions).
-    #[inline]
-    pub(crate) fn release_moved(&self, slot: u32) -> Option<usize> {
-        let w = self.at(slot).swap(0, Ordering::AcqRel);
-        (w & MOVED_BIT != 0 && w & FIELD != FIELD).then_some(((w & FIELD) >> FIELD_SHIFT) as usize)
+    /// Empties a slot and returns its word (for a holder without its [`SlotHome`] at hand;
+    /// the owner uses the home's).
+    pub(crate) fn release_word(&self, slot: u32) -> u64 {
+        self.at(slot).swap(0, Ordering::AcqRel)
     }
 
     /// The current word of a slot.
@@ -356,6 +356,71 @@ impl SlotTable {
                 }
             }
         }
+    }
+}
+
+impl SlotHome {
+    /// The home group's index in the table.
+    #[cfg(test)]
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Claims an empty slot of the home group for `word`, trying the hinted slot first and
+    /// leaving the hint at the slot after the one claimed. `SeqCst`: see "the store-load race".
+    #[inline]
+    pub(crate) fn claim(&mut self, word: u64) -> Option<u32> {
+        let s = usize::from(self.hint) % SLOTS_PER_GROUP;
+        if self.group[s]
+            .compare_exchange(0, word, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
+        {
+            self.hint = ((s + 1) % SLOTS_PER_GROUP) as u8;
+            return Some((self.index * SLOTS_PER_GROUP + s) as u32);
+        }
+        self.claim_elsewhere(word)
+    }
+
+    /// The hinted slot was taken: look at the others of the group.
+    #[cold]
+    #[inline(never)]
+    fn claim_elsewhere(&mut self, word: u64) -> Option<u32> {
+        for i in 1..SLOTS_PER_GROUP {
+            let s = (usize::from(self.hint) + i) % SLOTS_PER_GROUP;
+            if self.group[s].load(Ordering::Relaxed) == 0
+                && self.group[s]
+                    .compare_exchange(0, word, Ordering::SeqCst, Ordering::Relaxed)
+                    .is_ok()
+            {
+                self.hint = ((s + 1) % SLOTS_PER_GROUP) as u8;
+                return Some((self.index * SLOTS_PER_GROUP + s) as u32);
+            }
+        }
+        None
+    }
+
+    /// A slot of this home (claims are only ever made in the home group).
+    #[inline]
+    fn own(&self, slot: u32) -> &AtomicU64 {
+        debug_assert_eq!(
+            slot as usize / SLOTS_PER_GROUP,
+            self.index,
+            "not a slot of this home"
+        );
+        &self.group[slot as usize % SLOTS_PER_GROUP]
+    }
+
+    /// Empties a slot this home claimed and returns what it held (the owner's release).
+    #[inline]
+    pub(crate) fn release(&self, slot: u32) -> Slot {
+        Slot::decode(self.own(slot).swap(0, Ordering::AcqRel))
+    }
+
+    /// Empties a slot this home claimed and returns its word (the owner's release, in few
+    /// instructions; [`moved_entry`] reads it).
+    #[inline]
+    pub(crate) fn release_word(&self, slot: u32) -> u64 {
+        self.own(slot).swap(0, Ordering::AcqRel)
     }
 }
 
@@ -413,26 +478,25 @@ mod tests {
     #[test]
     fn claims_stay_in_the_home_group() {
         let t = SlotTable::new(2 * SLOTS_PER_GROUP);
-        assert_eq!(t.home(3), Some(1));
+        let mut home = t.home(3).expect("a table");
+        assert_eq!(home.index(), 1);
         let a = address_bits(nz(0x40)).expect("fits");
-        let mut hint = 0;
         let mut got = Vec::new();
         for _ in 0..SLOTS_PER_GROUP {
-            got.push(t.claim(
-                1,
-                &mut hint,
-                held(3, a, LockType::SR, LockDuration::Statement),
-            ));
+            got.push(home.claim(held(3, a, LockType::SR, LockDuration::Statement)));
         }
         assert!(got.iter().all(|s| s.is_some_and(|s| (16..32).contains(&s))));
-        assert_eq!(t.claim(1, &mut hint, 1), None, "group full");
+        assert_eq!(home.claim(1), None, "group full");
         let mut n = 0;
         t.for_each_holding(a, |_, _| n += 1);
         assert_eq!(n, SLOTS_PER_GROUP);
         let s = got[0].expect("claimed");
-        assert!(matches!(t.release(s), Slot::Held { tag: 3, .. }));
+        assert!(matches!(home.release(s), Slot::Held { tag: 3, .. }));
+        assert_eq!(t.load(s), 0, "the home's group is the table's");
+        let s = got[1].expect("claimed");
+        assert_eq!(moved_entry(home.release_word(s)), None, "held, not moved");
         assert_eq!(t.load(s), 0);
-        assert_eq!(SlotTable::new(0).home(1), None);
+        assert!(SlotTable::new(0).home(1).is_none());
         let names: Vec<FastPath> = ["off", "shared-word", "per-context"]
             .iter()
             .map(|s| s.parse().expect("a mode"))

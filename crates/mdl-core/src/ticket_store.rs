@@ -337,7 +337,7 @@ impl TicketStore {
     pub(crate) fn set_entry(&mut self, slot: u32, entry: usize) {
         let t = self.data_mut(slot);
         let was_fast = is_fast(t.hold);
-        t.hold = Hold::Entry(entry);
+        t.hold = Hold::entry(entry);
         if was_fast && slot >= SPILL {
             self.spill_fast -= 1;
         }

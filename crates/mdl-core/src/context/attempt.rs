@@ -55,7 +55,7 @@ impl MdlContext {
         }
         let env = &self.mgr.env;
         let fast = match (&mut self.home, env.mode) {
-            (Some(home), _) => lock.claim_slot(&env.slots, home, ty, req.duration),
+            (Some(home), _) => lock.claim_slot(home, ty, req.duration),
             (None, FastPath::SharedWord) => {
                 lock.add_counter(fast_path_increment(lock.strategy, ty))
             }
@@ -68,7 +68,7 @@ impl MdlContext {
                 }
                 hold
             }
-            FastAcquire::Moved { entry } => Hold::Entry(entry),
+            FastAcquire::Moved { entry } => Hold::entry(entry),
             FastAcquire::SlowPath => {
                 self.cache[i] = Some(lock);
                 return None;

@@ -124,7 +124,7 @@ impl MdlContext {
             duration,
             ticket_id: ticket_id(self.id, self.store.next_slot()),
         };
-        let hold = lock.add_clone(&self.mgr.env, &request, source, self.home.as_mut());
+        let hold = lock.add_clone(&request, source, self.home.as_mut());
         Ok(self.insert(TicketData {
             lock,
             hold,
@@ -187,7 +187,7 @@ impl MdlContext {
     #[inline(always)]
     pub(super) fn release_hold(&mut self, t: TicketData) {
         let lock = &t.lock;
-        let unused = lock.release(&self.mgr.env, t.hold, t.ty);
+        let unused = lock.release(&self.mgr.env, t.hold, t.ty, self.home.as_ref());
         if unused && !lock.singleton {
             self.mgr.map.object_unused(&mut self.rand);
         }

@@ -222,7 +222,7 @@ impl MdlContext {
         if status == WaitStatus::Granted {
             return Ok(self.insert(TicketData {
                 lock: p.lock,
-                hold: Hold::Entry(p.entry),
+                hold: Hold::entry(p.entry),
                 ty: p.ty,
                 duration,
                 hton_notified: p.hton_notified,

@@ -10,7 +10,6 @@ impl LockObject {
     /// and the mode allows, else as a granted entry.
     pub(crate) fn add_clone(
         &self,
-        env: &Env,
         req: &Request<'_>,
         source: Hold,
         home: Option<&mut SlotHome>,
@@ -18,13 +17,11 @@ impl LockObject {
         let inc = fast_path_increment(self.strategy, req.ty);
         if inc != 0 {
             match (source, home) {
-                (Hold::Slot(_), Some(home)) => {
-                    match self.claim_slot(&env.slots, home, req.ty, req.duration) {
-                        FastAcquire::Granted { hold, .. } => return hold,
-                        FastAcquire::Moved { entry } => return Hold::Entry(entry),
-                        FastAcquire::SlowPath | FastAcquire::Destroyed => {}
-                    }
-                }
+                (Hold::Slot(_), Some(home)) => match self.claim_slot(home, req.ty, req.duration) {
+                    FastAcquire::Granted { hold, .. } => return hold,
+                    FastAcquire::Moved { entry } => return Hold::entry(entry),
+                    FastAcquire::SlowPath | FastAcquire::Destroyed => {}
+                },
                 (Hold::Counter, _) => {
                     // Under the write lock so an obtrusive requester cannot start in between;
                     // fast-path requests may add to the counter concurrently, so reserve a unit
@@ -54,7 +51,7 @@ impl LockObject {
             flags |= HAS_OBTRUSIVE;
         }
         self.word.fetch_or(flags, Ordering::AcqRel);
-        Hold::Entry(st.add_granted(req.entry()))
+        Hold::entry(st.add_granted(req.entry()))
     }
 
     /// Moves one of a context's fast-path locks into the granted queue (before it waits, in
@@ -62,7 +59,7 @@ impl LockObject {
     pub(crate) fn materialize(&self, env: &Env, req: &Request<'_>, hold: Hold) -> usize {
         let mut st = self.state.write();
         match hold {
-            Hold::Entry(entry) => entry,
+            Hold::Entry(entry) => entry as usize,
             Hold::Slot(slot) => match env.slots.release(slot) {
                 // Moved by a strong requester (who held this lock, so it is complete).
                 Slot::Moved { entry, .. } => entry,
@@ -97,7 +94,7 @@ impl LockObject {
         match hold {
             Hold::Counter => {}
             Hold::Entry(entry) => {
-                if let Some(e) = self.state.write().entries.get_mut(entry) {
+                if let Some(e) = self.state.write().entries.get_mut(entry as usize) {
                     e.duration = duration;
                 }
             }

@@ -51,15 +51,8 @@ struct Ctx {
 fn ctx(env: &Env) -> Ctx {
     let shared = env.registry.register(None);
     let tag = shared.tag.expect("small tag");
-    let group = env.slots.home(tag).expect("a slot table");
-    Ctx {
-        shared,
-        home: SlotHome {
-            tag,
-            group,
-            hint: 0,
-        },
-    }
+    let home = env.slots.home(tag).expect("a slot table");
+    Ctx { shared, home }
 }
 
 fn request(ctx: &Arc<ContextShared>, ty: LockType, ticket_id: u64) -> Request<'_> {
@@ -89,14 +82,15 @@ fn take(lock: &LockObject, env: &Env, c: &mut Ctx, ty: LockType) -> Hold {
             let never = AtomicBool::new(false);
             let status = c.shared.wait.timed_wait(None, &never, true);
             assert_eq!(status, WaitStatus::Granted);
-            Hold::Entry(entry)
+            Hold::entry(entry)
         }
         other => panic!("unexpected {other:?}"),
     }
 }
 
-fn give(lock: &LockObject, env: &Env, hold: Hold, ty: LockType) {
-    lock.release(env, hold, ty);
+/// A context's release, through its slot home as `MdlContext` releases.
+fn give(lock: &LockObject, env: &Env, c: &Ctx, hold: Hold, ty: LockType) {
+    lock.release(env, hold, ty, Some(&c.home));
 }
 
 /// Runs `f` on a new loom thread with its own handles on the lock object and the manager state.
@@ -133,12 +127,12 @@ fn per_context_acquire_vs_strong_requester() {
         let dml = spawn(&lock, &env, move |l, e| {
             let h = take(l, e, &mut a, LockType::SR);
             hold_alone(&s, &x, "SR and X granted together");
-            give(l, e, h, LockType::SR);
+            give(l, e, &a, h, LockType::SR);
         });
 
         let h = take(&lock, &env, &mut b, LockType::X);
         hold_alone(&x_in, &sr_in, "X and SR granted together");
-        give(&lock, &env, h, LockType::X);
+        give(&lock, &env, &b, h, LockType::X);
 
         dml.join().expect("dml");
         assert_clean(&lock, &env);
@@ -159,12 +153,12 @@ fn per_context_release_vs_strong_requester() {
         let s = sr_in.clone();
         let dml = spawn(&lock, &env, move |l, e| {
             s.store(false, SeqCst);
-            give(l, e, h, LockType::SR);
+            give(l, e, &a, h, LockType::SR);
         });
 
         let x = take(&lock, &env, &mut b, LockType::X);
         assert!(!sr_in.load(SeqCst), "X granted while SR held");
-        give(&lock, &env, x, LockType::X);
+        give(&lock, &env, &b, x, LockType::X);
 
         dml.join().expect("dml");
         assert_clean(&lock, &env);
@@ -188,14 +182,14 @@ fn two_strong_requesters() {
                 assert!(!x.swap(true, SeqCst), "two X granted together");
                 assert!(!s.load(SeqCst), "X granted while SR held");
                 x.store(false, SeqCst);
-                give(l, e, h, LockType::X);
+                give(l, e, &c, h, LockType::X);
             })
         };
         let b = spawn_ddl(ctx(&env));
         let c = spawn_ddl(ctx(&env));
 
         sr_in.store(false, SeqCst);
-        give(&lock, &env, h, LockType::SR);
+        give(&lock, &env, &a, h, LockType::SR);
 
         b.join().expect("ddl b");
         c.join().expect("ddl c");
@@ -216,15 +210,15 @@ fn clone_and_downgrade_vs_strong_requester() {
         let s = a_in.clone();
         let dml = spawn(&lock, &env, move |l, e| {
             let req = request(&a.shared, LockType::SR, 2);
-            let sr = l.add_clone(e, &req, sw, Some(&mut a.home));
-            give(l, e, sw, LockType::SW);
+            let sr = l.add_clone(&req, sw, Some(&mut a.home));
+            give(l, e, &a, sw, LockType::SW);
             s.store(false, SeqCst);
-            give(l, e, sr, LockType::SR);
+            give(l, e, &a, sr, LockType::SR);
         });
 
         let x = take(&lock, &env, &mut b, LockType::X);
         assert!(!a_in.load(SeqCst), "X granted while SW or its clone held");
-        give(&lock, &env, x, LockType::X);
+        give(&lock, &env, &b, x, LockType::X);
 
         dml.join().expect("dml");
         assert_clean(&lock, &env);
@@ -245,14 +239,14 @@ fn upgrade_vs_fast_acquirer() {
         let (x, bi) = (x_in.clone(), b_in.clone());
         let upgrader = spawn(&lock, &env, move |l, e| {
             let xh = take(l, e, &mut a, LockType::X);
-            give(l, e, sr, LockType::SR);
+            give(l, e, &a, sr, LockType::SR);
             hold_alone(&x, &bi, "X granted while another SR held");
-            give(l, e, xh, LockType::X);
+            give(l, e, &a, xh, LockType::X);
         });
 
         let h = take(&lock, &env, &mut b, LockType::SR);
         hold_alone(&b_in, &x_in, "SR granted while X held");
-        give(&lock, &env, h, LockType::SR);
+        give(&lock, &env, &b, h, LockType::SR);
 
         upgrader.join().expect("upgrader");
         assert_clean(&lock, &env);
@@ -272,10 +266,10 @@ fn sweep_vs_fast_acquirer() {
 
         let (ai, d) = (a_in.clone(), destroyed.clone());
         let dml = spawn(&lock, &env, move |l, e| {
-            match l.claim_slot(&e.slots, &mut a.home, LockType::SR, LockDuration::Statement) {
+            match l.claim_slot(&mut a.home, LockType::SR, LockDuration::Statement) {
                 FastAcquire::Granted { hold, .. } => {
                     hold_alone(&ai, &d, "granted on a destroyed object");
-                    give(l, e, hold, LockType::SR);
+                    give(l, e, &a, hold, LockType::SR);
                 }
                 FastAcquire::Destroyed | FastAcquire::SlowPath => {}
                 FastAcquire::Moved { .. } => panic!("nothing transfers here"),
@@ -322,7 +316,7 @@ fn shared_word_vs_obtrusive_vs_eviction() {
             match l.acquire(e, &req, None, true, false) {
                 Outcome::Granted { hold, .. } => {
                     hold_alone(&s, &x, "SR and X granted together");
-                    give(l, e, hold, LockType::SR);
+                    give(l, e, &a, hold, LockType::SR);
                 }
                 Outcome::Refused { .. } | Outcome::Destroyed => {}
                 Outcome::Queued { .. } => panic!("not enqueued"),
@@ -334,7 +328,7 @@ fn shared_word_vs_obtrusive_vs_eviction() {
             let req = request(&b.shared, LockType::X, 2);
             if let Outcome::Granted { hold, .. } = l.acquire(e, &req, None, false, false) {
                 hold_alone(&x, &s, "X and SR granted together");
-                give(l, e, hold, LockType::X);
+                give(l, e, &b, hold, LockType::X);
             }
         });
 
@@ -367,11 +361,11 @@ fn shared_word_release_wakes_obtrusive_waiter() {
         let h = take(&lock, &env, &mut a, LockType::SR);
         assert_eq!(h, Hold::Counter);
 
-        let dml = spawn(&lock, &env, move |l, e| give(l, e, h, LockType::SR));
+        let dml = spawn(&lock, &env, move |l, e| give(l, e, &a, h, LockType::SR));
 
         let x = take(&lock, &env, &mut b, LockType::X);
         dml.join().expect("dml");
-        give(&lock, &env, x, LockType::X);
+        give(&lock, &env, &b, x, LockType::X);
         assert_clean(&lock, &env);
     });
 }
