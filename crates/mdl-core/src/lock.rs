@@ -460,6 +460,24 @@ impl LockObject {
             .all(|e| e.ctx.id == requester || conflicts & e.ty.bit() == 0)
     }
 
+    /// The waiting types that pass the tests of [`LockObject::can_grant`] that do not depend on
+    /// the requester: no pending type has priority over them, and no fast-path lock conflicts.
+    fn grantable_types(&self, st: &LockState) -> u16 {
+        let fast = fast_path_granted_bitmap(self.strategy, self.word.load(Ordering::Acquire));
+        let mut types = 0;
+        let mut waiting = st.waiting_bitmap;
+        while waiting != 0 {
+            let ty = LockType::ALL[waiting.trailing_zeros() as usize % LockType::ALL.len()];
+            waiting &= waiting - 1;
+            if st.waiting_bitmap & waiting_incompatible(self.strategy, st.matrix_idx, ty) == 0
+                && fast & granted_incompatible(self.strategy, ty) == 0
+            {
+                types |= ty.bit();
+            }
+        }
+        types
+    }
+
     /// Counts a slow-path grant against `max_write_lock_count`; returns whether the priority
     /// matrix changed.
     pub(crate) fn count_piglets_and_hogs(
@@ -487,22 +505,44 @@ impl LockObject {
 
     /// Grants every pending request that can now be granted, oldest first (MySQL's
     /// `reschedule_waiters`), then applies the anti-starvation reset rules.
+    ///
+    /// Each pass first works out which waiting types could be granted at all (the tests of
+    /// [`LockObject::can_grant`] that do not depend on the requester) and stops once it has seen
+    /// every waiter of those types: behind a pending EXCLUSIVE, each release by one of its
+    /// blockers looks at the EXCLUSIVE alone, not at the hundreds of requests queued behind it.
+    /// After a grant the state has changed, so a new pass starts after the granted request (or
+    /// from the oldest, if the priority matrix changed).
     pub(crate) fn reschedule_waiters(&self, st: &mut LockState, max_write_lock_count: u64) {
         let mut cursor: u64 = 0;
-        while let Some((seq, idx)) = st.next_waiting(cursor) {
-            cursor = seq + 1;
-            let (ty, ctx_id, epoch) = {
-                let e = &st.entries[idx];
-                (e.ty, e.ctx.id, e.epoch)
-            };
-            if self.can_grant(st, ty, ctx_id)
-                && st.entries[idx].ctx.wait.set(epoch, WaitStatus::Granted)
-            {
-                st.grant_waiting(idx);
-                if self.count_piglets_and_hogs(st, ty, max_write_lock_count) {
-                    cursor = 0;
+        loop {
+            let candidates = self.grantable_types(st);
+            let mut left = st.waiting_of(candidates);
+            let mut grant = None;
+            if left > 0 {
+                for (seq, idx) in st.waiting_from(cursor) {
+                    let e = &st.entries[idx];
+                    if candidates & e.ty.bit() == 0 {
+                        continue;
+                    }
+                    if self.can_grant(st, e.ty, e.ctx.id)
+                        && e.ctx.wait.set(e.epoch, WaitStatus::Granted)
+                    {
+                        grant = Some((seq, idx, e.ty));
+                        break;
+                    }
+                    left -= 1;
+                    if left == 0 {
+                        break;
+                    }
                 }
             }
+            let Some((seq, idx, ty)) = grant else { break };
+            st.grant_waiting(idx);
+            cursor = if self.count_piglets_and_hogs(st, ty, max_write_lock_count) {
+                0
+            } else {
+                seq + 1
+            };
         }
         let w = st.waiting_bitmap;
         if st.matrix_idx == 3 {

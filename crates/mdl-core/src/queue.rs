@@ -148,12 +148,21 @@ impl LockState {
         self.waiting.values().map(|&i| &self.entries[i])
     }
 
-    /// The pending entry after sequence number `cursor` (inclusive), with its sequence number.
-    pub(crate) fn next_waiting(&self, cursor: u64) -> Option<(u64, usize)> {
-        self.waiting
-            .range(cursor..)
-            .next()
-            .map(|(&seq, &idx)| (seq, idx))
+    /// The pending entries from sequence number `cursor` on (inclusive), oldest first, with
+    /// their sequence numbers.
+    pub(crate) fn waiting_from(&self, cursor: u64) -> impl Iterator<Item = (u64, usize)> + '_ {
+        self.waiting.range(cursor..).map(|(&seq, &idx)| (seq, idx))
+    }
+
+    /// How many entries of the types in `types` (a bitmap) are pending.
+    pub(crate) fn waiting_of(&self, types: u16) -> u32 {
+        let mut n = 0;
+        let mut t = types;
+        while t != 0 {
+            n += self.waiting_count[t.trailing_zeros() as usize % 11];
+            t &= t - 1;
+        }
+        n
     }
 
     pub(crate) fn is_empty(&self) -> bool {

@@ -215,3 +215,45 @@ fn downgrade_of_a_fast_path_lock_wakes_an_obtrusive_waiter() {
     a.release_all();
     assert_eq!(m.unused_lock_object_count(), m.lock_object_count());
 }
+
+/// A release looks past a waiter that still cannot be granted to a later one of the same type
+/// that can: B's EXCLUSIVE (queued first) waits for A's and C's SHARED_READ, C's upgrade to
+/// EXCLUSIVE (queued behind it) waits only for A's. When A leaves, C's upgrade is granted even
+/// though B's EXCLUSIVE, older and of the same type, still waits (for C); B gets its lock when C
+/// ends its transaction. In every configuration, and with 20 more SHARED_READ requests queued
+/// behind the two, which are granted last.
+#[test]
+fn release_grants_a_later_waiter_of_a_type_an_earlier_one_still_waits_with() {
+    for (name, cfg) in configs() {
+        for behind in [0, 20] {
+            let m = MdlManager::new(cfg.clone()).unwrap();
+            let k = table("t");
+            let a = Worker::holding(&m, &k, LockType::SR);
+            let c = Worker::new(&m);
+            let sr = c.hold(&k, LockType::SR);
+            let (b, b_rx) = Worker::pending(&m, &k, LockType::X);
+            let c_rx = c.start(move |ctx| ctx.upgrade(sr, LockType::X, LONG));
+            wait_pending(&m, c.id, &k, LockType::X);
+            let (readers, reader_rxs) = Worker::pending_each(&m, &k, &vec![LockType::SR; behind]);
+            a.release_all();
+            recv(&c_rx).unwrap_or_else(|e| panic!("{name}: C's upgrade: {e}"));
+            assert!(
+                has_entry(&m, b.id, &k, LockType::X, false),
+                "{name}: B still waits for C"
+            );
+            for r in &reader_rxs {
+                assert!(
+                    r.try_recv().is_err(),
+                    "{name}: a reader granted under C's X"
+                );
+            }
+            c.release_all();
+            recv(&b_rx).unwrap_or_else(|e| panic!("{name}: B's X: {e}"));
+            b.release_all();
+            for r in &reader_rxs {
+                recv(r).unwrap_or_else(|e| panic!("{name}: a reader: {e}"));
+            }
+            drop(readers);
+        }
+    }
+}
