@@ -289,7 +289,7 @@ fn start_recorded(
     digest: Option<&'static DigestInfo>,
 ) -> EventGuard {
     EventGuard {
-        inner: Some(record::begin(t, class, f, op, object, digest)),
+        inner: Some(record::begin_event(t, class, f, op, object, digest)),
         _not_send: PhantomData,
     }
 }

@@ -19,11 +19,11 @@
 use std::sync::atomic::Ordering;
 
 use super::classes::*;
-use super::events::{long_rings, pack, Claim, EventLog, B_CYCLES, B_HISTORY, B_TIMED};
+use super::events::{long_rings, pack, Claim, EventLog, EventRecord, B_CYCLES, B_HISTORY, B_TIMED};
 use super::instances::Instance;
 use super::limits::LOST;
 use super::thread::{self, ThreadSlot};
-use super::timer::now;
+use super::timer::{now, ns_now, rdtsc};
 use super::trace;
 use crate::kinds::Operation;
 
@@ -60,6 +60,24 @@ impl Active {
     }
 }
 
+/// Do the derived flags say "timed, with the cycle counter"? The one clock read the hot path
+/// makes inline; every other case (nanoseconds, untimed) goes through an out-of-line twin, so
+/// the hot functions make no call and save no registers for one.
+#[inline(always)]
+fn cycles(f: u32) -> bool {
+    f & (F_TIMED | F_CYCLES) == F_TIMED | F_CYCLES
+}
+
+/// The start time of an event that is not [`cycles`]: the nanosecond clock, or 0 untimed.
+#[inline(always)]
+fn start_other(f: u32) -> u64 {
+    if f & F_TIMED != 0 {
+        ns_now()
+    } else {
+        0
+    }
+}
+
 /// Start an event (caller checked `F_ENABLED` with the thread's mask applied).
 #[inline]
 pub(crate) fn begin(
@@ -71,9 +89,58 @@ pub(crate) fn begin(
     digest: Option<&'static DigestInfo>,
 ) -> Active {
     let start = if f & F_TIMED != 0 { now(f) } else { 0 };
+    begin_at(t, class, f, op, object, digest, start)
+}
+
+/// Start an event with an event record (`F_CURRENT`; the `EventGuard` path, out of line): the
+/// clock first, then the record.
+#[inline(never)]
+pub(crate) fn begin_event(
+    t: &'static ThreadSlot,
+    class: &'static ClassInfo,
+    f: u32,
+    op: Option<Operation>,
+    object: u64,
+    digest: Option<&'static DigestInfo>,
+) -> Active {
+    if cycles(f) {
+        return begin_at(t, class, f, op, object, digest, rdtsc());
+    }
+    begin_event_other(t, class, f, op, object, digest)
+}
+
+/// [`begin_event`] with the nanosecond clock, or untimed.
+#[inline(never)]
+fn begin_event_other(
+    t: &'static ThreadSlot,
+    class: &'static ClassInfo,
+    f: u32,
+    op: Option<Operation>,
+    object: u64,
+    digest: Option<&'static DigestInfo>,
+) -> Active {
+    begin_at(t, class, f, op, object, digest, start_other(f))
+}
+
+#[inline(always)]
+fn begin_at(
+    t: &'static ThreadSlot,
+    class: &'static ClassInfo,
+    f: u32,
+    op: Option<Operation>,
+    object: u64,
+    digest: Option<&'static DigestInfo>,
+    start: u64,
+) -> Active {
     let (event_id, claim) = if f & F_CURRENT != 0 {
         let object = digest.map_or(object, |d| d.index as u64 + 1);
-        open(t, class, f, op, object, start)
+        // One copy per family, so that the log is at a constant offset and the nesting
+        // lookup is the family's own.
+        match log_of(f) {
+            2 => open::<2>(t, class, f, op, object, start),
+            1 => open::<1>(t, class, f, op, object, start),
+            _ => open::<0>(t, class, f, op, object, start),
+        }
     } else {
         (0, None)
     };
@@ -88,9 +155,15 @@ pub(crate) fn begin(
     }
 }
 
-/// Write the start of the event record; returns its EVENT_ID and record.
-#[inline]
-fn open(
+// The record bits are the derived flags' bits, moved: `B_TIMED | B_CYCLES` is
+// `(f >> 1) & 3` and `B_HISTORY` is `(f >> 3) & 4`.
+const _: () = assert!(F_TIMED >> 1 == B_TIMED as u32 && F_CYCLES >> 1 == B_CYCLES as u32);
+const _: () = assert!(F_HISTORY >> 3 == B_HISTORY as u32);
+
+/// Write the start of the event record in the log of family `FAMILY` (0 waits, 1 stages, 2
+/// statements); returns its EVENT_ID and record.
+#[inline(always)]
+fn open<const FAMILY: usize>(
     t: &ThreadSlot,
     class: &ClassInfo,
     f: u32,
@@ -98,14 +171,12 @@ fn open(
     object: u64,
     start: u64,
 ) -> (u64, Option<Claim>) {
-    let family = log_of(f);
-    let log = &t.logs[family];
+    let log = &t.logs[FAMILY];
     let Some(level) = log.free_level() else {
-        LOST.locker.fetch_add(1, Ordering::Relaxed);
-        return (0, None);
+        return no_record();
     };
     let [waits, stages, statements] = &t.logs;
-    let nesting = match family {
+    let nesting = match FAMILY {
         0 => Some(waits.top_event_id())
             .filter(|&id| id != 0)
             .or_else(|| Some(stages.top_event_id()).filter(|&id| id != 0))
@@ -113,9 +184,7 @@ fn open(
         _ => statements.top_event_id(),
     };
     let op = op.unwrap_or_else(|| class.kind().default_operation());
-    let bits = if f & F_TIMED != 0 { B_TIMED } else { 0 }
-        | if f & F_CYCLES != 0 { B_CYCLES } else { 0 }
-        | if f & F_HISTORY != 0 { B_HISTORY } else { 0 };
+    let bits = ((f >> 1) & 3 | (f >> 3) & 4) as u8;
     let event_id = t.next_event_id();
     let packed = pack(class.index, op as u8, bits, t.thread_id());
     (
@@ -124,12 +193,44 @@ fn open(
     )
 }
 
-/// End an event of an [`crate::EventGuard`] (no instance).
+/// `STACK` events of the family are in progress: this one gets no record.
+#[cold]
+#[inline(never)]
+fn no_record() -> (u64, Option<Claim>) {
+    LOST.locker.fetch_add(1, Ordering::Relaxed);
+    (0, None)
+}
+
+/// The flags under which [`end_event`] takes its short path: timed with the cycle counter,
+/// and none of the rarer extras (histogram, `history_long` copy, tracing) that call out.
+#[inline(always)]
+fn plain_cycles(f: u32) -> bool {
+    cycles(f) && f & (F_HIST | F_HISTORY_LONG) == 0 && !cfg!(feature = "tracing")
+}
+
+/// End an event of an [`crate::EventGuard`] (no instance). The common case (the cycle
+/// counter, no extras) reads the clock inline and calls nothing, so it saves no registers;
+/// the rest goes to [`end_event_other`].
 #[inline(never)]
 pub(crate) fn end_event(a: &Active) {
+    if plain_cycles(a.flags) {
+        finish_event(a, rdtsc(), true);
+    } else {
+        end_event_other(a);
+    }
+}
+
+/// [`end_event`] with the nanosecond clock, untimed, or with extras.
+#[inline(never)]
+fn end_event_other(a: &Active) {
     let f = a.flags;
-    let timed = f & F_TIMED != 0;
-    let end = if timed { now(f) } else { 0 };
+    let end = if cycles(f) { rdtsc() } else { start_other(f) };
+    finish_event(a, end, f & F_TIMED != 0);
+}
+
+#[inline(always)]
+fn finish_event(a: &Active, end: u64, timed: bool) {
+    let f = a.flags;
     let wait = end.saturating_sub(a.start);
     let t = a.t;
     match a.digest {
@@ -140,17 +241,16 @@ pub(crate) fn end_event(a: &Active) {
             }
         }
     }
-    if f & (F_HIST | F_CURRENT) != 0 || cfg!(feature = "tracing") {
-        end_rest(a, end, wait);
+    if f & F_HIST != 0 || cfg!(feature = "tracing") {
+        end_extras(a, timed, wait);
     }
+    close(a, end);
 }
 
-/// The rarer parts of [`end_event`]: histogram, event record, tracing.
+/// The rarer parts of [`end_event`]: histogram, tracing.
 #[inline(never)]
-fn end_rest(a: &Active, end: u64, wait: u64) {
-    let f = a.flags;
-    let timed = f & F_TIMED != 0;
-    if f & F_HIST != 0 && timed {
+fn end_extras(a: &Active, timed: bool, wait: u64) {
+    if a.flags & F_HIST != 0 && timed {
         if let Some(h) = a.t.hist(a.class.index as usize) {
             h.add(wait);
         }
@@ -158,11 +258,10 @@ fn end_rest(a: &Active, end: u64, wait: u64) {
     if timed {
         trace::slow(a.class, wait);
     }
-    close(a, end);
 }
 
 /// Finish the event record in place, and copy it to `history_long` if that consumer is on.
-#[inline]
+#[inline(always)]
 fn close(a: &Active, end: u64) {
     let f = a.flags;
     if let Some(c) = a.claim {
@@ -170,10 +269,16 @@ fn close(a: &Active, end: u64) {
         let end_id = a.t.last_event_id().max(1);
         if let Some(r) = log.end(c, a.event_id, end_id, end) {
             if f & F_HISTORY_LONG != 0 {
-                long_rings()[log_of(f)].push(&EventLog::own_copy(r));
+                push_long(log_of(f), r);
             }
         }
     }
+}
+
+/// Copy a finished record into its family's `history_long` ring.
+#[inline(never)]
+fn push_long(family: usize, r: &EventRecord) {
+    long_rings()[family].push(&EventLog::own_copy(r));
 }
 
 /// End an event; `inst` is the instance for sync waits (recorded under the acquired lock).
