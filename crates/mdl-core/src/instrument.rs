@@ -27,7 +27,9 @@
 //! every object in the lock map, so an address it finds there is that object (it cannot be
 //! freed and reused while held), and a published address it does not find belongs to a ticket
 //! already gone. Tickets beyond [`PUBLISHED_SLOTS`](crate::PUBLISHED_SLOTS) in one context are
-//! not shown and are counted as lost.
+//! not shown and are counted as lost, per context (a `#[cold]` increment); the counts of ended
+//! contexts move to the registry, and [`MdlManager::metadata_locks_lost`] adds them up
+//! (`Performance_schema_metadata_lock_lost`).
 //!
 //! As in MySQL (`pfs_create_metadata_lock_v1` checks the instrument, not the thread's
 //! `INSTRUMENTED` switch), a session left out by `setup_threads` / `setup_actors` has its rows
@@ -272,6 +274,14 @@ impl MdlManager {
         metadata_locks(self)
     }
 
+    /// How many `metadata_locks` rows were not shown since the manager started (MySQL's
+    /// `Performance_schema_metadata_lock_lost`): a context publishes the rows of at most
+    /// [`crate::PUBLISHED_SLOTS`] locks held on the shared-word fast path, and counts the rest
+    /// as lost. Other locks are read from the queues and slots and are never lost.
+    pub fn metadata_locks_lost(&self) -> u64 {
+        self.env.registry.lost_rows()
+    }
+
     /// [`MdlManager::lock_waits`] as a Performance-Schema-style table (`metadata_lock_waits`):
     /// renders like the `mysql` client, serializes to JSON.
     pub fn metadata_lock_waits(&self) -> pfs::tables::MetadataLockWaits {
@@ -405,6 +415,7 @@ mod tests {
         assert!(before
             .iter()
             .all(|r| r.lock_type == "SHARED_READ" && r.lock_status == "GRANTED"));
+        let lost_before = mgr.metadata_locks_lost() - 6;
         let lost = mgr
             .env
             .registry
@@ -423,6 +434,11 @@ mod tests {
         assert!(shown(mgr).is_empty());
         to_session.send(()).unwrap();
         let (thread, ctx_id) = session.join().unwrap();
+        assert_eq!(
+            mgr.metadata_locks_lost(),
+            lost_before + 6,
+            "a context's lost rows still count after it ends"
+        );
         for r in &before {
             assert_eq!(r.owner_thread_id, Some(thread));
             assert_eq!(r.owner_context_id, Some(ctx_id));

@@ -133,12 +133,17 @@ impl ContextShared {
 /// The live contexts of a manager, by tag.
 pub(crate) struct Registry {
     contexts: Mutex<Slab<Weak<ContextShared>>>,
+    /// `metadata_locks` rows lost by contexts that have ended (see `instrument.rs`).
+    #[cfg(feature = "pfs")]
+    retired_lost: crate::sync::AtomicU64,
 }
 
 impl Registry {
     pub(crate) fn new() -> Registry {
         Registry {
             contexts: Mutex::new(Slab::new()),
+            #[cfg(feature = "pfs")]
+            retired_lost: crate::sync::AtomicU64::new(0),
         }
     }
 
@@ -164,7 +169,31 @@ impl Registry {
             .is_some_and(|w| std::ptr::eq(w.as_ptr(), shared))
         {
             slab.remove(shared.key);
+            // Under the registry's lock, so `lost_rows` counts each context once.
+            #[cfg(feature = "pfs")]
+            self.retired_lost.fetch_add(
+                shared.published_lost.load(crate::sync::Ordering::Relaxed),
+                crate::sync::Ordering::Relaxed,
+            );
         }
+    }
+
+    /// `metadata_locks` rows lost by every context, live or ended (see `instrument.rs`).
+    #[cfg(feature = "pfs")]
+    pub(crate) fn lost_rows(&self) -> u64 {
+        // The live set and the ended contexts' total from one moment (a context's count moves
+        // to the total under the same lock); the `Arc`s are dropped after the lock.
+        let (live, retired) = {
+            let slab = self.contexts.lock();
+            let live: Vec<Arc<ContextShared>> =
+                slab.iter().filter_map(|(_, w)| w.upgrade()).collect();
+            (live, self.retired_lost.load(crate::sync::Ordering::Relaxed))
+        };
+        let live_lost: u64 = live
+            .iter()
+            .map(|c| c.published_lost.load(crate::sync::Ordering::Relaxed))
+            .sum();
+        live_lost + retired
     }
 
     /// The context with tag `tag`, if it is alive.
