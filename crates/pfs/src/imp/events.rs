@@ -169,11 +169,33 @@ impl EventRecord {
     }
 }
 
-/// Where an event in progress keeps its record: the record index and its stack level.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Claim {
-    pub(crate) index: u32,
-    pub(crate) level: u32,
+/// Where an event in progress keeps its record: the record index and its stack level, packed
+/// into one non-zero word (`index + 1` in the low half, `level` in the high half). One scalar,
+/// so `Option<Claim>` is 8 bytes that travel in a register: as a two-field struct the compiler
+/// built it on the stack with two 4-byte stores and read it back with one 8-byte load, which
+/// cannot be forwarded from those stores and stalled every event start (`perf annotate`: 45%
+/// of `begin_event`'s samples on that load).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Claim(std::num::NonZeroU64);
+
+impl Claim {
+    /// `index` is below the log's length (at most 4,096 + `STACK` records), so `index + 1`
+    /// stays in the low half and the word is never zero.
+    #[inline]
+    fn new(index: u32, level: u32) -> Claim {
+        let word = (index as u64 + 1) | (level as u64) << 32;
+        Claim(std::num::NonZeroU64::new(word).unwrap_or(std::num::NonZeroU64::MIN))
+    }
+
+    #[inline]
+    pub(crate) fn index(self) -> u32 {
+        (self.0.get() as u32).wrapping_sub(1)
+    }
+
+    #[inline]
+    pub(crate) fn level(self) -> u32 {
+        (self.0.get() >> 32) as u32
+    }
 }
 
 /// One thread's events of one family (see the module docs).
@@ -251,10 +273,7 @@ impl EventLog {
         self.stack[level].store(i, Ordering::Relaxed);
         self.depth.store(level as u32 + 1, Ordering::Relaxed);
         self.last.store(i, Ordering::Relaxed);
-        Claim {
-            index: i,
-            level: level as u32,
-        }
+        Claim::new(i, level as u32)
     }
 
     /// Write the end of the event that made `claim` (owner). Returns its record, unless the
@@ -267,8 +286,8 @@ impl EventLog {
         end_event_id: u64,
         timer_end: u64,
     ) -> Option<&EventRecord> {
-        self.depth.store(claim.level, Ordering::Relaxed);
-        let r = &self.recs[claim.index as usize];
+        self.depth.store(claim.level(), Ordering::Relaxed);
+        let r = &self.recs[claim.index() as usize];
         if r.own_event_id() != event_id {
             return None;
         }
