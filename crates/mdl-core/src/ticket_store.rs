@@ -253,6 +253,19 @@ impl TicketStore {
         self.inline[i].take().expect("slot checked by caller")
     }
 
+    /// [`remove`](Self::remove) for a caller that has read the record's other fields in place
+    /// and needs only its lock (the release: no copy of the whole record).
+    #[inline(always)]
+    pub(crate) fn remove_lock(&mut self, slot: u32) -> Arc<LockObject> {
+        if slot >= SPILL {
+            return self.remove_spill(slot - SPILL).lock;
+        }
+        let i = slot as usize % INLINE_TICKETS;
+        self.inline_used &= !(1 << i);
+        self.inline_generation[i] = self.inline_generation[i].wrapping_add(1);
+        self.inline[i].take().expect("slot checked by caller").lock
+    }
+
     #[inline(never)]
     fn remove_spill(&mut self, s: u32) -> TicketData {
         if self.index_active() {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::MdlContext;
 use crate::error::{MdlError, Result};
 use crate::key::MdlKey;
-use crate::lock::{LockObject, Request};
+use crate::lock::{Hold, LockObject, Request};
 use crate::matrix::is_stronger_or_equal;
 use crate::request::{ticket_id, Ticket};
 use crate::ticket_store::TicketData;
@@ -147,14 +147,20 @@ impl MdlContext {
         self.release_hold(old);
     }
 
+    /// Releases the ticket in `slot`. The record's small fields are read where they are and
+    /// only its lock pointer is taken out: moving the whole record out first made the compiler
+    /// copy it through the stack in pieces of other widths than it read it back with, a
+    /// store-forwarding stall on every release (BENCHMARKS.md, the `stmt_loop` section).
     #[inline(always)]
     pub(super) fn release_slot(&mut self, slot: u32) {
-        let t = self.store.remove(slot);
+        let t = self.store.data(slot);
+        let (hold, ty, hton_notified) = (t.hold, t.ty, t.hton_notified);
         // Only a shared-word ticket has a row (see `publish`).
-        if t.hold == crate::lock::Hold::Counter {
+        if hold == Hold::Counter {
             self.unpublish(slot);
         }
-        self.release_hold(t);
+        let lock = self.store.remove_lock(slot);
+        self.release_lock(lock, hold, ty, hton_notified);
     }
 
     /// Releases every ticket of duration `d` taken at or after sequence number `newer_than`,
@@ -184,17 +190,21 @@ impl MdlContext {
     }
 
     /// Gives up the lock a ticket held (the ticket is already out of the store).
-    #[inline(always)]
     pub(super) fn release_hold(&mut self, t: TicketData) {
-        let lock = &t.lock;
-        let unused = lock.release(&self.mgr.env, t.hold, t.ty, self.home.as_ref());
+        self.release_lock(t.lock, t.hold, t.ty, t.hton_notified);
+    }
+
+    /// Gives up `hold` of type `ty` on `lock` (its ticket is already out of the store).
+    #[inline(always)]
+    fn release_lock(&mut self, lock: Arc<LockObject>, hold: Hold, ty: LockType, hton: bool) {
+        let unused = lock.release(&self.mgr.env, hold, ty, self.home.as_ref());
         if unused && !lock.singleton {
             self.mgr.map.object_unused(&mut self.rand);
         }
-        if t.hton_notified {
+        if hton {
             self.post_release_notify(&lock.key);
         }
-        self.cache_lock(t.lock);
+        self.cache_lock(lock);
     }
 
     pub(super) fn pre_acquire_notify(&self, key: &MdlKey, ty: LockType) -> Result<bool> {
