@@ -254,7 +254,9 @@ impl TicketStore {
     }
 
     /// [`remove`](Self::remove) for a caller that has read the record's other fields in place
-    /// and needs only its lock (the release: no copy of the whole record).
+    /// and needs only its lock (the release: no copy of the whole record). Written out rather
+    /// than as `self.remove(slot).lock`, which the compiler turns back into a copy of the whole
+    /// record (callgrind: `acquire_loop` per-context 194 -> 203 instructions).
     #[inline(always)]
     pub(crate) fn remove_lock(&mut self, slot: u32) -> Arc<LockObject> {
         if slot >= SPILL {
