@@ -177,17 +177,24 @@ impl ClusterContext {
         };
         let value =
             serde_json::to_string(&intent).map_err(|e| ClusterError::Corrupt(e.to_string()))?;
-        let mut c = inner.client.clone();
-        flight.written = true; // a put that times out may still have been written
-        let put = c.put(
-            inner.layout.intent(&id),
-            value,
-            Some(PutOptions::new().with_lease(lease)),
-        );
-        let rev = match timeout_at(deadline, put).await {
-            Ok(Ok(r)) => r.header().map_or(0, |h| h.revision()),
-            Ok(Err(e)) => return Err(e.into()),
-            Err(_) => return Err(self.timed_out(&what, context)),
+        flight.written = true; // a put that fails may still have been written
+        let rev = loop {
+            // An etcd member that restarts fails the requests it had: try again (a second put
+            // of the same key keeps its creation revision, which is its place in the order).
+            let mut c = inner.client();
+            let put = c.put(
+                inner.layout.intent(&id),
+                value.clone(),
+                Some(PutOptions::new().with_lease(lease)),
+            );
+            match timeout_at(deadline, put).await {
+                Ok(Ok(r)) => break r.header().map_or(0, |h| h.revision()),
+                Ok(Err(e)) if Instant::now() + Duration::from_millis(50) >= deadline => {
+                    return Err(e.into())
+                }
+                Ok(Err(_)) => tokio::time::sleep(Duration::from_millis(50)).await,
+                Err(_) => return Err(self.timed_out(&what, context)),
+            }
         };
         if let Some(r) = lock(&inner.requesters).get_mut(&id) {
             r.rev = Some(rev);

@@ -81,7 +81,8 @@ pub(crate) struct Inner {
     pub(crate) cfg: ClusterConfig,
     pub(crate) layout: Layout,
     pub(crate) mgr: Arc<MdlManager>,
-    pub(crate) client: Client,
+    /// Replaced by a fresh connection at the start of each session after the first.
+    client: Mutex<Client>,
     pub(crate) handle: Handle,
     pub(crate) view: Mutex<View>,
     pub(crate) changed: watch::Sender<u64>,
@@ -95,6 +96,20 @@ pub(crate) struct Inner {
     pub(crate) counters: Counters,
 }
 
+async fn connect(config: &ClusterConfig) -> Result<Client> {
+    let opts = ConnectOptions::new()
+        .with_connect_timeout(config.request_timeout)
+        .with_timeout(config.request_timeout)
+        .with_keep_alive(Duration::from_millis(500), config.request_timeout);
+    tokio::time::timeout(
+        config.request_timeout,
+        Client::connect(&config.endpoints, Some(opts)),
+    )
+    .await
+    .map_err(|_| ClusterError::Etcd("connect timed out".into()))?
+    .map_err(ClusterError::from)
+}
+
 /// Stand-in contexts take ids from here up, apart from a server's connection ids.
 pub(crate) const STAND_IN_IDS: u64 = 1 << 62;
 
@@ -105,6 +120,18 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Inner {
     pub(crate) fn me(&self) -> NodeId {
         self.cfg.node
+    }
+
+    /// The etcd client (cheap to clone).
+    pub(crate) fn client(&self) -> Client {
+        lock(&self.client).clone()
+    }
+
+    /// Connects to etcd again (a node that was cut off may hold a channel that gave up).
+    pub(crate) async fn reconnect(&self) -> Result<()> {
+        let c = connect(&self.cfg).await?;
+        *lock(&self.client) = c;
+        Ok(())
     }
 
     pub(crate) fn view(&self) -> MutexGuard<'_, View> {
@@ -129,7 +156,7 @@ impl Inner {
                 ),
             ]);
             for _ in 0..5 {
-                let mut c = inner.client.clone();
+                let mut c = inner.client();
                 match tokio::time::timeout(inner.cfg.request_timeout, c.txn(txn.clone())).await {
                     Ok(Ok(_)) => return,
                     _ => tokio::time::sleep(Duration::from_millis(100)).await,
@@ -195,16 +222,7 @@ impl ClusterManager {
     /// # Errors
     /// [`ClusterError::Etcd`] if etcd cannot be reached within the request timeout.
     pub async fn join(config: ClusterConfig, mgr: Arc<MdlManager>) -> Result<ClusterManager> {
-        let opts = ConnectOptions::new()
-            .with_connect_timeout(config.request_timeout)
-            .with_timeout(config.request_timeout)
-            .with_keep_alive(Duration::from_millis(500), config.request_timeout);
-        let client = tokio::time::timeout(
-            config.request_timeout,
-            Client::connect(&config.endpoints, Some(opts)),
-        )
-        .await
-        .map_err(|_| ClusterError::Etcd("connect timed out".into()))??;
+        let client = connect(&config).await?;
         // Nothing is granted locally until the node has caught up with the cluster.
         mgr.close_grants(Inner::all_namespaces());
         let seq0 = std::time::SystemTime::now()
@@ -216,7 +234,7 @@ impl ClusterManager {
             },
             cfg: config,
             mgr,
-            client,
+            client: Mutex::new(client),
             handle: Handle::current(),
             view: Mutex::new(View::default()),
             changed: watch::channel(0).0,
@@ -240,7 +258,7 @@ impl ClusterManager {
                 .await
                 .is_err()
             {
-                let _ = inner.shutdown.send(true);
+                inner.shutdown.send_replace(true);
                 return Err(ClusterError::Etcd(
                     "could not join the cluster in time".into(),
                 ));
@@ -297,7 +315,7 @@ impl ClusterManager {
             connection: scope == KillScope::Connection,
         })
         .map_err(|e| ClusterError::Corrupt(e.to_string()))?;
-        let mut c = self.inner.client.clone();
+        let mut c = self.inner.client();
         c.put(
             self.inner.layout.kill(node, context),
             value,
@@ -327,10 +345,10 @@ impl ClusterManager {
     /// acknowledgements and registration go at once). The local lock manager keeps working
     /// with its gate closed.
     pub async fn leave(&self) {
-        let _ = self.inner.shutdown.send(true);
+        self.inner.shutdown.send_replace(true);
         let lease = self.inner.view().lease;
         if lease != 0 {
-            let mut c = self.inner.client.clone();
+            let mut c = self.inner.client();
             let _ =
                 tokio::time::timeout(self.inner.cfg.request_timeout, c.lease_revoke(lease)).await;
         }

@@ -29,15 +29,12 @@
 //! granted behind the gate. All of it is local: it needs no etcd. If holders are still there
 //! when the validity runs out, the fence is counted late (`NodeStatus::late_fences`).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use etcd_client::{
-    EventType, GetOptions, KeyValue, LeaseKeepAliveStream, LeaseKeeper, PutOptions, WatchOptions,
-    WatchStream,
-};
+use etcd_client::{EventType, GetOptions, KeyValue, PutOptions, WatchOptions, WatchStream};
 use mdl_core::{ContextId, KillScope};
 use tokio::sync::{oneshot, watch};
 use tokio::time::{sleep, sleep_until, timeout, Instant};
@@ -66,14 +63,19 @@ pub(crate) async fn run(inner: Arc<Inner>) {
             stand_ins: HashMap::new(),
             handled: HashSet::new(),
             chains: HashMap::new(),
+            served: false,
         };
         inner.counters.sessions.fetch_add(1, Ordering::Relaxed);
         let end = s.run(&mut shutdown).await;
         let valid_until = s.valid_until;
+        let served = s.served;
         drop(s); // releases every stand-in
-        if let End::Lost(why) = end {
-            inner.counters.fences.fetch_add(1, Ordering::Relaxed);
-            eprintln!("mdl-cluster node {}: fencing: {why}", inner.me());
+        match end {
+            End::Lost(why) if served => {
+                inner.counters.fences.fetch_add(1, Ordering::Relaxed);
+                eprintln!("mdl-cluster node {}: fencing: {why}", inner.me());
+            }
+            _ => {}
         }
         fence(&inner, valid_until).await;
         if matches!(end, End::Shutdown) {
@@ -130,13 +132,59 @@ struct Session {
     handled: HashSet<String>,
     /// Per object, the last travelling request admitted: its revision and its grant signal.
     chains: HashMap<mdl_core::MdlKey, (i64, watch::Receiver<bool>)>,
+    /// The session got as far as serving (a session that failed before does not count as a
+    /// fence).
+    served: bool,
 }
 
-/// The keep-alive stream and the send times of the renewals not yet answered.
-struct KeepAlive {
-    keeper: LeaseKeeper,
-    stream: LeaseKeepAliveStream,
-    sent: VecDeque<Instant>,
+/// What the renewal task found out.
+#[derive(Debug, Clone, Copy)]
+enum Renewal {
+    /// The lease cannot expire in etcd before this instant.
+    Until(Instant),
+    /// etcd says the lease is gone.
+    Expired,
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Renews the lease every `keep_alive` (a renewal that fails is tried again after 100 ms): each
+/// renewal opens a keep-alive stream, sends one request and waits for its answer, so a stream
+/// broken by an etcd member's restart costs one attempt. It runs apart from the session loop
+/// so that nothing the loop waits for can delay the fence.
+async fn renew(inner: Arc<Inner>, lease: i64, out: watch::Sender<Renewal>) {
+    let every = inner.cfg.keep_alive;
+    let mut next = Instant::now() + every;
+    loop {
+        sleep_until(next).await;
+        let sent = Instant::now();
+        let attempt = async {
+            let mut c = inner.client();
+            let (mut keeper, mut stream) = c.lease_keep_alive(lease).await?;
+            keeper.keep_alive().await?;
+            Ok::<_, etcd_client::Error>(stream.message().await?.map(|r| r.ttl()))
+        };
+        // Short attempts: one that hangs on a member that is going away must leave time for
+        // more before the fence.
+        let limit = (every / 2).clamp(Duration::from_millis(200), Duration::from_secs(1));
+        match timeout(limit, attempt).await {
+            Ok(Ok(Some(ttl))) if ttl <= 0 => {
+                let _ = out.send(Renewal::Expired);
+                return;
+            }
+            Ok(Ok(Some(ttl))) => {
+                let _ = out.send(Renewal::Until(sent + Duration::from_secs(ttl as u64)));
+                next = sent + every;
+            }
+            _ => next = Instant::now() + Duration::from_millis(100),
+        }
+    }
 }
 
 impl Session {
@@ -144,7 +192,10 @@ impl Session {
         let inner = self.inner.clone();
         let rt = inner.cfg.request_timeout;
         let ttl = Duration::from_secs(inner.cfg.ttl_secs() as u64);
-        let mut client = inner.client.clone();
+        if inner.counters.sessions.load(Ordering::Relaxed) > 1 && inner.reconnect().await.is_err() {
+            return End::Lost("no connection");
+        }
+        let mut client = inner.client();
         let t0 = Instant::now();
         let Ok(Ok(grant)) = timeout(rt, client.lease_grant(inner.cfg.ttl_secs(), None)).await
         else {
@@ -168,45 +219,31 @@ impl Session {
         ) {
             return End::Lost("registration failed");
         }
-        let mut ka = self.keep_alive().await;
+        let (renewed_tx, mut renewed) = watch::channel(Renewal::Until(self.valid_until));
+        let renewer = tokio::spawn(renew(inner.clone(), self.lease, renewed_tx));
+        let _stop_renewing = AbortOnDrop(renewer);
         let mut watch = match timeout(rt, self.resync()).await {
             Ok(Ok(w)) => Some(w),
             _ => return End::Lost("first snapshot failed"),
         };
+        inner.mgr.open_grants(Inner::all_namespaces());
         {
             let mut v = inner.view();
             v.lease = self.lease;
             v.serving = true;
         }
-        inner.mgr.open_grants(Inner::all_namespaces());
+        self.served = true;
         inner.bump();
-        let mut tick = tokio::time::interval(inner.cfg.keep_alive);
         loop {
             let fence_at = self.valid_until - inner.cfg.fence_margin;
             tokio::select! {
                 _ = shutdown.changed() => return End::Shutdown,
                 _ = sleep_until(fence_at) => return End::Lost("lease not renewed in time"),
-                _ = tick.tick() => {
-                    match ka.as_mut() {
-                        Some(k) => {
-                            k.sent.push_back(Instant::now());
-                            if k.keeper.keep_alive().await.is_err() {
-                                ka = None;
-                            }
-                        }
-                        None => ka = self.keep_alive().await,
-                    }
-                }
-                m = async { ka.as_mut().expect("guarded").stream.message().await }, if ka.is_some() => {
-                    match m {
-                        Ok(Some(r)) if r.ttl() <= 0 => return End::Lost("lease expired"),
-                        Ok(Some(r)) => {
-                            if let Some(sent) = ka.as_mut().and_then(|k| k.sent.pop_front()) {
-                                let until = sent + Duration::from_secs(r.ttl() as u64);
-                                self.valid_until = self.valid_until.max(until);
-                            }
-                        }
-                        _ => ka = None,
+                r = renewed.changed() => {
+                    match (r, *renewed.borrow_and_update()) {
+                        (Ok(()), Renewal::Until(t)) => self.valid_until = self.valid_until.max(t),
+                        (_, Renewal::Expired) => return End::Lost("lease expired"),
+                        (Err(_), _) => return End::Lost("renewals stopped"),
                     }
                 }
                 m = async { watch.as_mut().expect("guarded").message().await }, if watch.is_some() => {
@@ -231,29 +268,11 @@ impl Session {
         }
     }
 
-    /// A keep-alive stream for the session's lease, if etcd answers in time.
-    async fn keep_alive(&self) -> Option<KeepAlive> {
-        let mut c = self.inner.client.clone();
-        match timeout(
-            self.inner.cfg.request_timeout,
-            c.lease_keep_alive(self.lease),
-        )
-        .await
-        {
-            Ok(Ok((keeper, stream))) => Some(KeepAlive {
-                keeper,
-                stream,
-                sent: VecDeque::new(),
-            }),
-            _ => None,
-        }
-    }
-
     /// Reads the whole prefix at one revision, rebuilds the view from it, reconciles the
     /// stand-ins with the intents in it (revision order), and watches from the next revision.
     async fn resync(&mut self) -> Result<WatchStream, Option<End>> {
         let inner = self.inner.clone();
-        let mut c = inner.client.clone();
+        let mut c = inner.client();
         let prefix = inner.layout.prefix.clone();
         // A failed read is retried by the caller (until the lease runs out).
         let Ok(resp) = c
@@ -384,7 +403,7 @@ impl Session {
                 inner.cancel_requester(context, || Cancel::Killed);
                 let (inner2, key) = (inner.clone(), kv.key().to_vec());
                 inner.handle.spawn(async move {
-                    let mut c = inner2.client.clone();
+                    let mut c = inner2.client();
                     let _ = timeout(inner2.cfg.request_timeout, c.delete(key, None)).await;
                 });
             }

@@ -126,7 +126,7 @@ pub(crate) async fn run(
     };
     let ack = inner.layout.ack(&id, inner.me());
     loop {
-        let mut c = inner.client.clone();
+        let mut c = inner.client();
         let put = c.put(ack.clone(), "", Some(PutOptions::new().with_lease(lease)));
         tokio::select! {
             r = tokio::time::timeout(inner.cfg.request_timeout, put) => {
@@ -145,6 +145,6 @@ pub(crate) async fn run(
     let _ = ctx.release(ticket);
     drop(ctx);
     drop(registered);
-    let mut c = inner.client.clone();
+    let mut c = inner.client();
     let _ = tokio::time::timeout(inner.cfg.request_timeout, c.delete(ack, None)).await;
 }

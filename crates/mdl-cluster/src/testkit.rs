@@ -45,6 +45,23 @@ pub fn etcd_or_skip(test: &str) -> bool {
     false
 }
 
+/// Whether the etcd member at `addr` reports itself healthy.
+fn healthy(addr: SocketAddr) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut s) = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(500)) else {
+        return false;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    if s.write_all(b"GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .is_err()
+    {
+        return false;
+    }
+    let mut body = String::new();
+    let _ = s.read_to_string(&mut body);
+    body.contains("\"health\":\"true\"")
+}
+
 /// A free TCP port on 127.0.0.1 (bound and released; the caller binds it soon after).
 pub fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
@@ -193,6 +210,17 @@ impl EtcdCluster {
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
+            // etcd answers `GET /health` on its client URL once the cluster has a leader.
+            while !healthy(addr) {
+                if start.elapsed() > limit {
+                    return Err(std::io::Error::other(format!(
+                        "etcd member {} is not healthy; log in {}",
+                        m.name,
+                        self.dir.path().display()
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
         }
         Ok(())
     }
@@ -270,8 +298,14 @@ impl TcpProxy {
         let c = cut.clone();
         let task = tokio::spawn(async move {
             loop {
-                let Ok((inbound, _)) = listener.accept().await else {
-                    return;
+                let inbound = match listener.accept().await {
+                    Ok((inbound, _)) => inbound,
+                    // A connection aborted before it was accepted (clients retry hard while
+                    // cut off): keep listening.
+                    Err(_) => {
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                        continue;
+                    }
                 };
                 if *c.borrow() {
                     drop(inbound);
@@ -300,12 +334,12 @@ impl TcpProxy {
 
     /// Stops forwarding: closes every connection, refuses new ones.
     pub fn cut(&self) {
-        let _ = self.cut.send(true);
+        self.cut.send_replace(true);
     }
 
     /// Forwards again.
     pub fn restore(&self) {
-        let _ = self.cut.send(false);
+        self.cut.send_replace(false);
     }
 }
 

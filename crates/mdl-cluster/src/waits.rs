@@ -112,7 +112,7 @@ pub(crate) async fn run(inner: Arc<Inner>) {
             .map(|e| (e.waiter.clone(), e.blocker.clone()))
             .collect();
         if published.as_ref() != Some(&(lease, shape.clone())) {
-            let mut c = inner.client.clone();
+            let mut c = inner.client();
             let key = inner.layout.waits(inner.me());
             let done = if own.is_empty() {
                 timeout(inner.cfg.request_timeout, c.delete(key, None))

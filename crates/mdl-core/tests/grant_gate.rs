@@ -156,3 +156,28 @@ fn no_grant_after_the_gate_is_closed_and_drained() {
         assert_eq!(violations.load(Ordering::SeqCst), 0, "{mode}");
     }
 }
+
+/// An object first created by an exempt request while the gate is closed opens with the rest.
+#[test]
+fn objects_created_behind_a_closed_gate_open_with_it() {
+    for (mode, config) in configs() {
+        let mgr = MdlManager::new(config).unwrap();
+        mgr.close_grants(TABLES);
+        let exempt = Worker::new(&mgr);
+        exempt.run(|c| c.set_gate_exempt(true));
+        exempt.hold(&table("fresh"), LockType::X);
+        mgr.open_grants(TABLES);
+        let err = mgr
+            .new_context()
+            .acquire(
+                &treq(&table("fresh"), LockType::SR),
+                Duration::from_millis(20),
+            )
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Timeout, "{mode}: {err}");
+        exempt.run(|c| c.release_transactional_locks());
+        let mut c = mgr.new_context();
+        c.acquire(&treq(&table("fresh"), LockType::SR), LONG)
+            .unwrap();
+    }
+}

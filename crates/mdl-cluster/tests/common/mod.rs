@@ -39,11 +39,21 @@ pub fn config(endpoints: Vec<String>, node: u64, prefix: &str) -> ClusterConfig 
 
 /// `n` nodes (1..=n) in this process on `etcd`.
 pub async fn nodes(etcd: &EtcdCluster, n: u64, prefix: &str) -> Vec<ClusterManager> {
+    nodes_with_ttl(etcd, n, prefix, TTL).await
+}
+
+/// [`nodes`] with another lease TTL.
+pub async fn nodes_with_ttl(
+    etcd: &EtcdCluster,
+    n: u64,
+    prefix: &str,
+    ttl: Duration,
+) -> Vec<ClusterManager> {
     let mut v = Vec::new();
     for i in 1..=n {
         let mgr = MdlManager::new(MdlConfig::default()).unwrap();
         v.push(
-            ClusterManager::join(config(etcd.endpoints(), i, prefix), mgr)
+            ClusterManager::join(config(etcd.endpoints(), i, prefix).lease_ttl(ttl), mgr)
                 .await
                 .expect("join"),
         );
