@@ -10,7 +10,8 @@
 //! (lines, then `end`), `kill NODE CTX` and `quit`. A context that holds locks and is killed
 //! (a fence kills every context) releases them, as a server ends a killed statement, and says
 //! `killed CTX`. With `--soak-secs`, workers run random DDL and DML for that long, recording
-//! every grant and release in the history file, then print `soak ops=N errors=M`.
+//! every grant and release in the history file, then print `soak ops=N errors=M` and read
+//! commands as above.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -92,8 +93,7 @@ async fn main() {
         .map(|p| Arc::new(HistoryWriter::open(p, a.node).expect("a history file")));
     println!("ready {}", a.node);
     if let Some(secs) = a.soak_secs {
-        soak(&node, &a, secs, history).await;
-        return;
+        soak(&node, &a, secs, history.clone()).await;
     }
     serve(node, history).await;
 }
@@ -282,5 +282,4 @@ async fn soak(node: &ClusterManager, a: &Args, secs: u64, history: Option<Arc<Hi
         }
     }
     println!("soak ops={ops} errors={errors}");
-    node.leave().await;
 }
