@@ -99,8 +99,20 @@ impl ClusterContext {
     #[inline]
     pub fn acquire(&mut self, req: &MdlRequest, timeout: Duration) -> Result<Ticket> {
         if !travels(req) {
-            return Ok(self.ctx.acquire(req, timeout)?);
+            return self.ctx.acquire(req, timeout).map_err(ClusterError::Local);
         }
+        self.acquire_travelling_blocking(req, timeout)
+    }
+
+    /// The travelling path of [`ClusterContext::acquire`], out of line: its future is large,
+    /// and a caller's stack frame that held it would cost every local lock a stack probe.
+    #[cold]
+    #[inline(never)]
+    fn acquire_travelling_blocking(
+        &mut self,
+        req: &MdlRequest,
+        timeout: Duration,
+    ) -> Result<Ticket> {
         let handle = self.inner.handle.clone();
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::task::block_in_place(|| handle.block_on(self.acquire_travelling(req, timeout)))
@@ -175,8 +187,8 @@ impl ClusterContext {
                 .position(|d| *d == req.duration)
                 .unwrap_or(0) as u8,
         };
-        let value =
-            serde_json::to_string(&intent).map_err(|e| ClusterError::Corrupt(e.to_string()))?;
+        let value = serde_json::to_string(&intent)
+            .map_err(|e| ClusterError::Corrupt(e.to_string().into()))?;
         flight.written = true; // a put that fails may still have been written
         let rev = loop {
             // An etcd member that restarts fails the requests it had: try again (a second put
@@ -269,10 +281,10 @@ impl ClusterContext {
     fn timed_out(&self, what: &str, context: u64) -> ClusterError {
         let me = self.inner.me();
         let blockers = crate::observe::waits_of(&self.inner, me, context);
-        ClusterError::Timeout {
+        ClusterError::Timeout(Box::new(crate::error::TimeoutError {
             what: what.to_owned(),
             blockers,
-        }
+        }))
     }
 
     /// Releases one lock (a travelling lock's intent is deleted in the background).
@@ -346,13 +358,13 @@ fn cancelled(
     what: &str,
 ) -> ClusterError {
     match c {
-        Ok(Cancel::Killed) => ClusterError::Killed {
-            what: what.to_owned(),
-        },
-        Ok(Cancel::Deadlock(cycle)) => ClusterError::Deadlock {
-            what: what.to_owned(),
-            cycle,
-        },
+        Ok(Cancel::Killed) => ClusterError::Killed(what.into()),
+        Ok(Cancel::Deadlock(cycle)) => {
+            ClusterError::Deadlock(Box::new(crate::error::DeadlockError {
+                what: what.to_owned(),
+                cycle,
+            }))
+        }
         Ok(Cancel::NotServing) | Err(_) => ClusterError::NotServing,
     }
 }

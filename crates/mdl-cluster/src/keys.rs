@@ -120,7 +120,7 @@ impl StoredKey {
 
     pub(crate) fn to_key(&self) -> Result<MdlKey, ClusterError> {
         let ns = Namespace::from_id(self.ns)
-            .ok_or_else(|| ClusterError::Corrupt(format!("namespace id {}", self.ns)))?;
+            .ok_or_else(|| ClusterError::Corrupt(format!("namespace id {}", self.ns).into()))?;
         let key = match &self.column {
             Some(c) => MdlKey::column_statistics(&self.schema, &self.name, c),
             None if ns.is_singleton() => MdlKey::singleton(ns),
@@ -145,7 +145,7 @@ pub(crate) struct Intent {
 impl Intent {
     pub(crate) fn lock_type(&self) -> Result<LockType, ClusterError> {
         LockType::from_id(self.lock_type)
-            .ok_or_else(|| ClusterError::Corrupt(format!("lock type id {}", self.lock_type)))
+            .ok_or_else(|| ClusterError::Corrupt(format!("lock type id {}", self.lock_type).into()))
     }
 }
 

@@ -42,9 +42,12 @@ pub mod testkit;
 mod view;
 mod waits;
 
+/// The etcd client this crate is built on (for tools that talk to the same etcd).
+pub use etcd_client;
+
 pub use config::ClusterConfig;
 pub use context::{travels, ClusterContext};
-pub use error::{ClusterError, Result};
+pub use error::{ClusterError, DeadlockError, Result, TimeoutError};
 pub use keys::{NodeId, Party};
 pub use node::{ClusterManager, NodeStatus};
 pub use observe::{ClusterLock, ClusterWait};

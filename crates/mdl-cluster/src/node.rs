@@ -314,7 +314,7 @@ impl ClusterManager {
         let value = serde_json::to_string(&KillRequest {
             connection: scope == KillScope::Connection,
         })
-        .map_err(|e| ClusterError::Corrupt(e.to_string()))?;
+        .map_err(|e| ClusterError::Corrupt(e.to_string().into()))?;
         let mut c = self.inner.client();
         c.put(
             self.inner.layout.kill(node, context),
