@@ -170,13 +170,16 @@ pub(crate) async fn run(inner: Arc<Inner>) {
     }
 }
 
+/// How a party ranks as a victim: its newest travelling request's revision, then its id.
+type Rank = (Option<i64>, Party);
+
 /// The victim of the first cycle that crosses nodes, with the cycle (see the module docs).
 pub(crate) fn find_victim(edges: &[WaitEdge]) -> Option<(Party, Vec<Party>)> {
     let mut next: BTreeMap<&Party, BTreeSet<&Party>> = BTreeMap::new();
     for e in edges {
         next.entry(&e.waiter).or_default().insert(&e.blocker);
     }
-    let mut best: Option<((Option<i64>, Party), Vec<Party>)> = None;
+    let mut best: Option<(Rank, Vec<Party>)> = None;
     for cycle in cycles(&next) {
         let crosses = cycle.iter().any(|p| p.node != cycle[0].node)
             || edges.iter().any(|e| {

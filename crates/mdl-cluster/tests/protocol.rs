@@ -136,7 +136,7 @@ fn ddls_on_one_object_are_served_one_at_a_time() {
                 tasks.push(tokio::spawn(async move {
                     let mut ctx = node.new_context_with_id(10 + k).unwrap();
                     for round in 0..5 {
-                        let ty = if (i + k as usize + round) % 2 == 0 {
+                        let ty = if (i + k as usize + round).is_multiple_of(2) {
                             LockType::X
                         } else {
                             LockType::SNW

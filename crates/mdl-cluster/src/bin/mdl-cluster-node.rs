@@ -233,7 +233,7 @@ async fn soak(node: &ClusterManager, a: &Args, secs: u64, history: Option<Arc<Hi
     let mut tasks = Vec::new();
     for w in 0..a.workers {
         let (node, history) = (node.clone(), history.clone());
-        let (tables, seed) = (a.tables, a.seed ^ (w + 1) * 0x9E37_79B9);
+        let (tables, seed) = (a.tables, a.seed ^ ((w + 1) * 0x9E37_79B9));
         tasks.push(tokio::spawn(async move {
             let mut rng = fastrand::Rng::with_seed(seed);
             let mut ctx = node.new_context_with_id(100 + w).expect("a context id");
