@@ -1,0 +1,648 @@
+//! One test per rule: statement text -> the lock requests MySQL 8.0 takes, with their types and
+//! durations, or the error it raises first. Each case names the MySQL 8.0.45 function it
+//! checks (file and function).
+
+use mdl_sql::{
+    parse, plan, Effect, LockedTable, Plan, SessionState, SqlError, StatementKind, TableLockMode,
+    TableName,
+};
+
+/// The plan of `sql` in `state`.
+fn plan_of(sql: &str, state: &SessionState) -> Result<Plan, SqlError> {
+    let parsed = parse(sql)?;
+    assert_eq!(parsed.len(), 1, "{sql}");
+    plan(&parsed[0], state)
+}
+
+fn test_schema() -> SessionState {
+    SessionState::in_schema("test")
+}
+
+/// Checks `sql`'s requests in the `test` schema.
+#[track_caller]
+fn locks(sql: &str, expected: &[&str]) -> Plan {
+    locks_in(sql, &test_schema(), expected)
+}
+
+#[track_caller]
+fn locks_in(sql: &str, state: &SessionState, expected: &[&str]) -> Plan {
+    let p = plan_of(sql, state).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    assert_eq!(p.describe(), expected, "{sql}");
+    p
+}
+
+#[track_caller]
+fn error_in(sql: &str, state: &SessionState, code: u16) {
+    match plan_of(sql, state) {
+        Ok(p) => panic!("{sql}: expected error {code}, got {p}"),
+        Err(e) => assert_eq!(e.code(), code, "{sql}: {e}"),
+    }
+}
+
+fn locked(tables: &[(&str, &str, TableLockMode)]) -> SessionState {
+    let mut s = test_schema();
+    s.locked_tables = Some(
+        tables
+            .iter()
+            .map(|&(name, alias, mode)| LockedTable {
+                table: TableName::new("test", name).unwrap(),
+                alias: alias.to_string(),
+                mode,
+            })
+            .collect(),
+    );
+    s
+}
+
+// --- DML ------------------------------------------------------------------------------------
+
+/// sql/table.h, `mdl_type_for_dml` and the `Table_ref` request (MDL_TRANSACTION): a read is SR.
+#[test]
+fn select_takes_shared_read_for_the_transaction() {
+    let p = locks(
+        "SELECT c FROM sbtest1 WHERE id = 5",
+        &["TABLE test.sbtest1 SR TRANSACTION"],
+    );
+    assert_eq!(p.kind, StatementKind::Select);
+    assert!(!p.commits_before && !p.commits_after && !p.writes);
+}
+
+/// sql/sql_parse.cc, `Query_block::add_table_to_list`: every table of joins, subqueries and
+/// derived tables gets its own request; CTE names are not tables.
+#[test]
+fn every_referenced_table_is_locked() {
+    locks(
+        "WITH c AS (SELECT * FROM t0) SELECT * FROM t1 JOIN d2.t2 ON t1.a = t2.a \
+         WHERE t1.b IN (SELECT b FROM t3) AND EXISTS (SELECT 1 FROM (SELECT 1 FROM t4) x) \
+         UNION SELECT * FROM c",
+        &[
+            "TABLE d2.t2 SR TRANSACTION",
+            "TABLE test.t0 SR TRANSACTION",
+            "TABLE test.t1 SR TRANSACTION",
+            "TABLE test.t3 SR TRANSACTION",
+            "TABLE test.t4 SR TRANSACTION",
+        ],
+    );
+}
+
+/// sql/parse_tree_nodes.cc, `PT_query_block_locking_clause::set_lock_for_tables` ->
+/// `Query_block::set_lock_for_table`: FOR UPDATE is TL_WRITE (SW, and GLOBAL IX from
+/// sql/sql_base.cc `open_table`); FOR SHARE / LOCK IN SHARE MODE is TL_READ_WITH_SHARED_LOCKS
+/// (SR).
+#[test]
+fn for_update_and_for_share() {
+    locks(
+        "SELECT * FROM t1 WHERE a IN (SELECT a FROM t2) FOR UPDATE",
+        &[
+            "GLOBAL IX STATEMENT",
+            "TABLE test.t1 SW TRANSACTION",
+            "TABLE test.t2 SR TRANSACTION",
+        ],
+    );
+    locks(
+        "SELECT * FROM t1 FOR SHARE",
+        &["TABLE test.t1 SR TRANSACTION"],
+    );
+    locks(
+        "SELECT * FROM t1 LOCK IN SHARE MODE",
+        &["TABLE test.t1 SR TRANSACTION"],
+    );
+    locks(
+        "SELECT * FROM t1 a JOIN t2 b FOR UPDATE OF b",
+        &[
+            "GLOBAL IX STATEMENT",
+            "TABLE test.t1 SR TRANSACTION",
+            "TABLE test.t2 SW TRANSACTION",
+        ],
+    );
+}
+
+/// sql/parse_tree_nodes.cc, `PT_insert::make_cmd` (`set_lock_for_tables` on the target only) and
+/// sql/sql_base.cc, `open_table` (GLOBAL IX, MDL_STATEMENT, for a write lock request).
+#[test]
+fn insert_and_replace() {
+    for sql in [
+        "INSERT INTO sbtest1 (id, k, c, pad) VALUES (1, 2, 'c', 'p')",
+        "REPLACE INTO sbtest1 VALUES (1, 2, 'c', 'p')",
+        "INSERT INTO sbtest1 VALUES (1) ON DUPLICATE KEY UPDATE k = k + 1",
+    ] {
+        let p = locks(
+            sql,
+            &["GLOBAL IX STATEMENT", "TABLE test.sbtest1 SW TRANSACTION"],
+        );
+        assert!(p.writes);
+    }
+    locks(
+        "INSERT INTO t1 SELECT * FROM t2",
+        &[
+            "GLOBAL IX STATEMENT",
+            "TABLE test.t1 SW TRANSACTION",
+            "TABLE test.t2 SR TRANSACTION",
+        ],
+    );
+}
+
+/// sql/table.h, `mdl_type_for_dml`: TL_WRITE_LOW_PRIORITY gives SWLP
+/// (`PT_insert`, `PT_update`, `PT_delete::add_table` with LOW_PRIORITY).
+#[test]
+fn low_priority_writes() {
+    for sql in [
+        "INSERT LOW_PRIORITY INTO t1 VALUES (1)",
+        "UPDATE LOW_PRIORITY t1 SET a = 1",
+        "DELETE LOW_PRIORITY QUICK FROM t1 WHERE a = 1",
+    ] {
+        locks(
+            sql,
+            &["GLOBAL IX STATEMENT", "TABLE test.t1 SWLP TRANSACTION"],
+        );
+    }
+}
+
+/// sql/parse_tree_nodes.cc, `PT_update::make_cmd`: one table SW, subqueries SR; several tables:
+/// every table of the join SW ("setting write lock for all tables").
+#[test]
+fn update_single_and_multi_table() {
+    locks(
+        "UPDATE sbtest1 SET k = k + 1 WHERE id = (SELECT max(id) FROM t2)",
+        &[
+            "GLOBAL IX STATEMENT",
+            "TABLE test.sbtest1 SW TRANSACTION",
+            "TABLE test.t2 SR TRANSACTION",
+        ],
+    );
+    locks(
+        "UPDATE t1, d.t2 SET t1.a = t2.a WHERE t1.id = t2.id",
+        &[
+            "GLOBAL IX STATEMENT",
+            "TABLE d.t2 SW TRANSACTION",
+            "TABLE test.t1 SW TRANSACTION",
+        ],
+    );
+    locks(
+        "UPDATE t1 JOIN t2 ON t1.id = t2.id SET t1.a = 1",
+        &[
+            "GLOBAL IX STATEMENT",
+            "TABLE test.t1 SW TRANSACTION",
+            "TABLE test.t2 SW TRANSACTION",
+        ],
+    );
+}
+
+/// sql/parse_tree_nodes.cc, `PT_delete::add_table` and `multi_delete_link_tables`: the tables
+/// deleted from are SW, the other tables of the join SR.
+#[test]
+fn delete_single_and_multi_table() {
+    locks(
+        "DELETE FROM sbtest1 WHERE id = 5",
+        &["GLOBAL IX STATEMENT", "TABLE test.sbtest1 SW TRANSACTION"],
+    );
+    locks(
+        "DELETE t1 FROM t1 JOIN t2 ON t1.a = t2.a",
+        &[
+            "GLOBAL IX STATEMENT",
+            "TABLE test.t1 SW TRANSACTION",
+            "TABLE test.t2 SR TRANSACTION",
+        ],
+    );
+    locks(
+        "DELETE FROM a USING t1 AS a, t2 WHERE a.x = t2.x",
+        &[
+            "GLOBAL IX STATEMENT",
+            "TABLE test.t1 SW TRANSACTION",
+            "TABLE test.t2 SR TRANSACTION",
+        ],
+    );
+}
+
+/// sql/sql_parse.cc, `Query_block::add_table_to_list` -> `LEX::copy_db_to` -> `THD::copy_db_to`
+/// (sql/sql_class.h): an unqualified name without a current schema is ER_NO_DB_ERROR; a
+/// qualified one needs none.
+#[test]
+fn unqualified_names_need_a_current_schema() {
+    let none = SessionState::default();
+    error_in("SELECT * FROM t1", &none, 1046);
+    error_in("DROP TABLE t1", &none, 1046);
+    error_in("LOCK TABLES t1 READ", &none, 1046);
+    locks_in("SELECT * FROM d.t1", &none, &["TABLE d.t1 SR TRANSACTION"]);
+    error_in(
+        &format!("SELECT * FROM {}", "x".repeat(65)),
+        &test_schema(),
+        1059,
+    );
+}
+
+/// Our server: performance_schema, information_schema and sys take no locks (MySQL's
+/// sql/sql_base.cc `open_table` exempts P_S and system views from the LOCK TABLES check).
+#[test]
+fn system_schemas_take_no_locks() {
+    locks("SELECT * FROM performance_schema.metadata_locks", &[]);
+    locks(
+        "SELECT * FROM information_schema.tables JOIN sys.x JOIN t1",
+        &["TABLE test.t1 SR TRANSACTION"],
+    );
+    let ltm = locked(&[("t1", "t1", TableLockMode::Read)]);
+    locks_in("SELECT * FROM performance_schema.threads", &ltm, &[]);
+}
+
+/// sql/sql_base.cc, `open_table` -> `Global_read_lock::can_acquire_protection`
+/// (sql/sql_class.h): a write while this session holds the global read lock is
+/// ER_CANT_UPDATE_WITH_READLOCK before any lock; reads are fine.
+#[test]
+fn writes_under_own_global_read_lock_fail_1223() {
+    let mut s = test_schema();
+    s.global_read_lock = true;
+    error_in("INSERT INTO t1 VALUES (1)", &s, 1223);
+    error_in("SELECT * FROM t1 FOR UPDATE", &s, 1223);
+    error_in("ALTER TABLE t1 ADD COLUMN b INT", &s, 1223);
+    error_in("CREATE DATABASE d", &s, 1223);
+    error_in("LOCK TABLES t1 WRITE", &s, 1223);
+    locks_in("SELECT * FROM t1", &s, &["TABLE test.t1 SR TRANSACTION"]);
+    locks_in(
+        "LOCK TABLES t1 READ",
+        &s,
+        &["TABLE test.t1 SRO TRANSACTION"],
+    );
+}
+
+/// sql/sql_base.cc, `open_table`: a write lock request in a READ ONLY transaction is
+/// ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION.
+#[test]
+fn writes_in_read_only_transactions_fail_1792() {
+    let mut s = test_schema();
+    s.in_transaction = true;
+    s.read_only = true;
+    error_in("UPDATE t1 SET a = 1", &s, 1792);
+    locks_in("SELECT * FROM t1", &s, &["TABLE test.t1 SR TRANSACTION"]);
+}
+
+/// sql/sql_base.cc, `open_table` (locked-tables branch: ER_TABLE_NOT_LOCKED, matched by name
+/// and alias) and `check_lock_and_start_stmt` (ER_TABLE_NOT_LOCKED_FOR_WRITE): under LOCK
+/// TABLES a statement takes no new lock.
+#[test]
+fn statements_under_lock_tables() {
+    let s = locked(&[
+        ("t1", "t1", TableLockMode::Read),
+        ("t2", "t2", TableLockMode::Write),
+        ("t3", "x", TableLockMode::ReadLocal),
+    ]);
+    locks_in("SELECT * FROM t1 JOIN t2", &s, &[]);
+    locks_in("UPDATE t2 SET a = 1", &s, &[]);
+    locks_in("SELECT * FROM t3 AS x", &s, &[]);
+    error_in("SELECT * FROM t4", &s, 1100);
+    error_in("SELECT * FROM t3", &s, 1100);
+    error_in("SELECT * FROM t1 AS y", &s, 1100);
+    error_in("INSERT INTO t1 VALUES (1)", &s, 1099);
+    error_in("DELETE FROM t3 AS x", &s, 1099);
+    let e = plan_of("SELECT * FROM t9", &s).unwrap_err();
+    assert_eq!(e.message(), "Table 't9' was not locked with LOCK TABLES");
+}
+
+// --- DDL ------------------------------------------------------------------------------------
+
+/// sql/sql_base.cc, `lock_table_names`: BACKUP_LOCK IX (TRANSACTION), GLOBAL IX (STATEMENT),
+/// SCHEMA IX (TRANSACTION); the table X from `PT_create_table_stmt` (`MDL_EXCLUSIVE`); the LIKE
+/// source SR. sql/sql_parse.cc: CREATE TABLE is CF_AUTO_COMMIT_TRANS.
+#[test]
+fn create_table() {
+    let p = locks(
+        "CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, PRIMARY KEY (id)) \
+         /*! ENGINE = innodb */",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "TABLE test.sbtest1 X TRANSACTION",
+        ],
+    );
+    assert!(p.commits_before && p.commits_after && p.writes);
+    locks(
+        "CREATE TABLE a LIKE d.b",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "TABLE d.b SR TRANSACTION",
+            "TABLE test.a X TRANSACTION",
+        ],
+    );
+    locks(
+        "CREATE TABLE a AS SELECT * FROM b",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "TABLE test.a X TRANSACTION",
+            "TABLE test.b SR TRANSACTION",
+        ],
+    );
+    error_in("CREATE TEMPORARY TABLE x (a INT)", &test_schema(), 1235);
+}
+
+/// sql/sql_table.cc, `mysql_alter_table` (SU from the parser) and `mysql_inplace_alter_table`
+/// ("Upgrade to EXCLUSIVE before commit", `wait_while_table_is_used`); CREATE INDEX and DROP
+/// INDEX are ALTER TABLE (`Sql_cmd_create_index`, `Sql_cmd_drop_index`).
+#[test]
+fn alter_table_and_indexes_take_su_then_x() {
+    for sql in [
+        "ALTER TABLE t1 ADD COLUMN b INT",
+        "CREATE INDEX k_1 ON t1 (k)",
+        "DROP INDEX k_1 ON t1",
+    ] {
+        let p = locks(
+            sql,
+            &[
+                "GLOBAL IX STATEMENT",
+                "BACKUP LOCK IX TRANSACTION",
+                "SCHEMA test IX TRANSACTION",
+                "TABLE test.t1 SU TRANSACTION",
+            ],
+        );
+        assert_eq!(p.upgrades.len(), 1, "{sql}");
+        let u = &p.upgrades[0];
+        assert_eq!(
+            (u.key.name(), u.from.abbr(), u.to.abbr()),
+            ("t1", "SU", "X")
+        );
+        assert!(p.commits_before && p.commits_after);
+    }
+    // mysql_alter_table: the new name of a rename is locked X (target_mdl_request).
+    locks(
+        "ALTER TABLE t1 RENAME TO d.t2",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA d IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "TABLE d.t2 X TRANSACTION",
+            "TABLE test.t1 SU TRANSACTION",
+        ],
+    );
+}
+
+/// sql/sql_table.cc, `mysql_rm_table` -> `lock_table_names` with MDL_EXCLUSIVE from
+/// `drop_table_stmt`; sql/sql_truncate.cc, `Sql_cmd_truncate_table::lock_table`.
+#[test]
+fn drop_and_truncate_take_x() {
+    locks(
+        "DROP TABLE IF EXISTS t1, d.t2",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA d IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "TABLE d.t2 X TRANSACTION",
+            "TABLE test.t1 X TRANSACTION",
+        ],
+    );
+    for sql in ["TRUNCATE TABLE t1", "TRUNCATE t1"] {
+        locks(
+            sql,
+            &[
+                "GLOBAL IX STATEMENT",
+                "BACKUP LOCK IX TRANSACTION",
+                "SCHEMA test IX TRANSACTION",
+                "TABLE test.t1 X TRANSACTION",
+            ],
+        );
+    }
+}
+
+/// sql/sql_rename.cc, `mysql_rename_tables` -> `lock_table_names`; `table_to_table` in
+/// sql_yacc.yy asks MDL_EXCLUSIVE for both names.
+#[test]
+fn rename_locks_old_and_new_names() {
+    locks(
+        "RENAME TABLE a TO b, c TO d.e",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA d IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "TABLE d.e X TRANSACTION",
+            "TABLE test.a X TRANSACTION",
+            "TABLE test.b X TRANSACTION",
+            "TABLE test.c X TRANSACTION",
+        ],
+    );
+}
+
+/// sql/lock.cc, `lock_schema_name`: GLOBAL IX (STATEMENT), SCHEMA X (TRANSACTION), BACKUP_LOCK
+/// IX (TRANSACTION); ER_LOCK_OR_ACTIVE_TRANSACTION under LOCK TABLES. sql/sql_db.cc,
+/// `mysql_rm_db`: every table of the schema X (`find_db_tables`, `lock_table_names`).
+#[test]
+fn create_and_drop_schema() {
+    let schema_locks = [
+        "GLOBAL IX STATEMENT",
+        "BACKUP LOCK IX TRANSACTION",
+        "SCHEMA d X TRANSACTION",
+    ];
+    for sql in ["CREATE DATABASE d", "CREATE SCHEMA IF NOT EXISTS d"] {
+        locks_in(sql, &SessionState::default(), &schema_locks);
+    }
+    let mut p = locks("DROP DATABASE d", &schema_locks);
+    assert_eq!(p.needs_tables_of_schema(), Some("d"));
+    p.add_tables_of_schema(&["t1", "t2"]).unwrap();
+    assert_eq!(
+        p.describe(),
+        [
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA d X TRANSACTION",
+            "TABLE d.t1 X TRANSACTION",
+            "TABLE d.t2 X TRANSACTION",
+        ]
+    );
+    assert_eq!(p.effect, Effect::DropSchema("d".into()));
+    let ltm = locked(&[("t1", "t1", TableLockMode::Write)]);
+    error_in("CREATE DATABASE d", &ltm, 1192);
+    error_in("DROP SCHEMA d", &ltm, 1192);
+}
+
+/// sql/sql_base.cc, `open_tables_check_upgradable_mdl`, `find_table_for_mdl_upgrade` and
+/// `acquire_backup_lock_in_lock_tables_mode`: DDL under LOCK TABLES needs the table locked
+/// WRITE, takes BACKUP_LOCK IX and upgrades SNRW -> X; sql/sql_table.cc `mysql_alter_table`
+/// downgrades back to SNRW.
+#[test]
+fn ddl_under_lock_tables() {
+    let s = locked(&[
+        ("t1", "t1", TableLockMode::Write),
+        ("t2", "t2", TableLockMode::Read),
+    ]);
+    let p = locks_in(
+        "ALTER TABLE t1 ADD COLUMN c INT",
+        &s,
+        &["BACKUP LOCK IX TRANSACTION"],
+    );
+    let u = &p.upgrades[0];
+    assert_eq!(
+        (u.from.abbr(), u.to.abbr(), u.downgrade_to.map(|t| t.abbr())),
+        ("SNRW", "X", Some("SNRW"))
+    );
+    let p = locks_in("DROP TABLE t1", &s, &["BACKUP LOCK IX TRANSACTION"]);
+    assert_eq!(p.upgrades[0].downgrade_to, None);
+    error_in("ALTER TABLE t2 ADD COLUMN c INT", &s, 1099);
+    error_in("TRUNCATE TABLE t3", &s, 1100);
+    error_in("CREATE TABLE t9 (a INT)", &s, 1100);
+    error_in("RENAME TABLE t1 TO t9", &s, 1192);
+}
+
+// --- LOCK TABLES, FTWRL, backup lock -------------------------------------------------------------
+
+/// sql_yacc.yy `table_lock`: READ is SRO, READ LOCAL SR, [LOW_PRIORITY] WRITE SNRW; sql/sql_base.cc
+/// `lock_table_names`: GLOBAL IX and SCHEMA IX for the SNRW tables, no BACKUP_LOCK for
+/// SQLCOM_LOCK_TABLES, nothing scoped for SRO; sql/sql_parse.cc SQLCOM_LOCK_TABLES commits
+/// first.
+#[test]
+fn lock_tables_types() {
+    let p = locks(
+        "LOCK TABLES t1 READ, t2 READ LOCAL, d.t3 WRITE, t4 AS x LOW_PRIORITY WRITE",
+        &[
+            "GLOBAL IX STATEMENT",
+            "SCHEMA d IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "TABLE d.t3 SNRW TRANSACTION",
+            "TABLE test.t1 SRO TRANSACTION",
+            "TABLE test.t2 SR TRANSACTION",
+            "TABLE test.t4 SNRW TRANSACTION",
+        ],
+    );
+    assert!(p.commits_before && !p.commits_after);
+    let Effect::LockTables(t) = &p.effect else {
+        panic!("{:?}", p.effect)
+    };
+    assert_eq!(t[3].alias, "x");
+    locks("LOCK TABLE t1 READ", &["TABLE test.t1 SRO TRANSACTION"]);
+}
+
+/// sql/sql_parse.cc SQLCOM_UNLOCK_TABLES: commits only under LOCK TABLES ("critical for
+/// mysqldump"); also ends the global read lock.
+#[test]
+fn unlock_tables_commits_only_under_lock_tables() {
+    let p = locks("UNLOCK TABLES", &[]);
+    assert!(!p.commits_before);
+    assert_eq!(p.effect, Effect::UnlockTables);
+    let s = locked(&[("t1", "t1", TableLockMode::Read)]);
+    assert!(plan_of("UNLOCK TABLES", &s).unwrap().commits_before);
+}
+
+/// sql/lock.cc, `Global_read_lock::lock_global_read_lock` (GLOBAL S, MDL_EXPLICIT) and
+/// `make_global_read_lock_block_commit` (COMMIT S, MDL_EXPLICIT); sql/sql_reload.cc,
+/// `handle_reload_request`: ER_LOCK_OR_ACTIVE_TRANSACTION under LOCK TABLES.
+#[test]
+fn flush_tables_with_read_lock() {
+    let p = locks(
+        "FLUSH TABLES WITH READ LOCK",
+        &["GLOBAL S EXPLICIT", "COMMIT S EXPLICIT"],
+    );
+    assert_eq!(p.kind, StatementKind::FlushTablesWithReadLock);
+    assert!(p.commits_before);
+    let mut held = test_schema();
+    held.global_read_lock = true;
+    locks_in("FLUSH TABLES WITH READ LOCK", &held, &[]);
+    error_in(
+        "FLUSH TABLES WITH READ LOCK",
+        &locked(&[("t1", "t1", TableLockMode::Read)]),
+        1192,
+    );
+    // sql/sql_reload.cc, flush_tables_with_read_lock: SNW, no scoped locks.
+    locks(
+        "FLUSH TABLES t1, t2 WITH READ LOCK",
+        &[
+            "TABLE test.t1 SNW TRANSACTION",
+            "TABLE test.t2 SNW TRANSACTION",
+        ],
+    );
+}
+
+/// sql/sql_backup_lock.cc, `Sql_cmd_lock_instance::execute` -> `acquire_exclusive_backup_lock`:
+/// BACKUP_LOCK S, MDL_EXPLICIT, no implicit commit.
+#[test]
+fn lock_instance_for_backup() {
+    let p = locks("LOCK INSTANCE FOR BACKUP", &["BACKUP LOCK S EXPLICIT"]);
+    assert!(!p.commits_before && !p.commits_after);
+    assert_eq!(locks("UNLOCK INSTANCE", &[]).effect, Effect::UnlockInstance);
+}
+
+// --- transactions, SET, and the rest ---------------------------------------------------------
+
+/// sql/transaction.cc, `trans_begin`: commits first; sql/sql_parse.cc SQLCOM_COMMIT /
+/// SQLCOM_ROLLBACK; sql/sys_vars.cc `fix_autocommit`: SET autocommit = 1 from 0 commits.
+#[test]
+fn transaction_statements() {
+    let p = locks("START TRANSACTION WITH CONSISTENT SNAPSHOT", &[]);
+    assert!(p.commits_before);
+    assert_eq!(p.effect, Effect::Begin { read_only: false });
+    assert_eq!(
+        locks("START TRANSACTION READ ONLY", &[]).effect,
+        Effect::Begin { read_only: true }
+    );
+    assert_eq!(locks("BEGIN", &[]).kind, StatementKind::Begin);
+    assert_eq!(
+        locks("COMMIT AND CHAIN", &[]).effect,
+        Effect::Commit { chain: true }
+    );
+    assert_eq!(
+        locks("ROLLBACK", &[]).effect,
+        Effect::Rollback { chain: false }
+    );
+    assert_eq!(
+        locks("ROLLBACK TO SAVEPOINT s1", &[]).effect,
+        Effect::RollbackToSavepoint("s1".into())
+    );
+    let mut off = test_schema();
+    off.autocommit = false;
+    assert!(plan_of("SET autocommit = 1", &off).unwrap().commits_after);
+    assert!(
+        !plan_of("SET autocommit = 1", &test_schema())
+            .unwrap()
+            .commits_after
+    );
+    let p = locks("SET SESSION autocommit = OFF, @@lock_wait_timeout = 5", &[]);
+    assert_eq!(
+        p.effect,
+        Effect::Set {
+            autocommit: Some(false),
+            lock_wait_timeout: Some(std::time::Duration::from_secs(5))
+        }
+    );
+    error_in("SET autocommit = 7", &test_schema(), 1231);
+}
+
+/// sql/item_func.cc, `Item_func_get_lock::val_int` and the other user-level lock functions: the
+/// calls are found anywhere in a statement's expressions, in text order.
+#[test]
+fn user_lock_calls_are_planned() {
+    let p = locks(
+        "SELECT GET_LOCK('A', 5), RELEASE_LOCK('b') FROM t1",
+        &["TABLE test.t1 SR TRANSACTION"],
+    );
+    let names: Vec<_> = p
+        .user_locks
+        .iter()
+        .map(|c| c.key.as_ref().unwrap().name().to_string())
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(locks("DO RELEASE_ALL_LOCKS()", &[]).user_locks.len(), 1);
+    assert_eq!(locks("SET @x = IS_USED_LOCK('a')", &[]).user_locks.len(), 1);
+}
+
+/// Statements that take no lock, and those not supported (a clear error).
+#[test]
+fn lockless_and_unsupported_statements() {
+    for sql in [
+        "SHOW FULL PROCESSLIST",
+        "KILL QUERY 7",
+        "USE d",
+        "SELECT 1",
+        "SHOW VARIABLES",
+    ] {
+        assert!(locks(sql, &[]).requests.is_empty(), "{sql}");
+    }
+    for sql in [
+        "CREATE VIEW v AS SELECT 1",
+        "GRANT SELECT ON *.* TO u",
+        "FLUSH PRIVILEGES",
+    ] {
+        error_in(sql, &test_schema(), 1235);
+    }
+}
