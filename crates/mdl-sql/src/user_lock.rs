@@ -24,8 +24,8 @@
 //! Calls are evaluated once each, in the order they appear in the statement's text, after the
 //! statement's table locks (MySQL evaluates expressions after `open_tables`). Their arguments
 //! must be constants (literals or NULL): a call whose arguments depend on rows is refused with
-//! `ER_NOT_SUPPORTED_YET` (1235), as are these functions in a statement that reads tables under
-//! a condition we cannot evaluate.
+//! `ER_NOT_SUPPORTED_YET` (1235). A call in a WHERE clause is evaluated once even if MySQL would
+//! evaluate it per row, or not at all.
 
 use std::ops::ControlFlow;
 use std::time::Duration;

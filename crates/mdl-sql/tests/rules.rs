@@ -299,9 +299,11 @@ fn statements_under_lock_tables() {
 
 // --- DDL ------------------------------------------------------------------------------------
 
-/// sql/sql_base.cc, `lock_table_names`: BACKUP_LOCK IX (TRANSACTION), GLOBAL IX (STATEMENT),
-/// SCHEMA IX (TRANSACTION); the table X from `PT_create_table_stmt` (`MDL_EXCLUSIVE`); the LIKE
-/// source SR. sql/sql_parse.cc: CREATE TABLE is CF_AUTO_COMMIT_TRANS.
+/// sql/sql_base.cc, `lock_table_names`: BACKUP_LOCK IX (TRANSACTION, for an `OPEN_FOR_CREATE`
+/// table), GLOBAL IX (STATEMENT), SCHEMA IX (TRANSACTION); sql/parse_tree_nodes.cc,
+/// `PT_create_table_stmt::make_cmd`: the table S, which `open_table` upgrades to X when the
+/// table does not exist; the LIKE source SR. sql/sql_parse.cc: CREATE TABLE is
+/// CF_AUTO_COMMIT_TRANS.
 #[test]
 fn create_table() {
     let p = locks(
@@ -311,10 +313,15 @@ fn create_table() {
             "GLOBAL IX STATEMENT",
             "BACKUP LOCK IX TRANSACTION",
             "SCHEMA test IX TRANSACTION",
-            "TABLE test.sbtest1 X TRANSACTION",
+            "TABLE test.sbtest1 S TRANSACTION",
         ],
     );
     assert!(p.commits_before && p.commits_after && p.writes);
+    let u = &p.upgrades[0];
+    assert_eq!(
+        (u.key.name(), u.from.abbr(), u.to.abbr()),
+        ("sbtest1", "S", "X")
+    );
     locks(
         "CREATE TABLE a LIKE d.b",
         &[
@@ -322,7 +329,7 @@ fn create_table() {
             "BACKUP LOCK IX TRANSACTION",
             "SCHEMA test IX TRANSACTION",
             "TABLE d.b SR TRANSACTION",
-            "TABLE test.a X TRANSACTION",
+            "TABLE test.a S TRANSACTION",
         ],
     );
     locks(
@@ -331,7 +338,7 @@ fn create_table() {
             "GLOBAL IX STATEMENT",
             "BACKUP LOCK IX TRANSACTION",
             "SCHEMA test IX TRANSACTION",
-            "TABLE test.a X TRANSACTION",
+            "TABLE test.a S TRANSACTION",
             "TABLE test.b SR TRANSACTION",
         ],
     );
@@ -596,6 +603,14 @@ fn transaction_statements() {
         !plan_of("SET autocommit = 1", &test_schema())
             .unwrap()
             .commits_after
+    );
+    let p = locks("SET GLOBAL autocommit = 1", &[]);
+    assert_eq!(
+        p.effect,
+        Effect::Set {
+            autocommit: None,
+            lock_wait_timeout: None
+        }
     );
     let p = locks("SET SESSION autocommit = OFF, @@lock_wait_timeout = 5", &[]);
     assert_eq!(

@@ -23,7 +23,8 @@
 use std::time::Duration;
 
 use sqlparser::ast::{
-    Expr, FlushType, Set, Statement, TransactionAccessMode, TransactionMode, Use, Value,
+    ContextModifier, Expr, FlushType, Set, Statement, TransactionAccessMode, TransactionMode, Use,
+    Value,
 };
 
 use mdl_core::{LockDuration, LockType, Namespace, LONG_TIMEOUT};
@@ -126,10 +127,10 @@ fn set_statement(set: &Set, state: &SessionState) -> Result<Plan, SqlError> {
             variable,
             values,
             ..
-        } if values.len() == 1 => vec![(var_name(&variable.to_string()), &values[0])],
+        } if values.len() == 1 => vec![(var_name(scope, &variable.to_string()), &values[0])],
         Set::MultipleAssignments { assignments } => assignments
             .iter()
-            .map(|a| (var_name(&a.name.to_string()), &a.value))
+            .map(|a| (var_name(&a.scope, &a.name.to_string()), &a.value))
             .collect(),
         _ => Vec::new(),
     };
@@ -153,7 +154,10 @@ fn set_statement(set: &Set, state: &SessionState) -> Result<Plan, SqlError> {
 }
 
 /// The session variable an assignment sets, lowercased, or "" for globals and user variables.
-fn var_name(raw: &str) -> String {
+fn var_name(scope: &Option<ContextModifier>, raw: &str) -> String {
+    if matches!(scope, Some(ContextModifier::Global)) {
+        return String::new();
+    }
     let lower = raw.to_ascii_lowercase();
     let lower = lower
         .strip_prefix("@@session.")

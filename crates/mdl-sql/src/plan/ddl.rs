@@ -10,10 +10,10 @@
 //! | statement | locks | MySQL 8.0 |
 //! |---|---|---|
 //! | every table DDL | BACKUP_LOCK IX (TRANSACTION), GLOBAL IX (STATEMENT), SCHEMA IX (TRANSACTION) per schema of a DDL-locked table; 1223 if this session holds the global read lock | `sql/sql_base.cc`, `lock_table_names` (and `Global_read_lock::can_acquire_protection`) |
-//! | `CREATE TABLE t` | t X (TRANSACTION); `LIKE s`: s SR; `AS SELECT`: its tables SR | `PT_create_table_stmt` (`sql/parse_tree_nodes.cc`: `TL_WRITE, MDL_EXCLUSIVE`; the LIKE table `TL_READ, MDL_SHARED_READ`), `open_tables` with `OPEN_FOR_CREATE` |
-//! | `ALTER TABLE t`, `CREATE INDEX ... ON t`, `DROP INDEX ... ON t` | t SU (TRANSACTION), then the upgrade SU -> X; `RENAME TO u`: u X | `PT_alter_table_stmt` / `Sql_cmd_create_index` (`MDL_SHARED_UPGRADABLE`); `sql/sql_table.cc`, `mysql_inplace_alter_table`: "Upgrade to EXCLUSIVE before commit" (`wait_while_table_is_used`); `mysql_alter_table`: `target_mdl_request` X on the new name |
-//! | `DROP TABLE a, b` | each X (TRANSACTION) | `sql_yacc.yy` `drop_table_stmt` (`MDL_EXCLUSIVE`), `mysql_rm_table` -> `lock_table_names` |
-//! | `TRUNCATE [TABLE] t` | t X (TRANSACTION) | `sql/sql_truncate.cc`, `Sql_cmd_truncate_table::lock_table` (asserts `MDL_EXCLUSIVE`) |
+//! | `CREATE TABLE t` | t S (TRANSACTION), then the upgrade S -> X once the table is found not to exist; `LIKE s`: s SR; `AS SELECT`: its tables SR | `PT_create_table_stmt::make_cmd` (`sql/parse_tree_nodes.cc`: `TL_WRITE, MDL_SHARED`, `OPEN_FOR_CREATE`; the LIKE table `TL_READ, MDL_SHARED_READ`); `sql/sql_base.cc`, `open_table`: "If the table does not exist then upgrade the lock to the EXCLUSIVE MDL lock" |
+//! | `ALTER TABLE t`, `CREATE INDEX ... ON t`, `DROP INDEX ... ON t` | t SU (TRANSACTION), then the upgrade SU -> X; `RENAME TO u`: u X | `init_alter_table_stmt`, `PT_create_index_stmt::make_cmd`, `PT_drop_index_stmt::make_cmd` (`sql/parse_tree_nodes.cc`: `TL_READ_NO_INSERT, MDL_SHARED_UPGRADABLE`); `sql/sql_table.cc`, `mysql_inplace_alter_table`: "Upgrade to EXCLUSIVE before commit" (`wait_while_table_is_used`); `mysql_alter_table`: `target_mdl_request` X on the new name |
+//! | `DROP TABLE a, b` | each X (TRANSACTION) | `sql/sql_yacc.yy`, `drop_table_stmt` (`YYPS->m_mdl_type= MDL_EXCLUSIVE`), `mysql_rm_table` -> `lock_table_names` |
+//! | `TRUNCATE [TABLE] t` | t X (TRANSACTION) | `PT_truncate_table_stmt::make_cmd` (`TL_WRITE, MDL_EXCLUSIVE`); `sql/sql_truncate.cc`, `Sql_cmd_truncate_table::lock_table` |
 //! | `RENAME TABLE a TO b, ...` | every old and new name X (TRANSACTION) | `sql_yacc.yy` `table_to_table` (both names `MDL_EXCLUSIVE`), `sql/sql_rename.cc`, `mysql_rename_tables` -> `lock_table_names` |
 //! | `CREATE DATABASE d` | GLOBAL IX (STATEMENT), SCHEMA d X (TRANSACTION), BACKUP_LOCK IX (TRANSACTION); 1192 under LOCK TABLES | `sql/lock.cc`, `lock_schema_name`; `sql/sql_db.cc`, `mysql_create_db` |
 //! | `DROP DATABASE d` | the same, and X on each of its tables (listed by the caller: [`super::Plan::add_tables_of_schema`]) | `sql/sql_db.cc`, `mysql_rm_db`: `lock_schema_name`, `find_db_tables`, `lock_table_names` |
@@ -66,7 +66,7 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
                     reads.push(resolve(&r.name)?);
                 }
             }
-            let mut p = table_ddl(StatementKind::CreateTable, &[t], LockType::X, state)?;
+            let mut p = table_ddl(StatementKind::CreateTable, &[t], LockType::S, state)?;
             if state.locked_tables.is_none() {
                 for r in reads.iter().filter(|r| !r.is_lock_free()) {
                     p.requests
@@ -169,8 +169,8 @@ pub(super) fn statement_name(s: &Statement) -> String {
         .join(" ")
 }
 
-/// A table DDL: `ty` on each table (TRANSACTION) and `lock_table_names`' scoped locks, or the
-/// LOCK TABLES path.
+/// A table DDL: `ty` on each table (TRANSACTION; S and SU are upgraded to X) and
+/// `lock_table_names`' scoped locks, or the LOCK TABLES path.
 fn table_ddl(
     kind: StatementKind,
     tables: &[TableName],
@@ -218,10 +218,11 @@ fn table_ddl(
     }
     for t in &tables {
         p.requests.push(t.request(ty, LockDuration::Transaction)?);
-        if ty == LockType::SU {
+        // ALTER's SU and CREATE TABLE's S become X when the definition changes.
+        if ty != LockType::X {
             p.upgrades.push(Upgrade {
                 key: t.key()?,
-                from: LockType::SU,
+                from: ty,
                 to: LockType::X,
                 downgrade_to: None,
             });
