@@ -139,6 +139,7 @@ pub enum StatementKind {
     Use,
     Show,
     Kill,
+    Explain,
 }
 
 /// An upgrade step: the server calls [`crate::StatementGuard::upgrade`] when the statement
@@ -364,8 +365,16 @@ fn plan_sql(
     state: &SessionState,
 ) -> Result<Plan, SqlError> {
     use sqlparser::ast::Statement as S;
+    let is_dml = |s: &S| matches!(s, S::Query(_) | S::Insert(_) | S::Update(_) | S::Delete(_));
     match s {
-        S::Query(_) | S::Insert(_) | S::Update(_) | S::Delete(_) => dml::dml(s, m, state),
+        _ if is_dml(s) => dml::dml(s, m, state),
+        S::Explain {
+            statement, analyze, ..
+        } if is_dml(statement) => dml::explain(statement, *analyze, m, state),
+        S::ShowCreate {
+            obj_type: sqlparser::ast::ShowCreateObject::Table,
+            obj_name,
+        } => control::show_create_table(obj_name, state),
         S::CreateTable(_)
         | S::AlterTable(_)
         | S::Drop { .. }

@@ -236,6 +236,11 @@ fn unqualified_names_need_a_current_schema() {
 #[test]
 fn system_schemas_take_no_locks() {
     locks("SELECT * FROM performance_schema.metadata_locks", &[]);
+    let p = locks(
+        "UPDATE performance_schema.setup_consumers SET enabled = 'YES'",
+        &[],
+    );
+    assert!(!p.writes, "no COMMIT IX for a lock-free table");
     locks(
         "SELECT * FROM information_schema.tables JOIN sys.x JOIN t1",
         &["TABLE test.t1 SR TRANSACTION"],
@@ -639,6 +644,25 @@ fn user_lock_calls_are_planned() {
     assert_eq!(names, ["a", "b"]);
     assert_eq!(locks("DO RELEASE_ALL_LOCKS()", &[]).user_locks.len(), 1);
     assert_eq!(locks("SET @x = IS_USED_LOCK('a')", &[]).user_locks.len(), 1);
+}
+
+/// sql/sql_select.cc, `Sql_cmd_dml::prepare`: EXPLAIN opens the statement's tables with the
+/// statement's lock types; sql/sql_show.cc, `mysqld_show_create`: SHOW CREATE TABLE takes SH
+/// (`MYSQL_OPEN_FORCE_SHARED_HIGH_PRIO_MDL`) and gives it back at the end of the statement.
+#[test]
+fn explain_and_show_create_table() {
+    let p = locks(
+        "EXPLAIN UPDATE t1 SET a = GET_LOCK('x', 1)",
+        &["GLOBAL IX STATEMENT", "TABLE test.t1 SW TRANSACTION"],
+    );
+    assert_eq!(p.kind, StatementKind::Explain);
+    assert!(p.user_locks.is_empty() && !p.writes);
+    locks("SHOW CREATE TABLE d.t1", &["TABLE d.t1 SH STATEMENT"]);
+    error_in(
+        "SHOW CREATE TABLE t2",
+        &locked(&[("t1", "t1", TableLockMode::Read)]),
+        1100,
+    );
 }
 
 /// Statements that take no lock, and those not supported (a clear error).

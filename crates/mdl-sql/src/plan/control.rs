@@ -14,6 +14,7 @@
 //! | `FLUSH TABLES t, ... WITH READ LOCK` | commits first; each table SNW, no scoped lock; enters LOCK TABLES mode with the tables READ | `sql/sql_reload.cc`, `flush_tables_with_read_lock` (`MYSQL_OPEN_SKIP_SCOPED_MDL_LOCK`; `sql_yacc.yy` sets `MDL_SHARED_NO_WRITE`) |
 //! | `LOCK INSTANCE FOR BACKUP` | BACKUP_LOCK S, EXPLICIT: blocks DDL (BACKUP_LOCK IX), not DML | `sql/sql_backup_lock.cc`, `Sql_cmd_lock_instance::execute`, `acquire_exclusive_backup_lock` |
 //! | `UNLOCK INSTANCE` | releases every BACKUP_LOCK lock the session took explicitly | `Sql_cmd_unlock_instance::execute`, `release_backup_lock` |
+//! | `SHOW CREATE TABLE t` | t SH, for the statement | `sql/sql_show.cc`, `mysqld_show_create` (`MYSQL_OPEN_FORCE_SHARED_HIGH_PRIO_MDL`) |
 //! | `SET`, `USE`, `SHOW PROCESSLIST / VARIABLES / STATUS / DATABASES / TABLES`, `KILL` | no lock (user-level lock calls in SET are evaluated) | - |
 //!
 //! Not modelled: FLUSH TABLES WITH READ LOCK also waits in MySQL until every table in use is
@@ -209,6 +210,33 @@ fn timeout_value(name: &str, v: &Expr) -> Result<Duration, SqlError> {
         .map_err(|_| SqlError::wrong_value_for_var(name, n))?;
     let secs = secs.round().clamp(1.0, LONG_TIMEOUT.as_secs() as f64);
     Ok(Duration::from_secs(secs as u64))
+}
+
+/// `SHOW CREATE TABLE t`: SH on the table (`sql/sql_show.cc`, `mysqld_show_create` opens it with
+/// `MYSQL_OPEN_FORCE_SHARED_HIGH_PRIO_MDL`, which `open_table_get_mdl_lock` in
+/// `sql/sql_base.cc` turns into `MDL_SHARED_HIGH_PRIO`). MySQL asks it for the transaction and
+/// gives it back when the statement ends (a rollback to the savepoint taken before: "Metadata
+/// locks taken during SHOW CREATE should be released when the statement completes"): here that
+/// is a STATEMENT lock. Under LOCK TABLES the table must be locked (1100).
+pub(super) fn show_create_table(
+    name: &sqlparser::ast::ObjectName,
+    state: &SessionState,
+) -> Result<Plan, SqlError> {
+    let mut p = Plan::new(StatementKind::Show);
+    let t = resolve_object(name, state.current_schema.as_deref())?;
+    if t.is_lock_free() {
+        return Ok(p);
+    }
+    match &state.locked_tables {
+        Some(l) if !l.iter().any(|l| l.table == t) => {
+            return Err(SqlError::table_not_locked(&t.name))
+        }
+        Some(_) => {}
+        None => p
+            .requests
+            .push(t.request(LockType::SH, LockDuration::Statement)?),
+    }
+    Ok(p)
 }
 
 /// `LOCK TABLES`.

@@ -9,7 +9,7 @@
 //! | no SCHEMA or BACKUP_LOCK locks for DML (LOCK INSTANCE FOR BACKUP does not block DML) | `lock_table_names` runs only for DDL / LOCK TABLES requests (`open_tables`) |
 //! | under LOCK TABLES: no new lock; a table not locked (by its name or alias) is 1100; a write to a READ-locked table is 1099 | `open_table`, locked-tables branch (`ER_TABLE_NOT_LOCKED`); `check_lock_and_start_stmt` (`ER_TABLE_NOT_LOCKED_FOR_WRITE`) |
 //! | tables of `performance_schema`, `information_schema`, `sys`: no lock, and allowed under LOCK TABLES | our server (see `names.rs`); MySQL's `open_table` exempts P_S and system views from the LOCK TABLES check |
-//! | the statement's transaction becomes read-write (COMMIT IX at commit) for INSERT, UPDATE, DELETE | `ha_commit_trans` (`sql/handler.cc`) takes COMMIT IX for `rw_trans`; MySQL marks a transaction read-write at its first changed row (`handler::mark_trx_read_write`), we at the first data-changing statement |
+//! | the statement's transaction becomes read-write (COMMIT IX at commit) for INSERT, UPDATE, DELETE of a table outside the lock-free schemas | `ha_commit_trans` (`sql/handler.cc`) takes COMMIT IX for `rw_trans`; MySQL marks a transaction read-write at its first changed row (`handler::mark_trx_read_write`), we at the first data-changing statement |
 
 use sqlparser::ast::{Statement, Visit};
 
@@ -30,10 +30,28 @@ pub(super) fn dml(s: &Statement, m: Modifiers, state: &SessionState) -> Result<P
         _ => StatementKind::Delete,
     };
     let mut p = Plan::new(kind);
-    p.writes = kind != StatementKind::Select;
     let refs = table_refs(s, m.low_priority);
-    table_locks(&mut p, &refs, state)?;
+    let writes_a_table = table_locks(&mut p, &refs, state)?;
+    p.writes = kind != StatementKind::Select && writes_a_table;
     p.user_locks = user_lock_calls(s)?;
+    Ok(p)
+}
+
+/// `EXPLAIN [ANALYZE] <DML>`: the statement's table locks (`Sql_cmd_dml::prepare` opens its
+/// tables whether or not `lex->is_explain()`); only EXPLAIN ANALYZE runs it, so only then do
+/// its user-level lock calls run and its writes count.
+pub(super) fn explain(
+    s: &Statement,
+    analyze: bool,
+    m: Modifiers,
+    state: &SessionState,
+) -> Result<Plan, SqlError> {
+    let mut p = dml(s, m, state)?;
+    p.kind = StatementKind::Explain;
+    if !analyze {
+        p.writes = false;
+        p.user_locks.clear();
+    }
     Ok(p)
 }
 
@@ -45,12 +63,13 @@ pub(super) fn do_exprs<V: Visit>(exprs: &V, state: &SessionState) -> Result<Plan
     Ok(p)
 }
 
-/// The table locks of `refs`, or the LOCK TABLES checks.
+/// The table locks of `refs`, or the LOCK TABLES checks; whether a table (other than the
+/// lock-free schemas') is written.
 pub(super) fn table_locks(
     p: &mut Plan,
     refs: &[TableRef],
     state: &SessionState,
-) -> Result<(), SqlError> {
+) -> Result<bool, SqlError> {
     let current = state.current_schema.as_deref();
     let mut any_write = false;
     for r in refs {
@@ -61,6 +80,7 @@ pub(super) fn table_locks(
         let write = r.access != Access::Read;
         if let Some(locked) = &state.locked_tables {
             check_locked(locked, &name, r.alias.as_deref(), write)?;
+            any_write |= write;
             continue;
         }
         let ty = match r.access {
@@ -72,7 +92,7 @@ pub(super) fn table_locks(
         p.requests
             .push(name.request(ty, LockDuration::Transaction)?);
     }
-    if any_write {
+    if any_write && state.locked_tables.is_none() {
         if state.global_read_lock {
             return Err(SqlError::cant_update_with_readlock());
         }
@@ -85,7 +105,7 @@ pub(super) fn table_locks(
             LockDuration::Statement,
         ));
     }
-    Ok(())
+    Ok(any_write)
 }
 
 /// The LOCK TABLES check of one reference: locked under this name (or alias), and for write if
