@@ -91,7 +91,7 @@
 //! | SELECT | each table SR (TRANSACTION) | `sql/table.h` `mdl_type_for_dml`; `Query_block::add_table_to_list` |
 //! | SELECT ... FOR UPDATE / FOR SHARE | the block's tables SW + GLOBAL IX / SR | `Query_block::set_lock_for_table`, `open_table` |
 //! | INSERT, REPLACE, UPDATE, DELETE | targets SW (SWLP with LOW_PRIORITY), other tables SR, GLOBAL IX (STATEMENT) | `PT_insert`/`PT_update`/`PT_delete`, `sql/sql_base.cc` `open_table` |
-//! | EXPLAIN <DML> / SHOW CREATE TABLE | the statement's table locks / SH for the statement | `Sql_cmd_dml::prepare` / `sql/sql_show.cc` `mysqld_show_create` |
+//! | EXPLAIN (of DML) / SHOW CREATE TABLE | the statement's table locks / SH for the statement | `Sql_cmd_dml::prepare` / `sql/sql_show.cc` `mysqld_show_create` |
 //! | commit of a read-write transaction | COMMIT IX (EXPLICIT), released after the commit | `sql/handler.cc` `ha_commit_trans` |
 //! | CREATE / ALTER / DROP / TRUNCATE / RENAME TABLE, CREATE / DROP INDEX | BACKUP_LOCK IX, GLOBAL IX, SCHEMA IX; tables X (DROP, TRUNCATE, RENAME), S then X (CREATE), SU then X (ALTER, the index statements); implicit commit before and after | `sql/sql_base.cc` `lock_table_names`, `open_table`; `sql/sql_table.cc` `mysql_inplace_alter_table` |
 //! | CREATE / DROP DATABASE | GLOBAL IX, SCHEMA X, BACKUP_LOCK IX (+ the schema's tables X) | `sql/lock.cc` `lock_schema_name`, `sql/sql_db.cc` `mysql_rm_db` |

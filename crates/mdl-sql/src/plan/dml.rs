@@ -37,7 +37,7 @@ pub(super) fn dml(s: &Statement, m: Modifiers, state: &SessionState) -> Result<P
     Ok(p)
 }
 
-/// `EXPLAIN [ANALYZE] <DML>`: the statement's table locks (`Sql_cmd_dml::prepare` opens its
+/// `EXPLAIN [ANALYZE]` of a DML statement: the statement's table locks (`Sql_cmd_dml::prepare` opens its
 /// tables whether or not `lex->is_explain()`); only EXPLAIN ANALYZE runs it, so only then do
 /// its user-level lock calls run and its writes count.
 pub(super) fn explain(
