@@ -74,8 +74,9 @@
 //! * [`Session`]: owns a connection's `MdlContext`. [`Session::execute`] returns a
 //!   [`StatementGuard`]; [`StatementGuard::finish`] ends a statement that succeeded, and
 //!   dropping the guard ends one that failed (so `?` and dropped futures leave no lock behind).
-//!   [`Session::commit`] and [`Session::rollback`] end a transaction from outside a statement
-//!   (a disconnect, say). Locks are taken with `acquire_async` (std futures: tokio, smol or any
+//!   [`Session::begin_commit`] (COMMIT IX held while the engine commits, released by
+//!   [`CommitGuard`]), [`Session::commit`] and [`Session::rollback`] end a transaction from
+//!   outside a statement (an implicit commit the engine must do first, a disconnect). Locks are taken with `acquire_async` (std futures: tokio, smol or any
 //!   executor), waiting up to the session's `lock_wait_timeout`.
 //! * [`SqlError`]: MySQL's code, SQLSTATE and message, with the [`mdl_core::MdlError`] behind a
 //!   timeout, deadlock or kill ([`SqlError::mdl`]: the blockers, the cycle).
@@ -140,7 +141,7 @@ pub use plan::{
     describe_request, plan, Effect, LockedTable, Plan, SessionState, StatementKind, Upgrade,
 };
 pub use recognize::{TableLock, TableLockMode};
-pub use session::{Session, StatementGuard};
+pub use session::{CommitGuard, Session, StatementGuard};
 pub use user_lock::{
     user_lock_key, UserLockCall, UserLockFunction, UserLockValue, MAX_USER_LOCK_TIMEOUT,
 };

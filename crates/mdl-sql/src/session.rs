@@ -25,7 +25,16 @@
 //! commit (`ha_commit_trans`), so a session holding FLUSH TABLES WITH READ LOCK (COMMIT S)
 //! blocks commits. If it cannot be taken (timeout, kill, deadlock), MySQL rolls the
 //! transaction back (`ha_rollback_trans`) and so does this session: the error says the
-//! transaction is gone, and its locks are released.
+//! transaction is gone, and its locks are released. Where the engine commits:
+//!
+//! * `COMMIT`: [`Session::execute`] takes COMMIT IX and the guard holds it while the server
+//!   commits the engine; [`StatementGuard::finish`] releases it, then the transaction's locks.
+//! * an implicit commit before a statement (`plan.commits_before`, an open transaction): the
+//!   server commits the engine inside [`Session::begin_commit`] / [`CommitGuard::finish`]
+//!   before `execute` (which otherwise commits the locks itself).
+//! * the end of an autocommit statement or of DDL: the engine committed while the statement
+//!   ran, under the statement's GLOBAL IX, which keeps FLUSH TABLES WITH READ LOCK out just as
+//!   well; `finish` takes and releases COMMIT IX as MySQL's commit does.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -133,6 +142,7 @@ impl Session {
             upgrades: plan.upgrades.clone(),
             upgraded: false,
             values: Vec::new(),
+            commit: None,
             deferred: None,
             done: false,
         };
@@ -144,9 +154,9 @@ impl Session {
             }
             g.tickets.push((r.key.clone(), t));
         }
-        if let Effect::Commit { chain } = plan.effect {
-            g.session.commit().await?;
-            g.session.state.in_transaction = chain;
+        if let Effect::Commit { .. } = plan.effect {
+            // COMMIT IX is held while the engine commits, until `finish`.
+            g.commit = g.session.commit_lock().await?;
         }
         g.apply_effect(plan)?;
         for call in &plan.user_locks {
@@ -157,26 +167,47 @@ impl Session {
         Ok(g)
     }
 
-    /// COMMIT: COMMIT IX for a read-write transaction (waiting as long as the session's
-    /// `lock_wait_timeout`), then every STATEMENT and TRANSACTION lock released.
+    /// Starts a commit: COMMIT IX (EXPLICIT) if the transaction is read-write, waiting as long
+    /// as the session's `lock_wait_timeout`. The engine commits while the returned guard lives;
+    /// dropping it (or [`CommitGuard::finish`]) releases COMMIT IX and then every STATEMENT and
+    /// TRANSACTION lock, and the transaction is over. A server whose engine has a transaction
+    /// open when a statement commits implicitly (`plan.commits_before`) commits it this way
+    /// before [`Session::execute`], so the commit happens under COMMIT IX as in MySQL.
     ///
     /// # Errors
     /// The errors of the COMMIT IX wait; the transaction is then rolled back (its locks
     /// released), as `ha_commit_trans` does.
+    pub async fn begin_commit(&mut self) -> Result<CommitGuard<'_>, SqlError> {
+        let ticket = self.commit_lock().await?;
+        Ok(CommitGuard {
+            session: self,
+            ticket,
+        })
+    }
+
+    /// COMMIT without an engine: [`Session::begin_commit`] and its end at once.
+    ///
+    /// # Errors
+    /// As [`Session::begin_commit`].
     pub async fn commit(&mut self) -> Result<(), SqlError> {
-        let result = if self.state.wrote {
-            let req = scoped(Namespace::Commit, LockType::IX, LockDuration::Explicit);
-            let timeout = self.ctx.lock_wait_timeout();
-            match self.ctx.acquire_async(&req, timeout).await {
-                // ... the engine commits here; the lock only orders it against FTWRL.
-                Ok(t) => self.ctx.release(t).map_err(SqlError::from),
-                Err(e) => Err(e.into()),
+        self.begin_commit().await?.finish();
+        Ok(())
+    }
+
+    /// COMMIT IX for a read-write transaction; on failure the transaction is rolled back.
+    async fn commit_lock(&mut self) -> Result<Option<Ticket>, SqlError> {
+        if !self.state.wrote {
+            return Ok(None);
+        }
+        let req = scoped(Namespace::Commit, LockType::IX, LockDuration::Explicit);
+        let timeout = self.ctx.lock_wait_timeout();
+        match self.ctx.acquire_async(&req, timeout).await {
+            Ok(t) => Ok(Some(t)),
+            Err(e) => {
+                self.end_transaction();
+                Err(e.into())
             }
-        } else {
-            Ok(())
-        };
-        self.end_transaction();
-        result
+        }
     }
 
     /// ROLLBACK: every STATEMENT and TRANSACTION lock released.
@@ -262,6 +293,35 @@ impl Session {
     }
 }
 
+/// A commit in progress: COMMIT IX is held (for a read-write transaction) while the engine
+/// commits. Dropping it ends the transaction either way (committed, or rolled back after a
+/// failed engine commit): COMMIT IX goes, then every STATEMENT and TRANSACTION lock.
+#[must_use = "the transaction ends when the commit guard drops"]
+#[derive(Debug)]
+pub struct CommitGuard<'a> {
+    session: &'a mut Session,
+    ticket: Option<Ticket>,
+}
+
+impl CommitGuard<'_> {
+    /// Whether COMMIT IX is held (the transaction changed data).
+    pub fn holds_commit_lock(&self) -> bool {
+        self.ticket.is_some()
+    }
+
+    /// Ends the transaction (the same as dropping the guard).
+    pub fn finish(self) {}
+}
+
+impl Drop for CommitGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(t) = self.ticket.take() {
+            let _ = self.session.ctx.release(t);
+        }
+        self.session.end_transaction();
+    }
+}
+
 /// A running statement (see [`Session::execute`]). Dropping it without
 /// [`finish`](StatementGuard::finish) ends the statement as failed.
 #[must_use = "a statement guard dropped at once ends the statement as failed"]
@@ -276,6 +336,8 @@ pub struct StatementGuard<'a> {
     upgrades: Vec<Upgrade>,
     upgraded: bool,
     values: Vec<UserLockValue>,
+    /// A COMMIT statement's COMMIT IX.
+    commit: Option<Ticket>,
     deferred: Option<Plan>,
     done: bool,
 }
@@ -337,6 +399,13 @@ impl StatementGuard<'_> {
         let plan = self.deferred.take().expect("set by execute");
         let s = &mut *self.session;
         match &plan.effect {
+            Effect::Commit { chain } => {
+                if let Some(t) = self.commit.take() {
+                    s.ctx.release(t)?;
+                }
+                s.end_transaction();
+                s.state.in_transaction = *chain;
+            }
             Effect::Use(schema) => s.state.current_schema = Some(schema.clone()),
             Effect::Set {
                 autocommit,
@@ -478,6 +547,11 @@ impl Drop for StatementGuard<'_> {
             return;
         }
         let s = &mut *self.session;
+        if let Some(t) = self.commit.take() {
+            // A failed COMMIT: the transaction is rolled back.
+            let _ = s.ctx.release(t);
+            s.end_transaction();
+        }
         if self.upgraded {
             for u in &self.upgrades {
                 if let Some(to) = u.downgrade_to {

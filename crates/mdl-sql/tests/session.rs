@@ -164,6 +164,36 @@ async fn ftwrl_blocks_writes_and_commits() {
     ok(&mut other, "UPDATE t2 SET a = 1").await;
 }
 
+/// The engine commits under COMMIT IX: FLUSH TABLES WITH READ LOCK cannot get COMMIT S while a
+/// COMMIT statement or a `begin_commit` guard of a read-write transaction is in progress.
+#[tokio::test]
+async fn commit_lock_is_held_while_the_engine_commits() {
+    let mgr = manager();
+    let mut s = session(&mgr);
+    let mut ftwrl = impatient(&mgr);
+    ok(&mut s, "BEGIN; UPDATE t1 SET a = 1").await;
+    let commit = s.plan(&parse("COMMIT").unwrap()[0]).unwrap();
+    let stmt = s.execute(&commit).await.unwrap();
+    // ... the engine commits here ...
+    assert_eq!(
+        err(&mut ftwrl, "FLUSH TABLES WITH READ LOCK").await.code(),
+        1205
+    );
+    stmt.finish().await.unwrap();
+    assert!(!s.context().has_locks());
+
+    ok(&mut s, "BEGIN; INSERT INTO t1 VALUES (2)").await;
+    let c = s.begin_commit().await.unwrap();
+    assert!(c.holds_commit_lock());
+    assert_eq!(
+        err(&mut ftwrl, "FLUSH TABLES WITH READ LOCK").await.code(),
+        1205
+    );
+    c.finish();
+    assert!(!s.context().has_locks() && !s.state().in_transaction);
+    ok(&mut ftwrl, "FLUSH TABLES WITH READ LOCK; UNLOCK TABLES").await;
+}
+
 /// LOCK TABLES: READ is SRO (others read, nobody writes), WRITE is SNRW (others wait even to
 /// read); the tables are EXPLICIT locks until UNLOCK TABLES; statements in the session use only
 /// the locked tables (1100), and write only WRITE-locked ones (1099).
