@@ -116,9 +116,10 @@
 //! metadata locks in MySQL), stored routines, tablespaces, HANDLER and XA are not supported
 //! (1235). Names compare as written (`lower_case_table_names=0`). FLUSH TABLES WITH READ LOCK
 //! does not wait for tables in use to be closed (a table-cache wait in MySQL, not a metadata
-//! lock). MySQL opens a DML statement's tables one at a time and can back off and retry after
-//! a deadlock (`Open_table_context`); here a statement's requests are one batch in
-//! `acquire_locks` order, and a deadlock is reported (1213).
+//! lock). MySQL opens a DML statement's tables one at a time in statement order; here a
+//! statement's requests are taken in `acquire_locks` order (by key), which avoids deadlocks
+//! between statements on the same tables. A DML deadlock victim backs off and retries, or rolls
+//! its transaction back, as MySQL's `Open_table_context` does.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -126,7 +126,9 @@ impl Session {
     /// # Errors
     /// 1205 (lock wait timeout), 1213 (deadlock), 1317 (killed), 3058 (GET_LOCK's deadlock),
     /// 1305 (no such savepoint), the errors of an implicit commit. Nothing the statement took
-    /// for itself is left behind.
+    /// for itself is left behind. A DML statement that is a deadlock victim starts over if it
+    /// held no lock before; otherwise its 1213 means MySQL rolled the transaction back, and so
+    /// has the session (`state().in_transaction` is false): the server rolls back its engine.
     pub async fn execute(&mut self, plan: &Plan) -> Result<StatementGuard<'_>, SqlError> {
         if plan.commits_before {
             if matches!(plan.effect, Effect::Begin { .. } | Effect::LockTables(_)) {
@@ -146,14 +148,7 @@ impl Session {
             deferred: None,
             done: false,
         };
-        let timeout = g.session.ctx.lock_wait_timeout();
-        for r in &plan.requests {
-            let t = g.session.ctx.acquire_async(r, timeout).await?;
-            if r.duration == LockDuration::Explicit {
-                g.explicit.push(t);
-            }
-            g.tickets.push((r.key.clone(), t));
-        }
+        g.acquire(plan).await?;
         if let Effect::Commit { .. } = plan.effect {
             // COMMIT IX is held while the engine commits, until `finish`.
             g.commit = g.session.commit_lock().await?;
@@ -376,6 +371,52 @@ impl StatementGuard<'_> {
         Ok(())
     }
 
+    /// Takes the plan's requests in order. A DML statement chosen as a deadlock victim backs
+    /// off and starts over when it held no lock before it started, and otherwise fails with
+    /// 1213 and its transaction is rolled back (`sql/sql_base.cc`,
+    /// `Open_table_context::request_backoff_action`: `OT_BACKOFF_AND_RETRY` unless `m_has_locks`,
+    /// then `ER_LOCK_DEADLOCK` and `mark_transaction_to_rollback`; `recover_from_failed_open`
+    /// retries). While it can back off, its GLOBAL IX waits weigh as DML in the deadlock search
+    /// (`open_table`: `set_force_dml_deadlock_weight(ot_ctx->can_back_off())`). DDL takes its
+    /// locks in one `acquire_locks` call without either (`lock_table_names`).
+    async fn acquire(&mut self, plan: &Plan) -> Result<(), SqlError> {
+        let dml = opens_tables_for_dml(plan.kind);
+        let ctx = &mut self.session.ctx;
+        ctx.set_force_dml_deadlock_weight(false);
+        let can_back_off = dml && !ctx.has_locks();
+        let timeout = ctx.lock_wait_timeout();
+        let mut retries = 0;
+        'again: loop {
+            for r in &plan.requests {
+                let ctx = &mut self.session.ctx;
+                let force = can_back_off && r.key.namespace() == Namespace::Global;
+                ctx.set_force_dml_deadlock_weight(force);
+                let got = ctx.acquire_async(r, timeout).await;
+                ctx.set_force_dml_deadlock_weight(false);
+                match got {
+                    Ok(t) => {
+                        if r.duration == LockDuration::Explicit {
+                            self.explicit.push(t);
+                        }
+                        self.tickets.push((r.key.clone(), t));
+                    }
+                    Err(e) if dml && e.kind() == ErrorKind::Deadlock => {
+                        if can_back_off && retries < MAX_BACK_OFFS {
+                            retries += 1;
+                            self.tickets.clear();
+                            self.session.ctx.rollback_to_savepoint(self.start)?;
+                            continue 'again;
+                        }
+                        self.session.end_transaction();
+                        return Err(e.into());
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            return Ok(());
+        }
+    }
+
     /// The statement's (or LOCK TABLES') ticket on `key` holding `ty`.
     fn ticket_of(&self, key: &MdlKey, ty: LockType) -> Result<Ticket, SqlError> {
         let ctx = &self.session.ctx;
@@ -530,6 +571,19 @@ impl StatementGuard<'_> {
         }
         Ok(())
     }
+}
+
+/// How often a DML statement backs off after a deadlock before it reports it (MySQL retries
+/// without a limit; a bound keeps a livelock from hanging a session).
+const MAX_BACK_OFFS: u32 = 1000;
+
+/// Statements whose locks MySQL takes in `open_tables` (one table at a time, with back-off).
+fn opens_tables_for_dml(kind: StatementKind) -> bool {
+    use StatementKind as K;
+    matches!(
+        kind,
+        K::Select | K::Insert | K::Update | K::Delete | K::Do | K::Explain
+    )
 }
 
 /// Statements that open a transaction when autocommit is off.

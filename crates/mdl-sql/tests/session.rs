@@ -366,6 +366,64 @@ async fn get_lock_deadlock_is_3058() {
     assert_eq!(a.user_locks().len(), 2);
 }
 
+/// Builds the deadlock: `victim` reads t1 and t2 (t1 granted, t2 waiting for the other
+/// context's X), then the other context asks X on t1. The victim's wait is DML (weight 25) and
+/// the other's DDL (100), so the victim loses; `victim_sql` tells what it runs.
+async fn table_deadlock(
+    mgr: &Arc<MdlManager>,
+    victim: Session,
+    victim_sql: &'static str,
+) -> (Session, Result<Vec<UserLockValue>, SqlError>) {
+    use mdl_core::{MdlKey, MdlRequest};
+    let key = |t: &str| MdlKey::new(Namespace::Table, "test", t).unwrap();
+    let x = |t: &str| MdlRequest::new(key(t), LockType::X, LockDuration::Transaction);
+    let mut other = mgr.new_context();
+    other.acquire(&x("t2"), Duration::ZERO).unwrap();
+    let id = victim.context().id();
+    let task = spawn(victim, victim_sql);
+    until_waiting(mgr, id, Namespace::Table, LockType::SR).await;
+    other
+        .acquire_async(&x("t1"), Duration::from_secs(60))
+        .await
+        .unwrap();
+    other.release_transactional_locks();
+    task.await.unwrap()
+}
+
+/// sql/sql_base.cc, `Open_table_context::request_backoff_action` and
+/// `recover_from_failed_open`: a DML statement that held no lock before it started backs off
+/// from a deadlock (gives back what it took) and starts over, instead of failing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dml_deadlock_victim_backs_off_and_retries() {
+    let mgr = manager();
+    let (victim, r) = table_deadlock(&mgr, session(&mgr), "SELECT * FROM t1 JOIN t2").await;
+    r.unwrap();
+    assert!(!victim.context().has_locks());
+    assert_eq!(
+        mgr.deadlocks().len(),
+        1,
+        "there was a deadlock, and it was resolved"
+    );
+}
+
+/// ... and one that holds locks of earlier statements fails with 1213 (40001), and MySQL rolls
+/// its transaction back (`mark_transaction_to_rollback`): every lock of the transaction goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dml_deadlock_victim_in_a_transaction_is_rolled_back() {
+    let mgr = manager();
+    let mut victim = session(&mgr);
+    ok(&mut victim, "BEGIN; SELECT * FROM t0").await;
+    let (victim, r) = table_deadlock(&mgr, victim, "SELECT * FROM t1 JOIN t2").await;
+    let e = r.unwrap_err();
+    assert_eq!((e.code(), e.sqlstate()), (1213, "40001"), "{e}");
+    assert!(matches!(e.mdl(), Some(mdl_core::MdlError::Deadlock(_))));
+    assert!(
+        !victim.context().has_locks(),
+        "the transaction's t0 SR went too"
+    );
+    assert!(!victim.state().in_transaction);
+}
+
 /// lock_wait_timeout: DROP TABLE behind a transaction's SR fails with 1205 after the session's
 /// timeout, names its blocker, and leaves no lock.
 #[tokio::test]
