@@ -376,8 +376,18 @@ fn lockless_and_unsupported_statements() {
     for sql in [
         "SHOW FULL PROCESSLIST",
         "KILL QUERY 7",
+        "KILL 7",
         "USE d",
         "SELECT 1",
+        // What the mysql client, mysql_async and sysbench send on connect.
+        "SELECT @@version_comment LIMIT 1",
+        "SET NAMES utf8mb4",
+        "SET character_set_results = NULL",
+        "SET @@session.sql_mode = 'TRADITIONAL'",
+        "SELECT DATABASE(), USER()",
+        "SHOW WARNINGS",
+        "SHOW TABLES",
+        "SHOW DATABASES",
         "SHOW VARIABLES",
     ] {
         assert!(locks(sql, &[]).requests.is_empty(), "{sql}");

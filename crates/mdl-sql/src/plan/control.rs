@@ -15,7 +15,7 @@
 //! | `LOCK INSTANCE FOR BACKUP` | BACKUP_LOCK S, EXPLICIT: blocks DDL (BACKUP_LOCK IX), not DML | `sql/sql_backup_lock.cc`, `Sql_cmd_lock_instance::execute`, `acquire_exclusive_backup_lock` |
 //! | `UNLOCK INSTANCE` | releases every BACKUP_LOCK lock the session took explicitly | `Sql_cmd_unlock_instance::execute`, `release_backup_lock` |
 //! | `SHOW CREATE TABLE t` | t SH, for the statement | `sql/sql_show.cc`, `mysqld_show_create` (`MYSQL_OPEN_FORCE_SHARED_HIGH_PRIO_MDL`) |
-//! | `SET`, `USE`, `SHOW PROCESSLIST / VARIABLES / STATUS / DATABASES / TABLES`, `KILL` | no lock (user-level lock calls in SET are evaluated) | - |
+//! | `SET`, `USE`, `SHOW PROCESSLIST / VARIABLES / STATUS / WARNINGS / DATABASES / TABLES / CHARSET / COLLATION`, `KILL` | no lock (user-level lock calls in SET are evaluated) | - |
 //!
 //! Not modelled: FLUSH TABLES WITH READ LOCK also waits in MySQL until every table in use is
 //! closed (`close_cached_tables`, a table-cache wait, not a metadata lock), so a long SELECT
@@ -100,6 +100,9 @@ pub(super) fn control(s: &Statement, state: &SessionState) -> Result<Plan, SqlEr
             p
         }
         Statement::ShowProcessList { .. }
+        | Statement::ShowVariable { .. }
+        | Statement::ShowCharset(_)
+        | Statement::ShowCollation { .. }
         | Statement::ShowVariables { .. }
         | Statement::ShowStatus { .. }
         | Statement::ShowDatabases { .. }
