@@ -254,3 +254,39 @@ fn statements_under_lock_tables() {
     let e = plan_of("SELECT * FROM t9", &s).unwrap_err();
     assert_eq!(e.message(), "Table 't9' was not locked with LOCK TABLES");
 }
+
+/// Every statement sysbench 1.0's oltp_read_write sends (prepared, with `?` placeholders)
+/// parses and plans: reads SR, writes SW + GLOBAL IX, all on test.sbtest1.
+#[test]
+fn sysbench_oltp_read_write() {
+    let sr: &[&str] = &["TABLE test.sbtest1 SR TRANSACTION"];
+    let sw: &[&str] = &["GLOBAL IX STATEMENT", "TABLE test.sbtest1 SW TRANSACTION"];
+    for (sql, expected) in [
+        ("SELECT c FROM sbtest1 WHERE id=?", sr),
+        ("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?", sr),
+        ("SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?", sr),
+        (
+            "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+            sr,
+        ),
+        (
+            "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+            sr,
+        ),
+        ("UPDATE sbtest1 SET k=k+1 WHERE id=?", sw),
+        ("UPDATE sbtest1 SET c=? WHERE id=?", sw),
+        ("DELETE FROM sbtest1 WHERE id=?", sw),
+        (
+            "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)",
+            sw,
+        ),
+        (
+            "INSERT INTO sbtest1(k, c, pad) VALUES(1, 'a', 'b'),(2, 'c', 'd')",
+            sw,
+        ),
+        ("BEGIN", &[]),
+        ("COMMIT", &[]),
+    ] {
+        locks(sql, expected);
+    }
+}
