@@ -29,10 +29,12 @@ fn acquire_release(c: &mut Criterion) {
         g.sample_size(20)
             .warm_up_time(Duration::from_millis(200))
             .measurement_time(Duration::from_millis(600));
-        let mgr = MdlManager::new(MdlConfig {
-            fast_path,
-            ..MdlConfig::default()
-        })
+        let mgr = MdlManager::new(
+            MdlConfig::builder()
+                .fast_path(fast_path)
+                .build()
+                .expect("a valid configuration"),
+        )
         .expect("valid config");
         let mut ctx = mgr.new_context();
         let table = MdlKey::new(Namespace::Table, "test", "sbtest1").expect("short");

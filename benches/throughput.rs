@@ -37,10 +37,12 @@ struct Pool {
 
 impl Pool {
     fn new(shards: usize, threads: usize) -> Pool {
-        let mgr = MdlManager::new(MdlConfig {
-            shards,
-            ..MdlConfig::default()
-        })
+        let mgr = MdlManager::new(
+            MdlConfig::builder()
+                .shards(shards)
+                .build()
+                .expect("a valid configuration"),
+        )
         .expect("valid config");
         let shared = Arc::new(Shared {
             start: Barrier::new(threads + 1),

@@ -23,10 +23,12 @@ fn ticket_store(c: &mut Criterion) {
             .warm_up_time(Duration::from_millis(200))
             .measurement_time(Duration::from_millis(600));
         for n in [16usize, 256, 1024, 4096] {
-            let mgr = MdlManager::new(MdlConfig {
-                ticket_index: index,
-                ..MdlConfig::default()
-            })
+            let mgr = MdlManager::new(
+                MdlConfig::builder()
+                    .ticket_index(index)
+                    .build()
+                    .expect("a valid configuration"),
+            )
             .expect("valid config");
             let mut ctx = mgr.new_context();
             for i in 0..n {

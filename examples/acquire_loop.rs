@@ -114,10 +114,12 @@ fn main() {
         let preset: mysql_mdl::pfs::Preset = p.parse().expect("a preset name");
         mysql_mdl::pfs::apply_preset(preset);
     }
-    let mgr = MdlManager::new(MdlConfig {
-        fast_path,
-        ..MdlConfig::default()
-    })
+    let mgr = MdlManager::new(
+        MdlConfig::builder()
+            .fast_path(fast_path)
+            .build()
+            .expect("a valid configuration"),
+    )
     .expect("valid config");
     let mut ctx = mgr.new_context();
     let key = MdlKey::new(Namespace::Table, "test", "sbtest1").expect("valid key");

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mysql_mdl::{
-    ContextId, LockDuration, LockType, MdlConfig, MdlContext, MdlError, MdlKey, MdlManager,
-    MdlRequest, Namespace,
+    ContextId, KillScope, LockDuration, LockType, MdlConfig, MdlContext, MdlError, MdlKey,
+    MdlManager, MdlRequest, Namespace,
 };
 
 const LONG: Duration = Duration::from_secs(30);
@@ -185,8 +185,7 @@ fn main() {
         let e = r.expect_err("a timeout");
         println!("{} a SELECT with a 50 ms timeout gave up after {} ms: {e}", at(), waited.as_millis());
 
-        // A statement that is killed while it waits.
-        let kill = victim.kill_handle();
+        // A statement that is killed while it waits, by id from another task (KILL QUERY).
         let killed = {
             let t1 = t1.clone();
             tokio::spawn(async move {
@@ -196,7 +195,7 @@ fn main() {
         };
         until("the victim queues", || waits_for(&mgr, victim_id)).await;
         println!("{} who blocks whom while the ALTER waits:\n{}", at(), mgr.lock_waits());
-        kill.kill();
+        mgr.kill(victim_id, KillScope::Query).expect("a live context");
         let e = killed.await.expect("task").expect_err("killed");
         println!("{} KILL of the waiting SELECT: {e}", at());
 

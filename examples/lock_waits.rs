@@ -15,14 +15,13 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mysql_mdl::{
-    ContextId, KillHandle, LockDuration, LockType, MdlConfig, MdlError, MdlKey, MdlManager,
+    ContextId, KillScope, LockDuration, LockType, MdlConfig, MdlError, MdlKey, MdlManager,
     MdlRequest, Namespace,
 };
 
 /// A session: a thread with its own context, which ends its transaction when killed.
 struct Session {
     id: ContextId,
-    kill: KillHandle,
     done: Receiver<Result<(), MdlError>>,
 }
 
@@ -41,21 +40,20 @@ fn session(
     thread::spawn(move || {
         let mut ctx = mgr.new_context();
         ctx.set_label(label);
-        id_tx.send((ctx.id(), ctx.kill_handle())).unwrap();
+        id_tx.send(ctx.id()).unwrap();
         let req = MdlRequest::new(key, ty, LockDuration::Transaction);
         let r = ctx.acquire(&req, Duration::from_secs(30)).map(|_| ());
         if r.is_ok() {
-            let kill = ctx.kill_handle();
             let until = Instant::now() + hold;
-            while Instant::now() < until && !kill.is_killed() {
+            while Instant::now() < until && ctx.pending_kill().is_none() {
                 thread::sleep(Duration::from_millis(5));
             }
         }
         ctx.release_transactional_locks();
         let _ = done_tx.send(r);
     });
-    let (id, kill) = id_rx.recv().unwrap();
-    Session { id, kill, done }
+    let id = id_rx.recv().unwrap();
+    Session { id, done }
 }
 
 fn main() -> Result<(), MdlError> {
@@ -124,7 +122,7 @@ fn main() -> Result<(), MdlError> {
     println!("\nKilling them...");
     for s in [&reader, &writer] {
         if roots.iter().any(|(c, _)| *c == s.id) {
-            s.kill.kill();
+            mgr.kill(s.id, KillScope::Connection)?;
         }
     }
     reader.done.recv().unwrap()?;

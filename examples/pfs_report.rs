@@ -32,14 +32,14 @@ fn main() {
     pfs::apply_preset(Preset::Default);
     pfs::set_instruments("wait/synch/mutex/mdl/%", true, true).expect("valid pattern");
 
-    let mgr = MdlManager::new(MdlConfig {
-        shards: 8,
-        partition_hash: hash,
+    let config = MdlConfig::builder()
+        .shards(8)
+        .partition_hash(hash)
         // Every lookup goes to the lock map, as in MySQL, so partition counts mean something.
-        lock_cache: 0,
-        ..MdlConfig::default()
-    })
-    .expect("valid config");
+        .lock_cache(0)
+        .build()
+        .expect("a valid configuration");
+    let mgr = MdlManager::new(config).expect("valid config");
     let stop = Arc::new(AtomicBool::new(false));
     let start = Arc::new(Barrier::new(5));
     let workers: Vec<_> = (0..4)

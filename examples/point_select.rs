@@ -21,10 +21,12 @@ use mysql_mdl::{
 const TABLES: usize = 8;
 
 fn run(fast_path: FastPath, threads: usize, seconds: f64) -> f64 {
-    let mgr = MdlManager::new(MdlConfig {
-        fast_path,
-        ..MdlConfig::default()
-    })
+    let mgr = MdlManager::new(
+        MdlConfig::builder()
+            .fast_path(fast_path)
+            .build()
+            .expect("a valid configuration"),
+    )
     .expect("valid config");
     let stop = Arc::new(AtomicBool::new(false));
     let total = Arc::new(AtomicU64::new(0));

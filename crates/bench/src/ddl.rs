@@ -109,11 +109,13 @@ fn other_tables(duration: LockDuration) -> Vec<MdlRequest> {
 
 /// Runs `samples` DDLs of `case` on a fresh manager.
 pub fn run(case: &DdlCase, samples: usize) -> DdlRun {
-    let mgr = MdlManager::new(MdlConfig {
-        fast_path: case.fast_path,
-        fast_path_slots: case.slots,
-        ..MdlConfig::default()
-    })
+    let mgr = MdlManager::new(
+        MdlConfig::builder()
+            .fast_path(case.fast_path)
+            .fast_path_slots(case.slots)
+            .build()
+            .expect("a valid configuration"),
+    )
     .expect("valid config");
     let mut ddl = mgr.new_context();
     let mut reader = mgr.new_context();

@@ -123,10 +123,10 @@ fn main() -> ExitCode {
                     threads,
                     duration: Some(per_mode),
                     seed,
-                    mdl: MdlConfig {
-                        fast_path: mode,
-                        ..MdlConfig::default()
-                    },
+                    mdl: MdlConfig::builder()
+                        .fast_path(mode)
+                        .build()
+                        .expect("a valid configuration"),
                     ..soak::SoakConfig::default()
                 });
                 println!("fast path {}: {report}", mode.name());

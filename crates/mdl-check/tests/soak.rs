@@ -23,11 +23,11 @@ fn soak(fast_path: FastPath, low_water: usize, secs: f64) {
         threads: env("MDL_SOAK_THREADS", 8),
         duration: Some(Duration::from_secs_f64(secs)),
         seed: env("MDL_SOAK_SEED", 0x5EED) ^ fast_path as u64,
-        mdl: MdlConfig {
-            fast_path,
-            unused_locks_low_water: low_water,
-            ..MdlConfig::default()
-        },
+        mdl: MdlConfig::builder()
+            .fast_path(fast_path)
+            .unused_locks_low_water(low_water)
+            .build()
+            .expect("a valid configuration"),
         ..SoakConfig::default()
     };
     let rep = run(&cfg);
@@ -55,10 +55,10 @@ fn soak_global_read_lock_contention_briefly() {
             threads: 8,
             duration: Some(Duration::from_secs_f64(env("MDL_SOAK_SECS", 1.0))),
             namespaces: vec![Namespace::Global, Namespace::Commit],
-            mdl: MdlConfig {
-                fast_path,
-                ..MdlConfig::default()
-            },
+            mdl: MdlConfig::builder()
+                .fast_path(fast_path)
+                .build()
+                .expect("a valid configuration"),
             ..SoakConfig::default()
         };
         let rep = run(&cfg);

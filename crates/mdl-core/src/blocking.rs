@@ -19,6 +19,7 @@ use crate::types::{ContextId, LockDuration, LockType};
 
 /// How a lock or request blocks another request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum BlockKind {
     /// Granted and incompatible (the granted matrix).
     Hard,

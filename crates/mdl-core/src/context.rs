@@ -12,7 +12,9 @@
 //! * `waiting.rs`: a queued request's wait (edge, deadlock search, periodic work, withdrawal),
 //!   shared by the blocking and the async API;
 //! * `asynchronous.rs`: the futures ([`Acquire`]) and their cancel safety;
-//! * `scope.rs`: statement and transaction guards.
+//! * `scope.rs`: statement and transaction guards;
+//! * `guard.rs`: owned locks ([`LockGuard`]), released by whoever drops them;
+//! * `control.rs`: creating contexts (with a chosen id) and killing them from anywhere.
 
 use std::fmt;
 use std::sync::Arc;
@@ -25,7 +27,6 @@ use crate::key::MdlKey;
 use crate::lock::LockObject;
 use crate::manager::MdlManager;
 use crate::matrix::{is_stronger_or_equal, UNOBTRUSIVE};
-use crate::owner::MdlOwner;
 use crate::request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
 use crate::shared::ContextShared;
 use crate::sync::Ordering;
@@ -34,59 +35,26 @@ use crate::types::{ContextId, LockDuration, LockType};
 
 mod asynchronous;
 mod attempt;
+mod control;
+mod guard;
 mod scope;
 mod tickets;
 mod waiting;
 
 pub use asynchronous::Acquire;
+pub use control::{ContextBuilder, KillHandle};
+pub use guard::LockGuard;
 pub use scope::{StatementScope, TransactionScope};
 
 use attempt::{Attempt, Pending};
 use waiting::Wait;
-
-impl MdlManager {
-    /// A new context (one per connection).
-    pub fn new_context(self: &Arc<Self>) -> MdlContext {
-        MdlContext::new(self.clone(), None)
-    }
-
-    /// A new context whose owner receives the notifications of [`MdlOwner`].
-    pub fn new_context_with_owner(self: &Arc<Self>, owner: Arc<dyn MdlOwner>) -> MdlContext {
-        MdlContext::new(self.clone(), Some(owner))
-    }
-}
-
-/// Kills a context from another thread: its current wait, and any later one until
-/// [`MdlContext::reset_kill`], ends with [`MdlError::Killed`].
-#[derive(Clone)]
-pub struct KillHandle {
-    shared: Arc<ContextShared>,
-}
-
-impl KillHandle {
-    /// Ends the context's current and future waits with [`MdlError::Killed`].
-    pub fn kill(&self) {
-        self.shared.killed.store(true, Ordering::Release);
-        self.shared.wait.wake();
-    }
-
-    /// Whether the context is killed.
-    pub fn is_killed(&self) -> bool {
-        self.shared.is_killed()
-    }
-
-    /// The context this handle kills.
-    pub fn context_id(&self) -> ContextId {
-        ContextId(self.shared.id)
-    }
-}
 
 /// A connection's lock context (MySQL's `MDL_context`).
 ///
 /// Dropping a context releases every lock it holds and wakes whoever waited for them.
 pub struct MdlContext {
     mgr: Arc<MdlManager>,
-    /// `shared.id`, kept here for the hot path.
+    /// `shared.serial`, kept here for the hot path (tickets name their context by it).
     id: u64,
     shared: Arc<ContextShared>,
     store: TicketStore,
@@ -104,13 +72,14 @@ pub struct MdlContext {
     lock_wait_timeout: Duration,
     /// The wait of this context's queued [`Acquire`] future, if one is queued.
     async_wait: Option<asynchronous::Waiting>,
+    /// Guards made so far ([`MdlContext::into_guard`]), numbering their ticket ids.
+    guards_made: u32,
 }
 
 impl MdlContext {
-    fn new(mgr: Arc<MdlManager>, owner: Option<Arc<dyn MdlOwner>>) -> MdlContext {
-        let shared = mgr.env.registry.register(owner);
+    fn new(mgr: Arc<MdlManager>, shared: Arc<ContextShared>) -> MdlContext {
         let store = TicketStore::new(mgr.config.ticket_index);
-        let rand = shared.id.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let rand = shared.serial.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let lock_cache = mgr.config.lock_cache;
         let cache = vec![None; lock_cache.next_power_of_two() * usize::from(lock_cache > 0)];
         let home = match (mgr.env.mode, shared.tag) {
@@ -120,7 +89,7 @@ impl MdlContext {
         let lock_wait_timeout = mgr.config.lock_wait_timeout;
         MdlContext {
             mgr,
-            id: shared.id,
+            id: shared.serial,
             shared,
             store,
             home,
@@ -129,6 +98,7 @@ impl MdlContext {
             rand,
             lock_wait_timeout,
             async_wait: None,
+            guards_made: 0,
         }
     }
 
@@ -246,29 +216,26 @@ impl MdlContext {
         }
     }
 
-    /// Takes several locks, all or nothing. The requests are sorted first (by key in MySQL's
-    /// order, and for the same key the stronger type first), which avoids deadlocks between
-    /// contexts that lock the same set; each request's `ticket` is set.
+    /// Takes several locks, all or nothing, and returns their tickets in the order of `reqs`.
+    /// The requests are taken in MySQL's order (by key, and for the same key the stronger type
+    /// first), which avoids deadlocks between contexts that lock the same set.
     ///
     /// # Errors
     /// The first error of [`MdlContext::acquire`]; every lock taken by this call is then released
-    /// (including EXPLICIT ones) and every `ticket` is reset to `None`.
-    pub fn acquire_many(&mut self, reqs: &mut [MdlRequest], timeout: Duration) -> Result<()> {
-        reqs.sort_by(|a, b| a.key.mysql_cmp(&b.key).then(b.lock_type.cmp(&a.lock_type)));
+    /// (including EXPLICIT ones).
+    pub fn acquire_many(&mut self, reqs: &[MdlRequest], timeout: Duration) -> Result<Vec<Ticket>> {
         let start = self.store.next_seq();
-        for i in 0..reqs.len() {
+        let mut tickets = vec![None; reqs.len()];
+        for i in acquisition_order(reqs) {
             match self.acquire(&reqs[i], timeout) {
-                Ok(t) => reqs[i].ticket = Some(t),
+                Ok(t) => tickets[i] = Some(t),
                 Err(e) => {
                     self.release_newer_than(start, true);
-                    for r in reqs.iter_mut() {
-                        r.ticket = None;
-                    }
                     return Err(e);
                 }
             }
         }
-        Ok(())
+        Ok(tickets.into_iter().flatten().collect())
     }
 
     /// Upgrades a held lock to a stronger type (for example SU to X), waiting up to `timeout`.
@@ -408,22 +375,26 @@ impl MdlContext {
         Ok(())
     }
 
-    /// Releases every STATEMENT lock (end of statement).
+    /// Releases every STATEMENT lock (end of statement), and clears a query kill
+    /// ([`KillScope::Query`](crate::KillScope::Query)): the killed statement is over.
     pub fn release_statement_locks(&mut self) {
         self.release_list(LockDuration::Statement, 0);
+        self.shared.killed.clear_query();
     }
 
-    /// Releases every STATEMENT and TRANSACTION lock (COMMIT / ROLLBACK).
+    /// Releases every STATEMENT and TRANSACTION lock (COMMIT / ROLLBACK), and clears a query
+    /// kill as [`MdlContext::release_statement_locks`] does.
     pub fn release_transactional_locks(&mut self) {
         self.release_list(LockDuration::Statement, 0);
         self.release_list(LockDuration::Transaction, 0);
+        self.shared.killed.clear_query();
     }
 
     /// A savepoint: [`MdlContext::rollback_to_savepoint`] releases the STATEMENT and TRANSACTION
     /// locks taken after it.
     pub fn savepoint(&self) -> MdlSavepoint {
         MdlSavepoint {
-            ctx: self.shared.id,
+            ctx: self.shared.serial,
             seq: self.store.next_seq(),
         }
     }
@@ -433,7 +404,7 @@ impl MdlContext {
     /// # Errors
     /// [`MdlError::InvalidSavepoint`] for a savepoint of another context.
     pub fn rollback_to_savepoint(&mut self, sp: MdlSavepoint) -> Result<()> {
-        if sp.ctx != self.shared.id {
+        if sp.ctx != self.shared.serial {
             return Err(MdlError::InvalidSavepoint);
         }
         self.release_newer_than(sp.seq, false);
@@ -445,7 +416,7 @@ impl MdlContext {
     /// # Errors
     /// [`MdlError::InvalidTicket`], [`MdlError::InvalidSavepoint`].
     pub fn has_lock(&self, sp: MdlSavepoint, ticket: Ticket) -> Result<bool> {
-        if sp.ctx != self.shared.id {
+        if sp.ctx != self.shared.serial {
             return Err(MdlError::InvalidSavepoint);
         }
         let t = self.store.data(self.check(ticket)?);
@@ -518,25 +489,13 @@ impl MdlContext {
         })
     }
 
-    /// A handle that kills this context's waits from another thread.
-    pub fn kill_handle(&self) -> KillHandle {
-        KillHandle {
-            shared: self.shared.clone(),
-        }
-    }
-
-    /// Clears a kill, so later waits proceed.
-    pub fn reset_kill(&mut self) {
-        self.shared.killed.store(false, Ordering::Release);
-    }
-
     /// Makes this context's waits weigh as DML in deadlock resolution, whatever they request
     /// (MySQL uses it for replication appliers).
     pub fn set_force_dml_deadlock_weight(&mut self, force: bool) {
         self.shared.force_dml_weight.store(force, Ordering::Relaxed);
     }
 
-    /// Takes every lock on the slow path, visible to [`MdlOwner::notify_shared_lock`] of
+    /// Takes every lock on the slow path, visible to [`MdlOwner::notify_shared_lock`](crate::MdlOwner::notify_shared_lock) of
     /// exclusive requesters (MySQL sets it for connections with open HANDLERs).
     pub fn set_needs_thr_lock_abort(&mut self, needs: bool) {
         self.shared
@@ -567,4 +526,15 @@ impl fmt::Debug for MdlContext {
             .field("tickets", &self.store.len())
             .finish()
     }
+}
+
+/// The order [`MdlContext::acquire_many`] takes `reqs` in (indices): by key in MySQL's order,
+/// and for the same key the stronger type first.
+pub(crate) fn acquisition_order(reqs: &[MdlRequest]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..reqs.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&reqs[a], &reqs[b]);
+        a.key.mysql_cmp(&b.key).then(b.lock_type.cmp(&a.lock_type))
+    });
+    order
 }

@@ -61,6 +61,7 @@ pub const MAX_SEARCH_DEPTH: u32 = 32;
 /// quadratic: each of the hundreds of statements queued behind the DDL's pending EXCLUSIVE
 /// searched through the DDL to every holder of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum DeadlockSearch {
     /// MySQL's: every wait searches. As in MySQL, a path longer than [`MAX_SEARCH_DEPTH`] from
     /// any requester counts as a deadlock.
@@ -124,7 +125,7 @@ impl WaitForGraph {
 
     /// Publishes a context's edge (it has just queued a request).
     pub(crate) fn add(&self, edge: Edge) {
-        self.edges.lock().insert(edge.waiter.id, edge);
+        self.edges.lock().insert(edge.waiter.serial, edge);
     }
 
     /// Removes a context's edge (its wait ended) and counts how it ended.
@@ -168,8 +169,8 @@ impl WaitForGraph {
     pub(crate) fn find_deadlock(&self, start: &ContextShared) {
         let edges = self.edges.lock();
         loop {
-            let mut v = Visitor::new(start.id);
-            if !visit_context(&edges, start.id, &mut v) {
+            let mut v = Visitor::new(start.serial);
+            if !visit_context(&edges, start.serial, &mut v) {
                 return;
             }
             let Some(victim) = v.victim.take() else {
@@ -191,7 +192,7 @@ impl WaitForGraph {
                 }
                 h.push_back(record);
             }
-            if victim.ctx.id == start.id {
+            if victim.ctx.serial == start.serial {
                 return;
             }
         }
@@ -271,7 +272,7 @@ impl<'a> Visitor<'a> {
 
     /// Whether the edge to `to` closes a cycle.
     fn inspect_edge(&mut self, to: &Arc<ContextShared>, ty: LockType, kind: BlockKind) -> bool {
-        self.found = to.id == self.start;
+        self.found = to.serial == self.start;
         if self.found {
             self.set_via(to, ty, kind);
             self.describe_path();
@@ -330,7 +331,7 @@ fn visit_lock<'a>(edges: &'a Edges, edge: &'a Edge, v: &mut Visitor<'a>) -> bool
         return false;
     }
     match st.entries.get(edge.entry) {
-        Some(e) if !e.granted && e.ctx.id == waiter.id => {}
+        Some(e) if !e.granted && e.ctx.serial == waiter.serial => {}
         _ => return false,
     }
     let node = Node {
@@ -355,7 +356,7 @@ fn visit_lock<'a>(edges: &'a Edges, edge: &'a Edge, v: &mut Visitor<'a>) -> bool
             .into_iter()
             .flatten()
             .chain(waiting.into_iter().flatten())
-            .filter(|e| e.ctx.id != waiter.id)
+            .filter(|e| e.ctx.serial != waiter.serial)
             .map(|e: &Entry| {
                 let kind = if e.granted {
                     BlockKind::Hard
@@ -375,7 +376,7 @@ fn visit_lock<'a>(edges: &'a Edges, edge: &'a Edge, v: &mut Visitor<'a>) -> bool
     }
     // Only a neighbour that waits has edges of its own.
     for (c, ty, kind) in neighbours() {
-        let Some(next) = edges.get(&c.id) else {
+        let Some(next) = edges.get(&c.serial) else {
             continue;
         };
         v.set_via(c, ty, kind);

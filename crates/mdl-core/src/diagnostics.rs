@@ -137,7 +137,7 @@ impl MdlManager {
         waits.sort_by_key(|w| w.5);
         let mut rows = Vec::new();
         for (waiter, lock, entry, ty, duration, since) in waits {
-            for blocker in self.blockers_of_wait(&waiter.id, &lock, entry, ty) {
+            for blocker in self.blockers_of_wait(waiter.serial, &lock, entry, ty) {
                 rows.push(LockWait {
                     key: lock.key.clone(),
                     waiting: ContextId(waiter.id),
@@ -156,26 +156,29 @@ impl MdlManager {
     /// contexts holding a conflicting lock (hard) and contexts whose pending requests have
     /// priority over it (soft). Empty if the context is not waiting.
     pub fn blocking_contexts(&self, context: ContextId) -> Vec<Blocker> {
+        let Some(serial) = self.env.registry.by_id(context.0).map(|c| c.serial) else {
+            return Vec::new();
+        };
         let Some((lock, entry, ty)) = self
             .graph
-            .with_edge(context.0, |e| (e.lock.clone(), e.entry, e.ty))
+            .with_edge(serial, |e| (e.lock.clone(), e.entry, e.ty))
         else {
             return Vec::new();
         };
-        self.blockers_of_wait(&context.0, &lock, entry, ty)
+        self.blockers_of_wait(serial, &lock, entry, ty)
     }
 
     /// The blockers of a pending entry, if it is still pending.
     fn blockers_of_wait(
         &self,
-        waiter: &u64,
+        waiter: u64,
         lock: &Arc<crate::lock::LockObject>,
         entry: usize,
         ty: LockType,
     ) -> Vec<Blocker> {
         let st = lock.state.read_recursive();
         match st.entries.get(entry) {
-            Some(e) if !e.granted && e.ctx.id == *waiter => lock.blockers(&st, *waiter, ty),
+            Some(e) if !e.granted && e.ctx.serial == waiter => lock.blockers(&st, waiter, ty),
             _ => Vec::new(),
         }
     }

@@ -87,6 +87,12 @@ pub enum MdlError {
     },
     /// The configuration is out of range (for example `shards` outside 1..=1024).
     InvalidConfig(String),
+    /// [`MdlManager::new_context_with_id`](crate::MdlManager::new_context_with_id): a live
+    /// context of this manager already has the id.
+    ContextIdInUse(ContextId),
+    /// [`MdlManager::kill`](crate::MdlManager::kill): no live context has the id (MySQL's
+    /// `ER_NO_SUCH_THREAD`, 1094).
+    UnknownContext(ContextId),
 }
 
 /// The kind of an [`MdlError`], without its payload: for matching and comparing.
@@ -105,6 +111,8 @@ pub enum ErrorKind {
     InvalidSavepoint,
     InvalidLockChange,
     InvalidConfig,
+    ContextIdInUse,
+    UnknownContext,
 }
 
 impl ErrorKind {
@@ -115,6 +123,7 @@ impl ErrorKind {
             ErrorKind::Deadlock => Some(1213),
             ErrorKind::Killed => Some(1317),
             ErrorKind::RefusedByEngine => Some(3177),
+            ErrorKind::UnknownContext => Some(1094),
             _ => None,
         }
     }
@@ -193,6 +202,8 @@ impl MdlError {
             MdlError::InvalidSavepoint => ErrorKind::InvalidSavepoint,
             MdlError::InvalidLockChange { .. } => ErrorKind::InvalidLockChange,
             MdlError::InvalidConfig(_) => ErrorKind::InvalidConfig,
+            MdlError::ContextIdInUse(_) => ErrorKind::ContextIdInUse,
+            MdlError::UnknownContext(_) => ErrorKind::UnknownContext,
         }
     }
 
@@ -278,6 +289,8 @@ impl fmt::Display for MdlError {
                 write!(f, "cannot change a {held} lock to {requested}")
             }
             MdlError::InvalidConfig(why) => write!(f, "invalid lock manager configuration: {why}"),
+            MdlError::ContextIdInUse(id) => write!(f, "context id {id} is in use"),
+            MdlError::UnknownContext(id) => write!(f, "Unknown thread id: {id}"),
         }
     }
 }

@@ -89,6 +89,7 @@ use crate::types::{LockDuration, LockType};
 
 /// How unobtrusive locks are granted ([`MdlConfig::fast_path`](crate::MdlConfig)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum FastPath {
     /// Every lock goes through the lock object's queues under its lock (MySQL 5.6).
     Off,

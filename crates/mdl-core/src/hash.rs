@@ -5,7 +5,7 @@
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// MurmurHash3 x86_32 of `data` with `seed` (MySQL's `murmur3_32`).
-pub fn murmur3_32(data: &[u8], seed: u32) -> u32 {
+pub(crate) fn murmur3_32(data: &[u8], seed: u32) -> u32 {
     const C1: u32 = 0xcc9e_2d51;
     const C2: u32 = 0x1b87_3593;
     let mut h = seed;
@@ -40,7 +40,7 @@ fn fmix32(mut h: u32) -> u32 {
 
 /// MySQL 5.6's `my_hash_sort_bin` as the pre-5.6.15 partition hash used it (`nr1 = 1`,
 /// `nr2 = 4`, 64-bit `ulong` arithmetic, truncated to 32 bits).
-pub fn mysql_hash_sort_bin(data: &[u8]) -> u32 {
+pub(crate) fn mysql_hash_sort_bin(data: &[u8]) -> u32 {
     let mut nr1: u64 = 1;
     let mut nr2: u64 = 4;
     for &b in data {

@@ -188,7 +188,7 @@ pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
         } = Slot::decode(w)
         {
             if let (Some(lock), Some(ctx)) = (objects.get(&address), mgr.env.registry.get(tag)) {
-                let id = moved_ticket_id(ctx.id, slot);
+                let id = moved_ticket_id(ctx.serial, slot);
                 rows.push(row(&lock.key, &ctx, id, ty, duration, true));
             }
         }
@@ -197,7 +197,7 @@ pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
         for (i, w) in ctx.published.words.iter().enumerate() {
             if let Some((address, ty, duration)) = decode_row(w.load(Ordering::Relaxed)) {
                 if let Some(lock) = objects.get(&address) {
-                    let id = ticket_id(ctx.id, i as u32);
+                    let id = ticket_id(ctx.serial, i as u32);
                     rows.push(row(&lock.key, &ctx, id, ty, duration, true));
                 }
             }

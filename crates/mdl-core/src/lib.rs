@@ -143,19 +143,24 @@ mod wait;
 pub use blocking::{
     BlockKind, Blocker, DeadlockCause, DeadlockEdge, DeadlockRecord, LockWait, LockWaits,
 };
-pub use context::{Acquire, KillHandle, MdlContext, StatementScope, TransactionScope};
+pub use context::{
+    Acquire, ContextBuilder, KillHandle, LockGuard, MdlContext, StatementScope, TransactionScope,
+};
 pub use deadlock::{DeadlockSearch, MAX_SEARCH_DEPTH};
 pub use diagnostics::{LockEntryInfo, WaitCounters};
 pub use error::{DeadlockError, ErrorKind, MdlError, Result, WaitError};
-pub use fast_path::{FastPath, SLOTS_PER_GROUP};
-pub use hash::{murmur3_32, mysql_hash_sort_bin};
+pub use fast_path::FastPath;
+#[doc(hidden)]
+pub use fast_path::SLOTS_PER_GROUP;
 pub use key::MdlKey;
-pub use manager::{MdlConfig, MdlManager, LONG_TIMEOUT};
+pub use manager::{MdlConfig, MdlConfigBuilder, MdlManager, LONG_TIMEOUT};
 pub use map::PartitionHash;
 pub use naming::NAME_CHAR_LEN;
 pub use owner::{EngineRefusal, HolderInfo, MdlOwner};
 pub use request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
 #[cfg(feature = "pfs")]
 pub use shared::PUBLISHED_SLOTS;
-pub use ticket_store::{TicketIndex, HASH_THRESHOLD};
-pub use types::{ContextId, LockDuration, LockType, Namespace, Strategy};
+pub use ticket_store::TicketIndex;
+#[doc(hidden)]
+pub use ticket_store::HASH_THRESHOLD;
+pub use types::{ContextId, KillScope, LockDuration, LockType, Namespace, Strategy};

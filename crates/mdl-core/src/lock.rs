@@ -330,7 +330,7 @@ impl LockObject {
             Err(Destroyed) => return Outcome::Destroyed,
             Ok(first_use) => first_use,
         };
-        if self.can_grant(&st, req.ty, req.ctx.id) {
+        if self.can_grant(&st, req.ty, req.ctx.serial) {
             let entry = st.add_granted(req.entry());
             if self.count_piglets_and_hogs(&mut st, req.ty, env.max_write_lock_count) {
                 self.reschedule_waiters(&mut st, env.max_write_lock_count);
@@ -408,7 +408,7 @@ impl LockObject {
             let Some(ctx) = env.registry.get(tag) else {
                 return;
             };
-            let ticket_id = moved_ticket_id(ctx.id, slot);
+            let ticket_id = moved_ticket_id(ctx.serial, slot);
             let entry = st.add_granted(NewEntry {
                 ctx,
                 ty,
@@ -457,7 +457,7 @@ impl LockObject {
             return true;
         }
         st.granted()
-            .all(|e| e.ctx.id == requester || conflicts & e.ty.bit() == 0)
+            .all(|e| e.ctx.serial == requester || conflicts & e.ty.bit() == 0)
     }
 
     /// The waiting types that pass the tests of [`LockObject::can_grant`] that do not depend on
@@ -524,7 +524,7 @@ impl LockObject {
                     if candidates & e.ty.bit() == 0 {
                         continue;
                     }
-                    if self.can_grant(st, e.ty, e.ctx.id)
+                    if self.can_grant(st, e.ty, e.ctx.serial)
                         && e.ctx.wait.set(e.epoch, WaitStatus::Granted)
                     {
                         grant = Some((seq, idx, e.ty));

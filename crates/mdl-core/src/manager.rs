@@ -24,7 +24,25 @@ pub const LONG_TIMEOUT: Duration = Duration::from_secs(3600 * 24 * 365);
 /// ([`FastPath::PerContext`]; MySQL's is [`FastPath::SharedWord`]), the lock-object cache and
 /// when a wait searches for deadlocks ([`DeadlockSearch::WhenWaitedFor`]; MySQL's is
 /// [`DeadlockSearch::EveryWait`]).
+///
+/// Non-exhaustive, so new options are not breaking changes: build one with
+/// [`MdlConfig::builder`] (which checks the ranges), or change the fields of
+/// [`MdlConfig::default()`].
+///
+/// ```
+/// use mdl_core::{FastPath, MdlConfig, MdlManager, PartitionHash};
+/// // MySQL 5.6.14: 8 partitions with the old hash, no fast path, no lock cache.
+/// let config = MdlConfig::builder()
+///     .shards(8)
+///     .partition_hash(PartitionHash::MySqlBin)
+///     .fast_path(FastPath::Off)
+///     .lock_cache(0)
+///     .build()?;
+/// let mgr = MdlManager::new(config)?;
+/// # Ok::<(), mdl_core::MdlError>(())
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct MdlConfig {
     /// Number of lock-map partitions, each behind its own mutex (MySQL 5.6's
     /// `metadata_locks_hash_instances`, default 8). 1..=1024.
@@ -84,7 +102,60 @@ impl Default for MdlConfig {
     }
 }
 
+/// Declares [`MdlConfigBuilder`]'s setters, one per [`MdlConfig`] field.
+macro_rules! config_setters {
+    ($($field:ident: $ty:ty),* $(,)?) => {
+        impl MdlConfigBuilder {
+            $(
+                #[doc = concat!("Sets [`MdlConfig::", stringify!($field), "`].")]
+                pub fn $field(mut self, $field: $ty) -> MdlConfigBuilder {
+                    self.config.$field = $field;
+                    self
+                }
+            )*
+        }
+    };
+}
+
+/// Builds an [`MdlConfig`] from the defaults ([`MdlConfig::builder`]).
+#[derive(Debug, Clone, Default)]
+#[must_use = "a builder does nothing until `build`"]
+pub struct MdlConfigBuilder {
+    config: MdlConfig,
+}
+
+config_setters! {
+    shards: usize,
+    partition_hash: PartitionHash,
+    fast_path: FastPath,
+    fast_path_slots: usize,
+    ticket_index: TicketIndex,
+    max_write_lock_count: u64,
+    lock_cache: usize,
+    lock_wait_timeout: Duration,
+    deadlock_search: DeadlockSearch,
+    deadlock_history: usize,
+    unused_locks_low_water: usize,
+    unused_locks_min_ratio: f64,
+}
+
+impl MdlConfigBuilder {
+    /// The configuration, with its ranges checked ([`MdlConfig::validate`]).
+    ///
+    /// # Errors
+    /// [`MdlError::InvalidConfig`] naming the first field out of range.
+    pub fn build(self) -> Result<MdlConfig> {
+        self.config.validate()?;
+        Ok(self.config)
+    }
+}
+
 impl MdlConfig {
+    /// A builder starting from the defaults.
+    pub fn builder() -> MdlConfigBuilder {
+        MdlConfigBuilder::default()
+    }
+
     /// Checks the ranges.
     ///
     /// # Errors

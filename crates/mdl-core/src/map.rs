@@ -47,6 +47,7 @@ use crate::types::Namespace;
 
 /// How a key picks its partition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum PartitionHash {
     /// MurmurHash3 of the key bytes, seed 0 (MySQL 5.6.15+ and 8.0).
     #[default]
@@ -54,6 +55,16 @@ pub enum PartitionHash {
     /// MySQL 5.6.14's `my_hash_sort_bin`: its low bits are so poorly spread that
     /// `test.sbtest1` .. `test.sbtest8` all land in the same one of 8 partitions.
     MySqlBin,
+}
+
+impl PartitionHash {
+    /// `"murmur3"` or `"mysql_bin"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PartitionHash::Murmur3 => "murmur3",
+            PartitionHash::MySqlBin => "mysql_bin",
+        }
+    }
 }
 
 type Partition = HashMap<MdlKey, Arc<LockObject>, BuildPrehashed>;

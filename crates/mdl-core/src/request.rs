@@ -10,10 +10,10 @@ use crate::types::{LockDuration, LockType};
 /// use mdl_core::{LockDuration, LockType, MdlKey, MdlRequest, Namespace};
 /// let key = MdlKey::new(Namespace::Table, "test", "t1")?;
 /// let req = MdlRequest::new(key, LockType::SharedRead, LockDuration::Statement);
-/// assert_eq!(req.ticket, None);
+/// assert_eq!(req.lock_type, LockType::SharedRead);
 /// # Ok::<(), mdl_core::MdlError>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MdlRequest {
     /// The name to lock.
     pub key: MdlKey,
@@ -21,8 +21,6 @@ pub struct MdlRequest {
     pub lock_type: LockType,
     /// How long the lock is held.
     pub duration: LockDuration,
-    /// Set by [`crate::MdlContext::acquire_many`] to the ticket that satisfies the request.
-    pub ticket: Option<Ticket>,
 }
 
 impl MdlRequest {
@@ -32,7 +30,6 @@ impl MdlRequest {
             key,
             lock_type,
             duration,
-            ticket: None,
         }
     }
 }
@@ -79,4 +76,10 @@ pub(crate) fn ticket_id(ctx: u64, slot: u32) -> u64 {
 /// slot): unique among live tickets, as ticket ids of `metadata_locks` need to be.
 pub(crate) fn moved_ticket_id(ctx_id: u64, slot: u32) -> u64 {
     (ctx_id << 32) | (1 << 31) | u64::from(slot)
+}
+
+/// The ticket id of an owned lock ([`crate::LockGuard`]): the `n`th guard of its context,
+/// apart from the ids of tickets in the store and of transferred slots.
+pub(crate) fn guard_ticket_id(ctx_id: u64, n: u32) -> u64 {
+    (ctx_id << 32) | (1 << 30) | u64::from(n & ((1 << 30) - 1))
 }

@@ -4,37 +4,51 @@
 //! entries, the deadlock detector, kill handles and strong requesters that transfer fast-path
 //! locks reach it through an `Arc<ContextShared>`.
 //!
-//! Protocol: `id`, `tag` and `owner` never change. The wait slot has its own mutex (see
-//! [`crate::wait`]). `killed` is set by any thread ([`crate::KillHandle`]) and cleared by the
-//! owning thread; `force_dml_weight` and `needs_thr_lock_abort` are written by the owning thread
+//! Protocol: `serial`, `id`, `tag` and `owner` never change. The wait slot has its own mutex
+//! (see [`crate::wait`]). `killed` is raised by any thread ([`crate::MdlManager::kill`],
+//! [`crate::KillHandle`]) and cleared by the owning thread; `force_dml_weight` and `needs_thr_lock_abort` are written by the owning thread
 //! and read by others (relaxed: they are hints for decisions taken under a lock object's lock).
 //! `label` is written by the owning thread and read by diagnostics, under its own mutex.
 //! `deadlock` is written by the deadlock search that picks this context as a victim (holding
 //! the wait-for graph's mutex) before it sets the wait slot, and taken by the owning thread after
 //! its wait ends.
-//! The registry's mutex guards only its slab; nothing else is locked while it is held, except
+//!
+//! Two numbers name a context. `id` is the [`crate::ContextId`] users see and kill by: a server's
+//! connection id or one the registry picked, unique among the manager's live contexts. `serial`
+//! is unique in the process for ever, and is what tickets, savepoints, queue entries and the
+//! wait-for graph compare: a lock can outlive its context (an owned [`crate::LockGuard`]), and a
+//! new context may then reuse the old one's id, but never its serial.
+//!
+//! The registry's mutex guards its slab and its id index; nothing else is locked while it is
+//! held, except
 //! that a transferring strong requester looks owners up under a lock object's write lock (lock
 //! order: lock object → registry).
 
+use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 
 use slab::Slab;
 
 use crate::blocking::DeadlockRecord;
+use crate::error::{MdlError, Result};
 use crate::fast_path::MAX_TAG;
 use crate::owner::MdlOwner;
-use crate::sync::{AtomicBool, Mutex, Ordering};
-use crate::wait::WaitSlot;
+use crate::sync::{AtomicBool, Mutex};
+use crate::types::ContextId;
+use crate::wait::{KillFlag, WaitSlot};
 
 /// The part of a context that other threads reach.
 pub(crate) struct ContextShared {
+    /// Unique in the process: what tickets, queue entries and the wait-for graph compare.
+    pub(crate) serial: u64,
+    /// The [`ContextId`] users see (unique among the manager's live contexts).
     pub(crate) id: u64,
     /// Index in the registry.
     key: usize,
     /// The registry index, if it fits a fast-path slot word (see `fast_path.rs`).
     pub(crate) tag: Option<u16>,
     pub(crate) wait: WaitSlot,
-    pub(crate) killed: AtomicBool,
+    pub(crate) killed: KillFlag,
     pub(crate) force_dml_weight: AtomicBool,
     pub(crate) needs_thr_lock_abort: AtomicBool,
     pub(crate) owner: Option<Arc<dyn MdlOwner>>,
@@ -83,13 +97,14 @@ impl Published {
 }
 
 impl ContextShared {
-    pub(crate) fn new(id: u64, key: usize, owner: Option<Arc<dyn MdlOwner>>) -> Self {
+    pub(crate) fn new(serial: u64, id: u64, key: usize, owner: Option<Arc<dyn MdlOwner>>) -> Self {
         ContextShared {
+            serial,
             id,
             key,
             tag: (key <= MAX_TAG).then_some(key as u16),
             wait: WaitSlot::new(),
-            killed: AtomicBool::new(false),
+            killed: KillFlag::new(),
             force_dml_weight: AtomicBool::new(false),
             needs_thr_lock_abort: AtomicBool::new(false),
             owner,
@@ -104,11 +119,6 @@ impl ContextShared {
             #[cfg(feature = "pfs")]
             published: Published::new(),
         }
-    }
-
-    /// Whether a kill is pending.
-    pub(crate) fn is_killed(&self) -> bool {
-        self.killed.load(Ordering::Acquire)
     }
 
     /// The owner's label for this context.
@@ -130,45 +140,76 @@ impl ContextShared {
     }
 }
 
-/// The live contexts of a manager, by tag.
+/// The live contexts of a manager, by tag and by id.
 pub(crate) struct Registry {
-    contexts: Mutex<Slab<Weak<ContextShared>>>,
+    contexts: Mutex<Contexts>,
     /// `metadata_locks` rows lost by contexts that have ended (see `instrument.rs`).
     #[cfg(feature = "pfs")]
     retired_lost: crate::sync::AtomicU64,
 }
 
+/// The registry's contents, under its mutex.
+#[derive(Default)]
+struct Contexts {
+    /// By tag (the slab key).
+    slab: Slab<Weak<ContextShared>>,
+    /// Tag by id.
+    by_id: HashMap<u64, usize>,
+}
+
 impl Registry {
     pub(crate) fn new() -> Registry {
         Registry {
-            contexts: Mutex::new(Slab::new()),
+            contexts: Mutex::new(Contexts::default()),
             #[cfg(feature = "pfs")]
             retired_lost: crate::sync::AtomicU64::new(0),
         }
     }
 
-    /// Registers a new context with a fresh process-wide id.
-    pub(crate) fn register(&self, owner: Option<Arc<dyn MdlOwner>>) -> Arc<ContextShared> {
-        // Ids are unique in the process, not just in one manager, so a ticket (which names its
-        // context by id) of another manager's context is never mistaken for one of ours.
-        // (A plain std atomic: the id counter is not part of any loom model.)
-        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut slab = self.contexts.lock();
-        let entry = slab.vacant_entry();
-        let shared = Arc::new(ContextShared::new(id, entry.key(), owner));
+    /// Registers a new context, with id `id` or, for `None`, one nobody uses.
+    ///
+    /// # Errors
+    /// [`MdlError::ContextIdInUse`] if a live context of this manager has id `id`.
+    pub(crate) fn register(
+        &self,
+        id: Option<u64>,
+        owner: Option<Arc<dyn MdlOwner>>,
+    ) -> Result<Arc<ContextShared>> {
+        // Serials are unique in the process, not just in one manager, so a ticket (which names
+        // its context by serial) of another manager's context is never mistaken for one of
+        // ours. (A plain std atomic: the counter is not part of any loom model.)
+        static NEXT_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let next = || NEXT_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let serial = next();
+        let mut c = self.contexts.lock();
+        let id = match id {
+            Some(id) if c.by_id.contains_key(&id) => {
+                return Err(MdlError::ContextIdInUse(ContextId(id)))
+            }
+            Some(id) => id,
+            // A picked id is the serial, unless a chosen id took that number.
+            None => std::iter::once(serial)
+                .chain(std::iter::repeat_with(next))
+                .find(|n| !c.by_id.contains_key(n))
+                .unwrap_or(serial),
+        };
+        let entry = c.slab.vacant_entry();
+        let key = entry.key();
+        let shared = Arc::new(ContextShared::new(serial, id, key, owner));
         entry.insert(Arc::downgrade(&shared));
-        shared
+        c.by_id.insert(id, key);
+        Ok(shared)
     }
 
     /// Forgets a context (its locks are already released).
     pub(crate) fn unregister(&self, shared: &ContextShared) {
-        let mut slab = self.contexts.lock();
-        if slab
+        let mut c = self.contexts.lock();
+        if c.slab
             .get(shared.key)
             .is_some_and(|w| std::ptr::eq(w.as_ptr(), shared))
         {
-            slab.remove(shared.key);
+            c.slab.remove(shared.key);
+            c.by_id.remove(&shared.id);
             // Under the registry's lock, so `lost_rows` counts each context once.
             #[cfg(feature = "pfs")]
             self.retired_lost.fetch_add(
@@ -178,15 +219,22 @@ impl Registry {
         }
     }
 
+    /// The live context with id `id`.
+    pub(crate) fn by_id(&self, id: u64) -> Option<Arc<ContextShared>> {
+        let c = self.contexts.lock();
+        let key = *c.by_id.get(&id)?;
+        c.slab.get(key).and_then(Weak::upgrade)
+    }
+
     /// `metadata_locks` rows lost by every context, live or ended (see `instrument.rs`).
     #[cfg(feature = "pfs")]
     pub(crate) fn lost_rows(&self) -> u64 {
         // The live set and the ended contexts' total from one moment (a context's count moves
         // to the total under the same lock); the `Arc`s are dropped after the lock.
         let (live, retired) = {
-            let slab = self.contexts.lock();
+            let c = self.contexts.lock();
             let live: Vec<Arc<ContextShared>> =
-                slab.iter().filter_map(|(_, w)| w.upgrade()).collect();
+                c.slab.iter().filter_map(|(_, w)| w.upgrade()).collect();
             (live, self.retired_lost.load(crate::sync::Ordering::Relaxed))
         };
         let live_lost: u64 = live
@@ -200,6 +248,7 @@ impl Registry {
     pub(crate) fn get(&self, tag: u16) -> Option<Arc<ContextShared>> {
         self.contexts
             .lock()
+            .slab
             .get(usize::from(tag))
             .and_then(Weak::upgrade)
     }
@@ -209,6 +258,7 @@ impl Registry {
     pub(crate) fn live(&self) -> Vec<Arc<ContextShared>> {
         self.contexts
             .lock()
+            .slab
             .iter()
             .filter_map(|(_, w)| w.upgrade())
             .collect()
@@ -216,6 +266,6 @@ impl Registry {
 
     /// Number of registered contexts.
     pub(crate) fn len(&self) -> usize {
-        self.contexts.lock().len()
+        self.contexts.lock().slab.len()
     }
 }

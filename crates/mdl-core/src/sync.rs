@@ -10,10 +10,14 @@ pub(crate) use parking_lot::{Condvar, Mutex, RwLock};
 #[cfg(all(not(loom), feature = "pfs"))]
 pub(crate) use pfs::sync::{Condvar, Mutex, RwLock};
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+pub(crate) use std::sync::atomic::{
+    AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+};
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+pub(crate) use loom::sync::atomic::{
+    AtomicBool, AtomicI64, AtomicU64, AtomicU8, AtomicUsize, Ordering,
+};
 
 /// Orders a `SeqCst` read-modify-write before a later `SeqCst` load of another location, for
 /// loom only. In the Rust (C++20) memory model the two already appear in that order in the

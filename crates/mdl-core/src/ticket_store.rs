@@ -34,6 +34,7 @@ use crate::types::{LockDuration, LockType};
 
 /// How a context finds the tickets it already holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum TicketIndex {
     /// Per-duration lists plus a hash index once a context holds [`HASH_THRESHOLD`] tickets:
     /// `find_ticket` is O(1) however many tickets a context holds (MySQL 8.0.4+).
@@ -42,6 +43,16 @@ pub enum TicketIndex {
     /// Per-duration lists only: `find_ticket` scans every ticket, so taking N locks in one
     /// context costs O(N^2) (MySQL before 8.0.4, Bug #83143).
     LinearList,
+}
+
+impl TicketIndex {
+    /// `"hashed"` or `"linear"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TicketIndex::Hashed => "hashed",
+            TicketIndex::LinearList => "linear",
+        }
+    }
 }
 
 /// Ticket count from which the hash index is used (MySQL's `MDL_ticket_store::THRESHOLD`).

@@ -54,7 +54,10 @@ pub enum Strategy {
 
 with_mysql_ids! {
     /// The 18 namespaces of MySQL 8.0, with MySQL's numeric ids (the first byte of a key).
+    /// Non-exhaustive: MySQL adds namespaces between versions (SRID, RESOURCE_GROUPS, ... in
+    /// 8.0). The lock types and durations are fixed by the matrices and stay exhaustive.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
     #[allow(missing_docs)]
     pub enum Namespace {
         Global = 0,
@@ -301,15 +304,45 @@ impl LockDuration {
     }
 }
 
-/// Identifies a context within its manager.
+/// Identifies a context within its manager: the id given to
+/// [`MdlManager::new_context_with_id`](crate::MdlManager::new_context_with_id) (a server's
+/// connection id), or one the manager picked. No two live contexts of a manager share an id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ContextId(pub(crate) u64);
 
 impl ContextId {
-    /// The numeric id (unique within the process, starting at 1).
+    /// A context id from its number (to name a context in
+    /// [`MdlManager::kill`](crate::MdlManager::kill), for instance).
+    pub const fn new(id: u64) -> ContextId {
+        ContextId(id)
+    }
+
+    /// The numeric id.
     pub fn as_u64(self) -> u64 {
         self.0
     }
+}
+
+impl From<u64> for ContextId {
+    fn from(id: u64) -> ContextId {
+        ContextId(id)
+    }
+}
+
+/// What a kill ends (MySQL's `KILL QUERY` and `KILL [CONNECTION]`), see
+/// [`MdlManager::kill`](crate::MdlManager::kill).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KillScope {
+    /// The current statement: its wait, and any later wait until the statement ends
+    /// ([`MdlContext::release_statement_locks`](crate::MdlContext::release_statement_locks),
+    /// [`MdlContext::release_transactional_locks`](crate::MdlContext::release_transactional_locks),
+    /// or a statement scope's end). A new [`MdlContext::statement`](crate::MdlContext::statement)
+    /// scope also clears it, so a query kill that arrives between two statements ends neither,
+    /// as in MySQL.
+    Query = 1,
+    /// The connection: the current wait and every later one, until
+    /// [`MdlContext::reset_kill`](crate::MdlContext::reset_kill).
+    Connection = 2,
 }
 
 impl std::fmt::Display for ContextId {

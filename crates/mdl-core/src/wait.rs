@@ -13,11 +13,65 @@
 //! its waker in one critical section ([`WaitSlot::poll`]), and `set` takes the waker in the
 //! critical section that sets the status, so an outcome decided between the two is never missed
 //! (no lost wake-up). Wakers are woken after the mutex is released.
+//!
+//! A kill is not an outcome a killer sets: it raises the context's [`KillFlag`] and wakes the
+//! waiter, which turns a raised flag into `Killed` under the slot mutex (only if nothing else
+//! won first). The flag outlives the wait: it ends every later wait until it is cleared (a
+//! query kill at the statement's end, a connection kill by its owner).
 
 use std::task::Waker;
 use std::time::Instant;
 
-use crate::sync::{new_condvar, new_mutex, AtomicBool, Condvar, Mutex, Ordering, Site};
+use crate::sync::{new_condvar, new_mutex, AtomicU8, Condvar, Mutex, Ordering, Site};
+use crate::types::KillScope;
+
+/// A context's pending kill: none, [`KillScope::Query`] or [`KillScope::Connection`] (the
+/// scope's discriminant). Raised by any thread; cleared by the thread using the context.
+pub(crate) struct KillFlag(AtomicU8);
+
+impl KillFlag {
+    pub(crate) fn new() -> KillFlag {
+        KillFlag(AtomicU8::new(0))
+    }
+
+    /// Whether a kill of either scope is pending.
+    #[inline]
+    pub(crate) fn is_raised(&self) -> bool {
+        self.0.load(Ordering::Acquire) != 0
+    }
+
+    /// The pending kill's scope.
+    pub(crate) fn scope(&self) -> Option<KillScope> {
+        match self.0.load(Ordering::Acquire) {
+            0 => None,
+            1 => Some(KillScope::Query),
+            _ => Some(KillScope::Connection),
+        }
+    }
+
+    /// Raises a kill; a connection kill is never weakened to a query kill.
+    pub(crate) fn raise(&self, scope: KillScope) {
+        self.0.fetch_max(scope as u8, Ordering::AcqRel);
+    }
+
+    /// Clears a query kill (a statement ended or began); a connection kill stays.
+    #[inline]
+    pub(crate) fn clear_query(&self) {
+        if self.0.load(Ordering::Relaxed) == KillScope::Query as u8 {
+            let _ = self.0.compare_exchange(
+                KillScope::Query as u8,
+                0,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            );
+        }
+    }
+
+    /// Clears any kill.
+    pub(crate) fn clear(&self) {
+        self.0.store(0, Ordering::Release);
+    }
+}
 
 /// Outcome of a wait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,12 +139,12 @@ impl WaitSlot {
     /// A future's poll of wait `epoch`: the outcome if it is decided (or the context was
     /// killed, which decides it), else `Empty` with `waker` registered to be woken — in one
     /// critical section, so nothing decided in between is missed.
-    pub(crate) fn poll(&self, epoch: u64, killed: &AtomicBool, waker: &Waker) -> WaitStatus {
+    pub(crate) fn poll(&self, epoch: u64, killed: &KillFlag, waker: &Waker) -> WaitStatus {
         let mut s = self.state.lock();
         if s.epoch != epoch {
             return WaitStatus::Timeout;
         }
-        if s.status == WaitStatus::Empty && killed.load(Ordering::Acquire) {
+        if s.status == WaitStatus::Empty && killed.is_raised() {
             s.status = WaitStatus::Killed;
         }
         if s.status == WaitStatus::Empty {
@@ -134,12 +188,12 @@ impl WaitSlot {
     pub(crate) fn timed_wait(
         &self,
         deadline: Option<Instant>,
-        killed: &AtomicBool,
+        killed: &KillFlag,
         set_on_timeout: bool,
     ) -> WaitStatus {
         let mut s = self.state.lock();
         while s.status == WaitStatus::Empty {
-            if killed.load(Ordering::Acquire) {
+            if killed.is_raised() {
                 s.status = WaitStatus::Killed;
                 break;
             }
@@ -148,7 +202,7 @@ impl WaitSlot {
                 Some(d) => {
                     if Instant::now() >= d || self.cond.wait_until(&mut s, d).timed_out() {
                         if s.status == WaitStatus::Empty && set_on_timeout {
-                            s.status = if killed.load(Ordering::Acquire) {
+                            s.status = if killed.is_raised() {
                                 WaitStatus::Killed
                             } else {
                                 WaitStatus::Timeout
@@ -174,6 +228,7 @@ mod loom_models {
     use loom::thread;
 
     use super::*;
+    use crate::sync::AtomicBool;
 
     fn model(f: impl Fn() + Sync + Send + 'static) {
         let mut b = loom::model::Builder::new();
@@ -181,11 +236,11 @@ mod loom_models {
         b.check(f);
     }
 
-    /// A thread that kills the waiter of `slot`, as `KillHandle::kill` does.
-    fn spawn_killer(slot: &Arc<WaitSlot>, killed: &Arc<AtomicBool>) -> thread::JoinHandle<()> {
+    /// A thread that kills the waiter of `slot`, as `MdlManager::kill` does.
+    fn spawn_killer(slot: &Arc<WaitSlot>, killed: &Arc<KillFlag>) -> thread::JoinHandle<()> {
         let (s, k) = (slot.clone(), killed.clone());
         thread::spawn(move || {
-            k.store(true, Ordering::Release);
+            k.raise(KillScope::Query);
             s.wake();
         })
     }
@@ -194,7 +249,7 @@ mod loom_models {
     fn grant_victim_kill_race() {
         model(|| {
             let slot = Arc::new(WaitSlot::new());
-            let killed = Arc::new(AtomicBool::new(false));
+            let killed = Arc::new(KillFlag::new());
             let epoch = slot.reset();
 
             let s = slot.clone();
@@ -235,7 +290,7 @@ mod loom_models {
     fn future_poll_vs_grant_and_kill_no_lost_wakeup() {
         model(|| {
             let slot = Arc::new(WaitSlot::new());
-            let killed = Arc::new(AtomicBool::new(false));
+            let killed = Arc::new(KillFlag::new());
             let epoch = slot.reset();
             let woken = Arc::new(AtomicBool::new(false));
             let waker = Waker::from(Arc::new(Flag(woken.clone())));
@@ -256,11 +311,27 @@ mod loom_models {
         });
     }
 
+    /// A statement end clearing a query kill while another thread kills the connection: the
+    /// connection kill is never lost, whatever the interleaving (the clear only removes a
+    /// query kill, by compare-and-swap).
+    #[test]
+    fn clearing_a_query_kill_never_loses_a_connection_kill() {
+        model(|| {
+            let killed = Arc::new(KillFlag::new());
+            killed.raise(KillScope::Query);
+            let k = killed.clone();
+            let killer = thread::spawn(move || k.raise(KillScope::Connection));
+            killed.clear_query();
+            killer.join().expect("killer");
+            assert_eq!(killed.scope(), Some(KillScope::Connection));
+        });
+    }
+
     #[test]
     fn grant_vs_timeout_and_stale_epoch() {
         model(|| {
             let slot = Arc::new(WaitSlot::new());
-            let killed = AtomicBool::new(false);
+            let killed = KillFlag::new();
             let epoch = slot.reset();
             let s = slot.clone();
             let granter = thread::spawn(move || s.set(epoch, WaitStatus::Granted));

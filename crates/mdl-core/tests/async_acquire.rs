@@ -16,8 +16,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    ErrorKind, LockDuration, LockType, MdlContext, MdlError, MdlKey, MdlManager, MdlRequest,
-    Result, Ticket,
+    ErrorKind, KillScope, LockDuration, LockType, MdlContext, MdlError, MdlKey, MdlManager,
+    MdlRequest, Result, Ticket,
 };
 use mdl_reference::support::*;
 
@@ -247,7 +247,7 @@ fn kill_wakes_a_pending_future() {
         let mut f = pin!(ctx.acquire_async(&r, LONG));
         assert!(poll(f.as_mut(), &waker).is_pending());
         wait_pending(&mgr, id, &table("t"), LockType::X);
-        let k = thread::spawn(move || kill.kill());
+        let k = thread::spawn(move || kill.kill(KillScope::Connection));
         k.join().unwrap();
         assert!(count.wakes.load(Ordering::SeqCst) > 0, "kill did not wake");
         let Poll::Ready(Err(e)) = poll(f.as_mut(), &waker) else {
@@ -389,16 +389,20 @@ fn acquire_many_async_dropped_midway_releases_what_it_took() {
     let (t1, t2) = (table("t1"), table("t2"));
     let holder = Worker::holding(&mgr, &t2, LockType::SR);
     let mut ctx = mgr.new_context();
-    let mut reqs = vec![sreq(&t2, LockType::X), sreq(&t1, LockType::X)];
+    let reqs = vec![sreq(&t2, LockType::X), sreq(&t1, LockType::X)];
     {
-        let mut f = pin!(ctx.acquire_many_async(&mut reqs, LONG));
+        let mut f = pin!(ctx.acquire_many_async(&reqs, LONG));
         assert!(poll(f.as_mut(), Waker::noop()).is_pending());
     }
     assert!(!ctx.has_locks(), "t1's X leaked");
-    assert!(reqs.iter().all(|r| r.ticket.is_none()));
     holder.release_all();
-    block_on(ctx.acquire_many_async(&mut reqs, LONG)).unwrap();
-    assert!(reqs.iter().all(|r| r.ticket.is_some()));
+    let tickets = block_on(ctx.acquire_many_async(&reqs, LONG)).unwrap();
+    assert_eq!(
+        ctx.ticket_info(tickets[0]).unwrap().key,
+        t2,
+        "in the caller's order"
+    );
+    assert_eq!(ctx.ticket_info(tickets[1]).unwrap().key, t1);
     assert_eq!(ctx.lock_count(), 2);
     ctx.release_statement_locks();
     assert_clean_after(&mgr, (holder, ctx));

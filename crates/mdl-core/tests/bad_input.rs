@@ -105,8 +105,8 @@ fn lock_types_a_namespace_does_not_take() {
             Err(MdlError::InvalidLockType { .. })
         ));
     }
-    let mut reqs = vec![treq(&t, LockType::SR), treq(&g, LockType::SU)];
-    assert!(c.acquire_many(&mut reqs, LONG).is_err());
+    let reqs = vec![treq(&t, LockType::SR), treq(&g, LockType::SU)];
+    assert!(c.acquire_many(&reqs, LONG).is_err());
     assert!(!c.has_locks());
     // Clone / downgrade of a scoped ticket into an object type.
     let ix = c.acquire(&treq(&g, LockType::X), LONG).unwrap();
@@ -209,11 +209,13 @@ fn invalid_configurations() {
             "{cfg:?}"
         );
     }
-    assert!(MdlManager::new(MdlConfig {
-        shards: 1024,
-        max_write_lock_count: 1,
-        ..MdlConfig::default()
-    })
+    assert!(MdlManager::new(
+        MdlConfig::builder()
+            .shards(1024)
+            .max_write_lock_count(1)
+            .build()
+            .expect("a valid configuration")
+    )
     .is_ok());
 }
 

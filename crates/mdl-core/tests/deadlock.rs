@@ -267,7 +267,7 @@ fn chain_deeper_than_the_limit(search: DeadlockSearch) -> Result<Ticket> {
         DeadlockSearch::EveryWait => {
             let got = recv(&last);
             for wk in &w {
-                wk.kill.kill();
+                wk.kill.kill(KillScope::Connection);
             }
             for r in &rx {
                 // Killed, or granted because the killed waiter before it rolled back first.
@@ -286,6 +286,7 @@ fn chain_deeper_than_the_limit(search: DeadlockSearch) -> Result<Ticket> {
             }
             recv(&last)
         }
+        other => panic!("no test for {other:?}"),
     }
 }
 
@@ -379,9 +380,10 @@ fn cycles_closed_at_the_same_moment_are_always_found() {
     const WAIT: std::time::Duration = std::time::Duration::from_secs(5);
     for search in [DeadlockSearch::WhenWaitedFor, DeadlockSearch::EveryWait] {
         for (name, cfg) in configs() {
-            let m = MdlManager::new(MdlConfig {
-                deadlock_search: search,
-                ..cfg
+            let m = MdlManager::new({
+                let mut c = cfg;
+                c.deadlock_search = search;
+                c
             })
             .unwrap();
             let k = tables(2);

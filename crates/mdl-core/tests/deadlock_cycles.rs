@@ -114,10 +114,12 @@ const LONG: Duration = Duration::from_secs(30);
 
 fn run_cycle(nodes: &[Node], hanging: usize, fast_path: FastPath) {
     let n = nodes.len();
-    let mgr = MdlManager::new(MdlConfig {
-        fast_path,
-        ..MdlConfig::default()
-    })
+    let mgr = MdlManager::new(
+        MdlConfig::builder()
+            .fast_path(fast_path)
+            .build()
+            .expect("a valid configuration"),
+    )
     .unwrap();
     let (ready_tx, ready_rx) = channel();
     let mut members = Vec::new();

@@ -3,6 +3,8 @@
 //! with the fast path on and off. Whether a lock is held is checked from another context with
 //! `try_acquire` of X.
 
+use std::sync::Arc;
+
 use mdl_core::*;
 use mdl_reference::matrix::*;
 use mdl_reference::support::*;
@@ -324,51 +326,78 @@ fn lock_tables_and_unlock_tables_duration_switches() {
     }
 }
 
+/// Records the keys of the exclusive requests its context makes, in order.
+#[derive(Default)]
+struct XOrder(std::sync::Mutex<Vec<String>>);
+
+impl MdlOwner for XOrder {
+    fn notify_hton_pre_acquire_exclusive(&self, key: &MdlKey) -> Result<(), EngineRefusal> {
+        self.0.lock().unwrap().push(key.name().to_string());
+        Ok(())
+    }
+}
+
 #[test]
 fn acquire_many_sorts_and_is_all_or_nothing() {
-    for (_, _, mut c, mut o) in two_contexts_per_mode() {
+    for (_, mgr, mut c, mut o) in two_contexts_per_mode() {
         let (a, b, z) = (table("a"), table("b"), table("z"));
-        let mut reqs = vec![
+        let reqs = vec![
             treq(&z, LockType::X),
             treq(&a, LockType::SRO),
             treq(&a, LockType::SNRW),
             treq(&b, LockType::X),
         ];
-        c.acquire_many(&mut reqs, LONG).unwrap();
-        let order: Vec<(String, LockType)> = reqs
+        let tickets = c.acquire_many(&reqs, LONG).unwrap();
+        // One ticket per request, in the caller's order. For `a` the stronger SNRW was taken
+        // first and the SRO request is satisfied by it (same duration): the same ticket.
+        assert_eq!(tickets.len(), 4);
+        let info: Vec<(String, LockType)> = tickets
             .iter()
-            .map(|r| (r.key.name().to_string(), r.lock_type))
+            .map(|&t| c.ticket_info(t).unwrap())
+            .map(|i| (i.key.name().to_string(), i.lock_type))
             .collect();
         assert_eq!(
-            order,
+            info,
             vec![
+                ("z".into(), LockType::X),
                 ("a".into(), LockType::SNRW),
-                ("a".into(), LockType::SRO),
-                ("b".into(), LockType::X),
-                ("z".into(), LockType::X)
+                ("a".into(), LockType::SNRW),
+                ("b".into(), LockType::X)
             ]
         );
-        assert!(reqs.iter().all(|r| r.ticket.is_some()));
+        assert_eq!(tickets[1], tickets[2]);
         c.release_transactional_locks();
+
+        // Keys are taken in MySQL's order whatever the caller's: the exclusive requests reach
+        // the owner's storage-engine hook as a, b, z.
+        let order = Arc::new(XOrder::default());
+        let mut w = mgr.new_context_with_owner(order.clone());
+        let xs = vec![
+            treq(&z, LockType::X),
+            treq(&b, LockType::X),
+            treq(&a, LockType::X),
+        ];
+        w.acquire_many(&xs, LONG).unwrap();
+        assert_eq!(*order.0.lock().unwrap(), ["a", "b", "z"]);
+        drop(w);
 
         // `z` is taken by another context: nothing of the batch stays, EXPLICIT included.
         let zt = take(&mut o, &z, LockType::SR, Transaction);
-        let mut reqs = vec![
+        let reqs = vec![
             req(&a, LockType::X, Explicit),
             req(&b, LockType::X, Transaction),
             req(&z, LockType::X, Statement),
         ];
         assert_eq!(
-            c.acquire_many(&mut reqs, std::time::Duration::from_millis(20))
+            c.acquire_many(&reqs, std::time::Duration::from_millis(20))
                 .kinded(),
             Err(ErrorKind::Timeout)
         );
-        assert!(reqs.iter().all(|r| r.ticket.is_none()));
         assert!(!c.has_locks());
         o.release(zt).unwrap();
         assert!(can_take(&mut o, &a, LockType::X) && can_take(&mut o, &b, LockType::X));
         // Empty batch.
-        c.acquire_many(&mut [], LONG).unwrap();
+        assert!(c.acquire_many(&[], LONG).unwrap().is_empty());
     }
 }
 
@@ -377,23 +406,23 @@ fn acquire_many_with_duplicate_keys() {
     let (_m, mut c, mut o) = two_contexts();
     let (a, z) = (table("a"), table("z"));
     // LOCK TABLES a READ, a WRITE: SNRW first, SRO then reuses it (same duration).
-    let mut reqs = vec![treq(&a, LockType::SRO), treq(&a, LockType::SNRW)];
-    c.acquire_many(&mut reqs, LONG).unwrap();
-    assert_eq!(reqs[0].lock_type, LockType::SNRW);
-    assert_eq!(reqs[0].ticket, reqs[1].ticket);
+    let reqs = vec![treq(&a, LockType::SRO), treq(&a, LockType::SNRW)];
+    let tickets = c.acquire_many(&reqs, LONG).unwrap();
+    assert_eq!(c.ticket_info(tickets[0]).unwrap().lock_type, LockType::SNRW);
+    assert_eq!(tickets[0], tickets[1]);
     assert_eq!(c.lock_count(), 1);
     c.release_transactional_locks();
     // Failure after duplicates: everything of the batch goes, older locks stay.
     let old = c.acquire(&treq(&table("old"), LockType::SR), LONG).unwrap();
     let zt = take(&mut o, &z, LockType::SR, Transaction);
-    let mut reqs = vec![
+    let reqs = vec![
         treq(&a, LockType::X),
         req(&a, LockType::SR, LockDuration::Explicit),
         treq(&a, LockType::SR),
         treq(&z, LockType::X),
     ];
     assert_eq!(
-        c.acquire_many(&mut reqs, ZERO).kinded(),
+        c.acquire_many(&reqs, ZERO).kinded(),
         Err(ErrorKind::Timeout)
     );
     assert_eq!(c.lock_count(), 1);

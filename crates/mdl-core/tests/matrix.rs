@@ -119,8 +119,8 @@ fn reschedule_cell(k: &MdlKey, r: LockType, p: LockType) -> bool {
     a.release_all();
     let granted = has_entry(&m, d.id, k, r, true);
     // Tear down: whoever still waits is killed.
-    d.kill.kill();
-    b.kill.kill();
+    d.kill.kill(KillScope::Connection);
+    b.kill.kill(KillScope::Connection);
     let _ = recv(&rd);
     let _ = recv(&rb);
     d.release_all();
@@ -179,7 +179,7 @@ fn try_cell(
         let c = Worker::new(&m);
         c.run(move |c| c.try_acquire(&rq).unwrap().is_some())
     };
-    b.kill.kill();
+    b.kill.kill(KillScope::Connection);
     let _ = recv(&rb);
     Some(granted)
 }

@@ -32,12 +32,14 @@ fn partition_instances_and_metadata_locks() {
     pfs::set_instruments("wait/synch/mutex/mdl/%", true, false).unwrap();
     for (hash, expect_busy) in [(PartitionHash::MySqlBin, 1), (PartitionHash::Murmur3, 2)] {
         pfs::truncate_events_waits_summary_by_instance();
-        let mgr = MdlManager::new(MdlConfig {
-            shards: 8,
-            partition_hash: hash,
-            lock_cache: 0,
-            ..MdlConfig::default()
-        })
+        let mgr = MdlManager::new(
+            MdlConfig::builder()
+                .shards(8)
+                .partition_hash(hash)
+                .lock_cache(0)
+                .build()
+                .expect("a valid configuration"),
+        )
         .unwrap();
         let mut ctx = mgr.new_context();
         for _ in 0..10 {

@@ -94,8 +94,8 @@ fn try_cell(idx: usize, r: LockType, p: LockType) -> Option<(bool, bool)> {
         assert!(!obj_stronger_or_equal(LockType::SW, r));
         c2.run(move |c| c.try_acquire(&rq).unwrap().is_some())
     };
-    q.kill.kill();
-    b.kill.kill();
+    q.kill.kill(KillScope::Connection);
+    b.kill.kill(KillScope::Connection);
     let _ = recv(&q_rx);
     if let Some(rx) = b_rx {
         let _ = recv(&rx);
@@ -136,7 +136,7 @@ fn w2_reschedule_cell(r: LockType, p: LockType) -> Option<bool> {
     a.release_all();
     let granted = has_entry(&m, d.id, &k, r, true);
     for w in [&d, &b, &e] {
-        w.kill.kill();
+        w.kill.kill(KillScope::Connection);
     }
     let _ = recv(&d_rx);
     let _ = recv(&b_rx);
@@ -344,7 +344,7 @@ fn w13_reschedule_cell(idx: usize, r: LockType, p: LockType) -> (bool, bool, boo
     h1.release_all();
     let granted = has_entry(&m, d.id, &k, r, true);
     for w in [&q, &d, &b] {
-        w.kill.kill();
+        w.kill.kill(KillScope::Connection);
     }
     for rx in [&q_rx, &d_rx, &b_rx] {
         let _ = recv(rx);

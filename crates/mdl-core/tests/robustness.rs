@@ -10,8 +10,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    EngineRefusal, ErrorKind, HolderInfo, LockDuration, LockType, MdlError, MdlKey, MdlOwner,
-    Namespace, Strategy, NAME_CHAR_LEN,
+    EngineRefusal, ErrorKind, HolderInfo, KillScope, LockDuration, LockType, MdlError, MdlKey,
+    MdlOwner, Namespace, Strategy, NAME_CHAR_LEN,
 };
 use mdl_reference::support::{
     assert_clean, assert_clean_after, can_take, managers_per_mode, mgr, one_context, req,
@@ -279,8 +279,8 @@ fn invalid_lock_type_per_namespace() {
                 assert_eq!(c.try_acquire(&r), Err(want.clone()));
                 assert_eq!(c.acquire(&r, Duration::from_secs(1)), Err(want.clone()));
                 assert_eq!(c.acquire(&r, Duration::ZERO), Err(want.clone()));
-                let mut many = vec![r.clone()];
-                assert_eq!(c.acquire_many(&mut many, Duration::from_secs(1)), Err(want));
+                let many = vec![r.clone()];
+                assert_eq!(c.acquire_many(&many, Duration::from_secs(1)), Err(want));
             }
         }
     }
@@ -504,7 +504,7 @@ fn zero_and_huge_timeouts() {
         wait_queued(&mgr, 1);
         thread::sleep(Duration::from_millis(20));
         assert!(!w.is_finished(), "a {huge:?} wait ended early");
-        kill.kill();
+        kill.kill(KillScope::Connection);
         assert_eq!(w.join().unwrap().kinded(), Err(ErrorKind::Killed));
     }
     // ... and a release grants them.

@@ -72,9 +72,9 @@ fn kill_ends_a_wait() {
         let k = table("t");
         let holder = Worker::holding(&m, &k, LockType::X);
         let (w, rx) = Worker::pending(&m, &k, LockType::SR);
-        assert!(!w.kill.is_killed());
-        w.kill.kill();
-        assert!(w.kill.is_killed());
+        assert!(w.kill.pending_kill().is_none());
+        w.kill.kill(KillScope::Connection);
+        assert!(w.kill.pending_kill().is_some());
         assert_eq!(w.kill.context_id(), w.id);
         assert_eq!(recv(&rx).kinded(), Err(ErrorKind::Killed));
         assert_eq!(ErrorKind::Killed.mysql_error_code(), Some(1317));
@@ -92,7 +92,7 @@ fn kill_ends_a_wait() {
             "no wait needed"
         );
         w.run(|c| c.reset_kill());
-        assert!(!w.kill.is_killed());
+        assert!(w.kill.pending_kill().is_none());
         let rx = w.start_pending(&m, &k, LockType::SR);
         holder.release_all();
         recv(&rx).unwrap();
@@ -108,7 +108,9 @@ fn kill_from_another_thread_while_the_holder_keeps_its_lock() {
     let w = Worker::new(&m);
     let kh = w.kill.clone();
     let rx = w.start_pending(&m, &k, LockType::X);
-    std::thread::spawn(move || kh.kill()).join().unwrap();
+    std::thread::spawn(move || kh.kill(KillScope::Connection))
+        .join()
+        .unwrap();
     assert_eq!(recv(&rx).kinded(), Err(ErrorKind::Killed));
     assert!(holder.ticket_info(t).is_ok());
 }

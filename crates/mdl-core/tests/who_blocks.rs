@@ -45,6 +45,7 @@ fn check_against_matrices(w: &LockWaits) {
                 has_priority(scoped, 0, r.requested, r.blocker.lock_type),
                 "no priority: {r}"
             ),
+            other => panic!("unknown blocker kind {other:?}: {r}"),
         }
     }
 }
@@ -271,7 +272,7 @@ fn failed_waits_name_their_blockers() {
         let kill = ddl.kill_handle();
         let k = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(20));
-            kill.kill();
+            kill.kill(KillScope::Connection);
         });
         let err = ddl.acquire(&treq(&t, LockType::X), LONG).unwrap_err();
         k.join().unwrap();

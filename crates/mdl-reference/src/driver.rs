@@ -211,19 +211,22 @@ pub fn run_bytes(data: &[u8]) -> Result<(), String> {
         return Ok(());
     };
     let max_wlc = [1, 2, 3, u64::MAX][(cfg >> 2) as usize % 4];
-    let mgr = MdlManager::new(MdlConfig {
-        fast_path: FastPath::ALL
-            [(usize::from(cfg & 1) + usize::from(cfg >> 6)) % FastPath::ALL.len()],
-        ticket_index: if cfg & 2 != 0 {
-            TicketIndex::Hashed
-        } else {
-            TicketIndex::LinearList
-        },
-        max_write_lock_count: max_wlc,
-        unused_locks_low_water: [0, 4, 1000, 1000][(cfg >> 4) as usize % 4],
-        shards: if cfg & 0x40 != 0 { 1 } else { 8 },
-        ..MdlConfig::default()
-    })
+    let mgr = MdlManager::new(
+        MdlConfig::builder()
+            .fast_path(
+                FastPath::ALL[(usize::from(cfg & 1) + usize::from(cfg >> 6)) % FastPath::ALL.len()],
+            )
+            .ticket_index(if cfg & 2 != 0 {
+                TicketIndex::Hashed
+            } else {
+                TicketIndex::LinearList
+            })
+            .max_write_lock_count(max_wlc)
+            .unused_locks_low_water([0, 4, 1000, 1000][(cfg >> 4) as usize % 4])
+            .shards(if cfg & 0x40 != 0 { 1 } else { 8 })
+            .build()
+            .expect("a valid configuration"),
+    )
     .map_err(|e| format!("{e:?}"))?;
     let mut d = Driver {
         model: Model::new(CTXS, max_wlc),

@@ -34,10 +34,10 @@ pub fn configs() -> Vec<(&'static str, MdlConfig)> {
         .map(|fast_path| {
             (
                 fast_path.name(),
-                MdlConfig {
-                    fast_path,
-                    ..MdlConfig::default()
-                },
+                MdlConfig::builder()
+                    .fast_path(fast_path)
+                    .build()
+                    .expect("a valid configuration"),
             )
         })
         .collect()

@@ -40,18 +40,12 @@ pub(crate) fn ser_fast_path<S: serde::Serializer>(f: &FastPath, s: S) -> Result<
 }
 
 fn ser_index<S: serde::Serializer>(i: &TicketIndex, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(match i {
-        TicketIndex::Hashed => "hashed",
-        TicketIndex::LinearList => "linear",
-    })
+    s.serialize_str(i.name())
 }
 
 /// `"murmur3"` / `"mysql_bin"`.
 pub fn hash_name(h: PartitionHash) -> &'static str {
-    match h {
-        PartitionHash::Murmur3 => "murmur3",
-        PartitionHash::MySqlBin => "mysql_bin",
-    }
+    h.name()
 }
 
 impl Default for MdlSetup {
@@ -81,14 +75,14 @@ impl MdlSetup {
 
     /// The lock manager configuration.
     pub fn config(&self) -> MdlConfig {
-        MdlConfig {
-            shards: self.shards,
-            partition_hash: self.hash,
-            fast_path: self.fast_path,
-            ticket_index: self.ticket_index,
-            lock_cache: self.lock_cache,
-            ..MdlConfig::default()
-        }
+        MdlConfig::builder()
+            .shards(self.shards)
+            .partition_hash(self.hash)
+            .fast_path(self.fast_path)
+            .ticket_index(self.ticket_index)
+            .lock_cache(self.lock_cache)
+            .build()
+            .expect("a valid configuration")
     }
 
     /// A short label.
@@ -101,6 +95,7 @@ impl MdlSetup {
                 FastPath::Off => "",
                 FastPath::SharedWord => " fast",
                 FastPath::PerContext => " per-context",
+                other => other.name(),
             },
             if self.ticket_index == TicketIndex::LinearList {
                 " linear"

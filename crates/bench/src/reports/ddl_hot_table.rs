@@ -38,6 +38,7 @@ fn mode_label(m: FastPath) -> &'static str {
         FastPath::PerContext => "per-context (default)",
         FastPath::SharedWord => "shared-word (MySQL 5.7/8.0)",
         FastPath::Off => "off (MySQL 5.6)",
+        other => other.name(),
     }
 }
 

@@ -55,6 +55,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
                         FastPath::PerContext => "mdl (per-context fast path)".to_string(),
                         FastPath::SharedWord => "mdl (8.0 shared word)".to_string(),
                         FastPath::Off => "mdl (no fast path)".to_string(),
+                        other => format!("mdl ({other})"),
                     },
                     other => other.label(),
                 };
@@ -165,6 +166,7 @@ fn alone_label(p: &PeerSpec) -> String {
             FastPath::PerContext => "mdl per-context (default)".into(),
             FastPath::SharedWord => "mdl shared-word (MySQL 5.7/8.0)".into(),
             FastPath::Off => "mdl off (MySQL 5.6)".into(),
+            other => format!("mdl {other}"),
         },
         other => other.label(),
     }

@@ -27,9 +27,9 @@ fn setup(index: TicketIndex) -> MdlSetup {
 /// Rough wall time of one dump, for the progress bar.
 fn estimate(n: usize, index: TicketIndex) -> Duration {
     let per_lock_ns = match index {
-        TicketIndex::Hashed => 600.0,
         TicketIndex::LinearList if n >= 50_000 => 3.5 * n as f64,
         TicketIndex::LinearList => 200.0 + 1.5 * n as f64,
+        _ => 600.0,
     };
     Duration::from_nanos((per_lock_ns * n as f64) as u64 + 5_000_000)
 }

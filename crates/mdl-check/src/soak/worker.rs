@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    LockDuration, LockType, MdlContext, MdlError, MdlKey, MdlManager, MdlRequest, Namespace, Ticket,
+    KillScope, LockDuration, LockType, MdlContext, MdlError, MdlKey, MdlManager, MdlRequest,
+    Namespace, Ticket,
 };
 use mdl_reference::matrix::{is_scoped, legal_types, stronger_or_equal};
 
@@ -228,7 +229,12 @@ impl Worker {
         }
         let h = self.sh.kill_handles.lock().unwrap()[victim].clone();
         if let Some(h) = h {
-            h.kill();
+            // A query kill may end before it hits a wait (the statement ended); a connection
+            // kill lasts until the killed worker resets it.
+            h.kill(pick(
+                &mut self.rng,
+                &[KillScope::Query, KillScope::Connection],
+            ));
             self.rep.kills_sent += 1;
         }
     }

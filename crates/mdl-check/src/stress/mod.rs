@@ -19,8 +19,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    FastPath, KillHandle, LockType, MdlConfig, MdlKey, MdlManager, Namespace, PartitionHash,
-    Ticket, TicketIndex,
+    FastPath, KillHandle, KillScope, LockType, MdlConfig, MdlKey, MdlManager, Namespace,
+    PartitionHash, Ticket, TicketIndex,
 };
 
 use client::{Client, Keys};
@@ -56,27 +56,35 @@ impl Default for StressConfig {
 pub fn configs() -> Vec<MdlConfig> {
     let mut v: Vec<MdlConfig> = FastPath::ALL
         .into_iter()
-        .map(|fast_path| MdlConfig {
-            fast_path,
-            ..MdlConfig::default()
+        .map(|fast_path| {
+            MdlConfig::builder()
+                .fast_path(fast_path)
+                .build()
+                .expect("a valid configuration")
         })
         .collect();
-    v.push(MdlConfig {
-        fast_path_slots: 16,
-        unused_locks_low_water: 0,
-        ..MdlConfig::default()
-    });
-    v.push(MdlConfig {
-        shards: 1,
-        partition_hash: PartitionHash::MySqlBin,
-        unused_locks_low_water: 0,
-        ..MdlConfig::default()
-    });
-    v.push(MdlConfig {
-        max_write_lock_count: 1,
-        ticket_index: TicketIndex::LinearList,
-        ..MdlConfig::default()
-    });
+    v.push(
+        MdlConfig::builder()
+            .fast_path_slots(16)
+            .unused_locks_low_water(0)
+            .build()
+            .expect("a valid configuration"),
+    );
+    v.push(
+        MdlConfig::builder()
+            .shards(1)
+            .partition_hash(PartitionHash::MySqlBin)
+            .unused_locks_low_water(0)
+            .build()
+            .expect("a valid configuration"),
+    );
+    v.push(
+        MdlConfig::builder()
+            .max_write_lock_count(1)
+            .ticket_index(TicketIndex::LinearList)
+            .build()
+            .expect("a valid configuration"),
+    );
     v
 }
 
@@ -235,7 +243,7 @@ pub fn run(cfg: &StressConfig) -> StressReport {
                 thread::sleep(Duration::from_millis(3));
                 let kills = sh.kills.lock().unwrap();
                 if !kills.is_empty() {
-                    kills[rng.usize(..kills.len())].kill();
+                    kills[rng.usize(..kills.len())].kill(KillScope::Connection);
                 }
             }
         })

@@ -16,7 +16,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use super::waiting::{Wait, TICK};
-use super::{Attempt, MdlContext};
+use super::{acquisition_order, Attempt, MdlContext};
 use crate::error::{MdlError, Result};
 use crate::request::{MdlRequest, Ticket};
 use crate::timer::{self, Alarm};
@@ -286,30 +286,26 @@ impl MdlContext {
     }
 
     /// [`MdlContext::acquire_many`] without blocking the thread. Cancel safe: dropping the
-    /// future releases every lock it took, and `reqs` is only written on success.
+    /// future releases every lock it took.
     ///
     /// # Errors
     /// As [`MdlContext::acquire_many`].
     pub async fn acquire_many_async(
         &mut self,
-        reqs: &mut [MdlRequest],
+        reqs: &[MdlRequest],
         timeout: Duration,
-    ) -> Result<()> {
-        reqs.sort_by(|a, b| a.key.mysql_cmp(&b.key).then(b.lock_type.cmp(&a.lock_type)));
+    ) -> Result<Vec<Ticket>> {
         let mut scope = Rollback {
             start: self.store.next_seq(),
             ctx: self,
             armed: true,
         };
-        let mut got = Vec::with_capacity(reqs.len());
-        for r in reqs.iter() {
-            got.push(scope.ctx.acquire_async(r, timeout).await?);
+        let mut tickets = vec![None; reqs.len()];
+        for i in acquisition_order(reqs) {
+            tickets[i] = Some(scope.ctx.acquire_async(&reqs[i], timeout).await?);
         }
         scope.armed = false;
-        for (r, t) in reqs.iter_mut().zip(got) {
-            r.ticket = Some(t);
-        }
-        Ok(())
+        Ok(tickets.into_iter().flatten().collect())
     }
 
     /// [`MdlContext::upgrade`] without blocking the thread. Cancel safe: dropped while waiting,

@@ -55,7 +55,11 @@ impl MdlContext {
     /// assert!(!ctx.has_locks());
     /// # Ok::<(), MdlError>(())
     /// ```
+    ///
+    /// Opening a statement clears a query kill that arrived since the last one ended (MySQL's
+    /// dispatch clears `KILL_QUERY` before each statement).
     pub fn statement(&mut self) -> StatementScope<'_> {
+        self.shared.killed.clear_query();
         StatementScope { ctx: self }
     }
 

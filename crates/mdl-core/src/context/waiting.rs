@@ -218,7 +218,9 @@ impl MdlContext {
             since,
             ..
         } = w;
-        self.mgr.graph.remove(self.shared.id, key.namespace(), end);
+        self.mgr
+            .graph
+            .remove(self.shared.serial, key.namespace(), end);
         if status == WaitStatus::Granted {
             return Ok(self.insert(TicketData {
                 lock: p.lock,
@@ -266,7 +268,7 @@ impl MdlContext {
     pub(super) fn cancel_wait(&mut self, w: Wait) {
         self.mgr
             .graph
-            .remove(self.shared.id, w.key.namespace(), WaitEnd::Cancelled);
+            .remove(self.shared.serial, w.key.namespace(), WaitEnd::Cancelled);
         self.withdraw(w.p);
     }
 
@@ -295,7 +297,7 @@ impl MdlContext {
             let st = lock.state.read_recursive();
             st.granted()
                 .filter(|e| {
-                    e.ctx.id != self.shared.id
+                    e.ctx.serial != self.shared.serial
                         && matches!(e.ty, LockType::Shared | LockType::SharedHighPrio)
                 })
                 .map(|e| (e.ctx.clone(), e.ty))
@@ -331,13 +333,13 @@ impl Drop for PendingGuard {
         self.shared.wait.set(self.epoch, WaitStatus::Killed);
         self.mgr
             .graph
-            .remove(self.shared.id, self.ns, WaitEnd::Killed);
+            .remove(self.shared.serial, self.ns, WaitEnd::Killed);
         if self
             .lock
             .remove_entry(self.entry, self.mgr.env.max_write_lock_count)
             && !self.lock.singleton
         {
-            let mut rand = self.shared.id | 1;
+            let mut rand = self.shared.serial | 1;
             self.mgr.map.object_unused(&mut rand);
         }
     }

@@ -89,6 +89,16 @@ impl LockObject {
         }
     }
 
+    /// Makes a hold an entry of the granted queue with ticket id `req.ticket_id`, for an owned
+    /// lock (`context/guard.rs`): a fast-path hold is materialized first. Returns the entry.
+    pub(crate) fn detach(&self, env: &Env, req: &Request<'_>, hold: Hold) -> usize {
+        let entry = self.materialize(env, req, hold);
+        if let Some(e) = self.state.write().entries.get_mut(entry) {
+            e.ticket_id = req.ticket_id;
+        }
+        entry
+    }
+
     /// Records a ticket's new duration where its lock is (the queue entry or the slot).
     pub(crate) fn set_duration(&self, env: &Env, hold: Hold, duration: LockDuration) {
         match hold {

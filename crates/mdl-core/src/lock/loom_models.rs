@@ -18,6 +18,7 @@ use loom::thread;
 use super::*;
 use crate::key::MdlKey;
 use crate::types::Namespace;
+use crate::wait::KillFlag;
 
 /// Runs `f` under every interleaving loom explores, each time on a fresh manager state with
 /// fast path `mode` and a fresh lock object.
@@ -49,7 +50,7 @@ struct Ctx {
 }
 
 fn ctx(env: &Env) -> Ctx {
-    let shared = env.registry.register(None);
+    let shared = env.registry.register(None, None).expect("a picked id");
     let tag = shared.tag.expect("small tag");
     let home = env.slots.home(tag).expect("a slot table");
     Ctx { shared, home }
@@ -74,12 +75,12 @@ fn hold_alone(me: &AtomicBool, other: &AtomicBool, why: &str) {
 /// What a context does to take a lock: fast path if the type allows, else the slow path,
 /// waiting (without a deadline) if queued.
 fn take(lock: &LockObject, env: &Env, c: &mut Ctx, ty: LockType) -> Hold {
-    let req = request(&c.shared, ty, c.shared.id);
+    let req = request(&c.shared, ty, c.shared.serial);
     let fast = fast_path_increment(lock.strategy, ty) != 0 && env.mode.is_on();
     match lock.acquire(env, &req, Some(&mut c.home), fast, true) {
         Outcome::Granted { hold, .. } => hold,
         Outcome::Queued { entry, .. } => {
-            let never = AtomicBool::new(false);
+            let never = KillFlag::new();
             let status = c.shared.wait.timed_wait(None, &never, true);
             assert_eq!(status, WaitStatus::Granted);
             Hold::entry(entry)

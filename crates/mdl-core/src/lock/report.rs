@@ -23,7 +23,7 @@ impl LockObject {
         };
         let mut out: Vec<Blocker> = st
             .granted()
-            .filter(|e| e.ctx.id != requester && conflicts & e.ty.bit() != 0)
+            .filter(|e| e.ctx.serial != requester && conflicts & e.ty.bit() != 0)
             .map(|e| by_entry(e, BlockKind::Hard))
             .collect();
         let counters = fast_path_granted_bitmap(self.strategy, self.word.load(Ordering::Acquire));
@@ -41,7 +41,7 @@ impl LockObject {
         );
         out.extend(
             st.waiting()
-                .filter(|e| e.ctx.id != requester && priority & e.ty.bit() != 0)
+                .filter(|e| e.ctx.serial != requester && priority & e.ty.bit() != 0)
                 .map(|e| by_entry(e, BlockKind::Soft)),
         );
         out

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use mdl_core::{ContextId, KillHandle, MdlError, MdlManager, MdlRequest};
+use mdl_core::{ContextId, KillHandle, KillScope, MdlError, MdlManager, MdlRequest};
 use mdl_reference::model::TicketId;
 
 /// What the harness asks a helper to do.
@@ -96,7 +96,7 @@ impl Helper {
 impl Drop for Helper {
     fn drop(&mut self) {
         if matches!(self.state, HState::Pending(_)) {
-            self.kill.kill();
+            self.kill.kill(KillScope::Connection);
         }
         let _ = self.tx.send(Cmd::Stop);
         if let Some(j) = self.join.take() {

@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    ErrorKind, FastPath, LockDuration, LockType, MdlConfig, MdlContext, MdlError, MdlKey,
-    MdlManager, MdlRequest, MdlSavepoint, Namespace, Ticket, TicketIndex, HASH_THRESHOLD,
+    ErrorKind, FastPath, KillScope, LockDuration, LockType, MdlConfig, MdlContext, MdlError,
+    MdlKey, MdlManager, MdlRequest, MdlSavepoint, Namespace, Ticket, TicketIndex, HASH_THRESHOLD,
 };
 use mdl_reference::matrix::allowed;
 use mdl_reference::model::{Acquired, Model, Savepoint, TicketId};
@@ -232,18 +232,18 @@ macro_rules! check_eq {
 
 impl Harness {
     fn new(s: &Setup) -> Harness {
-        let cfg = MdlConfig {
-            fast_path: s.fast_path,
-            ticket_index: if s.hashed {
+        let cfg = MdlConfig::builder()
+            .fast_path(s.fast_path)
+            .ticket_index(if s.hashed {
                 TicketIndex::Hashed
             } else {
                 TicketIndex::LinearList
-            },
-            shards: s.shards,
-            unused_locks_low_water: s.low_water,
-            max_write_lock_count: s.max_wlc,
-            ..MdlConfig::default()
-        };
+            })
+            .shards(s.shards)
+            .unused_locks_low_water(s.low_water)
+            .max_write_lock_count(s.max_wlc)
+            .build()
+            .expect("a valid configuration");
         let mgr = MdlManager::new(cfg).unwrap();
         let ctxs = (0..MAINS).map(|_| mgr.new_context()).collect();
         let helpers = (0..HELPERS).map(|_| Helper::spawn(&mgr)).collect();
@@ -491,7 +491,7 @@ impl Harness {
         let HState::Pending(t) = self.helpers[h].state else {
             return Ok(false);
         };
-        self.helpers[h].kill.kill();
+        self.helpers[h].kill.kill(KillScope::Connection);
         check_eq!(
             self.helpers[h].result().kinded(),
             Err(ErrorKind::Killed),
