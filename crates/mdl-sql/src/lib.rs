@@ -81,9 +81,11 @@
 //! * [`SqlError`]: MySQL's code, SQLSTATE and message, with the [`mdl_core::MdlError`] behind a
 //!   timeout, deadlock or kill ([`SqlError::mdl`]: the blockers, the cycle).
 //!
-//! A kill ([`mdl_core::KillHandle`]) ends the session's current wait with 1317 and stays set on
-//! the context until the server clears it (`session.context_mut().reset_kill()`), as MySQL
-//! clears `THD::killed` when it starts the next statement.
+//! A kill ([`mdl_core::MdlManager::kill`], [`mdl_core::KillHandle`]) ends the session's current
+//! wait with 1317. A [`mdl_core::KillScope::Query`] kill lasts until the statement ends, and one
+//! that arrives between statements is cleared when the next starts, as MySQL's `KILL QUERY`; a
+//! [`mdl_core::KillScope::Connection`] kill stays until the server ends the session or clears
+//! it (`session.context_mut().reset_kill()`).
 //!
 //! ## The rules (MySQL 8.0.45's sources)
 //!
