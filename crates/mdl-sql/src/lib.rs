@@ -71,7 +71,9 @@
 //!   [`StatementKind`], the implicit commits, the requests in acquisition order, the
 //!   [`Upgrade`]s, the [`Effect`] on the session, the [`UserLockCall`]s. Pure: it touches no lock
 //!   manager, so every rule is a table-driven test (`tests/rules.rs`).
-//! * [`Session`]: owns a connection's `MdlContext`. [`Session::execute`] returns a
+//! * [`Session`]: owns a connection's `MdlContext` (create it with
+//!   [`mdl_core::MdlManager::new_context_with_id`] and the connection id, so `IS_USED_LOCK`, the
+//!   lock diagnostics and [`mdl_core::MdlManager::kill`] use the server's numbers). [`Session::execute`] returns a
 //!   [`StatementGuard`]; [`StatementGuard::finish`] ends a statement that succeeded, and
 //!   dropping the guard ends one that failed (so `?` and dropped futures leave no lock behind).
 //!   [`Session::begin_commit`] (COMMIT IX held while the engine commits, released by
