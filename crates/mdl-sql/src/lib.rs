@@ -105,6 +105,12 @@
 //! | LOCK INSTANCE FOR BACKUP | BACKUP_LOCK S (EXPLICIT) | `sql/sql_backup_lock.cc` |
 //! | GET_LOCK and friends | USER_LEVEL_LOCK X (EXPLICIT), reference-counted per session | `sql/item_func.cc` `Item_func_get_lock::val_int` |
 //!
+//! ALTER TABLE models MySQL's INSTANT algorithm (the 8.0 default for metadata-only changes):
+//! SU for the statement, X only when the definition changes; an engine that applies a change
+//! in one step has no other phase, and the pile-up behind a waiting ALTER is the same. Tables
+//! of `performance_schema`, `information_schema` and `sys` take no metadata locks in our
+//! server: they are views of the lock manager's and the instrumentation's own state.
+//!
 //! Errors decided before any lock: 1046 (no current schema), 1059 (name too long), 1099 / 1100
 //! (LOCK TABLES), 1192 (LOCK TABLES or transaction in the way), 1223 (a write while this
 //! session holds the global read lock), 1792 (a write in a READ ONLY transaction), 3057 / 4163

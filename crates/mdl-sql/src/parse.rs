@@ -80,6 +80,16 @@ pub struct Modifiers {
 
 /// Parses a client's text (one or more statements separated by `;`) as MySQL 8.0 would.
 ///
+/// On top of sqlparser 0.64's `MySqlDialect`: versioned comments are resolved for MySQL
+/// 8.0.45 (`/*! ... */` and `/*!NNNNN ... */` up to 80045 are executed, later ones dropped;
+/// sqlparser would execute all of them); `LOCK INSTANCE FOR BACKUP`, `UNLOCK INSTANCE`,
+/// `LOCK TABLE[S]` (with `db.t` names), `UNLOCK TABLE` and `DO` are recognized here (sqlparser
+/// rejects them, see [`Statement`]); `LOCK IN SHARE MODE`, the `UPDATE`/`DELETE` modifiers
+/// `LOW_PRIORITY`, `QUICK`, `IGNORE`, multi-table `UPDATE a, b SET` and `START TRANSACTION WITH
+/// CONSISTENT SNAPSHOT` are rewritten into what sqlparser parses, the modifiers kept in
+/// [`Modifiers`]. `KILL`, `SHOW [FULL] PROCESSLIST` and `FLUSH TABLES ... WITH READ LOCK` are
+/// sqlparser's own.
+///
 /// ```
 /// use mdl_sql::{parse, Statement};
 /// let stmts = parse("CREATE TABLE t (id INT) /*! ENGINE = innodb */; LOCK INSTANCE FOR BACKUP")?;
