@@ -43,7 +43,7 @@ pub struct Parsed {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Statement {
-    /// A statement sqlparser parsed (after the rewrites in the module docs).
+    /// A statement sqlparser parsed (after the rewrites listed on [`parse`]).
     Sql {
         /// The AST.
         statement: Box<ast::Statement>,

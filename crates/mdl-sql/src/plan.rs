@@ -209,7 +209,11 @@ pub enum Effect {
     DropLockedTables(Vec<TableName>),
 }
 
-/// A statement's metadata locks and session effects (see the module docs).
+/// A statement's metadata locks and session effects, decided by [`plan`] before any lock: the
+/// kind, the implicit commits before and after, the requests in the order they are taken
+/// (MySQL's `acquire_locks` order: by key, the stronger type first for one key; one request
+/// per key and duration), the upgrade steps, the effect on the session, and the user-level
+/// lock calls.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Plan {

@@ -155,7 +155,7 @@ impl StatementGuard<'_> {
 
     /// Ends a statement that succeeded: the effects that wait for success (`USE`, `SET`, DROP
     /// DATABASE's current schema, DROP TABLE under LOCK TABLES), the downgrades after DDL under
-    /// LOCK TABLES, then the end of the statement (see the module docs).
+    /// LOCK TABLES, then the end of the statement (see [`Session`]).
     ///
     /// # Errors
     /// Those of [`Session::commit`] when the statement ends a transaction.
