@@ -388,6 +388,9 @@ fn lockless_and_unsupported_statements() {
         "SHOW WARNINGS",
         "SHOW TABLES",
         "SHOW DATABASES",
+        // sql/dd/info_schema/show.cc, build_show_columns_query: an I_S query, no table lock.
+        "DESCRIBE t1",
+        "SHOW FULL COLUMNS FROM t1",
         "SHOW VARIABLES",
     ] {
         assert!(locks(sql, &[]).requests.is_empty(), "{sql}");
