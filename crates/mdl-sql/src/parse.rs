@@ -58,6 +58,16 @@ pub enum Statement {
     LockTables(Vec<TableLock>),
     /// `UNLOCK TABLE[S]` (sqlparser knows only `UNLOCK TABLES`; kept here with its sibling).
     UnlockTables,
+    /// `ALTER TABLE t {DISABLE | ENABLE} KEYS` (not in sqlparser; mysqldump writes it around
+    /// its INSERTs).
+    AlterTableKeys {
+        /// The schema, if the name was qualified.
+        schema: Option<String>,
+        /// The table.
+        table: String,
+        /// ENABLE (true) or DISABLE.
+        enable: bool,
+    },
     /// `LOCK INSTANCE FOR BACKUP` (not in sqlparser).
     LockInstanceForBackup,
     /// `UNLOCK INSTANCE` (not in sqlparser).
@@ -83,7 +93,8 @@ pub struct Modifiers {
 /// On top of sqlparser 0.64's `MySqlDialect`: versioned comments are resolved for MySQL
 /// 8.0.45 (`/*! ... */` and `/*!NNNNN ... */` up to 80045 are executed, later ones dropped;
 /// sqlparser would execute all of them); `LOCK INSTANCE FOR BACKUP`, `UNLOCK INSTANCE`,
-/// `LOCK TABLE[S]` (with `db.t` names), `UNLOCK TABLE` and `DO` are recognized here (sqlparser
+/// `LOCK TABLE[S]` (with `db.t` names), `UNLOCK TABLE`, `DO` and `ALTER TABLE t {DISABLE |
+/// ENABLE} KEYS` are recognized here (sqlparser
 /// rejects them, see [`Statement`]); `LOCK IN SHARE MODE`, the `UPDATE`/`DELETE` modifiers
 /// `LOW_PRIORITY`, `QUICK`, `IGNORE`, multi-table `UPDATE a, b SET` and `START TRANSACTION WITH
 /// CONSISTENT SNAPSHOT` are rewritten into what sqlparser parses, the modifiers kept in

@@ -82,6 +82,18 @@ fn alter_table_and_indexes_take_su_then_x() {
         );
         assert!(p.commits_before && p.commits_after);
     }
+    // sql/sql_table.cc, simple_rename_or_index_change: DISABLE / ENABLE KEYS (mysqldump) is
+    // an ALTER TABLE with the same SU -> X.
+    let p = locks(
+        "/*!40000 ALTER TABLE `d`.`t1` DISABLE KEYS */",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA d IX TRANSACTION",
+            "TABLE d.t1 SU TRANSACTION",
+        ],
+    );
+    assert_eq!(p.upgrades[0].to.abbr(), "X");
     // mysql_alter_table: the new name of a rename is locked X (target_mdl_request).
     locks(
         "ALTER TABLE t1 RENAME TO d.t2",
@@ -186,7 +198,7 @@ fn ddl_under_lock_tables() {
         ("t2", "t2", TableLockMode::Read),
     ]);
     let p = locks_in(
-        "ALTER TABLE t1 ADD COLUMN c INT",
+        "ALTER TABLE t1 ENABLE KEYS",
         &s,
         &["BACKUP LOCK IX TRANSACTION"],
     );
