@@ -432,6 +432,9 @@ mod tests {
             "LOCK IN SHARE MODE",
             " ",
             "a.b",
+            "ALTER TABLE",
+            "DISABLE",
+            "KEYS",
         ];
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         let state = crate::SessionState::in_schema("test");
