@@ -143,7 +143,9 @@ pub enum StatementKind {
 }
 
 /// An upgrade step: the server calls [`crate::StatementGuard::upgrade`] when the statement
-/// reaches it (ALTER TABLE: before the table's definition changes).
+/// reaches it: ALTER TABLE before the table's definition changes; CREATE TABLE once it knows
+/// the table does not exist (MySQL's `open_table` upgrades only then; `CREATE TABLE IF NOT
+/// EXISTS` of an existing table keeps S).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Upgrade {
     /// The table.
@@ -225,7 +227,8 @@ pub struct Plan {
     pub commits_after: bool,
     /// The locks to take, in order.
     pub requests: Vec<MdlRequest>,
-    /// The upgrade steps (ALTER TABLE's SU -> X; DDL under LOCK TABLES: SNRW -> X).
+    /// The upgrade steps (ALTER TABLE's SU -> X, CREATE TABLE's S -> X; DDL under LOCK TABLES:
+    /// SNRW -> X).
     pub upgrades: Vec<Upgrade>,
     /// The statement changes data: its transaction becomes read-write, and its commit takes
     /// COMMIT IX.

@@ -73,7 +73,8 @@ impl StatementGuard<'_> {
         self.session
     }
 
-    /// Performs the plan's upgrade steps (ALTER TABLE's SU -> X; DDL under LOCK TABLES:
+    /// Performs the plan's upgrade steps (ALTER TABLE's SU -> X before the definition changes,
+    /// CREATE TABLE's S -> X once the table is known not to exist; DDL under LOCK TABLES:
     /// SNRW -> X), each waiting up to the session's `lock_wait_timeout`. Does nothing the
     /// second time, or for a plan without upgrades.
     ///
