@@ -382,6 +382,19 @@ fn explain_and_show_create_table() {
     );
 }
 
+/// sql/sql_db.cc, `mysql_change_db` -> `dd::Schema_MDL_locker::ensure_locked` (`mdl_lock_schema`,
+/// sql/dd/dd_schema.cc): USE takes SCHEMA IX while it checks the schema.
+#[test]
+fn use_takes_schema_ix() {
+    let p = locks_in(
+        "USE d",
+        &SessionState::default(),
+        &["SCHEMA d IX STATEMENT"],
+    );
+    assert_eq!(p.effect, Effect::Use("d".into()));
+    locks("USE information_schema", &[]);
+}
+
 /// Statements that take no lock, and those not supported (a clear error).
 #[test]
 fn lockless_and_unsupported_statements() {
@@ -389,7 +402,6 @@ fn lockless_and_unsupported_statements() {
         "SHOW FULL PROCESSLIST",
         "KILL QUERY 7",
         "KILL 7",
-        "USE d",
         "SELECT 1",
         // What the mysql client, mysql_async and sysbench send on connect.
         "SELECT @@version_comment LIMIT 1",
