@@ -10,12 +10,13 @@
 //! 4. The rest goes to sqlparser, after three token rewrites for MySQL syntax it lacks (the
 //!    rewritten statement means the same to MySQL; the flags removed are kept in
 //!    [`Modifiers`]):
-//!    * `... LOCK IN SHARE MODE` becomes `... FOR SHARE` (MySQL's `sql_yacc.yy` maps both to
-//!      the same locking clause, `TL_READ_WITH_SHARED_LOCKS`);
+//!    * `... LOCK IN SHARE MODE` becomes `... FOR SHARE` (MySQL's `sql_yacc.yy`, `locking_clause`:
+//!      both are `PT_query_block_locking_clause(Lock_strength::SHARE)`);
 //!    * `UPDATE`/`DELETE` modifiers `LOW_PRIORITY`, `QUICK`, `IGNORE` are removed (sqlparser
 //!      reads `UPDATE LOW_PRIORITY t` as a table named `LOW_PRIORITY` aliased `t`);
 //!      multi-table `UPDATE t1, t2 SET ...` becomes `UPDATE t1 CROSS JOIN t2 SET ...` (a comma
-//!      join is an inner join without a condition);
+//!      join is an inner join without a condition; the comma binds looser than JOIN in MySQL,
+//!      which changes which ON clause may name which table, not which tables are referenced);
 //!    * `START TRANSACTION WITH CONSISTENT SNAPSHOT` loses the option (it starts an InnoDB read
 //!      view, nothing a metadata lock depends on).
 
