@@ -11,7 +11,7 @@ fn full_fast_path_counter_takes_the_slow_path() {
     let lock = LockObject::new(MdlKey::new(Namespace::Table, "s", "t").expect("valid"));
     for ty in [LockType::S, LockType::SR, LockType::SW] {
         let inc = fast_path_increment(Strategy::Object, ty);
-        let full = inc * ((1 << 20) - 1);
+        let full = inc * ((1 << COUNTER_BITS) - 1);
         lock.word.store(full, Ordering::Relaxed);
         assert_eq!(lock.add_counter(inc), FastAcquire::SlowPath, "{ty:?}");
         lock.word.store(full - inc, Ordering::Relaxed);
