@@ -50,6 +50,8 @@ pub(crate) struct ContextShared {
     pub(crate) wait: WaitSlot,
     pub(crate) killed: KillFlag,
     pub(crate) force_dml_weight: AtomicBool,
+    /// Granted through a closed grant gate (`gate.rs`); written by the owning thread.
+    pub(crate) gate_exempt: AtomicBool,
     pub(crate) needs_thr_lock_abort: AtomicBool,
     pub(crate) owner: Option<Arc<dyn MdlOwner>>,
     /// What the owner calls this context (connection id, user@host, statement).
@@ -106,6 +108,7 @@ impl ContextShared {
             wait: WaitSlot::new(),
             killed: KillFlag::new(),
             force_dml_weight: AtomicBool::new(false),
+            gate_exempt: AtomicBool::new(false),
             needs_thr_lock_abort: AtomicBool::new(false),
             owner,
             label: Mutex::new(None),
