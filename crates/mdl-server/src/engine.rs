@@ -434,10 +434,18 @@ fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::R
             last_insert_id: db.last_insert_rowid().max(0) as u64,
         });
     }
-    let columns: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let mut columns: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let mut n = n;
     let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
+        if out.is_empty() {
+            // SQLite prepares again at the first step when another connection changed the
+            // schema (`SELECT *` after an ALTER TABLE): take the columns from then.
+            let st = r.as_ref();
+            n = st.column_count();
+            columns = st.column_names().iter().map(|s| s.to_string()).collect();
+        }
         let mut row = Vec::with_capacity(n);
         for i in 0..n {
             row.push(match r.get_ref(i)? {
