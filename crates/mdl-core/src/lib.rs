@@ -81,6 +81,9 @@
 //! * `pfs` (default): instruments the partition mutexes, lock-object locks, wait slots and
 //!   metadata-lock waits through the `pfs` crate. Without it the crate has no instrumentation
 //!   code at all.
+//! * `serde`: `serde::Serialize` for the diagnostics ([`LockWaits`], [`DeadlockRecord`],
+//!   [`MdlError`], [`WaitCounters`], ...), with MySQL's names for namespaces, lock types and
+//!   durations, as the `pfs` tables serialize.
 //!
 //! ## Modules, lowest first
 //!
@@ -113,6 +116,7 @@
 //! `metadata_*` tables are `impl MdlManager` blocks in `instrument.rs`, the published rows'
 //! type lives in `shared`, and ticket ids are numbered in `request`.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod blocking;
@@ -133,6 +137,8 @@ mod naming;
 mod owner;
 mod queue;
 mod request;
+#[cfg(feature = "serde")]
+mod serde_names;
 mod shared;
 mod sync;
 mod ticket_store;
@@ -159,6 +165,7 @@ pub use naming::NAME_CHAR_LEN;
 pub use owner::{EngineRefusal, HolderInfo, MdlOwner};
 pub use request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
 #[cfg(feature = "pfs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
 pub use shared::PUBLISHED_SLOTS;
 pub use ticket_store::TicketIndex;
 #[doc(hidden)]
