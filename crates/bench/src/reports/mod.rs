@@ -12,6 +12,7 @@ mod ddl_hot_table;
 mod hash_instances;
 mod peers;
 mod pfs_reports;
+mod sysbench;
 mod ticket_store;
 mod trx_size;
 
@@ -19,7 +20,7 @@ mod trx_size;
 pub type ReportFn = fn(&mut Ctx) -> Report;
 
 /// Every report, in the order `report` runs them: (name, what it shows, entry point).
-pub const ALL: [(&str, &str, ReportFn); 10] = [
+pub const ALL: [(&str, &str, ReportFn); 11] = [
     (
         "hash-instances",
         "QPS vs threads for shards x partition hash x fast path (published A)",
@@ -69,6 +70,11 @@ pub const ALL: [(&str, &str, ReportFn); 10] = [
         "contention",
         "instrumentation overhead vs contention (published B)",
         pfs_reports::contention,
+    ),
+    (
+        "sysbench",
+        "sysbench against mdl-server: protocol floor, instrumentation modes, MySQL designs, MariaDB",
+        sysbench::run,
     ),
 ];
 
