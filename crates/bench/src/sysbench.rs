@@ -13,9 +13,8 @@ use std::time::{Duration, Instant};
 
 /// Whether a program is on `PATH`.
 pub fn on_path(prog: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|p| {
-        std::env::split_paths(&p).any(|d| d.join(prog).is_file())
-    })
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
 }
 
 /// A free loopback port (bound, read, released).
@@ -143,7 +142,11 @@ pub fn start_mariadb(label: &str, pfs_on: bool) -> Result<Server, String> {
     let data = dir.join("data");
     std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
     let ok = Command::new("mariadb-install-db")
-        .args(["--no-defaults", "--user=root", "--auth-root-authentication-method=normal"])
+        .args([
+            "--no-defaults",
+            "--user=root",
+            "--auth-root-authentication-method=normal",
+        ])
         .arg(format!("--datadir={}", data.display()))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -252,7 +255,10 @@ pub fn sysbench(port: u16, workload: &str, command: &str, extra: &[String]) -> O
 }
 
 /// Runs `run` while measuring the server's CPU: returns the run and µs of server CPU per query.
-pub fn measured(server: &Server, run: impl FnOnce() -> Option<SysbenchRun>) -> Option<(SysbenchRun, f64)> {
+pub fn measured(
+    server: &Server,
+    run: impl FnOnce() -> Option<SysbenchRun>,
+) -> Option<(SysbenchRun, f64)> {
     let c0 = server.cpu_seconds();
     let r = run()?;
     let c1 = server.cpu_seconds();
@@ -340,7 +346,10 @@ pub fn callgrind_per_query(
 fn read_total(p: &Path) -> Option<f64> {
     let text = std::fs::read_to_string(p).ok()?;
     text.lines()
-        .find_map(|l| l.strip_prefix("summary:").or_else(|| l.strip_prefix("totals:")))
+        .find_map(|l| {
+            l.strip_prefix("summary:")
+                .or_else(|| l.strip_prefix("totals:"))
+        })
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
 }

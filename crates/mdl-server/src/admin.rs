@@ -198,8 +198,14 @@ pub fn show(
                 ),
                 ("Engine_writer_timeouts".into(), load(&c.writer_timeouts)),
                 ("Engine_busy_deadlocks".into(), load(&c.busy)),
-                ("Statements_failed_1213".into(), load(&shared.counters.deadlocks)),
-                ("Statements_failed_1205".into(), load(&shared.counters.timeouts)),
+                (
+                    "Statements_failed_1213".into(),
+                    load(&shared.counters.deadlocks),
+                ),
+                (
+                    "Statements_failed_1205".into(),
+                    load(&shared.counters.timeouts),
+                ),
             ];
             #[cfg(feature = "pfs")]
             rows.push((

@@ -55,22 +55,39 @@ fn mdl(label: &str, group: &'static str, args: &[&str], threads: &[usize]) -> Co
 fn configs(with_mariadb: bool) -> Vec<Config> {
     let a = [2, 16];
     let b = [1, 2, 16];
-    let mut v = vec![mdl("constant (protocol floor)", "floor", &["--mode", "constant"], &b)];
+    let mut v = vec![mdl(
+        "constant (protocol floor)",
+        "floor",
+        &["--mode", "constant"],
+        &b,
+    )];
     let mut out = mdl("compiled out", "A", &["--pfs", "off"], &a);
     out.compiled_out = true;
     v.push(out);
     for m in ["off", "none", "default", "synch"] {
         v.push(mdl(m, "A", &["--pfs", m], &a));
     }
-    for (fp, fpn) in [("off", "Off"), ("shared-word", "SharedWord"), ("per-context", "PerContext")] {
+    for (fp, fpn) in [
+        ("off", "Off"),
+        ("shared-word", "SharedWord"),
+        ("per-context", "PerContext"),
+    ] {
         for parts in ["1", "8"] {
             let label = format!("FastPath::{fpn}, {parts} partition(s), MySqlBin");
             v.push(mdl(
                 &label,
                 "B",
                 &[
-                    "--pfs", "off", "--fast-path", fp, "--partitions", parts, "--partition-hash",
-                    "mysql-bin", "--lock-cache", "0",
+                    "--pfs",
+                    "off",
+                    "--fast-path",
+                    fp,
+                    "--partitions",
+                    parts,
+                    "--partition-hash",
+                    "mysql-bin",
+                    "--lock-cache",
+                    "0",
                 ],
                 &b,
             ));
@@ -79,7 +96,10 @@ fn configs(with_mariadb: bool) -> Vec<Config> {
     if with_mariadb {
         for on in [false, true] {
             v.push(Config {
-                label: format!("MariaDB, performance_schema {}", if on { "ON" } else { "OFF" }),
+                label: format!(
+                    "MariaDB, performance_schema {}",
+                    if on { "ON" } else { "OFF" }
+                ),
                 group: "anchor",
                 compiled_out: false,
                 mariadb: Some(on),
@@ -105,16 +125,24 @@ fn binaries(ctx: &Ctx) -> Option<(PathBuf, PathBuf)> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     for (bin, dir, extra) in [
         (&default, target.clone(), None),
-        (&nopfs, root().join("target/nopfs"), Some("--no-default-features")),
+        (
+            &nopfs,
+            root().join("target/nopfs"),
+            Some("--no-default-features"),
+        ),
     ] {
         if bin.exists() {
             continue;
         }
         ctx.println(format!("building {} (once, a few minutes)", bin.display()));
         let mut c = Command::new(&cargo);
-        c.current_dir(root())
-            .env("CARGO_TARGET_DIR", &dir)
-            .args(["build", "--release", "-q", "-p", "mdl-server"]);
+        c.current_dir(root()).env("CARGO_TARGET_DIR", &dir).args([
+            "build",
+            "--release",
+            "-q",
+            "-p",
+            "mdl-server",
+        ]);
         c.args(extra);
         if !c.status().map(|s| s.success()).unwrap_or(false) {
             return None;
@@ -167,20 +195,32 @@ pub fn run(ctx: &mut Ctx) -> Report {
              sysbench`; for the MariaDB anchor also `mariadb-server`), then rerun."
                 .into(),
         );
-        eprintln!("sysbench report skipped: sysbench is not installed (apt-get install -y sysbench)");
+        eprintln!(
+            "sysbench report skipped: sysbench is not installed (apt-get install -y sysbench)"
+        );
         return r;
     }
     let with_mariadb = on_path("mariadbd") && on_path("mariadb-install-db");
     let cfgs = configs(with_mariadb);
-    let (rounds, secs, events) = if ctx.quick { (2, 2, 300) } else { (3, 10, 2000) };
+    let (rounds, secs, events) = if ctx.quick {
+        (2, 2, 300)
+    } else {
+        (3, 10, 2000)
+    };
     let per_run = Duration::from_secs(secs as u64) + Duration::from_millis(400);
     if ctx.is_dry() {
         let runs: usize = cfgs.iter().map(|c| c.threads.len() * WORKLOADS.len()).sum();
-        let _ = ctx.timed(per_run * (runs * rounds) as u32 + Duration::from_secs(90), || ());
+        let _ = ctx.timed(
+            per_run * (runs * rounds) as u32 + Duration::from_secs(90),
+            || (),
+        );
         return r;
     }
     let Some(bins) = binaries(ctx) else {
-        r.notes.push(format!("NOT RUN: building the servers failed ({} ; {})", BUILD[0], BUILD[1]));
+        r.notes.push(format!(
+            "NOT RUN: building the servers failed ({} ; {})",
+            BUILD[0], BUILD[1]
+        ));
         return r;
     };
     let work = std::env::temp_dir().join(format!("mdl-bench-sysbench-{}", std::process::id()));
@@ -197,7 +237,8 @@ pub fn run(ctx: &mut Ctx) -> Report {
             }
         };
         if sysbench(s.port, "oltp_read_only", "prepare", &[size.clone()]).is_none() {
-            r.notes.push("NOT RUN: sysbench prepare against mdl-server failed".into());
+            r.notes
+                .push("NOT RUN: sysbench prepare against mdl-server failed".into());
             return r;
         }
     }
@@ -212,7 +253,8 @@ pub fn run(ctx: &mut Ctx) -> Report {
                 if c.mariadb.is_some()
                     && sysbench(s.port, "oltp_read_only", "prepare", &[size.clone()]).is_none()
                 {
-                    r.notes.push(format!("{}: prepare failed, left out", c.label));
+                    r.notes
+                        .push(format!("{}: prepare failed, left out", c.label));
                     continue;
                 }
                 servers.push((c.clone(), s));
@@ -236,8 +278,14 @@ pub fn run(ctx: &mut Ctx) -> Report {
                     let Some(ti) = c.threads.iter().position(|&x| x == t) else {
                         continue;
                     };
-                    let args = [format!("--threads={t}"), format!("--time={secs}"), size.clone()];
-                    let got = ctx.timed(per_run, || measured(s, || sysbench(s.port, w, "run", &args)));
+                    let args = [
+                        format!("--threads={t}"),
+                        format!("--time={secs}"),
+                        size.clone(),
+                    ];
+                    let got = ctx.timed(per_run, || {
+                        measured(s, || sysbench(s.port, w, "run", &args))
+                    });
                     if let Some((run, cpu)) = got {
                         raw[si][wi][ti].push((run.qps, cpu, run.ignored_errors));
                     }
@@ -264,7 +312,8 @@ pub fn run(ctx: &mut Ctx) -> Report {
             }
         }
     } else {
-        r.notes.push("callgrind columns empty: valgrind is not installed".into());
+        r.notes
+            .push("callgrind columns empty: valgrind is not installed".into());
     }
     let pfs_lists = with_mariadb.then(|| instrument_lists(&servers));
     let started: Vec<Config> = servers.iter().map(|(c, _)| c.clone()).collect();
@@ -315,8 +364,16 @@ fn tables(
                         let qps = median(&runs.iter().map(|x| x.0).collect::<Vec<_>>());
                         let cpu = median(&runs.iter().map(|x| x.1).collect::<Vec<_>>());
                         errors += runs.iter().map(|x| x.2).sum::<f64>();
-                        row.push(if runs.is_empty() { "n/a".into() } else { int(qps) });
-                        row.push(if runs.is_empty() { "n/a".into() } else { format!("{cpu:.1}") });
+                        row.push(if runs.is_empty() {
+                            "n/a".into()
+                        } else {
+                            int(qps)
+                        });
+                        row.push(if runs.is_empty() {
+                            "n/a".into()
+                        } else {
+                            format!("{cpu:.1}")
+                        });
                         data.push(json!({"workload": w, "server": c.label, "threads": t,
                             "qps_runs": runs.iter().map(|x| x.0).collect::<Vec<_>>(),
                             "cpu_us_runs": runs.iter().map(|x| x.1).collect::<Vec<_>>()}));
@@ -336,7 +393,11 @@ fn tables(
                 }
             }
             let ins = instr.iter().find(|(l, _)| *l == c.label).map(|x| x.1);
-            row.push(if wi == 0 { ins.map_or("".into(), int) } else { "".into() });
+            row.push(if wi == 0 {
+                ins.map_or("".into(), int)
+            } else {
+                "".into()
+            });
             row.push(format!("{errors:.0}"));
             tab.row(row);
         }
@@ -344,9 +405,16 @@ fn tables(
     }
     if let (Some(f), Some(o), Some(d)) = (floor_cpu, out_cpu, default_cpu) {
         r.headline = Some(Headline {
-            what: "server CPU µs per point select, 2 clients: protocol floor / compiled out / default".into(),
-            measured: format!("{f:.1} / {o:.1} / {d:.1} ({:+.1}% default over compiled out)", (d / o - 1.0) * 100.0),
-            published: "MySQL 5.6: default costs 4.5-7% QPS; MariaDB 10.11 here: PFS ON +12-17% CPU/query".into(),
+            what:
+                "server CPU µs per point select, 2 clients: protocol floor / compiled out / default"
+                    .into(),
+            measured: format!(
+                "{f:.1} / {o:.1} / {d:.1} ({:+.1}% default over compiled out)",
+                (d / o - 1.0) * 100.0
+            ),
+            published:
+                "MySQL 5.6: default costs 4.5-7% QPS; MariaDB 10.11 here: PFS ON +12-17% CPU/query"
+                    .into(),
         });
     }
     r.data = json!({"runs": data, "instructions_per_query": instr});
@@ -357,7 +425,11 @@ fn instrument_lists(servers: &[(Config, Server)]) -> Table {
     let mut t = Table::new(
         "instruments",
         "What is enabled: mdl-server `--pfs default` next to MariaDB with performance_schema ON",
-        &["server", "enabled instruments (by class prefix)", "enabled consumers"],
+        &[
+            "server",
+            "enabled instruments (by class prefix)",
+            "enabled consumers",
+        ],
     );
     let q_inst = "SELECT CONCAT(SUBSTRING_INDEX(NAME, '/', 2), ': ', COUNT(*)) FROM \
                   performance_schema.setup_instruments WHERE ENABLED = 'YES' GROUP BY \
@@ -365,7 +437,8 @@ fn instrument_lists(servers: &[(Config, Server)]) -> Table {
     let q_inst_sqlite = "SELECT SUBSTR(NAME, 1, INSTR(SUBSTR(NAME, INSTR(NAME, '/') + 1), '/') + \
                   INSTR(NAME, '/') - 1) || ': ' || COUNT(*) FROM \
                   performance_schema.setup_instruments WHERE ENABLED = 'YES' GROUP BY 1 ORDER BY 1";
-    let q_cons = "SELECT NAME FROM performance_schema.setup_consumers WHERE ENABLED = 'YES' ORDER BY 1";
+    let q_cons =
+        "SELECT NAME FROM performance_schema.setup_consumers WHERE ENABLED = 'YES' ORDER BY 1";
     for (c, s) in servers {
         let is_default = c.label == "default";
         if !(is_default || c.mariadb == Some(true)) {
@@ -377,7 +450,12 @@ fn instrument_lists(servers: &[(Config, Server)]) -> Table {
                 .arg(format!("-P{}", s.port))
                 .args(["-e", sql])
                 .output()
-                .map(|o| String::from_utf8_lossy(&o.stdout).lines().collect::<Vec<_>>().join(", "))
+                .map(|o| {
+                    String::from_utf8_lossy(&o.stdout)
+                        .lines()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
                 .unwrap_or_default()
         };
         let inst = q(if is_default { q_inst_sqlite } else { q_inst });
