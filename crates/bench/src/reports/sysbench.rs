@@ -30,6 +30,9 @@ pub const BUILD: [&str; 2] = [
 const WORKLOADS: [&str; 2] = ["oltp_point_select", "oltp_read_only"];
 const TABLE_SIZE: u64 = 10_000;
 
+/// One case's runs: (QPS, server CPU µs per query, ignored errors) each.
+type Runs = Vec<(f64, f64, f64)>;
+
 /// A server configuration of the report.
 #[derive(Clone)]
 struct Config {
@@ -210,7 +213,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
     let per_run = Duration::from_secs(secs as u64) + Duration::from_millis(400);
     if ctx.is_dry() {
         let runs: usize = cfgs.iter().map(|c| c.threads.len() * WORKLOADS.len()).sum();
-        let _ = ctx.timed(
+        ctx.timed(
             per_run * (runs * rounds) as u32 + Duration::from_secs(90),
             || (),
         );
@@ -236,7 +239,14 @@ pub fn run(ctx: &mut Ctx) -> Report {
                 return r;
             }
         };
-        if sysbench(s.port, "oltp_read_only", "prepare", &[size.clone()]).is_none() {
+        if sysbench(
+            s.port,
+            "oltp_read_only",
+            "prepare",
+            std::slice::from_ref(&size),
+        )
+        .is_none()
+        {
             r.notes
                 .push("NOT RUN: sysbench prepare against mdl-server failed".into());
             return r;
@@ -251,7 +261,13 @@ pub fn run(ctx: &mut Ctx) -> Report {
         match start(c, &bins, &data) {
             Ok(s) => {
                 if c.mariadb.is_some()
-                    && sysbench(s.port, "oltp_read_only", "prepare", &[size.clone()]).is_none()
+                    && sysbench(
+                        s.port,
+                        "oltp_read_only",
+                        "prepare",
+                        std::slice::from_ref(&size),
+                    )
+                    .is_none()
                 {
                     r.notes
                         .push(format!("{}: prepare failed, left out", c.label));
@@ -263,7 +279,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         }
     }
     // raw[server][workload][threads] = runs of (qps, cpu us/query, ignored errors)
-    let mut raw: Vec<Vec<Vec<Vec<(f64, f64, f64)>>>> = servers
+    let mut raw: Vec<Vec<Vec<Runs>>> = servers
         .iter()
         .map(|(c, _)| vec![vec![Vec::new(); c.threads.len()]; WORKLOADS.len()])
         .collect();
@@ -330,7 +346,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
 fn tables(
     r: &mut Report,
     cfgs: &[Config],
-    raw: &[Vec<Vec<Vec<(f64, f64, f64)>>>],
+    raw: &[Vec<Vec<Runs>>],
     instr: &[(String, f64)],
     secs: usize,
     rounds: usize,
