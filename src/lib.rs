@@ -16,6 +16,7 @@
 //! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![forbid(unsafe_code)]
 pub use mdl_core::*;
 
 #[cfg(feature = "pfs")]

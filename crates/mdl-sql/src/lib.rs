@@ -71,7 +71,9 @@
 //!   [`StatementKind`], the implicit commits, the requests in acquisition order, the
 //!   [`Upgrade`]s, the [`Effect`] on the session, the [`UserLockCall`]s. Pure: it touches no lock
 //!   manager, so every rule is a table-driven test (`tests/rules.rs`).
-//! * [`Session`]: owns a connection's `MdlContext`. [`Session::execute`] returns a
+//! * [`Session`]: owns a connection's `MdlContext` (create it with
+//!   [`mdl_core::MdlManager::new_context_with_id`] and the connection id, so `IS_USED_LOCK`, the
+//!   lock diagnostics and [`mdl_core::MdlManager::kill`] use the server's numbers). [`Session::execute`] returns a
 //!   [`StatementGuard`]; [`StatementGuard::finish`] ends a statement that succeeded, and
 //!   dropping the guard ends one that failed (so `?` and dropped futures leave no lock behind).
 //!   [`Session::begin_commit`] (COMMIT IX held while the engine commits, released by
@@ -81,9 +83,11 @@
 //! * [`SqlError`]: MySQL's code, SQLSTATE and message, with the [`mdl_core::MdlError`] behind a
 //!   timeout, deadlock or kill ([`SqlError::mdl`]: the blockers, the cycle).
 //!
-//! A kill ([`mdl_core::KillHandle`]) ends the session's current wait with 1317 and stays set on
-//! the context until the server clears it (`session.context_mut().reset_kill()`), as MySQL
-//! clears `THD::killed` when it starts the next statement.
+//! A kill ([`mdl_core::MdlManager::kill`], [`mdl_core::KillHandle`]) ends the session's current
+//! wait with 1317. A [`mdl_core::KillScope::Query`] kill lasts until the statement ends, and one
+//! that arrives between statements is cleared when the next starts, as MySQL's `KILL QUERY`; a
+//! [`mdl_core::KillScope::Connection`] kill stays until the server ends the session or clears
+//! it (`session.context_mut().reset_kill()`).
 //!
 //! ## The rules (MySQL 8.0.45's sources)
 //!
@@ -100,6 +104,12 @@
 //! | FLUSH TABLES WITH READ LOCK | GLOBAL S, COMMIT S (EXPLICIT) | `sql/lock.cc` `Global_read_lock` |
 //! | LOCK INSTANCE FOR BACKUP | BACKUP_LOCK S (EXPLICIT) | `sql/sql_backup_lock.cc` |
 //! | GET_LOCK and friends | USER_LEVEL_LOCK X (EXPLICIT), reference-counted per session | `sql/item_func.cc` `Item_func_get_lock::val_int` |
+//!
+//! ALTER TABLE models MySQL's INSTANT algorithm (the 8.0 default for metadata-only changes):
+//! SU for the statement, X only when the definition changes; an engine that applies a change
+//! in one step has no other phase, and the pile-up behind a waiting ALTER is the same. Tables
+//! of `performance_schema`, `information_schema` and `sys` take no metadata locks in our
+//! server: they are views of the lock manager's and the instrumentation's own state.
 //!
 //! Errors decided before any lock: 1046 (no current schema), 1059 (name too long), 1099 / 1100
 //! (LOCK TABLES), 1192 (LOCK TABLES or transaction in the way), 1223 (a write while this

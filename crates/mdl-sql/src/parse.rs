@@ -10,12 +10,13 @@
 //! 4. The rest goes to sqlparser, after three token rewrites for MySQL syntax it lacks (the
 //!    rewritten statement means the same to MySQL; the flags removed are kept in
 //!    [`Modifiers`]):
-//!    * `... LOCK IN SHARE MODE` becomes `... FOR SHARE` (MySQL's `sql_yacc.yy` maps both to
-//!      the same locking clause, `TL_READ_WITH_SHARED_LOCKS`);
+//!    * `... LOCK IN SHARE MODE` becomes `... FOR SHARE` (MySQL's `sql_yacc.yy`, `locking_clause`:
+//!      both are `PT_query_block_locking_clause(Lock_strength::SHARE)`);
 //!    * `UPDATE`/`DELETE` modifiers `LOW_PRIORITY`, `QUICK`, `IGNORE` are removed (sqlparser
 //!      reads `UPDATE LOW_PRIORITY t` as a table named `LOW_PRIORITY` aliased `t`);
 //!      multi-table `UPDATE t1, t2 SET ...` becomes `UPDATE t1 CROSS JOIN t2 SET ...` (a comma
-//!      join is an inner join without a condition);
+//!      join is an inner join without a condition; the comma binds looser than JOIN in MySQL,
+//!      which changes which ON clause may name which table, not which tables are referenced);
 //!    * `START TRANSACTION WITH CONSISTENT SNAPSHOT` loses the option (it starts an InnoDB read
 //!      view, nothing a metadata lock depends on).
 
@@ -43,7 +44,7 @@ pub struct Parsed {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Statement {
-    /// A statement sqlparser parsed (after the rewrites in the module docs).
+    /// A statement sqlparser parsed (after the rewrites listed on [`parse`]).
     Sql {
         /// The AST.
         statement: Box<ast::Statement>,
@@ -58,6 +59,16 @@ pub enum Statement {
     LockTables(Vec<TableLock>),
     /// `UNLOCK TABLE[S]` (sqlparser knows only `UNLOCK TABLES`; kept here with its sibling).
     UnlockTables,
+    /// `ALTER TABLE t {DISABLE | ENABLE} KEYS` (not in sqlparser; mysqldump writes it around
+    /// its INSERTs).
+    AlterTableKeys {
+        /// The schema, if the name was qualified.
+        schema: Option<String>,
+        /// The table.
+        table: String,
+        /// ENABLE (true) or DISABLE.
+        enable: bool,
+    },
     /// `LOCK INSTANCE FOR BACKUP` (not in sqlparser).
     LockInstanceForBackup,
     /// `UNLOCK INSTANCE` (not in sqlparser).
@@ -79,6 +90,17 @@ pub struct Modifiers {
 }
 
 /// Parses a client's text (one or more statements separated by `;`) as MySQL 8.0 would.
+///
+/// On top of sqlparser 0.64's `MySqlDialect`: versioned comments are resolved for MySQL
+/// 8.0.45 (`/*! ... */` and `/*!NNNNN ... */` up to 80045 are executed, later ones dropped;
+/// sqlparser would execute all of them); `LOCK INSTANCE FOR BACKUP`, `UNLOCK INSTANCE`,
+/// `LOCK TABLE[S]` (with `db.t` names), `UNLOCK TABLE`, `DO` and `ALTER TABLE t {DISABLE |
+/// ENABLE} KEYS` are recognized here (sqlparser
+/// rejects them, see [`Statement`]); `LOCK IN SHARE MODE`, the `UPDATE`/`DELETE` modifiers
+/// `LOW_PRIORITY`, `QUICK`, `IGNORE`, multi-table `UPDATE a, b SET` and `START TRANSACTION WITH
+/// CONSISTENT SNAPSHOT` are rewritten into what sqlparser parses, the modifiers kept in
+/// [`Modifiers`]. `KILL`, `SHOW [FULL] PROCESSLIST` and `FLUSH TABLES ... WITH READ LOCK` are
+/// sqlparser's own.
 ///
 /// ```
 /// use mdl_sql::{parse, Statement};
@@ -411,6 +433,9 @@ mod tests {
             "LOCK IN SHARE MODE",
             " ",
             "a.b",
+            "ALTER TABLE",
+            "DISABLE",
+            "KEYS",
         ];
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         let state = crate::SessionState::in_schema("test");

@@ -143,7 +143,9 @@ pub enum StatementKind {
 }
 
 /// An upgrade step: the server calls [`crate::StatementGuard::upgrade`] when the statement
-/// reaches it (ALTER TABLE: before the table's definition changes).
+/// reaches it: ALTER TABLE before the table's definition changes; CREATE TABLE once it knows
+/// the table does not exist (MySQL's `open_table` upgrades only then; `CREATE TABLE IF NOT
+/// EXISTS` of an existing table keeps S).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Upgrade {
     /// The table.
@@ -209,7 +211,11 @@ pub enum Effect {
     DropLockedTables(Vec<TableName>),
 }
 
-/// A statement's metadata locks and session effects (see the module docs).
+/// A statement's metadata locks and session effects, decided by [`plan`] before any lock: the
+/// kind, the implicit commits before and after, the requests in the order they are taken
+/// (MySQL's `acquire_locks` order: by key, the stronger type first for one key; one request
+/// per key and duration), the upgrade steps, the effect on the session, and the user-level
+/// lock calls.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Plan {
@@ -221,7 +227,8 @@ pub struct Plan {
     pub commits_after: bool,
     /// The locks to take, in order.
     pub requests: Vec<MdlRequest>,
-    /// The upgrade steps (ALTER TABLE's SU -> X; DDL under LOCK TABLES: SNRW -> X).
+    /// The upgrade steps (ALTER TABLE's SU -> X, CREATE TABLE's S -> X; DDL under LOCK TABLES:
+    /// SNRW -> X).
     pub upgrades: Vec<Upgrade>,
     /// The statement changes data: its transaction becomes read-write, and its commit takes
     /// COMMIT IX.
@@ -352,6 +359,9 @@ pub fn plan(parsed: &Parsed, state: &SessionState) -> Result<Plan, SqlError> {
         Statement::Do(exprs) => dml::do_exprs(exprs, state)?,
         Statement::LockTables(items) => control::lock_tables(items, state)?,
         Statement::UnlockTables => control::unlock_tables(state),
+        Statement::AlterTableKeys { schema, table, .. } => {
+            ddl::alter_table_keys(schema.as_deref(), table, state)?
+        }
         Statement::LockInstanceForBackup => control::lock_instance(),
         Statement::UnlockInstance => control::unlock_instance(),
     };

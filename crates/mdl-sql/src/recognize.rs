@@ -8,12 +8,14 @@
 //! | `LOCK TABLES db.t READ`, `LOCK TABLE t WRITE` | syntax error (no qualified name, no `TABLE`) | recognized (all `LOCK TABLE[S]`) |
 //! | `UNLOCK TABLE` | syntax error | recognized (with `UNLOCK TABLES`) |
 //! | `DO expr, ...` | syntax error | recognized, the expressions parsed by sqlparser |
+//! | `ALTER TABLE t DISABLE KEYS` / `ENABLE KEYS` (mysqldump) | syntax error | recognized |
 //! | `KILL [QUERY \| CONNECTION] n` | parsed | left to sqlparser |
 //! | `SHOW [FULL] PROCESSLIST` | parsed | left to sqlparser |
 //! | `FLUSH TABLES [t, ...] WITH READ LOCK` | parsed | left to sqlparser |
 //!
 //! The grammar follows MySQL's `sql/sql_yacc.yy` (`lock`, `table_lock`, `lock_option`,
-//! `unlock`, `lock_instance`, `do_stmt`).
+//! `unlock`, `lock_instance`, `do_stmt`, `alter_commands` with `DISABLE_SYM KEYS` /
+//! `ENABLE_SYM KEYS`).
 
 use sqlparser::ast;
 use sqlparser::dialect::MySqlDialect;
@@ -81,6 +83,26 @@ pub(crate) fn recognize(t: &[TokenWithSpan]) -> Option<Result<Statement, Locatio
     }
     if kw(0, "LOCK") && (kw(1, "TABLES") || kw(1, "TABLE")) {
         return Some(lock_tables(t, 2).map(Statement::LockTables));
+    }
+    // ALTER TABLE t {DISABLE | ENABLE} KEYS: exactly that (anything longer is sqlparser's).
+    if kw(0, "ALTER") && kw(1, "TABLE") {
+        let (schema, table, next) = match (ident(t, 2), t.get(3).map(|x| &x.token)) {
+            (Some(s), Some(Token::Period)) => (Some(s), ident(t, 4)?, 5),
+            (Some(n), _) => (None, n, 3),
+            _ => return None,
+        };
+        if t.len() == next + 2
+            && kw(next + 1, "KEYS")
+            && (kw(next, "DISABLE") || kw(next, "ENABLE"))
+        {
+            let enable = kw(next, "ENABLE");
+            return Some(Ok(Statement::AlterTableKeys {
+                schema,
+                table,
+                enable,
+            }));
+        }
+        return None;
     }
     if kw(0, "DO") {
         return Some(do_exprs(t).map(Statement::Do));

@@ -1,40 +1,6 @@
 //! The lock side of a MySQL session: plans applied to an [`MdlContext`].
 //!
-//! A [`Session`] owns its connection's context (one session per task or thread, as MySQL has
-//! one `THD` per connection) and the state the rules read ([`SessionState`]). A statement goes:
-//!
-//! 1. [`Session::plan`]: the rules; errors decided before any lock.
-//! 2. [`Session::execute`]: the implicit commit before (if the plan says so), the plan's
-//!    requests in order with the session's `lock_wait_timeout` (`acquire_async`), the session
-//!    effects (LOCK TABLES, the global read lock, the backup lock, BEGIN / COMMIT / ROLLBACK,
-//!    savepoints) and the user-level lock calls. It returns a [`StatementGuard`].
-//! 3. The server runs the statement; ALTER TABLE calls [`StatementGuard::upgrade`] before it
-//!    changes the definition.
-//! 4. [`StatementGuard::finish`] ends a statement that succeeded: it releases the STATEMENT
-//!    locks, or commits (COMMIT IX first for a read-write transaction, then every STATEMENT and
-//!    TRANSACTION lock) when MySQL would: an implicit commit after DDL, or the end of a
-//!    statement under autocommit outside BEGIN (`mysql_execute_command`'s end: "If in
-//!    autocommit mode ... automatically release metadata locks of the current statement").
-//!    A guard dropped without `finish` (an error, `?`, a dropped future) ends the statement as
-//!    failed: the locks it took for itself are released (a rollback to the savepoint taken when
-//!    it started, as `Open_table_context` does when it backs off), EXPLICIT locks it took that
-//!    did not become session state are released, and an autocommit statement's transaction
-//!    ends. The session's earlier locks stay, as MySQL keeps them.
-//!
-//! A commit of a read-write transaction takes COMMIT IX (EXPLICIT) and releases it after the
-//! commit (`ha_commit_trans`), so a session holding FLUSH TABLES WITH READ LOCK (COMMIT S)
-//! blocks commits. If it cannot be taken (timeout, kill, deadlock), MySQL rolls the
-//! transaction back (`ha_rollback_trans`) and so does this session: the error says the
-//! transaction is gone, and its locks are released. Where the engine commits:
-//!
-//! * `COMMIT`: [`Session::execute`] takes COMMIT IX and the guard holds it while the server
-//!   commits the engine; [`StatementGuard::finish`] releases it, then the transaction's locks.
-//! * an implicit commit before a statement (`plan.commits_before`, an open transaction): the
-//!   server commits the engine inside [`Session::begin_commit`] / [`CommitGuard::finish`]
-//!   before `execute` (which otherwise commits the locks itself).
-//! * the end of an autocommit statement or of DDL: the engine committed while the statement
-//!   ran, under the statement's GLOBAL IX, which keeps FLUSH TABLES WITH READ LOCK out just as
-//!   well; `finish` takes and releases COMMIT IX as MySQL's commit does.
+//! The protocol is documented on [`Session`].
 
 mod statement;
 mod user_locks;
@@ -51,7 +17,43 @@ use crate::names::scoped;
 use crate::parse::Parsed;
 use crate::plan::{plan, Effect, Plan, SessionState};
 
-/// A connection's locks and lock-related state. See the module docs.
+/// A connection's locks and lock-related state: the lock side of a MySQL session.
+///
+/// A session owns its connection's context (one session per task or thread, as MySQL has
+/// one `THD` per connection) and the state the rules read ([`SessionState`]). A statement goes:
+///
+/// 1. [`Session::plan`]: the rules; errors decided before any lock.
+/// 2. [`Session::execute`]: the implicit commit before (if the plan says so), the plan's
+///    requests in order with the session's `lock_wait_timeout` (`acquire_async`), the session
+///    effects (LOCK TABLES, the global read lock, the backup lock, BEGIN / COMMIT / ROLLBACK,
+///    savepoints) and the user-level lock calls. It returns a [`StatementGuard`].
+/// 3. The server runs the statement; ALTER TABLE calls [`StatementGuard::upgrade`] before it
+///    changes the definition.
+/// 4. [`StatementGuard::finish`] ends a statement that succeeded: it releases the STATEMENT
+///    locks, or commits (COMMIT IX first for a read-write transaction, then every STATEMENT and
+///    TRANSACTION lock) when MySQL would: an implicit commit after DDL, or the end of a
+///    statement under autocommit outside BEGIN (`mysql_execute_command`'s end: "If in
+///    autocommit mode ... automatically release metadata locks of the current statement").
+///    A guard dropped without `finish` (an error, `?`, a dropped future) ends the statement as
+///    failed: the locks it took for itself are released (a rollback to the savepoint taken when
+///    it started, as `Open_table_context` does when it backs off), EXPLICIT locks it took that
+///    did not become session state are released, and an autocommit statement's transaction
+///    ends. The session's earlier locks stay, as MySQL keeps them.
+///
+/// A commit of a read-write transaction takes COMMIT IX (EXPLICIT) and releases it after the
+/// commit (`ha_commit_trans`), so a session holding FLUSH TABLES WITH READ LOCK (COMMIT S)
+/// blocks commits. If it cannot be taken (timeout, kill, deadlock), MySQL rolls the
+/// transaction back (`ha_rollback_trans`) and so does this session: the error says the
+/// transaction is gone, and its locks are released. Where the engine commits:
+///
+/// * `COMMIT`: [`Session::execute`] takes COMMIT IX and the guard holds it while the server
+///   commits the engine; [`StatementGuard::finish`] releases it, then the transaction's locks.
+/// * an implicit commit before a statement (`plan.commits_before`, an open transaction): the
+///   server commits the engine inside [`Session::begin_commit`] / [`CommitGuard::finish`]
+///   before `execute` (which otherwise commits the locks itself).
+/// * the end of an autocommit statement or of DDL: the engine committed while the statement
+///   ran, under the statement's GLOBAL IX, which keeps FLUSH TABLES WITH READ LOCK out just as
+///   well; `finish` takes and releases COMMIT IX as MySQL's commit does.
 #[derive(Debug)]
 pub struct Session {
     ctx: MdlContext,
@@ -120,7 +122,7 @@ impl Session {
         plan(parsed, &self.state)
     }
 
-    /// Starts a statement: see the module docs. The locks are the plan's; what the statement
+    /// Starts a statement (see [`Session`]). The locks are the plan's; what the statement
     /// changes in the session is applied now, except `USE`, `SET` and the effects of DROP, which
     /// apply when the statement [finishes](StatementGuard::finish).
     ///
@@ -131,6 +133,10 @@ impl Session {
     /// held no lock before; otherwise its 1213 means MySQL rolled the transaction back, and so
     /// has the session (`state().in_transaction` is false): the server rolls back its engine.
     pub async fn execute(&mut self, plan: &Plan) -> Result<StatementGuard<'_>, SqlError> {
+        // A KILL QUERY that came after the last statement ended is not for this one: MySQL's
+        // dispatch clears KILL_QUERY when a statement starts. Opening a statement scope clears
+        // it (and releases no lock: statement locks never outlive a statement here).
+        drop(self.ctx.statement());
         if plan.commits_before {
             if matches!(plan.effect, Effect::Begin { .. } | Effect::LockTables(_)) {
                 self.leave_lock_tables();

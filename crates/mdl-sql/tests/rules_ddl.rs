@@ -82,6 +82,18 @@ fn alter_table_and_indexes_take_su_then_x() {
         );
         assert!(p.commits_before && p.commits_after);
     }
+    // sql/sql_table.cc, simple_rename_or_index_change: DISABLE / ENABLE KEYS (mysqldump) is
+    // an ALTER TABLE with the same SU -> X.
+    let p = locks(
+        "/*!40000 ALTER TABLE `d`.`t1` DISABLE KEYS */",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA d IX TRANSACTION",
+            "TABLE d.t1 SU TRANSACTION",
+        ],
+    );
+    assert_eq!(p.upgrades[0].to.abbr(), "X");
     // mysql_alter_table: the new name of a rename is locked X (target_mdl_request).
     locks(
         "ALTER TABLE t1 RENAME TO d.t2",
@@ -186,7 +198,7 @@ fn ddl_under_lock_tables() {
         ("t2", "t2", TableLockMode::Read),
     ]);
     let p = locks_in(
-        "ALTER TABLE t1 ADD COLUMN c INT",
+        "ALTER TABLE t1 ENABLE KEYS",
         &s,
         &["BACKUP LOCK IX TRANSACTION"],
     );
@@ -370,6 +382,19 @@ fn explain_and_show_create_table() {
     );
 }
 
+/// sql/sql_db.cc, `mysql_change_db` -> `dd::Schema_MDL_locker::ensure_locked` (`mdl_lock_schema`,
+/// sql/dd/dd_schema.cc): USE takes SCHEMA IX while it checks the schema.
+#[test]
+fn use_takes_schema_ix() {
+    let p = locks_in(
+        "USE d",
+        &SessionState::default(),
+        &["SCHEMA d IX STATEMENT"],
+    );
+    assert_eq!(p.effect, Effect::Use("d".into()));
+    locks("USE information_schema", &[]);
+}
+
 /// Statements that take no lock, and those not supported (a clear error).
 #[test]
 fn lockless_and_unsupported_statements() {
@@ -377,7 +402,6 @@ fn lockless_and_unsupported_statements() {
         "SHOW FULL PROCESSLIST",
         "KILL QUERY 7",
         "KILL 7",
-        "USE d",
         "SELECT 1",
         // What the mysql client, mysql_async and sysbench send on connect.
         "SELECT @@version_comment LIMIT 1",
@@ -388,6 +412,9 @@ fn lockless_and_unsupported_statements() {
         "SHOW WARNINGS",
         "SHOW TABLES",
         "SHOW DATABASES",
+        // sql/dd/info_schema/show.cc, build_show_columns_query: an I_S query, no table lock.
+        "DESCRIBE t1",
+        "SHOW FULL COLUMNS FROM t1",
         "SHOW VARIABLES",
     ] {
         assert!(locks(sql, &[]).requests.is_empty(), "{sql}");

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mdl_core::{ContextId, LockDuration, LockType, MdlConfig, MdlManager, Namespace};
+use mdl_core::{ContextId, KillScope, LockDuration, LockType, MdlConfig, MdlManager, Namespace};
 use mdl_sql::{parse, Session, SqlError, UserLockValue};
 
 fn manager() -> Arc<MdlManager> {
@@ -189,6 +189,8 @@ async fn commit_lock_is_held_while_the_engine_commits() {
         err(&mut ftwrl, "FLUSH TABLES WITH READ LOCK").await.code(),
         1205
     );
+    // It had GLOBAL S when COMMIT S timed out: the failed statement gave it back.
+    assert!(!ftwrl.context().has_locks() && !ftwrl.state().global_read_lock);
     c.finish();
     assert!(!s.context().has_locks() && !s.state().in_transaction);
     ok(&mut ftwrl, "FLUSH TABLES WITH READ LOCK; UNLOCK TABLES").await;
@@ -447,7 +449,8 @@ async fn lock_wait_timeout_is_1205() {
     assert!(!ddl.context().has_locks());
 }
 
-/// A kill ends a wait with 1317 (ER_QUERY_INTERRUPTED, 70100).
+/// A kill ends a wait with 1317 (ER_QUERY_INTERRUPTED, 70100); KILL QUERY lasts for one
+/// statement, KILL until the server resets it (MySQL's `THD::killed`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_wait_is_1317() {
     let mgr = manager();
@@ -457,11 +460,27 @@ async fn killed_wait_is_1317() {
     let (id, kill) = (victim.context().id(), victim.context().kill_handle());
     let task = spawn(victim, "SELECT * FROM t1");
     until_waiting(&mgr, id, Namespace::Table, LockType::SR).await;
-    kill.kill();
+    kill.kill(KillScope::Query);
     let (victim, r) = task.await.unwrap();
     let e = r.unwrap_err();
     assert_eq!((e.code(), e.sqlstate()), (1317, "70100"));
     assert!(!victim.context().has_locks());
+    // A KILL QUERY between two statements ends neither: the next statement waits normally.
+    kill.kill(KillScope::Query);
+    ok(&mut holder, "UNLOCK TABLES; LOCK TABLES t2 WRITE").await;
+    let task = spawn(victim, "SELECT * FROM t2");
+    until_waiting(&mgr, id, Namespace::Table, LockType::SR).await;
+    ok(&mut holder, "UNLOCK TABLES").await;
+    let (mut victim, r) = task.await.unwrap();
+    r.unwrap();
+    // KILL (the connection) stays until the server resets it.
+    kill.kill(KillScope::Connection);
+    ok(&mut holder, "LOCK TABLES t2 WRITE").await;
+    assert_eq!(err(&mut victim, "SELECT * FROM t2").await.code(), 1317);
+    assert_eq!(err(&mut victim, "SELECT * FROM t2").await.code(), 1317);
+    victim.context_mut().reset_kill();
+    ok(&mut holder, "UNLOCK TABLES").await;
+    ok(&mut victim, "SELECT * FROM t2").await;
 }
 
 /// Malformed and unsupported statements fail with MySQL's errors and take nothing; a statement

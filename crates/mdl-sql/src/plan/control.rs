@@ -15,7 +15,9 @@
 //! | `LOCK INSTANCE FOR BACKUP` | BACKUP_LOCK S, EXPLICIT: blocks DDL (BACKUP_LOCK IX), not DML | `sql/sql_backup_lock.cc`, `Sql_cmd_lock_instance::execute`, `acquire_exclusive_backup_lock` |
 //! | `UNLOCK INSTANCE` | releases every BACKUP_LOCK lock the session took explicitly | `Sql_cmd_unlock_instance::execute`, `release_backup_lock` |
 //! | `SHOW CREATE TABLE t` | t SH, for the statement | `sql/sql_show.cc`, `mysqld_show_create` (`MYSQL_OPEN_FORCE_SHARED_HIGH_PRIO_MDL`) |
-//! | `SET`, `USE`, `SHOW PROCESSLIST / VARIABLES / STATUS / WARNINGS / DATABASES / TABLES / CHARSET / COLLATION`, `KILL` | no lock (user-level lock calls in SET are evaluated) | - |
+//! | `USE d` | SCHEMA d IX for the statement (waits for CREATE / DROP DATABASE d) | `sql/sql_db.cc`, `mysql_change_db` (`dd::Schema_MDL_locker`, `mdl_lock_schema` in `sql/dd/dd_schema.cc`) |
+//! | `SET`, `SHOW PROCESSLIST / VARIABLES / STATUS / WARNINGS / DATABASES / TABLES / CHARSET / COLLATION`, `KILL` | no lock (user-level lock calls in SET are evaluated) | - |
+//! | `DESCRIBE t`, `SHOW COLUMNS FROM t` | no lock: an INFORMATION_SCHEMA query over the data dictionary | `dd::info_schema::build_show_columns_query` (`sql/dd/info_schema/show.cc`) |
 //!
 //! Not modelled: FLUSH TABLES WITH READ LOCK also waits in MySQL until every table in use is
 //! closed (`close_cached_tables`, a table-cache wait, not a metadata lock), so a long SELECT
@@ -95,8 +97,16 @@ pub(super) fn control(s: &Statement, state: &SessionState) -> Result<Plan, SqlEr
         }
         Statement::Set(set) => set_statement(set, state)?,
         Statement::Use(Use::Object(name) | Use::Database(name) | Use::Schema(name)) => {
+            // sql/sql_db.cc, mysql_change_db: SCHEMA IX while it checks the schema
+            // (dd::Schema_MDL_locker::ensure_locked -> mdl_lock_schema, released when it
+            // returns): a statement lock here. It waits for CREATE / DROP DATABASE.
             let mut p = Plan::new(K::Use);
-            p.effect = Effect::Use(schema_name(name)?);
+            let schema = schema_name(name)?;
+            if !crate::names::is_lock_free_schema(&schema) {
+                p.requests
+                    .push(schema_request(&schema, LockType::IX, LockDuration::Statement)?);
+            }
+            p.effect = Effect::Use(schema);
             p
         }
         Statement::ShowProcessList { .. }
@@ -107,7 +117,12 @@ pub(super) fn control(s: &Statement, state: &SessionState) -> Result<Plan, SqlEr
         | Statement::ShowStatus { .. }
         | Statement::ShowDatabases { .. }
         | Statement::ShowSchemas { .. }
-        | Statement::ShowTables { .. } => Plan::new(K::Show),
+        | Statement::ShowTables { .. }
+        // MySQL 8.0 answers these from the data dictionary through an INFORMATION_SCHEMA
+        // system view, not from the table (`sql/parse_tree_nodes.cc`, `PT_show_table_base::make_table_base_cmd`
+        // -> `dd::info_schema::build_show_columns_query`).
+        | Statement::ExplainTable { .. }
+        | Statement::ShowColumns { .. } => Plan::new(K::Show),
         Statement::Kill { .. } => Plan::new(K::Kill),
         Statement::Flush {
             object_type: FlushType::Tables,

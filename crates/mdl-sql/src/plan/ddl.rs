@@ -160,6 +160,17 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
     }
 }
 
+/// `ALTER TABLE t {DISABLE | ENABLE} KEYS`: an ALTER TABLE (SU, then X: `sql/sql_table.cc`,
+/// `simple_rename_or_index_change` calls `wait_while_table_is_used` for a keys change).
+pub(super) fn alter_table_keys(
+    schema: Option<&str>,
+    table: &str,
+    state: &SessionState,
+) -> Result<Plan, SqlError> {
+    let t = TableName::resolve(schema, table, state.current_schema.as_deref())?;
+    table_ddl(StatementKind::AlterTable, &[t], LockType::SU, state)
+}
+
 /// The first words of a statement, for "doesn't yet support '...'".
 pub(super) fn statement_name(s: &Statement) -> String {
     s.to_string()

@@ -73,7 +73,8 @@ impl StatementGuard<'_> {
         self.session
     }
 
-    /// Performs the plan's upgrade steps (ALTER TABLE's SU -> X; DDL under LOCK TABLES:
+    /// Performs the plan's upgrade steps (ALTER TABLE's SU -> X before the definition changes,
+    /// CREATE TABLE's S -> X once the table is known not to exist; DDL under LOCK TABLES:
     /// SNRW -> X), each waiting up to the session's `lock_wait_timeout`. Does nothing the
     /// second time, or for a plan without upgrades.
     ///
@@ -155,7 +156,7 @@ impl StatementGuard<'_> {
 
     /// Ends a statement that succeeded: the effects that wait for success (`USE`, `SET`, DROP
     /// DATABASE's current schema, DROP TABLE under LOCK TABLES), the downgrades after DDL under
-    /// LOCK TABLES, then the end of the statement (see the module docs).
+    /// LOCK TABLES, then the end of the statement (see [`Session`]).
     ///
     /// # Errors
     /// Those of [`Session::commit`] when the statement ends a transaction.
