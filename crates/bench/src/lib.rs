@@ -13,10 +13,12 @@
 //!   histograms, progress.
 //! * [`reports`]: the reports of `mdl-bench` (CSV + JSON + SVG + markdown each).
 //! * [`instr`]: the simulated server's instrumentation points and modes.
+//! * [`sysbench`]: `mdl-server` and MariaDB as child processes, sysbench against them, server
+//!   CPU from `/proc`, callgrind counts.
 //!
 //! Modules, lowest first; each uses only modules on lines above its own: `work`, [`output`],
 //! [`peers`] → [`instr`] → [`workload`] → [`ddl`], [`runner`] → [`counters`], [`bare`] →
-//! [`reports`].
+//! [`reports`]; [`sysbench`] (no crate module) → [`reports`].
 //!
 //! ```
 //! use mdl_bench::peers::{MdlSetup, PeerSpec};
@@ -42,6 +44,7 @@ pub mod output;
 pub mod peers;
 pub mod reports;
 pub mod runner;
+pub mod sysbench;
 pub mod work;
 pub mod workload;
 

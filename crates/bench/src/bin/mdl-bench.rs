@@ -63,6 +63,8 @@ enum Cmd {
     Amplification,
     /// Instrumentation overhead vs contention (needs pfs).
     Contention,
+    /// sysbench against mdl-server and MariaDB (needs sysbench; builds mdl-server).
+    Sysbench,
     /// One run of point-selects on mdl (8.0 configuration), printed as JSON (the pfs-overhead
     /// report drives the compiled-out build through this).
     #[command(hide = true)]
@@ -120,6 +122,7 @@ impl Cmd {
             Cmd::PfsOverhead => "pfs-overhead",
             Cmd::Amplification => "amplification",
             Cmd::Contention => "contention",
+            Cmd::Sysbench => "sysbench",
             Cmd::RunCase { .. } => "run-case",
             Cmd::ClusterNode { .. } => "cluster-node",
         }

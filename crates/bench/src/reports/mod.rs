@@ -13,6 +13,7 @@ mod ddl_hot_table;
 mod hash_instances;
 mod peers;
 mod pfs_reports;
+mod sysbench;
 mod ticket_store;
 mod trx_size;
 
@@ -20,7 +21,7 @@ mod trx_size;
 pub type ReportFn = fn(&mut Ctx) -> Report;
 
 /// Every report, in the order `report` runs them: (name, what it shows, entry point).
-pub const ALL: [(&str, &str, ReportFn); 11] = [
+pub const ALL: [(&str, &str, ReportFn); 12] = [
     (
         "hash-instances",
         "QPS vs threads for shards x partition hash x fast path (published A)",
@@ -75,6 +76,11 @@ pub const ALL: [(&str, &str, ReportFn); 11] = [
         "contention",
         "instrumentation overhead vs contention (published B)",
         pfs_reports::contention,
+    ),
+    (
+        "sysbench",
+        "sysbench against mdl-server: protocol floor, instrumentation modes, MySQL designs, MariaDB",
+        sysbench::run,
     ),
 ];
 

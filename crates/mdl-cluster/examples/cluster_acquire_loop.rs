@@ -4,9 +4,9 @@
 //! node's background tasks:
 //!
 //! ```sh
-//! cargo build --release -p mdl-cluster --example acquire_loop
-//! valgrind --tool=callgrind --toggle-collect='acquire_loop::run_*' \
-//!   target/release/examples/acquire_loop 200000 cluster
+//! cargo build --release -p mdl-cluster --example cluster_acquire_loop
+//! valgrind --tool=callgrind --toggle-collect='cluster_acquire_loop::run_*' \
+//!   target/release/examples/cluster_acquire_loop 200000 cluster
 //! ```
 //! (the difference between 200,000 and 100,000 iterations, divided by 100,000, is the cost of
 //! one pair; BENCHMARKS.md has the figures).

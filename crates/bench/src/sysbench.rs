@@ -1,0 +1,355 @@
+//! Real servers and the real client for the `sysbench` report: `mdl-server` and MariaDB as
+//! child processes on free loopback ports in temporary directories, sysbench 1.0 against
+//! them, the server's CPU time from `/proc/PID/stat`, and callgrind's instruction count of a
+//! server process for a fixed number of queries.
+//!
+//! Every process started here is killed when its handle drops; every sysbench run is bounded
+//! (`--time`, or `--events` and a timeout).
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Whether a program is on `PATH`.
+pub fn on_path(prog: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
+}
+
+/// A free loopback port (bound, read, released).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or(0)
+}
+
+/// A server process (killed on drop).
+#[derive(Debug)]
+pub struct Server {
+    /// What it is, for tables.
+    pub label: String,
+    /// Its port.
+    pub port: u16,
+    child: Child,
+    /// A directory to remove when it stops.
+    dir: Option<PathBuf>,
+}
+
+impl Server {
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// User + system CPU time of the process so far, in seconds (`/proc/PID/stat` fields 14
+    /// and 15, in clock ticks of 1/100 s).
+    pub fn cpu_seconds(&self) -> f64 {
+        cpu_seconds(self.pid())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(d) = &self.dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// `utime + stime` of process `pid` in seconds (0 if unreadable).
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // The command name (field 2) may hold spaces: count fields after its closing paren.
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+        return 0.0;
+    };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|s| s.parse::<f64>().ok()).unwrap_or(0.0);
+    // After ')': field 3 is index 0, so utime (14) is 11 and stime (15) is 12.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Waits until something accepts on `port` (at most `limit`).
+fn wait_port(port: u16, limit: Duration) -> bool {
+    let t0 = Instant::now();
+    while t0.elapsed() < limit {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// Starts `mdl-server` (`bin`) on a free port with `args`, its data in `data`. `wrapper`
+/// (e.g. valgrind and its flags) runs it.
+///
+/// # Errors
+/// A message when it does not start listening within 60 s.
+pub fn start_mdl(
+    bin: &Path,
+    label: &str,
+    data: &Path,
+    args: &[String],
+    wrapper: &[String],
+) -> Result<Server, String> {
+    let port = free_port();
+    let mut cmd = match wrapper.split_first() {
+        Some((w, rest)) => {
+            let mut c = Command::new(w);
+            c.args(rest).arg(bin);
+            c
+        }
+        None => Command::new(bin),
+    };
+    cmd.args(["--port", &port.to_string(), "--data-dir"])
+        .arg(data)
+        .args(["--schema", "sbtest"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let child = cmd.spawn().map_err(|e| format!("{}: {e}", bin.display()))?;
+    let s = Server {
+        label: label.into(),
+        port,
+        child,
+        dir: None,
+    };
+    if !wait_port(port, Duration::from_secs(60)) {
+        return Err(format!("{label} did not start"));
+    }
+    Ok(s)
+}
+
+/// Starts MariaDB from a fresh temporary data directory (`mariadb-install-db`, then
+/// `mariadbd` on loopback), with `performance_schema` on or off and, when on, the metadata
+/// lock instrument on; creates the schema `sbtest`.
+///
+/// # Errors
+/// A message when a step fails.
+pub fn start_mariadb(label: &str, pfs_on: bool) -> Result<Server, String> {
+    let dir = std::env::temp_dir().join(format!(
+        "mdl-bench-mariadb-{}-{}",
+        std::process::id(),
+        free_port()
+    ));
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
+    let ok = Command::new("mariadb-install-db")
+        .args([
+            "--no-defaults",
+            "--user=root",
+            "--auth-root-authentication-method=normal",
+        ])
+        .arg(format!("--datadir={}", data.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !ok {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err("mariadb-install-db failed".into());
+    }
+    let port = free_port();
+    let init = dir.join("init.sql");
+    std::fs::write(&init, "CREATE DATABASE IF NOT EXISTS sbtest;\n").map_err(|e| e.to_string())?;
+    let child = Command::new("mariadbd")
+        .arg("--no-defaults")
+        .arg(format!("--datadir={}", data.display()))
+        .args(["--user=root", "--bind-address=127.0.0.1"])
+        .arg(format!("--port={port}"))
+        .arg(format!("--socket={}", dir.join("sock").display()))
+        .arg(format!("--init-file={}", init.display()))
+        .arg(format!(
+            "--performance-schema={}",
+            if pfs_on { "ON" } else { "OFF" }
+        ))
+        .arg("--performance-schema-instrument=wait/lock/metadata/sql/mdl=ON")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("mariadbd: {e}"))?;
+    let s = Server {
+        label: label.into(),
+        port,
+        child,
+        dir: Some(dir),
+    };
+    if !wait_port(port, Duration::from_secs(60)) {
+        return Err(format!("{label} did not start"));
+    }
+    Ok(s)
+}
+
+/// One sysbench run's figures.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SysbenchRun {
+    /// Queries per second.
+    pub qps: f64,
+    /// Queries.
+    pub queries: f64,
+    /// Transactions.
+    pub transactions: f64,
+    /// Errors sysbench ignored (1213, 1205) and retried.
+    pub ignored_errors: f64,
+}
+
+/// `sysbench <workload> <command>` against `port` with `extra` options; `None` on failure
+/// (the output's last lines go to stderr).
+pub fn sysbench(port: u16, workload: &str, command: &str, extra: &[String]) -> Option<SysbenchRun> {
+    let out = Command::new("sysbench")
+        .args([
+            "--db-driver=mysql",
+            "--mysql-host=127.0.0.1",
+            "--mysql-user=root",
+            "--mysql-db=sbtest",
+            "--tables=8",
+        ])
+        .arg(format!("--mysql-port={port}"))
+        .args(extra)
+        .args([workload, command])
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() || text.contains("FATAL") {
+        let tail: Vec<&str> = text.lines().rev().take(5).collect();
+        eprintln!(
+            "sysbench {workload} {command} on port {port} failed: {:?} {}",
+            tail,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return None;
+    }
+    let field = |name: &str| -> (f64, f64) {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .map(|l| {
+                let nums: Vec<f64> = l
+                    .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+                    .filter_map(|s| s.parse().ok())
+                    .collect();
+                (
+                    nums.first().copied().unwrap_or(0.0),
+                    nums.get(1).copied().unwrap_or(0.0),
+                )
+            })
+            .unwrap_or((0.0, 0.0))
+    };
+    let (queries, qps) = field("queries:");
+    let (transactions, _) = field("transactions:");
+    let (ignored_errors, _) = field("ignored errors:");
+    Some(SysbenchRun {
+        qps,
+        queries,
+        transactions,
+        ignored_errors,
+    })
+}
+
+/// Runs `run` while measuring the server's CPU: returns the run and µs of server CPU per query.
+pub fn measured(
+    server: &Server,
+    run: impl FnOnce() -> Option<SysbenchRun>,
+) -> Option<(SysbenchRun, f64)> {
+    let c0 = server.cpu_seconds();
+    let r = run()?;
+    let c1 = server.cpu_seconds();
+    let us = if r.queries > 0.0 {
+        (c1 - c0) * 1e6 / r.queries
+    } else {
+        0.0
+    };
+    Some((r, us))
+}
+
+/// Callgrind's instructions per query of an `mdl-server` configuration: the server runs
+/// under `valgrind --tool=callgrind` with collection off, sysbench warms one connection up,
+/// collection is switched on for `events` transactions of one client, and the dump's total
+/// is divided by the queries sysbench counted.
+pub fn callgrind_per_query(
+    bin: &Path,
+    data: &Path,
+    args: &[String],
+    workload: &str,
+    events: u64,
+    dir: &Path,
+) -> Option<f64> {
+    let out = dir.join(format!("callgrind.{}.out", free_port()));
+    let wrapper: Vec<String> = [
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        "--collect-atstart=yes",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([format!("--callgrind-out-file={}", out.display())])
+    .collect();
+    let server = start_mdl(bin, "callgrind", data, args, &wrapper).ok()?;
+    let one = |n: u64| {
+        sysbench(
+            server.port,
+            workload,
+            "run",
+            &[
+                "--threads=1".into(),
+                "--time=0".into(),
+                format!("--events={n}"),
+                "--table-size=10000".into(),
+            ],
+        )
+    };
+    one(50)?;
+    let ctl = |on: &str| {
+        Command::new("callgrind_control")
+            .args(["-i", on, &server.pid().to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    };
+    if !ctl("on") {
+        return None;
+    }
+    let r = one(events)?;
+    ctl("off");
+    // Killed, valgrind writes nothing: ask for the dump first (`<out>.1`).
+    let _ = Command::new("callgrind_control")
+        .args(["-d", &server.pid().to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    drop(server);
+    let total = read_total(&out).or_else(|| {
+        std::fs::read_dir(dir).ok()?.flatten().find_map(|e| {
+            let p = e.path();
+            p.to_string_lossy()
+                .starts_with(&*out.to_string_lossy())
+                .then(|| read_total(&p))
+                .flatten()
+        })
+    })?;
+    let _ = std::fs::remove_file(&out);
+    (r.queries > 0.0).then(|| total / r.queries)
+}
+
+/// The `summary:` or `totals:` instruction count of a callgrind output file.
+fn read_total(p: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(p).ok()?;
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("summary:")
+                .or_else(|| l.strip_prefix("totals:"))
+        })
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+}

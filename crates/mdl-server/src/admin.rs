@@ -1,0 +1,250 @@
+//! What a DBA types that is not a table's business: `SHOW [FULL] PROCESSLIST`, `KILL`,
+//! `SHOW VARIABLES | STATUS | DATABASES | TABLES`, and the system variables `@@name` reads.
+
+use mdl_core::KillScope;
+use sqlparser::ast::{KillType, ShowStatementFilter, Statement};
+
+use crate::error::ServerError;
+use crate::server::Shared;
+use crate::wire::{Cell, Output, ResultSet};
+
+/// The server version clients see (MySQL 8.0's wire behaviour; `mdl-sql` resolves versioned
+/// comments as 8.0.45).
+pub const VERSION: &str = "8.0.45-mdl";
+
+/// What a session knows of its variables.
+pub struct SessionVars {
+    /// `autocommit`.
+    pub autocommit: bool,
+    /// `lock_wait_timeout` in seconds.
+    pub lock_wait_timeout: u64,
+}
+
+/// A system variable's value, or `None` if this server has no such variable.
+pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
+    let text = |t: &str| Some(Cell::Text(t.to_string()));
+    match name {
+        "version" => text(VERSION),
+        "version_comment" => text("mdl-server (mdl metadata locks, pfs, SQLite)"),
+        "autocommit" => Some(Cell::Int(i64::from(s.autocommit))),
+        "lock_wait_timeout" => Some(Cell::Int(s.lock_wait_timeout as i64)),
+        "innodb_lock_wait_timeout" => Some(Cell::Int(shared.cfg.engine_lock_wait_timeout as i64)),
+        "max_allowed_packet" => Some(Cell::Int(67_108_864)),
+        "port" => Some(Cell::Int(i64::from(shared.port))),
+        "performance_schema" => Some(Cell::Int(i64::from(pfs::master_enabled()))),
+        "transaction_isolation" | "tx_isolation" => text("READ-COMMITTED"),
+        "transaction_read_only" | "tx_read_only" => Some(Cell::Int(0)),
+        "sql_mode" => text(""),
+        "character_set_client"
+        | "character_set_connection"
+        | "character_set_results"
+        | "character_set_server"
+        | "character_set_database" => text("utf8mb4"),
+        "collation_connection" | "collation_server" | "collation_database" => {
+            text("utf8mb4_0900_ai_ci")
+        }
+        "time_zone" => text("SYSTEM"),
+        "system_time_zone" => text("UTC"),
+        "lower_case_table_names" => Some(Cell::Int(0)),
+        "wait_timeout" | "interactive_timeout" => Some(Cell::Int(28_800)),
+        "net_write_timeout" => Some(Cell::Int(60)),
+        "max_connections" => Some(Cell::Int(100_000)),
+        "datadir" => text(&shared.cfg.data_dir.to_string_lossy()),
+        "have_ssl" | "have_openssl" => text("DISABLED"),
+        "license" => text("MIT OR Apache-2.0"),
+        "init_connect" => text(""),
+        "socket" => Some(Cell::Null),
+        "hostname" => text("localhost"),
+        "version_compile_os" => text(std::env::consts::OS),
+        "version_compile_machine" => text(std::env::consts::ARCH),
+        _ => None,
+    }
+}
+
+const VARIABLE_NAMES: [&str; 27] = [
+    "autocommit",
+    "character_set_client",
+    "character_set_connection",
+    "character_set_database",
+    "character_set_results",
+    "character_set_server",
+    "collation_connection",
+    "collation_database",
+    "collation_server",
+    "datadir",
+    "have_ssl",
+    "init_connect",
+    "innodb_lock_wait_timeout",
+    "interactive_timeout",
+    "lock_wait_timeout",
+    "lower_case_table_names",
+    "max_allowed_packet",
+    "max_connections",
+    "net_write_timeout",
+    "performance_schema",
+    "port",
+    "sql_mode",
+    "system_time_zone",
+    "time_zone",
+    "transaction_isolation",
+    "version",
+    "version_comment",
+];
+
+fn like(filter: &Option<ShowStatementFilter>, name: &str) -> bool {
+    match filter {
+        Some(ShowStatementFilter::Like(p)) => pfs::Pattern::parse(p)
+            .map(|p| p.matches(name))
+            .unwrap_or(false),
+        _ => true,
+    }
+}
+
+/// `SHOW [FULL] PROCESSLIST`: MySQL's columns; `Info` cut at 100 characters without `FULL`.
+pub fn show_processlist(shared: &Shared, full: bool) -> Output {
+    let rows = shared
+        .procs
+        .rows(&shared.mgr)
+        .into_iter()
+        .map(|p| {
+            let info = p.info.map(|i| {
+                if full {
+                    i
+                } else {
+                    i.chars().take(100).collect()
+                }
+            });
+            vec![
+                Cell::Int(p.id as i64),
+                Cell::Text(p.user),
+                Cell::Text(p.host),
+                p.db.map_or(Cell::Null, Cell::Text),
+                Cell::Text(p.command.to_string()),
+                Cell::Int(p.time as i64),
+                Cell::Text(p.state),
+                info.map_or(Cell::Null, Cell::Text),
+            ]
+        })
+        .collect();
+    Output::Rows(ResultSet {
+        columns: [
+            "Id", "User", "Host", "db", "Command", "Time", "State", "Info",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+        rows,
+    })
+}
+
+/// `KILL [CONNECTION | QUERY] id`.
+///
+/// # Errors
+/// 1094 for an unknown id.
+pub fn kill(shared: &Shared, modifier: Option<KillType>, id: u64) -> Result<Output, ServerError> {
+    let scope = match modifier {
+        Some(KillType::Query) => KillScope::Query,
+        _ => KillScope::Connection,
+    };
+    shared.procs.kill(&shared.mgr, id, scope)?;
+    Ok(Output::OK)
+}
+
+/// The statements answered here (`None`: not one of them).
+pub fn show(
+    shared: &Shared,
+    vars: &SessionVars,
+    s: &Statement,
+    tables_of: &mut dyn FnMut(&str) -> Result<Vec<String>, ServerError>,
+    current: Option<&str>,
+) -> Option<Result<Output, ServerError>> {
+    let text1 = |col: &str, v: Vec<String>| {
+        Output::Rows(ResultSet::text(
+            &[col],
+            v.into_iter().map(|x| vec![Some(x)]).collect(),
+        ))
+    };
+    Some(match s {
+        Statement::ShowProcessList { full } => Ok(show_processlist(shared, *full)),
+        Statement::Kill { modifier, id } => kill(shared, *modifier, *id),
+        Statement::ShowVariables { filter, .. } => {
+            let rows = VARIABLE_NAMES
+                .iter()
+                .filter(|n| like(filter, n))
+                .filter_map(|n| {
+                    let v = variable(shared, vars, n)?;
+                    let v = match v {
+                        Cell::Int(i) => i.to_string(),
+                        Cell::Text(t) => t,
+                        _ => String::new(),
+                    };
+                    Some(vec![Some(n.to_string()), Some(v)])
+                })
+                .collect();
+            Ok(Output::Rows(ResultSet::text(
+                &["Variable_name", "Value"],
+                rows,
+            )))
+        }
+        Statement::ShowStatus { filter, .. } => {
+            let c = &shared.engine.counters;
+            let load = |a: &std::sync::atomic::AtomicU64| {
+                a.load(std::sync::atomic::Ordering::Relaxed).to_string()
+            };
+            let mut rows = vec![
+                (
+                    "Threads_connected".to_string(),
+                    shared.procs.rows(&shared.mgr).len().to_string(),
+                ),
+                ("Engine_writer_timeouts".into(), load(&c.writer_timeouts)),
+                ("Engine_busy_deadlocks".into(), load(&c.busy)),
+                (
+                    "Statements_failed_1213".into(),
+                    load(&shared.counters.deadlocks),
+                ),
+                (
+                    "Statements_failed_1205".into(),
+                    load(&shared.counters.timeouts),
+                ),
+            ];
+            #[cfg(feature = "pfs")]
+            rows.push((
+                "Performance_schema_metadata_lock_lost".into(),
+                shared.mgr.metadata_locks_lost().to_string(),
+            ));
+            rows.retain(|(n, _)| like(filter, n));
+            Ok(Output::Rows(ResultSet::text(
+                &["Variable_name", "Value"],
+                rows.into_iter()
+                    .map(|(n, v)| vec![Some(n), Some(v)])
+                    .collect(),
+            )))
+        }
+        Statement::ShowDatabases { .. } | Statement::ShowSchemas { .. } => {
+            Ok(text1("Database", shared.engine.schemas()))
+        }
+        Statement::ShowTables { show_options, .. } => {
+            let schema = show_options
+                .show_in
+                .as_ref()
+                .and_then(|i| i.parent_name.as_ref())
+                .map(|n| n.to_string().trim_matches('`').to_string())
+                .or_else(|| current.map(str::to_string));
+            let Some(schema) = schema else {
+                return Some(Err(ServerError::new(1046, "3D000", "No database selected")));
+            };
+            if schema == "performance_schema" {
+                let v = crate::pfs_views::TABLES
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                return Some(Ok(text1("Tables_in_performance_schema", v)));
+            }
+            if !shared.engine.has_schema(&schema) {
+                return Some(Err(ServerError::unknown_database(&schema)));
+            }
+            tables_of(&schema).map(|v| text1(&format!("Tables_in_{schema}"), v))
+        }
+        _ => return None,
+    })
+}

@@ -1,0 +1,316 @@
+//! One client connection: `opensrv-mysql`'s shim, the session, prepared statements, and the
+//! watch that notices a client gone while a statement waits.
+//!
+//! **A connection dropped mid-wait.** While `on_query` / `on_execute` run, `opensrv-mysql`
+//! owns the socket's reader, so a statement that waits cannot learn from it that the client
+//! left. The connection keeps a duplicate of the socket (the same open file, a second
+//! descriptor registered with tokio) and races every statement against it: when the
+//! duplicate reports the peer's end (`EPOLLRDHUP`/`HUP`, or a peek that reads 0 bytes) the
+//! statement's future is dropped — a queued metadata-lock request leaves its queue, a wait for
+//! the engine's writer ends — and the connection ends, which drops the session with every
+//! lock it held and rolls the engine's transaction back. MySQL checks the connection only
+//! for user-level lock waits, about once a second (`MDL_context::acquire_lock`,
+//! `vio_is_connected`); here every wait is covered, at no cost to a statement that does not
+//! wait (the watch is polled only after the statement's future returns `Pending`). Data the
+//! client pipelined is left for the reader: the watch then looks again a second later.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use mdl_core::KillScope;
+use mdl_sql::{Parsed, Session};
+use opensrv_mysql::{
+    AsyncMysqlShim, Column, ColumnFlags, ColumnType, ErrorKind, InitWriter, ParamParser,
+    QueryResultWriter, StatementMetaWriter, ValueInner,
+};
+use rusqlite::types::Value;
+use tokio::io::{AsyncWrite, Interest};
+use tokio::net::TcpStream;
+
+use crate::engine::EngineConn;
+use crate::error::ServerError;
+use crate::processlist::ConnInfo;
+use crate::server::Shared;
+use crate::wire::{marked, write_result, Output};
+
+/// A prepared statement.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub text: Arc<str>,
+    pub parsed: Parsed,
+    pub digest: pfs::DigestRef,
+}
+
+/// A connection's state (the shim `opensrv-mysql` drives).
+pub struct Connection {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) info: Arc<ConnInfo>,
+    pub(crate) session: Session,
+    pub(crate) db: EngineConn,
+    prepared: HashMap<u32, Prepared>,
+    next_stmt: u32,
+    watch: Arc<TcpStream>,
+}
+
+/// How a statement ended, besides its result.
+pub(crate) enum Ended {
+    /// The client is gone: end the connection.
+    Gone,
+}
+
+impl Connection {
+    /// A connection whose context has the connection's id.
+    ///
+    /// # Errors
+    /// The id in use, SQLite errors.
+    pub fn new(
+        shared: Arc<Shared>,
+        info: Arc<ConnInfo>,
+        watch: Arc<TcpStream>,
+    ) -> Result<Connection, ServerError> {
+        let ctx = shared
+            .mgr
+            .new_context_with_id(info.id)
+            .map_err(|e| ServerError::new(1105, "HY000", e.to_string()))?;
+        let db = EngineConn::new(shared.engine.clone())?;
+        Ok(Connection {
+            shared,
+            info,
+            session: Session::new(ctx),
+            db,
+            prepared: HashMap::new(),
+            next_stmt: 0,
+            watch,
+        })
+    }
+
+    fn schema(&self) -> Option<String> {
+        self.session.state().current_schema.clone()
+    }
+
+    /// One statement from the client, start to end: activity, kill reset, run, counters.
+    async fn statement(
+        &mut self,
+        command: &'static str,
+        text: Arc<str>,
+        parsed: Result<Parsed, ServerError>,
+        params: Vec<Value>,
+        digest: Option<pfs::DigestRef>,
+    ) -> Result<Result<Output, ServerError>, Ended> {
+        self.info.begin(command, Some(text.clone()), self.schema());
+        self.info.kill.clear_query();
+        self.session.context_mut().reset_kill();
+        let r = match parsed {
+            Ok(p) => {
+                // The race needs only the Arcs, taken before the future borrows `self`.
+                let (info, watch) = (self.info.clone(), self.watch.clone());
+                guarded(info, watch, run_one(self, p, params, text, digest)).await
+            }
+            Err(e) => Ok(Err(e)),
+        };
+        if let Ok(Err(e)) = &r {
+            let c = &self.shared.counters;
+            match e.code {
+                ServerError::LOCK_DEADLOCK => c.deadlocks.fetch_add(1, relaxed()),
+                ServerError::LOCK_WAIT_TIMEOUT => c.timeouts.fetch_add(1, relaxed()),
+                _ => 0,
+            };
+        }
+        self.info.end(self.schema());
+        r
+    }
+}
+
+fn relaxed() -> std::sync::atomic::Ordering {
+    std::sync::atomic::Ordering::Relaxed
+}
+
+async fn run_one(
+    conn: &mut Connection,
+    p: Parsed,
+    params: Vec<Value>,
+    text: Arc<str>,
+    digest: Option<pfs::DigestRef>,
+) -> Result<Output, ServerError> {
+    conn.run(&p, &params, &text, digest).await
+}
+
+/// Runs `fut` (a statement) unless the statement is killed or the client leaves first.
+async fn guarded<F>(
+    info: Arc<ConnInfo>,
+    watch: Arc<TcpStream>,
+    fut: F,
+) -> Result<Result<Output, ServerError>, Ended>
+where
+    F: Future<Output = Result<Output, ServerError>>,
+{
+    tokio::select! {
+        biased;
+        r = fut => Ok(r),
+        _ = info.kill.wait(KillScope::Query) => Ok(Err(ServerError::interrupted())),
+        _ = peer_gone(&watch) => Err(Ended::Gone),
+    }
+}
+
+/// Resolves when the client has closed its end (see the module docs).
+async fn peer_gone(s: &TcpStream) {
+    loop {
+        match s.ready(Interest::READABLE).await {
+            Err(_) => return,
+            Ok(r) if r.is_read_closed() || r.is_error() => return,
+            Ok(_) => {}
+        }
+        let mut b = [0u8; 1];
+        match s.peek(&mut b).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => tokio::time::sleep(Duration::from_secs(1)).await,
+        }
+    }
+}
+
+fn gone() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::ConnectionAborted,
+        "client gone mid-statement",
+    )
+}
+
+/// A parameter of an executed statement as SQLite's value.
+fn param(v: ValueInner<'_>) -> Value {
+    match v {
+        ValueInner::NULL => Value::Null,
+        ValueInner::Bytes(b) => match std::str::from_utf8(b) {
+            Ok(s) => Value::Text(s.to_string()),
+            Err(_) => Value::Blob(b.to_vec()),
+        },
+        ValueInner::Int(i) => Value::Integer(i),
+        ValueInner::UInt(u) => i64::try_from(u).map_or(Value::Real(u as f64), Value::Integer),
+        ValueInner::Double(d) => Value::Real(d),
+        other => Value::Text(format!("{other:?}")),
+    }
+}
+
+/// Parses a client's text: one statement (MySQL without `CLIENT_MULTI_STATEMENTS` refuses
+/// more with 1064).
+fn parse_one(text: &str) -> Result<Parsed, ServerError> {
+    let mut v = mdl_sql::parse(text)?;
+    if v.len() > 1 {
+        return Err(ServerError::parse(&v[1].text));
+    }
+    Ok(v.remove(0))
+}
+
+fn var_string(name: &str) -> Column {
+    Column {
+        table: String::new(),
+        column: name.to_string(),
+        coltype: ColumnType::MYSQL_TYPE_VAR_STRING,
+        colflags: ColumnFlags::empty(),
+    }
+}
+
+#[async_trait]
+impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
+    type Error = io::Error;
+
+    fn version(&self) -> String {
+        crate::admin::VERSION.to_string()
+    }
+
+    fn connect_id(&self) -> u32 {
+        self.info.id as u32
+    }
+
+    async fn on_prepare<'a>(
+        &'a mut self,
+        query: &'a str,
+        info: StatementMetaWriter<'a, W>,
+    ) -> io::Result<()> {
+        let parsed = match parse_one(query) {
+            Ok(p) => p,
+            Err(e) => return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
+        };
+        let (params, columns) = match self.describe(&parsed) {
+            Ok(d) => d,
+            Err(e) => return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
+        };
+        self.next_stmt += 1;
+        let id = self.next_stmt;
+        let params: Vec<Column> = (0..params).map(|_| var_string("?")).collect();
+        let columns: Vec<Column> = columns.iter().map(|c| var_string(c)).collect();
+        self.prepared.insert(
+            id,
+            Prepared {
+                text: query.into(),
+                parsed,
+                digest: pfs::register_digest(query),
+            },
+        );
+        info.reply(id, &params, &columns).await
+    }
+
+    async fn on_execute<'a>(
+        &'a mut self,
+        id: u32,
+        params: ParamParser<'a>,
+        results: QueryResultWriter<'a, W>,
+    ) -> io::Result<()> {
+        let Some(p) = self.prepared.get(&id) else {
+            let e = ServerError::new(
+                1243,
+                "HY000",
+                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+            );
+            return write_result(results, Err(e)).await;
+        };
+        let (text, parsed, digest) = (p.text.clone(), p.parsed.clone(), p.digest);
+        let values: Vec<Value> = params
+            .into_iter()
+            .map(|p| param(p.value.into_inner()))
+            .collect();
+        match self
+            .statement("Execute", text, Ok(parsed), values, Some(digest))
+            .await
+        {
+            Ok(out) => write_result(results, out).await,
+            Err(Ended::Gone) => Err(gone()),
+        }
+    }
+
+    async fn on_close<'a>(&'a mut self, stmt: u32)
+    where
+        W: 'async_trait,
+    {
+        self.prepared.remove(&stmt);
+    }
+
+    async fn on_query<'a>(
+        &'a mut self,
+        query: &'a str,
+        results: QueryResultWriter<'a, W>,
+    ) -> io::Result<()> {
+        let parsed = parse_one(query);
+        match self
+            .statement("Query", query.into(), parsed, Vec::new(), None)
+            .await
+        {
+            Ok(out) => write_result(results, out).await,
+            Err(Ended::Gone) => Err(gone()),
+        }
+    }
+
+    async fn on_init<'a>(&'a mut self, db: &'a str, w: InitWriter<'a, W>) -> io::Result<()> {
+        if self.shared.engine.has_schema(db) {
+            self.session.set_current_schema(Some(db.to_string()));
+            self.info.end(self.schema());
+            w.ok().await
+        } else {
+            let e = ServerError::unknown_database(db);
+            w.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await
+        }
+    }
+}

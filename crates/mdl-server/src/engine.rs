@@ -1,0 +1,462 @@
+//! The storage engine: SQLite through `rusqlite`, one database file per MySQL schema.
+//!
+//! Each connection has its own SQLite connection: an in-memory `main`, every schema's file
+//! attached under the schema's name (`<data-dir>/<schema>.sqlite`, WAL journal), and two
+//! in-memory databases of its own, `performance_schema` and `sys`, filled per query from the
+//! instrumentation (`pfs_views.rs`). Schemas created or dropped by one connection are attached
+//! or detached by the others before their next statement (the catalog's version).
+//!
+//! **Writers.** SQLite lets one connection write at a time, and a read transaction that
+//! later writes fails if another writer committed in between. So the engine orders writers
+//! itself, as InnoDB's row locks order MySQL's: a statement that writes first takes the
+//! engine's writer (an async mutex: the wait blocks no thread, is killable, and gives up after
+//! `--engine-lock-wait-timeout` with 1205, InnoDB's `innodb_lock_wait_timeout` error). In a
+//! multi-statement transaction the writer is held from the first write to COMMIT or ROLLBACK
+//! (`BEGIN IMMEDIATE` then); reads before the first write see the latest committed data (READ
+//! COMMITTED). Metadata waits are `mdl`'s and come first; a cycle through the writer and a
+//! metadata lock ends by a timeout, as a cycle through InnoDB's row locks and MDL does in
+//! MySQL. What SQLite still refuses (`SQLITE_BUSY` past the busy timeout) is reported as 1213
+//! and the transaction rolled back. Both are counted ([`EngineCounters`]).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mdl_core::KillScope;
+use rusqlite::types::{Value, ValueRef};
+use tokio::sync::OwnedMutexGuard;
+
+use crate::error::ServerError;
+use crate::processlist::KillSignal;
+use crate::wire::{Cell, Output, ResultSet};
+
+/// SQLite attaches at most 10 databases; two are each connection's `performance_schema` and
+/// `sys`.
+pub const MAX_SCHEMAS: usize = 8;
+
+/// Schemas that are the server's views, not files.
+pub const VIEW_SCHEMAS: [&str; 2] = ["performance_schema", "sys"];
+
+/// What the engine refused, counted since start.
+#[derive(Debug, Default)]
+pub struct EngineCounters {
+    /// Writes that waited for the writer past the timeout (1205).
+    pub writer_timeouts: AtomicU64,
+    /// Statements SQLite refused as busy (1213).
+    pub busy: AtomicU64,
+}
+
+/// The shared part: the data directory, the catalog, the writer.
+#[derive(Debug)]
+pub struct Engine {
+    dir: PathBuf,
+    /// Schema name -> generation (a schema dropped and created again is a new file).
+    catalog: Mutex<(BTreeMap<String, u64>, u64)>,
+    writer: Arc<tokio::sync::Mutex<()>>,
+    write_timeout: Duration,
+    busy_timeout: Duration,
+    /// What was refused.
+    pub counters: EngineCounters,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A schema name as a SQLite identifier.
+pub fn quote(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+fn engine_err(e: rusqlite::Error) -> ServerError {
+    ServerError::from_engine(&e, None)
+}
+
+impl Engine {
+    /// Opens `dir` (created if missing): every `*.sqlite` file in it is a schema, and each of
+    /// `schemas` is created if missing.
+    ///
+    /// # Errors
+    /// File-system and SQLite errors, as MySQL errors.
+    pub fn open(
+        dir: PathBuf,
+        schemas: &[String],
+        write_timeout: Duration,
+        busy_timeout: Duration,
+    ) -> Result<Engine, ServerError> {
+        std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
+        let mut catalog = BTreeMap::new();
+        for entry in std::fs::read_dir(&dir).map_err(|e| io_err(&dir, e))? {
+            let p = entry.map_err(|e| io_err(&dir, e))?.path();
+            if p.extension().is_some_and(|x| x == "sqlite") {
+                if let Some(stem) = p.file_stem().and_then(|s| s.to_str()) {
+                    catalog.insert(stem.to_string(), 0);
+                }
+            }
+        }
+        let engine = Engine {
+            dir,
+            catalog: Mutex::new((catalog, 1)),
+            writer: Arc::new(tokio::sync::Mutex::new(())),
+            write_timeout,
+            busy_timeout,
+            counters: EngineCounters::default(),
+        };
+        for s in schemas.iter().filter(|s| !s.is_empty()) {
+            engine.create_schema(s, true)?;
+        }
+        Ok(engine)
+    }
+
+    fn file(&self, schema: &str) -> PathBuf {
+        self.dir.join(format!("{schema}.sqlite"))
+    }
+
+    /// The schemas, sorted (the view schemas included).
+    pub fn schemas(&self) -> Vec<String> {
+        let mut v: Vec<String> = lock(&self.catalog).0.keys().cloned().collect();
+        v.extend(VIEW_SCHEMAS.iter().map(|s| s.to_string()));
+        v.sort();
+        v
+    }
+
+    /// Whether `schema` exists.
+    pub fn has_schema(&self, schema: &str) -> bool {
+        VIEW_SCHEMAS.contains(&schema) || lock(&self.catalog).0.contains_key(schema)
+    }
+
+    /// `CREATE DATABASE`.
+    ///
+    /// # Errors
+    /// 1007 if it exists (unless `if_not_exists`), 1235 beyond [`MAX_SCHEMAS`], file errors.
+    pub fn create_schema(&self, name: &str, if_not_exists: bool) -> Result<(), ServerError> {
+        let mut c = lock(&self.catalog);
+        if c.0.contains_key(name) || VIEW_SCHEMAS.contains(&name) {
+            if if_not_exists {
+                return Ok(());
+            }
+            return Err(ServerError::new(
+                1007,
+                "HY000",
+                format!("Can't create database '{name}'; database exists"),
+            ));
+        }
+        if c.0.len() >= MAX_SCHEMAS {
+            return Err(ServerError::not_supported(&format!(
+                "more than {MAX_SCHEMAS} databases (SQLite attaches at most 10 files)"
+            )));
+        }
+        if name.contains(['/', '\\', '\0']) || name.starts_with('.') {
+            return Err(ServerError::new(
+                1102,
+                "42000",
+                format!("Incorrect database name '{name}'"),
+            ));
+        }
+        let file = self.file(name);
+        let db = rusqlite::Connection::open(&file).map_err(engine_err)?;
+        db.pragma_update(None, "journal_mode", "WAL")
+            .map_err(engine_err)?;
+        drop(db);
+        c.1 += 1;
+        let generation = c.1;
+        c.0.insert(name.to_string(), generation);
+        Ok(())
+    }
+
+    /// `DROP DATABASE`: the schema leaves the catalog and its files are removed (connections
+    /// that still have it attached detach it before their next statement).
+    ///
+    /// # Errors
+    /// 1008 if it does not exist (unless `if_exists`).
+    pub fn drop_schema(&self, name: &str, if_exists: bool) -> Result<(), ServerError> {
+        let mut c = lock(&self.catalog);
+        if c.0.remove(name).is_none() {
+            if if_exists {
+                return Ok(());
+            }
+            return Err(ServerError::new(
+                1008,
+                "HY000",
+                format!("Can't drop database '{name}'; database doesn't exist"),
+            ));
+        }
+        c.1 += 1;
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(self.dir.join(format!("{name}.sqlite{suffix}")));
+        }
+        Ok(())
+    }
+
+    fn version(&self) -> (BTreeMap<String, u64>, u64) {
+        lock(&self.catalog).clone()
+    }
+}
+
+fn io_err(p: &std::path::Path, e: std::io::Error) -> ServerError {
+    ServerError::new(
+        1105,
+        "HY000",
+        format!("Error on data directory {}: {e}", p.display()),
+    )
+}
+
+/// A connection's SQLite side.
+#[derive(Debug)]
+pub struct EngineConn {
+    engine: Arc<Engine>,
+    /// The SQLite connection (in a mutex only so the connection type is `Sync`; reached with
+    /// `get_mut`).
+    db: Mutex<rusqlite::Connection>,
+    attached: BTreeMap<String, u64>,
+    version: u64,
+    writer: Option<OwnedMutexGuard<()>>,
+    /// A `BEGIN IMMEDIATE` transaction is open.
+    in_txn: bool,
+}
+
+impl EngineConn {
+    /// A new connection to `engine`.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn new(engine: Arc<Engine>) -> Result<EngineConn, ServerError> {
+        let db = rusqlite::Connection::open_in_memory().map_err(engine_err)?;
+        db.busy_timeout(engine.busy_timeout).map_err(engine_err)?;
+        db.set_prepared_statement_cache_capacity(128);
+        for v in VIEW_SCHEMAS {
+            db.execute_batch(&format!("ATTACH DATABASE ':memory:' AS {}", quote(v)))
+                .map_err(engine_err)?;
+        }
+        let mut c = EngineConn {
+            engine,
+            db: Mutex::new(db),
+            attached: BTreeMap::new(),
+            version: 0,
+            writer: None,
+            in_txn: false,
+        };
+        c.refresh()?;
+        Ok(c)
+    }
+
+    /// The SQLite connection.
+    pub fn db(&mut self) -> &mut rusqlite::Connection {
+        self.db.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    /// Attaches new schemas and detaches dropped ones (outside a transaction only: SQLite
+    /// cannot detach then).
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn refresh(&mut self) -> Result<(), ServerError> {
+        if self.in_txn || self.version == lock(&self.engine.catalog).1 {
+            return Ok(());
+        }
+        let (catalog, version) = self.engine.version();
+        let stale: Vec<String> = self
+            .attached
+            .iter()
+            .filter(|(s, g)| catalog.get(*s) != Some(g))
+            .map(|(s, _)| s.clone())
+            .collect();
+        for s in stale {
+            self.db()
+                .execute_batch(&format!("DETACH DATABASE {}", quote(&s)))
+                .map_err(engine_err)?;
+            self.attached.remove(&s);
+        }
+        for (s, g) in &catalog {
+            if self.attached.contains_key(s) {
+                continue;
+            }
+            let file = self.engine.file(s);
+            let path = file.to_string_lossy().replace('\'', "''");
+            let sql = format!(
+                "ATTACH DATABASE '{path}' AS {q}; PRAGMA {q}.synchronous = NORMAL",
+                q = quote(s)
+            );
+            self.db().execute_batch(&sql).map_err(engine_err)?;
+            self.attached.insert(s.clone(), *g);
+        }
+        self.version = version;
+        Ok(())
+    }
+
+    /// Whether a write transaction is open.
+    pub fn in_transaction(&self) -> bool {
+        self.in_txn
+    }
+
+    /// Takes the engine's writer (see the module docs) unless held; a kill of the query ends
+    /// the wait with 1317, the timeout with 1205.
+    ///
+    /// # Errors
+    /// 1317, 1205.
+    pub async fn take_writer(&mut self, kill: &KillSignal) -> Result<(), ServerError> {
+        if self.writer.is_some() {
+            return Ok(());
+        }
+        let m = self.engine.writer.clone();
+        let got = tokio::select! {
+            g = tokio::time::timeout(self.engine.write_timeout, m.lock_owned()) => g,
+            _ = kill.wait(KillScope::Query) => return Err(ServerError::interrupted()),
+        };
+        match got {
+            Ok(g) => {
+                self.writer = Some(g);
+                Ok(())
+            }
+            Err(_) => {
+                self.engine
+                    .counters
+                    .writer_timeouts
+                    .fetch_add(1, Ordering::Relaxed);
+                Err(ServerError::lock_wait_timeout())
+            }
+        }
+    }
+
+    /// Starts the write transaction (`BEGIN IMMEDIATE`) if none is open; the writer must be
+    /// held.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn begin(&mut self) -> Result<(), ServerError> {
+        if !self.in_txn {
+            self.batch("BEGIN IMMEDIATE")?;
+            self.in_txn = true;
+        }
+        Ok(())
+    }
+
+    /// Ends the write transaction (commit or rollback) and gives the writer back.
+    ///
+    /// # Errors
+    /// SQLite's error on COMMIT (the transaction is then rolled back).
+    pub fn end(&mut self, commit: bool) -> Result<(), ServerError> {
+        let mut r = Ok(());
+        if self.in_txn {
+            self.in_txn = false;
+            if commit {
+                r = self.batch("COMMIT");
+            }
+            if !commit || r.is_err() {
+                let _ = self.db().execute_batch("ROLLBACK");
+            }
+        }
+        self.writer = None;
+        r
+    }
+
+    /// Gives the writer back if no transaction needs it.
+    pub fn release_writer(&mut self) {
+        if !self.in_txn {
+            self.writer = None;
+        }
+    }
+
+    fn batch(&mut self, sql: &str) -> Result<(), ServerError> {
+        let r = self.db().execute_batch(sql);
+        r.map_err(|e| self.fail(e, None))
+    }
+
+    fn fail(&mut self, e: rusqlite::Error, schema: Option<&str>) -> ServerError {
+        let err = ServerError::from_engine(&e, schema);
+        if err.code == ServerError::LOCK_DEADLOCK {
+            self.engine.counters.busy.fetch_add(1, Ordering::Relaxed);
+        }
+        err
+    }
+
+    /// Runs one statement with positional `params`: a result set if it has columns, else the
+    /// rows it changed and the last insert id.
+    ///
+    /// # Errors
+    /// SQLite's error as a MySQL error (see `error.rs`); `schema` names unqualified tables in it.
+    pub fn run(
+        &mut self,
+        sql: &str,
+        params: &[Value],
+        schema: Option<&str>,
+    ) -> Result<Output, ServerError> {
+        let r = run_on(self.db(), sql, params);
+        r.map_err(|e| self.fail(e, schema))
+    }
+
+    /// Runs statements that return nothing (DDL, pfs snapshots).
+    ///
+    /// # Errors
+    /// SQLite's error as a MySQL error.
+    pub fn execute_batch(&mut self, sql: &str) -> Result<(), ServerError> {
+        self.batch(sql)
+    }
+
+    /// The tables of `schema`, sorted.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn tables(&mut self, schema: &str) -> Result<Vec<String>, ServerError> {
+        let sql = format!(
+            "SELECT name FROM {}.sqlite_master WHERE type = 'table' ORDER BY name",
+            quote(schema)
+        );
+        let out = self.run(&sql, &[], None)?;
+        Ok(match out {
+            Output::Rows(rs) => rs
+                .rows
+                .into_iter()
+                .filter_map(|r| match r.into_iter().next() {
+                    Some(Cell::Text(t)) => Some(t),
+                    _ => None,
+                })
+                .collect(),
+            Output::Done { .. } => Vec::new(),
+        })
+    }
+}
+
+fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::Result<Output> {
+    let mut stmt = db.prepare_cached(sql)?;
+    let n = stmt.column_count();
+    if n == 0 {
+        let changed = stmt.execute(rusqlite::params_from_iter(params.iter()))?;
+        return Ok(Output::Done {
+            affected: changed as u64,
+            last_insert_id: db.last_insert_rowid().max(0) as u64,
+        });
+    }
+    let mut columns: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let mut n = n;
+    let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        if out.is_empty() {
+            // SQLite prepares again at the first step when another connection changed the
+            // schema (`SELECT *` after an ALTER TABLE): take the columns from then.
+            let st = r.as_ref();
+            n = st.column_count();
+            columns = st.column_names().iter().map(|s| s.to_string()).collect();
+        }
+        let mut row = Vec::with_capacity(n);
+        for i in 0..n {
+            row.push(match r.get_ref(i)? {
+                ValueRef::Null => Cell::Null,
+                ValueRef::Integer(i) => Cell::Int(i),
+                ValueRef::Real(f) => Cell::Real(f),
+                ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
+                ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
+            });
+        }
+        out.push(row);
+    }
+    Ok(Output::Rows(ResultSet { columns, rows: out }))
+}

@@ -1,0 +1,226 @@
+//! The one error a statement ends with: MySQL's code, SQLSTATE and message, as the client
+//! sees it on the wire.
+//!
+//! Lock errors come from `mdl-sql` ([`mdl_sql::SqlError`], MySQL 8.0's codes). The engine's
+//! errors (SQLite) are mapped here to the MySQL errors a client expects for the same fault
+//! (`share/messages_to_clients.txt` of MySQL 8.0 for codes, SQLSTATEs and wording).
+
+use std::fmt;
+
+use mdl_sql::SqlError;
+
+/// A MySQL error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerError {
+    /// MySQL's error code.
+    pub code: u16,
+    /// The SQLSTATE.
+    pub sqlstate: &'static str,
+    /// The message.
+    pub message: String,
+}
+
+impl ServerError {
+    /// `ER_UNKNOWN_ERROR`.
+    pub const UNKNOWN: u16 = 1105;
+    /// `ER_NO_SUCH_THREAD`.
+    pub const NO_SUCH_THREAD: u16 = 1094;
+    /// `ER_LOCK_WAIT_TIMEOUT`.
+    pub const LOCK_WAIT_TIMEOUT: u16 = 1205;
+    /// `ER_LOCK_DEADLOCK`.
+    pub const LOCK_DEADLOCK: u16 = 1213;
+    /// `ER_QUERY_INTERRUPTED`.
+    pub const QUERY_INTERRUPTED: u16 = 1317;
+
+    /// An error with these parts.
+    pub fn new(code: u16, sqlstate: &'static str, message: impl Into<String>) -> ServerError {
+        ServerError {
+            code,
+            sqlstate,
+            message: message.into(),
+        }
+    }
+
+    /// `ER_NOT_SUPPORTED_YET` (1235): a statement this server refuses.
+    pub fn not_supported(what: &str) -> ServerError {
+        ServerError::new(
+            1235,
+            "42000",
+            format!("This version of MySQL doesn't yet support '{what}'"),
+        )
+    }
+
+    /// `ER_PARSE_ERROR` (1064) near `near`.
+    pub fn parse(near: &str) -> ServerError {
+        let near: String = near.chars().take(80).collect();
+        ServerError::new(
+            1064,
+            "42000",
+            format!(
+                "You have an error in your SQL syntax; check the manual that corresponds to your \
+                 MySQL server version for the right syntax to use near '{near}' at line 1"
+            ),
+        )
+    }
+
+    /// `ER_BAD_DB_ERROR` (1049).
+    pub fn unknown_database(name: &str) -> ServerError {
+        ServerError::new(1049, "42000", format!("Unknown database '{name}'"))
+    }
+
+    /// `ER_NO_SUCH_THREAD` (1094).
+    pub fn no_such_thread(id: u64) -> ServerError {
+        ServerError::new(
+            Self::NO_SUCH_THREAD,
+            "HY000",
+            format!("Unknown thread id: {id}"),
+        )
+    }
+
+    /// `ER_QUERY_INTERRUPTED` (1317).
+    pub fn interrupted() -> ServerError {
+        ServerError::new(
+            Self::QUERY_INTERRUPTED,
+            "70100",
+            "Query execution was interrupted",
+        )
+    }
+
+    /// `ER_LOCK_WAIT_TIMEOUT` (1205): the engine's single writer did not come free in time
+    /// (what InnoDB reports for `innodb_lock_wait_timeout`).
+    pub fn lock_wait_timeout() -> ServerError {
+        ServerError::new(
+            Self::LOCK_WAIT_TIMEOUT,
+            "HY000",
+            "Lock wait timeout exceeded; try restarting transaction",
+        )
+    }
+
+    /// `ER_LOCK_DEADLOCK` (1213): the engine refused a write it could not order; the
+    /// transaction is rolled back.
+    pub fn deadlock() -> ServerError {
+        ServerError::new(
+            Self::LOCK_DEADLOCK,
+            "40001",
+            "Deadlock found when trying to get lock; try restarting transaction",
+        )
+    }
+
+    /// `ER_TABLEACCESS_DENIED_ERROR` (1142): a write to a read-only `performance_schema` or
+    /// `sys` table.
+    pub fn access_denied(command: &str, table: &str) -> ServerError {
+        ServerError::new(
+            1142,
+            "42000",
+            format!("{command} command denied to user 'root'@'localhost' for table '{table}'"),
+        )
+    }
+
+    /// `ER_UNKNOWN_SYSTEM_VARIABLE` (1193).
+    pub fn unknown_variable(name: &str) -> ServerError {
+        ServerError::new(1193, "HY000", format!("Unknown system variable '{name}'"))
+    }
+
+    /// The MySQL error for a SQLite error met while running `what`.
+    pub fn from_engine(e: &rusqlite::Error, schema: Option<&str>) -> ServerError {
+        let msg = e.to_string();
+        if let rusqlite::Error::SqliteFailure(f, _) = e {
+            use rusqlite::ErrorCode as C;
+            match f.code {
+                C::DatabaseBusy | C::DatabaseLocked => return ServerError::deadlock(),
+                C::ConstraintViolation => return constraint(&msg),
+                _ => {}
+            }
+        }
+        engine_message(&msg, schema)
+    }
+}
+
+fn constraint(msg: &str) -> ServerError {
+    if let Some(cols) = msg.strip_prefix("NOT NULL constraint failed: ") {
+        let col = cols.rsplit('.').next().unwrap_or(cols);
+        return ServerError::new(1048, "23000", format!("Column '{col}' cannot be null"));
+    }
+    if msg.contains("UNIQUE") || msg.contains("PRIMARY KEY") {
+        let key = msg.rsplit(": ").next().unwrap_or("");
+        return ServerError::new(1062, "23000", format!("Duplicate entry for key '{key}'"));
+    }
+    ServerError::new(
+        3819,
+        "HY000",
+        format!("Check constraint is violated: {msg}"),
+    )
+}
+
+fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
+    let qualified = |name: &str| -> String {
+        if name.contains('.') {
+            name.to_string()
+        } else {
+            format!("{}.{name}", schema.unwrap_or(""))
+        }
+    };
+    if let Some(t) = msg.strip_prefix("no such table: ") {
+        return ServerError::new(
+            1146,
+            "42S02",
+            format!("Table '{}' doesn't exist", qualified(t)),
+        );
+    }
+    if let Some(rest) = msg.strip_prefix("table ") {
+        if let Some(t) = rest.strip_suffix(" already exists") {
+            return ServerError::new(1050, "42S01", format!("Table '{t}' already exists"));
+        }
+    }
+    if let Some(c) = msg.strip_prefix("no such column: ") {
+        return ServerError::new(
+            1054,
+            "42S22",
+            format!("Unknown column '{c}' in 'field list'"),
+        );
+    }
+    if let Some(i) = msg.strip_prefix("no such index: ") {
+        return ServerError::new(
+            1091,
+            "42000",
+            format!("Can't DROP '{i}'; check that column/key exists"),
+        );
+    }
+    if let Some(f) = msg.strip_prefix("no such function: ") {
+        return ServerError::new(1305, "42000", format!("FUNCTION {f} does not exist"));
+    }
+    if msg.contains("syntax error") || msg.starts_with("near ") {
+        return ServerError::new(
+            1064,
+            "42000",
+            format!("You have an error in your SQL syntax (the engine says: {msg})"),
+        );
+    }
+    ServerError::new(
+        ServerError::UNKNOWN,
+        "HY000",
+        format!("Engine error: {msg}"),
+    )
+}
+
+impl From<SqlError> for ServerError {
+    fn from(e: SqlError) -> ServerError {
+        ServerError {
+            code: e.code(),
+            sqlstate: e.sqlstate(),
+            message: e.message().to_string(),
+        }
+    }
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ERROR {} ({}): {}",
+            self.code, self.sqlstate, self.message
+        )
+    }
+}
+
+impl std::error::Error for ServerError {}

@@ -1,0 +1,511 @@
+//! A statement's execution: the locks from `mdl-sql`, then the engine.
+//!
+//! 1. What a DBA types that no table holds (`SHOW PROCESSLIST`, `KILL`, `SHOW VARIABLES`,
+//!    ...) is answered by `admin.rs`.
+//! 2. The statement is rewritten for SQLite (`rewrite.rs`); the `performance_schema` and
+//!    `sys` tables it names are refreshed (`pfs_views.rs`), and writes to them go there.
+//! 3. `mdl-sql` plans its metadata locks in the session's state and takes them
+//!    (`Session::execute`, waiting with `acquire_async`); an open engine transaction that the
+//!    statement commits implicitly is committed first, under COMMIT IX
+//!    (`Session::begin_commit`). ALTER TABLE (and CREATE TABLE) upgrade before the engine
+//!    changes anything.
+//! 4. The engine runs it (`engine.rs`: writes take the engine's writer first).
+//! 5. The statement ends (`StatementGuard::finish`, or dropped on error: its locks go); the
+//!    engine's transaction follows the session's (committed when the session's ends,
+//!    rolled back after a deadlock).
+//!
+//! Each statement is a `pfs` statement event of MySQL's class (`statement/sql/select`, ...)
+//! with its digest, as MySQL's default `performance_schema` records.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use mdl_sql::{Parsed, StatementKind};
+use rusqlite::types::Value;
+use sqlparser::ast::Statement;
+
+use crate::admin::{self, SessionVars};
+use crate::connection::Connection;
+use crate::error::ServerError;
+use crate::pfs_views::{self, Sources};
+use crate::rewrite::{rewrite, Env, Rewritten};
+use crate::wire::{Cell, Output, ResultSet};
+
+/// The `pfs` class of a statement kind (`statement/sql/<name>`), registered once.
+fn class(name: &'static str) -> pfs::ClassRef {
+    static CLASSES: OnceLock<std::sync::Mutex<HashMap<&'static str, pfs::ClassRef>>> =
+        OnceLock::new();
+    let m = CLASSES.get_or_init(Default::default);
+    let mut m = m.lock().unwrap_or_else(|e| e.into_inner());
+    *m.entry(name).or_insert_with(|| {
+        pfs::register_class(pfs::ClassKind::Statement, &format!("statement/sql/{name}"))
+    })
+}
+
+fn class_name(kind: Option<StatementKind>, s: Option<&Statement>) -> &'static str {
+    use StatementKind as K;
+    match (kind, s) {
+        (Some(K::Select), _) => "select",
+        (Some(K::Insert), _) => "insert",
+        (Some(K::Update), _) => "update",
+        (Some(K::Delete), _) => "delete",
+        (Some(K::Begin), _) => "begin",
+        (Some(K::Commit), _) => "commit",
+        (Some(K::Rollback), _) => "rollback",
+        (Some(K::CreateTable), _) => "create_table",
+        (Some(K::AlterTable), _) => "alter_table",
+        (Some(K::DropTable), _) => "drop_table",
+        (Some(K::LockTables), _) => "lock_tables",
+        (Some(K::UnlockTables), _) => "unlock_tables",
+        (Some(K::FlushTablesWithReadLock), _) => "flush",
+        (Some(K::Set), _) => "set_option",
+        (Some(K::Do), _) => "do",
+        (_, Some(Statement::ShowProcessList { .. })) => "show_processlist",
+        (_, Some(Statement::Kill { .. })) => "kill",
+        _ => "other",
+    }
+}
+
+/// The digest of a text query: its literals as `?` (MySQL's statement digest, simplified).
+fn digest_of(s: &Statement) -> pfs::DigestRef {
+    use sqlparser::ast::{Value as V, VisitMut, VisitorMut};
+    struct Norm;
+    impl VisitorMut for Norm {
+        type Break = ();
+        fn pre_visit_value(
+            &mut self,
+            v: &mut sqlparser::ast::ValueWithSpan,
+        ) -> std::ops::ControlFlow<()> {
+            v.value = V::Placeholder("?".into());
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let mut s = s.clone();
+    let _ = s.visit(&mut Norm);
+    pfs::register_digest(&s.to_string())
+}
+
+/// Runs `fut` as a `pfs` statement event. A `pfs` event belongs to the OS thread that starts
+/// it, and a task may move between threads at each `.await`: so the event is started and
+/// ended within the statement's first poll. A statement that completes without waiting (the
+/// usual case) is one exact event; one that waits ends its event where it first waits (its
+/// count and digest are right, its time is the part before the wait).
+async fn in_statement_event<F: std::future::Future>(
+    cls: pfs::ClassRef,
+    digest: Option<pfs::DigestRef>,
+    fut: F,
+) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    let mut first = true;
+    std::future::poll_fn(move |cx| {
+        if first {
+            first = false;
+            let _event = pfs::statement_start(cls, digest);
+            return fut.as_mut().poll(cx);
+        }
+        fut.as_mut().poll(cx)
+    })
+    .await
+}
+
+fn lock_free(tables: &[(String, String)]) -> bool {
+    !tables.is_empty()
+        && tables
+            .iter()
+            .all(|(s, _)| crate::engine::VIEW_SCHEMAS.contains(&s.as_str()))
+}
+
+impl Connection {
+    fn vars(&self) -> SessionVars {
+        SessionVars {
+            autocommit: self.session.state().autocommit,
+            lock_wait_timeout: self.session.lock_wait_timeout().as_secs(),
+        }
+    }
+
+    fn rewrite_with(&self, s: &Statement, locks: &[Option<i64>]) -> Result<Rewritten, ServerError> {
+        let vars = self.vars();
+        let shared = self.shared.clone();
+        let lookup = move |n: &str| admin::variable(&shared, &vars, n);
+        let env = Env {
+            schema: self.session.state().current_schema.as_deref(),
+            connection_id: self.info.id,
+            user_locks: locks,
+            variable: &lookup,
+        };
+        rewrite(s, &env)
+    }
+
+    fn refresh_views(&mut self, tables: &[(String, String)]) -> Result<(), ServerError> {
+        let shared = self.shared.clone();
+        let procs = || shared.procs.rows(&shared.mgr);
+        let src = Sources {
+            mgr: &self.shared.mgr,
+            processes: &procs,
+        };
+        pfs_views::refresh(&mut self.db, tables, &src)
+    }
+
+    /// A prepared statement's parameter count and column names.
+    pub(crate) fn describe(&mut self, p: &Parsed) -> Result<(usize, Vec<String>), ServerError> {
+        let mdl_sql::Statement::Sql { statement, .. } = &p.statement else {
+            return Ok((0, Vec::new()));
+        };
+        let rw = self.rewrite_with(statement, &[])?;
+        if !matches!(
+            **statement,
+            Statement::Query(_)
+                | Statement::Insert(_)
+                | Statement::Update(_)
+                | Statement::Delete(_)
+        ) {
+            return Ok((placeholders(statement), Vec::new()));
+        }
+        self.db.refresh()?;
+        self.refresh_views(&rw.tables)?;
+        let sql = rw.sql.first().cloned().unwrap_or_default();
+        let stmt = self
+            .db
+            .db()
+            .prepare_cached(&sql)
+            .map_err(|e| ServerError::from_engine(&e, None))?;
+        let cols = stmt.column_names().iter().map(|c| c.to_string()).collect();
+        Ok((stmt.parameter_count(), cols))
+    }
+
+    /// Runs one statement (see the module docs).
+    pub(crate) async fn run(
+        &mut self,
+        p: &Parsed,
+        params: &[Value],
+        _text: &Arc<str>,
+        digest: Option<pfs::DigestRef>,
+    ) -> Result<Output, ServerError> {
+        let statement = match &p.statement {
+            mdl_sql::Statement::Sql { statement, .. } => Some(&**statement),
+            _ => None,
+        };
+        let plan = self.session.plan(p);
+        let cls = class(class_name(plan.as_ref().ok().map(|pl| pl.kind), statement));
+        let digest = match (digest, statement) {
+            (Some(d), _) => Some(d),
+            (None, Some(s)) if cls.enabled() => Some(digest_of(s)),
+            _ => None,
+        };
+        in_statement_event(cls, digest, self.run_inner(p, plan, statement, params)).await
+    }
+
+    async fn run_inner(
+        &mut self,
+        p: &Parsed,
+        plan: Result<mdl_sql::Plan, mdl_sql::SqlError>,
+        statement: Option<&Statement>,
+        params: &[Value],
+    ) -> Result<Output, ServerError> {
+        let _ = p;
+        self.db.refresh()?;
+        if let Some(s) = statement {
+            let vars = self.vars();
+            let current = self.session.state().current_schema.clone();
+            let db = &mut self.db;
+            let mut tables_of = |schema: &str| db.tables(schema);
+            if let Some(r) = admin::show(&self.shared, &vars, s, &mut tables_of, current.as_deref())
+            {
+                return r;
+            }
+        }
+        let rw = match statement {
+            Some(s) => Some(self.rewrite_with(s, &[])?),
+            None => None,
+        };
+        if let (Some(s), Some(rw)) = (statement, &rw) {
+            if lock_free(&rw.tables) && pfs_views::is_write(s) {
+                return self.view_write(s, &rw.tables);
+            }
+            self.refresh_views(&rw.tables)?;
+        }
+        self.locked(plan?, statement, rw, params).await
+    }
+
+    fn view_write(
+        &mut self,
+        s: &Statement,
+        tables: &[(String, String)],
+    ) -> Result<Output, ServerError> {
+        let selection = match s {
+            Statement::Update(u) => u.selection.as_ref().map(|w| w.to_string()),
+            _ => None,
+        };
+        let shared = self.shared.clone();
+        let procs = || shared.procs.rows(&shared.mgr);
+        let src = Sources {
+            mgr: &self.shared.mgr,
+            processes: &procs,
+        };
+        pfs_views::write(&mut self.db, s, selection, tables, &src)
+    }
+
+    /// Steps 3 to 5 of the module docs.
+    async fn locked(
+        &mut self,
+        mut plan: mdl_sql::Plan,
+        statement: Option<&Statement>,
+        rw: Option<Rewritten>,
+        params: &[Value],
+    ) -> Result<Output, ServerError> {
+        if let Some(schema) = plan.needs_tables_of_schema().map(str::to_string) {
+            if self.shared.engine.has_schema(&schema) {
+                let tables = self.db.tables(&schema)?;
+                plan.add_tables_of_schema(&tables)?;
+            }
+        }
+        if plan.commits_before && self.db.in_transaction() {
+            let guard = self.session.begin_commit().await?;
+            let r = self.db.end(true);
+            guard.finish();
+            r?;
+        }
+        let kind = plan.kind;
+        let result = {
+            let Connection {
+                session, db, info, ..
+            } = self;
+            let mut stmt = session.execute(&plan).await?;
+            stmt.upgrade().await?;
+            let locks = stmt.user_lock_values().to_vec();
+            let multi = stmt.session().state().in_multi_statement_mode();
+            let rw = match (statement, locks.is_empty()) {
+                (Some(s), false) => {
+                    Some(self_rewrite(&self.shared, info, stmt.session(), s, &locks)?)
+                }
+                _ => rw,
+            };
+            let schema = stmt.session().state().current_schema.clone();
+            if let Some(d) = rw.as_ref().map(|r| r.sleep).filter(|d| !d.is_zero()) {
+                info.set_state("User sleep");
+                tokio::time::sleep(d).await;
+            }
+            let out = engine_step(
+                db,
+                info,
+                kind,
+                statement,
+                rw.as_ref(),
+                params,
+                multi,
+                schema,
+            )
+            .await;
+            match out {
+                Ok(o) => stmt.finish().await.map(|()| o).map_err(ServerError::from),
+                Err(e) => Err(e),
+            }
+        };
+        self.reconcile(&result);
+        result
+    }
+
+    /// The engine's transaction follows the session's (step 5).
+    fn reconcile(&mut self, result: &Result<Output, ServerError>) {
+        let deadlock = matches!(result, Err(e) if e.code == ServerError::LOCK_DEADLOCK);
+        if deadlock && self.db.in_transaction() {
+            let _ = self.db.end(false);
+            self.session.rollback();
+        }
+        if self.db.in_transaction() && !self.session.state().in_multi_statement_mode() {
+            let _ = self.db.end(result.is_ok());
+        }
+        self.db.release_writer();
+    }
+}
+
+/// The rewrite again, with the user-level lock values the locks gave.
+fn self_rewrite(
+    shared: &Arc<crate::server::Shared>,
+    info: &crate::processlist::ConnInfo,
+    session: &mdl_sql::Session,
+    s: &Statement,
+    locks: &[Option<i64>],
+) -> Result<Rewritten, ServerError> {
+    let vars = SessionVars {
+        autocommit: session.state().autocommit,
+        lock_wait_timeout: session.lock_wait_timeout().as_secs(),
+    };
+    let shared = shared.clone();
+    let lookup = move |n: &str| admin::variable(&shared, &vars, n);
+    let env = Env {
+        schema: session.state().current_schema.as_deref(),
+        connection_id: info.id,
+        user_locks: locks,
+        variable: &lookup,
+    };
+    rewrite(s, &env)
+}
+
+fn placeholders(s: &Statement) -> usize {
+    use sqlparser::ast::{Value as V, Visit, Visitor};
+    struct Count(usize);
+    impl Visitor for Count {
+        type Break = ();
+        fn pre_visit_value(
+            &mut self,
+            v: &sqlparser::ast::ValueWithSpan,
+        ) -> std::ops::ControlFlow<()> {
+            if matches!(v.value, V::Placeholder(_)) {
+                self.0 += 1;
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = s.visit(&mut c);
+    c.0
+}
+
+/// Step 4: what the engine does for a statement of `kind` whose locks are held.
+#[allow(clippy::too_many_arguments)] // the parts of one statement, borrowed apart
+async fn engine_step(
+    db: &mut crate::engine::EngineConn,
+    info: &crate::processlist::ConnInfo,
+    kind: StatementKind,
+    s: Option<&Statement>,
+    rw: Option<&Rewritten>,
+    params: &[Value],
+    multi: bool,
+    schema: Option<String>,
+) -> Result<Output, ServerError> {
+    use StatementKind as K;
+    let sql: &[String] = rw.map_or(&[], |r| r.sql.as_slice());
+    let first = || sql.first().map(String::as_str).unwrap_or("");
+    match kind {
+        K::Select | K::Explain => db.run(first(), params, None),
+        K::Show => show_create(db, s, schema),
+        K::Insert | K::Update | K::Delete => {
+            info.set_state("waiting for the engine's writer");
+            db.take_writer(&info.kill).await?;
+            info.set_state("updating");
+            if multi {
+                db.begin()?;
+            }
+            db.run(first(), params, None)
+        }
+        K::CreateTable
+        | K::AlterTable
+        | K::DropTable
+        | K::TruncateTable
+        | K::RenameTable
+        | K::CreateIndex
+        | K::DropIndex => {
+            db.take_writer(&info.kill).await?;
+            for q in sql {
+                db.run(q, params, None)?;
+            }
+            db.release_writer();
+            Ok(Output::OK)
+        }
+        K::CreateSchema | K::DropSchema => schema_ddl(db, s),
+        K::Commit => db.end(true).map(|()| Output::OK),
+        K::Rollback => db.end(false).map(|()| Output::OK),
+        K::Savepoint | K::ReleaseSavepoint | K::RollbackToSavepoint if db.in_transaction() => {
+            let Some(q) = s.map(|s| s.to_string()) else {
+                return Ok(Output::OK);
+            };
+            if db.execute_batch(&q).is_err() && kind == K::RollbackToSavepoint {
+                // Taken before the first write: everything the engine did goes.
+                db.end(false)?;
+            }
+            Ok(Output::OK)
+        }
+        K::Use => {
+            if let Some(Statement::Use(u)) = s {
+                let name = u.to_string();
+                let name = name.rsplit(' ').next().unwrap_or("").trim_matches('`');
+                if !db.engine().has_schema(name) {
+                    return Err(ServerError::unknown_database(name));
+                }
+            }
+            Ok(Output::OK)
+        }
+        _ => Ok(Output::OK),
+    }
+}
+
+/// `CREATE DATABASE` / `DROP DATABASE` in the engine.
+fn schema_ddl(
+    db: &mut crate::engine::EngineConn,
+    s: Option<&Statement>,
+) -> Result<Output, ServerError> {
+    let unquote = |n: &sqlparser::ast::ObjectName| n.to_string().trim_matches('`').to_string();
+    match s {
+        Some(Statement::CreateDatabase {
+            db_name,
+            if_not_exists,
+            ..
+        }) => db
+            .engine()
+            .create_schema(&unquote(db_name), *if_not_exists)?,
+        Some(Statement::CreateSchema {
+            schema_name: sqlparser::ast::SchemaName::Simple(n),
+            if_not_exists,
+            ..
+        }) => db.engine().create_schema(&unquote(n), *if_not_exists)?,
+        Some(Statement::Drop {
+            names, if_exists, ..
+        }) => {
+            for n in names {
+                db.engine().drop_schema(&unquote(n), *if_exists)?;
+            }
+        }
+        _ => {}
+    }
+    db.refresh()?;
+    Ok(Output::OK)
+}
+
+/// `SHOW CREATE TABLE`: the engine's definition of the table.
+fn show_create(
+    db: &mut crate::engine::EngineConn,
+    s: Option<&Statement>,
+    current: Option<String>,
+) -> Result<Output, ServerError> {
+    let Some(Statement::ShowCreate { obj_name, .. }) = s else {
+        return Ok(Output::OK);
+    };
+    let parts: Vec<String> = obj_name
+        .0
+        .iter()
+        .map(|p| p.to_string().trim_matches('`').to_string())
+        .collect();
+    let (schema, table) = match parts.as_slice() {
+        [s, t] => (s.clone(), t.clone()),
+        [t] => (current.unwrap_or_default(), t.clone()),
+        _ => return Err(ServerError::parse(&obj_name.to_string())),
+    };
+    let sql = format!(
+        "SELECT name, sql FROM {}.sqlite_master WHERE type = 'table' AND name = ?",
+        crate::engine::quote(&schema)
+    );
+    match db.run(&sql, &[Value::Text(table.clone())], None)? {
+        Output::Rows(rs) if !rs.rows.is_empty() => Ok(Output::Rows(ResultSet {
+            columns: vec!["Table".into(), "Create Table".into()],
+            rows: rs.rows,
+        })),
+        _ => Err(ServerError::new(
+            1146,
+            "42S02",
+            format!("Table '{schema}.{table}' doesn't exist"),
+        )),
+    }
+    .map(|o| match o {
+        Output::Rows(mut rs) => {
+            for r in &mut rs.rows {
+                r.truncate(2);
+                if r.len() < 2 {
+                    r.push(Cell::Null);
+                }
+            }
+            Output::Rows(rs)
+        }
+        o => o,
+    })
+}

@@ -1,0 +1,51 @@
+//! # mdl-server: `mdl` inside a MySQL-protocol server
+//!
+//! A server that unmodified MySQL clients (the `mariadb` client, sysbench, any driver) talk
+//! to, whose metadata locks are `mdl-core`'s, decided statement by statement by `mdl-sql`,
+//! whose `performance_schema` is `pfs`'s, and whose tables are SQLite's. It exists so that
+//! `mdl` and `pfs` are measured the way MySQL's published curves were (sysbench against a
+//! server) and used the way a database author would use them.
+//!
+//! ```no_run
+//! # async fn f() -> Result<(), mdl_server::ServerError> {
+//! let cfg = mdl_server::ServerConfig::for_tests("/tmp/mdl-data"); // port 0: a free port
+//! let server = mdl_server::start(cfg).await?;
+//! println!("mariadb -h 127.0.0.1 -P {} -u root", server.local_addr().port());
+//! # Ok(()) }
+//! ```
+//!
+//! ## Modules
+//!
+//! * `config`: the flags (`mdl-server --help`).
+//! * `server`: listen, accept, one tokio task per connection, `KILL CONNECTION`.
+//! * `connection`: `opensrv-mysql`'s shim, prepared statements, the watch that notices a
+//!   client gone while its statement waits.
+//! * `execute`: a statement's path: locks from `mdl-sql`, then the engine.
+//! * `rewrite`: MySQL's dialect to SQLite's, on `sqlparser`'s AST.
+//! * `engine`: SQLite, one file per schema, the engine's single writer.
+//! * `admin`: `SHOW PROCESSLIST`, `KILL`, `SHOW VARIABLES`, system variables.
+//! * `pfs_views`: `performance_schema` and `sys` tables as SQLite snapshots of `pfs`.
+//! * `processlist`: the live connections and their kill signals.
+//! * `constant`: `--mode constant`, the protocol floor.
+//! * `wire`: result sets and MySQL's error codes on the wire.
+//! * `error`: MySQL errors, and SQLite's mapped to them.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod admin;
+mod config;
+mod connection;
+mod constant;
+mod engine;
+mod error;
+mod execute;
+mod pfs_views;
+mod processlist;
+mod rewrite;
+mod server;
+mod wire;
+
+pub use config::{FastPathFlag, HashFlag, Mode, ServerConfig};
+pub use error::ServerError;
+pub use server::{start, RunningServer, Shared, StatementCounters};

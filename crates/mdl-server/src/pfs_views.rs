@@ -1,0 +1,402 @@
+//! `performance_schema.*` and `sys.schema_table_lock_waits` as real SQLite tables.
+//!
+//! Before a statement that names one of these tables runs, the connection copies a snapshot of
+//! the rows `pfs` (and the lock manager, and the process list) give at that moment into a
+//! table of the same name in its own in-memory `performance_schema` (or `sys`) database. SQLite
+//! then runs the statement as written, so `WHERE`, `ORDER BY`, `GROUP BY` and joins (a
+//! lock's `OWNER_CONTEXT_ID` with the process list's `ID`, its `OWNER_THREAD_ID` with
+//! `threads`) work as in MySQL without an evaluator of our own. Columns keep MySQL's names;
+//! numbers are integers, `YES`/`NO` switches text.
+//!
+//! `sys.schema_table_lock_waits` is MySQL's view (sys 8.0: each pending TABLE lock joined with
+//! each granted lock on the same object) computed by SQLite over the fresh snapshots, with
+//! connection ids (`OWNER_CONTEXT_ID`) as the pids. Like MySQL's, it lists a waiting ALTER
+//! TABLE as blocked by its own SHARED_UPGRADABLE too.
+//!
+//! `UPDATE performance_schema.setup_instruments | setup_consumers SET ENABLED = ..., TIMED =
+//! ... WHERE ...` changes the live switches: SQLite evaluates the `WHERE` over a snapshot and
+//! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
+//! history tables resets them. Other writes are refused as in MySQL (1142).
+
+use std::fmt::Write as _;
+
+use pfs::tables::{Row, Table};
+use serde_json::Value as Json;
+use sqlparser::ast::{Assignment, AssignmentTarget, Expr, Statement, Value};
+
+use crate::engine::{quote, EngineConn};
+use crate::error::ServerError;
+use crate::processlist::Process;
+use crate::wire::{Cell, Output};
+
+/// What the snapshot reads besides `pfs`: the lock manager and the process list.
+pub struct Sources<'a> {
+    /// The lock manager.
+    pub mgr: &'a mdl_core::MdlManager,
+    /// The process list, already read.
+    pub processes: &'a dyn Fn() -> Vec<Process>,
+}
+
+/// The `performance_schema` tables this server has.
+pub const TABLES: [&str; 26] = [
+    "metadata_locks",
+    "metadata_lock_waits",
+    "metadata_deadlocks",
+    "threads",
+    "processlist",
+    "setup_instruments",
+    "setup_consumers",
+    "setup_timers",
+    "setup_actors",
+    "setup_threads",
+    "performance_timers",
+    "events_waits_current",
+    "events_waits_history",
+    "events_waits_history_long",
+    "events_stages_current",
+    "events_stages_history",
+    "events_stages_history_long",
+    "events_statements_current",
+    "events_statements_history",
+    "events_statements_history_long",
+    "events_waits_summary_global_by_event_name",
+    "events_statements_summary_global_by_event_name",
+    "events_stages_summary_global_by_event_name",
+    "events_waits_summary_by_instance",
+    "events_waits_summary_by_thread_by_event_name",
+    "events_statements_summary_by_digest",
+];
+
+/// Refreshes the snapshot tables `tables` (`(schema, table)`, any schema: others are
+/// skipped) of this connection.
+///
+/// # Errors
+/// 1146 for a table these schemas do not have; SQLite errors.
+pub fn refresh(
+    db: &mut EngineConn,
+    tables: &[(String, String)],
+    src: &Sources<'_>,
+) -> Result<(), ServerError> {
+    let mut done: Vec<(String, String)> = Vec::new();
+    for (schema, table) in tables {
+        let key = (schema.to_ascii_lowercase(), table.to_ascii_lowercase());
+        if done.contains(&key) {
+            continue;
+        }
+        match key.0.as_str() {
+            "performance_schema" => fill(db, &key.1, src)?,
+            "sys" if key.1 == "schema_table_lock_waits" => {
+                for t in ["metadata_locks", "processlist"] {
+                    if !done.contains(&("performance_schema".into(), t.into())) {
+                        fill(db, t, src)?;
+                        done.push(("performance_schema".into(), t.into()));
+                    }
+                }
+                db.execute_batch(SCHEMA_TABLE_LOCK_WAITS)?;
+            }
+            "sys" => return Err(no_such_table(&key.0, &key.1)),
+            _ => {}
+        }
+        done.push(key);
+    }
+    Ok(())
+}
+
+fn no_such_table(schema: &str, table: &str) -> ServerError {
+    ServerError::new(
+        1146,
+        "42S02",
+        format!("Table '{schema}.{table}' doesn't exist"),
+    )
+}
+
+/// MySQL's `sys.schema_table_lock_waits`, over the snapshots (see the module docs).
+const SCHEMA_TABLE_LOCK_WAITS: &str = "
+DROP TABLE IF EXISTS sys.schema_table_lock_waits;
+CREATE TABLE sys.schema_table_lock_waits AS
+SELECT g.OBJECT_SCHEMA AS object_schema, g.OBJECT_NAME AS object_name,
+       p.OWNER_THREAD_ID AS waiting_thread_id, p.OWNER_CONTEXT_ID AS waiting_pid,
+       pt.USER || '@' || pt.HOST AS waiting_account,
+       p.LOCK_TYPE AS waiting_lock_type, p.LOCK_DURATION AS waiting_lock_duration,
+       pt.INFO AS waiting_query, pt.TIME AS waiting_query_secs,
+       g.OWNER_THREAD_ID AS blocking_thread_id, g.OWNER_CONTEXT_ID AS blocking_pid,
+       gt.USER || '@' || gt.HOST AS blocking_account,
+       g.LOCK_TYPE AS blocking_lock_type, g.LOCK_DURATION AS blocking_lock_duration,
+       'KILL QUERY ' || g.OWNER_CONTEXT_ID AS sql_kill_blocking_query,
+       'KILL ' || g.OWNER_CONTEXT_ID AS sql_kill_blocking_connection
+FROM performance_schema.metadata_locks g
+JOIN performance_schema.metadata_locks p
+  ON g.OBJECT_TYPE = p.OBJECT_TYPE AND g.OBJECT_SCHEMA = p.OBJECT_SCHEMA
+ AND g.OBJECT_NAME = p.OBJECT_NAME AND g.LOCK_STATUS = 'GRANTED' AND p.LOCK_STATUS = 'PENDING'
+LEFT JOIN performance_schema.processlist gt ON g.OWNER_CONTEXT_ID = gt.ID
+LEFT JOIN performance_schema.processlist pt ON p.OWNER_CONTEXT_ID = pt.ID
+WHERE g.OBJECT_TYPE = 'TABLE';";
+
+/// One snapshot table.
+fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), ServerError> {
+    match name {
+        #[cfg(feature = "pfs")]
+        "metadata_locks" => load(db, name, &src.mgr.metadata_locks(), &[]),
+        // Compiled out: the lock manager publishes no rows.
+        #[cfg(not(feature = "pfs"))]
+        "metadata_locks" => {
+            let _ = src.mgr;
+            load(db, name, &pfs::metadata_locks(Vec::new()), &[])
+        }
+        #[cfg(feature = "pfs")]
+        "metadata_lock_waits" => load(db, name, &src.mgr.metadata_lock_waits(), &[]),
+        #[cfg(feature = "pfs")]
+        "metadata_deadlocks" => load(db, name, &src.mgr.metadata_deadlocks(), &[]),
+        // No pfs thread is a connection yet: threads are OS threads (no PROCESSLIST_ID).
+        "threads" => load(db, name, &pfs::threads(), &[("PROCESSLIST_ID", Json::Null)]),
+        "processlist" => processlist(db, &(src.processes)()),
+        "setup_instruments" => load(db, name, &pfs::setup_instruments(), &[]),
+        "setup_consumers" => load(db, name, &pfs::setup_consumers(), &[]),
+        "setup_timers" => load(db, name, &pfs::setup_timers(), &[]),
+        "setup_actors" => load(db, name, &pfs::setup_actors(), &[]),
+        "setup_threads" => load(db, name, &pfs::setup_threads(), &[]),
+        "performance_timers" => load(db, name, &pfs::performance_timers(), &[]),
+        "events_waits_current" => load(db, name, &pfs::events_waits_current(), &[]),
+        "events_waits_history" => load(db, name, &pfs::events_waits_history(), &[]),
+        "events_waits_history_long" => load(db, name, &pfs::events_waits_history_long(), &[]),
+        "events_stages_current" => load(db, name, &pfs::events_stages_current(), &[]),
+        "events_stages_history" => load(db, name, &pfs::events_stages_history(), &[]),
+        "events_stages_history_long" => load(db, name, &pfs::events_stages_history_long(), &[]),
+        "events_statements_current" => load(db, name, &pfs::events_statements_current(), &[]),
+        "events_statements_history" => load(db, name, &pfs::events_statements_history(), &[]),
+        "events_statements_history_long" => {
+            load(db, name, &pfs::events_statements_history_long(), &[])
+        }
+        "events_waits_summary_global_by_event_name" => load(
+            db,
+            name,
+            &pfs::events_waits_summary_global_by_event_name(),
+            &[],
+        ),
+        "events_statements_summary_global_by_event_name" => load(
+            db,
+            name,
+            &pfs::events_statements_summary_global_by_event_name(),
+            &[],
+        ),
+        "events_stages_summary_global_by_event_name" => load(
+            db,
+            name,
+            &pfs::events_stages_summary_global_by_event_name(),
+            &[],
+        ),
+        "events_waits_summary_by_instance" => {
+            load(db, name, &pfs::events_waits_summary_by_instance(), &[])
+        }
+        "events_waits_summary_by_thread_by_event_name" => load(
+            db,
+            name,
+            &pfs::events_waits_summary_by_thread_by_event_name(),
+            &[],
+        ),
+        "events_statements_summary_by_digest" => {
+            load(db, name, &pfs::events_statements_summary_by_digest(), &[])
+        }
+        _ => Err(no_such_table("performance_schema", name)),
+    }
+}
+
+/// Copies `t` into `performance_schema.<name>`: one column per header, plus `extra`
+/// columns with a constant value.
+fn load<R: Row>(
+    db: &mut EngineConn,
+    name: &str,
+    t: &Table<R>,
+    extra: &[(&str, Json)],
+) -> Result<(), ServerError> {
+    let target = format!("{}.{}", quote("performance_schema"), quote(name));
+    let mut headers: Vec<&str> = R::HEADERS.to_vec();
+    headers.extend(extra.iter().map(|(h, _)| *h));
+    let mut sql = format!(
+        "DROP TABLE IF EXISTS {target}; CREATE TABLE {target} ({});",
+        headers
+            .iter()
+            .map(|h| quote(h))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for r in &t.rows {
+        let v = serde_json::to_value(r).unwrap_or(Json::Null);
+        let vals: Vec<String> = R::HEADERS
+            .iter()
+            .map(|h| literal(v.get(*h).unwrap_or(&Json::Null)))
+            .chain(extra.iter().map(|(_, j)| literal(j)))
+            .collect();
+        let _ = write!(sql, "INSERT INTO {target} VALUES ({});", vals.join(", "));
+    }
+    wrap(db, &sql)
+}
+
+fn wrap(db: &mut EngineConn, sql: &str) -> Result<(), ServerError> {
+    if db.in_transaction() {
+        db.execute_batch(sql)
+    } else {
+        db.execute_batch(&format!("BEGIN; {sql} COMMIT;"))
+    }
+}
+
+/// A JSON value as a SQLite literal (switches as MySQL's `YES`/`NO`).
+fn literal(v: &Json) -> String {
+    match v {
+        Json::Null => "NULL".into(),
+        Json::Bool(b) => if *b { "'YES'" } else { "'NO'" }.into(),
+        Json::Number(n) => n.to_string(),
+        Json::String(s) => format!("'{}'", s.replace('\'', "''")),
+        other => format!("'{}'", other.to_string().replace('\'', "''")),
+    }
+}
+
+/// MySQL 8.0.22's `performance_schema.processlist`.
+fn processlist(db: &mut EngineConn, rows: &[Process]) -> Result<(), ServerError> {
+    let target = format!("{}.{}", quote("performance_schema"), quote("processlist"));
+    let mut sql = format!(
+        "DROP TABLE IF EXISTS {target}; CREATE TABLE {target} \
+         (ID, USER, HOST, DB, COMMAND, TIME, STATE, INFO);"
+    );
+    let text = |s: Option<&str>| s.map_or("NULL".into(), |s| literal(&Json::from(s)));
+    for p in rows {
+        let _ = write!(
+            sql,
+            "INSERT INTO {target} VALUES ({}, {}, {}, {}, {}, {}, {}, {});",
+            p.id,
+            text(Some(&p.user)),
+            text(Some(&p.host)),
+            text(p.db.as_deref()),
+            text(Some(p.command)),
+            p.time,
+            text(Some(&p.state)),
+            text(p.info.as_deref())
+        );
+    }
+    wrap(db, &sql)
+}
+
+/// Whether `s` writes one of these schemas' tables, and so is handled here.
+pub fn is_write(s: &Statement) -> bool {
+    matches!(
+        s,
+        Statement::Update(_) | Statement::Insert(_) | Statement::Delete(_) | Statement::Truncate(_)
+    )
+}
+
+/// `UPDATE setup_instruments | setup_consumers ...` and `TRUNCATE TABLE` of summaries and
+/// histories (see the module docs); `tables` are the statement's `(schema, table)`.
+///
+/// # Errors
+/// 1142 for any other write; SQLite's errors in the `WHERE`.
+pub fn write(
+    db: &mut EngineConn,
+    s: &Statement,
+    sqlite_where: Option<String>,
+    tables: &[(String, String)],
+    src: &Sources<'_>,
+) -> Result<Output, ServerError> {
+    let table = tables
+        .first()
+        .map(|(_, t)| t.to_ascii_lowercase())
+        .unwrap_or_default();
+    match s {
+        Statement::Truncate(_) if table.starts_with("events_") => {
+            if table.contains("summary") {
+                pfs::truncate_events_waits_summary_global_by_event_name();
+            } else {
+                pfs::truncate_events_history();
+            }
+            Ok(Output::OK)
+        }
+        Statement::Update(u) if table == "setup_instruments" || table == "setup_consumers" => {
+            let (enabled, timed) = switches(&u.assignments)?;
+            fill(db, &table, src)?;
+            let sql = format!(
+                "SELECT NAME, ENABLED{} FROM performance_schema.{table}{}",
+                if table == "setup_instruments" {
+                    ", TIMED"
+                } else {
+                    ""
+                },
+                sqlite_where.map_or(String::new(), |w| format!(" WHERE {w}"))
+            );
+            let Output::Rows(rs) = db.run(&sql, &[], None)? else {
+                return Ok(Output::OK);
+            };
+            let mut changed = 0;
+            for r in &rs.rows {
+                let name = match r.first() {
+                    Some(Cell::Text(n)) => n.clone(),
+                    _ => continue,
+                };
+                let yes = |c: Option<&Cell>| matches!(c, Some(Cell::Text(t)) if t == "YES");
+                let (e0, t0) = (yes(r.get(1)), yes(r.get(2)));
+                let (e1, t1) = (enabled.unwrap_or(e0), timed.unwrap_or(t0));
+                if table == "setup_consumers" {
+                    if e1 != e0 {
+                        pfs::set_consumer(&name, e1).map_err(pfs_error)?;
+                        changed += 1;
+                    }
+                } else if (e1, t1) != (e0, t0) {
+                    pfs::set_instruments(&name, e1, t1).map_err(pfs_error)?;
+                    changed += 1;
+                }
+            }
+            Ok(Output::Done {
+                affected: changed,
+                last_insert_id: 0,
+            })
+        }
+        _ => {
+            let cmd = match s {
+                Statement::Update(_) => "UPDATE",
+                Statement::Insert(_) => "INSERT",
+                Statement::Delete(_) => "DELETE",
+                _ => "DROP",
+            };
+            Err(ServerError::access_denied(cmd, &table))
+        }
+    }
+}
+
+fn pfs_error(e: pfs::PfsError) -> ServerError {
+    ServerError::new(1105, "HY000", e.to_string())
+}
+
+/// `ENABLED` and `TIMED` of `SET ENABLED = 'YES', TIMED = 'NO'`.
+fn switches(a: &[Assignment]) -> Result<(Option<bool>, Option<bool>), ServerError> {
+    let (mut enabled, mut timed) = (None, None);
+    for x in a {
+        let col = match &x.target {
+            AssignmentTarget::ColumnName(n) => n.to_string().to_ascii_uppercase(),
+            other => other.to_string(),
+        };
+        let v = match &x.value {
+            Expr::Value(v) => match &v.value {
+                Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
+                    s.eq_ignore_ascii_case("YES")
+                }
+                Value::Boolean(b) => *b,
+                Value::Number(n, _) => n != "0",
+                _ => return Err(bad_value(&col, &x.value.to_string())),
+            },
+            Expr::Identifier(i) => i.value.eq_ignore_ascii_case("YES"),
+            other => return Err(bad_value(&col, &other.to_string())),
+        };
+        match col.as_str() {
+            "ENABLED" => enabled = Some(v),
+            "TIMED" => timed = Some(v),
+            other => return Err(ServerError::access_denied("UPDATE", other)),
+        }
+    }
+    Ok((enabled, timed))
+}
+
+fn bad_value(col: &str, v: &str) -> ServerError {
+    ServerError::new(
+        1366,
+        "HY000",
+        format!("Incorrect value {v} for column '{col}'"),
+    )
+}

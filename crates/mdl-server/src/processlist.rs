@@ -1,0 +1,235 @@
+//! The live connections: what `SHOW PROCESSLIST` and `performance_schema.processlist` show,
+//! and where `KILL` finds a connection.
+//!
+//! Each connection registers a [`ConnInfo`] under its id (the `MdlContext`'s id too) and
+//! updates its activity as statements start and end. `State` is not kept by the connection:
+//! it is read when the list is shown, from the lock manager's waits (`MdlManager::lock_waits`:
+//! a waiting context shows MySQL's stage name of the namespace it waits in,
+//! `Namespace::wait_state_name`), else from what the connection says it is doing.
+//!
+//! A kill ([`ConnInfo::kill`]) is two things: the lock manager's (`MdlManager::kill`, which
+//! ends a metadata-lock wait with 1317) and the connection's own [`KillSignal`], which ends
+//! every other wait (the engine's writer) and, for `KILL CONNECTION`, closes an idle
+//! connection.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use mdl_core::{ContextId, KillScope, MdlManager};
+use tokio::sync::Notify;
+
+use crate::error::ServerError;
+
+/// What a connection is doing.
+#[derive(Debug, Clone)]
+pub struct Activity {
+    /// `Sleep`, `Query`, `Execute`, `Prepare`.
+    pub command: &'static str,
+    /// Since when.
+    pub since: Instant,
+    /// The statement's text.
+    pub info: Option<Arc<str>>,
+    /// The state shown when no metadata-lock wait says otherwise.
+    pub state: &'static str,
+    /// The current schema.
+    pub db: Option<String>,
+}
+
+/// A connection's kill flags and wake-up.
+#[derive(Debug, Default)]
+pub struct KillSignal {
+    /// 0 none, 1 query, 2 connection.
+    level: AtomicU8,
+    notify: Notify,
+}
+
+impl KillSignal {
+    /// Raises the kill to `scope` (a query kill never lowers a connection kill).
+    pub fn raise(&self, scope: KillScope) {
+        let l = match scope {
+            KillScope::Query => 1,
+            KillScope::Connection => 2,
+        };
+        self.level.fetch_max(l, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// The pending kill.
+    pub fn pending(&self) -> Option<KillScope> {
+        match self.level.load(Ordering::SeqCst) {
+            0 => None,
+            1 => Some(KillScope::Query),
+            _ => Some(KillScope::Connection),
+        }
+    }
+
+    /// A new statement starts: a query kill is forgotten (MySQL clears `KILL_QUERY` in
+    /// `dispatch_command`).
+    pub fn clear_query(&self) {
+        let _ = self
+            .level
+            .compare_exchange(1, 0, Ordering::SeqCst, Ordering::SeqCst);
+    }
+
+    /// Resolves once a kill of at least `scope` is pending.
+    pub async fn wait(&self, scope: KillScope) {
+        let enough = |s: Option<KillScope>| {
+            matches!(
+                (s, scope),
+                (Some(KillScope::Connection), _) | (Some(KillScope::Query), KillScope::Query)
+            )
+        };
+        loop {
+            let n = self.notify.notified();
+            if enough(self.pending()) {
+                return;
+            }
+            n.await;
+        }
+    }
+}
+
+/// A registered connection.
+#[derive(Debug)]
+pub struct ConnInfo {
+    /// The connection id (`CONNECTION_ID()`, `KILL` id, the `MdlContext`'s id).
+    pub id: u64,
+    /// The login.
+    pub user: String,
+    /// The client's `host:port`.
+    pub host: String,
+    /// What it is doing.
+    pub activity: Mutex<Activity>,
+    /// Its kill.
+    pub kill: KillSignal,
+}
+
+impl ConnInfo {
+    /// Records the start of a command.
+    pub fn begin(&self, command: &'static str, info: Option<Arc<str>>, db: Option<String>) {
+        let mut a = self.activity.lock().unwrap_or_else(|e| e.into_inner());
+        *a = Activity {
+            command,
+            since: Instant::now(),
+            info,
+            state: "executing",
+            db,
+        };
+    }
+
+    /// Sets the state shown while no metadata-lock wait says otherwise.
+    pub fn set_state(&self, state: &'static str) {
+        self.activity
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .state = state;
+    }
+
+    /// Back to `Sleep`.
+    pub fn end(&self, db: Option<String>) {
+        self.begin("Sleep", None, db);
+        self.set_state("");
+    }
+}
+
+/// One row of the process list.
+#[derive(Debug, Clone)]
+pub struct Process {
+    /// Id.
+    pub id: u64,
+    /// User.
+    pub user: String,
+    /// Host.
+    pub host: String,
+    /// db.
+    pub db: Option<String>,
+    /// Command.
+    pub command: &'static str,
+    /// Time (seconds in the command).
+    pub time: u64,
+    /// State.
+    pub state: String,
+    /// Info.
+    pub info: Option<String>,
+}
+
+/// Every live connection, by id.
+#[derive(Debug, Default)]
+pub struct Processlist {
+    conns: Mutex<BTreeMap<u64, Arc<ConnInfo>>>,
+}
+
+impl Processlist {
+    /// Registers a connection.
+    pub fn add(&self, id: u64, user: String, host: String) -> Arc<ConnInfo> {
+        let info = Arc::new(ConnInfo {
+            id,
+            user,
+            host,
+            activity: Mutex::new(Activity {
+                command: "Sleep",
+                since: Instant::now(),
+                info: None,
+                state: "",
+                db: None,
+            }),
+            kill: KillSignal::default(),
+        });
+        self.lock().insert(id, info.clone());
+        info
+    }
+
+    /// Unregisters a connection.
+    pub fn remove(&self, id: u64) {
+        self.lock().remove(&id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Arc<ConnInfo>>> {
+        self.conns.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `KILL [QUERY | CONNECTION] id`.
+    ///
+    /// # Errors
+    /// 1094 for an id no connection has.
+    pub fn kill(&self, mgr: &MdlManager, id: u64, scope: KillScope) -> Result<(), ServerError> {
+        let conn = self
+            .lock()
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| ServerError::no_such_thread(id))?;
+        // The context may be between statements or gone already: the signal still counts.
+        let _ = mgr.kill(ContextId::new(id), scope);
+        conn.kill.raise(scope);
+        Ok(())
+    }
+
+    /// The process list, ordered by id, with each waiting connection's MySQL state.
+    pub fn rows(&self, mgr: &MdlManager) -> Vec<Process> {
+        let waits = mgr.lock_waits();
+        let conns: Vec<Arc<ConnInfo>> = self.lock().values().cloned().collect();
+        conns
+            .iter()
+            .map(|c| {
+                let a = c.activity.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                let waiting = waits
+                    .rows
+                    .iter()
+                    .find(|w| w.waiting.as_u64() == c.id)
+                    .map(|w| w.key.namespace().wait_state_name().to_string());
+                Process {
+                    id: c.id,
+                    user: c.user.clone(),
+                    host: c.host.clone(),
+                    db: a.db.clone(),
+                    command: a.command,
+                    time: a.since.elapsed().as_secs(),
+                    state: waiting.unwrap_or_else(|| a.state.to_string()),
+                    info: a.info.as_deref().map(str::to_string),
+                }
+            })
+            .collect()
+    }
+}

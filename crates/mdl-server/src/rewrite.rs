@@ -1,0 +1,456 @@
+//! MySQL's dialect to SQLite's, on `sqlparser`'s AST (parsed once by `mdl-sql`).
+//!
+//! * Every table name is qualified with its schema (`t` -> `` `test`.t ``): each schema is
+//!   an attached SQLite database of the same name, so SQLite resolves them as MySQL does.
+//!   Names of the statement's common table expressions are left alone.
+//! * Values SQLite reads otherwise: MySQL's `"text"` strings become `'text'`; `@@variables`,
+//!   `DATABASE()`, `CONNECTION_ID()`, `VERSION()` and the user-level lock functions (whose
+//!   values `mdl-sql` computed with the locks) become literals, and an unnamed select item that
+//!   held one keeps MySQL's column name as an alias.
+//! * `CREATE TABLE`: column types and options SQLite keeps, without `AUTO_INCREMENT` (an
+//!   `INTEGER PRIMARY KEY` counts by itself), table options (`ENGINE=`, charsets, comments:
+//!   `/*! */` comments were already resolved by `mdl-sql`) and foreign keys; inline `KEY`/`INDEX`
+//!   definitions become `CREATE INDEX` statements.
+//! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
+//!   SQLite's `t__k`.
+
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    ColumnOption, CreateIndex, CreateTable, DataType, Expr, Ident, ObjectName, ObjectNamePart,
+    Query, SelectItem, Statement, TableConstraint, Value, ValueWithSpan, VisitMut, VisitorMut,
+};
+
+use crate::error::ServerError;
+use crate::wire::Cell;
+
+/// What a rewrite needs from the session.
+pub struct Env<'a> {
+    /// The current schema.
+    pub schema: Option<&'a str>,
+    /// `CONNECTION_ID()`.
+    pub connection_id: u64,
+    /// The values of the statement's user-level lock calls, in order.
+    pub user_locks: &'a [Option<i64>],
+    /// A system variable's value (`@@name`, lowercased, without `session.`).
+    pub variable: &'a dyn Fn(&str) -> Option<Cell>,
+}
+
+/// A statement in SQLite's dialect.
+#[derive(Debug, Clone, Default)]
+pub struct Rewritten {
+    /// The statements to run, in order.
+    pub sql: Vec<String>,
+    /// `(schema, table)` of every table the statement names, after qualification.
+    pub tables: Vec<(String, String)>,
+    /// What the statement's `SLEEP(n)` calls add up to: the server sleeps (killable, no
+    /// thread blocked) before the engine runs the statement, where `SLEEP` gives 0.
+    pub sleep: std::time::Duration,
+}
+
+/// Rewrites `s` (see the module docs).
+///
+/// # Errors
+/// 1193 for an unknown `@@variable`, 1046 for a table name with no schema to qualify it,
+/// 1235 for what SQLite cannot do (`CREATE TABLE ... LIKE`).
+pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
+    let mut s = s.clone();
+    let mut q = Qualify::new(env);
+    let _ = s.visit(&mut q);
+    if let Some(e) = q.error {
+        return Err(e);
+    }
+    let sql = match &s {
+        Statement::CreateTable(c) => create_table(c)?,
+        Statement::CreateIndex(c) => vec![create_index(c)?],
+        Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::Index,
+            names,
+            table: Some(t),
+            if_exists,
+            ..
+        } => {
+            let (schema, table) = split(t);
+            names
+                .iter()
+                .map(|n| {
+                    format!(
+                        "DROP INDEX {}{}.{}",
+                        if *if_exists { "IF EXISTS " } else { "" },
+                        q_ident(&schema),
+                        q_ident(&format!("{table}__{}", last(n)))
+                    )
+                })
+                .collect()
+        }
+        other => vec![other.to_string()],
+    };
+    Ok(Rewritten {
+        sql,
+        tables: q.tables,
+        sleep: q.sleep,
+    })
+}
+
+fn q_ident(s: &str) -> String {
+    crate::engine::quote(s)
+}
+
+fn last(n: &ObjectName) -> String {
+    match n.0.last() {
+        Some(ObjectNamePart::Identifier(i)) => i.value.clone(),
+        _ => n.to_string(),
+    }
+}
+
+/// `(schema, table)` of a qualified name.
+fn split(n: &ObjectName) -> (String, String) {
+    let parts: Vec<String> =
+        n.0.iter()
+            .map(|p| match p {
+                ObjectNamePart::Identifier(i) => i.value.clone(),
+                other => other.to_string(),
+            })
+            .collect();
+    match parts.as_slice() {
+        [s, t] => (s.clone(), t.clone()),
+        [.., s, t] => (s.clone(), t.clone()),
+        [t] => (String::new(), t.clone()),
+        [] => (String::new(), String::new()),
+    }
+}
+
+struct Qualify<'a> {
+    env: &'a Env<'a>,
+    ctes: HashSet<String>,
+    tables: Vec<(String, String)>,
+    user_lock: usize,
+    sleep: std::time::Duration,
+    error: Option<ServerError>,
+}
+
+impl<'a> Qualify<'a> {
+    fn new(env: &'a Env<'a>) -> Qualify<'a> {
+        Qualify {
+            env,
+            ctes: HashSet::new(),
+            tables: Vec::new(),
+            user_lock: 0,
+            sleep: std::time::Duration::ZERO,
+            error: None,
+        }
+    }
+
+    /// The literal an expression stands for, if it is one the module docs list.
+    fn literal(&mut self, e: &Expr) -> Option<Cell> {
+        match e {
+            Expr::Identifier(i) if i.value.starts_with("@@") => self.variable(&i.value[2..]),
+            Expr::CompoundIdentifier(parts)
+                if parts.first().is_some_and(|p| p.value.starts_with("@@")) =>
+            {
+                let name = parts.last().map(|p| p.value.clone()).unwrap_or_default();
+                self.variable(&name)
+            }
+            Expr::Function(f) => {
+                let name = last(&f.name).to_ascii_uppercase();
+                match name.as_str() {
+                    "DATABASE" | "SCHEMA" => Some(
+                        self.env
+                            .schema
+                            .map_or(Cell::Null, |s| Cell::Text(s.to_string())),
+                    ),
+                    "CONNECTION_ID" => Some(Cell::Int(self.env.connection_id as i64)),
+                    "VERSION" => (self.env.variable)("version"),
+                    "SLEEP" => {
+                        let secs: f64 = match &f.args {
+                            sqlparser::ast::FunctionArguments::List(l) => l
+                                .args
+                                .first()
+                                .map(|a| a.to_string())
+                                .and_then(|a| a.parse().ok())
+                                .unwrap_or(0.0),
+                            _ => 0.0,
+                        };
+                        self.sleep += std::time::Duration::from_secs_f64(secs.clamp(0.0, 1e6));
+                        Some(Cell::Int(0))
+                    }
+                    "GET_LOCK" | "RELEASE_LOCK" | "IS_FREE_LOCK" | "IS_USED_LOCK"
+                    | "RELEASE_ALL_LOCKS" => {
+                        let v = self.env.user_locks.get(self.user_lock).copied().flatten();
+                        self.user_lock += 1;
+                        Some(v.map_or(Cell::Null, Cell::Int))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn variable(&mut self, raw: &str) -> Option<Cell> {
+        let lower = raw.to_ascii_lowercase();
+        let name = lower
+            .strip_prefix("session.")
+            .or_else(|| lower.strip_prefix("global."))
+            .or_else(|| lower.strip_prefix("local."))
+            .unwrap_or(&lower);
+        let v = (self.env.variable)(name);
+        if v.is_none() && self.error.is_none() {
+            self.error = Some(ServerError::unknown_variable(name));
+        }
+        Some(v.unwrap_or(Cell::Null))
+    }
+}
+
+fn cell_expr(c: Cell) -> Expr {
+    let v = match c {
+        Cell::Null => Value::Null,
+        Cell::Int(i) => Value::Number(i.to_string(), false),
+        Cell::Real(r) => Value::Number(r.to_string(), false),
+        Cell::Text(t) => Value::SingleQuotedString(t),
+        Cell::Blob(b) => Value::SingleQuotedString(String::from_utf8_lossy(&b).into_owned()),
+    };
+    Expr::value(v)
+}
+
+impl VisitorMut for Qualify<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
+        if let Some(with) = &q.with {
+            for cte in &with.cte_tables {
+                self.ctes.insert(cte.alias.name.value.clone());
+            }
+        }
+        if let sqlparser::ast::SetExpr::Select(sel) = q.body.as_mut() {
+            for item in sel.projection.iter_mut() {
+                if let SelectItem::UnnamedExpr(e) = item {
+                    if !matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_))
+                        || matches!(e, Expr::Identifier(i) if i.value.starts_with("@@"))
+                        || matches!(e, Expr::CompoundIdentifier(p) if p.first().is_some_and(|p| p.value.starts_with("@@")))
+                    {
+                        let alias = Ident::with_quote('`', e.to_string());
+                        *item = SelectItem::ExprWithAlias {
+                            expr: e.clone(),
+                            alias,
+                        };
+                    }
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_relation(&mut self, n: &mut ObjectName) -> ControlFlow<()> {
+        if n.0.len() == 1 {
+            let name = last(n);
+            if self.ctes.contains(&name) {
+                return ControlFlow::Continue(());
+            }
+            match self.env.schema {
+                Some(s) => {
+                    n.0.insert(0, ObjectNamePart::Identifier(Ident::with_quote('`', s)))
+                }
+                None => {
+                    self.error.get_or_insert_with(|| {
+                        ServerError::new(1046, "3D000", "No database selected")
+                    });
+                }
+            }
+        }
+        self.tables.push(split(n));
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if let Some(c) = self.literal(e) {
+            *e = cell_expr(c);
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_value(&mut self, v: &mut ValueWithSpan) -> ControlFlow<()> {
+        if let Value::DoubleQuotedString(s) = &v.value {
+            v.value = Value::SingleQuotedString(s.clone());
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+fn is_auto_increment(o: &ColumnOption) -> bool {
+    matches!(o, ColumnOption::DialectSpecific(toks)
+        if toks.iter().any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")))
+}
+
+fn is_integer(t: &DataType) -> bool {
+    let s = t.to_string().to_ascii_uppercase();
+    [
+        "INT",
+        "BIGINT",
+        "SMALLINT",
+        "TINYINT",
+        "MEDIUMINT",
+        "INTEGER",
+    ]
+    .iter()
+    .any(|k| s.starts_with(k))
+}
+
+fn index_columns(cols: &[sqlparser::ast::IndexColumn]) -> String {
+    cols.iter()
+        .map(|c| c.column.expr.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `CREATE TABLE` for SQLite (see the module docs).
+fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> {
+    if c.like.is_some() {
+        return Err(ServerError::not_supported("CREATE TABLE ... LIKE"));
+    }
+    let (schema, table) = split(&c.name);
+    let name = format!("{}.{}", q_ident(&schema), q_ident(&table));
+    let ine = if c.if_not_exists {
+        "IF NOT EXISTS "
+    } else {
+        ""
+    };
+    if let Some(q) = &c.query {
+        if c.columns.is_empty() {
+            return Ok(vec![format!("CREATE TABLE {ine}{name} AS {q}")]);
+        }
+    }
+    let mut defs = Vec::new();
+    let mut after = Vec::new();
+    for col in &c.columns {
+        let auto = col.options.iter().any(|o| is_auto_increment(&o.option));
+        let ty = if auto && is_integer(&col.data_type) {
+            "INTEGER".to_string()
+        } else {
+            col.data_type.to_string()
+        };
+        let mut d = format!("{} {ty}", q_ident(&col.name.value));
+        for o in &col.options {
+            match &o.option {
+                ColumnOption::Null
+                | ColumnOption::NotNull
+                | ColumnOption::Default(_)
+                | ColumnOption::Check(_) => d.push_str(&format!(" {}", o.option)),
+                ColumnOption::PrimaryKey(_) => d.push_str(" PRIMARY KEY"),
+                ColumnOption::Unique(_) => d.push_str(" UNIQUE"),
+                _ => {}
+            }
+        }
+        defs.push(d);
+    }
+    for k in &c.constraints {
+        match k {
+            TableConstraint::PrimaryKey(p) => {
+                defs.push(format!("PRIMARY KEY ({})", index_columns(&p.columns)))
+            }
+            TableConstraint::Unique(u) => {
+                defs.push(format!("UNIQUE ({})", index_columns(&u.columns)))
+            }
+            TableConstraint::Check(ch) => defs.push(ch.to_string()),
+            TableConstraint::Index(i) => {
+                let idx = i
+                    .name
+                    .as_ref()
+                    .map_or_else(|| format!("idx{}", after.len()), |n| n.value.clone());
+                after.push(format!(
+                    "CREATE INDEX {ine}{}.{} ON {} ({})",
+                    q_ident(&schema),
+                    q_ident(&format!("{table}__{idx}")),
+                    q_ident(&table),
+                    index_columns(&i.columns)
+                ));
+            }
+            _ => {} // foreign keys and full-text indexes: not kept
+        }
+    }
+    let mut out = vec![format!("CREATE TABLE {ine}{name} ({})", defs.join(", "))];
+    out.extend(after);
+    Ok(out)
+}
+
+/// `CREATE INDEX i ON t (...)` -> `CREATE INDEX schema.t__i ON t (...)`.
+fn create_index(c: &CreateIndex) -> Result<String, ServerError> {
+    let (schema, table) = split(&c.table_name);
+    let idx = c
+        .name
+        .as_ref()
+        .map(last)
+        .ok_or_else(|| ServerError::parse("CREATE INDEX"))?;
+    Ok(format!(
+        "CREATE {}INDEX {}{}.{} ON {} ({})",
+        if c.unique { "UNIQUE " } else { "" },
+        if c.if_not_exists {
+            "IF NOT EXISTS "
+        } else {
+            ""
+        },
+        q_ident(&schema),
+        q_ident(&format!("{table}__{idx}")),
+        q_ident(&table),
+        index_columns(&c.columns)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_vars(name: &str) -> Option<Cell> {
+        (name == "version_comment").then(|| Cell::Text("mdl".into()))
+    }
+
+    fn sqlite(sql: &str) -> Vec<String> {
+        let parsed = mdl_sql::parse(sql).unwrap();
+        let mdl_sql::Statement::Sql { statement, .. } = &parsed[0].statement else {
+            panic!("not sql")
+        };
+        let env = Env {
+            schema: Some("sbtest"),
+            connection_id: 7,
+            user_locks: &[Some(1)],
+            variable: &env_vars,
+        };
+        rewrite(statement, &env).unwrap().sql
+    }
+
+    #[test]
+    fn sysbench_create_table_and_index() {
+        let create = "CREATE TABLE sbtest1(\n id INTEGER NOT NULL AUTO_INCREMENT,\n k INTEGER \
+                      DEFAULT '0' NOT NULL,\n c CHAR(120) DEFAULT '' NOT NULL,\n pad CHAR(60) \
+                      DEFAULT '' NOT NULL,\n PRIMARY KEY (id)\n) /*! ENGINE = innodb */";
+        assert_eq!(
+            sqlite(create),
+            [
+                "CREATE TABLE `sbtest`.`sbtest1` (`id` INTEGER NOT NULL, `k` INTEGER DEFAULT '0' \
+              NOT NULL, `c` CHAR(120) DEFAULT '' NOT NULL, `pad` CHAR(60) DEFAULT '' NOT NULL, \
+              PRIMARY KEY (id))"
+            ]
+        );
+        assert_eq!(
+            sqlite("CREATE INDEX k_1 ON sbtest1(k)"),
+            ["CREATE INDEX `sbtest`.`sbtest1__k_1` ON `sbtest1` (k)"]
+        );
+    }
+
+    #[test]
+    fn names_values_and_functions() {
+        assert_eq!(
+            sqlite("SELECT c FROM sbtest1 WHERE id=?"),
+            ["SELECT c FROM `sbtest`.sbtest1 WHERE id = ?"]
+        );
+        assert_eq!(
+            sqlite("SELECT @@version_comment LIMIT 1"),
+            ["SELECT 'mdl' AS `@@version_comment` LIMIT 1"]
+        );
+        assert_eq!(
+            sqlite("SELECT GET_LOCK('a', 1), \"x\""),
+            ["SELECT 1 AS `GET_LOCK('a', 1)`, 'x' AS `\"x\"`"]
+        );
+    }
+}

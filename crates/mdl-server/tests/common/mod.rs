@@ -1,0 +1,116 @@
+//! One server for the whole test binary, started in-process on a free 127.0.0.1 port with a
+//! temporary data directory, on its own runtime; and the client helpers (`mysql_async`).
+//! Each test uses its own tables and lock names, so tests can run at once.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use mysql_async::prelude::*;
+use mysql_async::{Conn, Opts, Row};
+
+/// The shared server's address.
+pub fn server() -> SocketAddr {
+    static ADDR: OnceLock<SocketAddr> = OnceLock::new();
+    *ADDR.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("runtime");
+            rt.block_on(async move {
+                let dir = tempfile::tempdir().expect("temp dir");
+                let mut cfg = mdl_server::ServerConfig::for_tests(dir.path());
+                cfg.engine_lock_wait_timeout = 5;
+                let server = mdl_server::start(cfg).await.expect("server starts");
+                tx.send(server.local_addr()).expect("send");
+                server.wait().await;
+                drop(dir);
+            });
+        });
+        rx.recv_timeout(Duration::from_secs(30)).expect("server up")
+    })
+}
+
+/// A new connection to schema `test`.
+pub async fn conn() -> Conn {
+    let addr = server();
+    let url = format!("mysql://root@{}:{}/test", addr.ip(), addr.port());
+    Conn::new(Opts::from_url(&url).expect("url"))
+        .await
+        .expect("connects")
+}
+
+/// `CONNECTION_ID()`.
+pub async fn id(c: &mut Conn) -> u64 {
+    c.query_first("SELECT CONNECTION_ID()")
+        .await
+        .expect("id")
+        .expect("a row")
+}
+
+/// The MySQL error code of a failed call.
+pub fn code<T: std::fmt::Debug>(r: Result<T, mysql_async::Error>) -> (u16, String) {
+    match r {
+        Err(mysql_async::Error::Server(e)) => (e.code, e.state),
+        other => panic!("expected a server error, got {other:?}"),
+    }
+}
+
+/// `SHOW FULL PROCESSLIST`'s `(Id, Command, State, Info)` rows.
+pub async fn processlist(c: &mut Conn) -> Vec<(u64, String, String, Option<String>)> {
+    let rows: Vec<Row> = c.query("SHOW FULL PROCESSLIST").await.expect("processlist");
+    rows.into_iter()
+        .map(|r| {
+            (
+                r.get::<u64, _>("Id").expect("Id"),
+                r.get::<String, _>("Command").expect("Command"),
+                r.get::<String, _>("State").expect("State"),
+                r.get::<Option<String>, _>("Info").expect("Info"),
+            )
+        })
+        .collect()
+}
+
+/// Waits (at most 10 s) until connection `id` shows `state`.
+pub async fn wait_state(obs: &mut Conn, id: u64, state: &str) {
+    let t0 = Instant::now();
+    loop {
+        let rows = processlist(obs).await;
+        if rows.iter().any(|r| r.0 == id && r.2 == state) {
+            return;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "connection {id} never showed '{state}': {rows:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Waits (at most 10 s) until connection `id` is gone from the process list.
+pub async fn wait_gone(obs: &mut Conn, id: u64) {
+    let t0 = Instant::now();
+    while processlist(obs).await.iter().any(|r| r.0 == id) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "connection {id} stays"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// `metadata_locks` rows of connection `id`: `(OBJECT_TYPE, OBJECT_NAME, LOCK_TYPE,
+/// LOCK_STATUS)`, ordered.
+pub async fn locks_of(c: &mut Conn, id: u64) -> Vec<(String, Option<String>, String, String)> {
+    let sql = format!(
+        "SELECT OBJECT_TYPE, OBJECT_NAME, LOCK_TYPE, LOCK_STATUS FROM \
+         performance_schema.metadata_locks WHERE OWNER_CONTEXT_ID = {id} \
+         ORDER BY OBJECT_TYPE, OBJECT_NAME, LOCK_TYPE"
+    );
+    c.query(sql).await.expect("metadata_locks")
+}
