@@ -74,6 +74,10 @@ pub struct MdlContext {
     async_wait: Option<asynchronous::Waiting>,
     /// Guards made so far ([`MdlContext::into_guard`]), numbering their ticket ids.
     guards_made: u32,
+    /// The session thread this context's waits are recorded on
+    /// ([`MdlContext::bind_pfs_thread`]).
+    #[cfg(feature = "pfs")]
+    pfs_thread: Option<pfs::SessionThread>,
 }
 
 impl MdlContext {
@@ -99,6 +103,8 @@ impl MdlContext {
             lock_wait_timeout,
             async_wait: None,
             guards_made: 0,
+            #[cfg(feature = "pfs")]
+            pfs_thread: None,
         }
     }
 
@@ -211,6 +217,7 @@ impl MdlContext {
                     req.duration,
                     start,
                     start.checked_add(timeout),
+                    true,
                 ))
             }
         }

@@ -102,7 +102,8 @@
 //! 7. `queue`: a lock object's queues; `timer`: the deadline thread of async waits.
 //! 8. `lock`: the lock object and the grant protocol.
 //! 9. `deadlock`: the wait-for graph and its search; `map`: the lock map and eviction;
-//!    `ticket_store`: a context's tickets.
+//!    `ticket_store`: a context's tickets; `telemetry`: what a wait reports (the `pfs` event,
+//!    the `tracing` span), for threads and futures alike.
 //! 10. `manager`: configuration and the manager.
 //! 11. `diagnostics`: who holds and who waits; `instrument`: `metadata_locks` and the other
 //!     tables (feature `pfs`).
@@ -114,6 +115,7 @@
 //! type lives in `shared`, and ticket ids are numbered in `request`.
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod blocking;
 mod context;
@@ -135,6 +137,7 @@ mod queue;
 mod request;
 mod shared;
 mod sync;
+mod telemetry;
 mod ticket_store;
 mod timer;
 mod types;

@@ -26,9 +26,13 @@ use crate::wait::WaitStatus;
 /// The future of [`MdlContext::acquire_async`]: resolves to the ticket, or to the error a
 /// blocking [`MdlContext::acquire`] would return. `Send`.
 ///
-/// Async waits emit no `pfs` wait events (a wait event is timed on the waiting thread, and a
-/// task is not one); they do appear in [`MdlManager::lock_waits`](crate::MdlManager::lock_waits),
-/// the wait-for graph and the wait counters.
+/// An async wait reports what a blocking one does: it appears in
+/// [`MdlManager::lock_waits`](crate::MdlManager::lock_waits), the wait-for graph and the wait
+/// counters, and (feature `pfs`) as a `wait/lock/metadata/sql/mdl` event — on the session thread
+/// the context is bound to ([`MdlContext::bind_pfs_thread`]), whichever worker polls it, shown in
+/// `events_waits_current` while pending; unbound, on the session a wrapping
+/// `pfs::SessionThread::instrument` entered, else recorded when it ends, on the thread that ends
+/// it (see `telemetry.rs`).
 ///
 /// # Deadlines
 ///
@@ -162,7 +166,7 @@ impl Acquire<'_> {
         let since = Instant::now();
         let deadline = since.checked_add(self.timeout);
         let epoch = p.epoch;
-        let mut w = Wait::new(p, &self.req.key, self.req.duration, since, deadline);
+        let mut w = Wait::new(p, &self.req.key, self.req.duration, since, deadline, false);
         self.ctx.begin_wait(&mut w);
         let shared = &self.ctx.shared;
         let timeout_alarm = deadline.map(|d| timer::schedule(d, shared, epoch, Alarm::Timeout));

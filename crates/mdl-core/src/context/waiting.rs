@@ -24,6 +24,7 @@ use crate::owner::HolderInfo;
 use crate::request::Ticket;
 use crate::shared::ContextShared;
 use crate::sync::Ordering;
+use crate::telemetry::{WaitSite, WaitTelemetry};
 use crate::ticket_store::TicketData;
 use crate::types::{ContextId, LockDuration, LockType, Namespace, Strategy};
 use crate::wait::WaitStatus;
@@ -39,17 +40,23 @@ pub(super) struct Wait {
     pub(super) needs_notification: bool,
     pub(super) connection_check: bool,
     pub(super) delayed_detection: bool,
+    /// A blocked thread's wait, not a future's.
+    pub(super) blocking: bool,
+    /// Its pfs event and tracing span (`telemetry.rs`), from `begin_wait` to its end.
+    pub(super) telemetry: WaitTelemetry,
 }
 
 impl Wait {
-    /// The wait of queued request `p` for `key`, started at `since`; [`MdlContext::begin_wait`]
-    /// finds out what periodic work it has.
+    /// The wait of queued request `p` for `key`, started at `since`, by a blocked thread
+    /// (`blocking`) or a future; [`MdlContext::begin_wait`] finds out what periodic work it
+    /// has.
     pub(super) fn new(
         p: Pending,
         key: &MdlKey,
         duration: LockDuration,
         since: Instant,
         deadline: Option<Instant>,
+        blocking: bool,
     ) -> Wait {
         Wait {
             p,
@@ -60,6 +67,8 @@ impl Wait {
             needs_notification: false,
             connection_check: false,
             delayed_detection: false,
+            blocking,
+            telemetry: WaitTelemetry::default(),
         }
     }
 
@@ -85,8 +94,6 @@ impl MdlContext {
             ns: w.key.namespace(),
             armed: true,
         };
-        #[cfg(feature = "pfs")]
-        let pfs_wait = crate::instrument::metadata_wait_start(&w.p.lock);
         self.begin_wait(&mut w);
         let deadline = w.deadline;
         let shared = self.shared.clone();
@@ -109,20 +116,33 @@ impl MdlContext {
         if status == WaitStatus::Empty {
             status = shared.wait.timed_wait(deadline, killed, true);
         }
-        #[cfg(feature = "pfs")]
-        drop(pfs_wait);
         guard.armed = false;
         self.end_wait(w, status)
     }
 
-    /// Starts waiting for a queued request: the owner's first notifications, the wait-for edge,
-    /// a deadlock search from this context (or a delayed one).
+    /// Starts waiting for a queued request: its telemetry (the pfs event, the tracing span), the
+    /// owner's first notifications, the wait-for edge, a deadlock search from this context (or
+    /// a delayed one).
     pub(super) fn begin_wait(&mut self, w: &mut Wait) {
+        w.telemetry = WaitTelemetry::begin(WaitSite {
+            lock: &w.p.lock,
+            ty: w.p.ty,
+            duration: w.duration,
+            context: self.shared.id,
+            serial: self.shared.serial,
+            #[cfg(feature = "pfs")]
+            session: self.pfs_thread.as_ref(),
+            blocking: w.blocking,
+        });
         let (p, ns) = (&w.p, w.key.namespace());
+        // An unbound context's `metadata_locks.OWNER_THREAD_ID` is the pfs thread that last
+        // waited in it (a bound one's is its session's).
         #[cfg(feature = "pfs")]
-        self.shared
-            .pfs_thread
-            .store(pfs::current_thread_id(), Ordering::Relaxed);
+        if self.pfs_thread.is_none() {
+            self.shared
+                .pfs_thread
+                .store(pfs::current_thread_id(), Ordering::Relaxed);
+        }
         let needs_notification = ns.strategy() == Strategy::Object && p.ty == LockType::Exclusive;
         if needs_notification {
             self.notify_conflicting_holders(&p.lock);
@@ -216,8 +236,10 @@ impl MdlContext {
             key,
             duration,
             since,
+            telemetry,
             ..
         } = w;
+        telemetry.end(end, since.elapsed());
         self.mgr
             .graph
             .remove(self.shared.serial, key.namespace(), end);
@@ -266,6 +288,7 @@ impl MdlContext {
     /// A wait given up before its outcome (its future was dropped): the request leaves the
     /// queue — even if it was granted meanwhile — and the waiters it held back are rescheduled.
     pub(super) fn cancel_wait(&mut self, w: Wait) {
+        w.telemetry.end(WaitEnd::Cancelled, w.since.elapsed());
         self.mgr
             .graph
             .remove(self.shared.serial, w.key.namespace(), WaitEnd::Cancelled);
