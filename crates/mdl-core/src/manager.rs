@@ -16,6 +16,7 @@ use crate::lock::Env;
 use crate::map::{LockMap, PartitionHash};
 use crate::shared::Registry;
 use crate::ticket_store::TicketIndex;
+use crate::timer::Timer;
 
 /// `lock_wait_timeout`'s default: one year (MySQL's `LONG_TIMEOUT`).
 pub const LONG_TIMEOUT: Duration = Duration::from_secs(3600 * 24 * 365);
@@ -201,6 +202,8 @@ pub struct MdlManager {
     pub(crate) map: LockMap,
     pub(crate) env: Env,
     pub(crate) graph: WaitForGraph,
+    /// Deadlines of this manager's async waits (its own thread, started by the first).
+    pub(crate) timer: Timer,
 }
 
 impl MdlManager {
@@ -229,6 +232,7 @@ impl MdlManager {
                 registry: Registry::new(),
             },
             graph: WaitForGraph::new(config.deadlock_history),
+            timer: Timer::new(),
             config,
         }))
     }

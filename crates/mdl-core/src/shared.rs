@@ -33,7 +33,7 @@ use crate::blocking::DeadlockRecord;
 use crate::error::{MdlError, Result};
 use crate::fast_path::MAX_TAG;
 use crate::owner::MdlOwner;
-use crate::sync::{AtomicBool, Mutex};
+use crate::sync::{AtomicBool, AtomicU64, Mutex};
 use crate::types::ContextId;
 use crate::wait::{KillFlag, WaitSlot};
 
@@ -49,6 +49,9 @@ pub(crate) struct ContextShared {
     pub(crate) tag: Option<u16>,
     pub(crate) wait: WaitSlot,
     pub(crate) killed: KillFlag,
+    /// The async wait's scheduled alarms, by kind (`timer.rs`): a key, or 0 for none. Written
+    /// by the owner, read by the manager's timer thread.
+    pub(crate) alarms: [AtomicU64; 2],
     pub(crate) force_dml_weight: AtomicBool,
     pub(crate) needs_thr_lock_abort: AtomicBool,
     pub(crate) owner: Option<Arc<dyn MdlOwner>>,
@@ -105,6 +108,7 @@ impl ContextShared {
             tag: (key <= MAX_TAG).then_some(key as u16),
             wait: WaitSlot::new(),
             killed: KillFlag::new(),
+            alarms: [AtomicU64::new(0), AtomicU64::new(0)],
             force_dml_weight: AtomicBool::new(false),
             needs_thr_lock_abort: AtomicBool::new(false),
             owner,
