@@ -314,7 +314,7 @@ pub fn timer_lateness(waiters: usize, spread: Duration) -> TimerRun {
     }
     let start = Instant::now();
     let first = start + Duration::from_millis(300);
-    let mut run = rt.block_on(async {
+    let run = rt.block_on(async {
         let tasks: Vec<_> = (0..waiters)
             .map(|i| {
                 let (mgr, tables) = (mgr.clone(), tables.clone());

@@ -78,6 +78,9 @@ pub struct MdlContext {
     /// ([`MdlContext::bind_pfs_thread`]).
     #[cfg(feature = "pfs")]
     pfs_thread: Option<pfs::SessionThread>,
+    /// Feature `metrics`: the tickets created since the last publication (`publish.rs`).
+    #[cfg(feature = "metrics")]
+    counted: crate::publish::LocalCounts,
 }
 
 impl MdlContext {
@@ -105,6 +108,8 @@ impl MdlContext {
             guards_made: 0,
             #[cfg(feature = "pfs")]
             pfs_thread: None,
+            #[cfg(feature = "metrics")]
+            counted: crate::publish::LocalCounts::new(),
         }
     }
 
@@ -387,6 +392,8 @@ impl MdlContext {
     pub fn release_statement_locks(&mut self) {
         self.release_list(LockDuration::Statement, 0);
         self.shared.killed.clear_query();
+        #[cfg(feature = "metrics")]
+        self.counted.publish_if_asked(&self.mgr, &self.shared);
     }
 
     /// Releases every STATEMENT and TRANSACTION lock (COMMIT / ROLLBACK), and clears a query
@@ -395,6 +402,8 @@ impl MdlContext {
         self.release_list(LockDuration::Statement, 0);
         self.release_list(LockDuration::Transaction, 0);
         self.shared.killed.clear_query();
+        #[cfg(feature = "metrics")]
+        self.counted.publish_if_asked(&self.mgr, &self.shared);
     }
 
     /// A savepoint: [`MdlContext::rollback_to_savepoint`] releases the STATEMENT and TRANSACTION
@@ -522,6 +531,8 @@ impl Drop for MdlContext {
         for s in slots {
             self.release_slot(s);
         }
+        #[cfg(feature = "metrics")]
+        self.counted.publish(&self.mgr, &self.shared);
         self.mgr.env.registry.unregister(&self.shared);
     }
 }

@@ -79,8 +79,16 @@
 //! ## Cargo features
 //!
 //! * `pfs` (default): instruments the partition mutexes, lock-object locks, wait slots and
-//!   metadata-lock waits through the `pfs` crate. Without it the crate has no instrumentation
-//!   code at all.
+//!   metadata-lock waits (blocking and async, on a bound session thread:
+//!   [`MdlContext::bind_pfs_thread`]) through the `pfs` crate. Without it the crate has no
+//!   instrumentation code at all.
+//! * `tracing`: a `tracing` span per wait (`mdl_wait`, DEBUG, target `mdl_core::wait`: object,
+//!   lock type and duration, context, blockers at the start, outcome, `waited_us`). Disabled,
+//!   it costs a level check.
+//! * `metrics`: counters of acquisitions, waits, timeouts, deadlocks and kills by namespace and
+//!   lock type, a wait-time histogram and gauges, kept by the lock manager and published into
+//!   the `metrics` facade by [`MdlManager::publish_metrics`] when an exporter scrapes; the
+//!   acquire path never calls the facade.
 //!
 //! ## Modules, lowest first
 //!
@@ -106,7 +114,8 @@
 //!    the `tracing` span), for threads and futures alike.
 //! 10. `manager`: configuration and the manager.
 //! 11. `diagnostics`: who holds and who waits; `instrument`: `metadata_locks` and the other
-//!     tables (feature `pfs`).
+//!     tables (feature `pfs`); `publish`: the counters published into the `metrics` facade
+//!     (feature `metrics`).
 //! 12. `context`: the per-connection API, blocking and async (its submodules, lowest first:
 //!     `tickets`, `attempt`, `waiting`, `asynchronous`, `scope`).
 //!
@@ -133,6 +142,8 @@ mod map;
 pub mod matrix;
 mod naming;
 mod owner;
+#[cfg(feature = "metrics")]
+mod publish;
 mod queue;
 mod request;
 mod shared;
@@ -149,7 +160,7 @@ pub use blocking::{
 pub use context::{
     Acquire, ContextBuilder, KillHandle, LockGuard, MdlContext, StatementScope, TransactionScope,
 };
-pub use deadlock::{DeadlockSearch, MAX_SEARCH_DEPTH};
+pub use deadlock::{DeadlockSearch, MAX_SEARCH_DEPTH, WAIT_SECONDS_BUCKETS};
 pub use diagnostics::{LockEntryInfo, WaitCounters};
 pub use error::{DeadlockError, ErrorKind, MdlError, Result, WaitError};
 pub use fast_path::FastPath;

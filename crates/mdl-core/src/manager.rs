@@ -204,6 +204,10 @@ pub struct MdlManager {
     pub(crate) graph: WaitForGraph,
     /// Deadlines of this manager's async waits (its own thread, started by the first).
     pub(crate) timer: Timer,
+    /// Feature `metrics`: bumped by each `publish_metrics`, which asks the contexts to publish
+    /// their counts (`publish.rs`).
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics_epoch: crate::sync::AtomicU64,
 }
 
 impl MdlManager {
@@ -233,6 +237,8 @@ impl MdlManager {
             },
             graph: WaitForGraph::new(config.deadlock_history),
             timer: Timer::new(),
+            #[cfg(feature = "metrics")]
+            metrics_epoch: crate::sync::AtomicU64::new(0),
             config,
         }))
     }

@@ -175,8 +175,14 @@ pub fn run(ctx: &mut Ctx) -> Report {
         ]);
     }
     r.tables.push(t);
-    let mdl_i = Waiter::ALL.iter().position(|&x| x == Waiter::MdlTask).unwrap_or(0);
-    let rw_i = Waiter::ALL.iter().position(|&x| x == Waiter::TokioRwLock).unwrap_or(1);
+    let mdl_i = Waiter::ALL
+        .iter()
+        .position(|&x| x == Waiter::MdlTask)
+        .unwrap_or(0);
+    let rw_i = Waiter::ALL
+        .iter()
+        .position(|&x| x == Waiter::TokioRwLock)
+        .unwrap_or(1);
     let rounds_won = wake_rounds[mdl_i]
         .iter()
         .zip(&wake_rounds[rw_i])
@@ -199,18 +205,30 @@ pub fn run(ctx: &mut Ctx) -> Report {
             "p99 ≤ 10 ms and max ≤ 50 ms?",
         ],
     );
-    let all_late: Vec<f64> = timer.iter().flat_map(|r| r.lateness_us.iter().copied()).collect();
+    let all_late: Vec<f64> = timer
+        .iter()
+        .flat_map(|r| r.lateness_us.iter().copied())
+        .collect();
     for (k, run) in timer.iter().enumerate() {
         let v = &run.lateness_us;
         let (p99, mx) = (quantile(v, 0.99) / 1e3, max(v) / 1e3);
         t.row(vec![
             format!("{}", k + 1),
-            format!("{} of {}", int(run.timeouts as f64), int(run.waiters as f64)),
+            format!(
+                "{} of {}",
+                int(run.timeouts as f64),
+                int(run.waiters as f64)
+            ),
             format!("{:.0}", run.queued_ms),
             format!("{:.2}", median(v) / 1e3),
             format!("{p99:.2}"),
             format!("{mx:.2}"),
-            if p99 <= LATENESS_P99_MS && mx <= LATENESS_MAX_MS { "yes" } else { "no" }.into(),
+            if p99 <= LATENESS_P99_MS && mx <= LATENESS_MAX_MS {
+                "yes"
+            } else {
+                "no"
+            }
+            .into(),
         ]);
     }
     r.tables.push(t);

@@ -92,6 +92,7 @@ impl MdlContext {
             entry: w.p.entry,
             epoch: w.p.epoch,
             ns: w.key.namespace(),
+            ty: w.p.ty,
             armed: true,
         };
         self.begin_wait(&mut w);
@@ -134,6 +135,8 @@ impl MdlContext {
             session: self.pfs_thread.as_ref(),
             blocking: w.blocking,
         });
+        #[cfg(feature = "metrics")]
+        self.counted.publish_if_asked(&self.mgr, &self.shared);
         let (p, ns) = (&w.p, w.key.namespace());
         // An unbound context's `metadata_locks.OWNER_THREAD_ID` is the pfs thread that last
         // waited in it (a bound one's is its session's).
@@ -239,10 +242,11 @@ impl MdlContext {
             telemetry,
             ..
         } = w;
-        telemetry.end(end, since.elapsed());
+        let waited = since.elapsed();
+        telemetry.end(end, waited);
         self.mgr
             .graph
-            .remove(self.shared.serial, key.namespace(), end);
+            .remove(self.shared.serial, key.namespace(), p.ty, end, Some(waited));
         if status == WaitStatus::Granted {
             return Ok(self.insert(TicketData {
                 lock: p.lock,
@@ -288,10 +292,12 @@ impl MdlContext {
     /// A wait given up before its outcome (its future was dropped): the request leaves the
     /// queue — even if it was granted meanwhile — and the waiters it held back are rescheduled.
     pub(super) fn cancel_wait(&mut self, w: Wait) {
-        w.telemetry.end(WaitEnd::Cancelled, w.since.elapsed());
+        let waited = w.since.elapsed();
+        w.telemetry.end(WaitEnd::Cancelled, waited);
+        let (ns, ty) = (w.key.namespace(), w.p.ty);
         self.mgr
             .graph
-            .remove(self.shared.serial, w.key.namespace(), WaitEnd::Cancelled);
+            .remove(self.shared.serial, ns, ty, WaitEnd::Cancelled, Some(waited));
         self.withdraw(w.p);
     }
 
@@ -345,6 +351,7 @@ struct PendingGuard {
     entry: usize,
     epoch: u64,
     ns: Namespace,
+    ty: LockType,
     armed: bool,
 }
 
@@ -356,7 +363,7 @@ impl Drop for PendingGuard {
         self.shared.wait.set(self.epoch, WaitStatus::Killed);
         self.mgr
             .graph
-            .remove(self.shared.serial, self.ns, WaitEnd::Killed);
+            .remove(self.shared.serial, self.ns, self.ty, WaitEnd::Killed, None);
         if self
             .lock
             .remove_entry(self.entry, self.mgr.env.max_write_lock_count)
