@@ -15,9 +15,12 @@
 //! # Ok::<(), mysql_mdl::MdlError>(())
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![forbid(unsafe_code)]
 pub use mdl_core::*;
 
 #[cfg(feature = "pfs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
 pub use pfs;
 
 /// The README's examples, compiled and run as doc tests.

@@ -8,6 +8,7 @@
 //!
 //! The exit code is 0 when every check passed, 1 on any violation or disagreement, 2 on bad
 //! arguments.
+#![forbid(unsafe_code)]
 
 use std::process::ExitCode;
 use std::time::Duration;

@@ -19,6 +19,8 @@ use crate::types::{ContextId, LockDuration, LockType};
 
 /// How a lock or request blocks another request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "SCREAMING_SNAKE_CASE"))]
 #[non_exhaustive]
 pub enum BlockKind {
     /// Granted and incompatible (the granted matrix).
@@ -38,6 +40,7 @@ impl fmt::Display for BlockKind {
 
 /// A lock or request that blocks a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct Blocker {
     /// The blocking context; `None` for locks held on MySQL's shared-word fast path
@@ -77,6 +80,7 @@ impl fmt::Display for Blocker {
 /// One (waiting request, blocker) pair: a row of [`crate::MdlManager::lock_waits`], in the
 /// manner of MySQL's `sys.schema_table_lock_waits`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct LockWait {
     /// The object waited for.
@@ -116,6 +120,7 @@ impl fmt::Display for LockWait {
 /// The rows of [`crate::MdlManager::lock_waits`]; `Display` renders them as the `mysql` client
 /// renders a result set.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LockWaits {
     /// One row per (waiting request, blocker), oldest wait first.
     pub rows: Vec<LockWait>,
@@ -184,6 +189,7 @@ impl fmt::Display for LockWaits {
 /// One edge of a deadlock cycle: `waiter` waits for `requested` on `key`, which `holder`
 /// blocks with `held`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct DeadlockEdge {
     /// The waiting context.
@@ -223,6 +229,8 @@ impl fmt::Display for DeadlockEdge {
 
 /// Why a request was chosen as a deadlock victim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "SCREAMING_SNAKE_CASE"))]
 #[non_exhaustive]
 pub enum DeadlockCause {
     /// A cycle in the wait-for graph.
@@ -236,6 +244,7 @@ pub enum DeadlockCause {
 
 /// A deadlock the manager found and broke: an entry of [`crate::MdlManager::deadlocks`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct DeadlockRecord {
     /// A number, 1 for the first deadlock of the manager.

@@ -60,9 +60,8 @@ pub struct MdlContext {
     store: TicketStore,
     /// [`FastPath::PerContext`]: where this context claims slots.
     home: Option<SlotHome>,
-    /// Per strategy, the types this context may take on the fast path: the unobtrusive ones, or
-    /// none while `shared.needs_thr_lock_abort` is set (only this context writes it; one test
-    /// on the hot path).
+    /// Per strategy, the types this context may take on the fast path ([`fast_types`]): whether
+    /// a request tries the fast path is this one bit test, made in `attempt.rs`.
     fast_types: [u16; 2],
     /// Recently used lock objects, direct-mapped by key hash (see
     /// [`crate::MdlConfig::lock_cache`]).
@@ -85,6 +84,7 @@ pub struct MdlContext {
 
 impl MdlContext {
     fn new(mgr: Arc<MdlManager>, shared: Arc<ContextShared>) -> MdlContext {
+        let mode = mgr.env.mode;
         let store = TicketStore::new(mgr.config.ticket_index);
         let rand = shared.serial.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let lock_cache = mgr.config.lock_cache;
@@ -100,7 +100,7 @@ impl MdlContext {
             shared,
             store,
             home,
-            fast_types: UNOBTRUSIVE,
+            fast_types: fast_types(mode, false),
             cache,
             rand,
             lock_wait_timeout,
@@ -517,7 +517,7 @@ impl MdlContext {
         self.shared
             .needs_thr_lock_abort
             .store(needs, Ordering::Relaxed);
-        self.fast_types = if needs { [0; 2] } else { UNOBTRUSIVE };
+        self.fast_types = fast_types(self.mgr.env.mode, needs);
         if needs {
             self.materialize_fast_path_locks();
         }
@@ -555,4 +555,16 @@ pub(crate) fn acquisition_order(reqs: &[MdlRequest]) -> Vec<usize> {
         a.key.mysql_cmp(&b.key).then(b.lock_type.cmp(&a.lock_type))
     });
     order
+}
+
+/// The types a context may take on the fast path, per strategy (the one eligibility rule, as
+/// PostgreSQL's `EligibleForRelationFastPath`): the unobtrusive ones when the manager has a fast
+/// path and the context did not ask for every lock on the slow path
+/// ([`MdlContext::set_needs_thr_lock_abort`]); none otherwise.
+fn fast_types(mode: FastPath, needs_thr_lock_abort: bool) -> [u16; 2] {
+    if mode.is_on() && !needs_thr_lock_abort {
+        UNOBTRUSIVE
+    } else {
+        [0; 2]
+    }
 }

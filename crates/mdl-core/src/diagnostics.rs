@@ -18,6 +18,7 @@ use crate::types::{ContextId, LockType, Namespace};
 
 /// A granted or pending slow-path ticket ([`MdlManager::slow_path_locks`]).
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LockEntryInfo {
     /// The locked name.
     pub key: MdlKey,
@@ -34,6 +35,7 @@ pub struct LockEntryInfo {
 /// Waits, timeouts, deadlocks and kills in one namespace since the manager was created
 /// ([`MdlManager::wait_counters`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct WaitCounters {
     /// The namespace.

@@ -42,6 +42,7 @@ use crate::types::{ContextId, LockDuration, LockType, Namespace};
 /// # Ok::<(), MdlError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub enum MdlError {
     /// The request could not be granted within its timeout (`ER_LOCK_WAIT_TIMEOUT`, 1205).
@@ -97,6 +98,8 @@ pub enum MdlError {
 
 /// The kind of an [`MdlError`], without its payload: for matching and comparing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "SCREAMING_SNAKE_CASE"))]
 #[non_exhaustive]
 #[allow(missing_docs)]
 pub enum ErrorKind {
@@ -132,6 +135,7 @@ impl ErrorKind {
 /// A wait that ended without the lock ([`MdlError::Timeout`], [`MdlError::Killed`]): the
 /// request, how long it waited, and what blocked it at that moment.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct WaitError {
     /// The object waited for.
@@ -161,6 +165,7 @@ impl WaitError {
 /// A deadlock victim's request, the cycle it was on, and why it was chosen
 /// ([`MdlError::Deadlock`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct DeadlockError {
     /// The victim's request: the object.

@@ -258,6 +258,7 @@ pub(crate) fn metadata_deadlocks(mgr: &MdlManager) -> pfs::tables::MetadataDeadl
 
 /// The `metadata_*` tables (here, not in `manager.rs`, so the manager does not depend on its
 /// instrumentation).
+#[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
 impl MdlManager {
     /// `performance_schema.metadata_locks`: every granted lock and pending request, with the
     /// owning context's id and label next to MySQL's columns, while the

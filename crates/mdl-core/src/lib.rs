@@ -89,6 +89,9 @@
 //!   lock type, a wait-time histogram and gauges, kept by the lock manager and published into
 //!   the `metrics` facade by [`MdlManager::publish_metrics`] when an exporter scrapes; the
 //!   acquire path never calls the facade.
+//! * `serde`: `serde::Serialize` for the diagnostics ([`LockWaits`], [`DeadlockRecord`],
+//!   [`MdlError`], [`WaitCounters`], ...), with MySQL's names for namespaces, lock types and
+//!   durations, as the `pfs` tables serialize.
 //!
 //! ## Modules, lowest first
 //!
@@ -123,8 +126,10 @@
 //! `metadata_*` tables are `impl MdlManager` blocks in `instrument.rs`, the published rows'
 //! type lives in `shared`, and ticket ids are numbered in `request`.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![forbid(unsafe_code)]
 
 mod blocking;
 mod context;
@@ -146,6 +151,8 @@ mod owner;
 mod publish;
 mod queue;
 mod request;
+#[cfg(feature = "serde")]
+mod serde_names;
 mod shared;
 mod sync;
 mod telemetry;
@@ -173,6 +180,7 @@ pub use naming::NAME_CHAR_LEN;
 pub use owner::{EngineRefusal, HolderInfo, MdlOwner};
 pub use request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
 #[cfg(feature = "pfs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
 pub use shared::PUBLISHED_SLOTS;
 pub use ticket_store::TicketIndex;
 #[doc(hidden)]

@@ -42,8 +42,8 @@ use std::sync::Arc;
 use crate::fast_path::{self, FastPath, Slot, SlotHome, SlotTable};
 use crate::key::MdlKey;
 use crate::matrix::{
-    fast_path_granted_bitmap, fast_path_increment, granted_incompatible, waiting_incompatible,
-    HOG_TYPES,
+    fast_path_granted_bitmap, fast_path_increment, granted_incompatible, is_unobtrusive,
+    waiting_incompatible, COUNTER_BITS, HOG_LIMIT, HOG_TYPES, PIGLET_LIMIT,
 };
 use crate::queue::{LockState, NewEntry};
 use crate::request::moved_ticket_id;
@@ -125,13 +125,13 @@ pub(crate) enum FastAcquire {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Destroyed;
 
-/// The bits of the state word that count the locks `inc` adds to (20 bits per type group for
-/// object locks, 60 bits for scoped IX).
+/// The bits of the state word that count the locks `inc` adds to (one counter per type group
+/// for object locks, all three for scoped IX).
 #[inline]
 fn counter_mask(strategy: Strategy, inc: u64) -> u64 {
     match strategy {
-        Strategy::Scoped => (1 << 60) - 1,
-        Strategy::Object => inc * ((1 << 20) - 1),
+        Strategy::Scoped => (1 << (3 * COUNTER_BITS)) - 1,
+        Strategy::Object => inc * ((1 << COUNTER_BITS) - 1),
     }
 }
 
@@ -190,7 +190,7 @@ impl LockObject {
         enqueue: bool,
     ) -> Outcome {
         if fast {
-            match self.fast_acquire(env, req, home) {
+            match self.fast_acquire(env, req.ty, req.duration, home) {
                 FastAcquire::Granted { hold, first_use } => {
                     return Outcome::Granted { hold, first_use }
                 }
@@ -207,21 +207,22 @@ impl LockObject {
         self.acquire_slow(env, req, enqueue)
     }
 
-    /// The fast path of the configured mode.
+    /// The fast path of the configured design, for a type the requester may take on it (see
+    /// `MdlContext::fast_types`).
     #[inline]
     pub(crate) fn fast_acquire(
         &self,
         env: &Env,
-        req: &Request<'_>,
+        ty: LockType,
+        duration: LockDuration,
         home: Option<&mut SlotHome>,
     ) -> FastAcquire {
-        let inc = fast_path_increment(self.strategy, req.ty);
         match env.mode {
             FastPath::PerContext => match home {
-                Some(h) => self.claim_slot(h, req.ty, req.duration),
+                Some(home) => self.claim_slot(home, ty, duration),
                 None => FastAcquire::SlowPath,
             },
-            FastPath::SharedWord => self.add_counter(inc),
+            FastPath::SharedWord => self.add_counter(fast_path_increment(self.strategy, ty)),
             FastPath::Off => FastAcquire::SlowPath,
         }
     }
@@ -232,30 +233,26 @@ impl LockObject {
     /// connections).
     #[inline]
     pub(crate) fn add_counter(&self, inc: u64) -> FastAcquire {
-        let full = counter_mask(self.strategy, inc);
-        let mut old = self.word.load(Ordering::Relaxed);
-        loop {
-            if old & IS_DESTROYED != 0 {
-                return FastAcquire::Destroyed;
-            }
-            if old & HAS_OBTRUSIVE != 0 || old & full == full {
-                return FastAcquire::SlowPath;
-            }
-            match self.word.compare_exchange_weak(
-                old,
-                old + inc,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => {
-                    return FastAcquire::Granted {
-                        hold: Hold::Counter,
-                        first_use: old == 0,
-                    }
-                }
-                Err(cur) => old = cur,
-            }
+        match self.add_to_counter(inc, BLOCKS_FAST) {
+            Ok(old) => FastAcquire::Granted {
+                hold: Hold::Counter,
+                first_use: old == 0,
+            },
+            Err(old) if old & IS_DESTROYED != 0 => FastAcquire::Destroyed,
+            Err(_) => FastAcquire::SlowPath,
         }
+    }
+
+    /// Adds `inc` to its counter unless one of the `unless` bits is set or the counter is full:
+    /// the compare-and-swap loop of every shared-word grant. Returns the word before (`Err`:
+    /// the word that stopped it).
+    #[inline]
+    pub(crate) fn add_to_counter(&self, inc: u64, unless: u64) -> Result<u64, u64> {
+        let full = counter_mask(self.strategy, inc);
+        self.word
+            .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |old| {
+                (old & unless == 0 && old & full != full).then_some(old + inc)
+            })
     }
 
     /// [`FastPath::PerContext`]: claim a slot of the context's home group, then check the state
@@ -309,7 +306,7 @@ impl LockObject {
 
     /// The slow path: under the write lock, grant if the matrices allow, else queue or refuse.
     pub(crate) fn acquire_slow(&self, env: &Env, req: &Request<'_>, enqueue: bool) -> Outcome {
-        let obtrusive = fast_path_increment(self.strategy, req.ty) == 0;
+        let obtrusive = !is_unobtrusive(self.strategy, req.ty);
         let mut st = self.state.write();
         let first_use = match self.begin_slow_path(&mut st, env, obtrusive) {
             Err(Destroyed) => return Outcome::Destroyed,
@@ -430,33 +427,40 @@ impl LockObject {
     /// requester. (Per-context fast-path locks are in the queue by now: the first obtrusive
     /// request transferred them, and unobtrusive requests conflict with obtrusive locks only.)
     pub(crate) fn can_grant(&self, st: &LockState, ty: LockType, requester: u64) -> bool {
-        if st.waiting_bitmap & waiting_incompatible(self.strategy, st.matrix_idx, ty) != 0 {
+        if !self.grantable(st, ty, self.fast_path_types()) {
             return false;
         }
         let conflicts = granted_incompatible(self.strategy, ty);
-        let fast = self.word.load(Ordering::Acquire);
-        if fast_path_granted_bitmap(self.strategy, fast) & conflicts != 0 {
-            return false;
-        }
-        if st.granted_bitmap & conflicts == 0 {
-            return true;
-        }
-        st.granted()
-            .all(|e| e.ctx.serial == requester || conflicts & e.ty.bit() == 0)
+        st.granted_bitmap & conflicts == 0
+            || st
+                .granted()
+                .all(|e| e.ctx.serial == requester || conflicts & e.ty.bit() == 0)
     }
 
-    /// The waiting types that pass the tests of [`LockObject::can_grant`] that do not depend on
-    /// the requester: no pending type has priority over them, and no fast-path lock conflicts.
+    /// The tests of [`LockObject::can_grant`] that do not depend on the requester: no pending
+    /// type has priority over `ty`, and no fast-path lock (`fast`, see
+    /// [`LockObject::fast_path_types`]) conflicts with it.
+    #[inline]
+    fn grantable(&self, st: &LockState, ty: LockType, fast: u16) -> bool {
+        st.waiting_bitmap & waiting_incompatible(self.strategy, st.matrix_idx, ty) == 0
+            && fast & granted_incompatible(self.strategy, ty) == 0
+    }
+
+    /// The types [`FastPath::SharedWord`] counters hold right now.
+    #[inline]
+    fn fast_path_types(&self) -> u16 {
+        fast_path_granted_bitmap(self.strategy, self.word.load(Ordering::Acquire))
+    }
+
+    /// The waiting types that pass [`LockObject::grantable`].
     fn grantable_types(&self, st: &LockState) -> u16 {
-        let fast = fast_path_granted_bitmap(self.strategy, self.word.load(Ordering::Acquire));
+        let fast = self.fast_path_types();
         let mut types = 0;
         let mut waiting = st.waiting_bitmap;
         while waiting != 0 {
             let ty = LockType::ALL[waiting.trailing_zeros() as usize % LockType::ALL.len()];
             waiting &= waiting - 1;
-            if st.waiting_bitmap & waiting_incompatible(self.strategy, st.matrix_idx, ty) == 0
-                && fast & granted_incompatible(self.strategy, ty) == 0
-            {
+            if self.grantable(st, ty, fast) {
                 types |= ty.bit();
             }
         }
@@ -481,8 +485,13 @@ impl LockObject {
         } else if ty == LockType::SharedWrite && st.waiting_bitmap & LockType::SRO.bit() != 0 {
             st.piglet_count += 1;
         }
-        let idx = usize::from(st.piglet_count >= max_write_lock_count)
-            + 2 * usize::from(st.hog_count >= max_write_lock_count);
+        let mut idx = 0;
+        if st.piglet_count >= max_write_lock_count {
+            idx |= PIGLET_LIMIT;
+        }
+        if st.hog_count >= max_write_lock_count {
+            idx |= HOG_LIMIT;
+        }
         let changed = idx != st.matrix_idx;
         st.matrix_idx = idx;
         changed
@@ -530,116 +539,20 @@ impl LockObject {
             };
         }
         let w = st.waiting_bitmap;
-        if st.matrix_idx == 3 {
+        if st.matrix_idx == PIGLET_LIMIT | HOG_LIMIT {
             if w & !(HOG_TYPES | LockType::SW.bit() | LockType::SWLP.bit()) == 0 {
                 st.reset_priorities();
             }
         } else {
             if w & !HOG_TYPES == 0 {
                 st.hog_count = 0;
-                st.matrix_idx &= !2;
+                st.matrix_idx &= !HOG_LIMIT;
             }
             if w & LockType::SRO.bit() == 0 {
                 st.piglet_count = 0;
-                st.matrix_idx &= !1;
+                st.matrix_idx &= !PIGLET_LIMIT;
             }
         }
-    }
-
-    // -----------------------------------------------------------------------------------------
-    // Release.
-
-    /// Gives up a granted lock, wherever it is recorded. Returns whether the object became
-    /// unused (state word 0).
-    #[inline(always)]
-    pub(crate) fn release(
-        &self,
-        env: &Env,
-        hold: Hold,
-        ty: LockType,
-        home: Option<&SlotHome>,
-    ) -> bool {
-        match hold {
-            Hold::Slot(slot) => match fast_path::moved_entry(match home {
-                Some(h) => h.release_word(slot),
-                None => env.slots.release_word(slot),
-            }) {
-                Some(entry) => self.remove_entry(entry, env.max_write_lock_count),
-                // Held: nobody else knew. Pending: the transfer sees the slot empty and undoes.
-                None => false,
-            },
-            Hold::Counter => self.remove_counter(
-                fast_path_increment(self.strategy, ty),
-                env.max_write_lock_count,
-            ),
-            Hold::Entry(entry) => self.remove_entry(entry as usize, env.max_write_lock_count),
-        }
-    }
-
-    /// Gives back a [`FastPath::SharedWord`] counter. Once an obtrusive lock is around the word
-    /// changes only under the write lock, and the release may let a waiter in. Returns whether
-    /// the object became unused.
-    #[inline]
-    pub(crate) fn remove_counter(&self, inc: u64, max_write_lock_count: u64) -> bool {
-        let mut old = self.word.load(Ordering::Relaxed);
-        loop {
-            if old & HAS_OBTRUSIVE != 0 {
-                return self.remove_counter_locked(inc, max_write_lock_count);
-            }
-            match self.word.compare_exchange_weak(
-                old,
-                old - inc,
-                Ordering::AcqRel,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return old == inc,
-                Err(cur) => old = cur,
-            }
-        }
-    }
-
-    /// [`LockObject::remove_counter`] once an obtrusive lock is around: under the write lock,
-    /// with a reschedule (out of line: the common release is the compare-and-swap above).
-    #[inline(never)]
-    fn remove_counter_locked(&self, inc: u64, max_write_lock_count: u64) -> bool {
-        let mut st = self.state.write();
-        let prev = self.word.fetch_sub(inc, Ordering::AcqRel);
-        if st.obtrusive_count != 0 {
-            self.reschedule_waiters(&mut st, max_write_lock_count);
-        }
-        prev == inc
-    }
-
-    /// Removes a slow-path entry (granted or pending), clears the state flags it was the last
-    /// reason for, and wakes whoever can now be granted. Returns whether the object became
-    /// unused (state word 0).
-    pub(crate) fn remove_entry(&self, idx: usize, max_write_lock_count: u64) -> bool {
-        let mut st = self.state.write();
-        let e = st.remove(idx);
-        let obtrusive = fast_path_increment(self.strategy, e.ty) == 0;
-        let mut clear = 0;
-        if obtrusive {
-            st.obtrusive_count -= 1;
-            if st.obtrusive_count == 0 {
-                clear |= HAS_OBTRUSIVE;
-            }
-        }
-        let last_slow_path = st.is_empty();
-        if last_slow_path {
-            clear |= HAS_SLOW_PATH;
-            st.reset_priorities();
-        }
-        let new_state = if clear != 0 {
-            self.word.fetch_and(!clear, Ordering::AcqRel) & !clear
-        } else {
-            self.word.load(Ordering::Acquire)
-        };
-        if !last_slow_path {
-            self.reschedule_waiters(&mut st, max_write_lock_count);
-        }
-        drop(st);
-        drop(e);
-        new_state == 0
     }
 }
 
@@ -648,6 +561,7 @@ mod holds;
 pub(crate) use holds::Hold;
 #[cfg(all(test, loom))]
 mod loom_models;
+mod release;
 mod report;
 
 #[cfg(all(test, not(loom)))]
@@ -663,7 +577,7 @@ mod tests {
         let lock = LockObject::new(MdlKey::new(Namespace::Table, "s", "t").expect("valid"));
         for ty in [LockType::S, LockType::SR, LockType::SW] {
             let inc = fast_path_increment(Strategy::Object, ty);
-            let full = inc * ((1 << 20) - 1);
+            let full = inc * ((1 << COUNTER_BITS) - 1);
             lock.word.store(full, Ordering::Relaxed);
             assert_eq!(lock.add_counter(inc), FastAcquire::SlowPath, "{ty:?}");
             lock.word.store(full - inc, Ordering::Relaxed);

@@ -6,11 +6,17 @@
 //! priority over `r` under priority matrix `k` (0 = normal, 1 = piglet limit reached, 2 = hog
 //! limit reached, 3 = both). Bit `t` is `1 << t` ([`LockType::bit`]). The values are MySQL's
 //! `m_scoped_lock_strategy` / `m_object_lock_strategy` initializers.
+//!
+//! Which types are *unobtrusive* (granted on a fast path: MySQL's
+//! `m_unobtrusive_lock_increment` is non-zero for them) is defined once, in [`UNOBTRUSIVE`]; the
+//! fast-path counter increments and the types a state word's counters stand for are derived
+//! from it and from how the object types share the three counters (`OBJECT_COUNTERS`).
 
 use crate::types::{LockType, Namespace, Strategy};
 
 const IX: u16 = 1 << 0;
 const S: u16 = 1 << 1;
+const SH: u16 = 1 << 2;
 const SR: u16 = 1 << 3;
 const SW: u16 = 1 << 4;
 const SWLP: u16 = 1 << 5;
@@ -22,6 +28,60 @@ const X: u16 = 1 << 10;
 
 /// The "hog" types whose grants are counted against `max_write_lock_count`.
 pub const HOG_TYPES: u16 = SNW | SNRW | X;
+
+/// The unobtrusive types, per strategy (indexed by `Strategy as usize`): IX on scoped locks; S,
+/// SH, SR, SW and SWLP on objects. The one definition: every fast-path rule derives from it.
+pub const UNOBTRUSIVE: [u16; 2] = [IX, S | SH | SR | SW | SWLP];
+
+/// How the unobtrusive object types share the three counters of a state word (bits 0..19,
+/// 20..39, 40..59): the types of one group conflict with the same requests when granted (a test
+/// checks), so one counter per group is all the grant rule needs. A scoped lock counts IX in bits 0..59.
+const OBJECT_COUNTERS: [u16; 3] = [S | SH, SR, SW | SWLP];
+
+/// Bits per object counter.
+pub const COUNTER_BITS: u32 = 20;
+
+const _: () = {
+    let [a, b, c] = OBJECT_COUNTERS;
+    assert!(
+        a | b | c == UNOBTRUSIVE[Strategy::Object as usize],
+        "every unobtrusive type counts"
+    );
+    assert!(
+        a & b == 0 && a & c == 0 && b & c == 0,
+        "in one counter each"
+    );
+};
+
+/// [`fast_path_increment`] for every strategy and type, derived at compile time.
+const INCREMENTS: [[u64; 11]; 2] = {
+    let mut t = [[0u64; 11]; 2];
+    let mut ty = 0;
+    while ty < 11 {
+        let bit = 1u16 << ty;
+        if UNOBTRUSIVE[Strategy::Scoped as usize] & bit != 0 {
+            t[Strategy::Scoped as usize][ty] = 1;
+        }
+        let mut group = 0;
+        while group < OBJECT_COUNTERS.len() {
+            if OBJECT_COUNTERS[group] & bit != 0 {
+                t[Strategy::Object as usize][ty] = 1 << (COUNTER_BITS * group as u32);
+            }
+            group += 1;
+        }
+        ty += 1;
+    }
+    t
+};
+
+/// Priority matrix 0 (see [`waiting_incompatible`]): normal priorities.
+pub const NORMAL_PRIORITIES: usize = 0;
+/// Bit of the priority matrix index set once `max_write_lock_count` *piglet* grants (SW while
+/// SRO waits) happened in a row: SW then yields to SRO.
+pub const PIGLET_LIMIT: usize = 1;
+/// Bit of the priority matrix index set once `max_write_lock_count` *hog* grants (SNW, SNRW, X
+/// while others wait) happened in a row: the hogs then yield to everything else.
+pub const HOG_LIMIT: usize = 2;
 
 const G_SCOPED: [u16; 11] = [X | S, X | IX, 0, 0, 0, 0, 0, 0, 0, 0, X | S | IX];
 const W_SCOPED: [u16; 11] = [X | S, X, 0, 0, 0, 0, 0, 0, 0, 0, 0];
@@ -37,7 +97,7 @@ const G_OBJECT: [u16; 11] = [
     X | SNRW | SWLP | SW,
     X | SNRW | SNW | SU | SWLP | SW,
     X | SNRW | SNW | SRO | SU | SWLP | SW | SR,
-    X | SNRW | SNW | SRO | SU | SWLP | SW | SR | (1 << 2) | S,
+    X | SNRW | SNW | SRO | SU | SWLP | SW | SR | SH | S,
 ];
 
 const W_OBJECT: [[u16; 11]; 4] = [
@@ -108,13 +168,14 @@ pub fn granted_incompatible(strategy: Strategy, requested: LockType) -> u16 {
     }
 }
 
-/// Pending types that have priority over a request of `requested` under priority matrix `idx`.
-/// Scoped locks have only matrix 0.
+/// Pending types that have priority over a request of `requested` under priority matrix `idx`
+/// ([`NORMAL_PRIORITIES`], or the bits [`PIGLET_LIMIT`] and [`HOG_LIMIT`]). Scoped locks have
+/// only the normal matrix.
 #[inline]
 pub fn waiting_incompatible(strategy: Strategy, idx: usize, requested: LockType) -> u16 {
     match strategy {
         Strategy::Scoped => {
-            if idx == 0 {
+            if idx == NORMAL_PRIORITIES {
                 W_SCOPED[requested as usize]
             } else {
                 0
@@ -132,18 +193,12 @@ pub fn is_stronger_or_equal(strategy: Strategy, held: LockType, requested: LockT
     granted_incompatible(strategy, requested) & !granted_incompatible(strategy, held) == 0
 }
 
-/// Fast-path counter bits (see `lock.rs`): S+SH in bits 0..19, SR in 20..39, SW+SWLP in 40..59
-/// for object locks; IX in bits 0..59 for scoped locks. Zero means the type is "obtrusive" and
-/// always takes the slow path.
+/// What one fast-path lock of `lock_type` adds to a state word's counters (see `lock.rs`): 1 in
+/// its group's counter (`OBJECT_COUNTERS`; IX of a scoped lock in bits 0..59). Zero exactly for
+/// the types that are not [`UNOBTRUSIVE`], which always take the slow path.
 #[inline]
 pub fn fast_path_increment(strategy: Strategy, lock_type: LockType) -> u64 {
-    match (strategy, lock_type) {
-        (Strategy::Scoped, LockType::IntentionExclusive) => 1,
-        (Strategy::Object, LockType::Shared | LockType::SharedHighPrio) => 1,
-        (Strategy::Object, LockType::SharedRead) => 1 << 20,
-        (Strategy::Object, LockType::SharedWrite | LockType::SharedWriteLowPrio) => 1 << 40,
-        _ => 0,
-    }
+    INCREMENTS[strategy as usize][lock_type as usize]
 }
 
 /// Whether `lock_type` is unobtrusive under `strategy` (granted on a fast path): S, SH, SR, SW
@@ -153,31 +208,24 @@ pub fn is_unobtrusive(strategy: Strategy, lock_type: LockType) -> bool {
     UNOBTRUSIVE[strategy as usize] & lock_type.bit() != 0
 }
 
-/// The unobtrusive types as bitmaps, indexed by `Strategy as usize`.
-pub(crate) const UNOBTRUSIVE: [u16; 2] = [IX, S | (1 << 2) | SR | SW | SWLP];
-
-/// The types held through the fast path, as a bitmap, given the counter part of a state word.
+/// The types held through the fast path, as a bitmap, given the counter part of a state word:
+/// for each non-zero counter, the first type of its group (the group's types conflict alike).
 #[inline]
 pub fn fast_path_granted_bitmap(strategy: Strategy, state: u64) -> u16 {
-    const FIELD: u64 = (1 << 20) - 1;
     match strategy {
         Strategy::Scoped => {
-            if state & 0x0FFF_FFFF_FFFF_FFFF != 0 {
-                IX
+            if state & ((1 << (3 * COUNTER_BITS)) - 1) != 0 {
+                UNOBTRUSIVE[Strategy::Scoped as usize]
             } else {
                 0
             }
         }
         Strategy::Object => {
             let mut bits = 0;
-            if state & FIELD != 0 {
-                bits |= S;
-            }
-            if (state >> 20) & FIELD != 0 {
-                bits |= SR;
-            }
-            if (state >> 40) & FIELD != 0 {
-                bits |= SW;
+            for (group, types) in OBJECT_COUNTERS.iter().enumerate() {
+                if (state >> (COUNTER_BITS * group as u32)) & ((1 << COUNTER_BITS) - 1) != 0 {
+                    bits |= types & types.wrapping_neg();
+                }
             }
             bits
         }
@@ -230,6 +278,43 @@ mod tests {
         assert_eq!(G_SCOPED[0], 0x0402);
         assert_eq!(G_SCOPED[1], 0x0401);
         assert_eq!(G_SCOPED[10], 0x0403);
+    }
+
+    /// The derived fast-path rules agree with the one definition: a type has an increment
+    /// exactly when it is unobtrusive, and the types sharing a counter conflict with the same
+    /// requests.
+    #[test]
+    fn fast_path_rules_derive_from_the_unobtrusive_types() {
+        for strategy in [Strategy::Scoped, Strategy::Object] {
+            for ty in LockType::ALL {
+                assert_eq!(
+                    fast_path_increment(strategy, ty) != 0,
+                    is_unobtrusive(strategy, ty),
+                    "{strategy:?} {ty:?}"
+                );
+            }
+        }
+        for group in OBJECT_COUNTERS {
+            let types: Vec<LockType> = LockType::ALL
+                .into_iter()
+                .filter(|t| group & t.bit() != 0)
+                .collect();
+            // Counters are granted locks, so only the granted matrix matters (pending SW and
+            // SWLP do differ in priority).
+            for r in LockType::ALL {
+                let blocks = |t: LockType| granted_incompatible(Strategy::Object, r) & t.bit() != 0;
+                assert!(
+                    types.iter().all(|&t| blocks(t) == blocks(types[0])),
+                    "{r:?}"
+                );
+            }
+        }
+        assert_eq!(fast_path_granted_bitmap(Strategy::Object, 1 << 20), SR);
+        assert_eq!(
+            fast_path_granted_bitmap(Strategy::Object, (1 << 40) | 1),
+            SW | S
+        );
+        assert_eq!(fast_path_granted_bitmap(Strategy::Scoped, 7), IX);
     }
 
     #[test]

@@ -217,9 +217,11 @@ impl WaitSlot {
     }
 }
 
-/// Model checks of the wait slot (`RUSTFLAGS="--cfg loom" cargo test -p mdl-core --lib
-/// --release loom`): grant, deadlock victim, kill and timeout race; exactly one outcome wins,
-/// the waiter sees it, and nobody else's `set` succeeds after it.
+/// Model checks of the wait slot and the kill flag (`RUSTFLAGS="--cfg loom"
+/// CARGO_TARGET_DIR=target/loom cargo test -p mdl-core --no-default-features --lib --release
+/// loom`, as in the README): grant, deadlock victim, kill and timeout race; exactly one outcome
+/// wins, the waiter sees it, and nobody else's `set` succeeds after it; a statement end never
+/// loses a connection kill.
 #[cfg(all(test, loom))]
 mod loom_models {
     use std::sync::Arc;

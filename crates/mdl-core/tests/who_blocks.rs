@@ -1,4 +1,4 @@
-//! Who blocks whom (`docs/semantics.md`, "Granted and priority matrices"): every row of
+//! Who blocks whom (`docs/semantics.md` §5 and §6: the granted and the priority matrices): every row of
 //! `lock_waits()` and every blocker of `blocking_contexts()` in one, two and three levels of
 //! waiting, including soft blocks caused by the priority matrices and an upgrade waiting on
 //! another holder, is what the reference matrices say should block; rows vanish when waits

@@ -131,6 +131,7 @@
 //! * Stages and statements are timed with the cycle counter by default (PFS 8.0: nanoseconds);
 //!   `setup_timers` ([`set_timer`]) from MySQL 5.7 is kept to choose.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 mod config;
@@ -416,6 +417,7 @@ pub fn set_histograms(enabled: bool) {
 /// `tracing::warn!` events (target `pfs::wait`, fields `event_name`, `wait_ns`, `thread_id`).
 /// `None` turns it off (the default).
 #[cfg(feature = "tracing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tracing")))]
 pub fn set_tracing_threshold(threshold: Option<std::time::Duration>) {
     let ps = match threshold {
         None => 0,

@@ -49,20 +49,10 @@ impl LockObject {
                 (Hold::Counter, _) => {
                     // Under the write lock so an obtrusive requester cannot start in between;
                     // fast-path requests may add to the counter concurrently, so reserve a unit
-                    // with a CAS that checks the field is not full.
+                    // with the compare-and-swap that checks the counter is not full.
                     let _st = self.state.write();
-                    let full = counter_mask(self.strategy, inc);
-                    let mut old = self.word.load(Ordering::Relaxed);
-                    while old & full != full {
-                        match self.word.compare_exchange_weak(
-                            old,
-                            old + inc,
-                            Ordering::AcqRel,
-                            Ordering::Relaxed,
-                        ) {
-                            Ok(_) => return Hold::Counter,
-                            Err(cur) => old = cur,
-                        }
+                    if self.add_to_counter(inc, 0).is_ok() {
+                        return Hold::Counter;
                     }
                 }
                 _ => {}
@@ -95,19 +85,12 @@ impl LockObject {
             Hold::Counter => {
                 let inc = fast_path_increment(self.strategy, req.ty);
                 let idx = st.add_granted(req.entry());
-                let mut old = self.word.load(Ordering::Relaxed);
-                loop {
-                    let new = (old - inc) | HAS_SLOW_PATH;
-                    match self.word.compare_exchange_weak(
-                        old,
-                        new,
-                        Ordering::AcqRel,
-                        Ordering::Relaxed,
-                    ) {
-                        Ok(_) => break,
-                        Err(cur) => old = cur,
-                    }
-                }
+                // One atomic step: the unit leaves the counter as the queue gets the entry.
+                let _ = self
+                    .word
+                    .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |old| {
+                        Some((old - inc) | HAS_SLOW_PATH)
+                    });
                 idx
             }
         }

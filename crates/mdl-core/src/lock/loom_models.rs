@@ -1,5 +1,6 @@
 //! Model checks of the grant protocol under every interleaving loom explores
-//! (`RUSTFLAGS="--cfg loom" cargo test -p mdl-core --no-default-features --lib --release loom`).
+//! (`RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p mdl-core
+//! --no-default-features --lib --release loom`, as in the README).
 //!
 //! Per-context fast path ([`FastPath::PerContext`], the slot table has one group of 2 slots
 //! under loom): a strong requester against a fast acquirer, against a fast releaser, two strong

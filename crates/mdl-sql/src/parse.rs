@@ -1,0 +1,470 @@
+//! Parsing what MySQL clients send: sqlparser's `MySqlDialect`, plus what it lacks.
+//!
+//! [`parse`] runs in four steps:
+//!
+//! 1. Versioned comments `/*! ... */`, `/*!NNNNN ... */` are resolved as MySQL 8.0.45 would
+//!    (`comments.rs`).
+//! 2. The text is tokenized with sqlparser's MySQL tokenizer and split at `;` into statements.
+//! 3. A small recognizer ([`crate::recognize`]) takes the statements sqlparser 0.64 cannot
+//!    parse, each listed in [`Statement`] with the reason.
+//! 4. The rest goes to sqlparser, after three token rewrites for MySQL syntax it lacks (the
+//!    rewritten statement means the same to MySQL; the flags removed are kept in
+//!    [`Modifiers`]):
+//!    * `... LOCK IN SHARE MODE` becomes `... FOR SHARE` (MySQL's `sql_yacc.yy`, `locking_clause`:
+//!      both are `PT_query_block_locking_clause(Lock_strength::SHARE)`);
+//!    * `UPDATE`/`DELETE` modifiers `LOW_PRIORITY`, `QUICK`, `IGNORE` are removed (sqlparser
+//!      reads `UPDATE LOW_PRIORITY t` as a table named `LOW_PRIORITY` aliased `t`);
+//!      multi-table `UPDATE t1, t2 SET ...` becomes `UPDATE t1 CROSS JOIN t2 SET ...` (a comma
+//!      join is an inner join without a condition; the comma binds looser than JOIN in MySQL,
+//!      which changes which ON clause may name which table, not which tables are referenced);
+//!    * `START TRANSACTION WITH CONSISTENT SNAPSHOT` loses the option (it starts an InnoDB read
+//!      view, nothing a metadata lock depends on).
+
+use sqlparser::ast;
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace};
+
+use crate::comments::resolve_versioned_comments;
+use crate::error::SqlError;
+use crate::recognize::{recognize, TableLock};
+
+/// One statement of a client's text.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Parsed {
+    /// The statement's own text (versioned comments resolved, without the `;`), for the engine
+    /// that runs it and for messages.
+    pub text: String,
+    /// What it is.
+    pub statement: Statement,
+}
+
+/// A parsed statement: sqlparser's AST, or one of the statements sqlparser 0.64 cannot parse.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Statement {
+    /// A statement sqlparser parsed (after the rewrites listed on [`parse`]).
+    Sql {
+        /// The AST.
+        statement: Box<ast::Statement>,
+        /// MySQL modifiers the rewrites removed.
+        modifiers: Modifiers,
+    },
+    /// `DO expr, ...` (sqlparser has no `DO`): the expressions, evaluated for their effects
+    /// (typically `DO GET_LOCK('name', 10)`).
+    Do(Vec<ast::Expr>),
+    /// `LOCK TABLE[S] t [AS a] READ [LOCAL] | [LOW_PRIORITY] WRITE, ...`: sqlparser takes no
+    /// qualified name (`db.t`) and no `LOCK TABLE`.
+    LockTables(Vec<TableLock>),
+    /// `UNLOCK TABLE[S]` (sqlparser knows only `UNLOCK TABLES`; kept here with its sibling).
+    UnlockTables,
+    /// `ALTER TABLE t {DISABLE | ENABLE} KEYS` (not in sqlparser; mysqldump writes it around
+    /// its INSERTs).
+    AlterTableKeys {
+        /// The schema, if the name was qualified.
+        schema: Option<String>,
+        /// The table.
+        table: String,
+        /// ENABLE (true) or DISABLE.
+        enable: bool,
+    },
+    /// `LOCK INSTANCE FOR BACKUP` (not in sqlparser).
+    LockInstanceForBackup,
+    /// `UNLOCK INSTANCE` (not in sqlparser).
+    UnlockInstance,
+}
+
+/// MySQL statement modifiers that sqlparser cannot hold and the rewrites removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Modifiers {
+    /// `UPDATE LOW_PRIORITY` / `DELETE LOW_PRIORITY` (INSERT's is in sqlparser's AST).
+    pub low_priority: bool,
+    /// `UPDATE IGNORE` / `DELETE IGNORE`.
+    pub ignore: bool,
+    /// `DELETE QUICK`.
+    pub quick: bool,
+    /// `START TRANSACTION WITH CONSISTENT SNAPSHOT`.
+    pub consistent_snapshot: bool,
+}
+
+/// Parses a client's text (one or more statements separated by `;`) as MySQL 8.0 would.
+///
+/// On top of sqlparser 0.64's `MySqlDialect`: versioned comments are resolved for MySQL
+/// 8.0.45 (`/*! ... */` and `/*!NNNNN ... */` up to 80045 are executed, later ones dropped;
+/// sqlparser would execute all of them); `LOCK INSTANCE FOR BACKUP`, `UNLOCK INSTANCE`,
+/// `LOCK TABLE[S]` (with `db.t` names), `UNLOCK TABLE`, `DO` and `ALTER TABLE t {DISABLE |
+/// ENABLE} KEYS` are recognized here (sqlparser
+/// rejects them, see [`Statement`]); `LOCK IN SHARE MODE`, the `UPDATE`/`DELETE` modifiers
+/// `LOW_PRIORITY`, `QUICK`, `IGNORE`, multi-table `UPDATE a, b SET` and `START TRANSACTION WITH
+/// CONSISTENT SNAPSHOT` are rewritten into what sqlparser parses, the modifiers kept in
+/// [`Modifiers`]. `KILL`, `SHOW [FULL] PROCESSLIST` and `FLUSH TABLES ... WITH READ LOCK` are
+/// sqlparser's own.
+///
+/// ```
+/// use mdl_sql::{parse, Statement};
+/// let stmts = parse("CREATE TABLE t (id INT) /*! ENGINE = innodb */; LOCK INSTANCE FOR BACKUP")?;
+/// assert_eq!(stmts.len(), 2);
+/// assert!(matches!(stmts[0].statement, Statement::Sql { .. }));
+/// assert_eq!(stmts[1].statement, Statement::LockInstanceForBackup);
+/// # Ok::<(), mdl_sql::SqlError>(())
+/// ```
+///
+/// # Errors
+/// `ER_PARSE_ERROR` (1064, `42000`) with MySQL's wording ("... near '...' at line N") for text
+/// neither sqlparser nor the recognizer accepts; `ER_EMPTY_QUERY` (1065) for text with no
+/// statement.
+pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
+    let text = resolve_versioned_comments(sql)?;
+    let lines = LineIndex::new(&text);
+    let tokens = Tokenizer::new(&MySqlDialect {}, &text)
+        .tokenize_with_location()
+        .map_err(|e| lines.error_at(&text, e.location))?;
+    let mut out = Vec::new();
+    for stmt in split_statements(tokens) {
+        let (Some(first), Some(last)) = (stmt.first(), stmt.last()) else {
+            continue;
+        };
+        let start = lines.offset(&text, first.span.start);
+        let end = lines.offset(&text, last.span.end);
+        let own_text = text[start..end].to_string();
+        let statement = match recognize(&stmt) {
+            Some(r) => r.map_err(|at| lines.error_at(&text, at))?,
+            None => parse_with_sqlparser(stmt).map_err(|e| match e {
+                ParseFailure::At(at) => lines.error_at(&text, at),
+                ParseFailure::Other(msg) => SqlError::parse(&msg, 1),
+            })?,
+        };
+        out.push(Parsed {
+            text: own_text,
+            statement,
+        });
+    }
+    if out.is_empty() {
+        return Err(SqlError::empty_query());
+    }
+    Ok(out)
+}
+
+/// The statements' tokens, split at `;`, each without whitespace and comments except
+/// optimizer hints (`/*+ ... */`, which sqlparser reads from comment tokens).
+fn split_statements(tokens: Vec<TokenWithSpan>) -> Vec<Vec<TokenWithSpan>> {
+    let mut out = vec![Vec::new()];
+    for t in tokens {
+        match &t.token {
+            Token::SemiColon => out.push(Vec::new()),
+            Token::Whitespace(Whitespace::MultiLineComment(c)) if c.starts_with('+') => {
+                out.last_mut().expect("never empty").push(t)
+            }
+            Token::Whitespace(_) | Token::EOF => {}
+            _ => out.last_mut().expect("never empty").push(t),
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+enum ParseFailure {
+    At(Location),
+    Other(String),
+}
+
+fn parse_with_sqlparser(tokens: Vec<TokenWithSpan>) -> Result<Statement, ParseFailure> {
+    let mut modifiers = Modifiers::default();
+    let tokens = rewrite(tokens, &mut modifiers);
+    let end = tokens
+        .last()
+        .map(|t| t.span.end)
+        .unwrap_or(Location::new(1, 1));
+    let mut parser = Parser::new(&MySqlDialect {}).with_tokens_with_locations(tokens);
+    let statement = parser
+        .parse_statement()
+        .map_err(|e| failure(e, &parser, end))?;
+    let next = parser.peek_token();
+    if next.token != Token::EOF {
+        return Err(ParseFailure::At(next.span.start));
+    }
+    Ok(Statement::Sql {
+        statement: Box::new(statement),
+        modifiers,
+    })
+}
+
+fn failure(e: ParserError, parser: &Parser<'_>, end: Location) -> ParseFailure {
+    match e {
+        ParserError::RecursionLimitExceeded => {
+            ParseFailure::Other("statement nested too deeply".into())
+        }
+        _ => {
+            let at = parser.peek_token().span.start;
+            // At the end of the tokens the span is empty (line 0): report the end.
+            ParseFailure::At(if at.line == 0 { end } else { at })
+        }
+    }
+}
+
+/// Whether `t` is the unquoted word `kw` (any case).
+pub(crate) fn is_kw(t: &TokenWithSpan, kw: &str) -> bool {
+    matches!(&t.token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(kw))
+}
+
+fn keyword_token(word: &str, at: &TokenWithSpan) -> TokenWithSpan {
+    TokenWithSpan::new(Token::make_keyword(word), at.span)
+}
+
+/// The token rewrites of the module docs.
+fn rewrite(mut t: Vec<TokenWithSpan>, m: &mut Modifiers) -> Vec<TokenWithSpan> {
+    // LOCK IN SHARE MODE -> FOR SHARE, anywhere (it is only valid as a locking clause).
+    let mut i = 0;
+    while i + 3 < t.len() {
+        if is_kw(&t[i], "LOCK")
+            && is_kw(&t[i + 1], "IN")
+            && is_kw(&t[i + 2], "SHARE")
+            && is_kw(&t[i + 3], "MODE")
+        {
+            let (f, s) = (
+                keyword_token("FOR", &t[i]),
+                keyword_token("SHARE", &t[i + 2]),
+            );
+            t.splice(i..i + 4, [f, s]);
+        }
+        i += 1;
+    }
+    match t.first() {
+        Some(f) if is_kw(f, "UPDATE") || is_kw(f, "DELETE") => {
+            let update = is_kw(f, "UPDATE");
+            while t.len() > 1 {
+                if is_kw(&t[1], "LOW_PRIORITY") {
+                    m.low_priority = true;
+                } else if is_kw(&t[1], "IGNORE") {
+                    m.ignore = true;
+                } else if !update && is_kw(&t[1], "QUICK") {
+                    m.quick = true;
+                } else {
+                    break;
+                }
+                t.remove(1);
+            }
+            if update {
+                commas_to_cross_joins(&mut t);
+            }
+        }
+        Some(f) if is_kw(f, "START") => {
+            let mut i = 0;
+            while i + 2 < t.len() {
+                if is_kw(&t[i], "WITH")
+                    && is_kw(&t[i + 1], "CONSISTENT")
+                    && is_kw(&t[i + 2], "SNAPSHOT")
+                {
+                    m.consistent_snapshot = true;
+                    let mut to = i + 3;
+                    if t.get(to).is_some_and(|c| c.token == Token::Comma) {
+                        to += 1;
+                    } else if i > 0 && t[i - 1].token == Token::Comma {
+                        i -= 1;
+                    }
+                    t.drain(i..to);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        _ => {}
+    }
+    t
+}
+
+/// `UPDATE a, b SET` -> `UPDATE a CROSS JOIN b SET`: the commas at parenthesis depth 0 before
+/// `SET`.
+fn commas_to_cross_joins(t: &mut Vec<TokenWithSpan>) {
+    let mut depth = 0i32;
+    let mut i = 1;
+    while i < t.len() {
+        match &t[i].token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            Token::Comma if depth == 0 => {
+                let (c, j) = (keyword_token("CROSS", &t[i]), keyword_token("JOIN", &t[i]));
+                t.splice(i..=i, [c, j]);
+                i += 1;
+            }
+            _ if depth == 0 && is_kw(&t[i], "SET") => return,
+            _ => {}
+        }
+        i += 1;
+    }
+}
+
+/// Byte offsets of line starts, to turn sqlparser's (line, column) into text positions.
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    /// The byte offset of a location (columns count characters from 1).
+    fn offset(&self, text: &str, at: Location) -> usize {
+        let Some(&start) = self.starts.get((at.line.max(1) - 1) as usize) else {
+            return text.len();
+        };
+        text[start..]
+            .char_indices()
+            .nth(at.column.saturating_sub(1) as usize)
+            .map_or(text.len(), |(i, _)| start + i)
+    }
+
+    /// MySQL's syntax error "near '<text from here>' at line N".
+    fn error_at(&self, text: &str, at: Location) -> SqlError {
+        let from = self.offset(text, at);
+        SqlError::parse(text[from..].trim_end(), at.line.max(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(sql: &str) -> Parsed {
+        let mut v = parse(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        assert_eq!(v.len(), 1);
+        v.remove(0)
+    }
+
+    fn sql_of(p: &Parsed) -> (String, Modifiers) {
+        match &p.statement {
+            Statement::Sql {
+                statement,
+                modifiers,
+            } => (statement.to_string(), *modifiers),
+            other => panic!("not sqlparser's: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn sysbench_create_table() {
+        let p = one("CREATE TABLE sbtest1(\n id INTEGER NOT NULL AUTO_INCREMENT,\n k INTEGER DEFAULT '0' NOT NULL,\n c CHAR(120) DEFAULT '' NOT NULL,\n pad CHAR(60) DEFAULT '' NOT NULL,\n PRIMARY KEY (id)\n) /*! ENGINE = innodb */");
+        assert!(sql_of(&p).0.contains("ENGINE"), "{}", sql_of(&p).0);
+    }
+
+    #[test]
+    fn future_versioned_comment_is_dropped() {
+        let p = one("CREATE TABLE t (a INT) /*!90000 BOGUS */");
+        assert!(!sql_of(&p).0.contains("BOGUS"));
+    }
+
+    #[test]
+    fn rewrites() {
+        let (s, _) = sql_of(&one("SELECT * FROM t WHERE a = 1 LOCK IN SHARE MODE"));
+        assert!(s.ends_with("FOR SHARE"), "{s}");
+        let (s, m) = sql_of(&one("UPDATE LOW_PRIORITY IGNORE t1, t2 SET t1.a = t2.a"));
+        assert_eq!(s, "UPDATE t1 CROSS JOIN t2 SET t1.a = t2.a");
+        assert!(m.low_priority && m.ignore);
+        let (s, m) = sql_of(&one("DELETE QUICK FROM t WHERE a IN (1, 2)"));
+        assert_eq!(s, "DELETE FROM t WHERE a IN (1, 2)");
+        assert!(m.quick);
+        let (s, m) = sql_of(&one(
+            "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY",
+        ));
+        assert_eq!(s, "START TRANSACTION READ ONLY");
+        assert!(m.consistent_snapshot);
+    }
+
+    #[test]
+    fn several_statements_and_their_text() {
+        let v = parse("BEGIN; SELECT 1 ;\n\n COMMIT;").unwrap();
+        let texts: Vec<&str> = v.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(texts, ["BEGIN", "SELECT 1", "COMMIT"]);
+    }
+
+    /// Any text gives statements or a MySQL error, never a panic (a fixed pseudo-random mix of
+    /// fragments that stress the comment pass, the splitter, the recognizer and the rules).
+    #[test]
+    fn no_text_panics() {
+        let parts = [
+            "SELECT",
+            " * FROM t",
+            "/*!",
+            "/*!90000",
+            "*/",
+            "/*",
+            "'",
+            "\"",
+            "`",
+            "\\",
+            ";",
+            "LOCK",
+            "TABLES",
+            "TABLE",
+            "INSTANCE",
+            "FOR",
+            "BACKUP",
+            "UNLOCK",
+            "READ",
+            "WRITE",
+            "LOCAL",
+            ",",
+            ".",
+            "DO",
+            "GET_LOCK('a', 1)",
+            "é",
+            "\n",
+            "--",
+            "-- x\n",
+            "#",
+            "(",
+            ")",
+            "UPDATE",
+            "LOW_PRIORITY",
+            "IGNORE",
+            "SET",
+            "DELETE",
+            "QUICK",
+            "START",
+            "TRANSACTION",
+            "WITH",
+            "CONSISTENT",
+            "SNAPSHOT",
+            "LOCK IN SHARE MODE",
+            " ",
+            "a.b",
+            "ALTER TABLE",
+            "DISABLE",
+            "KEYS",
+        ];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let state = crate::SessionState::in_schema("test");
+        for _ in 0..20_000 {
+            let mut sql = String::new();
+            for _ in 0..(seed % 9) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                sql.push_str(parts[(seed % parts.len() as u64) as usize]);
+                sql.push(' ');
+            }
+            if let Ok(stmts) = parse(&sql) {
+                for p in &stmts {
+                    let _ = crate::plan(p, &state);
+                }
+            }
+            seed = seed.wrapping_add(1);
+        }
+    }
+
+    #[test]
+    fn errors_are_mysqls() {
+        let e = parse("SELECT * FORM t").unwrap_err();
+        assert_eq!((e.code(), e.sqlstate()), (1064, "42000"));
+        assert!(e.message().contains("near 'FORM t' at line 1"), "{e}");
+        let e = parse("SELECT 1;\nSELECT * FROM").unwrap_err();
+        assert!(e.message().ends_with("at line 2"), "{e}");
+        assert_eq!(parse("  ;; -- nothing\n").unwrap_err().code(), 1065);
+        assert_eq!(parse("SELECT 'unterminated").unwrap_err().code(), 1064);
+    }
+}

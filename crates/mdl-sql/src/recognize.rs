@@ -1,0 +1,292 @@
+//! The statements sqlparser 0.64's `MySqlDialect` cannot parse, recognized from their tokens.
+//!
+//! Checked against sqlparser 0.64.0 (`Parser::parse_sql` with `MySqlDialect`):
+//!
+//! | statement | sqlparser 0.64 | here |
+//! |---|---|---|
+//! | `LOCK INSTANCE FOR BACKUP`, `UNLOCK INSTANCE` | syntax error | recognized |
+//! | `LOCK TABLES db.t READ`, `LOCK TABLE t WRITE` | syntax error (no qualified name, no `TABLE`) | recognized (all `LOCK TABLE[S]`) |
+//! | `UNLOCK TABLE` | syntax error | recognized (with `UNLOCK TABLES`) |
+//! | `DO expr, ...` | syntax error | recognized, the expressions parsed by sqlparser |
+//! | `ALTER TABLE t DISABLE KEYS` / `ENABLE KEYS` (mysqldump) | syntax error | recognized |
+//! | `KILL [QUERY \| CONNECTION] n` | parsed | left to sqlparser |
+//! | `SHOW [FULL] PROCESSLIST` | parsed | left to sqlparser |
+//! | `FLUSH TABLES [t, ...] WITH READ LOCK` | parsed | left to sqlparser |
+//!
+//! The grammar follows MySQL's `sql/sql_yacc.yy` (`lock`, `table_lock`, `lock_option`,
+//! `unlock`, `lock_instance`, `do_stmt`, `alter_commands` with `DISABLE_SYM KEYS` /
+//! `ENABLE_SYM KEYS`).
+
+use sqlparser::ast;
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Location, Token, TokenWithSpan};
+
+use crate::parse::{is_kw, Statement};
+
+/// One table of `LOCK TABLES`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TableLock {
+    /// The schema, if the name was qualified.
+    pub schema: Option<String>,
+    /// The table.
+    pub table: String,
+    /// `AS alias` (statements under LOCK TABLES must then use the alias).
+    pub alias: Option<String>,
+    /// The requested mode.
+    pub mode: TableLockMode,
+}
+
+/// `READ`, `READ LOCAL`, `WRITE` or `LOW_PRIORITY WRITE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableLockMode {
+    /// `READ`.
+    Read,
+    /// `READ LOCAL`.
+    ReadLocal,
+    /// `WRITE`.
+    Write,
+    /// `LOW_PRIORITY WRITE` (the same as `WRITE` since MySQL 5.6).
+    LowPriorityWrite,
+}
+
+impl TableLockMode {
+    /// Whether the table may be written under LOCK TABLES.
+    pub fn is_write(self) -> bool {
+        matches!(self, TableLockMode::Write | TableLockMode::LowPriorityWrite)
+    }
+}
+
+/// `Some` if the statement is one of ours (`Err` holds where it stops making sense), `None` to
+/// let sqlparser parse it.
+pub(crate) fn recognize(t: &[TokenWithSpan]) -> Option<Result<Statement, Location>> {
+    let kw = |i: usize, k: &str| t.get(i).is_some_and(|x| is_kw(x, k));
+    let end_at = |i: usize| -> Result<(), Location> {
+        match t.get(i) {
+            None => Ok(()),
+            Some(x) => Err(x.span.start),
+        }
+    };
+    if kw(0, "LOCK") && kw(1, "INSTANCE") {
+        return Some(if kw(2, "FOR") && kw(3, "BACKUP") {
+            end_at(4).map(|()| Statement::LockInstanceForBackup)
+        } else {
+            Err(at(t, 2))
+        });
+    }
+    if kw(0, "UNLOCK") && kw(1, "INSTANCE") {
+        return Some(end_at(2).map(|()| Statement::UnlockInstance));
+    }
+    if kw(0, "UNLOCK") && (kw(1, "TABLES") || kw(1, "TABLE")) {
+        return Some(end_at(2).map(|()| Statement::UnlockTables));
+    }
+    if kw(0, "LOCK") && (kw(1, "TABLES") || kw(1, "TABLE")) {
+        return Some(lock_tables(t, 2).map(Statement::LockTables));
+    }
+    // ALTER TABLE t {DISABLE | ENABLE} KEYS: exactly that (anything longer is sqlparser's).
+    if kw(0, "ALTER") && kw(1, "TABLE") {
+        let (schema, table, next) = match (ident(t, 2), t.get(3).map(|x| &x.token)) {
+            (Some(s), Some(Token::Period)) => (Some(s), ident(t, 4)?, 5),
+            (Some(n), _) => (None, n, 3),
+            _ => return None,
+        };
+        if t.len() == next + 2
+            && kw(next + 1, "KEYS")
+            && (kw(next, "DISABLE") || kw(next, "ENABLE"))
+        {
+            let enable = kw(next, "ENABLE");
+            return Some(Ok(Statement::AlterTableKeys {
+                schema,
+                table,
+                enable,
+            }));
+        }
+        return None;
+    }
+    if kw(0, "DO") {
+        return Some(do_exprs(t).map(Statement::Do));
+    }
+    None
+}
+
+fn at(t: &[TokenWithSpan], i: usize) -> Location {
+    t.get(i)
+        .or(t.last())
+        .map_or(Location::new(1, 1), |x| x.span.start)
+}
+
+/// An identifier: a word (quoted or not), as MySQL takes it in `table_ident`.
+fn ident(t: &[TokenWithSpan], i: usize) -> Option<String> {
+    match &t.get(i)?.token {
+        Token::Word(w) => Some(w.value.clone()),
+        _ => None,
+    }
+}
+
+/// `table_lock_list` from token `i`.
+fn lock_tables(t: &[TokenWithSpan], mut i: usize) -> Result<Vec<TableLock>, Location> {
+    let mut out = Vec::new();
+    loop {
+        let first = ident(t, i).ok_or(at(t, i))?;
+        i += 1;
+        let (schema, table) = if t.get(i).is_some_and(|x| x.token == Token::Period) {
+            let name = ident(t, i + 1).ok_or(at(t, i + 1))?;
+            i += 2;
+            (Some(first), name)
+        } else {
+            (None, first)
+        };
+        // opt_table_alias: [AS] ident, where the ident is not a lock option.
+        let lock_word = |i: usize| {
+            ["READ", "WRITE", "LOW_PRIORITY"]
+                .iter()
+                .any(|k| t.get(i).is_some_and(|x| is_kw(x, k)))
+        };
+        let mut alias = None;
+        if t.get(i).is_some_and(|x| is_kw(x, "AS")) {
+            alias = Some(ident(t, i + 1).ok_or(at(t, i + 1))?);
+            i += 2;
+        } else if !lock_word(i) {
+            if let Some(a) = ident(t, i) {
+                alias = Some(a);
+                i += 1;
+            }
+        }
+        let kw = |i: usize, k: &str| t.get(i).is_some_and(|x| is_kw(x, k));
+        let mode = if kw(i, "READ") && kw(i + 1, "LOCAL") {
+            i += 2;
+            TableLockMode::ReadLocal
+        } else if kw(i, "READ") {
+            i += 1;
+            TableLockMode::Read
+        } else if kw(i, "WRITE") {
+            i += 1;
+            TableLockMode::Write
+        } else if kw(i, "LOW_PRIORITY") && kw(i + 1, "WRITE") {
+            i += 2;
+            TableLockMode::LowPriorityWrite
+        } else {
+            return Err(at(t, i));
+        };
+        out.push(TableLock {
+            schema,
+            table,
+            alias,
+            mode,
+        });
+        match t.get(i) {
+            None => return Ok(out),
+            Some(x) if x.token == Token::Comma => i += 1,
+            Some(x) => return Err(x.span.start),
+        }
+    }
+}
+
+/// `DO expr, ...`: the expressions parsed by sqlparser as a select list.
+fn do_exprs(t: &[TokenWithSpan]) -> Result<Vec<ast::Expr>, Location> {
+    if t.len() < 2 {
+        return Err(at(t, 1));
+    }
+    let mut p = Parser::new(&MySqlDialect {}).with_tokens_with_locations(t[1..].to_vec());
+    let items = p
+        .parse_comma_separated(Parser::parse_select_item)
+        .map_err(|_| p.peek_token().span.start)?;
+    let next = p.peek_token();
+    if next.token != Token::EOF {
+        return Err(next.span.start);
+    }
+    items
+        .into_iter()
+        .map(|item| match item {
+            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                Ok(e)
+            }
+            _ => Err(at(t, 1)),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::{parse, Statement};
+
+    use super::*;
+
+    fn stmt(sql: &str) -> Statement {
+        parse(sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .remove(0)
+            .statement
+    }
+
+    #[test]
+    fn lock_tables() {
+        let Statement::LockTables(v) = stmt(
+            "LOCK TABLES t1 READ, db.t2 AS x LOW_PRIORITY WRITE, `d`.`t 3` w READ LOCAL, t4 WRITE",
+        ) else {
+            panic!()
+        };
+        let got: Vec<_> = v
+            .iter()
+            .map(|l| {
+                (
+                    l.schema.as_deref(),
+                    l.table.as_str(),
+                    l.alias.as_deref(),
+                    l.mode,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (None, "t1", None, TableLockMode::Read),
+                (Some("db"), "t2", Some("x"), TableLockMode::LowPriorityWrite),
+                (Some("d"), "t 3", Some("w"), TableLockMode::ReadLocal),
+                (None, "t4", None, TableLockMode::Write),
+            ]
+        );
+        assert!(matches!(
+            stmt("lock table t write"),
+            Statement::LockTables(_)
+        ));
+    }
+
+    #[test]
+    fn instance_and_unlock() {
+        assert_eq!(
+            stmt("LOCK INSTANCE FOR BACKUP"),
+            Statement::LockInstanceForBackup
+        );
+        assert_eq!(stmt("unlock instance"), Statement::UnlockInstance);
+        assert_eq!(stmt("UNLOCK TABLE"), Statement::UnlockTables);
+        assert_eq!(stmt("UNLOCK TABLES"), Statement::UnlockTables);
+    }
+
+    #[test]
+    fn do_statement() {
+        let Statement::Do(e) = stmt("DO GET_LOCK('a', 10), RELEASE_LOCK('b')") else {
+            panic!()
+        };
+        assert_eq!(e.len(), 2);
+        assert_eq!(e[0].to_string(), "GET_LOCK('a', 10)");
+    }
+
+    #[test]
+    fn malformed() {
+        for sql in [
+            "LOCK INSTANCE",
+            "LOCK INSTANCE FOR BACKUP now",
+            "LOCK TABLES t",
+            "LOCK TABLES t READ,",
+            "LOCK TABLES t SHARE",
+            "UNLOCK TABLES t",
+            "DO",
+            "DO 1 +",
+        ] {
+            let e = parse(sql).unwrap_err();
+            assert_eq!(e.code(), 1064, "{sql}");
+        }
+    }
+}
