@@ -54,8 +54,10 @@ pub(crate) struct WaitSite<'a> {
 pub(crate) struct WaitTelemetry {
     #[cfg(feature = "pfs")]
     event: Option<pfs::PendingWait>,
+    /// Boxed, and only while the span is enabled: a disabled span adds one word to the wait's
+    /// state, which is moved around, and nothing to drop.
     #[cfg(feature = "tracing")]
-    span: Option<tracing::Span>,
+    span: Option<Box<tracing::Span>>,
 }
 
 impl WaitTelemetry {
@@ -68,7 +70,7 @@ impl WaitTelemetry {
             #[cfg(feature = "pfs")]
             event: Some(pfs_event(&site)),
             #[cfg(feature = "tracing")]
-            span: Some(span(&site)),
+            span: span(&site),
         }
     }
 
@@ -80,10 +82,8 @@ impl WaitTelemetry {
         drop(self.event.take());
         #[cfg(feature = "tracing")]
         if let Some(span) = self.span.take() {
-            if !span.is_disabled() {
-                span.record("outcome", end.name());
-                span.record("waited_us", waited.as_micros() as u64);
-            }
+            span.record("outcome", end.name());
+            span.record("waited_us", waited.as_micros() as u64);
         }
         let _ = (end, waited);
     }
@@ -100,8 +100,22 @@ fn pfs_event(site: &WaitSite<'_>) -> pfs::PendingWait {
     pfs::wait_start_on(class, Arc::as_ptr(site.lock) as usize, on)
 }
 
+/// The wait's span, if DEBUG is enabled at all: the check is `tracing`'s global max level (a
+/// load and a branch, inlined); the span itself is made out of line.
 #[cfg(feature = "tracing")]
-fn span(site: &WaitSite<'_>) -> tracing::Span {
+#[inline(always)]
+fn span(site: &WaitSite<'_>) -> Option<Box<tracing::Span>> {
+    use tracing::level_filters::{LevelFilter, STATIC_MAX_LEVEL};
+    const LEVEL: tracing::Level = tracing::Level::DEBUG;
+    if LEVEL > STATIC_MAX_LEVEL || LEVEL > LevelFilter::current() {
+        return None;
+    }
+    new_span(site)
+}
+
+#[cfg(feature = "tracing")]
+#[inline(never)]
+fn new_span(site: &WaitSite<'_>) -> Option<Box<tracing::Span>> {
     let span = tracing::debug_span!(
         target: "mdl_core::wait",
         "mdl_wait",
@@ -113,10 +127,11 @@ fn span(site: &WaitSite<'_>) -> tracing::Span {
         outcome = tracing::field::Empty,
         waited_us = tracing::field::Empty,
     );
-    if !span.is_disabled() {
-        record_blockers(&span, site);
+    if span.is_disabled() {
+        return None;
     }
-    span
+    record_blockers(&span, site);
+    Some(Box::new(span))
 }
 
 /// The blockers when the wait began, for an enabled span.
