@@ -33,6 +33,8 @@
 
 pub mod async_acquire;
 pub mod bare;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod counters;
 pub mod ddl;
 pub mod instr;

@@ -505,6 +505,15 @@ impl MdlContext {
         })
     }
 
+    /// Lets this context's requests through a closed grant gate
+    /// ([`MdlManager::close_grants`](crate::MdlManager::close_grants)): for the contexts that
+    /// re-establish what the gate protects (a cluster's stand-in locks, a recovery), while
+    /// everyone else is refused. Its locks are not counted by
+    /// [`MdlManager::granted_behind_gate`](crate::MdlManager::granted_behind_gate).
+    pub fn set_gate_exempt(&mut self, exempt: bool) {
+        self.shared.gate_exempt.store(exempt, Ordering::Relaxed);
+    }
+
     /// Makes this context's waits weigh as DML in deadlock resolution, whatever they request
     /// (MySQL uses it for replication appliers).
     pub fn set_force_dml_deadlock_weight(&mut self, force: bool) {

@@ -94,6 +94,11 @@ pub enum MdlError {
     /// [`MdlManager::kill`](crate::MdlManager::kill): no live context has the id (MySQL's
     /// `ER_NO_SUCH_THREAD`, 1094).
     UnknownContext(ContextId),
+    /// Grants in the request's namespace are refused ([`MdlManager::close_grants`](crate::MdlManager::close_grants))
+    /// and the context is not gate-exempt. Reported as MySQL's `ER_SERVER_OFFLINE_MODE` (3032):
+    /// the manager is not serving locks there for now.
+    /// The payload names the request (no blockers, no wait).
+    GrantsClosed(Box<WaitError>),
 }
 
 /// The kind of an [`MdlError`], without its payload: for matching and comparing.
@@ -116,6 +121,7 @@ pub enum ErrorKind {
     InvalidConfig,
     ContextIdInUse,
     UnknownContext,
+    GrantsClosed,
 }
 
 impl ErrorKind {
@@ -127,6 +133,7 @@ impl ErrorKind {
             ErrorKind::Killed => Some(1317),
             ErrorKind::RefusedByEngine => Some(3177),
             ErrorKind::UnknownContext => Some(1094),
+            ErrorKind::GrantsClosed => Some(3032),
             _ => None,
         }
     }
@@ -209,6 +216,7 @@ impl MdlError {
             MdlError::InvalidConfig(_) => ErrorKind::InvalidConfig,
             MdlError::ContextIdInUse(_) => ErrorKind::ContextIdInUse,
             MdlError::UnknownContext(_) => ErrorKind::UnknownContext,
+            MdlError::GrantsClosed(_) => ErrorKind::GrantsClosed,
         }
     }
 
@@ -296,6 +304,11 @@ impl fmt::Display for MdlError {
             MdlError::InvalidConfig(why) => write!(f, "invalid lock manager configuration: {why}"),
             MdlError::ContextIdInUse(id) => write!(f, "context id {id} is in use"),
             MdlError::UnknownContext(id) => write!(f, "Unknown thread id: {id}"),
+            MdlError::GrantsClosed(w) => write!(
+                f,
+                "The server is currently in offline mode: grants of {} on {} are closed",
+                w.lock_type, w.key
+            ),
         }
     }
 }

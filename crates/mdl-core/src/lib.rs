@@ -137,6 +137,7 @@ mod deadlock;
 mod diagnostics;
 mod error;
 mod fast_path;
+mod gate;
 mod hash;
 #[cfg(feature = "pfs")]
 mod instrument;

@@ -65,6 +65,7 @@ pub(crate) struct Env {
     pub(crate) max_write_lock_count: u64,
     pub(crate) slots: SlotTable,
     pub(crate) registry: Registry,
+    pub(crate) gate: crate::gate::Gate,
 }
 
 /// One request, as the lock object sees it.
@@ -105,6 +106,8 @@ pub(crate) enum Outcome {
     },
     /// The object is being evicted: look it up again.
     Destroyed,
+    /// The grant gate is closed on the object and the requester is not exempt (`gate.rs`).
+    Gated,
 }
 
 /// Outcome of a fast-path attempt.
@@ -312,6 +315,10 @@ impl LockObject {
             Err(Destroyed) => return Outcome::Destroyed,
             Ok(first_use) => first_use,
         };
+        if st.gated && !req.ctx.gate_exempt.load(Ordering::Relaxed) {
+            self.abandon_slow_path(&mut st, obtrusive);
+            return Outcome::Gated;
+        }
         if self.can_grant(&st, req.ty, req.ctx.serial) {
             let entry = st.add_granted(req.entry());
             if self.count_piglets_and_hogs(&mut st, req.ty, env.max_write_lock_count) {
@@ -518,7 +525,8 @@ impl LockObject {
                     if candidates & e.ty.bit() == 0 {
                         continue;
                     }
-                    if self.can_grant(st, e.ty, e.ctx.serial)
+                    if (!st.gated || e.ctx.gate_exempt.load(Ordering::Relaxed))
+                        && self.can_grant(st, e.ty, e.ctx.serial)
                         && e.ctx.wait.set(e.epoch, WaitStatus::Granted)
                     {
                         grant = Some((seq, idx, e.ty));
@@ -557,6 +565,7 @@ impl LockObject {
 }
 
 mod evict;
+pub(crate) mod gate;
 mod holds;
 pub(crate) use holds::Hold;
 #[cfg(all(test, loom))]
@@ -565,40 +574,4 @@ mod release;
 mod report;
 
 #[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
-    use crate::key::MdlKey;
-    use crate::types::Namespace;
-
-    /// A full counter sends further requests of its group to the slow path instead of carrying
-    /// into the next field or the flag bits.
-    #[test]
-    fn full_fast_path_counter_takes_the_slow_path() {
-        let lock = LockObject::new(MdlKey::new(Namespace::Table, "s", "t").expect("valid"));
-        for ty in [LockType::S, LockType::SR, LockType::SW] {
-            let inc = fast_path_increment(Strategy::Object, ty);
-            let full = inc * ((1 << COUNTER_BITS) - 1);
-            lock.word.store(full, Ordering::Relaxed);
-            assert_eq!(lock.add_counter(inc), FastAcquire::SlowPath, "{ty:?}");
-            lock.word.store(full - inc, Ordering::Relaxed);
-            assert_eq!(
-                lock.add_counter(inc),
-                FastAcquire::Granted {
-                    hold: Hold::Counter,
-                    first_use: false
-                }
-            );
-            assert_eq!(lock.word.load(Ordering::Relaxed), full);
-        }
-        lock.word.store(0, Ordering::Relaxed);
-    }
-
-    #[test]
-    fn lock_objects_are_64_byte_aligned() {
-        let lock = Arc::new(LockObject::new(
-            MdlKey::new(Namespace::Table, "s", "t").expect("valid"),
-        ));
-        assert_eq!(Arc::as_ptr(&lock) as usize % 64, 0);
-        assert!(lock.address().is_some());
-    }
-}
+mod tests;

@@ -234,6 +234,7 @@ impl MdlManager {
                 max_write_lock_count: config.max_write_lock_count,
                 slots: SlotTable::new(slots),
                 registry: Registry::new(),
+                gate: Default::default(),
             },
             graph: WaitForGraph::new(config.deadlock_history),
             timer: Timer::new(),

@@ -153,6 +153,8 @@ impl LockMap {
         // Counted before the partition is unlocked: an evictor can find (and uncount) the new
         // object only after that.
         let objects = self.objects.fetch_add(1, Ordering::Relaxed) + 1;
+        // A closed grant gate closes new objects before anyone else can find them (`gate.rs`).
+        let gated = lock.close_if_gated(env);
         drop(part);
         if self.counting.load(Ordering::Relaxed) {
             self.unused.fetch_add(1, Ordering::Relaxed);
@@ -166,6 +168,9 @@ impl LockMap {
         } else if objects > self.low_water && !self.counting.swap(true, Ordering::AcqRel) {
             self.unused
                 .store(self.unused_objects(env) as i64, Ordering::Relaxed);
+        }
+        if gated {
+            self.object_used();
         }
         lock
     }

@@ -39,6 +39,9 @@ pub(crate) struct LockState {
     pub(crate) waiting_bitmap: u16,
     /// Obtrusive tickets granted or pending (MySQL's `m_obtrusive_locks_granted_waiting_count`).
     pub(crate) obtrusive_count: u32,
+    /// The grant gate is closed on this object (`gate.rs`): counted once in `obtrusive_count`,
+    /// so no fast-path grant happens, and only gate-exempt contexts are granted.
+    pub(crate) gated: bool,
     pub(crate) hog_count: u64,
     pub(crate) piglet_count: u64,
     /// Which priority matrix applies (0..=3, see `matrix.rs`).

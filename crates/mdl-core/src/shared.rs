@@ -53,6 +53,8 @@ pub(crate) struct ContextShared {
     /// by the owner, read by the manager's timer thread.
     pub(crate) alarms: [AtomicU64; 2],
     pub(crate) force_dml_weight: AtomicBool,
+    /// Granted through a closed grant gate (`gate.rs`); written by the owning thread.
+    pub(crate) gate_exempt: AtomicBool,
     pub(crate) needs_thr_lock_abort: AtomicBool,
     pub(crate) owner: Option<Arc<dyn MdlOwner>>,
     /// What the owner calls this context (connection id, user@host, statement).
@@ -138,6 +140,7 @@ impl ContextShared {
             killed: KillFlag::new(),
             alarms: [AtomicU64::new(0), AtomicU64::new(0)],
             force_dml_weight: AtomicBool::new(false),
+            gate_exempt: AtomicBool::new(false),
             needs_thr_lock_abort: AtomicBool::new(false),
             owner,
             label: Mutex::new(None),

@@ -37,7 +37,7 @@ struct Cli {
     plan: bool,
 }
 
-#[derive(Subcommand, Clone, Copy)]
+#[derive(Subcommand, Clone)]
 enum Cmd {
     /// Every report, then index.md.
     Report,
@@ -53,6 +53,8 @@ enum Cmd {
     DdlHotTable,
     /// The async API: no-wait cost, wake-up latency vs tokio RwLock, 1,000 tasks with DDL.
     Async,
+    /// Cluster-wide locks on etcd (needs the `cluster` feature and etcd).
+    Cluster,
     /// The cost of the ways to count an event.
     Counters,
     /// QPS per instrumentation mode (needs pfs).
@@ -84,10 +86,27 @@ enum Cmd {
         #[arg(long)]
         spin_rate: Option<f64>,
     },
+    /// A cluster node process that holds SR on `test.t` until killed (the cluster report
+    /// kills it).
+    #[command(hide = true)]
+    ClusterNode {
+        /// etcd client URLs, comma-separated.
+        #[arg(long)]
+        endpoints: String,
+        /// Node id.
+        #[arg(long)]
+        node: u64,
+        /// Lease TTL (ms).
+        #[arg(long, default_value_t = 2000)]
+        ttl_ms: u64,
+        /// Key prefix.
+        #[arg(long, default_value = "/mdl/")]
+        prefix: String,
+    },
 }
 
 impl Cmd {
-    fn name(self) -> &'static str {
+    fn name(&self) -> &'static str {
         match self {
             Cmd::Report => "report",
             Cmd::HashInstances => "hash-instances",
@@ -96,17 +115,29 @@ impl Cmd {
             Cmd::Peers => "peers",
             Cmd::DdlHotTable => "ddl-hot-table",
             Cmd::Async => "async",
+            Cmd::Cluster => "cluster",
             Cmd::Counters => "counters",
             Cmd::PfsOverhead => "pfs-overhead",
             Cmd::Amplification => "amplification",
             Cmd::Contention => "contention",
             Cmd::RunCase { .. } => "run-case",
+            Cmd::ClusterNode { .. } => "cluster-node",
         }
     }
 }
 
 fn main() {
     let cli = Cli::parse();
+    if let Cmd::ClusterNode {
+        endpoints,
+        node,
+        ttl_ms,
+        prefix,
+    } = &cli.cmd
+    {
+        cluster_node(endpoints, *node, *ttl_ms, prefix);
+        return;
+    }
     let mut timing = if cli.quick {
         Timing::QUICK
     } else {
@@ -122,7 +153,7 @@ fn main() {
         warmup_ms,
         window_ms,
         spin_rate,
-    } = cli.cmd
+    } = cli.cmd.clone()
     {
         if let Some(r) = spin_rate {
             mdl_bench::work::set_rate(r);
@@ -130,7 +161,7 @@ fn main() {
         run_case(threads, tables, work_ns, warmup_ms, window_ms);
         return;
     }
-    let selected: Vec<(&str, &str, ReportFn)> = match cli.cmd {
+    let selected: Vec<(&str, &str, ReportFn)> = match cli.cmd.clone() {
         Cmd::Report => reports::ALL.to_vec(),
         c => reports::ALL
             .iter()
@@ -183,7 +214,7 @@ fn main() {
         }
     }
     ctx.finish();
-    if let Cmd::Report = cli.cmd {
+    if let Cmd::Report = &cli.cmd {
         let header = format!(
             "Produced by `cargo run --release -p mdl-bench -- report{quick_flag}` in {:.0} s \
              ({} runs per case, {} ms warm-up, {} ms window; {} cores).",
@@ -200,6 +231,22 @@ fn main() {
         eprintln!("{}", cli.out.join("index.md").display());
     }
     eprintln!("done in {:.0} s", t0.elapsed().as_secs_f64());
+}
+
+#[cfg(feature = "cluster")]
+fn cluster_node(endpoints: &str, node: u64, ttl_ms: u64, prefix: &str) {
+    mdl_bench::cluster::hold_forever(
+        endpoints,
+        node,
+        std::time::Duration::from_millis(ttl_ms),
+        prefix,
+    );
+}
+
+#[cfg(not(feature = "cluster"))]
+fn cluster_node(_: &str, _: u64, _: u64, _: &str) {
+    eprintln!("mdl-bench was built without the `cluster` feature");
+    std::process::exit(2);
 }
 
 fn run_case(threads: usize, tables: usize, work_ns: u64, warmup_ms: u64, window_ms: u64) {

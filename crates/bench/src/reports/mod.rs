@@ -7,6 +7,7 @@ use crate::output::Report;
 use crate::runner::Ctx;
 
 mod async_acquire;
+mod cluster;
 mod counters;
 mod ddl_hot_table;
 mod hash_instances;
@@ -19,7 +20,7 @@ mod trx_size;
 pub type ReportFn = fn(&mut Ctx) -> Report;
 
 /// Every report, in the order `report` runs them: (name, what it shows, entry point).
-pub const ALL: [(&str, &str, ReportFn); 10] = [
+pub const ALL: [(&str, &str, ReportFn); 11] = [
     (
         "hash-instances",
         "QPS vs threads for shards x partition hash x fast path (published A)",
@@ -49,6 +50,11 @@ pub const ALL: [(&str, &str, ReportFn); 10] = [
         "async",
         "acquire_async vs acquire, wake-up latency vs tokio RwLock, 1,000 tasks with DDL on 2 workers",
         async_acquire::run,
+    ),
+    (
+        "cluster",
+        "cluster-wide locks on etcd: EXCLUSIVE latency at 1/3/5 nodes, statement CPU, DDL after a node is killed",
+        cluster::run,
     ),
     (
         "counters",

@@ -157,6 +157,17 @@ impl MdlContext {
                     })));
                 }
                 Outcome::Destroyed => continue,
+                Outcome::Gated => {
+                    if hton {
+                        self.post_release_notify(&lock.key);
+                    }
+                    self.cache_lock(lock);
+                    return Err(MdlError::GrantsClosed(Box::new(WaitError::new(
+                        key,
+                        ty,
+                        req.duration,
+                    ))));
+                }
                 Outcome::Queued {
                     entry,
                     epoch,

@@ -35,6 +35,7 @@ fn env(mode: FastPath) -> Arc<Env> {
         max_write_lock_count: u64::MAX,
         slots: SlotTable::new(crate::fast_path::SLOTS_PER_GROUP),
         registry: Registry::new(),
+        gate: Default::default(),
     })
 }
 
@@ -322,6 +323,7 @@ fn shared_word_vs_obtrusive_vs_eviction() {
                 }
                 Outcome::Refused { .. } | Outcome::Destroyed => {}
                 Outcome::Queued { .. } => panic!("not enqueued"),
+                Outcome::Gated => panic!("no gate is closed in this model"),
             }
         });
 

@@ -1,0 +1,253 @@
+//! The measurements of the `cluster` report: real etcd members on loopback (started and
+//! stopped here), nodes of `mdl-cluster` in this process, and a node process (this binary's
+//! hidden `cluster-node` command) that is killed with SIGKILL.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mdl_cluster::testkit::EtcdCluster;
+use mdl_cluster::{ClusterConfig, ClusterManager};
+use mdl_core::{LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
+
+use crate::runner::thread_cpu_ns;
+
+/// The lease TTL of the measured nodes.
+pub const TTL: Duration = Duration::from_secs(2);
+const LONG: Duration = Duration::from_secs(60);
+
+fn table(name: &str) -> MdlKey {
+    MdlKey::new(Namespace::Table, "test", name).expect("a valid name")
+}
+
+fn req(name: &str, ty: LockType) -> MdlRequest {
+    MdlRequest::new(table(name), ty, LockDuration::Transaction)
+}
+
+/// A runtime for the nodes.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
+/// `n` nodes (ids 1..=n) under `prefix`.
+pub async fn nodes(etcd: &EtcdCluster, n: u64, prefix: &str) -> Vec<ClusterManager> {
+    let mut v = Vec::new();
+    for i in 1..=n {
+        let mgr = MdlManager::new(MdlConfig::default()).expect("a lock manager");
+        let config = ClusterConfig::new(etcd.endpoints(), i)
+            .lease_ttl(TTL)
+            .prefix(prefix);
+        v.push(ClusterManager::join(config, mgr).await.expect("join"));
+    }
+    v
+}
+
+/// The median time of one put from one client (ms): etcd's write round trip here.
+pub async fn write_rtt_ms(etcd: &EtcdCluster, puts: usize) -> f64 {
+    let mut c = mdl_cluster::etcd_client::Client::connect(etcd.endpoints(), None)
+        .await
+        .expect("etcd");
+    let mut v = Vec::new();
+    for i in 0..puts {
+        let t = Instant::now();
+        c.put(format!("/rtt/{}", i % 8), "x", None)
+            .await
+            .expect("put");
+        v.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    crate::runner::median(&v)
+}
+
+/// Cluster-wide EXCLUSIVE acquire latency (ms) on idle objects from node 1 of `n` nodes:
+/// `samples` acquires, each on a fresh table, released before the next.
+pub async fn exclusive_latency_ms(etcd: &EtcdCluster, n: u64, samples: usize) -> Vec<f64> {
+    let nodes = nodes(etcd, n, &format!("/lat{n}/")).await;
+    let mut ctx = nodes[0].new_context();
+    let mut v = Vec::new();
+    for i in 0..samples + 3 {
+        let r = req(&format!("idle{i}"), LockType::X);
+        let t = Instant::now();
+        ctx.acquire_async(&r, LONG).await.expect("X");
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        ctx.release_transactional_locks();
+        if i >= 3 {
+            v.push(ms); // the first few warm the connections up
+        }
+        // Let the release reach every node, so the next object is idle everywhere.
+        while nodes.iter().any(|x| x.status().stand_ins != 0) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+    for x in &nodes {
+        x.leave().await;
+    }
+    v
+}
+
+/// Thread CPU per SR statement (ns) while another node runs DDL on other tables: `rounds`
+/// rotations of `stmts` statements each on a lock manager of its own, on the node's lock
+/// manager without the cluster layer, and through the node's `ClusterContext`. Returns the
+/// per-round figures of the three.
+pub fn statement_cpu_ns(
+    rt: &tokio::runtime::Runtime,
+    etcd: &EtcdCluster,
+    stmts: usize,
+    rounds: usize,
+) -> [Vec<f64>; 3] {
+    let nodes = rt.block_on(nodes(etcd, 2, "/cpu/"));
+    let stop = Arc::new(AtomicBool::new(false));
+    let ddl_node = nodes[1].clone();
+    let s = stop.clone();
+    let ddl = rt.spawn(async move {
+        let mut ctx = ddl_node.new_context();
+        let mut i = 0u64;
+        while !s.load(Ordering::Relaxed) {
+            let r = req(&format!("ddl{}", i % 4), LockType::X);
+            if ctx.acquire_async(&r, LONG).await.is_ok() {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+                ctx.release_transactional_locks();
+            }
+            i += 1;
+        }
+        i
+    });
+    let plain_mgr = MdlManager::new(MdlConfig::default()).expect("a lock manager");
+    let mut plain = plain_mgr.new_context();
+    let mut same_mgr = nodes[0].local().new_context();
+    let mut cluster = nodes[0].new_context();
+    let reqs: Vec<MdlRequest> = (0..8)
+        .map(|i| {
+            MdlRequest::new(
+                table(&format!("t{i}")),
+                LockType::SR,
+                LockDuration::Statement,
+            )
+        })
+        .collect();
+    let mut out = [Vec::new(), Vec::new(), Vec::new()];
+    for round in 0..rounds {
+        for k in 0..3 {
+            let which = (k + round) % 3;
+            let t = thread_cpu_ns();
+            for i in 0..stmts {
+                let r = &reqs[i % 8];
+                match which {
+                    0 => {
+                        plain.acquire(r, LONG).expect("SR");
+                        plain.release_statement_locks();
+                    }
+                    1 => {
+                        same_mgr.acquire(r, LONG).expect("SR");
+                        same_mgr.release_statement_locks();
+                    }
+                    _ => {
+                        cluster.acquire(r, LONG).expect("SR");
+                        cluster.release_statement_locks();
+                    }
+                }
+            }
+            out[which].push((thread_cpu_ns() - t) as f64 / stmts as f64);
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let _ = rt.block_on(ddl);
+    rt.block_on(async {
+        for x in &nodes {
+            x.leave().await;
+        }
+    });
+    out
+}
+
+/// The index of the etcd member that is the leader now.
+pub async fn leader(etcd: &EtcdCluster) -> Option<usize> {
+    for (i, ep) in etcd.endpoints().iter().enumerate() {
+        let Ok(mut c) = mdl_cluster::etcd_client::Client::connect([ep.as_str()], None).await else {
+            continue;
+        };
+        if let Ok(s) = c.status().await {
+            if s.header().is_some_and(|h| h.member_id() == s.leader()) {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+/// Seconds from SIGKILL of a node process holding SR on a table to the grant of an ALTER
+/// (EXCLUSIVE) waiting for it on another node; with `kill_leader`, the etcd leader is killed
+/// at the same moment (and started again after the grant).
+pub async fn ddl_after_kill_s(etcd: &mut EtcdCluster, kill_leader: bool, prefix: &str) -> f64 {
+    let exe = std::env::current_exe().expect("this binary");
+    let mut child = Command::new(exe)
+        .args(["cluster-node", "--endpoints", &etcd.endpoints().join(",")])
+        .args([
+            "--node",
+            "2",
+            "--ttl-ms",
+            &TTL.as_millis().to_string(),
+            "--prefix",
+            prefix,
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("a node process");
+    let mut out = BufReader::new(child.stdout.take().expect("piped")).lines();
+    let _ = out.next(); // "holding"
+    let n1 = nodes(etcd, 1, prefix).await.remove(0);
+    let mut alter = n1.new_context();
+    let node = n1.clone();
+    let ddl = tokio::spawn(async move {
+        alter
+            .acquire_async(&req("t", LockType::X), LONG)
+            .await
+            .expect("X");
+        (alter, Instant::now())
+    });
+    while !node.lock_waits().iter().any(|w| w.blocking.node == 2) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let leader = if kill_leader {
+        leader(etcd).await
+    } else {
+        None
+    };
+    let killed = Instant::now();
+    let _ = child.kill();
+    if let Some(l) = leader {
+        etcd.kill_member(l);
+    }
+    let _ = child.wait();
+    let (mut alter, granted) = ddl.await.expect("the ALTER task");
+    alter.release_transactional_locks();
+    if let Some(l) = leader {
+        etcd.restart_member(l).expect("the member starts again");
+    }
+    n1.leave().await;
+    granted.duration_since(killed).as_secs_f64()
+}
+
+/// The hidden `cluster-node` command: joins as `node`, holds SR on `test.t` in an open
+/// transaction, prints `holding`, and waits to be killed.
+pub fn hold_forever(endpoints: &str, node: u64, ttl: Duration, prefix: &str) {
+    let rt = runtime();
+    rt.block_on(async {
+        let mgr = MdlManager::new(MdlConfig::default()).expect("a lock manager");
+        let config = ClusterConfig::new(endpoints.split(',').map(str::to_owned).collect(), node)
+            .lease_ttl(ttl)
+            .prefix(prefix);
+        let n = ClusterManager::join(config, mgr).await.expect("join");
+        let mut ctx = n.new_context_with_id(7).expect("an id");
+        ctx.acquire_async(&req("t", LockType::SR), LONG)
+            .await
+            .expect("SR");
+        println!("holding");
+        std::future::pending::<()>().await;
+    });
+}

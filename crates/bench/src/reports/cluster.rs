@@ -1,0 +1,211 @@
+//! `cluster`: cluster-wide metadata locks on etcd (`mdl-cluster`, issue 23): EXCLUSIVE latency
+//! on an idle object at 1 / 3 / 5 nodes with a 3-member etcd on loopback, statement CPU with
+//! and without the cluster layer while DDL runs on another node, and the time an ALTER takes
+//! to proceed after the node blocking it is killed (stable leader, leader killed too, and
+//! with lease checkpointing). Needs the `cluster` feature (`protoc` to build) and an `etcd`
+//! binary; skips with a message otherwise.
+
+const TITLE: &str = "Cluster-wide metadata locks on etcd";
+const ABOUT: &str = "Issue 23's figures: cluster-wide EXCLUSIVE latency on an idle object at \
+1 / 3 / 5 nodes on loopback with a 3-member etcd (target <= 3 etcd round trips, p50 <= 10 ms \
+at 3 nodes), thread CPU per SR statement through a cluster node while another node runs DDL \
+(target <= 2% above no cluster layer), and the time for an ALTER to proceed after the node \
+blocking it is killed (target <= lease TTL + 1 s with a stable leader).";
+
+/// Runs the report.
+#[cfg(not(feature = "cluster"))]
+pub fn run(_ctx: &mut crate::runner::Ctx) -> crate::output::Report {
+    let mut r = crate::output::Report::new("cluster", TITLE, ABOUT);
+    r.notes.push(
+        "**Skipped**: mdl-bench was built without the `cluster` feature (it builds \
+         `etcd-client`, which needs `protoc`). Run \
+         `cargo run --release -p mdl-bench --features cluster -- cluster` with `etcd` and \
+         `protoc` installed (Debian: `etcd-server`, `protobuf-compiler`)."
+            .into(),
+    );
+    r
+}
+
+#[cfg(feature = "cluster")]
+pub use with_cluster::run;
+
+#[cfg(feature = "cluster")]
+mod with_cluster {
+    use std::time::Duration;
+
+    use mdl_cluster::testkit::{etcd_on_path, EtcdCluster};
+    use serde_json::json;
+
+    use super::{ABOUT, TITLE};
+    use crate::cluster::{self as c, TTL};
+    use crate::output::{Headline, Report, Table};
+    use crate::reports::pct;
+    use crate::runner::{median, quantile, Ctx};
+
+    /// Runs the report.
+    pub fn run(ctx: &mut Ctx) -> Report {
+        let mut r = Report::new("cluster", TITLE, ABOUT);
+        let (samples, kills, stmts, rounds) = if ctx.quick {
+            (30, 1, 200_000, 5)
+        } else {
+            (200, 5, 1_000_000, 11)
+        };
+        let est = Duration::from_secs(if ctx.quick { 40 } else { 150 });
+        if ctx.is_dry() {
+            ctx.timed(est, || ());
+            return r;
+        }
+        if !etcd_on_path() {
+            r.notes.push(
+                "**Skipped**: no `etcd` binary on PATH (Debian: `apt-get install etcd-server`)."
+                    .into(),
+            );
+            eprintln!("cluster: SKIPPED, no etcd binary on PATH");
+            return r;
+        }
+        let quick = ctx.quick;
+        ctx.timed(est, || {
+            measure(quick, samples, kills, stmts, rounds, &mut r)
+        });
+        r
+    }
+
+    fn measure(
+        quick: bool,
+        samples: usize,
+        kills: usize,
+        stmts: usize,
+        rounds: usize,
+        r: &mut Report,
+    ) {
+        let rt = c::runtime();
+        let mut etcd = EtcdCluster::start(3).expect("3 etcd members");
+        let rtt = rt.block_on(c::write_rtt_ms(&etcd, 200));
+
+        let mut lat = Table::new(
+            "latency",
+            "Cluster-wide EXCLUSIVE acquire on an idle object (3-member etcd, loopback)",
+            &[
+                "nodes",
+                "p50 ms",
+                "p90 ms",
+                "p99 ms",
+                "p50 / etcd write RTT",
+            ],
+        );
+        let mut lat_data = Vec::new();
+        let mut p50_at_3 = 0.0;
+        for n in [1u64, 3, 5] {
+            let v = rt.block_on(c::exclusive_latency_ms(&etcd, n, samples));
+            let (p50, p90, p99) = (median(&v), quantile(&v, 0.9), quantile(&v, 0.99));
+            if n == 3 {
+                p50_at_3 = p50;
+            }
+            lat.row(vec![
+                n.to_string(),
+                format!("{p50:.2}"),
+                format!("{p90:.2}"),
+                format!("{p99:.2}"),
+                format!("{:.1}", p50 / rtt),
+            ]);
+            lat_data.push(json!({"nodes": n, "ms": v}));
+        }
+        r.tables.push(lat);
+
+        let [plain, same, cluster] = c::statement_cpu_ns(&rt, &etcd, stmts, rounds);
+        let (mp, ms, mc) = (median(&plain), median(&same), median(&cluster));
+        let mut cpu = Table::new(
+            "statement-cpu",
+            "Thread CPU per SR statement (acquire + release), DDL running on another node",
+            &[
+                "statements through",
+                "ns per statement (median of rounds)",
+                "vs own manager",
+            ],
+        );
+        cpu.row(vec![
+            "MdlContext, a lock manager of its own (no cluster)".into(),
+            format!("{mp:.1}"),
+            "".into(),
+        ]);
+        cpu.row(vec![
+            "MdlContext on the node's lock manager (stand-ins there)".into(),
+            format!("{ms:.1}"),
+            pct(ms / mp - 1.0),
+        ]);
+        cpu.row(vec![
+            "ClusterContext on the node".into(),
+            format!("{mc:.1}"),
+            pct(mc / mp - 1.0),
+        ]);
+        r.tables.push(cpu);
+
+        let mut kill = Table::new(
+            "after-kill",
+            "Seconds from SIGKILL of the node blocking an ALTER to the ALTER's grant (TTL 2 s)",
+            &["etcd", "runs", "median s", "max s", "bound"],
+        );
+        let mut kill_data = Vec::new();
+        let cases: [(&str, bool, bool); 3] = [
+            ("stable leader", false, false),
+            ("leader killed too, no lease checkpoint", true, false),
+            (
+                "leader killed too, --experimental-enable-lease-checkpoint",
+                true,
+                true,
+            ),
+        ];
+        for (i, (label, kill_leader, checkpoint)) in cases.into_iter().enumerate() {
+            if checkpoint {
+                drop(etcd);
+                etcd = EtcdCluster::start_with(3, true).expect("3 etcd members");
+            }
+            let mut v = Vec::new();
+            for k in 0..kills {
+                let prefix = format!("/kill{i}-{k}/");
+                v.push(rt.block_on(c::ddl_after_kill_s(&mut etcd, kill_leader, &prefix)));
+            }
+            let max = v.iter().copied().fold(0.0, f64::max);
+            let bound = if kill_leader && !checkpoint {
+                "<= election + TTL (the new leader restarts the TTL) + 1 s".to_string()
+            } else {
+                format!("<= TTL + 1 s = {:.0} s", TTL.as_secs_f64() + 1.0)
+            };
+            kill.row(vec![
+                label.into(),
+                v.len().to_string(),
+                format!("{:.2}", median(&v)),
+                format!("{max:.2}"),
+                bound,
+            ]);
+            kill_data.push(json!({"case": label, "s": v}));
+        }
+        r.tables.push(kill);
+        r.headline = Some(Headline {
+            what: "EXCLUSIVE across 3 nodes, p50".into(),
+            measured: format!("{p50_at_3:.2} ms ({:.1} write round trips)", p50_at_3 / rtt),
+            published: "issue 23 target: <= 10 ms, <= 3 round trips".into(),
+        });
+        r.notes.push(format!(
+            "etcd write round trip here (median of 200 sequential puts, 3 members): {rtt:.2} ms."
+        ));
+        r.notes.push(
+            "Statement CPU is the statement thread's CPU time (CLOCK_THREAD_CPUTIME_ID) per \
+             SR acquire + release, alternating plain and cluster rounds; the node's own tasks \
+             (watch, stand-ins, renewals, wait publishing) run on the runtime's threads and are \
+             not in it. The instruction count of the same path is in BENCHMARKS.md (callgrind)."
+                .into(),
+        );
+        if quick {
+            r.notes.push(
+                "Quick mode: few samples; the full mode's figures are in BENCHMARKS.md.".into(),
+            );
+        }
+        r.data = json!({
+            "rtt_ms": rtt,
+            "latency": lat_data,
+            "statement_cpu_ns": {"own_manager": plain, "node_manager": same, "cluster": cluster},
+            "after_kill": kill_data,
+        });
+    }
+}

@@ -1,0 +1,69 @@
+//! How a node joins the cluster.
+
+use std::time::Duration;
+
+use crate::keys::NodeId;
+
+/// A node's configuration ([`ClusterManager::join`](crate::ClusterManager::join)).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ClusterConfig {
+    /// etcd's client URLs (`http://127.0.0.1:2379`, ...).
+    pub endpoints: Vec<String>,
+    /// This node's id, unique among live nodes.
+    pub node: NodeId,
+    /// Every key of the cluster lives under this prefix (default `/mdl/`).
+    pub prefix: String,
+    /// The node's etcd lease TTL: a node that stops renewing its lease (dead, or cut off) stops
+    /// blocking the others this long after its last renewal (default 5 s; etcd's minimum is
+    /// about 1.5 x its election timeout).
+    pub lease_ttl: Duration,
+    /// How often the lease is renewed (default a third of the TTL).
+    pub keep_alive: Duration,
+    /// A node that has not renewed its lease fences itself this long before the lease could
+    /// expire (default 1.5 s, and at most half the TTL): the time it has to refuse new grants,
+    /// kill its holders and wait them out.
+    pub fence_margin: Duration,
+    /// How often a node looks for changes in its waits to publish (and so how soon a deadlock
+    /// across nodes is found; default 50 ms).
+    pub wait_publish_interval: Duration,
+    /// Timeout of one etcd request (default 2 s).
+    pub request_timeout: Duration,
+}
+
+impl ClusterConfig {
+    /// The defaults for node `node` of the etcd cluster at `endpoints`.
+    pub fn new(endpoints: Vec<String>, node: NodeId) -> ClusterConfig {
+        ClusterConfig {
+            endpoints,
+            node,
+            prefix: "/mdl/".into(),
+            lease_ttl: Duration::from_secs(5),
+            keep_alive: Duration::from_millis(1666),
+            fence_margin: Duration::from_millis(1500),
+            wait_publish_interval: Duration::from_millis(50),
+            request_timeout: Duration::from_secs(2),
+        }
+    }
+
+    /// Sets the lease TTL, the keep-alive interval (TTL / 3) and the fence margin (TTL / 3,
+    /// at most 1.5 s... at least 300 ms).
+    pub fn lease_ttl(mut self, ttl: Duration) -> ClusterConfig {
+        self.lease_ttl = ttl;
+        self.keep_alive = ttl / 3;
+        self.fence_margin =
+            (ttl / 3).clamp(Duration::from_millis(300), Duration::from_millis(1500));
+        self
+    }
+
+    /// Sets the prefix (several clusters can share one etcd under different prefixes).
+    pub fn prefix(mut self, prefix: impl Into<String>) -> ClusterConfig {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// The TTL in whole seconds, as etcd takes it (at least 1).
+    pub(crate) fn ttl_secs(&self) -> i64 {
+        (self.lease_ttl.as_secs_f64().ceil() as i64).max(1)
+    }
+}

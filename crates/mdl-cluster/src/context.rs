@@ -1,0 +1,370 @@
+//! [`ClusterContext`]: a connection's context on one node. Locks that never conflict with one
+//! another go straight to the local lock manager; the others *travel*.
+//!
+//! # A travelling request
+//!
+//! 1. Register the request (so the session task can hand it its turn), then write the intent
+//!    `i/<node>/<seq>` under the node's lease. etcd orders it: its creation revision `R`.
+//! 2. Wait for the turn: the session task reaches `R` in the watch, after every intent before
+//!    `R` got its stand-in here. Then queue the request in this context, locally, and tell the
+//!    session task it is queued (so intents after `R` queue behind it).
+//! 3. Wait for the local grant (like any local request: timeouts, kills and local deadlocks
+//!    as usual).
+//! 4. Wait until every live node other than this one has acknowledged `R` (its stand-in for
+//!    `R` was granted there). Nodes that die stop counting when their lease expires.
+//! 5. Granted. Releasing the ticket releases the local lock and deletes the intent with its
+//!    acknowledgements (in the background); every node then releases its stand-in.
+//!
+//! A request that fails or is dropped at any step releases what it got and deletes its intent;
+//! if this node cannot reach etcd to delete it, its lease does.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
+
+use etcd_client::PutOptions;
+use mdl_core::matrix::is_unobtrusive;
+use mdl_core::{ContextId, LockDuration, MdlContext, MdlRequest, Ticket};
+use tokio::sync::oneshot;
+use tokio::time::{sleep_until, timeout_at, Instant};
+
+use crate::error::{ClusterError, Result};
+use crate::keys::{Intent, StoredKey};
+use crate::node::{lock, Cancel, Inner, Requester};
+
+/// Whether a request of this type travels (waits for every node) or stays local: the
+/// unobtrusive types (S, SH, SR, SW, SWLP on objects, IX on scopes) conflict only with the
+/// others, so a local grant of one is safe as long as every other type travels.
+pub fn travels(req: &MdlRequest) -> bool {
+    !is_unobtrusive(req.key.strategy(), req.lock_type)
+}
+
+/// A connection's context on a cluster node ([`ClusterManager::new_context`](crate::ClusterManager::new_context)).
+pub struct ClusterContext {
+    inner: Arc<Inner>,
+    ctx: MdlContext,
+    /// Granted travelling locks: their intent ids and durations.
+    travelling: HashMap<Ticket, (String, LockDuration)>,
+}
+
+/// Deletes the intent of a travelling request that did not complete, and unregisters it.
+struct InFlight<'a> {
+    inner: &'a Arc<Inner>,
+    id: String,
+    written: bool,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        lock(&self.inner.requesters).remove(&self.id);
+        if self.written {
+            self.inner.delete_intent(self.id.clone());
+        }
+    }
+}
+
+impl ClusterContext {
+    pub(crate) fn new(inner: Arc<Inner>, ctx: MdlContext) -> ClusterContext {
+        ClusterContext {
+            inner,
+            ctx,
+            travelling: HashMap::new(),
+        }
+    }
+
+    /// The context's id on this node.
+    pub fn id(&self) -> ContextId {
+        self.ctx.id()
+    }
+
+    /// The local context (read-only: every lock goes through this type).
+    pub fn local(&self) -> &MdlContext {
+        &self.ctx
+    }
+
+    /// Sets the context's label (shown by every node's who-blocks-whom, with this node's id).
+    pub fn set_label(&mut self, label: impl Into<Arc<str>>) {
+        self.ctx.set_label(label);
+    }
+
+    /// Acquires a lock, blocking the thread. A local type costs what a local lock costs (one
+    /// test more); a travelling one waits for the cluster (see the module docs). Call it
+    /// outside the node's runtime, or on a multi-threaded runtime's worker.
+    ///
+    /// # Errors
+    /// As [`ClusterContext::acquire_async`].
+    #[inline]
+    pub fn acquire(&mut self, req: &MdlRequest, timeout: Duration) -> Result<Ticket> {
+        if !travels(req) {
+            return self.ctx.acquire(req, timeout).map_err(ClusterError::Local);
+        }
+        self.acquire_travelling_blocking(req, timeout)
+    }
+
+    /// The travelling path of [`ClusterContext::acquire`], out of line: its future is large,
+    /// and a caller's stack frame that held it would cost every local lock a stack probe.
+    #[cold]
+    #[inline(never)]
+    fn acquire_travelling_blocking(
+        &mut self,
+        req: &MdlRequest,
+        timeout: Duration,
+    ) -> Result<Ticket> {
+        let handle = self.inner.handle.clone();
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::task::block_in_place(|| handle.block_on(self.acquire_travelling(req, timeout)))
+        } else {
+            handle.block_on(self.acquire_travelling(req, timeout))
+        }
+    }
+
+    /// Acquires a lock without blocking a thread.
+    ///
+    /// # Errors
+    /// [`ClusterError::Local`] for the local lock manager's errors (bad input, a local timeout,
+    /// kill or deadlock); for travelling locks also [`ClusterError::Timeout`] (naming the nodes
+    /// and contexts that held it up), [`ClusterError::Deadlock`] (a cycle across nodes, this
+    /// request the victim), [`ClusterError::Killed`], [`ClusterError::NotServing`] and
+    /// [`ClusterError::Etcd`].
+    pub async fn acquire_async(&mut self, req: &MdlRequest, timeout: Duration) -> Result<Ticket> {
+        if !travels(req) {
+            return Ok(self.ctx.acquire_async(req, timeout).await?);
+        }
+        self.acquire_travelling(req, timeout).await
+    }
+
+    async fn acquire_travelling(&mut self, req: &MdlRequest, timeout: Duration) -> Result<Ticket> {
+        if self
+            .ctx
+            .owns_equal_or_stronger_lock(&req.key, req.lock_type)
+        {
+            // Held already through the cluster: the local ticket (or a clone) is the answer.
+            return Ok(self.ctx.acquire_async(req, timeout).await?);
+        }
+        let deadline = Instant::now() + timeout;
+        let inner = self.inner.clone();
+        let me = inner.me();
+        let (session, lease) = {
+            let v = inner.view();
+            if !v.serving {
+                return Err(ClusterError::NotServing);
+            }
+            (v.session, v.lease)
+        };
+        let seq = inner
+            .next_seq
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = format!("{me}/{seq:016x}");
+        let (turn_tx, turn_rx) = oneshot::channel();
+        let (cancel_tx, mut cancel_rx) = oneshot::channel();
+        let context = self.ctx.id().as_u64();
+        lock(&inner.requesters).insert(
+            id.clone(),
+            Requester {
+                context,
+                rev: None,
+                turn: Some(turn_tx),
+                cancel: Some(cancel_tx),
+            },
+        );
+        let mut flight = InFlight {
+            inner: &inner,
+            id: id.clone(),
+            written: false,
+        };
+        let what = format!("{} on {}", req.lock_type, req.key);
+        let intent = Intent {
+            node: me,
+            context,
+            label: self.ctx.label().map(|l| l.to_string()),
+            key: StoredKey::from_key(&req.key),
+            lock_type: req.lock_type.id(),
+            duration: LockDuration::ALL
+                .iter()
+                .position(|d| *d == req.duration)
+                .unwrap_or(0) as u8,
+        };
+        let value = serde_json::to_string(&intent)
+            .map_err(|e| ClusterError::Corrupt(e.to_string().into()))?;
+        flight.written = true; // a put that fails may still have been written
+        let rev = loop {
+            // An etcd member that restarts fails the requests it had: try again (a second put
+            // of the same key keeps its creation revision, which is its place in the order).
+            let mut c = inner.client();
+            let put = c.put(
+                inner.layout.intent(&id),
+                value.clone(),
+                Some(PutOptions::new().with_lease(lease)),
+            );
+            match timeout_at(deadline, put).await {
+                Ok(Ok(r)) => break r.header().map_or(0, |h| h.revision()),
+                Ok(Err(e)) if Instant::now() + Duration::from_millis(50) >= deadline => {
+                    return Err(e.into())
+                }
+                Ok(Err(_)) => tokio::time::sleep(Duration::from_millis(50)).await,
+                Err(_) => return Err(self.timed_out(&what, context)),
+            }
+        };
+        if let Some(r) = lock(&inner.requesters).get_mut(&id) {
+            r.rev = Some(rev);
+        }
+        // Our turn, in revision order, after the travelling request before ours on the object.
+        let mut turn = tokio::select! {
+            t = turn_rx => t.map_err(|_| ClusterError::NotServing)?,
+            c = &mut cancel_rx => return Err(cancelled(c, &what)),
+            _ = sleep_until(deadline) => return Err(self.timed_out(&what, context)),
+        };
+        let mut queued = turn.queued.take();
+        if turn.after.is_some() {
+            if let Some(q) = queued.take() {
+                let _ = q.send(());
+            }
+            tokio::select! {
+                _ = turn.wait_for_previous() => {}
+                c = &mut cancel_rx => return Err(cancelled(c, &what)),
+                _ = sleep_until(deadline) => return Err(self.timed_out(&what, context)),
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        let ticket = {
+            let mut fut = pin!(self.ctx.acquire_async(req, left));
+            let first = std::future::poll_fn(|cx| Poll::Ready(fut.as_mut().poll(cx))).await;
+            if let Some(q) = queued.take() {
+                let _ = q.send(());
+            }
+            match first {
+                Poll::Ready(r) => r?,
+                Poll::Pending => tokio::select! {
+                    r = &mut fut => r?,
+                    c = &mut cancel_rx => return Err(cancelled(c, &what)),
+                },
+            }
+        };
+        let _ = turn.granted.send(true);
+        // Every live node's acknowledgement.
+        let mut changed = inner.changed.subscribe();
+        loop {
+            {
+                let v = inner.view();
+                if v.session != session || !v.serving {
+                    drop(v);
+                    let _ = self.ctx.release(ticket);
+                    return Err(ClusterError::NotServing);
+                }
+                if v.acknowledged_by_all(&id, me) {
+                    break;
+                }
+            }
+            tokio::select! {
+                _ = changed.changed() => {}
+                c = &mut cancel_rx => {
+                    let _ = self.ctx.release(ticket);
+                    return Err(cancelled(c, &what));
+                }
+                _ = sleep_until(deadline) => {
+                    let err = self.timed_out(&what, context);
+                    let _ = self.ctx.release(ticket);
+                    return Err(err);
+                }
+            }
+        }
+        flight.written = false;
+        drop(flight);
+        self.travelling.insert(ticket, (id, req.duration));
+        Ok(ticket)
+    }
+
+    /// The timeout error of a travelling request: the cluster's waits of this context.
+    fn timed_out(&self, what: &str, context: u64) -> ClusterError {
+        let me = self.inner.me();
+        let blockers = crate::observe::waits_of(&self.inner, me, context);
+        ClusterError::Timeout(Box::new(crate::error::TimeoutError {
+            what: what.to_owned(),
+            blockers,
+        }))
+    }
+
+    /// Releases one lock (a travelling lock's intent is deleted in the background).
+    ///
+    /// # Errors
+    /// `MdlError::InvalidTicket` (as [`ClusterError::Local`]) for a ticket that is not this
+    /// context's.
+    #[inline]
+    pub fn release(&mut self, ticket: Ticket) -> Result<()> {
+        self.ctx.release(ticket)?;
+        if !self.travelling.is_empty() {
+            if let Some((id, _)) = self.travelling.remove(&ticket) {
+                self.inner.delete_intent(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Releases the locks of STATEMENT duration (the end of a statement).
+    #[inline]
+    pub fn release_statement_locks(&mut self) {
+        self.ctx.release_statement_locks();
+        if !self.travelling.is_empty() {
+            self.forget(|d| d == LockDuration::Statement);
+        }
+    }
+
+    /// Releases the locks of STATEMENT and TRANSACTION duration (the end of a transaction).
+    #[inline]
+    pub fn release_transactional_locks(&mut self) {
+        self.ctx.release_transactional_locks();
+        if !self.travelling.is_empty() {
+            self.forget(|d| d != LockDuration::Explicit);
+        }
+    }
+
+    fn forget(&mut self, released: impl Fn(LockDuration) -> bool) {
+        let inner = self.inner.clone();
+        self.travelling.retain(|_, (id, d)| {
+            if released(*d) {
+                inner.delete_intent(std::mem::take(id));
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    /// The kill pending on this context, if any (a fence kills every context of its node).
+    pub fn pending_kill(&self) -> Option<mdl_core::KillScope> {
+        self.ctx.pending_kill()
+    }
+
+    /// Clears a connection kill (`KILL`), as a server does when the connection is reused.
+    pub fn reset_kill(&mut self) {
+        self.ctx.reset_kill();
+    }
+}
+
+impl Drop for ClusterContext {
+    fn drop(&mut self) {
+        for (_, (id, _)) in self.travelling.drain() {
+            self.inner.delete_intent(id);
+        }
+        lock(&self.inner.contexts).remove(&self.ctx.id().as_u64());
+    }
+}
+
+fn cancelled(
+    c: std::result::Result<Cancel, oneshot::error::RecvError>,
+    what: &str,
+) -> ClusterError {
+    match c {
+        Ok(Cancel::Killed) => ClusterError::Killed(what.into()),
+        Ok(Cancel::Deadlock(cycle)) => {
+            ClusterError::Deadlock(Box::new(crate::error::DeadlockError {
+                what: what.to_owned(),
+                cycle,
+            }))
+        }
+        Ok(Cancel::NotServing) | Err(_) => ClusterError::NotServing,
+    }
+}

@@ -1,0 +1,356 @@
+//! [`ClusterManager`]: one node of the cluster, wrapping a local [`MdlManager`].
+//!
+//! `join` connects to etcd, closes the local grant gate, and starts the node's session task
+//! (`session.rs`), which registers the node under a lease, takes stand-ins for the intents that
+//! exist, opens the gate and then follows etcd's changes; `join` returns once the node serves.
+//! The state shared by the session task, the requesters (`context.rs`) and the stand-in tasks
+//! (`standin.rs`) is [`Inner`].
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use etcd_client::{Client, ConnectOptions, DeleteOptions, PutOptions, Txn, TxnOp};
+use mdl_core::{ContextId, KillScope, MdlContext, MdlManager, Namespace};
+use tokio::runtime::Handle;
+use tokio::sync::{oneshot, watch};
+
+use crate::config::ClusterConfig;
+use crate::context::ClusterContext;
+use crate::error::{ClusterError, Result};
+use crate::keys::{KillRequest, Layout, NodeId, Party};
+use crate::view::View;
+
+/// Why a travelling request was ended from outside.
+#[derive(Debug)]
+pub(crate) enum Cancel {
+    Killed,
+    Deadlock(Vec<Party>),
+    NotServing,
+}
+
+/// A travelling request's place in the local order of travelling requests on its object: it
+/// queues locally only once the one before it (`after`) was granted here or ended, answers
+/// `queued` once queued (or waiting on `after`), and says on `granted` when it is granted here.
+pub(crate) struct Turn {
+    pub(crate) queued: Option<oneshot::Sender<()>>,
+    pub(crate) after: Option<watch::Receiver<bool>>,
+    pub(crate) granted: watch::Sender<bool>,
+}
+
+impl Turn {
+    /// Waits until the travelling request before this one on the object was granted here (or
+    /// ended).
+    pub(crate) async fn wait_for_previous(&mut self) {
+        if let Some(a) = self.after.as_mut() {
+            let _ = a.wait_for(|granted| *granted).await;
+        }
+    }
+}
+
+/// A travelling request in progress on this node.
+pub(crate) struct Requester {
+    pub(crate) context: u64,
+    pub(crate) rev: Option<i64>,
+    /// The session task hands the requester its turn (in revision order) through this.
+    pub(crate) turn: Option<oneshot::Sender<Turn>>,
+    pub(crate) cancel: Option<oneshot::Sender<Cancel>>,
+}
+
+/// What a stand-in context stands in for.
+#[derive(Debug, Clone)]
+pub(crate) struct StandInOf {
+    pub(crate) party: Party,
+    pub(crate) rev: i64,
+    pub(crate) label: Option<String>,
+}
+
+/// Counters of a node's life ([`ClusterManager::status`]).
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) sessions: AtomicU64,
+    pub(crate) fences: AtomicU64,
+    pub(crate) late_fences: AtomicU64,
+    pub(crate) stand_ins: AtomicUsize,
+    pub(crate) deadlock_victims: AtomicU64,
+}
+
+/// A node's state, shared by its tasks.
+pub(crate) struct Inner {
+    pub(crate) cfg: ClusterConfig,
+    pub(crate) layout: Layout,
+    pub(crate) mgr: Arc<MdlManager>,
+    /// Replaced by a fresh connection at the start of each session after the first.
+    client: Mutex<Client>,
+    pub(crate) handle: Handle,
+    pub(crate) view: Mutex<View>,
+    pub(crate) changed: watch::Sender<u64>,
+    pub(crate) requesters: Mutex<HashMap<String, Requester>>,
+    pub(crate) stand_ins: Mutex<HashMap<u64, StandInOf>>,
+    /// The contexts made by [`ClusterManager::new_context`] (killed when the node fences).
+    pub(crate) contexts: Mutex<HashSet<u64>>,
+    pub(crate) next_seq: AtomicU64,
+    pub(crate) next_stand_in: AtomicU64,
+    pub(crate) shutdown: watch::Sender<bool>,
+    pub(crate) counters: Counters,
+}
+
+async fn connect(config: &ClusterConfig) -> Result<Client> {
+    let opts = ConnectOptions::new()
+        .with_connect_timeout(config.request_timeout)
+        .with_timeout(config.request_timeout)
+        .with_keep_alive(Duration::from_millis(500), config.request_timeout);
+    tokio::time::timeout(
+        config.request_timeout,
+        Client::connect(&config.endpoints, Some(opts)),
+    )
+    .await
+    .map_err(|_| ClusterError::Etcd("connect timed out".into()))?
+    .map_err(ClusterError::from)
+}
+
+/// Stand-in contexts take ids from here up, apart from a server's connection ids.
+pub(crate) const STAND_IN_IDS: u64 = 1 << 62;
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Inner {
+    pub(crate) fn me(&self) -> NodeId {
+        self.cfg.node
+    }
+
+    /// The etcd client (cheap to clone).
+    pub(crate) fn client(&self) -> Client {
+        lock(&self.client).clone()
+    }
+
+    /// Connects to etcd again (a node that was cut off may hold a channel that gave up).
+    pub(crate) async fn reconnect(&self) -> Result<()> {
+        let c = connect(&self.cfg).await?;
+        *lock(&self.client) = c;
+        Ok(())
+    }
+
+    pub(crate) fn view(&self) -> MutexGuard<'_, View> {
+        lock(&self.view)
+    }
+
+    /// Tells the waiters that the view changed.
+    pub(crate) fn bump(&self) {
+        self.changed.send_modify(|v| *v += 1);
+    }
+
+    /// Deletes a travelling lock's intent and its acknowledgements, in the background (a
+    /// release never waits for etcd; if etcd cannot be reached, the node's lease takes them).
+    pub(crate) fn delete_intent(self: &Arc<Self>, id: String) {
+        let inner = self.clone();
+        self.handle.spawn(async move {
+            let txn = Txn::new().and_then(vec![
+                TxnOp::delete(inner.layout.intent(&id), None),
+                TxnOp::delete(
+                    inner.layout.acks_of(&id),
+                    Some(DeleteOptions::new().with_prefix()),
+                ),
+            ]);
+            for _ in 0..5 {
+                let mut c = inner.client();
+                match tokio::time::timeout(inner.cfg.request_timeout, c.txn(txn.clone())).await {
+                    Ok(Ok(_)) => return,
+                    _ => tokio::time::sleep(Duration::from_millis(100)).await,
+                }
+            }
+        });
+    }
+
+    /// Ends a travelling request of `context` on this node, if one is in progress.
+    pub(crate) fn cancel_requester(&self, context: u64, why: impl Fn() -> Cancel) -> bool {
+        let mut reqs = lock(&self.requesters);
+        let mut found = false;
+        for r in reqs.values_mut().filter(|r| r.context == context) {
+            if let Some(c) = r.cancel.take() {
+                let _ = c.send(why());
+                found = true;
+            }
+        }
+        found
+    }
+
+    /// Every namespace: the gate closes them all when the node fences.
+    pub(crate) fn all_namespaces() -> &'static [Namespace] {
+        &Namespace::ALL
+    }
+}
+
+/// One node of a cluster: a local [`MdlManager`] whose non-conflicting locks stay local and
+/// whose other locks are granted only once every live node has granted them too
+/// (`docs/cluster.md`). Cheap to clone.
+#[derive(Clone)]
+pub struct ClusterManager {
+    pub(crate) inner: Arc<Inner>,
+}
+
+/// A node's state ([`ClusterManager::status`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NodeStatus {
+    /// This node.
+    pub node: NodeId,
+    /// Whether it serves locks now.
+    pub serving: bool,
+    /// Sessions started (1 + times it joined again after fencing itself).
+    pub sessions: u64,
+    /// Times it fenced itself.
+    pub fences: u64,
+    /// Fences whose local holders were still there when the lease could have expired.
+    pub late_fences: u64,
+    /// Stand-in locks held or queued here for other nodes' requests.
+    pub stand_ins: usize,
+    /// Live nodes as this node sees them.
+    pub live_nodes: Vec<NodeId>,
+    /// Deadlock victims this node chose among its own requests.
+    pub deadlock_victims: u64,
+}
+
+impl ClusterManager {
+    /// Joins the cluster as `config.node` with the local lock manager `mgr`, and returns once
+    /// the node serves (registered, stand-ins taken for every existing intent). Must be called
+    /// within a tokio runtime; the node's tasks run on it.
+    ///
+    /// # Errors
+    /// [`ClusterError::Etcd`] if etcd cannot be reached within the request timeout.
+    pub async fn join(config: ClusterConfig, mgr: Arc<MdlManager>) -> Result<ClusterManager> {
+        let client = connect(&config).await?;
+        // Nothing is granted locally until the node has caught up with the cluster.
+        mgr.close_grants(Inner::all_namespaces());
+        let seq0 = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let inner = Arc::new(Inner {
+            layout: Layout {
+                prefix: config.prefix.clone(),
+            },
+            cfg: config,
+            mgr,
+            client: Mutex::new(client),
+            handle: Handle::current(),
+            view: Mutex::new(View::default()),
+            changed: watch::channel(0).0,
+            requesters: Mutex::new(HashMap::new()),
+            stand_ins: Mutex::new(HashMap::new()),
+            contexts: Mutex::new(HashSet::new()),
+            next_seq: AtomicU64::new(seq0),
+            next_stand_in: AtomicU64::new(STAND_IN_IDS),
+            shutdown: watch::channel(false).0,
+            counters: Counters::default(),
+        });
+        let mut changed = inner.changed.subscribe();
+        tokio::spawn(crate::session::run(inner.clone()));
+        tokio::spawn(crate::waits::run(inner.clone()));
+        let deadline = tokio::time::Instant::now() + inner.cfg.lease_ttl * 4;
+        loop {
+            if inner.view().serving {
+                return Ok(ClusterManager { inner });
+            }
+            if tokio::time::timeout_at(deadline, changed.changed())
+                .await
+                .is_err()
+            {
+                inner.shutdown.send_replace(true);
+                return Err(ClusterError::Etcd(
+                    "could not join the cluster in time".into(),
+                ));
+            }
+        }
+    }
+
+    /// This node's id.
+    pub fn node(&self) -> NodeId {
+        self.inner.me()
+    }
+
+    /// The local lock manager.
+    pub fn local(&self) -> &Arc<MdlManager> {
+        &self.inner.mgr
+    }
+
+    /// A new connection's context, with an id the lock manager picks.
+    pub fn new_context(&self) -> ClusterContext {
+        self.wrap(self.inner.mgr.new_context())
+    }
+
+    /// A new connection's context with the server's connection id `id`.
+    ///
+    /// # Errors
+    /// `MdlError::ContextIdInUse` (as [`ClusterError::Local`]) if a live context has the id.
+    pub fn new_context_with_id(&self, id: u64) -> Result<ClusterContext> {
+        Ok(self.wrap(self.inner.mgr.new_context_with_id(id)?))
+    }
+
+    fn wrap(&self, ctx: MdlContext) -> ClusterContext {
+        lock(&self.inner.contexts).insert(ctx.id().as_u64());
+        ClusterContext::new(self.inner.clone(), ctx)
+    }
+
+    /// Kills context `context` on node `node` (MySQL's `KILL QUERY` or `KILL`): on this node
+    /// at once; on another through etcd, applied by that node when it sees the request. Ends
+    /// the context's wait for a local lock and its travelling request, if any.
+    ///
+    /// # Errors
+    /// `MdlError::UnknownContext` for an unknown local context; [`ClusterError::Etcd`] if the
+    /// kill of a remote context could not be written.
+    pub async fn kill(&self, node: NodeId, context: u64, scope: KillScope) -> Result<()> {
+        if node == self.node() {
+            let local = self.inner.mgr.kill(ContextId::new(context), scope);
+            let travelling = self.inner.cancel_requester(context, || Cancel::Killed);
+            return match local {
+                Err(e) if !travelling => Err(e.into()),
+                _ => Ok(()),
+            };
+        }
+        let lease = self.inner.view().lease;
+        let value = serde_json::to_string(&KillRequest {
+            connection: scope == KillScope::Connection,
+        })
+        .map_err(|e| ClusterError::Corrupt(e.to_string().into()))?;
+        let mut c = self.inner.client();
+        c.put(
+            self.inner.layout.kill(node, context),
+            value,
+            Some(PutOptions::new().with_lease(lease)),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// The node's state.
+    pub fn status(&self) -> NodeStatus {
+        let v = self.inner.view();
+        let c = &self.inner.counters;
+        NodeStatus {
+            node: self.node(),
+            serving: v.serving,
+            sessions: c.sessions.load(Ordering::Relaxed),
+            fences: c.fences.load(Ordering::Relaxed),
+            late_fences: c.late_fences.load(Ordering::Relaxed),
+            stand_ins: c.stand_ins.load(Ordering::Relaxed),
+            live_nodes: v.nodes.iter().copied().collect(),
+            deadlock_victims: c.deadlock_victims.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Leaves the cluster: stops the node's tasks and revokes its lease (its intents,
+    /// acknowledgements and registration go at once). The local lock manager keeps working
+    /// with its gate closed.
+    pub async fn leave(&self) {
+        self.inner.shutdown.send_replace(true);
+        let lease = self.inner.view().lease;
+        if lease != 0 {
+            let mut c = self.inner.client();
+            let _ =
+                tokio::time::timeout(self.inner.cfg.request_timeout, c.lease_revoke(lease)).await;
+        }
+    }
+}
