@@ -80,14 +80,14 @@
 //!
 //! * `pfs` (default): instruments the partition mutexes, lock-object locks, wait slots and
 //!   metadata-lock waits (blocking and async, on a bound session thread:
-//!   [`MdlContext::bind_pfs_thread`]) through the `pfs` crate. Without it the crate has no
+//!   `MdlContext::bind_pfs_thread`) through the `pfs` crate. Without it the crate has no
 //!   instrumentation code at all.
 //! * `tracing`: a `tracing` span per wait (`mdl_wait`, DEBUG, target `mdl_core::wait`: object,
 //!   lock type and duration, context, blockers at the start, outcome, `waited_us`). Disabled,
 //!   it costs a level check.
 //! * `metrics`: counters of acquisitions, waits, timeouts, deadlocks and kills by namespace and
 //!   lock type, a wait-time histogram and gauges, kept by the lock manager and published into
-//!   the `metrics` facade by [`MdlManager::publish_metrics`] when an exporter scrapes; the
+//!   the `metrics` facade by `MdlManager::publish_metrics` when an exporter scrapes; the
 //!   acquire path never calls the facade.
 //! * `serde`: `serde::Serialize` for the diagnostics ([`LockWaits`], [`DeadlockRecord`],
 //!   [`MdlError`], [`WaitCounters`], ...), with MySQL's names for namespaces, lock types and

@@ -29,7 +29,7 @@ use crate::wait::WaitStatus;
 /// An async wait reports what a blocking one does: it appears in
 /// [`MdlManager::lock_waits`](crate::MdlManager::lock_waits), the wait-for graph and the wait
 /// counters, and (feature `pfs`) as a `wait/lock/metadata/sql/mdl` event — on the session thread
-/// the context is bound to ([`MdlContext::bind_pfs_thread`]), whichever worker polls it, shown in
+/// the context is bound to (`MdlContext::bind_pfs_thread`), whichever worker polls it, shown in
 /// `events_waits_current` while pending; unbound, on the session a wrapping
 /// `pfs::SessionThread::instrument` entered, else recorded when it ends, on the thread that ends
 /// it (see `telemetry.rs`).
