@@ -17,7 +17,15 @@
 //! `sync` (the default) calls `acquire`; `async` makes an `acquire_async` future and polls it
 //! once with a no-op waker (a grantable request is `Ready` on the first poll); `await` runs the
 //! whole loop as one async block on a minimal `block_on` (a thread-unparking waker), each
-//! iteration `.await`ing `acquire_async` as a task would.
+//! iteration `.await`ing `acquire_async` as a task would; `wait` makes every iteration a queued
+//! async wait: a second context's EXCLUSIVE `acquire_async` is polled once (it queues, taking
+//! the SHARED_READ into the queue), the SHARED_READ is released (which grants it), and the
+//! future is polled again (the woken poll, which ends the wait), then the EXCLUSIVE is
+//! released; `enter` polls each `async` future inside a `pfs::SessionThread::enter` (the cost
+//! of a session thread per poll).
+//!
+//! `bound` (anywhere after the iterations, `pfs` feature) binds the contexts to a
+//! `pfs::SessionThread`, so their waits are recorded on it.
 
 use std::future::Future;
 use std::hint::black_box;
@@ -88,11 +96,60 @@ fn await_loop(ctx: &mut MdlContext, req: &MdlRequest, iterations: u64) {
     });
 }
 
+/// Each iteration a queued async wait, granted and ended by the woken poll.
+fn wait_loop(ctx: &mut MdlContext, waiter: &mut MdlContext, req: &MdlRequest, iterations: u64) {
+    let mut cx = Context::from_waker(Waker::noop());
+    let x = MdlRequest::new(
+        req.key.clone(),
+        LockType::Exclusive,
+        LockDuration::Transaction,
+    );
+    for _ in 0..iterations {
+        let t = ctx.acquire(black_box(req), TIMEOUT).expect("no conflict");
+        let got = {
+            let mut f = pin!(waiter.acquire_async(black_box(&x), TIMEOUT));
+            assert!(f.as_mut().poll(&mut cx).is_pending(), "queued");
+            ctx.release(black_box(t)).expect("own ticket");
+            f.as_mut().poll(&mut cx)
+        };
+        let Poll::Ready(got) = got else {
+            panic!("granted by the release")
+        };
+        waiter
+            .release(black_box(got.expect("granted")))
+            .expect("own ticket");
+    }
+}
+
+/// `async`, each poll inside a session thread's `enter`.
+#[cfg(feature = "pfs")]
+fn enter_loop(ctx: &mut MdlContext, req: &MdlRequest, iterations: u64) {
+    let session = mysql_mdl::pfs::SessionThread::new("thread/sql/one_connection", 1);
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..iterations {
+        let entered = session.enter();
+        let got = pin!(ctx.acquire_async(black_box(req), TIMEOUT)).poll(&mut cx);
+        drop(entered);
+        let Poll::Ready(got) = got else {
+            panic!("an uncontended request was not ready on the first poll")
+        };
+        ctx.release(black_box(got.expect("no conflict")))
+            .expect("own ticket");
+    }
+}
+
 fn main() {
     let mut all: Vec<String> = std::env::args().skip(1).collect();
+    let bound = match all.iter().position(|a| a == "bound") {
+        Some(i) => {
+            all.remove(i);
+            true
+        }
+        None => false,
+    };
     let mode = match all
         .iter()
-        .position(|a| ["sync", "async", "await"].contains(&a.as_str()))
+        .position(|a| ["sync", "async", "await", "wait", "enter"].contains(&a.as_str()))
     {
         Some(i) => all.remove(i),
         None => "sync".to_string(),
@@ -122,6 +179,15 @@ fn main() {
     )
     .expect("valid config");
     let mut ctx = mgr.new_context();
+    let mut waiter = mgr.new_context();
+    #[cfg(feature = "pfs")]
+    if bound {
+        let session = mysql_mdl::pfs::SessionThread::new("thread/sql/one_connection", 1);
+        ctx.bind_pfs_thread(session.clone());
+        waiter.bind_pfs_thread(session);
+    }
+    #[cfg(not(feature = "pfs"))]
+    assert!(!bound, "`bound` needs the pfs feature");
     let key = MdlKey::new(Namespace::Table, "test", "sbtest1").expect("valid key");
     let req = MdlRequest::new(key, LockType::SharedRead, LockDuration::Statement);
     // Warm up: create the lock object.
@@ -131,6 +197,9 @@ fn main() {
     match mode.as_str() {
         "async" => async_loop(&mut ctx, &req, iterations),
         "await" => await_loop(&mut ctx, &req, iterations),
+        "wait" => wait_loop(&mut ctx, &mut waiter, &req, iterations),
+        #[cfg(feature = "pfs")]
+        "enter" => enter_loop(&mut ctx, &req, iterations),
         _ => sync_loop(&mut ctx, &req, iterations),
     }
     let ns = start.elapsed().as_nanos() as f64 / iterations as f64;
@@ -140,5 +209,5 @@ fn main() {
     } else {
         "no-pfs"
     };
-    println!("build={build} preset={preset} fast_path={} mode={mode} iterations={iterations} acquire+release: {ns:.1} ns", fast_path.name());
+    println!("build={build} preset={preset} fast_path={} mode={mode} bound={bound} iterations={iterations} acquire+release: {ns:.1} ns", fast_path.name());
 }

@@ -1,7 +1,8 @@
-//! The async API under measurement (issue 10): the no-wait path of `acquire_async` against
-//! `acquire`, the wake-up latency of a queued waiter when its blocker releases (next to
-//! `tokio::sync::RwLock`), and 1,000 statement tasks with a DDL every few milliseconds on a
-//! 2-worker tokio runtime, with a heartbeat task measuring how late the runtime runs it.
+//! The async API under measurement (issues 10 and 21): the no-wait path of `acquire_async`
+//! against `acquire`, the wake-up latency of a queued waiter when its blocker releases (next to
+//! `tokio::sync::RwLock`), how late the timer ends 10,000 concurrent waits, and 1,000 statement
+//! tasks with a DDL every few milliseconds on a 2-worker tokio runtime, with a heartbeat task
+//! measuring how late the runtime runs it.
 //!
 //! Used by the `async` report and by `benches/async_acquire.rs`.
 
@@ -280,6 +281,82 @@ impl Drop for WakeBench {
 }
 
 // ------------------------------------------------------------------------------------------
+// Timer lateness: many concurrent async waits that time out.
+
+/// What one run of [`timer_lateness`] saw.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TimerRun {
+    /// Waiters.
+    pub waiters: usize,
+    /// Waits that ended with `Timeout` (all of them, unless something is wrong).
+    pub timeouts: usize,
+    /// Per waiter, in deadline order: how long after its deadline its future returned
+    /// `Timeout` (µs). The deadline is taken from just before the call, so this is an upper
+    /// bound of the timer's lateness.
+    pub lateness_us: Vec<f64>,
+    /// How long after the first task started the last one had queued (ms): deadlines start
+    /// 300 ms after the first task.
+    pub queued_ms: f64,
+}
+
+/// `waiters` tasks on a 2-worker runtime, each with its own context, wait for SHARED_READ on one
+/// of 100 tables that another context holds EXCLUSIVE; their deadlines are spread evenly over
+/// `spread`, starting 300 ms after the first task starts (all are queued by then). Every wait
+/// times out; each task records how late its `Timeout` came back.
+pub fn timer_lateness(waiters: usize, spread: Duration) -> TimerRun {
+    let rt = runtime(2);
+    let mgr = MdlManager::new(MdlConfig::default()).expect("valid config");
+    let tables: Arc<Vec<MdlKey>> = Arc::new((0..100).map(|i| table(&format!("late{i}"))).collect());
+    let mut holder = mgr.new_context();
+    for t in tables.iter() {
+        let x = MdlRequest::new(t.clone(), LockType::X, LockDuration::Transaction);
+        holder.acquire(&x, Duration::ZERO).expect("free");
+    }
+    let start = Instant::now();
+    let first = start + Duration::from_millis(300);
+    let run = rt.block_on(async {
+        let tasks: Vec<_> = (0..waiters)
+            .map(|i| {
+                let (mgr, tables) = (mgr.clone(), tables.clone());
+                let due = first + spread.mul_f64(i as f64 / waiters.max(1) as f64);
+                tokio::spawn(async move {
+                    let mut ctx = mgr.new_context();
+                    let req = MdlRequest::new(
+                        tables[i % tables.len()].clone(),
+                        LockType::SR,
+                        LockDuration::Statement,
+                    );
+                    let now = Instant::now();
+                    let timeout = due.saturating_duration_since(now);
+                    let deadline = now + timeout;
+                    let got = ctx.acquire_async(&req, timeout).await;
+                    let late = Instant::now().saturating_duration_since(deadline);
+                    let timed_out = matches!(&got, Err(e) if e.kind() == ErrorKind::Timeout);
+                    (timed_out, late.as_nanos() as f64 / 1e3, now)
+                })
+            })
+            .collect();
+        let mut run = TimerRun {
+            waiters,
+            ..TimerRun::default()
+        };
+        for t in tasks {
+            if let Ok((timed_out, late, called)) = t.await {
+                run.timeouts += usize::from(timed_out);
+                run.lateness_us.push(late);
+                let queued = called.saturating_duration_since(start).as_secs_f64() * 1e3;
+                run.queued_ms = run.queued_ms.max(queued);
+            }
+        }
+        run
+    });
+    drop(holder);
+    rt.shutdown_timeout(Duration::from_secs(10));
+    assert!(mgr.lock_waits().rows.is_empty(), "a wait left behind");
+    run
+}
+
+// ------------------------------------------------------------------------------------------
 // Many tasks, a DDL every few milliseconds, a heartbeat.
 
 /// How the DDL task takes its EXCLUSIVE lock.
@@ -488,6 +565,13 @@ mod tests {
                 assert!(b.sample() < Duration::from_secs(5), "{kind:?}");
             }
         }
+    }
+
+    #[test]
+    fn timer_lateness_runs() {
+        let r = timer_lateness(200, Duration::from_millis(100));
+        assert_eq!(r.timeouts, 200);
+        assert_eq!(r.lateness_us.len(), 200);
     }
 
     #[test]

@@ -73,6 +73,13 @@ pub struct MdlContext {
     async_wait: Option<asynchronous::Waiting>,
     /// Guards made so far ([`MdlContext::into_guard`]), numbering their ticket ids.
     guards_made: u32,
+    /// The session thread this context's waits are recorded on
+    /// ([`MdlContext::bind_pfs_thread`]).
+    #[cfg(feature = "pfs")]
+    pfs_thread: Option<pfs::SessionThread>,
+    /// Feature `metrics`: the tickets created since the last publication (`publish.rs`).
+    #[cfg(feature = "metrics")]
+    counted: crate::publish::LocalCounts,
 }
 
 impl MdlContext {
@@ -99,6 +106,10 @@ impl MdlContext {
             lock_wait_timeout,
             async_wait: None,
             guards_made: 0,
+            #[cfg(feature = "pfs")]
+            pfs_thread: None,
+            #[cfg(feature = "metrics")]
+            counted: crate::publish::LocalCounts::new(),
         }
     }
 
@@ -211,6 +222,7 @@ impl MdlContext {
                     req.duration,
                     start,
                     start.checked_add(timeout),
+                    true,
                 ))
             }
         }
@@ -380,6 +392,8 @@ impl MdlContext {
     pub fn release_statement_locks(&mut self) {
         self.release_list(LockDuration::Statement, 0);
         self.shared.killed.clear_query();
+        #[cfg(feature = "metrics")]
+        self.counted.publish_if_asked(&self.mgr, &self.shared);
     }
 
     /// Releases every STATEMENT and TRANSACTION lock (COMMIT / ROLLBACK), and clears a query
@@ -388,6 +402,8 @@ impl MdlContext {
         self.release_list(LockDuration::Statement, 0);
         self.release_list(LockDuration::Transaction, 0);
         self.shared.killed.clear_query();
+        #[cfg(feature = "metrics")]
+        self.counted.publish_if_asked(&self.mgr, &self.shared);
     }
 
     /// A savepoint: [`MdlContext::rollback_to_savepoint`] releases the STATEMENT and TRANSACTION
@@ -524,6 +540,8 @@ impl Drop for MdlContext {
         for s in slots {
             self.release_slot(s);
         }
+        #[cfg(feature = "metrics")]
+        self.counted.publish(&self.mgr, &self.shared);
         self.mgr.env.registry.unregister(&self.shared);
     }
 }

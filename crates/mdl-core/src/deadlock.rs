@@ -102,14 +102,50 @@ pub(crate) enum WaitEnd {
 /// Edges by waiting context id (ids are unique integers: a cheap mix is hash enough).
 type Edges = HashMap<u64, Edge, BuildPrehashed>;
 
+/// The row of the counters of waits (and, feature `metrics`, acquisitions) of `ty` in `ns`:
+/// `ns * 11 + ty`, below 256.
+#[inline(always)]
+pub(crate) fn counter_row(ns: Namespace, ty: LockType) -> usize {
+    ns as usize * LockType::ALL.len() + ty as usize
+}
+
+/// Upper bounds of the wait-time histogram's buckets, in seconds (the last bucket is
+/// unbounded). Ten per decade would be finer; these follow the usual latency buckets.
+pub const WAIT_SECONDS_BUCKETS: [f64; 16] = [
+    0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    5.0, 10.0,
+];
+
+/// Waits that ended, by duration: per bucket of [`WAIT_SECONDS_BUCKETS`] (and one more for
+/// longer waits), how many and their total nanoseconds.
+pub(crate) struct WaitHistogram {
+    pub(crate) counts: [AtomicU64; WAIT_SECONDS_BUCKETS.len() + 1],
+    pub(crate) sum_ns: [AtomicU64; WAIT_SECONDS_BUCKETS.len() + 1],
+    /// Feature `metrics`: what `publish_metrics` has recorded so far, per bucket (count, ns).
+    #[cfg(feature = "metrics")]
+    pub(crate) published: Mutex<Vec<(u64, u64)>>,
+}
+
+impl WaitHistogram {
+    fn record(&self, waited: std::time::Duration) {
+        let s = waited.as_secs_f64();
+        let i = WAIT_SECONDS_BUCKETS.partition_point(|&b| b < s);
+        self.counts[i].fetch_add(1, Ordering::Relaxed);
+        let ns = u64::try_from(waited.as_nanos()).unwrap_or(u64::MAX);
+        self.sum_ns[i].fetch_add(ns, Ordering::Relaxed);
+    }
+}
+
 /// The edges of every waiting context, by context id; the deadlock history; the counters.
 pub(crate) struct WaitForGraph {
     edges: Mutex<Edges>,
     history: Mutex<VecDeque<Arc<DeadlockRecord>>>,
     history_len: usize,
     deadlocks_found: AtomicU64,
-    /// Per namespace: waits, timeouts, deadlocks, kills.
-    counters: [[AtomicU64; 4]; 18],
+    /// Per [`counter_row`] (namespace and type): waits, timeouts, deadlocks, kills.
+    counters: Box<[[AtomicU64; 4]; 256]>,
+    /// The duration of every wait that ended.
+    pub(crate) histogram: WaitHistogram,
 }
 
 impl WaitForGraph {
@@ -119,7 +155,15 @@ impl WaitForGraph {
             history: Mutex::new(VecDeque::new()),
             history_len,
             deadlocks_found: AtomicU64::new(0),
-            counters: std::array::from_fn(|_| std::array::from_fn(|_| AtomicU64::new(0))),
+            counters: Box::new(std::array::from_fn(|_| {
+                std::array::from_fn(|_| AtomicU64::new(0))
+            })),
+            histogram: WaitHistogram {
+                counts: std::array::from_fn(|_| AtomicU64::new(0)),
+                sum_ns: std::array::from_fn(|_| AtomicU64::new(0)),
+                #[cfg(feature = "metrics")]
+                published: Mutex::new(vec![(0, 0); WAIT_SECONDS_BUCKETS.len() + 1]),
+            },
         }
     }
 
@@ -128,10 +172,21 @@ impl WaitForGraph {
         self.edges.lock().insert(edge.waiter.serial, edge);
     }
 
-    /// Removes a context's edge (its wait ended) and counts how it ended.
-    pub(crate) fn remove(&self, ctx: u64, ns: Namespace, end: WaitEnd) {
+    /// Removes a context's edge (its wait, for `ty` in `ns`, ended after `waited`) and counts
+    /// how it ended.
+    pub(crate) fn remove(
+        &self,
+        ctx: u64,
+        ns: Namespace,
+        ty: LockType,
+        end: WaitEnd,
+        waited: Option<std::time::Duration>,
+    ) {
         self.edges.lock().remove(&ctx);
-        let c = &self.counters[ns as usize];
+        if let Some(w) = waited {
+            self.histogram.record(w);
+        }
+        let c = &self.counters[counter_row(ns, ty)];
         c[0].fetch_add(1, Ordering::Relaxed);
         let i = match end {
             WaitEnd::Granted | WaitEnd::Cancelled => return,
@@ -159,10 +214,27 @@ impl WaitForGraph {
         self.history.lock().iter().cloned().collect()
     }
 
-    /// Waits, timeouts, deadlocks and kills of namespace `ns`.
-    pub(crate) fn counters(&self, ns: Namespace) -> [u64; 4] {
-        let c = &self.counters[ns as usize];
+    /// Waits, timeouts, deadlocks and kills of type `ty` in namespace `ns`.
+    pub(crate) fn counters_of(&self, ns: Namespace, ty: LockType) -> [u64; 4] {
+        let c = &self.counters[counter_row(ns, ty)];
         std::array::from_fn(|i| c[i].load(Ordering::Relaxed))
+    }
+
+    /// Waits, timeouts, deadlocks and kills of namespace `ns`, all types.
+    pub(crate) fn counters(&self, ns: Namespace) -> [u64; 4] {
+        let mut sum = [0; 4];
+        for ty in LockType::ALL {
+            for (s, c) in sum.iter_mut().zip(self.counters_of(ns, ty)) {
+                *s += c;
+            }
+        }
+        sum
+    }
+
+    /// Contexts waiting now.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(crate) fn waiting(&self) -> usize {
+        self.edges.lock().len()
     }
 
     /// Runs deadlock searches from `start` until none finds a cycle or `start` is the victim.

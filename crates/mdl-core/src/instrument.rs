@@ -1,6 +1,7 @@
-//! Instrumentation points (feature `pfs`): the metadata-lock wait event, and the tables
-//! `metadata_locks`, `metadata_lock_waits` and `metadata_deadlocks`. (The instrument classes of
-//! the lock manager's primitives are in `sync.rs`.)
+//! Instrumentation points (feature `pfs`): the tables `metadata_locks`, `metadata_lock_waits`
+//! and `metadata_deadlocks`. (The instrument classes of the lock manager's primitives are in
+//! `sync.rs`; the metadata-lock wait event, `wait/lock/metadata/sql/mdl`, is a wait's telemetry,
+//! in `telemetry.rs`.)
 //!
 //! # `metadata_locks` from the lock manager's own structures
 //!
@@ -59,12 +60,6 @@ use crate::types::{LockDuration, LockType};
 use crate::MdlManager;
 
 const METADATA: &str = "wait/lock/metadata/sql/mdl";
-
-/// Starts timing a metadata-lock wait (`wait/lock/metadata/sql/mdl`); it ends when the guard
-/// drops. Only requests that actually wait get here.
-pub(crate) fn metadata_wait_start(lock: &Arc<LockObject>) -> pfs::WaitGuard {
-    pfs::wait_start(crate::sync::classes().metadata, Arc::as_ptr(lock) as usize)
-}
 
 /// Is `wait/lock/metadata/sql/mdl` enabled (for any thread)? One relaxed load.
 #[inline(always)]

@@ -79,8 +79,16 @@
 //! ## Cargo features
 //!
 //! * `pfs` (default): instruments the partition mutexes, lock-object locks, wait slots and
-//!   metadata-lock waits through the `pfs` crate. Without it the crate has no instrumentation
-//!   code at all.
+//!   metadata-lock waits (blocking and async, on a bound session thread:
+//!   `MdlContext::bind_pfs_thread`) through the `pfs` crate. Without it the crate has no
+//!   instrumentation code at all.
+//! * `tracing`: a `tracing` span per wait (`mdl_wait`, DEBUG, target `mdl_core::wait`: object,
+//!   lock type and duration, context, blockers at the start, outcome, `waited_us`). Disabled,
+//!   it costs a level check.
+//! * `metrics`: counters of acquisitions, waits, timeouts, deadlocks and kills by namespace and
+//!   lock type, a wait-time histogram and gauges, kept by the lock manager and published into
+//!   the `metrics` facade by `MdlManager::publish_metrics` when an exporter scrapes; the
+//!   acquire path never calls the facade.
 //! * `serde`: `serde::Serialize` for the diagnostics ([`LockWaits`], [`DeadlockRecord`],
 //!   [`MdlError`], [`WaitCounters`], ...), with MySQL's names for namespaces, lock types and
 //!   durations, as the `pfs` tables serialize.
@@ -105,10 +113,12 @@
 //! 7. `queue`: a lock object's queues; `timer`: the deadline thread of async waits.
 //! 8. `lock`: the lock object and the grant protocol.
 //! 9. `deadlock`: the wait-for graph and its search; `map`: the lock map and eviction;
-//!    `ticket_store`: a context's tickets.
+//!    `ticket_store`: a context's tickets; `telemetry`: what a wait reports (the `pfs` event,
+//!    the `tracing` span), for threads and futures alike.
 //! 10. `manager`: configuration and the manager.
 //! 11. `diagnostics`: who holds and who waits; `instrument`: `metadata_locks` and the other
-//!     tables (feature `pfs`).
+//!     tables (feature `pfs`); `publish`: the counters published into the `metrics` facade
+//!     (feature `metrics`).
 //! 12. `context`: the per-connection API, blocking and async (its submodules, lowest first:
 //!     `tickets`, `attempt`, `waiting`, `asynchronous`, `scope`).
 //!
@@ -118,6 +128,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 
 mod blocking;
@@ -137,12 +148,15 @@ mod map;
 pub mod matrix;
 mod naming;
 mod owner;
+#[cfg(feature = "metrics")]
+mod publish;
 mod queue;
 mod request;
 #[cfg(feature = "serde")]
 mod serde_names;
 mod shared;
 mod sync;
+mod telemetry;
 mod ticket_store;
 mod timer;
 mod types;
@@ -154,7 +168,7 @@ pub use blocking::{
 pub use context::{
     Acquire, ContextBuilder, KillHandle, LockGuard, MdlContext, StatementScope, TransactionScope,
 };
-pub use deadlock::{DeadlockSearch, MAX_SEARCH_DEPTH};
+pub use deadlock::{DeadlockSearch, MAX_SEARCH_DEPTH, WAIT_SECONDS_BUCKETS};
 pub use diagnostics::{LockEntryInfo, WaitCounters};
 pub use error::{DeadlockError, ErrorKind, MdlError, Result, WaitError};
 pub use fast_path::FastPath;

@@ -68,29 +68,6 @@ pub(crate) struct Env {
     pub(crate) gate: crate::gate::Gate,
 }
 
-/// Where a granted lock is recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Hold {
-    /// A slot of the slot table ([`FastPath::PerContext`]); may have been moved into the queue
-    /// by a strong requester since (the slot says so). First, so the release of the default
-    /// mode's common hold tests the discriminant against zero.
-    Slot(u32),
-    /// A counter in the state word ([`FastPath::SharedWord`]).
-    Counter,
-    /// An entry of the granted queue (made by [`Hold::entry`]).
-    Entry(u32),
-}
-
-impl Hold {
-    /// The hold of granted-queue entry `idx`. A queue index fits in 32 bits: 2^32 entries
-    /// would take over 160 GiB, so allocation fails long before. The narrow index keeps a
-    /// ticket's record at 24 bytes instead of 32, which is cheaper to move in and out of the
-    /// ticket store (2 instructions per acquire+release of the fast path).
-    pub(crate) fn entry(idx: usize) -> Hold {
-        Hold::Entry(u32::try_from(idx).expect("a queue holds fewer than 2^32 entries"))
-    }
-}
-
 /// One request, as the lock object sees it.
 pub(crate) struct Request<'a> {
     pub(crate) ctx: &'a Arc<ContextShared>,
@@ -169,6 +146,10 @@ pub(crate) struct LockObject {
     pub(crate) strategy: Strategy,
     pub(crate) singleton: bool,
     hog_affected: bool,
+    /// Feature `metrics`: the counter row (`deadlock::counter_row`) of each lock type here, so
+    /// that counting an acquisition is one indexed load and one increment.
+    #[cfg(feature = "metrics")]
+    pub(crate) counter_rows: [u8; 11],
     pub(crate) word: AtomicU64,
     pub(crate) state: RwLock<LockState>,
 }
@@ -180,6 +161,10 @@ impl LockObject {
             strategy: ns.strategy(),
             singleton: ns.is_singleton(),
             hog_affected: ns.is_affected_by_max_write_lock_count(),
+            #[cfg(feature = "metrics")]
+            counter_rows: std::array::from_fn(|t| {
+                crate::deadlock::counter_row(ns, LockType::ALL[t]) as u8
+            }),
             key,
             word: AtomicU64::new(0),
             state: new_rwlock(Site::LockObject, LockState::default()),
@@ -582,6 +567,7 @@ impl LockObject {
 mod evict;
 pub(crate) mod gate;
 mod holds;
+pub(crate) use holds::Hold;
 #[cfg(all(test, loom))]
 mod loom_models;
 mod release;

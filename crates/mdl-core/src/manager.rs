@@ -16,6 +16,7 @@ use crate::lock::Env;
 use crate::map::{LockMap, PartitionHash};
 use crate::shared::Registry;
 use crate::ticket_store::TicketIndex;
+use crate::timer::Timer;
 
 /// `lock_wait_timeout`'s default: one year (MySQL's `LONG_TIMEOUT`).
 pub const LONG_TIMEOUT: Duration = Duration::from_secs(3600 * 24 * 365);
@@ -201,6 +202,12 @@ pub struct MdlManager {
     pub(crate) map: LockMap,
     pub(crate) env: Env,
     pub(crate) graph: WaitForGraph,
+    /// Deadlines of this manager's async waits (its own thread, started by the first).
+    pub(crate) timer: Timer,
+    /// Feature `metrics`: bumped by each `publish_metrics`, which asks the contexts to publish
+    /// their counts (`publish.rs`).
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics_epoch: crate::sync::AtomicU64,
 }
 
 impl MdlManager {
@@ -230,6 +237,9 @@ impl MdlManager {
                 gate: Default::default(),
             },
             graph: WaitForGraph::new(config.deadlock_history),
+            timer: Timer::new(),
+            #[cfg(feature = "metrics")]
+            metrics_epoch: crate::sync::AtomicU64::new(0),
             config,
         }))
     }

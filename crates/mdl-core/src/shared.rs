@@ -33,7 +33,7 @@ use crate::blocking::DeadlockRecord;
 use crate::error::{MdlError, Result};
 use crate::fast_path::MAX_TAG;
 use crate::owner::MdlOwner;
-use crate::sync::{AtomicBool, Mutex};
+use crate::sync::{AtomicBool, AtomicU64, Mutex};
 use crate::types::ContextId;
 use crate::wait::{KillFlag, WaitSlot};
 
@@ -49,6 +49,9 @@ pub(crate) struct ContextShared {
     pub(crate) tag: Option<u16>,
     pub(crate) wait: WaitSlot,
     pub(crate) killed: KillFlag,
+    /// The async wait's scheduled alarms, by kind (`timer.rs`): a key, or 0 for none. Written
+    /// by the owner, read by the manager's timer thread.
+    pub(crate) alarms: [AtomicU64; 2],
     pub(crate) force_dml_weight: AtomicBool,
     /// Granted through a closed grant gate (`gate.rs`); written by the owning thread.
     pub(crate) gate_exempt: AtomicBool,
@@ -72,6 +75,34 @@ pub(crate) struct ContextShared {
     /// initialize.
     #[cfg(feature = "pfs")]
     pub(crate) published: Published,
+    /// Feature `metrics`: tickets this context created, by `deadlock::counter_row` (namespace
+    /// and type), as of its last publication (`publish.rs`). Written only by the thread using
+    /// the context (load and store, no read-modify-write), summed by
+    /// `MdlManager::publish_metrics`.
+    #[cfg(feature = "metrics")]
+    pub(crate) acquired: Counts,
+}
+
+/// 256 counters on cache lines of their own (feature `metrics`; see `publish.rs`).
+#[cfg(feature = "metrics")]
+#[repr(align(64))]
+pub(crate) struct Counts(pub(crate) [AtomicU64; 256]);
+
+#[cfg(feature = "metrics")]
+impl Counts {
+    pub(crate) fn new() -> Counts {
+        Counts(std::array::from_fn(|_| AtomicU64::new(0)))
+    }
+
+    /// Adds `other` (any thread).
+    pub(crate) fn add(&self, other: &Counts) {
+        for (a, b) in self.0.iter().zip(&other.0) {
+            let v = b.load(crate::sync::Ordering::Relaxed);
+            if v != 0 {
+                a.fetch_add(v, crate::sync::Ordering::Relaxed);
+            }
+        }
+    }
 }
 
 /// Shared-word tickets per context shown in `metadata_locks` (ticket slots
@@ -107,6 +138,7 @@ impl ContextShared {
             tag: (key <= MAX_TAG).then_some(key as u16),
             wait: WaitSlot::new(),
             killed: KillFlag::new(),
+            alarms: [AtomicU64::new(0), AtomicU64::new(0)],
             force_dml_weight: AtomicBool::new(false),
             gate_exempt: AtomicBool::new(false),
             needs_thr_lock_abort: AtomicBool::new(false),
@@ -121,6 +153,8 @@ impl ContextShared {
             published_lost: crate::sync::AtomicU64::new(0),
             #[cfg(feature = "pfs")]
             published: Published::new(),
+            #[cfg(feature = "metrics")]
+            acquired: Counts::new(),
         }
     }
 
@@ -149,6 +183,9 @@ pub(crate) struct Registry {
     /// `metadata_locks` rows lost by contexts that have ended (see `instrument.rs`).
     #[cfg(feature = "pfs")]
     retired_lost: crate::sync::AtomicU64,
+    /// Feature `metrics`: the acquisitions of contexts that have ended.
+    #[cfg(feature = "metrics")]
+    retired_acquired: Counts,
 }
 
 /// The registry's contents, under its mutex.
@@ -166,6 +203,8 @@ impl Registry {
             contexts: Mutex::new(Contexts::default()),
             #[cfg(feature = "pfs")]
             retired_lost: crate::sync::AtomicU64::new(0),
+            #[cfg(feature = "metrics")]
+            retired_acquired: Counts::new(),
         }
     }
 
@@ -219,6 +258,8 @@ impl Registry {
                 shared.published_lost.load(crate::sync::Ordering::Relaxed),
                 crate::sync::Ordering::Relaxed,
             );
+            #[cfg(feature = "metrics")]
+            self.retired_acquired.add(&shared.acquired);
         }
     }
 
@@ -265,6 +306,31 @@ impl Registry {
             .iter()
             .filter_map(|(_, w)| w.upgrade())
             .collect()
+    }
+
+    /// Tickets created by every context, live or ended, per counter row (feature `metrics`):
+    /// the live set and the ended contexts' total from one moment (a context's counts move to
+    /// the total under the registry's lock), so the sum never goes back.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn acquired(&self) -> Vec<u64> {
+        let (live, mut sum) = {
+            let c = self.contexts.lock();
+            let live: Vec<Arc<ContextShared>> =
+                c.slab.iter().filter_map(|(_, w)| w.upgrade()).collect();
+            let retired: Vec<u64> = self
+                .retired_acquired
+                .0
+                .iter()
+                .map(|a| a.load(crate::sync::Ordering::Relaxed))
+                .collect();
+            (live, retired)
+        };
+        for ctx in &live {
+            for (s, a) in sum.iter_mut().zip(&ctx.acquired.0) {
+                *s += a.load(crate::sync::Ordering::Relaxed);
+            }
+        }
+        sum
     }
 
     /// Number of registered contexts.

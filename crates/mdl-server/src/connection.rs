@@ -67,14 +67,20 @@ impl Connection {
     ///
     /// # Errors
     /// The id in use, SQLite errors.
+    /// Its context records its metadata-lock waits on `thread`, the connection's pfs thread.
     pub fn new(
         shared: Arc<Shared>,
         info: Arc<ConnInfo>,
         watch: Arc<TcpStream>,
+        thread: &pfs::SessionThread,
     ) -> Result<Connection, ServerError> {
-        let ctx = shared
-            .mgr
-            .new_context_with_id(info.id)
+        let builder = shared.mgr.build_context().id(info.id);
+        #[cfg(feature = "pfs")]
+        let builder = builder.pfs_thread(thread.clone());
+        #[cfg(not(feature = "pfs"))]
+        let _ = thread;
+        let ctx = builder
+            .build()
             .map_err(|e| ServerError::new(1105, "HY000", e.to_string()))?;
         let db = EngineConn::new(shared.engine.clone())?;
         Ok(Connection {

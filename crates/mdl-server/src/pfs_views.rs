@@ -148,7 +148,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         #[cfg(feature = "pfs")]
         "metadata_deadlocks" => load(db, name, &src.mgr.metadata_deadlocks(), &[]),
         // No pfs thread is a connection yet: threads are OS threads (no PROCESSLIST_ID).
-        "threads" => load(db, name, &pfs::threads(), &[("PROCESSLIST_ID", Json::Null)]),
+        "threads" => load(db, name, &pfs::threads(), &[]),
         "processlist" => processlist(db, &(src.processes)()),
         "setup_instruments" => load(db, name, &pfs::setup_instruments(), &[]),
         "setup_consumers" => load(db, name, &pfs::setup_consumers(), &[]),

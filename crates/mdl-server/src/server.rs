@@ -3,7 +3,9 @@
 //! Each accepted socket gets `TCP_NODELAY` (without it every answer waits for the client's
 //! delayed ACK, about 40 ms), a connection id, and a task that runs `opensrv-mysql`'s loop on
 //! the socket's halves. A duplicate of the socket stays with the connection so it can tell,
-//! while a statement waits, that the client is gone (see `connection.rs`). `KILL CONNECTION`
+//! while a statement waits, that the client is gone (see `connection.rs`). Each connection is
+//! a `pfs` session thread (`thread/sql/one_connection`, `PROCESSLIST_ID` its id): its task runs
+//! entered in it, and its context records its metadata-lock waits there. `KILL CONNECTION`
 //! of the connection drops its loop wherever it is (idle, or inside a statement's wait),
 //! which closes the socket and drops the session: its requests leave their queues and its
 //! locks are released.
@@ -163,14 +165,19 @@ async fn serve(shared: Arc<Shared>, sock: TcpStream, peer: SocketAddr) -> std::i
         return AsyncMysqlIntermediary::run_with_options(shim, r, w, &opts).await;
     }
     let info = shared.procs.add(id, "root".into(), peer.to_string());
-    let conn = match Connection::new(shared.clone(), info.clone(), Arc::new(watch)) {
+    // The connection's pfs thread: whichever worker polls the connection's task, its events
+    // (statements, waits, the engine's instrumented locks) land here, as a connection's do on
+    // its `PFS_thread` in MySQL's thread pool.
+    let thread = pfs::SessionThread::new("thread/sql/one_connection", id);
+    thread.set_account("root", &peer.ip().to_string());
+    let conn = match Connection::new(shared.clone(), info.clone(), Arc::new(watch), &thread) {
         Ok(c) => c,
         Err(_) => {
             shared.procs.remove(id);
             return Ok(());
         }
     };
-    let run = AsyncMysqlIntermediary::run_with_options(conn, r, w, &opts);
+    let run = thread.instrument(AsyncMysqlIntermediary::run_with_options(conn, r, w, &opts));
     let r = tokio::select! {
         r = run => r,
         _ = info.kill.wait(KillScope::Connection) => Ok(()),

@@ -27,6 +27,14 @@ async fn pile_up_behind_alter_is_shown_and_cleared_by_kill() {
     holder.query_drop("BEGIN").await.unwrap();
     let _: Vec<Row> = holder.query("SELECT * FROM pile").await.unwrap();
 
+    // Waits current on each connection's thread (MySQL's default leaves this consumer off).
+    obs.query_drop(
+        "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' \
+         WHERE NAME = 'events_waits_current'",
+    )
+    .await
+    .unwrap();
+
     let mut alter = conn().await;
     let a = id(&mut alter).await;
     let alter_task = tokio::spawn(async move {
@@ -76,17 +84,28 @@ async fn pile_up_behind_alter_is_shown_and_cleared_by_kill() {
             (r, "SHARED_READ", "PENDING"),
         ]
     );
-    // ... joined with threads on OWNER_THREAD_ID, every lock row finds its (OS) thread...
-    let joined: u64 = obs
-        .query_first(
-            "SELECT COUNT(*) FROM performance_schema.metadata_locks ml \
+    // ... joined with threads on OWNER_THREAD_ID, every lock row finds its connection's
+    // thread (a connection is a pfs thread whichever tokio worker runs it)...
+    let owners: Vec<(u64, u64)> = obs
+        .query(
+            "SELECT ml.OWNER_CONTEXT_ID, t.PROCESSLIST_ID FROM performance_schema.metadata_locks ml \
              JOIN performance_schema.threads t ON t.THREAD_ID = ml.OWNER_THREAD_ID \
-             WHERE ml.OBJECT_NAME = 'pile'",
+             WHERE ml.OBJECT_NAME = 'pile' ORDER BY 1",
         )
         .await
-        .unwrap()
         .unwrap();
-    assert!(joined >= 1, "metadata_locks rows join threads");
+    assert_eq!(owners.len(), 4, "{owners:?}");
+    assert!(owners.iter().all(|(c, p)| c == p), "{owners:?}");
+    // ... the waiting ALTER's metadata-lock wait is current on its connection's thread...
+    let current: Vec<String> = obs
+        .query(format!(
+            "SELECT w.EVENT_NAME FROM performance_schema.events_waits_current w \
+             JOIN performance_schema.threads t ON t.THREAD_ID = w.THREAD_ID \
+             WHERE t.PROCESSLIST_ID = {a} AND w.EVENT_NAME = 'wait/lock/metadata/sql/mdl'"
+        ))
+        .await
+        .unwrap();
+    assert_eq!(current.len(), 1, "{current:?}");
     // ... and who to kill, from sys.
     let kill: Vec<String> = obs
         .query(format!(

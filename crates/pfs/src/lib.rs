@@ -112,7 +112,8 @@
 //!    docs) or `noop` (compiled out). Both define the same items: [`ClassRef`], [`DigestRef`],
 //!    [`EventGuard`], the `__in_event!` macro behind the `instrument_*!` macros, the setup
 //!    calls and a `read` module.
-//! 4. [`sync`] (the instrumented `Mutex`, `RwLock`, `Condvar`)
+//! 4. [`sync`] (the instrumented `Mutex`, `RwLock`, `Condvar`); `session` ([`SessionThread`],
+//!    [`PendingWait`]: pfs threads that are not OS threads, waits that may end on another one)
 //! 5. this file: the public functions, each a documented call into the backend; `macros`:
 //!    the public macros (`class!`, `instrument_*!`), each a call of those functions.
 //!
@@ -139,6 +140,7 @@ pub mod kinds;
 mod macros;
 pub mod pattern;
 pub mod render;
+mod session;
 pub mod sync;
 pub mod tables;
 mod thread_id;
@@ -160,6 +162,7 @@ pub use kinds::{
 };
 pub use pattern::Pattern;
 pub use render::{cell, format_pico, yes_no, TextTable};
+pub use session::{wait_start_on, Instrumented, PendingWait, SessionGuard, SessionThread, WaitOn};
 use tables::*;
 pub use tables::{
     metadata_locks, MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow, Row, Table,
@@ -180,7 +183,8 @@ pub fn init(sizing: Sizing) -> Result<(), PfsError> {
 // ---------------------------------------------------------------------------------------------
 // Threads
 
-/// The current thread's PFS `THREAD_ID`: assigned on first call, from 1, never reused.
+/// The current thread's PFS `THREAD_ID`: assigned on first call, from 1, never reused; the
+/// session thread's while one is entered on this OS thread ([`SessionThread::enter`]).
 /// Returns 0 only while the thread-local storage is being torn down.
 #[inline]
 pub fn current_thread_id() -> u64 {

@@ -213,3 +213,60 @@ pub(crate) mod read {
     pub(crate) fn truncate_global() {}
     pub(crate) fn truncate_history() {}
 }
+
+pub(crate) mod session {
+    //! Session threads without instrumentation: a `THREAD_ID` and nothing to record.
+
+    /// A session thread's `THREAD_ID`.
+    pub(crate) struct SessionRecord {
+        thread_id: u64,
+    }
+
+    impl SessionRecord {
+        pub(crate) fn new(_name: &str, _processlist_id: u64) -> SessionRecord {
+            SessionRecord {
+                thread_id: crate::thread_id::next(),
+            }
+        }
+        pub(crate) fn thread_id(&self) -> u64 {
+            self.thread_id
+        }
+        pub(crate) fn set_account(&self, _user: &str, _host: &str) -> bool {
+            false
+        }
+        pub(crate) fn enter(&self) -> Entered {
+            Entered {
+                id: crate::thread_id::enter(self.thread_id),
+            }
+        }
+    }
+
+    /// The `THREAD_ID` entering replaced.
+    pub(crate) struct Entered {
+        id: u64,
+    }
+
+    pub(crate) fn leave(e: Entered) {
+        crate::thread_id::restore(e.id);
+    }
+
+    pub(crate) enum Target<'a> {
+        Session(#[allow(dead_code)] &'a SessionRecord),
+        Current,
+        Ending,
+    }
+
+    /// Records nothing.
+    pub(crate) struct PendingWait;
+
+    impl PendingWait {
+        pub(crate) fn is_active(&self) -> bool {
+            false
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn begin(_c: super::ClassRef, _object: u64, _t: Target<'_>) -> PendingWait {
+        PendingWait
+    }
+}

@@ -1,5 +1,10 @@
-//! `THREAD_ID`s: one per OS thread, from 1, never reused. Shared by both builds (a lock manager
-//! records the owner thread of its tickets even when the instrumentation is compiled out).
+//! `THREAD_ID`s: one per OS thread and one per session thread ([`crate::SessionThread`]), from 1,
+//! never reused. Shared by both builds (a lock manager records the owner thread of its tickets
+//! even when the instrumentation is compiled out).
+//!
+//! The thread-local holds the *current* id: the OS thread's own, or that of the session thread
+//! entered on it ([`crate::SessionThread::enter`] swaps it in and puts the old one back), so
+//! `PS_CURRENT_THREAD_ID()` names the session a task runs for, whichever worker runs it.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,6 +17,11 @@ thread_local! {
     static THREAD_ID: Cell<u64> = const { Cell::new(0) };
 }
 
+/// A new id (an OS thread's on its first call of [`current`], or a session thread's).
+pub(crate) fn next() -> u64 {
+    NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed)
+}
+
 /// The current thread's id, assigned on first call; 0 only while thread-local storage is being
 /// torn down.
 #[inline]
@@ -22,9 +32,21 @@ pub(crate) fn current() -> u64 {
             if v != 0 {
                 return v;
             }
-            let v = NEXT_THREAD_ID.fetch_add(1, Ordering::Relaxed);
+            let v = next();
             c.set(v);
             v
         })
         .unwrap_or(0)
+}
+
+/// Makes `id` the current id of this OS thread; returns the one it replaces (for [`restore`]).
+pub(crate) fn enter(id: u64) -> u64 {
+    let prev = current();
+    let _ = THREAD_ID.try_with(|c| c.set(id));
+    prev
+}
+
+/// Puts back the id [`enter`] replaced.
+pub(crate) fn restore(prev: u64) {
+    let _ = THREAD_ID.try_with(|c| c.set(prev));
 }

@@ -26,19 +26,24 @@ use crate::wait::WaitStatus;
 /// The future of [`MdlContext::acquire_async`]: resolves to the ticket, or to the error a
 /// blocking [`MdlContext::acquire`] would return. `Send`.
 ///
-/// Async waits emit no `pfs` wait events (a wait event is timed on the waiting thread, and a
-/// task is not one); they do appear in [`MdlManager::lock_waits`](crate::MdlManager::lock_waits),
-/// the wait-for graph and the wait counters.
+/// An async wait reports what a blocking one does: it appears in
+/// [`MdlManager::lock_waits`](crate::MdlManager::lock_waits), the wait-for graph and the wait
+/// counters, and (feature `pfs`) as a `wait/lock/metadata/sql/mdl` event — on the session thread
+/// the context is bound to (`MdlContext::bind_pfs_thread`), whichever worker polls it, shown in
+/// `events_waits_current` while pending; unbound, on the session a wrapping
+/// `pfs::SessionThread::instrument` entered, else recorded when it ends, on the thread that ends
+/// it (see `telemetry.rs`).
 ///
 /// # Deadlines
 ///
-/// The timeout needs no `select!`: one process-wide timer thread (`mdl-timer`, started by the
-/// first async wait) sets a waiting future's outcome to `Timeout` at its deadline and wakes it,
-/// and wakes it once a second while the wait has periodic work (owner notifications,
-/// connection checks). A thread rather than a runtime's timer keeps the core free of any
-/// runtime (tokio, async-std, smol, or a hand-written executor all work) and costs nothing
-/// to requests that do not wait: a future only registers an alarm once it is queued. A dropped
-/// or finished future cancels its alarms.
+/// The timeout needs no `select!`: the manager's timer thread (`mdl-timer`, one per
+/// [`MdlManager`](crate::MdlManager), started by its first async wait, ended with it) sets a
+/// waiting future's outcome to `Timeout` at its deadline and wakes it, and wakes it once a
+/// second while the wait has periodic work (owner notifications, connection checks). A thread
+/// rather than a runtime's timer keeps the core free of any runtime (tokio, async-std, smol, or
+/// a hand-written executor all work) and costs nothing to requests that do not wait: a future
+/// only schedules an alarm once it is queued. A dropped or finished future cancels its alarms
+/// with one store each, taking no lock.
 ///
 /// # Cancel safety
 ///
@@ -77,19 +82,14 @@ enum State {
 
 pub(super) struct Waiting {
     w: Wait,
-    timeout_alarm: Option<u64>,
-    tick_alarm: Option<u64>,
     next_tick: Option<Instant>,
 }
 
-impl Waiting {
-    fn cancel_alarms(&mut self) {
-        for id in [self.timeout_alarm.take(), self.tick_alarm.take()]
-            .into_iter()
-            .flatten()
-        {
-            timer::cancel(id);
-        }
+impl MdlContext {
+    /// Cancels the alarms of this context's async wait: a store each, no lock (`timer.rs`).
+    fn cancel_alarms(&self) {
+        timer::cancel(&self.shared, Alarm::Timeout);
+        timer::cancel(&self.shared, Alarm::Wake);
     }
 }
 
@@ -149,7 +149,7 @@ impl Acquire<'_> {
                         self.state = State::Waiting;
                         return Poll::Pending;
                     }
-                    wt.cancel_alarms();
+                    self.ctx.cancel_alarms();
                     return Poll::Ready(self.ctx.end_wait(wt.w, status));
                 }
                 State::Done => return Poll::Ready(Err(MdlError::InvalidTicket)),
@@ -162,18 +162,17 @@ impl Acquire<'_> {
         let since = Instant::now();
         let deadline = since.checked_add(self.timeout);
         let epoch = p.epoch;
-        let mut w = Wait::new(p, &self.req.key, self.req.duration, since, deadline);
+        let mut w = Wait::new(p, &self.req.key, self.req.duration, since, deadline, false);
         self.ctx.begin_wait(&mut w);
-        let shared = &self.ctx.shared;
-        let timeout_alarm = deadline.map(|d| timer::schedule(d, shared, epoch, Alarm::Timeout));
-        let next_tick = w.has_periodic_work().then(|| since + TICK);
-        let tick_alarm = next_tick.map(|t| timer::schedule(t, shared, epoch, Alarm::Wake));
-        Waiting {
-            w,
-            timeout_alarm,
-            tick_alarm,
-            next_tick,
+        let (shared, timer) = (&self.ctx.shared, &self.ctx.mgr.timer);
+        if let Some(d) = deadline {
+            timer.schedule(d, shared, epoch, Alarm::Timeout);
         }
+        let next_tick = w.has_periodic_work().then(|| since + TICK);
+        if let Some(t) = next_tick {
+            timer.schedule(t, shared, epoch, Alarm::Wake);
+        }
+        Waiting { w, next_tick }
     }
 
     /// The wait's status, registering the task's waker while it has none; does the periodic
@@ -197,9 +196,10 @@ impl Acquire<'_> {
                 return status;
             }
             wt.next_tick = wt.w.has_periodic_work().then(|| now + TICK);
-            wt.tick_alarm = wt
-                .next_tick
-                .map(|t| timer::schedule(t, &shared, epoch, Alarm::Wake));
+            match wt.next_tick {
+                Some(t) => self.ctx.mgr.timer.schedule(t, &shared, epoch, Alarm::Wake),
+                None => timer::cancel(&shared, Alarm::Wake),
+            }
         }
         WaitStatus::Empty
     }
@@ -228,8 +228,8 @@ impl MdlContext {
     /// the queue and its alarms are cancelled. Called when the future drops, and when the
     /// context drops (a future that was leaked instead of dropped).
     pub(super) fn cancel_async_wait(&mut self) {
-        if let Some(mut wt) = self.async_wait.take() {
-            wt.cancel_alarms();
+        if let Some(wt) = self.async_wait.take() {
+            self.cancel_alarms();
             self.cancel_wait(wt.w);
         }
     }
@@ -364,13 +364,32 @@ mod tests {
         let mut f = Box::pin(ctx.acquire_async(&sr, Duration::from_secs(3600)));
         let cx = &mut Context::from_waker(Waker::noop());
         assert!(f.as_mut().poll(cx).is_pending());
-        let Some(w) = &f.ctx.async_wait else {
-            panic!("not waiting")
-        };
-        let id = w.timeout_alarm.expect("a timeout alarm");
-        assert!(timer::is_live(id));
+        assert!(f.ctx.async_wait.is_some(), "waiting");
+        let shared = f.ctx.shared.clone();
+        assert!(timer::is_scheduled(&shared, Alarm::Timeout));
+        assert_eq!(mgr.timer.entries(), 1);
         drop(f);
-        assert!(!timer::is_live(id));
+        assert!(!timer::is_scheduled(&shared, Alarm::Timeout));
         assert!(!ctx.has_locks());
+    }
+
+    /// Cancelled alarms cost no lock, and their heap entries go at the next compaction: a
+    /// thousand waits with one-year deadlines, each dropped, leave at most a compaction's
+    /// worth of entries.
+    #[test]
+    fn cancelled_far_alarms_do_not_pile_up() {
+        let mgr = MdlManager::new(MdlConfig::default()).unwrap();
+        let key = MdlKey::new(Namespace::Table, "test", "t").unwrap();
+        let mut holder = mgr.new_context();
+        let x = MdlRequest::new(key.clone(), LockType::Exclusive, LockDuration::Transaction);
+        holder.acquire(&x, Duration::ZERO).unwrap();
+        let mut ctx = mgr.new_context();
+        let sr = MdlRequest::new(key, LockType::SharedRead, LockDuration::Statement);
+        let cx = &mut Context::from_waker(Waker::noop());
+        for _ in 0..1000 {
+            let mut f = Box::pin(ctx.acquire_async(&sr, crate::LONG_TIMEOUT));
+            assert!(f.as_mut().poll(cx).is_pending());
+        }
+        assert!(mgr.timer.entries() <= 64, "{}", mgr.timer.entries());
     }
 }

@@ -64,6 +64,8 @@ impl MdlManager {
             mgr: self.clone(),
             id: None,
             owner: None,
+            #[cfg(feature = "pfs")]
+            pfs_thread: None,
         }
     }
 
@@ -120,6 +122,8 @@ pub struct ContextBuilder {
     mgr: Arc<MdlManager>,
     id: Option<u64>,
     owner: Option<Arc<dyn MdlOwner>>,
+    #[cfg(feature = "pfs")]
+    pfs_thread: Option<pfs::SessionThread>,
 }
 
 impl ContextBuilder {
@@ -135,13 +139,28 @@ impl ContextBuilder {
         self
     }
 
+    /// The session thread the context's waits are recorded on (see
+    /// [`MdlContext::bind_pfs_thread`]).
+    #[cfg(feature = "pfs")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
+    pub fn pfs_thread(mut self, thread: pfs::SessionThread) -> ContextBuilder {
+        self.pfs_thread = Some(thread);
+        self
+    }
+
     /// The context.
     ///
     /// # Errors
     /// [`MdlError::ContextIdInUse`] if an id was chosen and a live context has it.
     pub fn build(self) -> Result<MdlContext> {
         let shared = self.mgr.env.registry.register(self.id, self.owner)?;
-        Ok(MdlContext::new(self.mgr, shared))
+        #[allow(unused_mut)]
+        let mut ctx = MdlContext::new(self.mgr, shared);
+        #[cfg(feature = "pfs")]
+        if let Some(t) = self.pfs_thread {
+            ctx.bind_pfs_thread(t);
+        }
+        Ok(ctx)
     }
 }
 
@@ -205,5 +224,44 @@ impl MdlContext {
     /// Clears a kill of either scope, so later waits proceed.
     pub fn reset_kill(&mut self) {
         self.shared.killed.clear();
+    }
+
+    /// Binds this context to a session's pfs thread: its waits, blocking or async, are
+    /// recorded on that thread whichever OS thread or tokio worker runs them (shown in its
+    /// `events_waits_current` while pending, then in its history and summaries), and
+    /// `metadata_locks.OWNER_THREAD_ID` names it, instead of the OS thread that created the
+    /// context or last waited in it. Replaces an earlier binding.
+    ///
+    /// ```
+    /// use mdl_core::*;
+    /// let mgr = MdlManager::new(MdlConfig::default())?;
+    /// let session = pfs::SessionThread::new("thread/sql/one_connection", 12);
+    /// let mut conn = mgr.new_context_with_id(12)?;
+    /// conn.bind_pfs_thread(session.clone());
+    /// assert_eq!(conn.pfs_thread().map(|t| t.thread_id()), Some(session.thread_id()));
+    /// # Ok::<(), MdlError>(())
+    /// ```
+    #[cfg(feature = "pfs")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
+    pub fn bind_pfs_thread(&mut self, thread: pfs::SessionThread) {
+        self.shared
+            .pfs_thread
+            .store(thread.thread_id(), crate::sync::Ordering::Relaxed);
+        self.pfs_thread = Some(thread);
+    }
+
+    /// Ends the binding of [`MdlContext::bind_pfs_thread`] and returns the session thread; the
+    /// context's waits are then recorded on the thread that waits, as before.
+    #[cfg(feature = "pfs")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
+    pub fn unbind_pfs_thread(&mut self) -> Option<pfs::SessionThread> {
+        self.pfs_thread.take()
+    }
+
+    /// The session thread this context is bound to, if any.
+    #[cfg(feature = "pfs")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
+    pub fn pfs_thread(&self) -> Option<&pfs::SessionThread> {
+        self.pfs_thread.as_ref()
     }
 }

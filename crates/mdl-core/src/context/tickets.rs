@@ -57,6 +57,8 @@ impl MdlContext {
         } else {
             0
         };
+        #[cfg(feature = "metrics")]
+        self.counted.bump(t.lock.counter_rows[t.ty as usize]);
         let (slot, generation) = self.store.insert(t);
         #[cfg(feature = "pfs")]
         if row != 0 {

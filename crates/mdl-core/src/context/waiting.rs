@@ -24,6 +24,7 @@ use crate::owner::HolderInfo;
 use crate::request::Ticket;
 use crate::shared::ContextShared;
 use crate::sync::Ordering;
+use crate::telemetry::{WaitSite, WaitTelemetry};
 use crate::ticket_store::TicketData;
 use crate::types::{ContextId, LockDuration, LockType, Namespace, Strategy};
 use crate::wait::WaitStatus;
@@ -39,17 +40,23 @@ pub(super) struct Wait {
     pub(super) needs_notification: bool,
     pub(super) connection_check: bool,
     pub(super) delayed_detection: bool,
+    /// A blocked thread's wait, not a future's.
+    pub(super) blocking: bool,
+    /// Its pfs event and tracing span (`telemetry.rs`), from `begin_wait` to its end.
+    pub(super) telemetry: WaitTelemetry,
 }
 
 impl Wait {
-    /// The wait of queued request `p` for `key`, started at `since`; [`MdlContext::begin_wait`]
-    /// finds out what periodic work it has.
+    /// The wait of queued request `p` for `key`, started at `since`, by a blocked thread
+    /// (`blocking`) or a future; [`MdlContext::begin_wait`] finds out what periodic work it
+    /// has.
     pub(super) fn new(
         p: Pending,
         key: &MdlKey,
         duration: LockDuration,
         since: Instant,
         deadline: Option<Instant>,
+        blocking: bool,
     ) -> Wait {
         Wait {
             p,
@@ -60,6 +67,8 @@ impl Wait {
             needs_notification: false,
             connection_check: false,
             delayed_detection: false,
+            blocking,
+            telemetry: WaitTelemetry::default(),
         }
     }
 
@@ -83,10 +92,9 @@ impl MdlContext {
             entry: w.p.entry,
             epoch: w.p.epoch,
             ns: w.key.namespace(),
+            ty: w.p.ty,
             armed: true,
         };
-        #[cfg(feature = "pfs")]
-        let pfs_wait = crate::instrument::metadata_wait_start(&w.p.lock);
         self.begin_wait(&mut w);
         let deadline = w.deadline;
         let shared = self.shared.clone();
@@ -109,20 +117,35 @@ impl MdlContext {
         if status == WaitStatus::Empty {
             status = shared.wait.timed_wait(deadline, killed, true);
         }
-        #[cfg(feature = "pfs")]
-        drop(pfs_wait);
         guard.armed = false;
         self.end_wait(w, status)
     }
 
-    /// Starts waiting for a queued request: the owner's first notifications, the wait-for edge,
-    /// a deadlock search from this context (or a delayed one).
+    /// Starts waiting for a queued request: its telemetry (the pfs event, the tracing span), the
+    /// owner's first notifications, the wait-for edge, a deadlock search from this context (or
+    /// a delayed one).
     pub(super) fn begin_wait(&mut self, w: &mut Wait) {
+        w.telemetry = WaitTelemetry::begin(WaitSite {
+            lock: &w.p.lock,
+            ty: w.p.ty,
+            duration: w.duration,
+            context: self.shared.id,
+            serial: self.shared.serial,
+            #[cfg(feature = "pfs")]
+            session: self.pfs_thread.as_ref(),
+            blocking: w.blocking,
+        });
+        #[cfg(feature = "metrics")]
+        self.counted.publish_if_asked(&self.mgr, &self.shared);
         let (p, ns) = (&w.p, w.key.namespace());
+        // An unbound context's `metadata_locks.OWNER_THREAD_ID` is the pfs thread that last
+        // waited in it (a bound one's is its session's).
         #[cfg(feature = "pfs")]
-        self.shared
-            .pfs_thread
-            .store(pfs::current_thread_id(), Ordering::Relaxed);
+        if self.pfs_thread.is_none() {
+            self.shared
+                .pfs_thread
+                .store(pfs::current_thread_id(), Ordering::Relaxed);
+        }
         let needs_notification = ns.strategy() == Strategy::Object && p.ty == LockType::Exclusive;
         if needs_notification {
             self.notify_conflicting_holders(&p.lock);
@@ -216,11 +239,14 @@ impl MdlContext {
             key,
             duration,
             since,
+            telemetry,
             ..
         } = w;
+        let waited = since.elapsed();
+        telemetry.end(end, waited);
         self.mgr
             .graph
-            .remove(self.shared.serial, key.namespace(), end);
+            .remove(self.shared.serial, key.namespace(), p.ty, end, Some(waited));
         if status == WaitStatus::Granted {
             return Ok(self.insert(TicketData {
                 lock: p.lock,
@@ -266,9 +292,12 @@ impl MdlContext {
     /// A wait given up before its outcome (its future was dropped): the request leaves the
     /// queue — even if it was granted meanwhile — and the waiters it held back are rescheduled.
     pub(super) fn cancel_wait(&mut self, w: Wait) {
+        let waited = w.since.elapsed();
+        w.telemetry.end(WaitEnd::Cancelled, waited);
+        let (ns, ty) = (w.key.namespace(), w.p.ty);
         self.mgr
             .graph
-            .remove(self.shared.serial, w.key.namespace(), WaitEnd::Cancelled);
+            .remove(self.shared.serial, ns, ty, WaitEnd::Cancelled, Some(waited));
         self.withdraw(w.p);
     }
 
@@ -322,6 +351,7 @@ struct PendingGuard {
     entry: usize,
     epoch: u64,
     ns: Namespace,
+    ty: LockType,
     armed: bool,
 }
 
@@ -333,7 +363,7 @@ impl Drop for PendingGuard {
         self.shared.wait.set(self.epoch, WaitStatus::Killed);
         self.mgr
             .graph
-            .remove(self.shared.serial, self.ns, WaitEnd::Killed);
+            .remove(self.shared.serial, self.ns, self.ty, WaitEnd::Killed, None);
         if self
             .lock
             .remove_entry(self.entry, self.mgr.env.max_write_lock_count)

@@ -39,11 +39,15 @@ impl LockObject {
                     kind: BlockKind::Hard,
                 }),
         );
-        out.extend(
-            st.waiting()
-                .filter(|e| e.ctx.serial != requester && priority & e.ty.bit() != 0)
-                .map(|e| by_entry(e, BlockKind::Soft)),
-        );
+        // Only if some pending type has priority: a timeout among thousands of waiters of one
+        // type would otherwise walk all of them, under the object's lock, for nothing.
+        if st.waiting_bitmap & priority != 0 {
+            out.extend(
+                st.waiting()
+                    .filter(|e| e.ctx.serial != requester && priority & e.ty.bit() != 0)
+                    .map(|e| by_entry(e, BlockKind::Soft)),
+            );
+        }
         out
     }
 

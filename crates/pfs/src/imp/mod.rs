@@ -12,7 +12,8 @@
 //! 4. `instances` (instrumented lock instances)
 //! 5. `thread` (per-thread slots, `setup_threads` / `setup_actors`, per-thread switches)
 //! 6. `setup` (instrument, consumer, timer switches; derived flags; class registration)
-//! 7. `record` (the hot path), then `api` (the types the crate root re-exports)
+//! 7. `record` (the hot path), then `api` (the types the crate root re-exports), then `session`
+//!    (session threads, and waits that may end on another OS thread)
 //! 8. `summary` (summary tables), then `read` (the other tables; re-exports `summary`)
 //!
 //! # Locks
@@ -46,6 +47,7 @@ pub(crate) mod instances;
 pub(crate) mod limits;
 pub(crate) mod read;
 pub(crate) mod record;
+pub(crate) mod session;
 pub(crate) mod setup;
 pub(crate) mod stats;
 pub(crate) mod summary;

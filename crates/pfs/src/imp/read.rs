@@ -239,9 +239,18 @@ pub(crate) fn threads() -> Vec<ThreadRow> {
         live.iter()
             .map(|t| {
                 let account = t.account.lock().clone();
+                let session = t.session.load(Ordering::Relaxed);
+                let foreground = session || account.is_some();
                 ThreadRow {
                     thread_id: t.thread_id(),
                     name: t.name.lock().clone(),
+                    thread_type: if foreground {
+                        "FOREGROUND"
+                    } else {
+                        "BACKGROUND"
+                    }
+                    .into(),
+                    processlist_id: session.then(|| t.processlist_id.load(Ordering::Relaxed)),
                     user: account.as_ref().map(|a| a.0.clone()),
                     host: account.map(|a| a.1),
                     instrumented: t.instrumented.load(Ordering::Relaxed),

@@ -13,6 +13,12 @@
 //! the threads have been joined are exact. At most `Sizing::max_threads` slots are live; a
 //! thread beyond that runs unrecorded and bumps `thread_lost`.
 //!
+//! A *session thread* (`crate::SessionThread`, see `session.rs`) is a slot that belongs to no OS
+//! thread: taken by `register_session`, given back by `release_session`. An OS thread works for
+//! one by making its slot the current one ([`enter`]: both thread-locals point at it until
+//! [`leave`] puts the old values back), so the hot path is the same for both kinds. The exit hook
+//! only ever returns the OS thread's own slot.
+//!
 //! This module also keeps what decides a thread's switches (checked where MySQL checks
 //! `pfs_thread->m_enabled`: the shared reference `reference/performance-schema.md` §2.4): `setup_threads` (by thread name,
 //! when the thread registers), `setup_actors` (by account, when the thread calls
@@ -64,6 +70,10 @@ pub(crate) struct ThreadSlot {
     pub(crate) name: Mutex<Option<String>>,
     /// (user, host) given by `set_thread_account`.
     pub(crate) account: Mutex<Option<(String, String)>>,
+    /// A session thread's (see `register_session`), not an OS thread's.
+    pub(crate) session: AtomicBool,
+    /// `PROCESSLIST_ID` of a session thread; 0 for none.
+    pub(crate) processlist_id: AtomicU64,
 }
 
 impl ThreadSlot {
@@ -85,6 +95,8 @@ impl ThreadSlot {
             history: AtomicBool::new(true),
             name: Mutex::new(None),
             account: Mutex::new(None),
+            session: AtomicBool::new(false),
+            processlist_id: AtomicU64::new(0),
         }
     }
 
@@ -265,20 +277,27 @@ enum State {
     Gone,
 }
 
+impl State {
+    /// The state, unless it is a session thread's slot.
+    fn filter_own(self) -> State {
+        match self {
+            State::Live(t) if t.session.load(Ordering::Relaxed) => State::Gone,
+            s => s,
+        }
+    }
+}
+
 /// Returns the slot when the thread exits.
 struct Exit;
 
 impl Drop for Exit {
     fn drop(&mut self) {
-        if let State::Live(t) = SLOT.with(Cell::get) {
+        // A session thread's slot is the session's to return (only a leaked `SessionGuard`
+        // leaves one current at thread exit); this thread's own is then lost.
+        if let State::Live(t) = SLOT.with(Cell::get).filter_own() {
             SLOT.with(|s| s.set(State::Gone));
             MASK.with(|m| m.set(&NO_SLOT_MASK));
-            let mut th = threads();
-            th.fold(t);
-            t.reset_stats();
-            t.clear_history();
-            th.live.retain(|s| !std::ptr::eq(*s, t));
-            th.free.push(t);
+            threads().give_back(t);
         }
     }
 }
@@ -348,20 +367,109 @@ fn register() -> Option<&'static ThreadSlot> {
         SLOT.with(|s| s.set(State::Gone));
         return None;
     }
-    let t: &'static ThreadSlot = match th.free.pop() {
-        Some(t) => t,
-        None => Box::leak(Box::new(ThreadSlot::new(sizing()))),
-    };
-    let (instrumented, history) = th.thread_switches(name.as_deref().unwrap_or("thread/unnamed"));
-    t.thread_id.store(id, Ordering::Relaxed);
-    t.next_event_id.store(1, Ordering::Relaxed);
-    *t.name.lock() = name;
-    *t.account.lock() = None;
-    th.set_switches(t, instrumented, history);
-    th.live.push(t);
+    let t = th.take_slot(id, name, None);
     SLOT.with(|s| s.set(State::Live(t)));
     MASK.with(|m| m.set(&t.mask));
     Some(t)
+}
+
+impl Threads {
+    /// A free slot (or a new one) for thread `id`, registered live with the `setup_threads`
+    /// switches of `name`; a session thread's with its `PROCESSLIST_ID`. The caller checked
+    /// `max_threads`.
+    fn take_slot(
+        &mut self,
+        id: u64,
+        name: Option<String>,
+        session: Option<u64>,
+    ) -> &'static ThreadSlot {
+        let t: &'static ThreadSlot = match self.free.pop() {
+            Some(t) => t,
+            None => Box::leak(Box::new(ThreadSlot::new(sizing()))),
+        };
+        let (instrumented, history) =
+            self.thread_switches(name.as_deref().unwrap_or("thread/unnamed"));
+        t.thread_id.store(id, Ordering::Relaxed);
+        t.next_event_id.store(1, Ordering::Relaxed);
+        t.session.store(session.is_some(), Ordering::Relaxed);
+        t.processlist_id
+            .store(session.unwrap_or(0), Ordering::Relaxed);
+        *t.name.lock() = name;
+        *t.account.lock() = None;
+        self.set_switches(t, instrumented, history);
+        self.live.push(t);
+        t
+    }
+
+    /// Folds a slot's stats into the exited aggregate and returns it to the free list.
+    fn give_back(&mut self, t: &'static ThreadSlot) {
+        self.fold(t);
+        t.reset_stats();
+        t.clear_history();
+        self.live.retain(|s| !std::ptr::eq(*s, t));
+        self.free.push(t);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session threads: slots that belong to no OS thread (see `crate::SessionThread`).
+
+/// A slot for a session thread `id` named `name` (`setup_threads` applies), or `None` when the
+/// thread buffer is full (counted in `thread_lost`).
+pub(crate) fn register_session(
+    id: u64,
+    name: &str,
+    processlist_id: u64,
+) -> Option<&'static ThreadSlot> {
+    let mut th = threads();
+    if th.live.len() >= sizing().max_threads {
+        LOST.thread.fetch_add(1, Ordering::Relaxed);
+        return None;
+    }
+    Some(th.take_slot(id, Some(name.to_string()), Some(processlist_id)))
+}
+
+/// The session thread ended: its stats go to the exited aggregate, its slot to the free list.
+pub(crate) fn release_session(t: &'static ThreadSlot) {
+    threads().give_back(t);
+}
+
+/// `set_thread_account` for a session thread's slot.
+pub(crate) fn set_slot_account(t: &ThreadSlot, user: &str, host: &str) {
+    let th = threads();
+    let (e, h) = th.actor_switches(user, host);
+    th.set_switches(t, e, h);
+    *t.account.lock() = Some((user.into(), host.into()));
+}
+
+/// What [`enter`] replaced on this OS thread, for [`leave`].
+pub(crate) struct Entered {
+    slot: State,
+    mask: &'static AtomicU32,
+}
+
+/// Makes `slot` this OS thread's current slot (`None`: a session thread without one, whose
+/// events are lost); returns what it replaced.
+pub(crate) fn enter(slot: Option<&'static ThreadSlot>) -> Entered {
+    let (state, mask) = match slot {
+        Some(t) => (State::Live(t), &t.mask),
+        None => (State::Gone, &NO_SLOT_MASK),
+    };
+    Entered {
+        slot: SLOT.with(|s| s.replace(state)),
+        mask: MASK.with(|m| m.replace(mask)),
+    }
+}
+
+/// Puts back what [`enter`] replaced.
+pub(crate) fn leave(e: Entered) {
+    SLOT.with(|s| s.set(e.slot));
+    MASK.with(|m| m.set(e.mask));
+}
+
+/// Whether the current slot is a session thread's (entered on this OS thread).
+pub(crate) fn in_session() -> bool {
+    matches!(SLOT.with(Cell::get), State::Live(t) if t.session.load(Ordering::Relaxed))
 }
 
 /// EVENT_ID of the innermost event in progress on this thread (wait, else stage, else

@@ -442,8 +442,13 @@ table_row! {
     pub struct ThreadRow {
         /// THREAD_ID.
         "THREAD_ID" => thread_id: u64,
-        /// NAME: the `std::thread` name, if any.
+        /// NAME: the `std::thread` name, if any, or a session thread's name.
         "NAME" => name: Option<String>,
+        /// TYPE: `FOREGROUND` for a session (a [`crate::SessionThread`], or a thread that gave
+        /// its account with [`crate::set_thread_account`]), else `BACKGROUND`.
+        "TYPE" => thread_type: String,
+        /// PROCESSLIST_ID: a session thread's connection id.
+        "PROCESSLIST_ID" => processlist_id: Option<u64>,
         /// PROCESSLIST_USER: the account given to [`crate::set_thread_account`], if any.
         "PROCESSLIST_USER" => user: Option<String>,
         /// PROCESSLIST_HOST.

@@ -1,0 +1,190 @@
+//! Session threads and waits that may end on another OS thread (behind
+//! [`crate::SessionThread`] and [`crate::PendingWait`]).
+//!
+//! A session thread is a thread slot (`thread.rs`) that belongs to no OS thread: it is taken
+//! when the session starts and given back when its last handle drops. An OS thread *enters* it
+//! for a scope by making it its current slot (the thread-locals `SLOT` and `MASK`, and the
+//! current `THREAD_ID`), so every event started there is recorded on the session.
+//!
+//! Who writes a session slot: whoever has it entered, or ends a [`PendingWait`] recorded on it.
+//! The same single-writer rule as an OS thread's slot holds as long as a session is used by one
+//! task or thread at a time (a connection's task is polled by one worker at a time, and the
+//! executor orders one poll before the next); two OS threads using one session at once would
+//! mix its statistics and event records (relaxed atomics: no undefined behaviour, no panic, as
+//! PFS's own "just statistics, not facts" races).
+//!
+//! A pending wait is an event that may end on another OS thread than it began on, so it is
+//! `Send`, unlike an `EventGuard`. Recorded on a slot (a session's, or the OS thread's own when
+//! it ends there), its event record is written at the start and finished in place at the end,
+//! as an `EventGuard`'s; shown in `events_*_current` while pending. Begun on no thread
+//! ([`Target::Ending`] outside a session), only its start time is kept, and the whole event is
+//! recorded, start to end, on the thread current where it ends.
+
+use std::sync::atomic::Ordering;
+
+use super::api::ClassRef;
+use super::classes::{ClassInfo, F_CURRENT, F_ENABLED, F_TIMED};
+use super::record::{self, Active};
+use super::thread::{self, ThreadSlot};
+use super::timer::now;
+
+/// A session thread's slot (`None` when the thread buffer was full) and `THREAD_ID`.
+pub(crate) struct SessionRecord {
+    slot: Option<&'static ThreadSlot>,
+    thread_id: u64,
+}
+
+impl SessionRecord {
+    pub(crate) fn new(name: &str, processlist_id: u64) -> SessionRecord {
+        let thread_id = crate::thread_id::next();
+        SessionRecord {
+            slot: thread::register_session(thread_id, name, processlist_id),
+            thread_id,
+        }
+    }
+
+    pub(crate) fn thread_id(&self) -> u64 {
+        self.thread_id
+    }
+
+    pub(crate) fn set_account(&self, user: &str, host: &str) -> bool {
+        self.slot
+            .map(|t| thread::set_slot_account(t, user, host))
+            .is_some()
+    }
+
+    /// Makes this session the current thread of the calling OS thread until [`leave`].
+    pub(crate) fn enter(&self) -> Entered {
+        Entered {
+            slot: thread::enter(self.slot),
+            id: crate::thread_id::enter(self.thread_id),
+        }
+    }
+}
+
+impl Drop for SessionRecord {
+    fn drop(&mut self) {
+        if let Some(t) = self.slot {
+            thread::release_session(t);
+        }
+    }
+}
+
+/// What entering a session replaced on the OS thread.
+pub(crate) struct Entered {
+    slot: thread::Entered,
+    id: u64,
+}
+
+/// Ends what [`SessionRecord::enter`] began.
+pub(crate) fn leave(e: Entered) {
+    thread::leave(e.slot);
+    crate::thread_id::restore(e.id);
+}
+
+/// Where a pending wait is recorded (see `crate::WaitOn`).
+pub(crate) enum Target<'a> {
+    Session(&'a SessionRecord),
+    Current,
+    Ending,
+}
+
+/// A wait in progress that may end on another OS thread.
+pub(crate) enum PendingWait {
+    /// Not recorded (disabled, left out, lost, or counted at its start).
+    Inert,
+    /// Recorded on a slot: ended there.
+    OnSlot(Active),
+    /// Begun on no thread: recorded where it ends.
+    Detached {
+        class: &'static ClassInfo,
+        flags: u32,
+        object: u64,
+        start: u64,
+    },
+}
+
+impl PendingWait {
+    pub(crate) fn is_active(&self) -> bool {
+        !matches!(self, PendingWait::Inert)
+    }
+}
+
+/// Begins a pending wait of `class` on `object`: when the class is disabled, one relaxed load.
+#[inline]
+pub(crate) fn begin(class: ClassRef, object: u64, target: Target<'_>) -> PendingWait {
+    let f = class.0.flags.load(Ordering::Relaxed);
+    if f & F_ENABLED == 0 {
+        return PendingWait::Inert;
+    }
+    begin_enabled(class.0, f, object, target)
+}
+
+#[inline(never)]
+fn begin_enabled(
+    class: &'static ClassInfo,
+    f: u32,
+    object: u64,
+    target: Target<'_>,
+) -> PendingWait {
+    let slot = match target {
+        Target::Session(s) => s.slot,
+        Target::Current => thread::current(),
+        Target::Ending if thread::in_session() => thread::current(),
+        Target::Ending => {
+            let start = if f & F_TIMED != 0 { now(f) } else { 0 };
+            return PendingWait::Detached {
+                class,
+                flags: f,
+                object,
+                start,
+            };
+        }
+    };
+    let Some(t) = slot else {
+        super::limits::LOST.locker.fetch_add(1, Ordering::Relaxed);
+        return PendingWait::Inert;
+    };
+    let f = f & t.mask();
+    if f & F_ENABLED == 0 {
+        return PendingWait::Inert;
+    }
+    if f & (F_TIMED | F_CURRENT) == 0 {
+        record::count(t, class, f, None);
+        return PendingWait::Inert;
+    }
+    PendingWait::OnSlot(record::begin(t, class, f, None, object, None))
+}
+
+impl Drop for PendingWait {
+    fn drop(&mut self) {
+        match self {
+            PendingWait::Inert => {}
+            PendingWait::OnSlot(a) => record::end_event(a),
+            PendingWait::Detached {
+                class,
+                flags,
+                object,
+                start,
+            } => end_detached(class, *flags, *object, *start),
+        }
+    }
+}
+
+/// Records, on the thread current here, a wait that began on no thread at `start`.
+#[inline(never)]
+fn end_detached(class: &'static ClassInfo, f: u32, object: u64, start: u64) {
+    let Some(t) = thread::current() else {
+        super::limits::LOST.locker.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let f = f & t.mask();
+    if f & F_ENABLED == 0 {
+        return;
+    }
+    if f & (F_TIMED | F_CURRENT) == 0 {
+        record::count(t, class, f, None);
+        return;
+    }
+    record::end_event(&record::begin_with_start(t, class, f, object, start));
+}
