@@ -48,6 +48,23 @@ impl Server {
     pub fn cpu_seconds(&self) -> f64 {
         cpu_seconds(self.pid())
     }
+
+    /// Sends SIGINT (`mdl-server` stops cleanly on it) and waits at most `limit` for the
+    /// process to exit; true if it exited on its own (otherwise it is killed on drop).
+    pub fn interrupt(mut self, limit: Duration) -> bool {
+        let sent = Command::new("kill")
+            .args(["-INT", &self.pid().to_string()])
+            .status()
+            .is_ok_and(|s| s.success());
+        let t0 = Instant::now();
+        while sent && t0.elapsed() < limit {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    }
 }
 
 impl Drop for Server {
@@ -270,10 +287,13 @@ pub fn measured(
     Some((r, us))
 }
 
-/// Callgrind's instructions per query of an `mdl-server` configuration: the server runs
-/// under `valgrind --tool=callgrind` with collection off, sysbench warms one connection up,
-/// collection is switched on for `events` transactions of one client, and the dump's total
-/// is divided by the queries sysbench counted.
+/// Callgrind's instructions per query of an `mdl-server` configuration, as for
+/// `acquire_loop`: the server runs under `valgrind --tool=callgrind` twice, serving one
+/// client `events` and then `2 * events` transactions after the same warm-up, and stops on
+/// SIGINT (it exits cleanly, so callgrind writes its totals); the difference of the two
+/// totals divided by the difference of the queries sysbench counted leaves out start-up,
+/// warm-up and shutdown, with no `callgrind_control` round trips to time (the first version
+/// toggled collection with it and collected nothing; why was not found).
 pub fn callgrind_per_query(
     bin: &Path,
     data: &Path,
@@ -282,64 +302,37 @@ pub fn callgrind_per_query(
     events: u64,
     dir: &Path,
 ) -> Option<f64> {
-    let out = dir.join(format!("callgrind.{}.out", free_port()));
-    let wrapper: Vec<String> = [
-        "valgrind",
-        "--tool=callgrind",
-        "--instr-atstart=no",
-        "--collect-atstart=yes",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain([format!("--callgrind-out-file={}", out.display())])
-    .collect();
-    let server = start_mdl(bin, "callgrind", data, args, &wrapper).ok()?;
-    let one = |n: u64| {
-        sysbench(
-            server.port,
-            workload,
-            "run",
-            &[
-                "--threads=1".into(),
-                "--time=0".into(),
-                format!("--events={n}"),
-                "--table-size=10000".into(),
-            ],
-        )
+    let run = |n: u64| -> Option<(f64, f64)> {
+        let out = dir.join(format!("callgrind.{}.out", free_port()));
+        let wrapper = vec![
+            "valgrind".to_string(),
+            "--tool=callgrind".to_string(),
+            format!("--callgrind-out-file={}", out.display()),
+        ];
+        let server = start_mdl(bin, "callgrind", data, args, &wrapper).ok()?;
+        let one = |n: u64| {
+            sysbench(
+                server.port,
+                workload,
+                "run",
+                &[
+                    "--threads=1".into(),
+                    "--time=0".into(),
+                    format!("--events={n}"),
+                    "--table-size=10000".into(),
+                ],
+            )
+        };
+        one(50)?;
+        let r = one(n)?;
+        let stopped = server.interrupt(Duration::from_secs(120));
+        let total = stopped.then(|| read_total(&out)).flatten();
+        let _ = std::fs::remove_file(&out);
+        Some((total?, r.queries))
     };
-    one(50)?;
-    let ctl = |on: &str| {
-        Command::new("callgrind_control")
-            .args(["-i", on, &server.pid().to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false)
-    };
-    if !ctl("on") {
-        return None;
-    }
-    let r = one(events)?;
-    ctl("off");
-    // Killed, valgrind writes nothing: ask for the dump first (`<out>.1`).
-    let _ = Command::new("callgrind_control")
-        .args(["-d", &server.pid().to_string()])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    drop(server);
-    let total = read_total(&out).or_else(|| {
-        std::fs::read_dir(dir).ok()?.flatten().find_map(|e| {
-            let p = e.path();
-            p.to_string_lossy()
-                .starts_with(&*out.to_string_lossy())
-                .then(|| read_total(&p))
-                .flatten()
-        })
-    })?;
-    let _ = std::fs::remove_file(&out);
-    (r.queries > 0.0).then(|| total / r.queries)
+    let (i1, q1) = run(events)?;
+    let (i2, q2) = run(2 * events)?;
+    (q2 > q1 && i2 > i1).then(|| (i2 - i1) / (q2 - q1))
 }
 
 /// The `summary:` or `totals:` instruction count of a callgrind output file.

@@ -226,6 +226,7 @@ impl EngineConn {
         let db = rusqlite::Connection::open_in_memory().map_err(engine_err)?;
         db.busy_timeout(engine.busy_timeout).map_err(engine_err)?;
         db.set_prepared_statement_cache_capacity(128);
+        crate::functions::register(&db).map_err(engine_err)?;
         for v in VIEW_SCHEMAS {
             db.execute_batch(&format!("ATTACH DATABASE ':memory:' AS {}", quote(v)))
                 .map_err(engine_err)?;

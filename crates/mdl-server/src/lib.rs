@@ -23,6 +23,7 @@
 //! * `execute`: a statement's path: locks from `mdl-sql`, then the engine.
 //! * `rewrite`: MySQL's dialect to SQLite's, on `sqlparser`'s AST.
 //! * `engine`: SQLite, one file per schema, the engine's single writer.
+//! * `functions`: MySQL's string functions SQLite lacks (`SUBSTRING_INDEX`).
 //! * `admin`: `SHOW PROCESSLIST`, `KILL`, `SHOW VARIABLES`, system variables.
 //! * `pfs_views`: `performance_schema` and `sys` tables as SQLite snapshots of `pfs`.
 //! * `processlist`: the live connections and their kill signals.
@@ -40,6 +41,7 @@ mod constant;
 mod engine;
 mod error;
 mod execute;
+mod functions;
 mod pfs_views;
 mod processlist;
 mod rewrite;

@@ -311,7 +311,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
     }
     // Callgrind, one client, point selects: floor, (A), and in full mode (B) as well.
     let mut instr: Vec<(String, f64)> = Vec::new();
-    if on_path("valgrind") && on_path("callgrind_control") {
+    if on_path("valgrind") {
         for (i, c) in cfgs.iter().enumerate() {
             let wanted = c.mariadb.is_none() && (c.group != "B" || !ctx.quick);
             if !wanted {
@@ -450,9 +450,6 @@ fn instrument_lists(servers: &[(Config, Server)]) -> Table {
     let q_inst = "SELECT CONCAT(SUBSTRING_INDEX(NAME, '/', 2), ': ', COUNT(*)) FROM \
                   performance_schema.setup_instruments WHERE ENABLED = 'YES' GROUP BY \
                   SUBSTRING_INDEX(NAME, '/', 2) ORDER BY 1";
-    let q_inst_sqlite = "SELECT SUBSTR(NAME, 1, INSTR(SUBSTR(NAME, INSTR(NAME, '/') + 1), '/') + \
-                  INSTR(NAME, '/') - 1) || ': ' || COUNT(*) FROM \
-                  performance_schema.setup_instruments WHERE ENABLED = 'YES' GROUP BY 1 ORDER BY 1";
     let q_cons =
         "SELECT NAME FROM performance_schema.setup_consumers WHERE ENABLED = 'YES' ORDER BY 1";
     for (c, s) in servers {
@@ -474,7 +471,7 @@ fn instrument_lists(servers: &[(Config, Server)]) -> Table {
                 })
                 .unwrap_or_default()
         };
-        let inst = q(if is_default { q_inst_sqlite } else { q_inst });
+        let inst = q(q_inst);
         t.row(vec![c.label.clone(), inst, q(q_cons)]);
     }
     t
