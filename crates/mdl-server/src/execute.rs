@@ -85,9 +85,10 @@ fn digest_of(s: &Statement) -> pfs::DigestRef {
     pfs::register_digest(&s.to_string())
 }
 
-/// Runs `fut` as a `pfs` statement event. A `pfs` event belongs to the OS thread that starts
-/// it, and a task may move between threads at each `.await`: so the event is started and
-/// ended within the statement's first poll. A statement that completes without waiting (the
+/// Runs `fut` as a `pfs` statement event. The connection's session thread is entered for each
+/// poll, but a statement event's guard is tied to the OS thread that starts it (it is not
+/// `Send`, unlike a `pfs::PendingWait`), and a task may move between threads at each `.await`:
+/// so the event is started and ended within the statement's first poll. A statement that completes without waiting (the
 /// usual case) is one exact event; one that waits ends its event where it first waits (its
 /// count and digest are right, its time is the part before the wait).
 async fn in_statement_event<F: std::future::Future>(

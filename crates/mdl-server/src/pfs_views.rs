@@ -147,7 +147,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         "metadata_lock_waits" => load(db, name, &src.mgr.metadata_lock_waits(), &[]),
         #[cfg(feature = "pfs")]
         "metadata_deadlocks" => load(db, name, &src.mgr.metadata_deadlocks(), &[]),
-        // No pfs thread is a connection yet: threads are OS threads (no PROCESSLIST_ID).
+        // Connections are session threads (`PROCESSLIST_ID` their id), the rest OS threads.
         "threads" => load(db, name, &pfs::threads(), &[]),
         "processlist" => processlist(db, &(src.processes)()),
         "setup_instruments" => load(db, name, &pfs::setup_instruments(), &[]),
