@@ -301,8 +301,8 @@ pub fn callgrind_per_query(
     workload: &str,
     events: u64,
     dir: &Path,
-) -> Option<f64> {
-    let run = |n: u64| -> Option<(f64, f64)> {
+) -> Option<Instructions> {
+    let run = |n: u64| -> Option<(Instructions, f64)> {
         let out = dir.join(format!("callgrind.{}.out", free_port()));
         let wrapper = vec![
             "valgrind".to_string(),
@@ -326,23 +326,66 @@ pub fn callgrind_per_query(
         one(50)?;
         let r = one(n)?;
         let stopped = server.interrupt(Duration::from_secs(120));
-        let total = stopped.then(|| read_total(&out)).flatten();
+        let split = stopped.then(|| split_by_crate(&out)).flatten();
         let _ = std::fs::remove_file(&out);
-        Some((total?, r.queries))
+        Some((split?, r.queries))
     };
     let (i1, q1) = run(events)?;
     let (i2, q2) = run(2 * events)?;
-    (q2 > q1 && i2 > i1).then(|| (i2 - i1) / (q2 - q1))
+    let per_query = |a: f64, b: f64| (b - a) / (q2 - q1);
+    (q2 > q1 && i2.total > i1.total).then(|| Instructions {
+        total: per_query(i1.total, i2.total),
+        mdl: per_query(i1.mdl, i2.mdl),
+        pfs: per_query(i1.pfs, i2.pfs),
+        sqlite: per_query(i1.sqlite, i2.sqlite),
+    })
 }
 
-/// The `summary:` or `totals:` instruction count of a callgrind output file.
-fn read_total(p: &Path) -> Option<f64> {
-    let text = std::fs::read_to_string(p).ok()?;
-    text.lines()
-        .find_map(|l| {
-            l.strip_prefix("summary:")
-                .or_else(|| l.strip_prefix("totals:"))
-        })
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
+/// Instructions (of a run, or per query), in all and by where the code comes from.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct Instructions {
+    /// Everything the server executed.
+    pub total: f64,
+    /// Functions of `mdl-core` (by symbol or source file, inlined code included).
+    pub mdl: f64,
+    /// Functions of `pfs`.
+    pub pfs: f64,
+    /// SQLite's C functions.
+    pub sqlite: f64,
+}
+
+/// A callgrind output's instructions by function (`callgrind_annotate`, exclusive costs, no
+/// threshold), summed by crate: a function counts for `mdl-core` or `pfs` when its symbol or
+/// its source file is theirs, so code inlined into the server's own functions counts too.
+fn split_by_crate(p: &Path) -> Option<Instructions> {
+    let out = Command::new("callgrind_annotate")
+        .args(["--threshold=100", "--auto=no"])
+        .arg(p)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut i = Instructions::default();
+    for line in text.lines() {
+        let Some((count, rest)) = line.trim_start().split_once(' ') else {
+            continue;
+        };
+        let Ok(n) = count.replace(',', "").parse::<f64>() else {
+            continue;
+        };
+        if !rest.starts_with('(') || rest.contains("PROGRAM TOTALS") {
+            continue;
+        }
+        i.total += n;
+        if rest.contains("/crates/mdl-core/") || rest.contains("mdl_core::") {
+            i.mdl += n;
+        } else if rest.contains("/crates/pfs/")
+            || rest.contains(" pfs::")
+            || rest.contains("<pfs::")
+        {
+            i.pfs += n;
+        } else if rest.contains("sqlite3") {
+            i.sqlite += n;
+        }
+    }
+    (i.total > 0.0).then_some(i)
 }

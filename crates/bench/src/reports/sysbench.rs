@@ -18,7 +18,8 @@ use super::int;
 use crate::output::{Headline, Report, Table};
 use crate::runner::{median, Ctx};
 use crate::sysbench::{
-    callgrind_per_query, measured, on_path, start_mariadb, start_mdl, sysbench, Server,
+    callgrind_per_query, measured, on_path, start_mariadb, start_mdl, sysbench, Instructions,
+    Server,
 };
 
 /// The commands that build the two servers.
@@ -310,7 +311,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         }
     }
     // Callgrind, one client, point selects: floor, (A), and in full mode (B) as well.
-    let mut instr: Vec<(String, f64)> = Vec::new();
+    let mut instr: Vec<(String, Instructions)> = Vec::new();
     if on_path("valgrind") {
         for (i, c) in cfgs.iter().enumerate() {
             let wanted = c.mariadb.is_none() && (c.group != "B" || !ctx.quick);
@@ -347,7 +348,7 @@ fn tables(
     r: &mut Report,
     cfgs: &[Config],
     raw: &[Vec<Vec<Runs>>],
-    instr: &[(String, f64)],
+    instr: &[(String, Instructions)],
     secs: usize,
     rounds: usize,
 ) {
@@ -408,7 +409,7 @@ fn tables(
                     }
                 }
             }
-            let ins = instr.iter().find(|(l, _)| *l == c.label).map(|x| x.1);
+            let ins = instr.iter().find(|(l, _)| *l == c.label).map(|x| x.1.total);
             row.push(if wi == 0 {
                 ins.map_or("".into(), int)
             } else {
@@ -432,6 +433,34 @@ fn tables(
                 "MySQL 5.6: default costs 4.5-7% QPS; MariaDB 10.11 here: PFS ON +12-17% CPU/query"
                     .into(),
         });
+    }
+    if !instr.is_empty() {
+        let mut t = Table::new(
+            "instructions",
+            "Instructions per point select, one client (callgrind), by where the code comes from",
+            &[
+                "server",
+                "all",
+                "mdl-core",
+                "pfs",
+                "SQLite",
+                "mdl-core share",
+                "pfs share",
+            ],
+        );
+        for (label, i) in instr {
+            let share = |x: f64| format!("{:.2}%", x / i.total * 100.0);
+            t.row(vec![
+                label.clone(),
+                int(i.total),
+                int(i.mdl),
+                int(i.pfs),
+                int(i.sqlite),
+                share(i.mdl),
+                share(i.pfs),
+            ]);
+        }
+        r.tables.push(t);
     }
     r.data = json!({"runs": data, "instructions_per_query": instr});
 }
