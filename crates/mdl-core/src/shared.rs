@@ -148,7 +148,7 @@ impl ContextShared {
             #[cfg(feature = "pfs")]
             pfs_thread: crate::sync::AtomicU64::new(pfs::current_thread_id()),
             #[cfg(feature = "pfs")]
-            metadata_class: crate::sync::classes().metadata,
+            metadata_class: crate::sync::class_of(crate::sync::Site::Metadata),
             #[cfg(feature = "pfs")]
             published_lost: crate::sync::AtomicU64::new(0),
             #[cfg(feature = "pfs")]

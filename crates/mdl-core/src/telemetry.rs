@@ -29,9 +29,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::deadlock::WaitEnd;
 use crate::lock::LockObject;
 use crate::types::{LockDuration, LockType};
+use crate::wait::WaitEnd;
 
 /// Where a wait is: what [`WaitTelemetry::begin`] needs to know.
 #[cfg_attr(not(all(feature = "pfs", feature = "tracing")), allow(dead_code))]
@@ -96,7 +96,7 @@ fn pfs_event(site: &WaitSite<'_>) -> pfs::PendingWait {
         (None, true) => pfs::WaitOn::Current,
         (None, false) => pfs::WaitOn::Ending,
     };
-    let class = crate::sync::classes().metadata;
+    let class = crate::sync::class_of(crate::sync::Site::Metadata);
     pfs::wait_start_on(class, Arc::as_ptr(site.lock) as usize, on)
 }
 
@@ -144,20 +144,6 @@ fn record_blockers(span: &tracing::Span, site: &WaitSite<'_>) {
     };
     let text: Vec<String> = blockers.iter().map(ToString::to_string).collect();
     span.record("blockers", text.join("; "));
-}
-
-impl WaitEnd {
-    /// The outcome's name in spans and metrics labels.
-    #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            WaitEnd::Granted => "granted",
-            WaitEnd::Timeout => "timeout",
-            WaitEnd::Deadlock => "deadlock",
-            WaitEnd::Killed => "killed",
-            WaitEnd::Cancelled => "cancelled",
-        }
-    }
 }
 
 // A wait's state moves between a runtime's workers.
