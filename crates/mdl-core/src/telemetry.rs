@@ -29,6 +29,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::instrument::ContextRows;
 use crate::lock::LockObject;
 use crate::types::{LockDuration, LockType};
 use crate::wait::WaitEnd;
@@ -42,11 +43,31 @@ pub(crate) struct WaitSite<'a> {
     /// The waiting context's id and serial.
     pub(crate) context: u64,
     pub(crate) serial: u64,
-    /// The session thread the context is bound to.
-    #[cfg(feature = "pfs")]
-    pub(crate) session: Option<&'a pfs::SessionThread>,
+    /// The session thread the context is bound to, if any.
+    pub(crate) session: &'a Session,
     /// A blocked thread's wait (it ends on this OS thread), not a future's.
     pub(crate) blocking: bool,
+}
+
+/// The session thread a context's waits are recorded on
+/// (`MdlContext::bind_pfs_thread`); zero-sized without `pfs`.
+#[derive(Default)]
+pub(crate) struct Session {
+    #[cfg(feature = "pfs")]
+    pub(crate) thread: Option<pfs::SessionThread>,
+}
+
+impl Session {
+    /// A wait begins in the context: an unbound context's `metadata_locks.OWNER_THREAD_ID`
+    /// becomes the pfs thread that waits (a bound one's stays its session's).
+    #[inline]
+    pub(crate) fn note_wait(&self, rows: &ContextRows) {
+        #[cfg(feature = "pfs")]
+        if self.thread.is_none() {
+            rows.set_thread(pfs::current_thread_id());
+        }
+        let _ = rows;
+    }
 }
 
 /// The telemetry of one wait in progress (see the module docs). `Send`.
@@ -91,7 +112,7 @@ impl WaitTelemetry {
 
 #[cfg(feature = "pfs")]
 fn pfs_event(site: &WaitSite<'_>) -> pfs::PendingWait {
-    let on = match (site.session, site.blocking) {
+    let on = match (site.session.thread.as_ref(), site.blocking) {
         (Some(s), _) => pfs::WaitOn::Session(s),
         (None, true) => pfs::WaitOn::Current,
         (None, false) => pfs::WaitOn::Ending,

@@ -1,4 +1,5 @@
-//! The wait slot: one per context, where the first of granted / victim / timeout / killed wins.
+//! The wait slot: one per context, where the first of granted / deadlock (victim) / timeout /
+//! killed wins ([`WaitEnd`]; `None` while undecided).
 //!
 //! A waiting context resets its slot (which starts a new *epoch*), queues its request on the lock
 //! object, and either sleeps on the slot's condvar (a thread) or registers its task's `Waker`

@@ -131,21 +131,13 @@ impl MdlContext {
             duration: w.duration,
             context: self.shared.id,
             serial: self.shared.serial,
-            #[cfg(feature = "pfs")]
-            session: self.pfs_thread.as_ref(),
+            session: &self.session,
             blocking: w.blocking,
         });
         #[cfg(feature = "metrics")]
         self.counted.publish_if_asked(&self.mgr, &self.shared);
         let (p, ns) = (&w.p, w.key.namespace());
-        // An unbound context's `metadata_locks.OWNER_THREAD_ID` is the pfs thread that last
-        // waited in it (a bound one's is its session's).
-        #[cfg(feature = "pfs")]
-        if self.pfs_thread.is_none() {
-            self.shared
-                .pfs_thread
-                .store(pfs::current_thread_id(), Ordering::Relaxed);
-        }
+        self.session.note_wait(&self.shared.rows);
         let needs_notification = ns.strategy() == Strategy::Object && p.ty == LockType::Exclusive;
         if needs_notification {
             self.notify_conflicting_holders(&p.lock);
