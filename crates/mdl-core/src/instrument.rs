@@ -31,9 +31,9 @@
 //! ticket id is). Lock objects are identified by address: the reader first takes `Arc`s of
 //! every object in the lock map, so an address it finds there is that object (it cannot be
 //! freed and reused while held), and a published address it does not find belongs to a ticket
-//! already gone. Tickets beyond [`PUBLISHED_SLOTS`](crate::PUBLISHED_SLOTS) in one context are
+//! already gone. Tickets beyond `PUBLISHED_SLOTS` in one context are
 //! not shown and are counted as lost, per context (a `#[cold]` increment); the counts of ended
-//! contexts move to the registry, and [`MdlManager::metadata_locks_lost`] adds them up
+//! contexts move to the registry, and `MdlManager::metadata_locks_lost` adds them up
 //! (`Performance_schema_metadata_lock_lost`).
 //!
 //! As in MySQL (`pfs_create_metadata_lock_v1` checks the instrument, not the thread's

@@ -5,7 +5,7 @@
 //!
 //! # The pfs event: on which thread
 //!
-//! * A context bound to a session thread ([`crate::MdlContext::bind_pfs_thread`]) records its
+//! * A context bound to a session thread (`MdlContext::bind_pfs_thread`) records its
 //!   waits on that session, whichever OS thread or worker begins and ends them: shown in its
 //!   `events_waits_current` while pending, then in its history and summaries.
 //! * Otherwise a blocking wait is recorded on the current pfs thread (the OS thread that waits,
