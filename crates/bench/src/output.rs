@@ -358,7 +358,7 @@ pub struct Headline {
     pub what: String,
     /// The figure measured here.
     pub measured: String,
-    /// The published figure (and its section of published-figures.md).
+    /// The published figure (and its letter, A-F, as `BENCHMARKS.md` names the published runs).
     pub published: String,
 }
 

@@ -74,9 +74,8 @@ pub struct MdlContext {
     /// Guards made so far ([`MdlContext::into_guard`]), numbering their ticket ids.
     guards_made: u32,
     /// The session thread this context's waits are recorded on
-    /// ([`MdlContext::bind_pfs_thread`]).
-    #[cfg(feature = "pfs")]
-    pfs_thread: Option<pfs::SessionThread>,
+    /// (`MdlContext::bind_pfs_thread`; zero-sized without `pfs`).
+    session: crate::telemetry::Session,
     /// Feature `metrics`: the tickets created since the last publication (`publish.rs`).
     #[cfg(feature = "metrics")]
     counted: crate::publish::LocalCounts,
@@ -106,8 +105,7 @@ impl MdlContext {
             lock_wait_timeout,
             async_wait: None,
             guards_made: 0,
-            #[cfg(feature = "pfs")]
-            pfs_thread: None,
+            session: crate::telemetry::Session::default(),
             #[cfg(feature = "metrics")]
             counted: crate::publish::LocalCounts::new(),
         }

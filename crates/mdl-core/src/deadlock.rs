@@ -47,7 +47,7 @@ use crate::queue::Entry;
 use crate::shared::ContextShared;
 use crate::sync::{AtomicU64, Mutex, Ordering};
 use crate::types::{ContextId, LockDuration, LockType, Namespace};
-use crate::wait::WaitStatus;
+use crate::wait::WaitEnd;
 
 /// Longer paths are treated as deadlocks (MySQL's `MAX_SEARCH_DEPTH`).
 pub const MAX_SEARCH_DEPTH: u32 = 32;
@@ -86,17 +86,6 @@ pub(crate) struct Edge {
     /// The wait's epoch (see `wait.rs`).
     pub(crate) epoch: u64,
     pub(crate) since: Instant,
-}
-
-/// How a wait ended, for the counters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum WaitEnd {
-    Granted,
-    Timeout,
-    Deadlock,
-    Killed,
-    /// Given up by its future before an outcome.
-    Cancelled,
 }
 
 /// Edges by waiting context id (ids are unique integers: a cheap mix is hash enough).
@@ -256,7 +245,7 @@ impl WaitForGraph {
                 cycle: v.cycle,
             });
             *victim.ctx.deadlock.lock() = Some((victim.epoch, record.clone()));
-            victim.ctx.wait.set(victim.epoch, WaitStatus::Victim);
+            victim.ctx.wait.set(victim.epoch, WaitEnd::Deadlock);
             if self.history_len > 0 {
                 let mut h = self.history.lock();
                 if h.len() == self.history_len {
@@ -399,7 +388,7 @@ fn visit_lock<'a>(edges: &'a Edges, edge: &'a Edge, v: &mut Visitor<'a>) -> bool
     let lock = &edge.lock;
     let waiter = &edge.waiter;
     let st = lock.state.read_recursive();
-    if waiter.wait.status() != WaitStatus::Empty {
+    if waiter.wait.status().is_some() {
         return false;
     }
     match st.entries.get(edge.entry) {

@@ -1,7 +1,11 @@
-//! Instrumentation points (feature `pfs`): the tables `metadata_locks`, `metadata_lock_waits`
-//! and `metadata_deadlocks`. (The instrument classes of the lock manager's primitives are in
-//! `sync.rs`; the metadata-lock wait event, `wait/lock/metadata/sql/mdl`, is a wait's telemetry,
-//! in `telemetry.rs`.)
+//! The instrumentation seam of the lock logic: what a context publishes for `metadata_locks`
+//! ([`ContextRows`], one field of the context's shared part, and [`RetiredRows`], the
+//! registry's), called unconditionally by the ticket code; without the feature `pfs` both are
+//! zero-sized and every call is an empty inline function. The readers of the tables
+//! `metadata_locks`, `metadata_lock_waits` and `metadata_deadlocks` are in `metadata_tables.rs`
+//! (feature `pfs`). (The instrument classes of the lock manager's primitives are in `sync.rs`; the
+//! metadata-lock wait event, `wait/lock/metadata/sql/mdl`, and the session a context's waits are
+//! recorded on are a wait's telemetry, in `telemetry.rs`.)
 //!
 //! # `metadata_locks` from the lock manager's own structures
 //!
@@ -27,9 +31,9 @@
 //! ticket id is). Lock objects are identified by address: the reader first takes `Arc`s of
 //! every object in the lock map, so an address it finds there is that object (it cannot be
 //! freed and reused while held), and a published address it does not find belongs to a ticket
-//! already gone. Tickets beyond [`PUBLISHED_SLOTS`](crate::PUBLISHED_SLOTS) in one context are
+//! already gone. Tickets beyond `PUBLISHED_SLOTS` in one context are
 //! not shown and are counted as lost, per context (a `#[cold]` increment); the counts of ended
-//! contexts move to the registry, and [`MdlManager::metadata_locks_lost`] adds them up
+//! contexts move to the registry, and `MdlManager::metadata_locks_lost` adds them up
 //! (`Performance_schema_metadata_lock_lost`).
 //!
 //! As in MySQL (`pfs_create_metadata_lock_v1` checks the instrument, not the thread's
@@ -40,409 +44,206 @@
 //! all.
 //!
 //! Invariant: a context's published word of slot `i` is non-zero only while ticket slot `i`
-//! holds its lock as a shared-word counter (`tickets.rs` clears it when that hold is released,
-//! replaced or moved to a queue, and rewrites it when the duration changes). Only the thread
-//! using the context writes its words.
+//! holds its lock as a shared-word counter (`context/tickets.rs` clears it when that hold is
+//! released, replaced or moved to a queue, and rewrites it when the duration changes). Only the
+//! thread using the context writes its words.
 
-use std::collections::HashMap;
-use std::sync::Arc;
-use std::time::UNIX_EPOCH;
+#[cfg(not(feature = "pfs"))]
+pub(crate) use off::{ContextRows, RetiredRows};
+#[cfg(feature = "pfs")]
+pub use on::PUBLISHED_SLOTS;
+#[cfg(feature = "pfs")]
+pub(crate) use on::{ContextRows, RetiredRows};
+#[cfg(feature = "pfs")]
+pub(crate) use on::{ROW_DURATION_SHIFT, ROW_LOW};
 
-use pfs::{MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow};
+/// With `pfs`: the published rows and the owner thread.
+#[cfg(feature = "pfs")]
+mod on {
+    use crate::sync::{class_of, AtomicU64, Ordering, Site};
+    use crate::types::{LockDuration, LockType};
 
-use crate::fast_path::Slot;
-use crate::key::MdlKey;
-use crate::lock::LockObject;
-use crate::request::{moved_ticket_id, ticket_id};
-use crate::shared::ContextShared;
-use crate::sync::Ordering;
-use crate::types::{LockDuration, LockType};
-use crate::MdlManager;
+    /// Shared-word tickets per context shown in `metadata_locks` (ticket slots
+    /// `0..PUBLISHED_SLOTS`).
+    pub const PUBLISHED_SLOTS: usize = 64;
 
-const METADATA: &str = "wait/lock/metadata/sql/mdl";
+    /// Bits of a row word below the lock object's address: the duration in bits 4–5, the type
+    /// in bits 0–3.
+    pub(crate) const ROW_LOW: u64 = 63;
+    pub(crate) const ROW_DURATION_SHIFT: u32 = 4;
 
-/// Is `wait/lock/metadata/sql/mdl` enabled (for any thread)? One relaxed load.
-#[inline(always)]
-pub(crate) fn publishing(shared: &ContextShared) -> bool {
-    shared.metadata_class.instrument_enabled()
-}
-
-/// Bits of a row word below the lock object's address: the duration in bits 4–5, the type in
-/// bits 0–3.
-const ROW_LOW: u64 = 63;
-const ROW_DURATION_SHIFT: u32 = 4;
-
-// A lock object's address leaves the low six bits of a row word free.
-const _: () = assert!(std::mem::align_of::<LockObject>() > ROW_LOW as usize);
-
-/// The row word of a shared-word ticket on `lock`: the object's address with the duration and
-/// the type in its low bits (free: lock objects are 64-byte aligned). Never 0. Any address
-/// fits, so nothing is checked.
-#[inline(always)]
-pub(crate) fn row_word(lock: &Arc<LockObject>, ty: LockType, duration: LockDuration) -> u64 {
-    Arc::as_ptr(lock) as usize as u64 | (duration as u64) << ROW_DURATION_SHIFT | ty as u64
-}
-
-/// What a published word says: `(address, type, duration)`, or `None` for an empty slot.
-fn decode_row(w: u64) -> Option<(u64, LockType, LockDuration)> {
-    (w != 0).then(|| {
-        let ty = LockType::ALL[(w & 0xf) as usize % LockType::ALL.len()];
-        let d = ((w & ROW_LOW) >> ROW_DURATION_SHIFT) as usize % LockDuration::ALL.len();
-        (w & !ROW_LOW, ty, LockDuration::ALL[d])
-    })
-}
-
-/// Writes the row of ticket slot `slot` (the caller checked [`publishing`]): one store, or a
-/// count of lost rows beyond [`PUBLISHED_SLOTS`](crate::PUBLISHED_SLOTS).
-#[inline(always)]
-pub(crate) fn publish(shared: &ContextShared, slot: u32, word: u64) {
-    match shared.published.words.get(slot as usize) {
-        Some(w) => w.store(word, Ordering::Relaxed),
-        None => row_lost(shared),
+    /// A context's instrumentation state that other threads read (see the module docs).
+    pub(crate) struct ContextRows {
+        /// The `pfs` thread that created the context, last waited in it, or that it is bound
+        /// to (`metadata_locks.OWNER_THREAD_ID`).
+        thread: AtomicU64,
+        /// `wait/lock/metadata/sql/mdl`, kept here so the hot path needs no lookup.
+        metadata: pfs::ClassRef,
+        /// Rows not shown: tickets beyond [`PUBLISHED_SLOTS`].
+        lost: AtomicU64,
+        /// The rows, in place, on lines of their own, so publishing is one store with no
+        /// pointer to follow and nothing to initialize.
+        published: Published,
     }
-}
 
-#[cold]
-#[inline(never)]
-fn row_lost(shared: &ContextShared) {
-    shared.published_lost.fetch_add(1, Ordering::Relaxed);
-}
-
-/// Clears the row of ticket slot `slot`: one store, whether or not a row was published (also
-/// after the instrument was disabled, so no stale row survives its ticket).
-#[inline(always)]
-pub(crate) fn unpublish(shared: &ContextShared, slot: u32) {
-    if let Some(w) = shared.published.words.get(slot as usize) {
-        w.store(0, Ordering::Relaxed);
+    /// A context's published shared-word tickets: per ticket slot, 0 or the row word of a held
+    /// lock. Written only by the thread using the context, read by `metadata_locks`. 64-byte
+    /// aligned: the words share no cache line with the fields other threads write.
+    #[repr(align(64))]
+    struct Published {
+        words: [AtomicU64; PUBLISHED_SLOTS],
     }
-}
 
-fn enabled() -> bool {
-    pfs::instrument_setting(METADATA).is_some_and(|(enabled, _)| enabled)
-}
-
-fn non_empty(s: &str) -> Option<String> {
-    (!s.is_empty()).then(|| s.to_owned())
-}
-
-/// One row of `metadata_locks`.
-fn row(
-    key: &MdlKey,
-    ctx: &ContextShared,
-    ticket_id: u64,
-    ty: LockType,
-    duration: LockDuration,
-    granted: bool,
-) -> MetadataLockRow {
-    let thread = ctx.pfs_thread.load(Ordering::Relaxed);
-    MetadataLockRow {
-        object_type: key.namespace().object_type_name().to_owned(),
-        object_schema: non_empty(key.schema()),
-        object_name: non_empty(key.name()),
-        column_name: key.column().map(str::to_owned),
-        object_instance_begin: ticket_id,
-        lock_type: ty.pfs_name().to_owned(),
-        lock_duration: duration.pfs_name().to_owned(),
-        lock_status: if granted { "GRANTED" } else { "PENDING" }.to_owned(),
-        source: None,
-        owner_thread_id: (thread != 0).then_some(thread),
-        owner_event_id: None,
-        owner_context_id: Some(ctx.id),
-        owner_context_label: ctx.label().map(|l| l.to_string()),
-    }
-}
-
-/// The rows of `performance_schema.metadata_locks`: every granted lock and pending request,
-/// from the queues, the slots, and (shared-word mode) the contexts' publications.
-pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
-    let mut rows = Vec::new();
-    if !enabled() {
-        return pfs::metadata_locks(rows);
-    }
-    let mut objects: HashMap<u64, Arc<LockObject>> = HashMap::new();
-    mgr.map.for_each(|lock| {
-        objects.insert(Arc::as_ptr(lock) as usize as u64, lock.clone());
-        let st = lock.state.read_recursive();
-        for e in st.granted().chain(st.waiting()) {
-            rows.push(row(
-                &lock.key,
-                &e.ctx,
-                e.ticket_id,
-                e.ty,
-                e.duration,
-                e.granted,
-            ));
-        }
-    });
-    mgr.env.slots.for_each_used(|slot, w| {
-        if let Slot::Held {
-            tag,
-            address,
-            ty,
-            duration,
-        } = Slot::decode(w)
-        {
-            if let (Some(lock), Some(ctx)) = (objects.get(&address), mgr.env.registry.get(tag)) {
-                let id = moved_ticket_id(ctx.serial, slot);
-                rows.push(row(&lock.key, &ctx, id, ty, duration, true));
+    impl ContextRows {
+        pub(crate) fn new() -> ContextRows {
+            ContextRows {
+                thread: AtomicU64::new(pfs::current_thread_id()),
+                metadata: class_of(Site::Metadata),
+                lost: AtomicU64::new(0),
+                published: Published {
+                    words: std::array::from_fn(|_| AtomicU64::new(0)),
+                },
             }
         }
-    });
-    for ctx in mgr.env.registry.live() {
-        for (i, w) in ctx.published.words.iter().enumerate() {
-            if let Some((address, ty, duration)) = decode_row(w.load(Ordering::Relaxed)) {
-                if let Some(lock) = objects.get(&address) {
-                    let id = ticket_id(ctx.serial, i as u32);
-                    rows.push(row(&lock.key, &ctx, id, ty, duration, true));
-                }
+
+        /// The row of a ticket on the lock object at `lock` (its address), held as a
+        /// shared-word counter or not: the address with the duration and the type in its low
+        /// bits (free: lock objects are 64-byte aligned, checked in `metadata_tables.rs`), for a
+        /// counter-held ticket while the instrument is enabled (for any thread: one relaxed
+        /// load); else 0. The hold is checked first, then the instrument.
+        #[inline(always)]
+        pub(crate) fn row_of(
+            &self,
+            counter_held: bool,
+            lock: usize,
+            ty: LockType,
+            duration: LockDuration,
+        ) -> u64 {
+            if counter_held && self.metadata.instrument_enabled() {
+                lock as u64 | (duration as u64) << ROW_DURATION_SHIFT | ty as u64
+            } else {
+                0
             }
         }
-    }
-    rows.sort_by_key(|r| r.object_instance_begin);
-    pfs::metadata_locks(rows)
-}
 
-/// `metadata_lock_waits`: [`MdlManager::lock_waits`] as a Performance-Schema-style table.
-pub(crate) fn metadata_lock_waits(mgr: &MdlManager) -> pfs::tables::MetadataLockWaits {
-    let label = |l: &Option<Arc<str>>| l.as_ref().map(|l| l.to_string());
-    let rows = mgr
-        .lock_waits()
-        .rows
-        .iter()
-        .map(|w| MetadataLockWaitRow {
-            object_type: w.key.namespace().object_type_name().to_owned(),
-            object_schema: non_empty(w.key.schema()),
-            object_name: non_empty(w.key.name()),
-            waiting_context_id: w.waiting.as_u64(),
-            waiting_context_label: label(&w.waiting_label),
-            waiting_lock_type: w.requested.pfs_name().to_owned(),
-            waiting_lock_duration: w.requested_duration.pfs_name().to_owned(),
-            wait_age_ms: w.waited.as_millis() as u64,
-            blocking_context_id: w.blocker.context.map(|c| c.as_u64()),
-            blocking_context_label: label(&w.blocker.label),
-            blocking_lock_type: w.blocker.lock_type.pfs_name().to_owned(),
-            blocking_lock_duration: w.blocker.duration.map(|d| d.pfs_name().to_owned()),
-            block: w.blocker.kind.to_string(),
-        })
-        .collect();
-    pfs::tables::Table::new("metadata_lock_waits", rows)
-}
-
-/// `metadata_deadlocks`: [`MdlManager::deadlocks`], one row per edge.
-pub(crate) fn metadata_deadlocks(mgr: &MdlManager) -> pfs::tables::MetadataDeadlocks {
-    let label = |l: &Option<Arc<str>>| l.as_ref().map(|l| l.to_string());
-    let mut rows = Vec::new();
-    for d in mgr.deadlocks() {
-        let at =
-            d.at.duration_since(UNIX_EPOCH)
-                .map_or(0, |t| t.as_millis() as u64);
-        for e in &d.cycle {
-            rows.push(MetadataDeadlockRow {
-                deadlock_id: d.id,
-                occur_time: at,
-                victim_context_id: d.victim.as_u64(),
-                waiting_context_id: e.waiter.as_u64(),
-                waiting_context_label: label(&e.waiter_label),
-                waiting_weight: e.weight,
-                object: e.key.to_string(),
-                waiting_lock_type: e.requested.pfs_name().to_owned(),
-                holding_context_id: e.holder.as_u64(),
-                holding_context_label: label(&e.holder_label),
-                holding_lock_type: e.held.pfs_name().to_owned(),
-                block: e.kind.to_string(),
-            });
-        }
-    }
-    pfs::tables::Table::new("metadata_deadlocks", rows)
-}
-
-/// The `metadata_*` tables (here, not in `manager.rs`, so the manager does not depend on its
-/// instrumentation).
-#[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
-impl MdlManager {
-    /// `performance_schema.metadata_locks`: every granted lock and pending request, with the
-    /// owning context's id and label next to MySQL's columns, while the
-    /// `wait/lock/metadata/sql/mdl` instrument is enabled; rendered like the mysql client
-    /// (`Display`) or as JSON. Read from the queues and the fast-path slots, so it costs the
-    /// acquire path nothing; locks held on MySQL's shared-word fast path are published by their
-    /// contexts, at most [`crate::PUBLISHED_SLOTS`] per context (see `instrument.rs`).
-    pub fn metadata_locks(&self) -> pfs::tables::MetadataLocks {
-        metadata_locks(self)
-    }
-
-    /// How many `metadata_locks` rows were not shown since the manager started (MySQL's
-    /// `Performance_schema_metadata_lock_lost`): a context publishes the rows of at most
-    /// [`crate::PUBLISHED_SLOTS`] locks held on the shared-word fast path, and counts the rest
-    /// as lost. Other locks are read from the queues and slots and are never lost.
-    pub fn metadata_locks_lost(&self) -> u64 {
-        self.env.registry.lost_rows()
-    }
-
-    /// [`MdlManager::lock_waits`] as a Performance-Schema-style table (`metadata_lock_waits`):
-    /// renders like the `mysql` client, serializes to JSON.
-    pub fn metadata_lock_waits(&self) -> pfs::tables::MetadataLockWaits {
-        metadata_lock_waits(self)
-    }
-
-    /// [`MdlManager::deadlocks`] as a Performance-Schema-style table (`metadata_deadlocks`),
-    /// one row per edge of each cycle.
-    pub fn metadata_deadlocks(&self) -> pfs::tables::MetadataDeadlocks {
-        metadata_deadlocks(self)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use crate::{FastPath, LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest};
-
-    const SECOND: Duration = Duration::from_secs(1);
-
-    fn rows(mgr: &MdlManager, name: &str) -> Vec<(String, String)> {
-        mgr.metadata_locks()
-            .rows
-            .into_iter()
-            .filter(|r| r.object_name.as_deref() == Some(name))
-            .map(|r| (r.lock_type, r.lock_duration))
-            .collect()
-    }
-
-    fn row(ty: &str, duration: &str) -> Vec<(String, String)> {
-        vec![(ty.to_owned(), duration.to_owned())]
-    }
-
-    /// The shared-word publication: a counter-held ticket has its row, which follows duration
-    /// changes and upgrades, goes with the release (also when the instrument was disabled in
-    /// between), and does not depend on the thread's INSTRUMENTED switch.
-    #[test]
-    fn shared_word_rows_follow_their_tickets() {
-        pfs::set_instruments("wait/lock/metadata/sql/mdl", true, true).unwrap();
-        let mgr = MdlManager::new(MdlConfig {
-            fast_path: FastPath::SharedWord,
-            ..MdlConfig::default()
-        })
-        .unwrap();
-        let mut ctx = mgr.new_context();
-        let key = |n: &str| MdlKey::new(crate::Namespace::Table, "pub", n).unwrap();
-        let sr = |n: &str| MdlRequest::new(key(n), LockType::SR, LockDuration::Statement);
-
-        let t = ctx.acquire(&sr("a"), SECOND).unwrap();
-        assert_eq!(rows(&mgr, "a"), row("SHARED_READ", "STATEMENT"));
-        ctx.set_lock_duration(t, LockDuration::Explicit).unwrap();
-        assert_eq!(rows(&mgr, "a"), row("SHARED_READ", "EXPLICIT"));
-        // The upgraded lock is in the queue: the counter's row must not stay behind.
-        ctx.upgrade(t, LockType::X, SECOND).unwrap();
-        assert_eq!(rows(&mgr, "a"), row("EXCLUSIVE", "EXPLICIT"));
-        ctx.release(t).unwrap();
-        assert!(rows(&mgr, "a").is_empty());
-
-        // Released while the instrument is disabled: no stale row when it is enabled again.
-        ctx.acquire(&sr("b"), SECOND).unwrap();
-        pfs::set_instruments("wait/lock/metadata/sql/mdl", false, false).unwrap();
-        ctx.release_statement_locks();
-        pfs::set_instruments("wait/lock/metadata/sql/mdl", true, true).unwrap();
-        assert!(rows(&mgr, "b").is_empty());
-
-        // A session left out (threads.INSTRUMENTED = NO) still has its rows, as in MySQL.
-        pfs::set_thread_instrumented(false);
-        ctx.acquire(&sr("c"), SECOND).unwrap();
-        pfs::set_thread_instrumented(true);
-        assert_eq!(rows(&mgr, "c"), row("SHARED_READ", "STATEMENT"));
-        ctx.release_statement_locks();
-        assert!(rows(&mgr, "c").is_empty());
-
-        // (In the same test: the instrument switch is process-wide.)
-        left_out_session_on_its_own_thread(&mgr);
-    }
-
-    /// A session whose thread is left out from its start: its shared-word rows are there, with
-    /// its thread, ticket ids, types and durations, follow duration changes, moves to the queue
-    /// and releases made while it is left out; tickets beyond `PUBLISHED_SLOTS` are counted as
-    /// lost, not shown; and its events are not recorded.
-    fn left_out_session_on_its_own_thread(mgr: &std::sync::Arc<MdlManager>) {
-        let key = |n: &str| MdlKey::new(crate::Namespace::Table, "out", n).unwrap();
-        let stmt = pfs::class!(pfs::ClassKind::Statement, "statement/sql/select");
-        assert!(pfs::statement_start(stmt, None).is_active(), "instrumented");
-        let mgr2 = mgr.clone();
-        let (to_main, from_session) = std::sync::mpsc::channel::<()>();
-        let (to_session, from_main) = std::sync::mpsc::channel::<()>();
-        let session = std::thread::spawn(move || {
-            pfs::set_thread_instrumented(false);
-            let thread = pfs::current_thread_id();
-            assert!(!pfs::statement_start(stmt, None).is_active(), "left out");
-            let mut ctx = mgr2.new_context();
-            let n = crate::PUBLISHED_SLOTS + 6;
-            let mut tickets = Vec::new();
-            for i in 0..n {
-                let r =
-                    MdlRequest::new(key(&format!("t{i}")), LockType::SR, LockDuration::Statement);
-                tickets.push(ctx.acquire(&r, SECOND).unwrap());
+        /// Publishes `row` ([`ContextRows::row_of`]) of the new ticket in slot `slot` (whose
+        /// word is 0): one store, none for 0.
+        #[inline(always)]
+        pub(crate) fn publish_new(&self, slot: u32, row: u64) {
+            if row != 0 {
+                self.publish(slot, row);
             }
-            let t0 = tickets[0];
-            ctx.set_lock_duration(t0, LockDuration::Explicit).unwrap();
-            to_main.send(()).unwrap();
-            from_main.recv().unwrap();
-            // Released while left out: the rows go.
-            ctx.release_statement_locks();
-            to_main.send(()).unwrap();
-            from_main.recv().unwrap();
-            ctx.release(t0).unwrap();
-            to_main.send(()).unwrap();
-            from_main.recv().unwrap();
-            (thread, ctx.id().as_u64())
-        });
-        from_session.recv().unwrap();
-        let shown = |mgr: &MdlManager| -> Vec<_> {
-            mgr.metadata_locks()
-                .rows
-                .into_iter()
-                .filter(|r| r.object_schema.as_deref() == Some("out"))
-                .collect()
-        };
-        let before = shown(mgr);
-        assert_eq!(before.len(), crate::PUBLISHED_SLOTS, "the rest are lost");
-        let explicit: Vec<_> = before
-            .iter()
-            .filter(|r| r.lock_duration == "EXPLICIT")
-            .map(|r| r.object_name.clone().unwrap())
-            .collect();
-        assert_eq!(explicit, ["t0"]);
-        assert!(before
-            .iter()
-            .all(|r| r.lock_type == "SHARED_READ" && r.lock_status == "GRANTED"));
-        let lost_before = mgr.metadata_locks_lost() - 6;
-        let lost = mgr
-            .env
-            .registry
-            .live()
-            .iter()
-            .map(|c| c.published_lost.load(crate::sync::Ordering::Relaxed))
-            .sum::<u64>();
-        assert_eq!(lost, 6);
-        to_session.send(()).unwrap();
-        from_session.recv().unwrap();
-        let after = shown(mgr);
-        assert_eq!(after.len(), 1, "only the explicit ticket is left");
-        assert_eq!(after[0].object_name.as_deref(), Some("t0"));
-        to_session.send(()).unwrap();
-        from_session.recv().unwrap();
-        assert!(shown(mgr).is_empty());
-        to_session.send(()).unwrap();
-        let (thread, ctx_id) = session.join().unwrap();
-        assert_eq!(
-            mgr.metadata_locks_lost(),
-            lost_before + 6,
-            "a context's lost rows still count after it ends"
-        );
-        for r in &before {
-            assert_eq!(r.owner_thread_id, Some(thread));
-            assert_eq!(r.owner_context_id, Some(ctx_id));
-            assert_eq!(
-                r.object_instance_begin >> 32,
-                ctx_id,
-                "ticket id names the context"
-            );
         }
+
+        /// Rewrites the row of ticket slot `slot` after its hold or duration changed: `row()`
+        /// ([`ContextRows::row_of`]), or cleared for 0.
+        #[inline]
+        pub(crate) fn rewrite(&self, slot: u32, row: impl FnOnce() -> u64) {
+            match row() {
+                0 => self.unpublish(slot),
+                row => self.publish(slot, row),
+            }
+        }
+
+        /// One store, or a count of lost rows beyond [`PUBLISHED_SLOTS`].
+        #[inline(always)]
+        fn publish(&self, slot: u32, row: u64) {
+            match self.published.words.get(slot as usize) {
+                Some(w) => w.store(row, Ordering::Relaxed),
+                None => self.row_lost(),
+            }
+        }
+
+        #[cold]
+        #[inline(never)]
+        fn row_lost(&self) {
+            self.lost.fetch_add(1, Ordering::Relaxed);
+        }
+
+        /// Clears the row of ticket slot `slot`: one store, whether or not a row was published
+        /// (also after the instrument was disabled, so no stale row survives its ticket).
+        #[inline(always)]
+        pub(crate) fn unpublish(&self, slot: u32) {
+            if let Some(w) = self.published.words.get(slot as usize) {
+                w.store(0, Ordering::Relaxed);
+            }
+        }
+
+        /// The owner thread's id (0: none).
+        pub(crate) fn thread(&self) -> u64 {
+            self.thread.load(Ordering::Relaxed)
+        }
+
+        pub(crate) fn set_thread(&self, id: u64) {
+            self.thread.store(id, Ordering::Relaxed);
+        }
+
+        /// The published words, by ticket slot.
+        pub(crate) fn published(&self) -> &[AtomicU64] {
+            &self.published.words
+        }
+
+        /// Rows this context could not show.
+        pub(crate) fn lost(&self) -> u64 {
+            self.lost.load(Ordering::Relaxed)
+        }
+    }
+
+    /// The lost rows of contexts that have ended (the registry's).
+    pub(crate) struct RetiredRows(AtomicU64);
+
+    impl RetiredRows {
+        pub(crate) fn new() -> RetiredRows {
+            RetiredRows(AtomicU64::new(0))
+        }
+
+        /// Adds an ending context's lost rows (under the registry's lock, so each context
+        /// counts once).
+        pub(crate) fn retire(&self, rows: &ContextRows) {
+            self.0.fetch_add(rows.lost(), Ordering::Relaxed);
+        }
+
+        pub(crate) fn total(&self) -> u64 {
+            self.0.load(Ordering::Relaxed)
+        }
+    }
+}
+
+/// Without `pfs`: the same calls on zero-sized types, doing nothing.
+#[cfg(not(feature = "pfs"))]
+mod off {
+    use crate::types::{LockDuration, LockType};
+
+    pub(crate) struct ContextRows;
+
+    impl ContextRows {
+        pub(crate) fn new() -> ContextRows {
+            ContextRows
+        }
+
+        #[inline(always)]
+        pub(crate) fn row_of(&self, _: bool, _: usize, _: LockType, _: LockDuration) -> u64 {
+            0
+        }
+
+        #[inline(always)]
+        pub(crate) fn publish_new(&self, _: u32, _: u64) {}
+
+        #[inline(always)]
+        pub(crate) fn rewrite(&self, _: u32, _: impl FnOnce() -> u64) {}
+
+        #[inline(always)]
+        pub(crate) fn unpublish(&self, _: u32) {}
+    }
+
+    pub(crate) struct RetiredRows;
+
+    impl RetiredRows {
+        pub(crate) fn new() -> RetiredRows {
+            RetiredRows
+        }
+
+        #[inline(always)]
+        pub(crate) fn retire(&self, _: &ContextRows) {}
     }
 }

@@ -109,22 +109,25 @@
 //! 5. `naming`: what a lock name may be, checked in [`MdlKey`]'s public constructors (which
 //!    return [`MdlError`], whose payloads name keys: hence two modules); `owner`: the server's
 //!    hooks.
-//! 6. `shared`: the part of a context other threads reach, and the registry of live contexts.
+//! 6. `instrument`: the instrumentation seam of the lock logic (a context's `metadata_locks`
+//!    rows; zero-sized without `pfs`); `shared`: the part of a context other threads reach,
+//!    and the registry of live contexts.
 //! 7. `queue`: a lock object's queues; `timer`: the deadline thread of async waits.
 //! 8. `lock`: the lock object and the grant protocol.
 //! 9. `deadlock`: the wait-for graph and its search; `map`: the lock map and eviction;
 //!    `ticket_store`: a context's tickets; `telemetry`: what a wait reports (the `pfs` event,
 //!    the `tracing` span), for threads and futures alike.
 //! 10. `manager`: configuration and the manager.
-//! 11. `diagnostics`: who holds and who waits; `instrument`: `metadata_locks` and the other
-//!     tables (feature `pfs`); `publish`: the counters published into the `metrics` facade
-//!     (feature `metrics`).
+//! 11. `diagnostics`: who holds and who waits; `metadata_tables`: `metadata_locks` and the
+//!     other tables (feature `pfs`); `publish`: the counters published into the `metrics`
+//!     facade (feature `metrics`).
 //! 12. `context`: the per-connection API, blocking and async (its submodules, lowest first:
 //!     `tickets`, `attempt`, `waiting`, `asynchronous`, `scope`).
 //!
-//! `instrument` sits above the manager and the shared context state it reads: the
-//! `metadata_*` tables are `impl MdlManager` blocks in `instrument.rs`, the published rows'
-//! type lives in `shared`, and ticket ids are numbered in `request`.
+//! `metadata_tables` sits above the manager and the shared context state it reads: the
+//! `metadata_*` tables are `impl MdlManager` blocks in `metadata_tables.rs`, the published rows
+//! live in `instrument`'s `ContextRows` (one field of `shared`'s context part), and ticket ids
+//! are numbered in `request`.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
@@ -139,13 +142,14 @@ mod error;
 mod fast_path;
 mod gate;
 mod hash;
-#[cfg(feature = "pfs")]
 mod instrument;
 mod key;
 mod lock;
 mod manager;
 mod map;
 pub mod matrix;
+#[cfg(feature = "pfs")]
+mod metadata_tables;
 mod naming;
 mod owner;
 #[cfg(feature = "metrics")]
@@ -174,15 +178,15 @@ pub use error::{DeadlockError, ErrorKind, MdlError, Result, WaitError};
 pub use fast_path::FastPath;
 #[doc(hidden)]
 pub use fast_path::SLOTS_PER_GROUP;
+#[cfg(feature = "pfs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
+pub use instrument::PUBLISHED_SLOTS;
 pub use key::MdlKey;
 pub use manager::{MdlConfig, MdlConfigBuilder, MdlManager, LONG_TIMEOUT};
 pub use map::PartitionHash;
 pub use naming::NAME_CHAR_LEN;
 pub use owner::{EngineRefusal, HolderInfo, MdlOwner};
 pub use request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
-#[cfg(feature = "pfs")]
-#[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
-pub use shared::PUBLISHED_SLOTS;
 pub use ticket_store::TicketIndex;
 #[doc(hidden)]
 pub use ticket_store::HASH_THRESHOLD;

@@ -50,7 +50,7 @@ use crate::request::moved_ticket_id;
 use crate::shared::{ContextShared, Registry};
 use crate::sync::{new_rwlock, store_load_fence, AtomicU64, Ordering, RwLock, Site};
 use crate::types::{LockDuration, LockType, Strategy};
-use crate::wait::WaitStatus;
+use crate::wait::WaitEnd;
 
 pub(crate) const HAS_SLOW_PATH: u64 = 1 << 60;
 pub(crate) const HAS_OBTRUSIVE: u64 = 1 << 61;
@@ -527,7 +527,7 @@ impl LockObject {
                     }
                     if (!st.gated || e.ctx.gate_exempt.load(Ordering::Relaxed))
                         && self.can_grant(st, e.ty, e.ctx.serial)
-                        && e.ctx.wait.set(e.epoch, WaitStatus::Granted)
+                        && e.ctx.wait.set(e.epoch, WaitEnd::Granted)
                     {
                         grant = Some((seq, idx, e.ty));
                         break;

@@ -32,6 +32,7 @@ use slab::Slab;
 use crate::blocking::DeadlockRecord;
 use crate::error::{MdlError, Result};
 use crate::fast_path::MAX_TAG;
+use crate::instrument::{ContextRows, RetiredRows};
 use crate::owner::MdlOwner;
 use crate::sync::{AtomicBool, AtomicU64, Mutex};
 use crate::types::ContextId;
@@ -61,20 +62,9 @@ pub(crate) struct ContextShared {
     label: Mutex<Option<Arc<str>>>,
     /// The deadlock that made this context a victim, for the wait of that epoch.
     pub(crate) deadlock: Mutex<Option<(u64, Arc<DeadlockRecord>)>>,
-    /// The `pfs` thread that created the context or last waited in it (`metadata_locks`'
-    /// `OWNER_THREAD_ID`).
-    #[cfg(feature = "pfs")]
-    pub(crate) pfs_thread: crate::sync::AtomicU64,
-    /// `wait/lock/metadata/sql/mdl`, kept here so the hot path needs no lookup.
-    #[cfg(feature = "pfs")]
-    pub(crate) metadata_class: pfs::ClassRef,
-    #[cfg(feature = "pfs")]
-    pub(crate) published_lost: crate::sync::AtomicU64,
-    /// This context's rows of `metadata_locks` (see `instrument.rs`): in place, on lines of
-    /// their own, so publishing is one store with no pointer to follow and nothing to
-    /// initialize.
-    #[cfg(feature = "pfs")]
-    pub(crate) published: Published,
+    /// What the context publishes for `metadata_locks` (zero-sized without `pfs`; see
+    /// `instrument.rs`).
+    pub(crate) rows: ContextRows,
     /// Feature `metrics`: tickets this context created, by `deadlock::counter_row` (namespace
     /// and type), as of its last publication (`publish.rs`). Written only by the thread using
     /// the context (load and store, no read-modify-write), summed by
@@ -105,30 +95,6 @@ impl Counts {
     }
 }
 
-/// Shared-word tickets per context shown in `metadata_locks` (ticket slots
-/// `0..PUBLISHED_SLOTS`).
-#[cfg(feature = "pfs")]
-pub const PUBLISHED_SLOTS: usize = 64;
-
-/// A context's published shared-word tickets: per ticket slot, 0 or the row word of a held
-/// lock (`instrument::row_word`: the lock object's address, the duration, the type). Written
-/// only by the thread using the context, read by `metadata_locks` (`instrument.rs`). 64-byte
-/// aligned: the words share no cache line with the fields other threads write.
-#[cfg(feature = "pfs")]
-#[repr(align(64))]
-pub(crate) struct Published {
-    pub(crate) words: [crate::sync::AtomicU64; PUBLISHED_SLOTS],
-}
-
-#[cfg(feature = "pfs")]
-impl Published {
-    fn new() -> Published {
-        Published {
-            words: std::array::from_fn(|_| crate::sync::AtomicU64::new(0)),
-        }
-    }
-}
-
 impl ContextShared {
     pub(crate) fn new(serial: u64, id: u64, key: usize, owner: Option<Arc<dyn MdlOwner>>) -> Self {
         ContextShared {
@@ -145,14 +111,7 @@ impl ContextShared {
             owner,
             label: Mutex::new(None),
             deadlock: Mutex::new(None),
-            #[cfg(feature = "pfs")]
-            pfs_thread: crate::sync::AtomicU64::new(pfs::current_thread_id()),
-            #[cfg(feature = "pfs")]
-            metadata_class: crate::sync::classes().metadata,
-            #[cfg(feature = "pfs")]
-            published_lost: crate::sync::AtomicU64::new(0),
-            #[cfg(feature = "pfs")]
-            published: Published::new(),
+            rows: ContextRows::new(),
             #[cfg(feature = "metrics")]
             acquired: Counts::new(),
         }
@@ -181,8 +140,7 @@ impl ContextShared {
 pub(crate) struct Registry {
     contexts: Mutex<Contexts>,
     /// `metadata_locks` rows lost by contexts that have ended (see `instrument.rs`).
-    #[cfg(feature = "pfs")]
-    retired_lost: crate::sync::AtomicU64,
+    pub(crate) retired_rows: RetiredRows,
     /// Feature `metrics`: the acquisitions of contexts that have ended.
     #[cfg(feature = "metrics")]
     retired_acquired: Counts,
@@ -201,8 +159,7 @@ impl Registry {
     pub(crate) fn new() -> Registry {
         Registry {
             contexts: Mutex::new(Contexts::default()),
-            #[cfg(feature = "pfs")]
-            retired_lost: crate::sync::AtomicU64::new(0),
+            retired_rows: RetiredRows::new(),
             #[cfg(feature = "metrics")]
             retired_acquired: Counts::new(),
         }
@@ -252,12 +209,8 @@ impl Registry {
         {
             c.slab.remove(shared.key);
             c.by_id.remove(&shared.id);
-            // Under the registry's lock, so `lost_rows` counts each context once.
-            #[cfg(feature = "pfs")]
-            self.retired_lost.fetch_add(
-                shared.published_lost.load(crate::sync::Ordering::Relaxed),
-                crate::sync::Ordering::Relaxed,
-            );
+            // Under the registry's lock, so each context's lost rows count once.
+            self.retired_rows.retire(&shared.rows);
             #[cfg(feature = "metrics")]
             self.retired_acquired.add(&shared.acquired);
         }
@@ -270,24 +223,6 @@ impl Registry {
         c.slab.get(key).and_then(Weak::upgrade)
     }
 
-    /// `metadata_locks` rows lost by every context, live or ended (see `instrument.rs`).
-    #[cfg(feature = "pfs")]
-    pub(crate) fn lost_rows(&self) -> u64 {
-        // The live set and the ended contexts' total from one moment (a context's count moves
-        // to the total under the same lock); the `Arc`s are dropped after the lock.
-        let (live, retired) = {
-            let c = self.contexts.lock();
-            let live: Vec<Arc<ContextShared>> =
-                c.slab.iter().filter_map(|(_, w)| w.upgrade()).collect();
-            (live, self.retired_lost.load(crate::sync::Ordering::Relaxed))
-        };
-        let live_lost: u64 = live
-            .iter()
-            .map(|c| c.published_lost.load(crate::sync::Ordering::Relaxed))
-            .sum();
-        live_lost + retired
-    }
-
     /// The context with tag `tag`, if it is alive.
     pub(crate) fn get(&self, tag: u16) -> Option<Arc<ContextShared>> {
         self.contexts
@@ -297,34 +232,26 @@ impl Registry {
             .and_then(Weak::upgrade)
     }
 
-    /// Every live context.
-    #[cfg(feature = "pfs")]
-    pub(crate) fn live(&self) -> Vec<Arc<ContextShared>> {
-        self.contexts
-            .lock()
-            .slab
-            .iter()
-            .filter_map(|(_, w)| w.upgrade())
-            .collect()
+    /// Every live context, and `f()` evaluated at the same moment, under the registry's lock
+    /// (where an ending context's totals move to the registry's, so a sum of both never goes
+    /// back). The `Arc`s are dropped after the lock.
+    #[cfg_attr(not(any(feature = "pfs", feature = "metrics")), allow(dead_code))]
+    pub(crate) fn live_and<T>(&self, f: impl FnOnce() -> T) -> (Vec<Arc<ContextShared>>, T) {
+        let c = self.contexts.lock();
+        let live = c.slab.iter().filter_map(|(_, w)| w.upgrade()).collect();
+        (live, f())
     }
 
-    /// Tickets created by every context, live or ended, per counter row (feature `metrics`):
-    /// the live set and the ended contexts' total from one moment (a context's counts move to
-    /// the total under the registry's lock), so the sum never goes back.
+    /// Tickets created by every context, live or ended, per counter row (feature `metrics`).
     #[cfg(feature = "metrics")]
     pub(crate) fn acquired(&self) -> Vec<u64> {
-        let (live, mut sum) = {
-            let c = self.contexts.lock();
-            let live: Vec<Arc<ContextShared>> =
-                c.slab.iter().filter_map(|(_, w)| w.upgrade()).collect();
-            let retired: Vec<u64> = self
-                .retired_acquired
+        let (live, mut sum) = self.live_and(|| {
+            self.retired_acquired
                 .0
                 .iter()
                 .map(|a| a.load(crate::sync::Ordering::Relaxed))
-                .collect();
-            (live, retired)
-        };
+                .collect::<Vec<u64>>()
+        });
         for ctx in &live {
             for (s, a) in sum.iter_mut().zip(&ctx.acquired.0) {
                 *s += a.load(crate::sync::Ordering::Relaxed);

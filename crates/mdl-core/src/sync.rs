@@ -34,18 +34,45 @@ pub(crate) fn store_load_fence() {
 #[cfg(loom)]
 pub(crate) use loom_shim::{Condvar, Mutex, RwLock};
 
-/// Which instrumented primitive a lock is, for `pfs` naming.
-#[derive(Clone, Copy)]
-pub(crate) enum Site {
-    /// `wait/synch/mutex/mdl/MDL_map::mutex`: one instance per partition.
-    #[cfg_attr(any(loom, not(feature = "pfs")), allow(dead_code))]
-    MapPartition,
-    /// `wait/synch/prlock/sql/MDL_lock::rwlock`: one instance per lock object.
-    LockObject,
-    /// `wait/synch/mutex/sql/MDL_wait::LOCK_wait_status`.
-    WaitStatus,
-    /// `wait/synch/cond/sql/MDL_context::COND_wait_status`.
-    WaitCond,
+/// Defines the lock manager's `pfs` instruments from one table: the [`Site`] enum (one variant
+/// per instrument) and, with `pfs`, each site's class kind and name. Adding an instrument is
+/// one line of the table.
+macro_rules! instruments {
+    ($($(#[$doc:meta])* $site:ident: $kind:ident, $name:literal;)*) => {
+        /// Which instrumented primitive (or event) a lock manager object is, for `pfs` naming.
+        #[derive(Clone, Copy)]
+        #[cfg_attr(any(loom, not(feature = "pfs")), allow(dead_code))]
+        pub(crate) enum Site {
+            $($(#[$doc])* $site,)*
+        }
+
+        impl Site {
+            /// Every site, in declaration order (index = discriminant).
+            #[cfg(all(not(loom), feature = "pfs"))]
+            const ALL: &'static [Site] = &[$(Site::$site),*];
+
+            /// The site's instrument class: kind and name.
+            #[cfg(all(not(loom), feature = "pfs"))]
+            fn instrument(self) -> (pfs::ClassKind, &'static str) {
+                match self {
+                    $(Site::$site => (pfs::ClassKind::$kind, $name),)*
+                }
+            }
+        }
+    };
+}
+
+instruments! {
+    /// One instance per partition of the lock map.
+    MapPartition: Mutex, "wait/synch/mutex/mdl/MDL_map::mutex";
+    /// One instance per lock object.
+    LockObject: RwLock, "wait/synch/prlock/sql/MDL_lock::rwlock";
+    /// A context's wait slot.
+    WaitSlot: Mutex, "wait/synch/mutex/sql/MDL_wait::LOCK_wait_status";
+    /// The condvar a blocked context sleeps on.
+    WaitCond: Cond, "wait/synch/cond/sql/MDL_context::COND_wait_status";
+    /// The metadata-lock wait event (and the `metadata_locks` rows' instrument).
+    Metadata: Metadata, "wait/lock/metadata/sql/mdl";
 }
 
 #[cfg(any(loom, not(feature = "pfs")))]
@@ -75,47 +102,23 @@ mod make {
 mod make {
     use std::sync::OnceLock;
 
-    use pfs::{ClassKind, ClassRef};
+    use pfs::ClassRef;
 
     use super::*;
 
-    /// The lock manager's instrument classes.
-    pub(crate) struct Classes {
-        map_mutex: ClassRef,
-        lock_rwlock: ClassRef,
-        wait_status: ClassRef,
-        wait_cond: ClassRef,
-        pub(crate) metadata: ClassRef,
-    }
-
-    pub(crate) fn classes() -> &'static Classes {
-        static CLASSES: OnceLock<Classes> = OnceLock::new();
-        CLASSES.get_or_init(|| Classes {
-            map_mutex: pfs::register_class(ClassKind::Mutex, "wait/synch/mutex/mdl/MDL_map::mutex"),
-            lock_rwlock: pfs::register_class(
-                ClassKind::RwLock,
-                "wait/synch/prlock/sql/MDL_lock::rwlock",
-            ),
-            wait_status: pfs::register_class(
-                ClassKind::Mutex,
-                "wait/synch/mutex/sql/MDL_wait::LOCK_wait_status",
-            ),
-            wait_cond: pfs::register_class(
-                ClassKind::Cond,
-                "wait/synch/cond/sql/MDL_context::COND_wait_status",
-            ),
-            metadata: pfs::register_class(ClassKind::Metadata, "wait/lock/metadata/sql/mdl"),
-        })
-    }
-
-    fn class_of(site: Site) -> ClassRef {
-        let c = classes();
-        match site {
-            Site::MapPartition => c.map_mutex,
-            Site::LockObject => c.lock_rwlock,
-            Site::WaitStatus => c.wait_status,
-            Site::WaitCond => c.wait_cond,
-        }
+    /// The instrument class of `site`, registered (all of them) at first use.
+    pub(crate) fn class_of(site: Site) -> ClassRef {
+        static CLASSES: OnceLock<Vec<ClassRef>> = OnceLock::new();
+        let classes = CLASSES.get_or_init(|| {
+            Site::ALL
+                .iter()
+                .map(|s| {
+                    let (kind, name) = s.instrument();
+                    pfs::register_class(kind, name)
+                })
+                .collect()
+        });
+        classes[site as usize]
     }
 
     pub(crate) fn new_mutex<T>(site: Site, value: T) -> Mutex<T> {
@@ -136,7 +139,7 @@ mod make {
 }
 
 #[cfg(all(not(loom), feature = "pfs"))]
-pub(crate) use make::classes;
+pub(crate) use make::class_of;
 pub(crate) use make::{new_condvar, new_mutex, new_partition_mutex, new_rwlock};
 
 #[cfg(loom)]

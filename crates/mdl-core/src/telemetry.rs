@@ -5,7 +5,7 @@
 //!
 //! # The pfs event: on which thread
 //!
-//! * A context bound to a session thread ([`crate::MdlContext::bind_pfs_thread`]) records its
+//! * A context bound to a session thread (`MdlContext::bind_pfs_thread`) records its
 //!   waits on that session, whichever OS thread or worker begins and ends them: shown in its
 //!   `events_waits_current` while pending, then in its history and summaries.
 //! * Otherwise a blocking wait is recorded on the current pfs thread (the OS thread that waits,
@@ -29,9 +29,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::deadlock::WaitEnd;
+use crate::instrument::ContextRows;
 use crate::lock::LockObject;
 use crate::types::{LockDuration, LockType};
+use crate::wait::WaitEnd;
 
 /// Where a wait is: what [`WaitTelemetry::begin`] needs to know.
 #[cfg_attr(not(all(feature = "pfs", feature = "tracing")), allow(dead_code))]
@@ -42,11 +43,31 @@ pub(crate) struct WaitSite<'a> {
     /// The waiting context's id and serial.
     pub(crate) context: u64,
     pub(crate) serial: u64,
-    /// The session thread the context is bound to.
-    #[cfg(feature = "pfs")]
-    pub(crate) session: Option<&'a pfs::SessionThread>,
+    /// The session thread the context is bound to, if any.
+    pub(crate) session: &'a Session,
     /// A blocked thread's wait (it ends on this OS thread), not a future's.
     pub(crate) blocking: bool,
+}
+
+/// The session thread a context's waits are recorded on
+/// (`MdlContext::bind_pfs_thread`); zero-sized without `pfs`.
+#[derive(Default)]
+pub(crate) struct Session {
+    #[cfg(feature = "pfs")]
+    pub(crate) thread: Option<pfs::SessionThread>,
+}
+
+impl Session {
+    /// A wait begins in the context: an unbound context's `metadata_locks.OWNER_THREAD_ID`
+    /// becomes the pfs thread that waits (a bound one's stays its session's).
+    #[inline]
+    pub(crate) fn note_wait(&self, rows: &ContextRows) {
+        #[cfg(feature = "pfs")]
+        if self.thread.is_none() {
+            rows.set_thread(pfs::current_thread_id());
+        }
+        let _ = rows;
+    }
 }
 
 /// The telemetry of one wait in progress (see the module docs). `Send`.
@@ -91,12 +112,12 @@ impl WaitTelemetry {
 
 #[cfg(feature = "pfs")]
 fn pfs_event(site: &WaitSite<'_>) -> pfs::PendingWait {
-    let on = match (site.session, site.blocking) {
+    let on = match (site.session.thread.as_ref(), site.blocking) {
         (Some(s), _) => pfs::WaitOn::Session(s),
         (None, true) => pfs::WaitOn::Current,
         (None, false) => pfs::WaitOn::Ending,
     };
-    let class = crate::sync::classes().metadata;
+    let class = crate::sync::class_of(crate::sync::Site::Metadata);
     pfs::wait_start_on(class, Arc::as_ptr(site.lock) as usize, on)
 }
 
@@ -144,20 +165,6 @@ fn record_blockers(span: &tracing::Span, site: &WaitSite<'_>) {
     };
     let text: Vec<String> = blockers.iter().map(ToString::to_string).collect();
     span.record("blockers", text.join("; "));
-}
-
-impl WaitEnd {
-    /// The outcome's name in spans and metrics labels.
-    #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            WaitEnd::Granted => "granted",
-            WaitEnd::Timeout => "timeout",
-            WaitEnd::Deadlock => "deadlock",
-            WaitEnd::Killed => "killed",
-            WaitEnd::Cancelled => "cancelled",
-        }
-    }
 }
 
 // A wait's state moves between a runtime's workers.

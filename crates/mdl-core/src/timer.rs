@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 
 use crate::shared::ContextShared;
 use crate::sync::Ordering;
-use crate::wait::WaitStatus;
+use crate::wait::WaitEnd;
 
 /// What an alarm does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,7 +195,7 @@ fn fire(ctx: &ContextShared, alarm: Alarm, key: u64, epoch: u64) {
     }
     match alarm {
         Alarm::Timeout => {
-            ctx.wait.set(epoch, WaitStatus::Timeout);
+            ctx.wait.set(epoch, WaitEnd::Timeout);
         }
         Alarm::Wake => ctx.wait.wake_task(epoch),
     }
@@ -275,7 +275,7 @@ mod loom_models {
             let epoch = ctx.wait.reset();
             ctx.alarms[Alarm::Timeout as usize].store(KEY, Ordering::Release);
             let c = ctx.clone();
-            let granter = thread::spawn(move || c.wait.set(epoch, WaitStatus::Granted));
+            let granter = thread::spawn(move || c.wait.set(epoch, WaitEnd::Granted));
             let c = ctx.clone();
             let timer = thread::spawn(move || fire(&c, Alarm::Timeout, KEY, epoch));
             let first = ctx.wait.timed_wait(None, &KillFlag::new(), true);
@@ -284,14 +284,13 @@ mod loom_models {
             ctx.alarms[Alarm::Timeout as usize].store(KEY + 1, Ordering::Release);
             let granted = granter.join().expect("granter");
             timer.join().expect("timer");
-            assert_eq!(granted, first == WaitStatus::Granted);
-            assert!(matches!(first, WaitStatus::Granted | WaitStatus::Timeout));
-            assert_eq!(
-                ctx.wait.status(),
-                WaitStatus::Empty,
-                "the next wait is untouched"
-            );
-            assert!(ctx.wait.set(next, WaitStatus::Granted));
+            assert_eq!(granted, first == Some(WaitEnd::Granted));
+            assert!(matches!(
+                first,
+                Some(WaitEnd::Granted) | Some(WaitEnd::Timeout)
+            ));
+            assert_eq!(ctx.wait.status(), None, "the next wait is untouched");
+            assert!(ctx.wait.set(next, WaitEnd::Granted));
         });
     }
 }

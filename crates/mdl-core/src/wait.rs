@@ -1,4 +1,5 @@
-//! The wait slot: one per context, where the first of granted / victim / timeout / killed wins.
+//! The wait slot: one per context, where the first of granted / deadlock (victim) / timeout /
+//! killed wins ([`WaitEnd`]; `None` while undecided).
 //!
 //! A waiting context resets its slot (which starts a new *epoch*), queues its request on the lock
 //! object, and either sleeps on the slot's condvar (a thread) or registers its task's `Waker`
@@ -73,18 +74,35 @@ impl KillFlag {
     }
 }
 
-/// Outcome of a wait.
+/// How a wait ended: the outcome its slot holds (`None` while undecided), what the wait-for
+/// graph counts, and a span's `outcome`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum WaitStatus {
-    Empty,
+pub(crate) enum WaitEnd {
     Granted,
-    Victim,
     Timeout,
+    /// Chosen as a deadlock victim.
+    Deadlock,
     Killed,
+    /// Given up by its future before an outcome (never a slot's outcome).
+    Cancelled,
+}
+
+impl WaitEnd {
+    /// The outcome's name in spans and metrics labels.
+    #[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            WaitEnd::Granted => "granted",
+            WaitEnd::Timeout => "timeout",
+            WaitEnd::Deadlock => "deadlock",
+            WaitEnd::Killed => "killed",
+            WaitEnd::Cancelled => "cancelled",
+        }
+    }
 }
 
 struct SlotState {
-    status: WaitStatus,
+    status: Option<WaitEnd>,
     epoch: u64,
     /// The task to wake when the outcome is decided (an async wait).
     waker: Option<Waker>,
@@ -99,9 +117,9 @@ impl WaitSlot {
     pub(crate) fn new() -> WaitSlot {
         WaitSlot {
             state: new_mutex(
-                Site::WaitStatus,
+                Site::WaitSlot,
                 SlotState {
-                    status: WaitStatus::Empty,
+                    status: None,
                     epoch: 0,
                     waker: None,
                 },
@@ -113,7 +131,7 @@ impl WaitSlot {
     /// Empties the slot for a new wait and returns the new epoch.
     pub(crate) fn reset(&self) -> u64 {
         let mut s = self.state.lock();
-        s.status = WaitStatus::Empty;
+        s.status = None;
         s.epoch += 1;
         s.waker = None;
         s.epoch
@@ -121,12 +139,12 @@ impl WaitSlot {
 
     /// Sets the outcome of wait `epoch` if nobody did before; returns whether it was set. Wakes
     /// the waiting thread or task.
-    pub(crate) fn set(&self, epoch: u64, status: WaitStatus) -> bool {
+    pub(crate) fn set(&self, epoch: u64, end: WaitEnd) -> bool {
         let mut s = self.state.lock();
-        if s.status != WaitStatus::Empty || s.epoch != epoch {
+        if s.status.is_some() || s.epoch != epoch {
             return false;
         }
-        s.status = status;
+        s.status = Some(end);
         let waker = s.waker.take();
         drop(s);
         self.cond.notify_all();
@@ -139,15 +157,15 @@ impl WaitSlot {
     /// A future's poll of wait `epoch`: the outcome if it is decided (or the context was
     /// killed, which decides it), else `Empty` with `waker` registered to be woken — in one
     /// critical section, so nothing decided in between is missed.
-    pub(crate) fn poll(&self, epoch: u64, killed: &KillFlag, waker: &Waker) -> WaitStatus {
+    pub(crate) fn poll(&self, epoch: u64, killed: &KillFlag, waker: &Waker) -> Option<WaitEnd> {
         let mut s = self.state.lock();
         if s.epoch != epoch {
-            return WaitStatus::Timeout;
+            return Some(WaitEnd::Timeout);
         }
-        if s.status == WaitStatus::Empty && killed.is_raised() {
-            s.status = WaitStatus::Killed;
+        if s.status.is_none() && killed.is_raised() {
+            s.status = Some(WaitEnd::Killed);
         }
-        if s.status == WaitStatus::Empty {
+        if s.status.is_none() {
             match &mut s.waker {
                 Some(w) if w.will_wake(waker) => {}
                 w => *w = Some(waker.clone()),
@@ -167,7 +185,7 @@ impl WaitSlot {
         }
     }
 
-    pub(crate) fn status(&self) -> WaitStatus {
+    pub(crate) fn status(&self) -> Option<WaitEnd> {
         self.state.lock().status
     }
 
@@ -190,22 +208,22 @@ impl WaitSlot {
         deadline: Option<Instant>,
         killed: &KillFlag,
         set_on_timeout: bool,
-    ) -> WaitStatus {
+    ) -> Option<WaitEnd> {
         let mut s = self.state.lock();
-        while s.status == WaitStatus::Empty {
+        while s.status.is_none() {
             if killed.is_raised() {
-                s.status = WaitStatus::Killed;
+                s.status = Some(WaitEnd::Killed);
                 break;
             }
             match deadline {
                 None => self.cond.wait(&mut s),
                 Some(d) => {
                     if Instant::now() >= d || self.cond.wait_until(&mut s, d).timed_out() {
-                        if s.status == WaitStatus::Empty && set_on_timeout {
+                        if s.status.is_none() && set_on_timeout {
                             s.status = if killed.is_raised() {
-                                WaitStatus::Killed
+                                Some(WaitEnd::Killed)
                             } else {
-                                WaitStatus::Timeout
+                                Some(WaitEnd::Timeout)
                             };
                         }
                         break;
@@ -255,22 +273,22 @@ mod loom_models {
             let epoch = slot.reset();
 
             let s = slot.clone();
-            let granter = thread::spawn(move || s.set(epoch, WaitStatus::Granted));
+            let granter = thread::spawn(move || s.set(epoch, WaitEnd::Granted));
             let s = slot.clone();
-            let detector = thread::spawn(move || s.set(epoch, WaitStatus::Victim));
+            let detector = thread::spawn(move || s.set(epoch, WaitEnd::Deadlock));
             let killer = spawn_killer(&slot, &killed);
 
             let seen = slot.timed_wait(None, &killed, true);
             let granted = granter.join().expect("granter");
             let victim = detector.join().expect("detector");
             killer.join().expect("killer");
-            assert_ne!(seen, WaitStatus::Empty);
+            assert!(seen.is_some());
             assert_eq!(seen, slot.status(), "the outcome never changes once seen");
             assert!(!(granted && victim), "two outcomes won");
             match seen {
-                WaitStatus::Granted => assert!(granted),
-                WaitStatus::Victim => assert!(victim),
-                WaitStatus::Killed => assert!(!granted && !victim),
+                Some(WaitEnd::Granted) => assert!(granted),
+                Some(WaitEnd::Deadlock) => assert!(victim),
+                Some(WaitEnd::Killed) => assert!(!granted && !victim),
                 other => panic!("unexpected {other:?}"),
             }
         });
@@ -298,18 +316,18 @@ mod loom_models {
             let waker = Waker::from(Arc::new(Flag(woken.clone())));
 
             let s = slot.clone();
-            let granter = thread::spawn(move || s.set(epoch, WaitStatus::Granted));
+            let granter = thread::spawn(move || s.set(epoch, WaitEnd::Granted));
             let killer = spawn_killer(&slot, &killed);
             let first = slot.poll(epoch, &killed, &waker);
             let granted = granter.join().expect("granter");
             killer.join().expect("killer");
-            if first == WaitStatus::Empty {
+            if first.is_none() {
                 assert!(woken.load(Ordering::SeqCst), "lost wake-up");
             }
             // The next poll sees the outcome, and it is the one that won.
             let next = slot.poll(epoch, &killed, &waker);
-            assert_ne!(next, WaitStatus::Empty);
-            assert_eq!(next == WaitStatus::Granted, granted);
+            assert!(next.is_some());
+            assert_eq!(next == Some(WaitEnd::Granted), granted);
         });
     }
 
@@ -336,16 +354,19 @@ mod loom_models {
             let killed = KillFlag::new();
             let epoch = slot.reset();
             let s = slot.clone();
-            let granter = thread::spawn(move || s.set(epoch, WaitStatus::Granted));
+            let granter = thread::spawn(move || s.set(epoch, WaitEnd::Granted));
             // The deadline has passed: the waiter gives up unless the grant came first.
             let seen = slot.timed_wait(Some(Instant::now()), &killed, true);
             let granted = granter.join().expect("granter");
-            assert_eq!(granted, seen == WaitStatus::Granted);
-            assert!(matches!(seen, WaitStatus::Granted | WaitStatus::Timeout));
+            assert_eq!(granted, seen == Some(WaitEnd::Granted));
+            assert!(matches!(
+                seen,
+                Some(WaitEnd::Granted) | Some(WaitEnd::Timeout)
+            ));
             // A verdict for the finished wait cannot hit the next one.
             let next = slot.reset();
-            assert!(!slot.set(epoch, WaitStatus::Victim));
-            assert!(slot.set(next, WaitStatus::Victim));
+            assert!(!slot.set(epoch, WaitEnd::Deadlock));
+            assert!(slot.set(next, WaitEnd::Deadlock));
         });
     }
 }

@@ -1,7 +1,10 @@
 //! Plain enums shared by the instrumented and the no-op builds: instrument kinds, event
 //! families, consumers, presets, wait operations and clocks. Names, defaults and the consumer
-//! hierarchy follow MySQL 8.0 (the shared reference `reference/performance-schema.md` §1.1, §2.1,
-//! §2.2 and §6.1).
+//! hierarchy follow MySQL 8.0: the instrument tree's top element names the event type
+//! (`wait/synch/mutex/...`, `wait/lock/metadata/sql/mdl`, `statement/...`; MySQL 8.0 Reference
+//! Manual, "Performance Schema Instrument Naming Conventions"), an instrument has ENABLED and
+//! TIMED switches ("The setup_instruments Table"), and a consumer set to NO turns off every
+//! consumer below it ("Example Consumer Configurations").
 
 use std::fmt;
 use std::str::FromStr;
@@ -425,9 +428,11 @@ impl Consumer {
     }
 }
 
-/// Named configurations, as in the published Performance Schema overhead figures
-/// (the shared references `reference/published-figures.md` section B and
-/// `reference/performance-schema.md` §6.1).
+/// Named configurations, as in the published MySQL 5.6 Performance Schema overhead runs (run B
+/// of `BENCHMARKS.md`: off, none, def, tables, statements, synch). `none` is ON with every
+/// instrument and consumer disabled; `synch` is the startup option
+/// `performance_schema_instrument='%synch%=on'` ("on" enables and times; MySQL 8.0 Reference
+/// Manual, "Performance Schema Startup Configuration").
 ///
 /// | preset | master | instruments | consumers |
 /// |---|---|---|---|

@@ -21,7 +21,7 @@ use crate::error::{MdlError, Result};
 use crate::request::{MdlRequest, Ticket};
 use crate::timer::{self, Alarm};
 use crate::types::LockType;
-use crate::wait::WaitStatus;
+use crate::wait::WaitEnd;
 
 /// The future of [`MdlContext::acquire_async`]: resolves to the ticket, or to the error a
 /// blocking [`MdlContext::acquire`] would return. `Send`.
@@ -144,7 +144,7 @@ impl Acquire<'_> {
                         return Poll::Ready(Err(MdlError::InvalidTicket));
                     };
                     let status = self.check(&mut wt, cx);
-                    if status == WaitStatus::Empty {
+                    if status.is_none() {
                         self.ctx.async_wait = Some(wt);
                         self.state = State::Waiting;
                         return Poll::Pending;
@@ -177,22 +177,22 @@ impl Acquire<'_> {
 
     /// The wait's status, registering the task's waker while it has none; does the periodic
     /// work when it is due.
-    fn check(&mut self, wt: &mut Waiting, cx: &mut Context<'_>) -> WaitStatus {
+    fn check(&mut self, wt: &mut Waiting, cx: &mut Context<'_>) -> Option<WaitEnd> {
         let shared = self.ctx.shared.clone();
         let epoch = wt.w.p.epoch;
         let mut status = shared.wait.poll(epoch, &shared.killed, cx.waker());
-        if status != WaitStatus::Empty {
+        if status.is_some() {
             return status;
         }
         let now = Instant::now();
         if wt.w.deadline.is_some_and(|d| now >= d) {
             // The timer's alarm decides this too; here in case it could not fire.
-            shared.wait.set(epoch, WaitStatus::Timeout);
+            shared.wait.set(epoch, WaitEnd::Timeout);
             return shared.wait.status();
         }
         if wt.next_tick.is_some_and(|t| now >= t) {
             status = self.ctx.periodic(&mut wt.w);
-            if status != WaitStatus::Empty {
+            if status.is_some() {
                 return status;
             }
             wt.next_tick = wt.w.has_periodic_work().then(|| now + TICK);
@@ -201,7 +201,7 @@ impl Acquire<'_> {
                 None => timer::cancel(&shared, Alarm::Wake),
             }
         }
-        WaitStatus::Empty
+        None
     }
 }
 

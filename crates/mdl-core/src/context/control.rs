@@ -244,10 +244,8 @@ impl MdlContext {
     #[cfg(feature = "pfs")]
     #[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
     pub fn bind_pfs_thread(&mut self, thread: pfs::SessionThread) {
-        self.shared
-            .pfs_thread
-            .store(thread.thread_id(), crate::sync::Ordering::Relaxed);
-        self.pfs_thread = Some(thread);
+        self.shared.rows.set_thread(thread.thread_id());
+        self.session.thread = Some(thread);
     }
 
     /// Ends the binding of [`MdlContext::bind_pfs_thread`] and returns the session thread; the
@@ -255,13 +253,13 @@ impl MdlContext {
     #[cfg(feature = "pfs")]
     #[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
     pub fn unbind_pfs_thread(&mut self) -> Option<pfs::SessionThread> {
-        self.pfs_thread.take()
+        self.session.thread.take()
     }
 
     /// The session thread this context is bound to, if any.
     #[cfg(feature = "pfs")]
     #[cfg_attr(docsrs, doc(cfg(feature = "pfs")))]
     pub fn pfs_thread(&self) -> Option<&pfs::SessionThread> {
-        self.pfs_thread.as_ref()
+        self.session.thread.as_ref()
     }
 }

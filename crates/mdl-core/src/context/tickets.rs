@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::MdlContext;
 use crate::error::{MdlError, Result};
+use crate::instrument::ContextRows;
 use crate::key::MdlKey;
 use crate::lock::{Hold, LockObject, Request};
 use crate::matrix::is_stronger_or_equal;
@@ -15,33 +16,33 @@ use crate::request::{ticket_id, Ticket};
 use crate::ticket_store::TicketData;
 use crate::types::{LockDuration, LockType};
 
+/// The `metadata_locks` row of ticket `t` (see `instrument.rs`): 0 unless it is held as a
+/// shared-word counter and the instrument is enabled (always 0 without the feature `pfs`).
+#[inline(always)]
+fn row_of(rows: &ContextRows, t: &TicketData) -> u64 {
+    let counter_held = t.hold == Hold::Counter;
+    rows.row_of(
+        counter_held,
+        Arc::as_ptr(&t.lock) as usize,
+        t.ty,
+        t.duration,
+    )
+}
+
 impl MdlContext {
     /// Rewrites the `metadata_locks` row of ticket slot `slot` after its hold or duration
     /// changed (feature `pfs`): a shared-word ticket's counter names no owner, so it is
     /// published while the instrument is enabled; any other hold (read from the queues and the
     /// slots, see `instrument.rs`), or the instrument disabled, clears the slot's row.
     pub(super) fn publish(&self, slot: u32) {
-        #[cfg(feature = "pfs")]
-        {
-            let t = self.store.data(slot);
-            if t.hold == crate::lock::Hold::Counter && crate::instrument::publishing(&self.shared) {
-                let word = crate::instrument::row_word(&t.lock, t.ty, t.duration);
-                crate::instrument::publish(&self.shared, slot, word);
-            } else {
-                crate::instrument::unpublish(&self.shared, slot);
-            }
-        }
-        #[cfg(not(feature = "pfs"))]
-        let _ = slot;
+        let rows = &self.shared.rows;
+        rows.rewrite(slot, || row_of(rows, self.store.data(slot)));
     }
 
     /// Withdraws the `metadata_locks` row of ticket slot `slot`, if one was published.
     #[inline]
     pub(super) fn unpublish(&self, slot: u32) {
-        #[cfg(feature = "pfs")]
-        crate::instrument::unpublish(&self.shared, slot);
-        #[cfg(not(feature = "pfs"))]
-        let _ = slot;
+        self.shared.rows.unpublish(slot);
     }
 
     /// Stores a new ticket, publishing its row if it is a shared-word ticket and the instrument
@@ -49,21 +50,11 @@ impl MdlContext {
     /// instrument.
     #[inline]
     pub(super) fn insert(&mut self, t: TicketData) -> Ticket {
-        #[cfg(feature = "pfs")]
-        let row = if t.hold == crate::lock::Hold::Counter
-            && crate::instrument::publishing(&self.shared)
-        {
-            crate::instrument::row_word(&t.lock, t.ty, t.duration)
-        } else {
-            0
-        };
+        let row = row_of(&self.shared.rows, &t);
         #[cfg(feature = "metrics")]
         self.counted.bump(t.lock.counter_rows[t.ty as usize]);
         let (slot, generation) = self.store.insert(t);
-        #[cfg(feature = "pfs")]
-        if row != 0 {
-            crate::instrument::publish(&self.shared, slot, row);
-        }
+        self.shared.rows.publish_new(slot, row);
         Ticket {
             ctx: self.id,
             slot,

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::{MdlContext, Pending};
 use crate::blocking::{DeadlockCause, DeadlockRecord};
-use crate::deadlock::{DeadlockSearch, Edge, WaitEnd};
+use crate::deadlock::{DeadlockSearch, Edge};
 use crate::error::{DeadlockError, MdlError, Result, WaitError};
 use crate::fast_path::FastPath;
 use crate::key::MdlKey;
@@ -27,7 +27,7 @@ use crate::sync::Ordering;
 use crate::telemetry::{WaitSite, WaitTelemetry};
 use crate::ticket_store::TicketData;
 use crate::types::{ContextId, LockDuration, LockType, Namespace, Strategy};
-use crate::wait::WaitStatus;
+use crate::wait::WaitEnd;
 
 /// A queued request being waited for, by a thread or a future.
 pub(super) struct Wait {
@@ -99,22 +99,22 @@ impl MdlContext {
         let deadline = w.deadline;
         let shared = self.shared.clone();
         let killed = &shared.killed;
-        let mut status = WaitStatus::Empty;
+        let mut status = None;
         while w.has_periodic_work() {
             let slice_end = Instant::now() + TICK;
             if deadline.is_some_and(|d| slice_end > d) {
                 break;
             }
             status = shared.wait.timed_wait(Some(slice_end), killed, false);
-            if status != WaitStatus::Empty {
+            if status.is_some() {
                 break;
             }
             status = self.periodic(&mut w);
-            if status != WaitStatus::Empty {
+            if status.is_some() {
                 break;
             }
         }
-        if status == WaitStatus::Empty {
+        if status.is_none() {
             status = shared.wait.timed_wait(deadline, killed, true);
         }
         guard.armed = false;
@@ -131,21 +131,13 @@ impl MdlContext {
             duration: w.duration,
             context: self.shared.id,
             serial: self.shared.serial,
-            #[cfg(feature = "pfs")]
-            session: self.pfs_thread.as_ref(),
+            session: &self.session,
             blocking: w.blocking,
         });
         #[cfg(feature = "metrics")]
         self.counted.publish_if_asked(&self.mgr, &self.shared);
         let (p, ns) = (&w.p, w.key.namespace());
-        // An unbound context's `metadata_locks.OWNER_THREAD_ID` is the pfs thread that last
-        // waited in it (a bound one's is its session's).
-        #[cfg(feature = "pfs")]
-        if self.pfs_thread.is_none() {
-            self.shared
-                .pfs_thread
-                .store(pfs::current_thread_id(), Ordering::Relaxed);
-        }
+        self.session.note_wait(&self.shared.rows);
         let needs_notification = ns.strategy() == Strategy::Object && p.ty == LockType::Exclusive;
         if needs_notification {
             self.notify_conflicting_holders(&p.lock);
@@ -209,10 +201,10 @@ impl MdlContext {
 
     /// The once-a-second work of a wait: a disconnected owner ends it (killed); holders of S
     /// or SH are notified again; a delayed deadlock search runs. Returns the wait's status.
-    pub(super) fn periodic(&mut self, w: &mut Wait) -> WaitStatus {
+    pub(super) fn periodic(&mut self, w: &mut Wait) -> Option<WaitEnd> {
         let wait = &self.shared.wait;
         if w.connection_check && !self.shared.owner.as_ref().is_some_and(|o| o.is_connected()) {
-            wait.set(w.p.epoch, WaitStatus::Killed);
+            wait.set(w.p.epoch, WaitEnd::Killed);
             return wait.status();
         }
         if w.needs_notification {
@@ -227,13 +219,8 @@ impl MdlContext {
 
     /// Ends a wait with its outcome: the edge goes (and is counted); granted, the ticket;
     /// otherwise the request leaves the queue and the error says why.
-    pub(super) fn end_wait(&mut self, w: Wait, status: WaitStatus) -> Result<Ticket> {
-        let end = match status {
-            WaitStatus::Granted => WaitEnd::Granted,
-            WaitStatus::Victim => WaitEnd::Deadlock,
-            WaitStatus::Killed => WaitEnd::Killed,
-            _ => WaitEnd::Timeout,
-        };
+    pub(super) fn end_wait(&mut self, w: Wait, status: Option<WaitEnd>) -> Result<Ticket> {
+        let end = status.unwrap_or(WaitEnd::Timeout);
         let Wait {
             p,
             key,
@@ -247,7 +234,7 @@ impl MdlContext {
         self.mgr
             .graph
             .remove(self.shared.serial, key.namespace(), p.ty, end, Some(waited));
-        if status == WaitStatus::Granted {
+        if end == WaitEnd::Granted {
             return Ok(self.insert(TicketData {
                 lock: p.lock,
                 hold: Hold::entry(p.entry),
@@ -306,7 +293,7 @@ impl MdlContext {
     pub(super) fn withdraw(&mut self, p: Pending) {
         // Whether or not it was granted meanwhile, the entry goes (a failed wait already has
         // its outcome, so this `set` changes nothing there).
-        self.shared.wait.set(p.epoch, WaitStatus::Timeout);
+        self.shared.wait.set(p.epoch, WaitEnd::Timeout);
         if p.lock
             .remove_entry(p.entry, self.mgr.env.max_write_lock_count)
             && !p.lock.singleton
@@ -360,7 +347,7 @@ impl Drop for PendingGuard {
         if !self.armed {
             return;
         }
-        self.shared.wait.set(self.epoch, WaitStatus::Killed);
+        self.shared.wait.set(self.epoch, WaitEnd::Killed);
         self.mgr
             .graph
             .remove(self.shared.serial, self.ns, self.ty, WaitEnd::Killed, None);

@@ -84,7 +84,7 @@ fn take(lock: &LockObject, env: &Env, c: &mut Ctx, ty: LockType) -> Hold {
         Outcome::Queued { entry, .. } => {
             let never = KillFlag::new();
             let status = c.shared.wait.timed_wait(None, &never, true);
-            assert_eq!(status, WaitStatus::Granted);
+            assert_eq!(status, Some(WaitEnd::Granted));
             Hold::entry(entry)
         }
         other => panic!("unexpected {other:?}"),

@@ -35,8 +35,8 @@ impl ClassRef {
     /// switch, the master switch, `global_instrumentation` and the compiled-in kinds say yes.
     /// One relaxed load, inlined. For rows that describe objects rather than events of a
     /// thread: MySQL creates a `metadata_locks` row whenever `wait/lock/metadata/sql/mdl` is
-    /// enabled, without looking at the thread's switch (`pfs_create_metadata_lock_v1`; the
-    /// shared reference `performance-schema.md`, §1.4).
+    /// enabled, without looking at the thread's switch (`pfs_create_metadata_lock_v1` in MySQL's
+    /// `storage/perfschema/pfs.cc`).
     #[inline]
     pub fn instrument_enabled(&self) -> bool {
         self.0.flags.load(Ordering::Relaxed) & F_ENABLED != 0

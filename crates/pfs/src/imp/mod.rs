@@ -25,8 +25,9 @@
 //!
 //! # Derived flags
 //!
-//! PFS checks its switches one by one on every event (the shared reference
-//! `reference/performance-schema.md` §2.4); here they are folded ahead of time.
+//! PFS checks its switches one by one on every event (instance, `thread_instrumentation`, the
+//! thread's own switch, TIMED, `events_waits_current`: `pfs_start_mutex_wait_v1` in MySQL's
+//! `storage/perfschema/pfs.cc`); here they are folded ahead of time.
 //! Each class has one `AtomicU32` of derived flags (`F_*`), each instance a copy of its class's
 //! flags and each thread a mask. Every switch change recomputes them under the setup lock, so
 //! the hot path decides everything from one relaxed load of the class (or instance) flags and

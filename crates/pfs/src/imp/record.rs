@@ -1,8 +1,9 @@
 //! Recording: the code that runs once a derived flag said "enabled". The callers (`api`, the
 //! sync wrappers) keep the disabled path to a load and a branch and call in here out of line.
 //!
-//! Tiers, each adding its own cost (the shared reference `reference/performance-schema.md`,
-//! §2.4 for PFS's own checks and §9.3):
+//! Tiers, each adding its own cost, as in MySQL's `pfs_start_mutex_wait_v1` and
+//! `pfs_end_mutex_wait_v1` (`storage/perfschema/pfs.cc`), which read the timer only for a timed
+//! instrument and touch the thread's statistics and event records only when its consumers are on:
 //! * counted: one load+store increment into the instance, or the thread's class (or digest)
 //!   cell — PFS's "complete shortcut", with no end call;
 //! * timed (`F_TIMED`): two timer reads, count/sum/min/max;

@@ -1,7 +1,7 @@
-//! Readers of the summary tables: aggregation on read ("higher level" aggregation, PFS57
-//! PAGE_AGGREGATES; the shared reference `reference/performance-schema.md` §5) over live instances, live threads, and what dropped instances and exited
-//! threads folded in. A statement class's totals include the digest cells bound to it (see
-//! `record::digest_stat`).
+//! Readers of the summary tables: aggregation on read (the "higher level" aggregation of
+//! PAGE_AGGREGATES, the design notes in MySQL 5.7's `storage/perfschema/pfs.cc`) over live
+//! instances, live threads, and what dropped instances and exited threads folded in. A
+//! statement class's totals include the digest cells bound to it (see `record::digest_stat`).
 
 use std::sync::atomic::Ordering;
 

@@ -20,7 +20,8 @@
 //! only ever returns the OS thread's own slot.
 //!
 //! This module also keeps what decides a thread's switches (checked where MySQL checks
-//! `pfs_thread->m_enabled`: the shared reference `reference/performance-schema.md` §2.4): `setup_threads` (by thread name,
+//! `pfs_thread->m_enabled`, after the instrument's own flag, in `pfs_start_mutex_wait_v1` of
+//! MySQL's `storage/perfschema/pfs.cc`): `setup_threads` (by thread name,
 //! when the thread registers), `setup_actors` (by account, when the thread calls
 //! `set_thread_account`), direct updates (`UPDATE threads`), and whether the
 //! `thread_instrumentation` consumer is on (pushed here by `setup`).

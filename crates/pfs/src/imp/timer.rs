@@ -1,5 +1,7 @@
 //! Timers: a cycle counter and a nanosecond clock (PFS's `performance_timers` and 5.7's
-//! `setup_timers`: the shared reference `reference/performance-schema.md` §4).
+//! `setup_timers`: MySQL 8.0 Reference Manual, "Performance Schema Event Timing", and the 5.7
+//! manual's "The setup_timers Table"; MySQL times waits with the cycle counter,
+//! `get_wait_timer()` in `storage/perfschema/pfs_timer.h`).
 //!
 //! * `CYCLE` is `rdtsc` on x86_64 when `/proc/cpuinfo` says the TSC is invariant
 //!   (`constant_tsc` and `nonstop_tsc`); anywhere else the cycle clock falls back to the
