@@ -50,7 +50,7 @@ use crate::request::moved_ticket_id;
 use crate::shared::{ContextShared, Registry};
 use crate::sync::{new_rwlock, store_load_fence, AtomicU64, Ordering, RwLock, Site};
 use crate::types::{LockDuration, LockType, Strategy};
-use crate::wait::WaitEnd;
+use crate::wait::{WaitEnd, Wakes};
 
 pub(crate) const HAS_SLOW_PATH: u64 = 1 << 60;
 pub(crate) const HAS_OBTRUSIVE: u64 = 1 << 61;
@@ -322,7 +322,9 @@ impl LockObject {
         if self.can_grant(&st, req.ty, req.ctx.serial) {
             let entry = st.add_granted(req.entry());
             if self.count_piglets_and_hogs(&mut st, req.ty, env.max_write_lock_count) {
-                self.reschedule_waiters(&mut st, env.max_write_lock_count);
+                let wakes = self.reschedule_waiters(&mut st, env.max_write_lock_count);
+                drop(st);
+                drop(wakes);
             }
             return Outcome::Granted {
                 hold: Hold::entry(entry),
@@ -513,7 +515,15 @@ impl LockObject {
     /// blockers looks at the EXCLUSIVE alone, not at the hundreds of requests queued behind it.
     /// After a grant the state has changed, so a new pass starts after the granted request (or
     /// from the oldest, if the priority matrix changed).
-    pub(crate) fn reschedule_waiters(&self, st: &mut LockState, max_write_lock_count: u64) {
+    ///
+    /// The granted waiters are decided here and woken by the returned [`Wakes`] when the caller
+    /// drops it, after the write lock.
+    pub(crate) fn reschedule_waiters(
+        &self,
+        st: &mut LockState,
+        max_write_lock_count: u64,
+    ) -> Wakes {
+        let mut wakes = Wakes::default();
         let mut cursor: u64 = 0;
         loop {
             let candidates = self.grantable_types(st);
@@ -527,10 +537,12 @@ impl LockObject {
                     }
                     if (!st.gated || e.ctx.gate_exempt.load(Ordering::Relaxed))
                         && self.can_grant(st, e.ty, e.ctx.serial)
-                        && e.ctx.wait.set(e.epoch, WaitEnd::Granted)
                     {
-                        grant = Some((seq, idx, e.ty));
-                        break;
+                        if let Some(waker) = e.ctx.wait.decide(e.epoch, WaitEnd::Granted) {
+                            wakes.push(&e.ctx, waker);
+                            grant = Some((seq, idx, e.ty));
+                            break;
+                        }
                     }
                     left -= 1;
                     if left == 0 {
@@ -561,6 +573,7 @@ impl LockObject {
                 st.matrix_idx &= !PIGLET_LIMIT;
             }
         }
+        wakes
     }
 }
 

@@ -13,15 +13,20 @@
 //! leaf lock: nothing else is acquired while it is held). A future checks the status and stores
 //! its waker in one critical section ([`WaitSlot::poll`]), and `set` takes the waker in the
 //! critical section that sets the status, so an outcome decided between the two is never missed
-//! (no lost wake-up). Wakers are woken after the mutex is released.
+//! (no lost wake-up). Wakers are woken after the mutex is released; a grant, decided under the
+//! lock object's write lock, wakes its waiter only after the releasing thread has dropped that
+//! lock too ([`Wakes`]), so the woken thread or task does not start by contending for it.
 //!
 //! A kill is not an outcome a killer sets: it raises the context's [`KillFlag`] and wakes the
 //! waiter, which turns a raised flag into `Killed` under the slot mutex (only if nothing else
 //! won first). The flag outlives the wait: it ends every later wait until it is cleared (a
 //! query kill at the statement's end, a connection kill by its owner).
 
+use std::sync::Arc;
 use std::task::Waker;
 use std::time::Instant;
+
+use crate::shared::ContextShared;
 
 use crate::sync::{new_condvar, new_mutex, AtomicU8, Condvar, Mutex, Ordering, Site};
 use crate::types::KillScope;
@@ -140,18 +145,34 @@ impl WaitSlot {
     /// Sets the outcome of wait `epoch` if nobody did before; returns whether it was set. Wakes
     /// the waiting thread or task.
     pub(crate) fn set(&self, epoch: u64, end: WaitEnd) -> bool {
+        match self.decide(epoch, end) {
+            Some(waker) => {
+                self.notify(waker);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// [`WaitSlot::set`] without the wake-up: `None` if the outcome was already decided, else
+    /// the task to wake (if a future waits), for [`WaitSlot::notify`] once the caller has let
+    /// go of its own locks.
+    pub(crate) fn decide(&self, epoch: u64, end: WaitEnd) -> Option<Option<Waker>> {
         let mut s = self.state.lock();
         if s.status.is_some() || s.epoch != epoch {
-            return false;
+            return None;
         }
         s.status = Some(end);
-        let waker = s.waker.take();
-        drop(s);
+        Some(s.waker.take())
+    }
+
+    /// Wakes the waiter of an outcome [`WaitSlot::decide`]d: a sleeping thread, or `waker`'s
+    /// task.
+    pub(crate) fn notify(&self, waker: Option<Waker>) {
         self.cond.notify_all();
         if let Some(w) = waker {
             w.wake();
         }
-        true
     }
 
     /// A future's poll of wait `epoch`: the outcome if it is decided (or the context was
@@ -368,5 +389,26 @@ mod loom_models {
             assert!(!slot.set(epoch, WaitEnd::Deadlock));
             assert!(slot.set(next, WaitEnd::Deadlock));
         });
+    }
+}
+
+/// Waiters granted under a lock object's write lock, to wake once it is released: dropping
+/// this wakes them, so a caller drops the lock's guard first. Empty (no allocation) when
+/// nothing was granted.
+#[derive(Default)]
+#[must_use = "dropping the lock's guard first is the point"]
+pub(crate) struct Wakes(Vec<(Arc<ContextShared>, Option<Waker>)>);
+
+impl Wakes {
+    pub(crate) fn push(&mut self, ctx: &Arc<ContextShared>, waker: Option<Waker>) {
+        self.0.push((ctx.clone(), waker));
+    }
+}
+
+impl Drop for Wakes {
+    fn drop(&mut self) {
+        for (ctx, waker) in self.0.drain(..) {
+            ctx.wait.notify(waker);
+        }
     }
 }

@@ -42,7 +42,9 @@ impl LockObject {
         st.gated = false;
         let unused = self.abandon_slow_path(&mut st, true);
         if !unused {
-            self.reschedule_waiters(&mut st, env.max_write_lock_count);
+            let wakes = self.reschedule_waiters(&mut st, env.max_write_lock_count);
+            drop(st);
+            drop(wakes);
         }
         unused
     }

@@ -54,7 +54,9 @@ impl LockObject {
         let mut st = self.state.write();
         let prev = self.word.fetch_sub(inc, Ordering::AcqRel);
         if st.obtrusive_count != 0 {
-            self.reschedule_waiters(&mut st, max_write_lock_count);
+            let wakes = self.reschedule_waiters(&mut st, max_write_lock_count);
+            drop(st);
+            drop(wakes);
         }
         prev == inc
     }
@@ -83,10 +85,13 @@ impl LockObject {
         } else {
             self.word.load(Ordering::Acquire)
         };
-        if !last_slow_path {
-            self.reschedule_waiters(&mut st, max_write_lock_count);
-        }
+        let wakes = if last_slow_path {
+            Wakes::default()
+        } else {
+            self.reschedule_waiters(&mut st, max_write_lock_count)
+        };
         drop(st);
+        drop(wakes);
         drop(e);
         new_state == 0
     }
