@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mdl_cluster::testkit::EtcdCluster;
-use mdl_cluster::{ClusterConfig, ClusterManager};
+use mdl_cluster::{ClusterConfig, ClusterError, ClusterManager};
 use mdl_core::{LockDuration, LockType, MdlConfig, MdlKey, MdlManager, MdlRequest, Namespace};
 
 use crate::runner::thread_cpu_ns;
@@ -65,7 +65,7 @@ pub async fn write_rtt_ms(etcd: &EtcdCluster, puts: usize) -> f64 {
 }
 
 /// Cluster-wide EXCLUSIVE acquire latency (ms) on idle objects from node 1 of `n` nodes:
-/// `samples` acquires, each on a fresh table, released before the next.
+/// `samples` acquires, each on a fresh table, released (everywhere) before the next.
 pub async fn exclusive_latency_ms(etcd: &EtcdCluster, n: u64, samples: usize) -> Vec<f64> {
     let nodes = nodes(etcd, n, &format!("/lat{n}/")).await;
     let mut ctx = nodes[0].new_context();
@@ -79,8 +79,12 @@ pub async fn exclusive_latency_ms(etcd: &EtcdCluster, n: u64, samples: usize) ->
         if i >= 3 {
             v.push(ms); // the first few warm the connections up
         }
-        // Let the release reach every node, so the next object is idle everywhere.
-        while nodes.iter().any(|x| x.status().stand_ins != 0) {
+        // Let the release reach every node (its intent deleted in every view, every stand-in
+        // gone), so the next request meets an idle cluster, not the last one's clean-up.
+        while nodes
+            .iter()
+            .any(|x| x.status().stand_ins != 0 || !x.cluster_locks().is_empty())
+        {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
     }
@@ -204,10 +208,22 @@ pub async fn ddl_after_kill_s(etcd: &mut EtcdCluster, kill_leader: bool, prefix:
     let mut alter = n1.new_context();
     let node = n1.clone();
     let ddl = tokio::spawn(async move {
-        alter
-            .acquire_async(&req("t", LockType::X), LONG)
-            .await
-            .expect("X");
+        // With the etcd leader killed, this node's renewals can fail for longer than the lease
+        // allows (an election on a loaded machine): it fences, which ends its ALTER
+        // (`NotServing`, or killed). A client clears the kill and asks again; the node serves
+        // again once it has rejoined, and the time from the kill still counts.
+        loop {
+            match alter.acquire_async(&req("t", LockType::X), LONG).await {
+                Ok(_) => break,
+                Err(e)
+                    if matches!(e, ClusterError::NotServing) || alter.pending_kill().is_some() =>
+                {
+                    alter.reset_kill();
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                Err(e) => panic!("X: {e}"),
+            }
+        }
         (alter, Instant::now())
     });
     while !node.lock_waits().iter().any(|w| w.blocking.node == 2) {

@@ -99,7 +99,10 @@ impl ClusterContext {
     #[inline]
     pub fn acquire(&mut self, req: &MdlRequest, timeout: Duration) -> Result<Ticket> {
         if !travels(req) {
-            return self.ctx.acquire(req, timeout).map_err(ClusterError::Local);
+            return match self.ctx.acquire(req, timeout) {
+                Ok(ticket) => Ok(ticket),
+                Err(e) => Err(local_error(e)),
+            };
         }
         self.acquire_travelling_blocking(req, timeout)
     }
@@ -351,6 +354,15 @@ impl Drop for ClusterContext {
         }
         lock(&self.inner.contexts).remove(&self.ctx.id().as_u64());
     }
+}
+
+/// A local error as the cluster's, out of line: kept off the statement path, the compiler
+/// builds a local grant's ticket where the caller's result goes (no rewrite of the result on
+/// every grant; measured with callgrind, BENCHMARKS.md).
+#[cold]
+#[inline(never)]
+fn local_error(e: mdl_core::MdlError) -> ClusterError {
+    ClusterError::Local(e)
 }
 
 fn cancelled(

@@ -126,7 +126,8 @@ struct Session {
     /// The lease cannot have expired in etcd before this instant.
     valid_until: Instant,
     lease: i64,
-    /// Stand-ins by intent id: dropping the sender releases the stand-in.
+    /// Stand-ins by intent id: sending releases the stand-in and says its ack was deleted with
+    /// the intent; dropping the sender releases it and leaves the ack to the stand-in.
     stand_ins: HashMap<String, oneshot::Sender<()>>,
     /// Intents that got a stand-in or their requester's turn.
     handled: HashSet<String>,
@@ -351,7 +352,16 @@ impl Session {
                             }
                             v.remove_intent(&id);
                             v.acks.remove(&id);
-                            self.stand_ins.remove(&id);
+                            if let Some(release) = self.stand_ins.remove(&id) {
+                                // The requester's release deletes the intent and its acks in
+                                // one transaction, one revision: then this node's ack is gone
+                                // and the stand-in need not delete it (dropping the sender
+                                // tells it to).
+                                let ack = inner.layout.ack(&id, inner.me());
+                                if deleted_at(events, ack.as_bytes(), kv.mod_revision()) {
+                                    let _ = release.send(());
+                                }
+                            }
                             self.handled.remove(&id);
                         }
                         KeyKind::Ack { intent, acker } => {
@@ -465,4 +475,13 @@ impl Session {
         }
         let _ = timeout(Duration::from_secs(1), queued_rx).await;
     }
+}
+
+/// Whether `events` delete `key` at revision `rev`.
+fn deleted_at(events: &[etcd_client::Event], key: &[u8], rev: i64) -> bool {
+    events.iter().any(|e| {
+        e.event_type() == EventType::Delete
+            && e.kv()
+                .is_some_and(|kv| kv.key() == key && kv.mod_revision() == rev)
+    })
 }

@@ -5,8 +5,12 @@
 //! queues travelling requests on an object in etcd's order. The stand-in waits for its lock
 //! like any local request (statements of this node that hold the object block it; it blocks
 //! later statements), is exempt from the grant gate (it re-establishes what the gate protects),
-//! and once granted writes its acknowledgement under the node's lease. It holds the lock until
-//! the intent is deleted or the session ends, then releases it and deletes its acknowledgement.
+//! and once granted writes its acknowledgement under the node's lease, in a transaction that
+//! writes it only while the intent exists (so no ack outlives its intent by being written
+//! late). It holds the lock until the intent is deleted or the session ends, then releases it.
+//! The requester's release deletes the acknowledgements with the intent, in one revision; when
+//! the session saw this node's ack deleted there, the stand-in writes nothing more, and
+//! otherwise (the requester's lease expired, the session ended) it deletes its ack itself.
 
 use std::future::Future;
 use std::pin::pin;
@@ -15,7 +19,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use etcd_client::PutOptions;
+use etcd_client::{Compare, CompareOp, PutOptions, Txn, TxnOp};
 use mdl_core::{LockDuration, MdlRequest, LONG_TIMEOUT};
 use tokio::sync::oneshot;
 
@@ -39,7 +43,8 @@ impl Drop for Registered<'_> {
 }
 
 /// The stand-in's task. `queued` is answered once the local request is queued or decided;
-/// `release` fires (or is dropped) when the stand-in must go.
+/// `release` fires when the stand-in must go: a message if its ack was deleted with the
+/// intent, the sender dropped otherwise.
 pub(crate) async fn run(
     inner: Arc<Inner>,
     rev: i64,
@@ -125,26 +130,49 @@ pub(crate) async fn run(
         }
     };
     let ack = inner.layout.ack(&id, inner.me());
-    loop {
+    // Only while the intent (this very one: its creation revision) exists, so an ack is never
+    // written after its intent is gone, and the requester's release, which deletes the intent
+    // and its acks in one transaction, leaves none behind.
+    let write_ack = Txn::new()
+        .when([Compare::create_revision(
+            inner.layout.intent(&id),
+            CompareOp::Equal,
+            rev,
+        )])
+        .and_then([TxnOp::put(
+            ack.clone(),
+            "",
+            Some(PutOptions::new().with_lease(lease)),
+        )]);
+    // Whether the ack may have been written (an attempt that failed may have been applied).
+    let mut written = false;
+    let deleted_with_intent = loop {
         let mut c = inner.client();
-        let put = c.put(ack.clone(), "", Some(PutOptions::new().with_lease(lease)));
+        let txn = c.txn(write_ack.clone());
         tokio::select! {
-            r = tokio::time::timeout(inner.cfg.request_timeout, put) => {
-                if matches!(r, Ok(Ok(_))) {
-                    break;
+            r = tokio::time::timeout(inner.cfg.request_timeout, txn) => match r {
+                Ok(Ok(answer)) => {
+                    written |= answer.succeeded();
+                    break (&mut release).await.is_ok();
                 }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            _ = &mut release => {
-                let _ = ctx.release(ticket);
-                return;
+                _ => {
+                    written = true;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            },
+            r = &mut release => {
+                written = true;
+                break r.is_ok();
             }
         }
-    }
-    let _ = (&mut release).await;
+    };
     let _ = ctx.release(ticket);
     drop(ctx);
     drop(registered);
-    let mut c = inner.client();
-    let _ = tokio::time::timeout(inner.cfg.request_timeout, c.delete(ack, None)).await;
+    if written && !deleted_with_intent {
+        // The intent went another way (its requester's lease expired, or this session
+        // ended): the ack, if written, is this node's to delete.
+        let mut c = inner.client();
+        let _ = tokio::time::timeout(inner.cfg.request_timeout, c.delete(ack, None)).await;
+    }
 }

@@ -64,15 +64,34 @@ fn a_requester_dying_mid_acquire_leaves_no_stand_in() {
         let mut trx = n1.new_context_with_id(7).unwrap();
         trx.acquire(&req("t", LockType::SR), LONG).unwrap();
         let mut p2 = NodeProcess::start(&etcd.endpoints(), 2, &[]);
+        // Granted on an idle table: node 1 acknowledged it under node 1's lease.
+        p2.send("lock 6 X u");
+        p2.expect("ok lock 6", LONG);
+        assert_eq!(keys_under(&etcd, "/mdl/a/").await, 1);
         p2.send("lock 5 X t");
         until("node 2's X has a stand-in here", LONG, || {
-            n1.status().stand_ins == 1
+            n1.status().stand_ins == 2
         })
         .await;
-        assert_eq!(n1.cluster_locks().len(), 1);
+        assert_eq!(n1.cluster_locks().len(), 2);
         p2.kill();
-        until("the stand-in is gone", LONG, || n1.status().stand_ins == 0).await;
-        until("the intent is gone", LONG, || n1.cluster_locks().is_empty()).await;
+        until("the stand-ins are gone", LONG, || {
+            n1.status().stand_ins == 0
+        })
+        .await;
+        until("the intents are gone", LONG, || {
+            n1.cluster_locks().is_empty()
+        })
+        .await;
+        // The intents went with node 2's lease, not with its release: node 1 deletes its ack.
+        let start = Instant::now();
+        while keys_under(&etcd, "/mdl/a/").await != 0 {
+            assert!(
+                start.elapsed() < LONG,
+                "node 1's ack of a dead intent stayed"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         // Nothing of node 2 is left: an X on t from node 1 needs only its own statement gone.
         trx.release_transactional_locks();
         let mut ddl = n1.new_context();

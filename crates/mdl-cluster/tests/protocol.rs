@@ -117,6 +117,13 @@ fn exclusive_waits_for_every_node_and_blocks_every_node() {
         })
         .await;
         until("no intent left", LONG, || n[2].cluster_locks().is_empty()).await;
+        // The release deleted both acknowledgements with the intent; the stand-ins wrote
+        // nothing after it.
+        assert_eq!(
+            keys_under(&etcd, "/t2/a/").await,
+            0,
+            "an ack outlived its intent"
+        );
     });
 }
 

@@ -153,3 +153,14 @@ impl Drop for NodeProcess {
         self.kill();
     }
 }
+
+/// How many keys etcd holds under `prefix` (e.g. the acknowledgements, `/mdl/a/`).
+pub async fn keys_under(etcd: &EtcdCluster, prefix: &str) -> i64 {
+    let mut c = etcd_client::Client::connect(etcd.endpoints(), None)
+        .await
+        .unwrap();
+    let opts = etcd_client::GetOptions::new()
+        .with_prefix()
+        .with_count_only();
+    c.get(prefix, Some(opts)).await.unwrap().count()
+}
