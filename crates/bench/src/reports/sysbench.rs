@@ -1,8 +1,8 @@
 //! `sysbench`: the published tool against the real server.
 //!
 //! Starts `mdl-server` builds as child processes (the default build, and a second build with
-//! instrumentation compiled out in `target/nopfs`, built once when missing) and, where the
-//! machine has Debian's `mariadb-server`, MariaDB with `performance_schema` OFF and ON; runs
+//! instrumentation compiled out in `target/nopfs`, both built or found up to date by cargo
+//! first) and, where the machine has Debian's `mariadb-server`, MariaDB with `performance_schema` OFF and ON; runs
 //! sysbench 1.0 (`oltp_point_select`, `oltp_read_only`, 8 tables) against each in
 //! interleaved rounds; reports medians of QPS and of server CPU per query (`/proc/PID/stat`)
 //! and callgrind's instructions per query for one client. Skipped, with a message, without
@@ -119,7 +119,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The server binaries (default, compiled out), built when missing.
+/// The server binaries (default, compiled out), built (or found up to date) by cargo first, so
+/// a report never measures a server older than the code beside it.
 fn binaries(ctx: &Ctx) -> Option<(PathBuf, PathBuf)> {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -135,10 +136,9 @@ fn binaries(ctx: &Ctx) -> Option<(PathBuf, PathBuf)> {
             Some("--no-default-features"),
         ),
     ] {
-        if bin.exists() {
-            continue;
+        if !bin.exists() {
+            ctx.println(format!("building {} (once, a few minutes)", bin.display()));
         }
-        ctx.println(format!("building {} (once, a few minutes)", bin.display()));
         let mut c = Command::new(&cargo);
         c.current_dir(root()).env("CARGO_TARGET_DIR", &dir).args([
             "build",
