@@ -381,6 +381,7 @@ fn split_by_crate(p: &Path) -> Option<Instructions> {
         } else if rest.contains("/crates/pfs/")
             || rest.contains(" pfs::")
             || rest.contains("<pfs::")
+            || rest.contains(":pfs::")
         {
             i.pfs += n;
         } else if rest.contains("sqlite3") {
