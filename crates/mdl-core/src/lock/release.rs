@@ -85,13 +85,13 @@ impl LockObject {
         } else {
             self.word.load(Ordering::Acquire)
         };
-        let wakes = if last_slow_path {
-            Wakes::default()
+        if last_slow_path {
+            drop(st);
         } else {
-            self.reschedule_waiters(&mut st, max_write_lock_count)
-        };
-        drop(st);
-        drop(wakes);
+            let wakes = self.reschedule_waiters(&mut st, max_write_lock_count);
+            drop(st);
+            drop(wakes);
+        }
         drop(e);
         new_state == 0
     }
