@@ -63,11 +63,11 @@ pub(crate) enum Ended {
 }
 
 impl Connection {
-    /// A connection whose context has the connection's id.
+    /// A connection whose context has the connection's id and records its metadata-lock waits
+    /// on `thread`, the connection's pfs thread.
     ///
     /// # Errors
     /// The id in use, SQLite errors.
-    /// Its context records its metadata-lock waits on `thread`, the connection's pfs thread.
     pub fn new(
         shared: Arc<Shared>,
         info: Arc<ConnInfo>,
