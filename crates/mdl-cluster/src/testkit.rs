@@ -131,6 +131,23 @@ impl EtcdCluster {
     /// # Errors
     /// As [`EtcdCluster::start`].
     pub fn start_with(n: usize, lease_checkpoint: bool) -> std::io::Result<EtcdCluster> {
+        // The ports are found free and released before etcd binds them, so something else
+        // can take one meanwhile (another test's member, an outgoing connection's source
+        // port): a member that exits at its start is started again on new ports, at most
+        // three times in all.
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match EtcdCluster::start_once(n, lease_checkpoint) {
+                Err(e) if tries < 3 && e.kind() == std::io::ErrorKind::AddrInUse => {
+                    eprintln!("{e}; starting the etcd cluster again on other ports");
+                }
+                r => return r,
+            }
+        }
+    }
+
+    fn start_once(n: usize, lease_checkpoint: bool) -> std::io::Result<EtcdCluster> {
         // Members keep their data in memory (/dev/shm) where there is one: etcd syncs its log
         // on every write, and a disk shared with other work makes that the slowest part.
         let shm = Path::new("/dev/shm");
@@ -139,15 +156,25 @@ impl EtcdCluster {
         } else {
             TempDir::new("mdl-etcd")?
         };
-        let mut members = Vec::new();
-        for i in 0..n {
-            members.push(Member {
-                name: format!("m{}", i + 1),
-                client: free_port()?,
-                peer: free_port()?,
-                child: None,
-            });
+        // Held until all are chosen, so that they differ.
+        let held = (0..2 * n)
+            .map(|_| TcpListener::bind("127.0.0.1:0"))
+            .collect::<std::io::Result<Vec<_>>>()?;
+        let mut ports = Vec::new();
+        for l in &held {
+            ports.push(l.local_addr()?.port());
         }
+        drop(held);
+        let members = ports
+            .chunks(2)
+            .enumerate()
+            .map(|(i, p)| Member {
+                name: format!("m{}", i + 1),
+                client: p[0],
+                peer: p[1],
+                child: None,
+            })
+            .collect();
         let mut c = EtcdCluster {
             members,
             token: format!("mdl-{}", dir.path().display()),
@@ -210,17 +237,39 @@ impl EtcdCluster {
         Ok(())
     }
 
-    /// Waits until every running member accepts connections and a leader answers.
-    fn wait_ready(&self, limit: Duration) -> std::io::Result<()> {
+    /// Waits until every running member accepts connections and a leader answers. A member
+    /// that exits meanwhile is an error at once: `AddrInUse` when its log says a port was
+    /// taken.
+    fn wait_ready(&mut self, limit: Duration) -> std::io::Result<()> {
         let start = Instant::now();
-        for m in self.members.iter().filter(|m| m.child.is_some()) {
+        let dir = self.dir.path().to_path_buf();
+        for m in self.members.iter_mut().filter(|m| m.child.is_some()) {
             let addr: SocketAddr = ([127, 0, 0, 1], m.client).into();
             while std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+                if let Some(status) = m.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+                    m.child = None;
+                    let log = std::fs::read_to_string(dir.join(format!("{}.log", m.name)))
+                        .unwrap_or_default();
+                    let kind = if log.contains("address already in use") {
+                        std::io::ErrorKind::AddrInUse
+                    } else {
+                        std::io::ErrorKind::Other
+                    };
+                    let tail: Vec<&str> = log.lines().rev().take(3).collect();
+                    return Err(std::io::Error::new(
+                        kind,
+                        format!(
+                            "etcd member {} exited at its start ({status}): {}",
+                            m.name,
+                            tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+                        ),
+                    ));
+                }
                 if start.elapsed() > limit {
                     return Err(std::io::Error::other(format!(
                         "etcd member {} did not start; log in {}",
                         m.name,
-                        self.dir.path().display()
+                        dir.display()
                     )));
                 }
                 std::thread::sleep(Duration::from_millis(50));
@@ -231,7 +280,7 @@ impl EtcdCluster {
                     return Err(std::io::Error::other(format!(
                         "etcd member {} is not healthy; log in {}",
                         m.name,
-                        self.dir.path().display()
+                        dir.display()
                     )));
                 }
                 std::thread::sleep(Duration::from_millis(50));
