@@ -49,6 +49,8 @@ pub(crate) struct Prepared {
 pub struct Connection {
     pub(crate) shared: Arc<Shared>,
     pub(crate) info: Arc<ConnInfo>,
+    /// The connection's pfs thread: its statements' events are recorded there.
+    pub(crate) thread: pfs::SessionThread,
     pub(crate) session: Session,
     pub(crate) db: EngineConn,
     prepared: HashMap<u32, Prepared>,
@@ -77,8 +79,6 @@ impl Connection {
         let builder = shared.mgr.build_context().id(info.id);
         #[cfg(feature = "pfs")]
         let builder = builder.pfs_thread(thread.clone());
-        #[cfg(not(feature = "pfs"))]
-        let _ = thread;
         let ctx = builder
             .build()
             .map_err(|e| ServerError::new(1105, "HY000", e.to_string()))?;
@@ -86,6 +86,7 @@ impl Connection {
         Ok(Connection {
             shared,
             info,
+            thread: thread.clone(),
             session: Session::new(ctx),
             db,
             prepared: HashMap::new(),

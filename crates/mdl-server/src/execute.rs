@@ -15,7 +15,8 @@
 //!    rolled back after a deadlock).
 //!
 //! Each statement is a `pfs` statement event of MySQL's class (`statement/sql/select`, ...)
-//! with its digest, as MySQL's default `performance_schema` records.
+//! with its digest, as MySQL's default `performance_schema` records, on the connection's
+//! session thread from its start to its end, its waits nested in it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -83,30 +84,6 @@ fn digest_of(s: &Statement) -> pfs::DigestRef {
     let mut s = s.clone();
     let _ = s.visit(&mut Norm);
     pfs::register_digest(&s.to_string())
-}
-
-/// Runs `fut` as a `pfs` statement event. The connection's session thread is entered for each
-/// poll, but a statement event's guard is tied to the OS thread that starts it (it is not
-/// `Send`, unlike a `pfs::PendingWait`), and a task may move between threads at each `.await`:
-/// so the event is started and ended within the statement's first poll. A statement that completes without waiting (the
-/// usual case) is one exact event; one that waits ends its event where it first waits (its
-/// count and digest are right, its time is the part before the wait).
-async fn in_statement_event<F: std::future::Future>(
-    cls: pfs::ClassRef,
-    digest: Option<pfs::DigestRef>,
-    fut: F,
-) -> F::Output {
-    let mut fut = std::pin::pin!(fut);
-    let mut first = true;
-    std::future::poll_fn(move |cx| {
-        if first {
-            first = false;
-            let _event = pfs::statement_start(cls, digest);
-            return fut.as_mut().poll(cx);
-        }
-        fut.as_mut().poll(cx)
-    })
-    .await
 }
 
 fn lock_free(tables: &[(String, String)]) -> bool {
@@ -193,7 +170,13 @@ impl Connection {
             (None, Some(s)) if cls.enabled() => Some(digest_of(s)),
             _ => None,
         };
-        in_statement_event(cls, digest, self.run_inner(p, plan, statement, params)).await
+        // A `Send` event on the connection's session thread: the task may move between
+        // workers while the statement waits, and a DBA sees the statement in
+        // `events_statements_current` with its metadata-lock wait nested in it, as in MySQL.
+        let event = self.thread.statement_start(cls, digest);
+        let out = self.run_inner(p, plan, statement, params).await;
+        event.end();
+        out
     }
 
     async fn run_inner(

@@ -106,6 +106,26 @@ async fn pile_up_behind_alter_is_shown_and_cleared_by_kill() {
         .await
         .unwrap();
     assert_eq!(current.len(), 1, "{current:?}");
+    // ... nested in the ALTER's statement event, in progress on the same thread (the
+    // statement's event lives across the task's moves between workers)...
+    let statement: Vec<(String, Option<String>)> = obs
+        .query(format!(
+            "SELECT s.EVENT_NAME, s.DIGEST_TEXT FROM performance_schema.events_waits_current w \
+             JOIN performance_schema.threads t ON t.THREAD_ID = w.THREAD_ID \
+             JOIN performance_schema.events_statements_current s \
+               ON s.THREAD_ID = w.THREAD_ID AND s.EVENT_ID = w.NESTING_EVENT_ID \
+             WHERE t.PROCESSLIST_ID = {a} AND w.EVENT_NAME = 'wait/lock/metadata/sql/mdl' \
+               AND s.END_EVENT_ID IS NULL"
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        statement,
+        [(
+            "statement/sql/alter_table".to_string(),
+            Some("ALTER TABLE pile ADD COLUMN w INT".to_string())
+        )]
+    );
     // ... and who to kill, from sys.
     let kill: Vec<String> = obs
         .query(format!(

@@ -113,7 +113,8 @@
 //!    [`EventGuard`], the `__in_event!` macro behind the `instrument_*!` macros, the setup
 //!    calls and a `read` module.
 //! 4. [`sync`] (the instrumented `Mutex`, `RwLock`, `Condvar`); `session` ([`SessionThread`],
-//!    [`PendingWait`]: pfs threads that are not OS threads, waits that may end on another one)
+//!    [`PendingWait`], [`PendingStatement`]: pfs threads that are not OS threads, events that
+//!    may end on another one)
 //! 5. this file: the public functions, each a documented call into the backend; `macros`:
 //!    the public macros (`class!`, `instrument_*!`), each a call of those functions.
 //!
@@ -162,7 +163,9 @@ pub use kinds::{
 };
 pub use pattern::Pattern;
 pub use render::{cell, format_pico, yes_no, TextTable};
-pub use session::{wait_start_on, Instrumented, PendingWait, SessionGuard, SessionThread, WaitOn};
+pub use session::{
+    wait_start_on, Instrumented, PendingStatement, PendingWait, SessionGuard, SessionThread, WaitOn,
+};
 use tables::*;
 pub use tables::{
     metadata_locks, MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow, Row, Table,

@@ -257,16 +257,25 @@ pub(crate) mod session {
     }
 
     /// Records nothing.
-    pub(crate) struct PendingWait;
+    pub(crate) struct Pending;
 
-    impl PendingWait {
+    impl Pending {
         pub(crate) fn is_active(&self) -> bool {
             false
         }
     }
 
     #[inline(always)]
-    pub(crate) fn begin(_c: super::ClassRef, _object: u64, _t: Target<'_>) -> PendingWait {
-        PendingWait
+    pub(crate) fn begin(_c: super::ClassRef, _object: u64, _t: Target<'_>) -> Pending {
+        Pending
+    }
+
+    #[inline(always)]
+    pub(crate) fn begin_statement(
+        _c: super::ClassRef,
+        _digest: super::DigestRef,
+        _t: Target<'_>,
+    ) -> Pending {
+        Pending
     }
 }

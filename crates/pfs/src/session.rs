@@ -15,7 +15,10 @@
 //! A wait that may end on another OS thread than it began on — an async task's, woken on
 //! another worker — is a [`PendingWait`] ([`wait_start_on`]): `Send`, recorded on the thread
 //! [`WaitOn`] names, shown in `events_waits_current` while pending, and in the history and the
-//! summaries with its duration when it ends.
+//! summaries with its duration when it ends. A session's statement that may wait, and so move
+//! between workers, is a [`PendingStatement`] ([`SessionThread::statement_start`]) in the same
+//! way: shown in `events_statements_current` until it ends, with the waits it makes meanwhile
+//! nested in it, as MySQL shows a statement waiting for a metadata lock.
 //!
 //! One rule: a session thread is used by one task or thread at a time (entered by one OS
 //! thread at a time), as a connection is. Then its records have one writer at a time, as an OS
@@ -30,7 +33,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use crate::backend::session as imp;
-use crate::ClassRef;
+use crate::{ClassRef, DigestRef};
 
 /// A pfs thread that is not an OS thread: a session's (a connection of an async server).
 /// Cheap to clone (an `Arc`); the thread ends, and its statistics fold into the totals of ended
@@ -108,6 +111,38 @@ impl SessionThread {
         Instrumented {
             inner: future,
             session: self.clone(),
+        }
+    }
+
+    /// Starts a statement event of `class` (`statement/...`) with `digest` on this session,
+    /// which may end on another OS thread than it begins on (a statement of an async
+    /// connection that waits): until it ends it is the session's row in
+    /// `events_statements_current`, and the waits begun on the session meanwhile name it in
+    /// `NESTING_EVENT_ID`. What [`crate::statement_start`] is to an OS thread; `Send`, and it
+    /// ends when dropped. When the class is disabled this is one relaxed load.
+    ///
+    /// ```
+    /// let select = pfs::register_class(pfs::ClassKind::Statement, "statement/doc/select");
+    /// pfs::set_instruments("statement/doc/%", true, true)?;
+    /// let session = pfs::SessionThread::new("thread/doc/connection", 8);
+    /// let statement = session.statement_start(select, None);
+    /// let ended = std::thread::spawn(move || drop(statement)); // ends on another OS thread
+    /// ended.join().unwrap();
+    /// # #[cfg(feature = "instrumentation")]
+    /// assert!(pfs::events_statements_summary_global_by_event_name()
+    ///     .rows
+    ///     .iter()
+    ///     .any(|r| r.event_name == "statement/doc/select" && r.stats.count_star == 1));
+    /// # Ok::<(), pfs::PfsError>(())
+    /// ```
+    #[inline]
+    pub fn statement_start(&self, class: ClassRef, digest: Option<DigestRef>) -> PendingStatement {
+        PendingStatement {
+            inner: imp::begin_statement(
+                class,
+                digest.unwrap_or_default(),
+                imp::Target::Session(self.record()),
+            ),
         }
     }
 
@@ -195,7 +230,7 @@ pub enum WaitOn<'a> {
 /// `Send`, unlike an [`crate::EventGuard`]. It ends when dropped (or [`PendingWait::end`]ed).
 #[must_use = "the wait ends when it is dropped"]
 pub struct PendingWait {
-    inner: imp::PendingWait,
+    inner: imp::Pending,
 }
 
 impl PendingWait {
@@ -244,10 +279,37 @@ pub fn wait_start_on(class: ClassRef, object: usize, on: WaitOn<'_>) -> PendingW
     }
 }
 
-// Both can move between a runtime's workers.
+/// A session's statement in progress that may end on another OS thread than it began on
+/// ([`SessionThread::statement_start`]): `Send`, unlike a [`crate::StatementGuard`]. It ends
+/// when dropped (or [`PendingStatement::end`]ed).
+#[must_use = "the statement ends when it is dropped"]
+pub struct PendingStatement {
+    inner: imp::Pending,
+}
+
+impl PendingStatement {
+    /// Will it record an event (enabled when it began, on a thread that records)?
+    pub fn is_active(&self) -> bool {
+        self.inner.is_active()
+    }
+
+    /// Ends the statement now (the same as dropping it).
+    pub fn end(self) {}
+}
+
+impl std::fmt::Debug for PendingStatement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingStatement")
+            .field("active", &self.is_active())
+            .finish()
+    }
+}
+
+// All can move between a runtime's workers.
 const _: fn() = || {
     fn send<T: Send>() {}
     send::<PendingWait>();
+    send::<PendingStatement>();
     send::<SessionThread>();
     send::<Instrumented<std::future::Ready<()>>>();
 };

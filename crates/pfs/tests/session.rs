@@ -1,6 +1,6 @@
 //! Session threads: their `threads` row, events recorded on them from whichever OS thread
-//! entered them (a guard, a future's polls), pending waits that end on another OS thread,
-//! nesting, their statistics after they end, and waits begun on no thread.
+//! entered them (a guard, a future's polls), pending waits and statements that end on another
+//! OS thread, nesting, their statistics after they end, and waits begun on no thread.
 #![cfg(all(feature = "instrumentation", feature = "timers"))]
 
 use std::future::Future;
@@ -136,6 +136,57 @@ fn a_pending_wait_shows_while_pending_and_ends_on_another_os_thread() {
         .rows
         .iter()
         .any(|r| r.thread_id == s.thread_id() && r.event_name == name && r.stats.count_star == 1));
+}
+
+#[test]
+fn a_pending_statement_nests_its_waits_and_ends_on_another_os_thread() {
+    let _s = serial_with(Preset::Default);
+    waits_events_on();
+    let wname = "wait/io/table/t_session/in_statement";
+    let w = class(wname);
+    let sname = "statement/sql/t_session_select";
+    let st = pfs::register_class(ClassKind::Statement, sname);
+    pfs::set_instruments(sname, true, true).unwrap();
+    let digest = pfs::register_digest("SELECT * FROM t_session WHERE id = ?");
+    let s = SessionThread::new("thread/sql/one_connection", 9);
+    let statement = s.statement_start(st, Some(digest));
+    assert!(statement.is_active());
+    let of_session = |t: pfs::tables::EventsStatements| -> Vec<pfs::tables::StatementEventRow> {
+        t.rows
+            .into_iter()
+            .filter(|r| r.event.thread_id == s.thread_id() && r.event.event_name == sname)
+            .collect()
+    };
+    let current = of_session(pfs::events_statements_current());
+    assert_eq!(current.len(), 1, "in progress on the session");
+    assert_eq!(current[0].event.end_event_id, None);
+    assert_eq!(
+        current[0].digest_text.as_deref(),
+        Some("SELECT * FROM t_session WHERE id = ?")
+    );
+    // A wait begun meanwhile on another OS thread, entered in the session, nests in it.
+    let s2 = s.clone();
+    let waiting = std::thread::spawn(move || {
+        let _in = s2.enter();
+        let _wait = pfs::wait_start(w, 5);
+        waits_of(pfs::events_waits_current(), s2.thread_id(), wname)
+    })
+    .join()
+    .unwrap();
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(waiting[0].nesting_event_id, Some(current[0].event.event_id));
+    // Ended on a third OS thread: in the history, timed, with its digest counted.
+    std::thread::spawn(move || drop(statement)).join().unwrap();
+    assert!(of_session(pfs::events_statements_current())
+        .iter()
+        .all(|r| r.event.end_event_id.is_some()));
+    let hist = of_session(pfs::events_statements_history());
+    assert_eq!(hist.len(), 1);
+    assert!(hist[0].event.timer_wait.is_some());
+    let by_digest = pfs::events_statements_summary_by_digest();
+    assert!(by_digest.rows.iter().any(|r| {
+        r.digest_text == "SELECT * FROM t_session WHERE id = ?" && r.stats.count_star == 1
+    }));
 }
 
 #[test]

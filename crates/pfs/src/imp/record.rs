@@ -123,17 +123,19 @@ fn begin_event_other(
     begin_at(t, class, f, op, object, digest, start_other(f))
 }
 
-/// Start an event on `t` whose start time `start` was read earlier, on whatever thread (a wait
-/// that began on no pfs thread and is recorded where it ends: `session.rs`).
+/// Start an event on `t` whose start time `start` was read earlier, on whatever thread (an
+/// event that began on no pfs thread and is recorded where it ends: `session.rs`).
 #[inline(never)]
 pub(crate) fn begin_with_start(
     t: &'static ThreadSlot,
     class: &'static ClassInfo,
     f: u32,
+    op: Option<Operation>,
     object: u64,
+    digest: Option<&'static DigestInfo>,
     start: u64,
 ) -> Active {
-    begin_at(t, class, f, None, object, None, start)
+    begin_at(t, class, f, op, object, digest, start)
 }
 
 #[inline(always)]

@@ -1,32 +1,35 @@
-//! Session threads and waits that may end on another OS thread (behind
-//! [`crate::SessionThread`] and [`crate::PendingWait`]).
+//! Session threads and events that may end on another OS thread (behind
+//! [`crate::SessionThread`], [`crate::PendingWait`] and [`crate::PendingStatement`]).
 //!
 //! A session thread is a thread slot (`thread.rs`) that belongs to no OS thread: it is taken
 //! when the session starts and given back when its last handle drops. An OS thread *enters* it
 //! for a scope by making it its current slot (the thread-locals `SLOT` and `MASK`, and the
 //! current `THREAD_ID`), so every event started there is recorded on the session.
 //!
-//! Who writes a session slot: whoever has it entered, or ends a [`PendingWait`] recorded on it.
+//! Who writes a session slot: whoever has it entered, or ends a [`Pending`] event recorded on it.
 //! The same single-writer rule as an OS thread's slot holds as long as a session is used by one
 //! task or thread at a time (a connection's task is polled by one worker at a time, and the
 //! executor orders one poll before the next); two OS threads using one session at once would
 //! mix its statistics and event records (relaxed atomics: no undefined behaviour, no panic, as
 //! PFS's own "just statistics, not facts" races).
 //!
-//! A pending wait is an event that may end on another OS thread than it began on, so it is
-//! `Send`, unlike an `EventGuard`. Recorded on a slot (a session's, or the OS thread's own when
-//! it ends there), its event record is written at the start and finished in place at the end,
-//! as an `EventGuard`'s; shown in `events_*_current` while pending. Begun on no thread
-//! ([`Target::Ending`] outside a session), only its start time is kept, and the whole event is
-//! recorded, start to end, on the thread current where it ends.
+//! A pending event (a wait, or a statement of a session) may end on another OS thread than it
+//! began on, so it is `Send`, unlike an `EventGuard`. Recorded on a slot (a session's, or the OS
+//! thread's own when it ends there), its event record is written at the start and finished in
+//! place at the end, as an `EventGuard`'s; shown in `events_*_current` while pending, and the
+//! events begun on the slot meanwhile nest in it (a statement's metadata-lock wait names the
+//! statement in `NESTING_EVENT_ID`). Begun on no thread ([`Target::Ending`] outside a session),
+//! only its start time is kept, and the whole event is recorded, start to end, on the thread
+//! current where it ends.
 
 use std::sync::atomic::Ordering;
 
-use super::api::ClassRef;
-use super::classes::{ClassInfo, F_CURRENT, F_ENABLED, F_TIMED};
+use super::api::{ClassRef, DigestRef};
+use super::classes::{ClassInfo, DigestInfo, F_CURRENT, F_ENABLED, F_TIMED};
 use super::record::{self, Active};
 use super::thread::{self, ThreadSlot};
 use super::timer::now;
+use crate::kinds::Operation;
 
 /// A session thread's slot (`None` when the thread buffer was full) and `THREAD_ID`.
 pub(crate) struct SessionRecord {
@@ -82,98 +85,124 @@ pub(crate) fn leave(e: Entered) {
     crate::thread_id::restore(e.id);
 }
 
-/// Where a pending wait is recorded (see `crate::WaitOn`).
+/// Where a pending event is recorded (see `crate::WaitOn`).
 pub(crate) enum Target<'a> {
     Session(&'a SessionRecord),
     Current,
     Ending,
 }
 
-/// A wait in progress that may end on another OS thread.
-pub(crate) enum PendingWait {
+/// An event in progress that may end on another OS thread.
+pub(crate) enum Pending {
     /// Not recorded (disabled, left out, lost, or counted at its start).
     Inert,
     /// Recorded on a slot: ended there.
     OnSlot(Active),
     /// Begun on no thread: recorded where it ends.
-    Detached {
-        class: &'static ClassInfo,
-        flags: u32,
-        object: u64,
-        start: u64,
-    },
+    Detached { event: What, flags: u32, start: u64 },
 }
 
-impl PendingWait {
+/// What a pending event is: its class, operation, object and digest.
+#[derive(Clone, Copy)]
+pub(crate) struct What {
+    class: &'static ClassInfo,
+    op: Option<Operation>,
+    object: u64,
+    digest: Option<&'static DigestInfo>,
+}
+
+impl Pending {
     pub(crate) fn is_active(&self) -> bool {
-        !matches!(self, PendingWait::Inert)
+        !matches!(self, Pending::Inert)
     }
 }
 
 /// Begins a pending wait of `class` on `object`: when the class is disabled, one relaxed load.
 #[inline]
-pub(crate) fn begin(class: ClassRef, object: u64, target: Target<'_>) -> PendingWait {
+pub(crate) fn begin(class: ClassRef, object: u64, target: Target<'_>) -> Pending {
+    begin_event(class, None, object, DigestRef::default(), target)
+}
+
+/// Begins a pending statement of `class` with `digest` (`Operation::Statement`, no object).
+#[inline]
+pub(crate) fn begin_statement(class: ClassRef, digest: DigestRef, target: Target<'_>) -> Pending {
+    begin_event(class, Some(Operation::Statement), 0, digest, target)
+}
+
+#[inline(always)]
+fn begin_event(
+    class: ClassRef,
+    op: Option<Operation>,
+    object: u64,
+    digest: DigestRef,
+    target: Target<'_>,
+) -> Pending {
     let f = class.0.flags.load(Ordering::Relaxed);
     if f & F_ENABLED == 0 {
-        return PendingWait::Inert;
+        return Pending::Inert;
     }
-    begin_enabled(class.0, f, object, target)
+    let event = What {
+        class: class.0,
+        op,
+        object,
+        digest: digest.0,
+    };
+    begin_enabled(event, f, target)
 }
 
 #[inline(never)]
-fn begin_enabled(
-    class: &'static ClassInfo,
-    f: u32,
-    object: u64,
-    target: Target<'_>,
-) -> PendingWait {
+fn begin_enabled(event: What, f: u32, target: Target<'_>) -> Pending {
     let slot = match target {
         Target::Session(s) => s.slot,
         Target::Current => thread::current(),
         Target::Ending if thread::in_session() => thread::current(),
         Target::Ending => {
             let start = if f & F_TIMED != 0 { now(f) } else { 0 };
-            return PendingWait::Detached {
-                class,
+            return Pending::Detached {
+                event,
                 flags: f,
-                object,
                 start,
             };
         }
     };
     let Some(t) = slot else {
         super::limits::LOST.locker.fetch_add(1, Ordering::Relaxed);
-        return PendingWait::Inert;
+        return Pending::Inert;
     };
     let f = f & t.mask();
     if f & F_ENABLED == 0 {
-        return PendingWait::Inert;
+        return Pending::Inert;
     }
+    let What {
+        class,
+        op,
+        object,
+        digest,
+    } = event;
     if f & (F_TIMED | F_CURRENT) == 0 {
-        record::count(t, class, f, None);
-        return PendingWait::Inert;
+        record::count(t, class, f, digest);
+        return Pending::Inert;
     }
-    PendingWait::OnSlot(record::begin(t, class, f, None, object, None))
+    Pending::OnSlot(record::begin(t, class, f, op, object, digest))
 }
 
-impl Drop for PendingWait {
+impl Drop for Pending {
     fn drop(&mut self) {
         match self {
-            PendingWait::Inert => {}
-            PendingWait::OnSlot(a) => record::end_event(a),
-            PendingWait::Detached {
-                class,
+            Pending::Inert => {}
+            Pending::OnSlot(a) => record::end_event(a),
+            Pending::Detached {
+                event,
                 flags,
-                object,
                 start,
-            } => end_detached(class, *flags, *object, *start),
+            } => end_detached(event, *flags, *start),
         }
     }
 }
 
-/// Records, on the thread current here, a wait that began on no thread at `start`.
+/// Records, on the thread current here, an event that began on no thread at `start`.
 #[inline(never)]
-fn end_detached(class: &'static ClassInfo, f: u32, object: u64, start: u64) {
+fn end_detached(event: &What, f: u32, start: u64) {
     let Some(t) = thread::current() else {
         super::limits::LOST.locker.fetch_add(1, Ordering::Relaxed);
         return;
@@ -182,9 +211,17 @@ fn end_detached(class: &'static ClassInfo, f: u32, object: u64, start: u64) {
     if f & F_ENABLED == 0 {
         return;
     }
+    let What {
+        class,
+        op,
+        object,
+        digest,
+    } = *event;
     if f & (F_TIMED | F_CURRENT) == 0 {
-        record::count(t, class, f, None);
+        record::count(t, class, f, digest);
         return;
     }
-    record::end_event(&record::begin_with_start(t, class, f, object, start));
+    record::end_event(&record::begin_with_start(
+        t, class, f, op, object, digest, start,
+    ));
 }
