@@ -20,7 +20,6 @@ use crate::types::{Namespace, Strategy};
 pub struct MdlKey {
     bytes: Box<[u8]>,
     hash: u32,
-    bin_hash: u32,
     schema_len: u16,
     name_len: u16,
     /// `bytes[0]`, decoded once, and its strategy.
@@ -48,11 +47,9 @@ impl MdlKey {
             bytes.push(0);
         }
         let hash = murmur3_32(&bytes, 0);
-        let bin_hash = mysql_hash_sort_bin(&bytes);
         MdlKey {
             bytes: bytes.into_boxed_slice(),
             hash,
-            bin_hash,
             schema_len: schema.len() as u16,
             name_len: name.len() as u16,
             namespace: ns,
@@ -107,9 +104,12 @@ impl MdlKey {
         self.hash
     }
 
-    /// MySQL 5.6.14's `my_hash_sort_bin` of the key bytes (the old partition hash).
+    /// MySQL 5.6.14's `my_hash_sort_bin` of the key bytes (the old partition hash). Computed
+    /// at each call, as MySQL 5.6's `MDL_key::hash_value` did: only a manager configured with
+    /// `PartitionHash::MySqlBin` and several partitions asks for it, so keys do not pay for it
+    /// (it was about 100 instructions of every statement's key in `mdl-server`).
     pub fn mysql_bin_hash(&self) -> u32 {
-        self.bin_hash
+        mysql_hash_sort_bin(&self.bytes)
     }
 
     /// MySQL's `MDL_key::cmp`: bytes over the shorter length, then the length.

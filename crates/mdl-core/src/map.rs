@@ -128,6 +128,9 @@ impl LockMap {
 
     /// The partition a key belongs to.
     pub(crate) fn partition_of(&self, key: &MdlKey) -> usize {
+        if self.partitions.len() == 1 {
+            return 0;
+        }
         let h = match self.hash {
             PartitionHash::Murmur3 => key.murmur3(),
             PartitionHash::MySqlBin => key.mysql_bin_hash(),
