@@ -33,6 +33,7 @@ use tokio::net::TcpStream;
 
 use crate::engine::EngineConn;
 use crate::error::ServerError;
+use crate::memo::Memo;
 use crate::processlist::ConnInfo;
 use crate::server::Shared;
 use crate::wire::{marked, write_result, Output};
@@ -41,8 +42,10 @@ use crate::wire::{marked, write_result, Output};
 #[derive(Debug)]
 pub(crate) struct Prepared {
     pub text: Arc<str>,
-    pub parsed: Parsed,
+    pub parsed: Arc<Parsed>,
     pub digest: pfs::DigestRef,
+    /// Its plan and rewrite, kept between executions.
+    pub memo: Memo,
 }
 
 /// A connection's state (the shim `opensrv-mysql` drives).
@@ -53,7 +56,7 @@ pub struct Connection {
     pub(crate) thread: pfs::SessionThread,
     pub(crate) session: Session,
     pub(crate) db: EngineConn,
-    prepared: HashMap<u32, Prepared>,
+    pub(crate) prepared: HashMap<u32, Prepared>,
     next_stmt: u32,
     watch: Arc<TcpStream>,
 }
@@ -104,9 +107,10 @@ impl Connection {
         &mut self,
         command: &'static str,
         text: Arc<str>,
-        parsed: Result<Parsed, ServerError>,
+        parsed: Result<Arc<Parsed>, ServerError>,
         params: Vec<Value>,
         digest: Option<pfs::DigestRef>,
+        prepared: Option<u32>,
     ) -> Result<Result<Output, ServerError>, Ended> {
         self.info.begin(command, Some(text.clone()), self.schema());
         self.info.kill.clear_query();
@@ -115,7 +119,12 @@ impl Connection {
             Ok(p) => {
                 // The race needs only the Arcs, taken before the future borrows `self`.
                 let (info, watch) = (self.info.clone(), self.watch.clone());
-                guarded(info, watch, run_one(self, p, params, text, digest)).await
+                guarded(
+                    info,
+                    watch,
+                    run_one(self, p, params, text, digest, prepared),
+                )
+                .await
             }
             Err(e) => Ok(Err(e)),
         };
@@ -138,12 +147,13 @@ fn relaxed() -> std::sync::atomic::Ordering {
 
 async fn run_one(
     conn: &mut Connection,
-    p: Parsed,
+    p: Arc<Parsed>,
     params: Vec<Value>,
     text: Arc<str>,
     digest: Option<pfs::DigestRef>,
+    prepared: Option<u32>,
 ) -> Result<Output, ServerError> {
-    conn.run(&p, &params, &text, digest).await
+    conn.run(&p, &params, &text, digest, prepared).await
 }
 
 /// Runs `fut` (a statement) unless the statement is killed or the client leaves first.
@@ -253,8 +263,9 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             id,
             Prepared {
                 text: query.into(),
-                parsed,
+                parsed: Arc::new(parsed),
                 digest: pfs::register_digest(query),
+                memo: Memo::default(),
             },
         );
         info.reply(id, &params, &columns).await
@@ -280,7 +291,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             .map(|p| param(p.value.into_inner()))
             .collect();
         match self
-            .statement("Execute", text, Ok(parsed), values, Some(digest))
+            .statement("Execute", text, Ok(parsed), values, Some(digest), Some(id))
             .await
         {
             Ok(out) => write_result(results, out).await,
@@ -300,9 +311,9 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         query: &'a str,
         results: QueryResultWriter<'a, W>,
     ) -> io::Result<()> {
-        let parsed = parse_one(query);
+        let parsed = parse_one(query).map(Arc::new);
         match self
-            .statement("Query", query.into(), parsed, Vec::new(), None)
+            .statement("Query", query.into(), parsed, Vec::new(), None, None)
             .await
         {
             Ok(out) => write_result(results, out).await,

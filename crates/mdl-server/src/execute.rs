@@ -14,6 +14,10 @@
 //!    engine's transaction follows the session's (committed when the session's ends,
 //!    rolled back after a deadlock).
 //!
+//! An execution of a prepared statement takes the plan (step 3) and the rewrite (step 2) its
+//! last execution made when the session's state (and schema) they came from is unchanged
+//! (`memo.rs`): both are pure functions of it.
+//!
 //! Each statement is a `pfs` statement event of MySQL's class (`statement/sql/select`, ...)
 //! with its digest, as MySQL's default `performance_schema` records, on the connection's
 //! session thread from its start to its end, its waits nested in it.
@@ -151,19 +155,24 @@ impl Connection {
         Ok((stmt.parameter_count(), cols))
     }
 
-    /// Runs one statement (see the module docs).
+    /// Runs one statement (see the module docs); `prepared` names the prepared statement it
+    /// executes, whose plan and rewrite are kept between executions (`memo.rs`).
     pub(crate) async fn run(
         &mut self,
         p: &Parsed,
         params: &[Value],
         _text: &Arc<str>,
         digest: Option<pfs::DigestRef>,
+        prepared: Option<u32>,
     ) -> Result<Output, ServerError> {
         let statement = match &p.statement {
             mdl_sql::Statement::Sql { statement, .. } => Some(&**statement),
             _ => None,
         };
-        let plan = self.session.plan(p);
+        let plan = match prepared.and_then(|id| self.prepared.get_mut(&id)) {
+            Some(pr) => pr.memo.plan(p, self.session.state()),
+            None => self.session.plan(p).map(Arc::new),
+        };
         let cls = class(class_name(plan.as_ref().ok().map(|pl| pl.kind), statement));
         let digest = match (digest, statement) {
             (Some(d), _) => Some(d),
@@ -174,19 +183,18 @@ impl Connection {
         // workers while the statement waits, and a DBA sees the statement in
         // `events_statements_current` with its metadata-lock wait nested in it, as in MySQL.
         let event = self.thread.statement_start(cls, digest);
-        let out = self.run_inner(p, plan, statement, params).await;
+        let out = self.run_inner(plan, statement, params, prepared).await;
         event.end();
         out
     }
 
     async fn run_inner(
         &mut self,
-        p: &Parsed,
-        plan: Result<mdl_sql::Plan, mdl_sql::SqlError>,
+        plan: Result<Arc<mdl_sql::Plan>, mdl_sql::SqlError>,
         statement: Option<&Statement>,
         params: &[Value],
+        prepared: Option<u32>,
     ) -> Result<Output, ServerError> {
-        let _ = p;
         self.db.refresh()?;
         if let Some(s) = statement {
             let vars = self.vars();
@@ -199,7 +207,7 @@ impl Connection {
             }
         }
         let rw = match statement {
-            Some(s) => Some(self.rewrite_with(s, &[])?),
+            Some(s) => Some(self.rewrite_of(s, prepared)?),
             None => None,
         };
         if let (Some(s), Some(rw)) = (statement, &rw) {
@@ -209,6 +217,37 @@ impl Connection {
             self.refresh_views(&rw.tables)?;
         }
         self.locked(plan?, statement, rw, params).await
+    }
+
+    /// The statement's rewrite, kept by its prepared statement where it may be reused.
+    fn rewrite_of(
+        &mut self,
+        s: &Statement,
+        prepared: Option<u32>,
+    ) -> Result<Arc<Rewritten>, ServerError> {
+        let Connection {
+            session,
+            prepared: all,
+            ..
+        } = &*self;
+        let schema = session.state().current_schema.as_deref();
+        if let Some(rw) = prepared
+            .and_then(|id| all.get(&id))
+            .and_then(|pr| pr.memo.rewrite_in(schema))
+        {
+            return Ok(rw);
+        }
+        let rw = Arc::new(self.rewrite_with(s, &[])?);
+        let Connection {
+            session,
+            prepared: all,
+            ..
+        } = self;
+        if let Some(pr) = prepared.and_then(|id| all.get_mut(&id)) {
+            pr.memo
+                .keep_rewrite(session.state().current_schema.as_deref(), &rw);
+        }
+        Ok(rw)
     }
 
     fn view_write(
@@ -232,15 +271,15 @@ impl Connection {
     /// Steps 3 to 5 of the module docs.
     async fn locked(
         &mut self,
-        mut plan: mdl_sql::Plan,
+        mut plan: Arc<mdl_sql::Plan>,
         statement: Option<&Statement>,
-        rw: Option<Rewritten>,
+        rw: Option<Arc<Rewritten>>,
         params: &[Value],
     ) -> Result<Output, ServerError> {
         if let Some(schema) = plan.needs_tables_of_schema().map(str::to_string) {
             if self.shared.engine.has_schema(&schema) {
                 let tables = self.db.tables(&schema)?;
-                plan.add_tables_of_schema(&tables)?;
+                Arc::make_mut(&mut plan).add_tables_of_schema(&tables)?;
             }
         }
         if plan.commits_before && self.db.in_transaction() {
@@ -259,9 +298,13 @@ impl Connection {
             let locks = stmt.user_lock_values().to_vec();
             let multi = stmt.session().state().in_multi_statement_mode();
             let rw = match (statement, locks.is_empty()) {
-                (Some(s), false) => {
-                    Some(self_rewrite(&self.shared, info, stmt.session(), s, &locks)?)
-                }
+                (Some(s), false) => Some(Arc::new(self_rewrite(
+                    &self.shared,
+                    info,
+                    stmt.session(),
+                    s,
+                    &locks,
+                )?)),
                 _ => rw,
             };
             let schema = stmt.session().state().current_schema.clone();
@@ -274,7 +317,7 @@ impl Connection {
                 info,
                 kind,
                 statement,
-                rw.as_ref(),
+                rw.as_deref(),
                 params,
                 multi,
                 schema,

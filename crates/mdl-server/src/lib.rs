@@ -21,6 +21,7 @@
 //! * `connection`: `opensrv-mysql`'s shim, prepared statements, the watch that notices a
 //!   client gone while its statement waits.
 //! * `execute`: a statement's path: locks from `mdl-sql`, then the engine.
+//! * `memo`: what a prepared statement keeps between executions (its lock plan and rewrite).
 //! * `rewrite`: MySQL's dialect to SQLite's, on `sqlparser`'s AST.
 //! * `engine`: SQLite, one file per schema, the engine's single writer.
 //! * `functions`: MySQL's string functions SQLite lacks (`SUBSTRING_INDEX`).
@@ -42,6 +43,7 @@ mod engine;
 mod error;
 mod execute;
 mod functions;
+mod memo;
 mod pfs_views;
 mod processlist;
 mod rewrite;

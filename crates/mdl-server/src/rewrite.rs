@@ -47,6 +47,10 @@ pub struct Rewritten {
     /// What the statement's `SLEEP(n)` calls add up to: the server sleeps (killable, no
     /// thread blocked) before the engine runs the statement, where `SLEEP` gives 0.
     pub sleep: std::time::Duration,
+    /// The rewrite read more of the session than its current schema (a variable,
+    /// `CONNECTION_ID()`, a user-level lock's value): another execution of the statement must
+    /// rewrite it again. Otherwise the rewrite is a function of the statement and the schema.
+    pub read_session: bool,
 }
 
 /// Rewrites `s` (see the module docs).
@@ -90,6 +94,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
         sql,
         tables: q.tables,
         sleep: q.sleep,
+        read_session: q.read_session,
     })
 }
 
@@ -127,6 +132,7 @@ struct Qualify<'a> {
     tables: Vec<(String, String)>,
     user_lock: usize,
     sleep: std::time::Duration,
+    read_session: bool,
     error: Option<ServerError>,
 }
 
@@ -138,6 +144,7 @@ impl<'a> Qualify<'a> {
             tables: Vec::new(),
             user_lock: 0,
             sleep: std::time::Duration::ZERO,
+            read_session: false,
             error: None,
         }
     }
@@ -160,8 +167,14 @@ impl<'a> Qualify<'a> {
                             .schema
                             .map_or(Cell::Null, |s| Cell::Text(s.to_string())),
                     ),
-                    "CONNECTION_ID" => Some(Cell::Int(self.env.connection_id as i64)),
-                    "VERSION" => (self.env.variable)("version"),
+                    "CONNECTION_ID" => {
+                        self.read_session = true;
+                        Some(Cell::Int(self.env.connection_id as i64))
+                    }
+                    "VERSION" => {
+                        self.read_session = true;
+                        (self.env.variable)("version")
+                    }
                     "SLEEP" => {
                         let secs: f64 = match &f.args {
                             sqlparser::ast::FunctionArguments::List(l) => l
@@ -177,6 +190,7 @@ impl<'a> Qualify<'a> {
                     }
                     "GET_LOCK" | "RELEASE_LOCK" | "IS_FREE_LOCK" | "IS_USED_LOCK"
                     | "RELEASE_ALL_LOCKS" => {
+                        self.read_session = true;
                         let v = self.env.user_locks.get(self.user_lock).copied().flatten();
                         self.user_lock += 1;
                         Some(v.map_or(Cell::Null, Cell::Int))
@@ -189,6 +203,7 @@ impl<'a> Qualify<'a> {
     }
 
     fn variable(&mut self, raw: &str) -> Option<Cell> {
+        self.read_session = true;
         let lower = raw.to_ascii_lowercase();
         let name = lower
             .strip_prefix("session.")

@@ -1,7 +1,8 @@
 //! The server driven by a real client (`mysql_async`) over loopback: the classic pile-up
 //! behind an ALTER TABLE and what a DBA sees of it, FLUSH TABLES WITH READ LOCK, LOCK
-//! TABLES, GET_LOCK's deadlock, lock_wait_timeout, a client leaving mid-wait, and bad
-//! statements. Every wait is bounded (lock_wait_timeout, or polls of at most 10 s).
+//! TABLES, GET_LOCK's deadlock, lock_wait_timeout, a client leaving mid-wait, bad
+//! statements, and prepared statements across changes of the session. Every wait is bounded
+//! (lock_wait_timeout, or polls of at most 10 s).
 
 mod common;
 
@@ -411,4 +412,61 @@ async fn prepared_statements_and_setup_updates() {
     assert_eq!(on.as_deref(), Some("YES"));
     let _ = on;
     tokio::time::sleep(Duration::from_millis(1)).await;
+}
+
+/// A prepared statement keeps its lock plan and its rewrite between executions; each is made
+/// again when what it depends on changed: the schema (`USE`), the transaction (its SR lives
+/// until COMMIT), a variable it reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prepared_statement_follows_the_session_between_executions() {
+    let (mut c, mut obs) = (conn().await, conn().await);
+    let me = id(&mut c).await;
+    c.query_drop("CREATE DATABASE IF NOT EXISTS memo_other")
+        .await
+        .unwrap();
+    for (schema, v) in [("test", "here"), ("memo_other", "there")] {
+        c.query_drop(format!(
+            "CREATE TABLE {schema}.memo_t (id INT PRIMARY KEY, c CHAR(10))"
+        ))
+        .await
+        .unwrap();
+        c.query_drop(format!("INSERT INTO {schema}.memo_t VALUES (1, '{v}')"))
+            .await
+            .unwrap();
+    }
+    async fn read(c: &mut mysql_async::Conn) -> Option<String> {
+        let select = "SELECT c FROM memo_t WHERE id = ?";
+        c.exec_first(select, (1,)).await.unwrap()
+    }
+    assert_eq!(read(&mut c).await.as_deref(), Some("here"));
+    assert_eq!(read(&mut c).await.as_deref(), Some("here"));
+    c.query_drop("USE memo_other").await.unwrap();
+    assert_eq!(read(&mut c).await.as_deref(), Some("there"));
+    // Autocommit: the SR went with the statement. In a transaction: it stays until COMMIT.
+    assert!(locks_of(&mut obs, me).await.is_empty());
+    c.query_drop("BEGIN").await.unwrap();
+    assert_eq!(read(&mut c).await.as_deref(), Some("there"));
+    let held: Vec<(String, String, String)> = obs
+        .query(format!(
+            "SELECT OBJECT_SCHEMA, LOCK_TYPE, LOCK_STATUS FROM performance_schema.metadata_locks \
+             WHERE OWNER_CONTEXT_ID = {me} AND OBJECT_TYPE = 'TABLE' AND OBJECT_NAME = 'memo_t'"
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        held,
+        [("memo_other".into(), "SHARED_READ".into(), "GRANTED".into())]
+    );
+    c.query_drop("COMMIT").await.unwrap();
+    assert!(locks_of(&mut obs, me).await.is_empty());
+    // A rewrite that read a variable is made again at each execution.
+    async fn timeout(c: &mut mysql_async::Conn) -> Option<u64> {
+        let select = "SELECT @@lock_wait_timeout";
+        c.exec_first(select, ()).await.unwrap()
+    }
+    c.query_drop("SET lock_wait_timeout = 7").await.unwrap();
+    assert_eq!(timeout(&mut c).await, Some(7));
+    c.query_drop("SET lock_wait_timeout = 9").await.unwrap();
+    assert_eq!(timeout(&mut c).await, Some(9));
+    c.query_drop("DROP DATABASE memo_other").await.unwrap();
 }

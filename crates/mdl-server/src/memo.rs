@@ -1,0 +1,90 @@
+//! What a prepared statement keeps between executions.
+//!
+//! A statement's lock plan (`mdl_sql::plan`) is a pure function of the statement and the
+//! session's state, and its SQLite rewrite (`rewrite.rs`) one of the statement and the current
+//! schema unless it read more of the session (`Rewritten::read_session`: a variable,
+//! `CONNECTION_ID()`, a user-level lock's value). Each is kept with the input it was computed
+//! from and reused while that input is unchanged, so an execution of sysbench's prepared point
+//! select neither plans nor rewrites (nor deep-clones sqlparser's AST) again. Errors are not
+//! kept: a statement that failed to plan or rewrite tries again, as a text query would.
+
+use std::sync::Arc;
+
+use mdl_sql::{Parsed, Plan, SessionState, SqlError};
+
+use crate::rewrite::Rewritten;
+
+/// The last plan and rewrite of one prepared statement, with what they were computed from.
+#[derive(Debug, Default)]
+pub(crate) struct Memo {
+    plan: Option<(SessionState, Arc<Plan>)>,
+    rewrite: Option<(Option<String>, Arc<Rewritten>)>,
+}
+
+impl Memo {
+    /// The plan of `p` in `state`: the kept one if it was made in an equal state.
+    pub fn plan(&mut self, p: &Parsed, state: &SessionState) -> Result<Arc<Plan>, SqlError> {
+        if let Some((s, plan)) = &self.plan {
+            if s == state {
+                return Ok(plan.clone());
+            }
+        }
+        let plan = Arc::new(mdl_sql::plan(p, state)?);
+        self.plan = Some((state.clone(), plan.clone()));
+        Ok(plan)
+    }
+
+    /// The kept rewrite, if it was made in `schema`.
+    pub fn rewrite_in(&self, schema: Option<&str>) -> Option<Arc<Rewritten>> {
+        let (s, rw) = self.rewrite.as_ref()?;
+        (s.as_deref() == schema).then(|| rw.clone())
+    }
+
+    /// Keeps `rw`, made in `schema`, unless it read more of the session than the schema.
+    pub fn keep_rewrite(&mut self, schema: Option<&str>, rw: &Arc<Rewritten>) {
+        self.rewrite = (!rw.read_session).then(|| (schema.map(str::to_string), rw.clone()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(sql: &str) -> Parsed {
+        mdl_sql::parse(sql).unwrap().remove(0)
+    }
+
+    #[test]
+    fn a_plan_is_reused_in_an_equal_state_and_remade_in_another() {
+        let p = parsed("SELECT c FROM t1 WHERE id = ?");
+        let mut m = Memo::default();
+        let a = m.plan(&p, &SessionState::in_schema("s1")).unwrap();
+        let b = m.plan(&p, &SessionState::in_schema("s1")).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        let c = m.plan(&p, &SessionState::in_schema("s2")).unwrap();
+        assert_eq!(c.describe(), ["TABLE s2.t1 SR TRANSACTION"]);
+        let mut autocommit_off = SessionState::in_schema("s2");
+        autocommit_off.autocommit = false;
+        let d = m.plan(&p, &autocommit_off).unwrap();
+        assert!(!Arc::ptr_eq(&c, &d));
+    }
+
+    #[test]
+    fn a_rewrite_that_read_the_session_is_not_kept() {
+        let mut m = Memo::default();
+        let pure = Arc::new(Rewritten {
+            sql: vec!["SELECT 1".into()],
+            ..Rewritten::default()
+        });
+        m.keep_rewrite(Some("s"), &pure);
+        assert!(Arc::ptr_eq(&m.rewrite_in(Some("s")).unwrap(), &pure));
+        assert!(m.rewrite_in(None).is_none());
+        let read = Arc::new(Rewritten {
+            read_session: true,
+            ..Rewritten::default()
+        });
+        m.keep_rewrite(None, &read);
+        assert!(m.rewrite_in(None).is_none());
+        assert!(m.rewrite_in(Some("s")).is_none());
+    }
+}
