@@ -504,6 +504,13 @@ impl TicketStore {
         out
     }
 
+    /// Whether any ticket of duration `d` is held: the check a statement's end makes before
+    /// it looks for tickets to release, usually finding none.
+    #[inline(always)]
+    pub(crate) fn holds_any_of(&self, d: LockDuration) -> bool {
+        self.inline_of(d, 0) != 0 || self.heads[d.index()] != NIL
+    }
+
     /// The newest ticket of duration `d` with a sequence number of at least `newer_than`: the
     /// newest such inline ticket or the head of the spill list (which is newest first, with
     /// tickets made older than every savepoint at the back), whichever is newer.

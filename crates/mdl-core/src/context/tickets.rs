@@ -159,8 +159,19 @@ impl MdlContext {
     /// Releases every ticket of duration `d` taken at or after sequence number `newer_than`,
     /// newest first as MySQL does (each release reschedules waiters, and with
     /// `max_write_lock_count` the order of the grants matters). Every statement ends here: no
-    /// allocation.
+    /// allocation. Most calls find nothing to release (a statement's end in a transaction
+    /// that holds only TRANSACTION locks): that check is inlined into the caller, and the loop
+    /// stays out of line (callgrind, sysbench's prepared point select in `mdl-server`:
+    /// `mdl-core`'s instructions per query 398 -> 238).
+    #[inline(always)]
     pub(super) fn release_list(&mut self, d: LockDuration, newer_than: u64) {
+        if self.store.holds_any_of(d) {
+            self.release_newest_of(d, newer_than);
+        }
+    }
+
+    #[inline(never)]
+    fn release_newest_of(&mut self, d: LockDuration, newer_than: u64) {
         while let Some(s) = self.store.newest_of(d, newer_than) {
             self.release_slot(s);
         }

@@ -95,3 +95,52 @@ fn inline_then_spill_with_and_without_index() {
         }
     }
 }
+
+/// Which tickets of a duration are held (`inline_of`, `holds_any_of`) follows inserts,
+/// removals and duration changes, inline and spilled (a scan of the inline slots and the
+/// counts are the definitions).
+#[test]
+fn tickets_of_a_duration_follow_inserts_removals_and_moves() {
+    let scan = |st: &TicketStore, d: LockDuration, newer_than: u64| -> u16 {
+        (0..INLINE_TICKETS)
+            .filter(|&i| {
+                st.inline[i].as_ref().is_some_and(|t| t.duration == d)
+                    && st.inline_seq[i] >= newer_than
+            })
+            .fold(0, |bits, i| bits | 1 << i)
+    };
+    let locks: Vec<_> = (0..40).map(|i| lock(&format!("b{i}"))).collect();
+    let mut st = TicketStore::new(TicketIndex::Hashed);
+    let mut held: Vec<u32> = Vec::new();
+    // A fixed linear congruential sequence: reproducible, no dependency.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) as usize % n
+    };
+    for step in 0..5_000 {
+        match next(4) {
+            0 | 1 if held.len() < 30 => {
+                let d = LockDuration::ALL[next(3)];
+                held.push(st.insert(ticket(&locks[next(locks.len())], d)).0);
+            }
+            2 if !held.is_empty() => {
+                let s = held.swap_remove(next(held.len()));
+                st.remove(s);
+            }
+            _ if !held.is_empty() => {
+                let s = held[next(held.len())];
+                st.move_to(s, LockDuration::ALL[next(3)], next(2) == 0);
+            }
+            _ => {}
+        }
+        let newer_than = next(step + 2) as u64;
+        for d in LockDuration::ALL {
+            assert_eq!(st.inline_of(d, 0), scan(&st, d, 0), "step {step}");
+            assert_eq!(st.inline_of(d, newer_than), scan(&st, d, newer_than));
+            assert_eq!(st.holds_any_of(d), st.len_of(d) > 0, "step {step} {d:?}");
+        }
+    }
+}
