@@ -94,37 +94,17 @@ pub async fn exclusive_latency_ms(etcd: &EtcdCluster, n: u64, samples: usize) ->
     v
 }
 
-/// Thread CPU per SR statement (ns) while another node runs DDL on other tables: `rounds`
-/// rotations of `stmts` statements each on a lock manager of its own, on the node's lock
-/// manager without the cluster layer, and through the node's `ClusterContext`. Returns the
-/// per-round figures of the three.
+/// Thread CPU per SR statement (ns) on each of 3 nodes while the next node runs DDL on other
+/// tables: for each node in turn, `rounds` rotations of `stmts` statements each on a lock
+/// manager of its own, on the node's lock manager without the cluster layer, and through the
+/// node's `ClusterContext`. Returns, per node, the per-round figures of the three.
 pub fn statement_cpu_ns(
     rt: &tokio::runtime::Runtime,
     etcd: &EtcdCluster,
     stmts: usize,
     rounds: usize,
-) -> [Vec<f64>; 3] {
-    let nodes = rt.block_on(nodes(etcd, 2, "/cpu/"));
-    let stop = Arc::new(AtomicBool::new(false));
-    let ddl_node = nodes[1].clone();
-    let s = stop.clone();
-    let ddl = rt.spawn(async move {
-        let mut ctx = ddl_node.new_context();
-        let mut i = 0u64;
-        while !s.load(Ordering::Relaxed) {
-            let r = req(&format!("ddl{}", i % 4), LockType::X);
-            if ctx.acquire_async(&r, LONG).await.is_ok() {
-                tokio::time::sleep(Duration::from_millis(2)).await;
-                ctx.release_transactional_locks();
-            }
-            i += 1;
-        }
-        i
-    });
-    let plain_mgr = MdlManager::new(MdlConfig::default()).expect("a lock manager");
-    let mut plain = plain_mgr.new_context();
-    let mut same_mgr = nodes[0].local().new_context();
-    let mut cluster = nodes[0].new_context();
+) -> Vec<[Vec<f64>; 3]> {
+    let nodes = rt.block_on(nodes(etcd, 3, "/cpu/"));
     let reqs: Vec<MdlRequest> = (0..8)
         .map(|i| {
             MdlRequest::new(
@@ -134,39 +114,68 @@ pub fn statement_cpu_ns(
             )
         })
         .collect();
-    let mut out = [Vec::new(), Vec::new(), Vec::new()];
-    for round in 0..rounds {
-        for k in 0..3 {
-            let which = (k + round) % 3;
-            let t = thread_cpu_ns();
-            for i in 0..stmts {
-                let r = &reqs[i % 8];
-                match which {
-                    0 => {
-                        plain.acquire(r, LONG).expect("SR");
-                        plain.release_statement_locks();
-                    }
-                    1 => {
-                        same_mgr.acquire(r, LONG).expect("SR");
-                        same_mgr.release_statement_locks();
-                    }
-                    _ => {
-                        cluster.acquire(r, LONG).expect("SR");
-                        cluster.release_statement_locks();
+    let mut per_node = Vec::new();
+    for at in 0..nodes.len() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let ddl = rt.spawn(run_ddls(
+            nodes[(at + 1) % nodes.len()].clone(),
+            stop.clone(),
+        ));
+        let plain_mgr = MdlManager::new(MdlConfig::default()).expect("a lock manager");
+        let mut plain = plain_mgr.new_context();
+        let mut same_mgr = nodes[at].local().new_context();
+        let mut cluster = nodes[at].new_context();
+        let mut out = [Vec::new(), Vec::new(), Vec::new()];
+        for round in 0..rounds {
+            for k in 0..3 {
+                let which = (k + round) % 3;
+                let t = thread_cpu_ns();
+                for i in 0..stmts {
+                    let r = &reqs[i % 8];
+                    match which {
+                        0 => {
+                            plain.acquire(r, LONG).expect("SR");
+                            plain.release_statement_locks();
+                        }
+                        1 => {
+                            same_mgr.acquire(r, LONG).expect("SR");
+                            same_mgr.release_statement_locks();
+                        }
+                        _ => {
+                            cluster.acquire(r, LONG).expect("SR");
+                            cluster.release_statement_locks();
+                        }
                     }
                 }
+                out[which].push((thread_cpu_ns() - t) as f64 / stmts as f64);
             }
-            out[which].push((thread_cpu_ns() - t) as f64 / stmts as f64);
         }
+        stop.store(true, Ordering::Relaxed);
+        let _ = rt.block_on(ddl);
+        per_node.push(out);
     }
-    stop.store(true, Ordering::Relaxed);
-    let _ = rt.block_on(ddl);
     rt.block_on(async {
         for x in &nodes {
             x.leave().await;
         }
     });
-    out
+    per_node
+}
+
+/// EXCLUSIVE on four tables in turn from `node`, each held 2 ms, until `stop`; returns how
+/// many were asked for.
+async fn run_ddls(node: ClusterManager, stop: Arc<AtomicBool>) -> u64 {
+    let mut ctx = node.new_context();
+    let mut i = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        let r = req(&format!("ddl{}", i % 4), LockType::X);
+        if ctx.acquire_async(&r, LONG).await.is_ok() {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            ctx.release_transactional_locks();
+        }
+        i += 1;
+    }
+    i
 }
 
 /// The index of the etcd member that is the leader now.
