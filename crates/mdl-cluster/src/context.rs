@@ -96,10 +96,7 @@ impl ClusterContext {
     ///
     /// # Errors
     /// As [`ClusterContext::acquire_async`].
-    // Always inlined: left to the compiler, the `cluster` report's statement loop called this
-    // out of line with the local manager's ticket insertion out of line again inside it: the
-    // same instructions within 2% but 15-30% more thread CPU per SR statement (BENCHMARKS.md).
-    #[inline(always)]
+    #[inline]
     pub fn acquire(&mut self, req: &MdlRequest, timeout: Duration) -> Result<Ticket> {
         if !travels(req) {
             return match self.ctx.acquire(req, timeout) {

@@ -48,9 +48,10 @@ impl MdlContext {
     /// Stores a new ticket, publishing its row if it is a shared-word ticket and the instrument
     /// is enabled (its slot has no row yet): one store. The hold is checked first, then the
     /// instrument.
-    // Always inlined: where the compiler kept it out of line, it returned the 16-byte ticket
-    // through memory in three stores and its caller copied it with one load, which the CPU
-    // cannot forward from them (a stall callgrind does not count; BENCHMARKS.md, `cluster`).
+    // Always inlined: kept out of line, it returns the 16-byte ticket through memory in three
+    // stores, and a caller that copies it whole with one load waits for them (no store-to-load
+    // forwarding). Callgrind counts nothing of it; the `cluster` report measured it
+    // (BENCHMARKS.md).
     #[inline(always)]
     pub(super) fn insert(&mut self, t: TicketData) -> Ticket {
         let row = row_of(&self.shared.rows, &t);
