@@ -50,7 +50,7 @@ mod with_cluster {
         } else {
             (200, 5, 200_000, 101)
         };
-        let est = Duration::from_secs(if ctx.quick { 40 } else { 150 });
+        let est = Duration::from_secs(if ctx.quick { 20 } else { 90 });
         if ctx.is_dry() {
             ctx.timed(est, || ());
             return r;
