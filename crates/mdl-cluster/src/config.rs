@@ -29,6 +29,11 @@ pub struct ClusterConfig {
     pub wait_publish_interval: Duration,
     /// Timeout of one etcd request (default 2 s).
     pub request_timeout: Duration,
+    /// Send requests to the etcd leader's endpoint when one of `endpoints` is the leader
+    /// (default on): a write sent to a follower is forwarded to the leader, and a follower's
+    /// watch delivers later, so a travelling lock waits less. Off, requests are balanced over
+    /// every endpoint.
+    pub prefer_leader: bool,
 }
 
 impl ClusterConfig {
@@ -43,6 +48,7 @@ impl ClusterConfig {
             fence_margin: Duration::from_millis(1500),
             wait_publish_interval: Duration::from_millis(50),
             request_timeout: Duration::from_secs(2),
+            prefer_leader: true,
         }
     }
 
@@ -53,6 +59,12 @@ impl ClusterConfig {
         self.keep_alive = ttl / 3;
         self.fence_margin =
             (ttl / 3).clamp(Duration::from_millis(300), Duration::from_millis(1500));
+        self
+    }
+
+    /// Sets whether requests go to the etcd leader's endpoint when it is known.
+    pub fn prefer_leader(mut self, on: bool) -> ClusterConfig {
+        self.prefer_leader = on;
         self
     }
 

@@ -205,9 +205,13 @@ impl ClusterContext {
             match timeout_at(deadline, put).await {
                 Ok(Ok(r)) => break r.header().map_or(0, |h| h.revision()),
                 Ok(Err(e)) if Instant::now() + Duration::from_millis(50) >= deadline => {
-                    return Err(e.into())
+                    inner.etcd_failed();
+                    return Err(e.into());
                 }
-                Ok(Err(_)) => tokio::time::sleep(Duration::from_millis(50)).await,
+                Ok(Err(_)) => {
+                    inner.etcd_failed();
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
                 Err(_) => return Err(self.timed_out(&what, context)),
             }
         };

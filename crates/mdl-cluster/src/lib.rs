@@ -36,6 +36,7 @@ pub mod history;
 mod keys;
 mod node;
 mod observe;
+mod route;
 mod session;
 mod standin;
 pub mod testkit;

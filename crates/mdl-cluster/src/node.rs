@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use etcd_client::{Client, ConnectOptions, DeleteOptions, PutOptions, Txn, TxnOp};
+use etcd_client::{Client, DeleteOptions, PutOptions, Txn, TxnOp};
 use mdl_core::{ContextId, KillScope, MdlContext, MdlManager, Namespace};
 use tokio::runtime::Handle;
 use tokio::sync::{oneshot, watch};
@@ -20,6 +20,7 @@ use crate::config::ClusterConfig;
 use crate::context::ClusterContext;
 use crate::error::{ClusterError, Result};
 use crate::keys::{KillRequest, Layout, NodeId, Party};
+use crate::route::Route;
 use crate::view::View;
 
 /// Why a travelling request was ended from outside.
@@ -81,8 +82,8 @@ pub(crate) struct Inner {
     pub(crate) cfg: ClusterConfig,
     pub(crate) layout: Layout,
     pub(crate) mgr: Arc<MdlManager>,
-    /// Replaced by a fresh connection at the start of each session after the first.
-    client: Mutex<Client>,
+    /// The etcd clients (`route.rs`).
+    pub(crate) route: Route,
     pub(crate) handle: Handle,
     pub(crate) view: Mutex<View>,
     pub(crate) changed: watch::Sender<u64>,
@@ -94,20 +95,6 @@ pub(crate) struct Inner {
     pub(crate) next_stand_in: AtomicU64,
     pub(crate) shutdown: watch::Sender<bool>,
     pub(crate) counters: Counters,
-}
-
-async fn connect(config: &ClusterConfig) -> Result<Client> {
-    let opts = ConnectOptions::new()
-        .with_connect_timeout(config.request_timeout)
-        .with_timeout(config.request_timeout)
-        .with_keep_alive(Duration::from_millis(500), config.request_timeout);
-    tokio::time::timeout(
-        config.request_timeout,
-        Client::connect(&config.endpoints, Some(opts)),
-    )
-    .await
-    .map_err(|_| ClusterError::Etcd("connect timed out".into()))?
-    .map_err(ClusterError::from)
 }
 
 /// Stand-in contexts take ids from here up, apart from a server's connection ids.
@@ -122,16 +109,20 @@ impl Inner {
         self.cfg.node
     }
 
-    /// The etcd client (cheap to clone).
+    /// The etcd client for the next request (cheap to clone).
     pub(crate) fn client(&self) -> Client {
-        lock(&self.client).clone()
+        self.route.client()
+    }
+
+    /// Says that an etcd request failed (the next ones go to any member until the leader is
+    /// found again).
+    pub(crate) fn etcd_failed(&self) {
+        self.route.failed();
     }
 
     /// Connects to etcd again (a node that was cut off may hold a channel that gave up).
     pub(crate) async fn reconnect(&self) -> Result<()> {
-        let c = connect(&self.cfg).await?;
-        *lock(&self.client) = c;
-        Ok(())
+        self.route.reconnect(&self.cfg).await
     }
 
     pub(crate) fn view(&self) -> MutexGuard<'_, View> {
@@ -159,7 +150,10 @@ impl Inner {
                 let mut c = inner.client();
                 match tokio::time::timeout(inner.cfg.request_timeout, c.txn(txn.clone())).await {
                     Ok(Ok(_)) => return,
-                    _ => tokio::time::sleep(Duration::from_millis(100)).await,
+                    _ => {
+                        inner.etcd_failed();
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
                 }
             }
         });
@@ -212,6 +206,10 @@ pub struct NodeStatus {
     pub live_nodes: Vec<NodeId>,
     /// Deadlock victims this node chose among its own requests.
     pub deadlock_victims: u64,
+    /// The configured endpoint this node sends its requests to because it is etcd's leader
+    /// (`ClusterConfig::prefer_leader`); `None` while requests are balanced over every
+    /// endpoint.
+    pub etcd_leader_endpoint: Option<String>,
 }
 
 impl ClusterManager {
@@ -222,7 +220,7 @@ impl ClusterManager {
     /// # Errors
     /// [`ClusterError::Etcd`] if etcd cannot be reached within the request timeout.
     pub async fn join(config: ClusterConfig, mgr: Arc<MdlManager>) -> Result<ClusterManager> {
-        let client = connect(&config).await?;
+        let route = Route::connect(&config).await?;
         // Nothing is granted locally until the node has caught up with the cluster.
         mgr.close_grants(Inner::all_namespaces());
         let seq0 = std::time::SystemTime::now()
@@ -234,7 +232,7 @@ impl ClusterManager {
             },
             cfg: config,
             mgr,
-            client: Mutex::new(client),
+            route,
             handle: Handle::current(),
             view: Mutex::new(View::default()),
             changed: watch::channel(0).0,
@@ -249,6 +247,9 @@ impl ClusterManager {
         let mut changed = inner.changed.subscribe();
         tokio::spawn(crate::session::run(inner.clone()));
         tokio::spawn(crate::waits::run(inner.clone()));
+        if inner.cfg.prefer_leader {
+            tokio::spawn(crate::route::follow_leader(inner.clone()));
+        }
         let deadline = tokio::time::Instant::now() + inner.cfg.lease_ttl * 4;
         loop {
             if inner.view().serving {
@@ -338,6 +339,7 @@ impl ClusterManager {
             stand_ins: c.stand_ins.load(Ordering::Relaxed),
             live_nodes: v.nodes.iter().copied().collect(),
             deadlock_victims: c.deadlock_victims.load(Ordering::Relaxed),
+            etcd_leader_endpoint: self.inner.route.leader_endpoint(),
         }
     }
 

@@ -183,7 +183,10 @@ async fn renew(inner: Arc<Inner>, lease: i64, out: watch::Sender<Renewal>) {
                 let _ = out.send(Renewal::Until(sent + Duration::from_secs(ttl as u64)));
                 next = sent + every;
             }
-            _ => next = Instant::now() + Duration::from_millis(100),
+            _ => {
+                inner.etcd_failed();
+                next = Instant::now() + Duration::from_millis(100);
+            }
         }
     }
 }
@@ -254,7 +257,10 @@ impl Session {
                                 return e;
                             }
                         }
-                        _ => watch = None,
+                        _ => {
+                            inner.etcd_failed();
+                            watch = None;
+                        }
                     }
                 }
                 _ = sleep(Duration::from_millis(50)), if watch.is_none() => {
@@ -280,6 +286,7 @@ impl Session {
             .get(prefix.clone(), Some(GetOptions::new().with_prefix()))
             .await
         else {
+            inner.etcd_failed();
             return Err(None);
         };
         let rev = resp.header().map_or(0, |h| h.revision());

@@ -157,6 +157,7 @@ pub(crate) async fn run(
                 }
                 _ => {
                     written = true;
+                    inner.etcd_failed();
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             },

@@ -297,6 +297,22 @@ impl EtcdCluster {
             .collect()
     }
 
+    /// The index of the member that is the leader now (each member's `Status` names the
+    /// leader and itself), if a running member says it leads.
+    pub async fn leader(&self) -> Option<usize> {
+        for (i, ep) in self.endpoints().iter().enumerate() {
+            let Ok(mut c) = etcd_client::Client::connect([ep.as_str()], None).await else {
+                continue;
+            };
+            if let Ok(s) = c.status().await {
+                if s.header().is_some_and(|h| h.member_id() == s.leader()) {
+                    return Some(i);
+                }
+            }
+        }
+        None
+    }
+
     /// The client address of member `i`.
     pub fn client_addr(&self, i: usize) -> SocketAddr {
         ([127, 0, 0, 1], self.members[i].client).into()

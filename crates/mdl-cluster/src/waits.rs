@@ -128,6 +128,8 @@ pub(crate) async fn run(inner: Arc<Inner>) {
             };
             if done {
                 published = Some((lease, shape));
+            } else {
+                inner.etcd_failed();
             }
         }
         let mut edges = own;

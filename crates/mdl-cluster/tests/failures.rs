@@ -2,7 +2,8 @@
 //! blocking once its lease expires; a requester that dies mid-acquire leaves no stand-in; a
 //! node cut off from etcd (a proxy that stops forwarding) fences itself: it refuses grants,
 //! kills and waits out its holders before its lease can expire elsewhere, and joins again when
-//! etcd is back; restarting any member of a 3-member etcd changes nothing. Each test skips
+//! etcd is back; restarting any member of a 3-member etcd (the leader the nodes send their
+//! requests to among them) changes nothing. Each test skips
 //! (loudly) without an `etcd` binary, and fails instead when `MDL_CLUSTER_REQUIRE_ETCD` is set.
 
 mod common;
@@ -193,6 +194,15 @@ fn restarting_any_etcd_member_changes_nothing() {
         // The default TTL (5 s): the fence margin (1.5 s) covers a leader election.
         let n = nodes_with_ttl(&etcd, 3, "/mdl/", Duration::from_secs(5)).await;
         for member in 0..3 {
+            // Every node sends its requests to the leader (`prefer_leader`), and follows it
+            // to a new one after the last restart.
+            let leader = etcd.leader().await.expect("a leader");
+            let at = etcd.endpoints()[leader].clone();
+            until("every node uses the leader's endpoint", LONG, || {
+                n.iter()
+                    .all(|x| x.status().etcd_leader_endpoint.as_deref() == Some(at.as_str()))
+            })
+            .await;
             let mut trx = n[1].new_context();
             trx.acquire(&req("t", LockType::SR), LONG).unwrap();
             let mut alter = n[0].new_context();
