@@ -35,63 +35,123 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .expect("a runtime")
 }
 
-/// `n` nodes (ids 1..=n) under `prefix`.
+/// `n` nodes (ids 1..=n) under `prefix`, with the default configuration.
 pub async fn nodes(etcd: &EtcdCluster, n: u64, prefix: &str) -> Vec<ClusterManager> {
+    nodes_with(etcd, n, prefix, true).await
+}
+
+/// `n` nodes (ids 1..=n) under `prefix`, sending their requests to the etcd leader or not.
+pub async fn nodes_with(
+    etcd: &EtcdCluster,
+    n: u64,
+    prefix: &str,
+    prefer_leader: bool,
+) -> Vec<ClusterManager> {
     let mut v = Vec::new();
     for i in 1..=n {
         let mgr = MdlManager::new(MdlConfig::default()).expect("a lock manager");
         let config = ClusterConfig::new(etcd.endpoints(), i)
             .lease_ttl(TTL)
-            .prefix(prefix);
+            .prefix(prefix)
+            .prefer_leader(prefer_leader);
         v.push(ClusterManager::join(config, mgr).await.expect("join"));
     }
     v
 }
 
-/// The median time of one put from one client (ms): etcd's write round trip here.
-pub async fn write_rtt_ms(etcd: &EtcdCluster, puts: usize) -> f64 {
-    let mut c = mdl_cluster::etcd_client::Client::connect(etcd.endpoints(), None)
-        .await
-        .expect("etcd");
-    let mut v = Vec::new();
-    for i in 0..puts {
-        let t = Instant::now();
-        c.put(format!("/rtt/{}", i % 8), "x", None)
-            .await
-            .expect("put");
-        v.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    crate::runner::median(&v)
+/// Cluster-wide EXCLUSIVE acquire latencies (ms) on idle objects from node 1 of `n` nodes, and
+/// etcd's write round trip beside them, interleaved sample by sample.
+pub struct Latencies {
+    /// Nodes that send their requests to the etcd leader (the default).
+    pub leader: Vec<f64>,
+    /// Nodes whose requests are balanced over every member (`prefer_leader` off).
+    pub balanced: Vec<f64>,
+    /// One put from one client to the leader's endpoint, before each pair of samples: etcd's
+    /// write round trip on the nodes' path (a put through a follower is forwarded to the
+    /// leader and takes longer), at the same moments.
+    pub rtt: Vec<f64>,
+    /// The same put 200 times back to back just before, the median: the round trip of a busy
+    /// client, which meets warm members.
+    pub rtt_back_to_back: f64,
 }
 
-/// Cluster-wide EXCLUSIVE acquire latency (ms) on idle objects from node 1 of `n` nodes:
-/// `samples` acquires, each on a fresh table, released (everywhere) before the next.
-pub async fn exclusive_latency_ms(etcd: &EtcdCluster, n: u64, samples: usize) -> Vec<f64> {
-    let nodes = nodes(etcd, n, &format!("/lat{n}/")).await;
-    let mut ctx = nodes[0].new_context();
-    let mut v = Vec::new();
-    for i in 0..samples + 3 {
-        let r = req(&format!("idle{i}"), LockType::X);
+/// [`Latencies`] over `samples` rounds: in each, a put, then an acquire through each set of
+/// nodes in turn (the order alternating), each on a fresh table and released everywhere
+/// before the next.
+pub async fn exclusive_latencies(etcd: &EtcdCluster, n: u64, samples: usize) -> Latencies {
+    let leader = nodes_with(etcd, n, &format!("/lat{n}l/"), true).await;
+    let balanced = nodes_with(etcd, n, &format!("/lat{n}b/"), false).await;
+    let endpoints = match etcd.leader().await {
+        Some(i) => vec![etcd.endpoints()[i].clone()],
+        None => etcd.endpoints(),
+    };
+    let mut client = mdl_cluster::etcd_client::Client::connect(endpoints, None)
+        .await
+        .expect("etcd");
+    let mut back_to_back = Vec::new();
+    for i in 0..200 {
         let t = Instant::now();
-        ctx.acquire_async(&r, LONG).await.expect("X");
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        ctx.release_transactional_locks();
-        if i >= 3 {
-            v.push(ms); // the first few warm the connections up
+        client
+            .put(format!("/rtt/{}", i % 8), "x", None)
+            .await
+            .expect("put");
+        back_to_back.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let mut ctx = [leader[0].new_context(), balanced[0].new_context()];
+    let mut out = Latencies {
+        leader: Vec::new(),
+        balanced: Vec::new(),
+        rtt: Vec::new(),
+        rtt_back_to_back: crate::runner::median(&back_to_back),
+    };
+    for i in 0..samples + 3 {
+        // The first few warm the connections up.
+        let keep = i >= 3;
+        let t = Instant::now();
+        client
+            .put(format!("/rtt/{}", i % 8), "x", None)
+            .await
+            .expect("put");
+        if keep {
+            out.rtt.push(t.elapsed().as_secs_f64() * 1e3);
         }
-        // Let the release reach every node (its intent deleted in every view, every stand-in
-        // gone), so the next request meets an idle cluster, not the last one's clean-up.
-        while nodes
-            .iter()
-            .any(|x| x.status().stand_ins != 0 || !x.cluster_locks().is_empty())
-        {
-            tokio::time::sleep(Duration::from_millis(1)).await;
+        for k in 0..2 {
+            let which = (i + k) % 2;
+            let set = if which == 0 { &leader } else { &balanced };
+            let ms = exclusive_once(&mut ctx[which], set, &format!("idle{i}")).await;
+            if keep {
+                [&mut out.leader, &mut out.balanced][which].push(ms);
+            }
         }
     }
-    for x in &nodes {
+    drop(ctx);
+    for x in leader.iter().chain(&balanced) {
         x.leave().await;
     }
-    v
+    out
+}
+
+/// One EXCLUSIVE acquire (ms) on `table` through `ctx`, released; returns once the release
+/// has reached every node of `nodes` (no intent in any view, no stand-in left), so the next
+/// request meets an idle cluster, not the last one's clean-up.
+async fn exclusive_once(
+    ctx: &mut mdl_cluster::ClusterContext,
+    nodes: &[ClusterManager],
+    table: &str,
+) -> f64 {
+    let t = Instant::now();
+    ctx.acquire_async(&req(table, LockType::X), LONG)
+        .await
+        .expect("X");
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    ctx.release_transactional_locks();
+    while nodes
+        .iter()
+        .any(|x| x.status().stand_ins != 0 || !x.cluster_locks().is_empty())
+    {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    ms
 }
 
 /// Thread CPU per SR statement (ns) on each of 3 nodes while the next node runs DDL on other
@@ -188,21 +248,6 @@ async fn run_ddls(node: ClusterManager, stop: Arc<AtomicBool>) -> u64 {
     i
 }
 
-/// The index of the etcd member that is the leader now.
-pub async fn leader(etcd: &EtcdCluster) -> Option<usize> {
-    for (i, ep) in etcd.endpoints().iter().enumerate() {
-        let Ok(mut c) = mdl_cluster::etcd_client::Client::connect([ep.as_str()], None).await else {
-            continue;
-        };
-        if let Ok(s) = c.status().await {
-            if s.header().is_some_and(|h| h.member_id() == s.leader()) {
-                return Some(i);
-            }
-        }
-    }
-    None
-}
-
 /// Seconds from SIGKILL of a node process holding SR on a table to the grant of an ALTER
 /// (EXCLUSIVE) waiting for it on another node; with `kill_leader`, the etcd leader is killed
 /// at the same moment (and started again after the grant).
@@ -249,7 +294,7 @@ pub async fn ddl_after_kill_s(etcd: &mut EtcdCluster, kill_leader: bool, prefix:
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let leader = if kill_leader {
-        leader(etcd).await
+        etcd.leader().await
     } else {
         None
     };
