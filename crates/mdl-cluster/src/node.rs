@@ -210,6 +210,9 @@ pub struct NodeStatus {
     /// (`ClusterConfig::prefer_leader`); `None` while requests are balanced over every
     /// endpoint.
     pub etcd_leader_endpoint: Option<String>,
+    /// The configured endpoint the session's watch was opened on because it was the leader's;
+    /// `None` if it was opened through the balanced client.
+    pub etcd_watch_endpoint: Option<String>,
 }
 
 impl ClusterManager {
@@ -340,6 +343,7 @@ impl ClusterManager {
             live_nodes: v.nodes.iter().copied().collect(),
             deadlock_victims: c.deadlock_victims.load(Ordering::Relaxed),
             etcd_leader_endpoint: self.inner.route.leader_endpoint(),
+            etcd_watch_endpoint: self.inner.route.watch_on(),
         }
     }
 

@@ -9,8 +9,9 @@
 //! names the leader and itself) when it joins, every [`LEADER_CHECK`], at the start of each
 //! session and after any failed request, and sends its requests there. Until it knows, and as
 //! soon as a request fails, requests go through the client balanced over every configured
-//! endpoint, as with `prefer_leader` off. A session's watch stays on the member it was opened
-//! on until it breaks (the next one opens where requests go then).
+//! endpoint, as with `prefer_leader` off. When requests move to a leader's endpoint that the
+//! session's watch was not opened on, the session opens a new one there (`session.rs`: a
+//! snapshot and a watch from the next revision, as after a broken watch).
 //!
 //! Only the configured endpoints are ever used (never a member's advertised URL): a node that
 //! reaches etcd through a proxy keeps doing so. Which member serves a request changes no
@@ -22,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use etcd_client::{Client, ConnectOptions};
-use tokio::sync::Notify;
+use tokio::sync::{watch, Notify};
 use tokio::task::JoinSet;
 
 use crate::config::ClusterConfig;
@@ -42,6 +43,10 @@ pub(crate) struct Route {
     leader: Mutex<Option<(String, Client)>>,
     /// Wakes the leader check at once (a request failed, a session starts).
     recheck: Notify,
+    /// Bumped when requests move to a leader's endpoint (the session moves its watch there).
+    moved: watch::Sender<u64>,
+    /// The leader's endpoint the session's watch was opened on (`None`: balanced).
+    watch_on: Mutex<Option<String>>,
 }
 
 fn options(config: &ClusterConfig) -> ConnectOptions {
@@ -68,15 +73,37 @@ impl Route {
             balanced: Mutex::new(connect(config, &config.endpoints).await?),
             leader: Mutex::new(None),
             recheck: Notify::new(),
+            moved: watch::channel(0).0,
+            watch_on: Mutex::new(None),
         })
     }
 
     /// The client for the next request (cheap to clone).
     pub(crate) fn client(&self) -> Client {
-        if let Some((_, c)) = lock(&self.leader).as_ref() {
-            return c.clone();
+        self.current().0
+    }
+
+    /// The client for the next request, with the leader's endpoint if it goes there.
+    pub(crate) fn current(&self) -> (Client, Option<String>) {
+        if let Some((e, c)) = lock(&self.leader).as_ref() {
+            return (c.clone(), Some(e.clone()));
         }
-        lock(&self.balanced).clone()
+        (lock(&self.balanced).clone(), None)
+    }
+
+    /// Notes where the session's watch was opened.
+    pub(crate) fn set_watch_on(&self, endpoint: Option<String>) {
+        *lock(&self.watch_on) = endpoint;
+    }
+
+    /// The leader's endpoint the session's watch was opened on, if it was.
+    pub(crate) fn watch_on(&self) -> Option<String> {
+        lock(&self.watch_on).clone()
+    }
+
+    /// Tells when requests move to a leader's endpoint.
+    pub(crate) fn moves(&self) -> watch::Receiver<u64> {
+        self.moved.subscribe()
     }
 
     /// The endpoint requests go to, if it is the leader's.
@@ -155,8 +182,16 @@ pub(crate) async fn follow_leader(inner: Arc<Inner>) {
             }
         }
         last = found;
-        *lock(&inner.route.leader) =
-            found.and_then(|i| Some((endpoints[i].clone(), clients[i].clone()?)));
+        let next = found.and_then(|i| Some((endpoints[i].clone(), clients[i].clone()?)));
+        let moved = {
+            let mut l = lock(&inner.route.leader);
+            let moved = next.is_some() && l.as_ref().map(|x| &x.0) != next.as_ref().map(|x| &x.0);
+            *l = next;
+            moved
+        };
+        if moved {
+            inner.route.moved.send_modify(|n| *n += 1);
+        }
         // At most one check per 100 ms, however many requests fail.
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_millis(100)) => {}

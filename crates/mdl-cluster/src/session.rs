@@ -13,8 +13,9 @@
 //! 5. Follow the watch, one event at a time in revision order: a new intent gets a stand-in
 //!    (or, if it is this node's own request, its turn to queue locally), a deleted intent's
 //!    stand-in is released; nodes, acknowledgements, published waits and kills update the view.
-//!    A broken watch (an etcd member restarted) is replaced by a new snapshot and watch, which
-//!    reconciles stand-ins with the intents that exist.
+//!    A broken watch (an etcd member restarted), or one on another member than the leader's
+//!    endpoint that requests moved to (`route.rs`), is replaced by a new snapshot and watch,
+//!    which reconciles stand-ins with the intents that exist.
 //!
 //! The session ends when the validity is within `fence_margin` of running out (renewals are
 //! not getting through), when etcd says the lease is gone, when the node's registration
@@ -226,6 +227,7 @@ impl Session {
         let (renewed_tx, mut renewed) = watch::channel(Renewal::Until(self.valid_until));
         let renewer = tokio::spawn(renew(inner.clone(), self.lease, renewed_tx));
         let _stop_renewing = AbortOnDrop(renewer);
+        let mut moved = inner.route.moves();
         let mut watch = match timeout(rt, self.resync()).await {
             Ok(Ok(w)) => Some(w),
             _ => return End::Lost("first snapshot failed"),
@@ -263,6 +265,14 @@ impl Session {
                         }
                     }
                 }
+                // Requests moved to the leader: so does the watch, if it is elsewhere (a new
+                // snapshot and watch, as after a broken one).
+                _ = moved.changed() => {
+                    let now = inner.route.current().1;
+                    if now.is_some() && now != inner.route.watch_on() {
+                        watch = None;
+                    }
+                }
                 _ = sleep(Duration::from_millis(50)), if watch.is_none() => {
                     let left = fence_at.saturating_duration_since(Instant::now()).min(rt);
                     match timeout(left, self.resync()).await {
@@ -279,7 +289,8 @@ impl Session {
     /// stand-ins with the intents in it (revision order), and watches from the next revision.
     async fn resync(&mut self) -> Result<WatchStream, Option<End>> {
         let inner = self.inner.clone();
-        let mut c = inner.client();
+        let (mut c, on) = inner.route.current();
+        inner.route.set_watch_on(on);
         let prefix = inner.layout.prefix.clone();
         // A failed read is retried by the caller (until the lease runs out).
         let Ok(resp) = c

@@ -313,6 +313,24 @@ impl EtcdCluster {
         None
     }
 
+    /// Hands etcd's leadership to member `to` (etcd's `MoveLeader`, sent to the leader): a
+    /// leader change in which no member stops and no connection breaks.
+    ///
+    /// # Errors
+    /// etcd's, or [`etcd_client::Error::InvalidArgs`] when no member leads.
+    pub async fn move_leader(&self, to: usize) -> Result<(), etcd_client::Error> {
+        let from = self
+            .leader()
+            .await
+            .ok_or_else(|| etcd_client::Error::InvalidArgs("no leader".into()))?;
+        let endpoints = self.endpoints();
+        let mut target = etcd_client::Client::connect([endpoints[to].as_str()], None).await?;
+        let id = target.status().await?.header().map_or(0, |h| h.member_id());
+        let mut leader = etcd_client::Client::connect([endpoints[from].as_str()], None).await?;
+        leader.move_leader(id).await?;
+        Ok(())
+    }
+
     /// The client address of member `i`.
     pub fn client_addr(&self, i: usize) -> SocketAddr {
         ([127, 0, 0, 1], self.members[i].client).into()

@@ -194,13 +194,15 @@ fn restarting_any_etcd_member_changes_nothing() {
         // The default TTL (5 s): the fence margin (1.5 s) covers a leader election.
         let n = nodes_with_ttl(&etcd, 3, "/mdl/", Duration::from_secs(5)).await;
         for member in 0..3 {
-            // Every node sends its requests to the leader (`prefer_leader`), and follows it
-            // to a new one after the last restart.
+            // Every node sends its requests and its watch to the leader (`prefer_leader`),
+            // and follows it to a new one after the last restart.
             let leader = etcd.leader().await.expect("a leader");
-            let at = etcd.endpoints()[leader].clone();
+            let at = Some(etcd.endpoints()[leader].clone());
             until("every node uses the leader's endpoint", LONG, || {
-                n.iter()
-                    .all(|x| x.status().etcd_leader_endpoint.as_deref() == Some(at.as_str()))
+                n.iter().all(|x| {
+                    let s = x.status();
+                    s.etcd_leader_endpoint == at && s.etcd_watch_endpoint == at
+                })
             })
             .await;
             let mut trx = n[1].new_context();
@@ -234,6 +236,25 @@ fn restarting_any_etcd_member_changes_nothing() {
             })
             .await;
         }
+        // A leader transfer (no member stops): the nodes notice it by themselves and move
+        // their requests and their watch to the new leader.
+        let from = etcd.leader().await.expect("a leader");
+        let to = (from + 1) % etcd.len();
+        etcd.move_leader(to).await.expect("a leader transfer");
+        let at = Some(etcd.endpoints()[to].clone());
+        until("every node follows the transfer", LONG, || {
+            n.iter().all(|x| {
+                let s = x.status();
+                s.etcd_leader_endpoint == at && s.etcd_watch_endpoint == at
+            })
+        })
+        .await;
+        let mut alter = n[0].new_context();
+        alter
+            .acquire_async(&req("t", LockType::X), LONG)
+            .await
+            .unwrap();
+        alter.release_transactional_locks();
         for x in &n {
             let s = x.status();
             assert_eq!((s.fences, s.sessions), (0, 1), "node {}: {s:?}", s.node);
