@@ -33,7 +33,7 @@ use tokio::time::{sleep_until, timeout_at, Instant};
 
 use crate::error::{ClusterError, Result};
 use crate::keys::{Intent, StoredKey};
-use crate::node::{lock, Cancel, Inner, Requester};
+use crate::node::{lock, Cancel, Inner, Requester, Running};
 
 /// Whether a request of this type travels (waits for every node) or stays local: the
 /// unobtrusive types (S, SH, SR, SW, SWLP on objects, IX on scopes) conflict only with the
@@ -48,6 +48,9 @@ pub struct ClusterContext {
     ctx: MdlContext,
     /// Granted travelling locks: their intent ids and durations.
     travelling: HashMap<Ticket, (String, LockDuration)>,
+    /// Keeps the node in the cluster while the context lives (dropped after `Drop` has
+    /// deleted the context's intents).
+    _running: Arc<Running>,
 }
 
 /// Deletes the intent of a travelling request that did not complete, and unregisters it.
@@ -67,11 +70,12 @@ impl Drop for InFlight<'_> {
 }
 
 impl ClusterContext {
-    pub(crate) fn new(inner: Arc<Inner>, ctx: MdlContext) -> ClusterContext {
+    pub(crate) fn new(inner: Arc<Inner>, running: Arc<Running>, ctx: MdlContext) -> ClusterContext {
         ClusterContext {
             inner,
             ctx,
             travelling: HashMap::new(),
+            _running: running,
         }
     }
 

@@ -172,18 +172,50 @@ impl Inner {
         found
     }
 
+    /// Revokes the node's lease (its intents, acknowledgements and registration go at once).
+    async fn revoke_lease(&self) {
+        let lease = self.view().lease;
+        if lease != 0 {
+            let mut c = self.client();
+            let _ = tokio::time::timeout(self.cfg.request_timeout, c.lease_revoke(lease)).await;
+        }
+    }
+
     /// Every namespace: the gate closes them all when the node fences.
     pub(crate) fn all_namespaces() -> &'static [Namespace] {
         &Namespace::ALL
     }
 }
 
+/// Keeps the node in the cluster while the application holds it: every [`ClusterManager`]
+/// clone and every [`ClusterContext`] has one, the node's own tasks none. When the last goes,
+/// the node leaves as [`ClusterManager::leave`] does, its lease revoked in the background.
+pub(crate) struct Running(Arc<Inner>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.0.shutdown.send_replace(true) {
+            return; // it left already
+        }
+        let inner = self.0.clone();
+        // On a runtime that is shutting down the task is dropped: the lease then expires.
+        drop(
+            self.0
+                .handle
+                .spawn(async move { inner.revoke_lease().await }),
+        );
+    }
+}
+
 /// One node of a cluster: a local [`MdlManager`] whose non-conflicting locks stay local and
 /// whose other locks are granted only once every live node has granted them too
-/// (`docs/cluster.md`). Cheap to clone.
+/// (`docs/cluster.md`). Cheap to clone. The node leaves the cluster when
+/// [`ClusterManager::leave`] is called, or once every clone and every context made by it is
+/// dropped.
 #[derive(Clone)]
 pub struct ClusterManager {
     pub(crate) inner: Arc<Inner>,
+    running: Arc<Running>,
 }
 
 /// A node's state ([`ClusterManager::status`]).
@@ -256,7 +288,8 @@ impl ClusterManager {
         let deadline = tokio::time::Instant::now() + inner.cfg.lease_ttl * 4;
         loop {
             if inner.view().serving {
-                return Ok(ClusterManager { inner });
+                let running = Arc::new(Running(inner.clone()));
+                return Ok(ClusterManager { inner, running });
             }
             if tokio::time::timeout_at(deadline, changed.changed())
                 .await
@@ -295,7 +328,7 @@ impl ClusterManager {
 
     fn wrap(&self, ctx: MdlContext) -> ClusterContext {
         lock(&self.inner.contexts).insert(ctx.id().as_u64());
-        ClusterContext::new(self.inner.clone(), ctx)
+        ClusterContext::new(self.inner.clone(), self.running.clone(), ctx)
     }
 
     /// Kills context `context` on node `node` (MySQL's `KILL QUERY` or `KILL`): on this node
@@ -349,14 +382,11 @@ impl ClusterManager {
 
     /// Leaves the cluster: stops the node's tasks and revokes its lease (its intents,
     /// acknowledgements and registration go at once). The local lock manager keeps working
-    /// with its gate closed.
+    /// with its gate closed. Dropping every clone and every context does the same, in the
+    /// background.
     pub async fn leave(&self) {
-        self.inner.shutdown.send_replace(true);
-        let lease = self.inner.view().lease;
-        if lease != 0 {
-            let mut c = self.inner.client();
-            let _ =
-                tokio::time::timeout(self.inner.cfg.request_timeout, c.lease_revoke(lease)).await;
+        if !self.inner.shutdown.send_replace(true) {
+            self.inner.revoke_lease().await;
         }
     }
 }

@@ -1,8 +1,8 @@
 //! The protocol between live nodes, with real etcd: local locks stay local, travelling locks
 //! wait for every node's statements, two DDLs are served one after the other in etcd's order,
 //! who-blocks-whom and `cluster_locks` name the remote node and context, timeouts and kills
-//! work across nodes, and a deadlock through two nodes is found with the newest intent as the
-//! victim. Each test skips (loudly) without an `etcd` binary, and fails instead when
+//! work across nodes, a deadlock through two nodes is found with the newest intent as the
+//! victim, and a node leaves once the application drops it. Each test skips (loudly) without an `etcd` binary, and fails instead when
 //! `MDL_CLUSTER_REQUIRE_ETCD` is set (CI).
 
 mod common;
@@ -298,5 +298,45 @@ fn a_deadlock_through_two_nodes_is_found() {
             n.iter().all(|x| x.status().stand_ins == 0)
         })
         .await;
+    });
+}
+
+/// A node leaves the cluster (its lease revoked, not left to expire) once the application has
+/// dropped every handle of it, manager clones and contexts alike, and not before.
+#[test]
+fn a_node_leaves_when_the_application_lets_go_of_it() {
+    if !etcd_or_skip("a_node_leaves_when_the_application_lets_go_of_it") {
+        return;
+    }
+    let etcd = EtcdCluster::start(1).unwrap();
+    runtime().block_on(async {
+        // A TTL far longer than the waits below: only a revoked lease goes in time.
+        let mut n = nodes_with_ttl(&etcd, 2, "/t7/", Duration::from_secs(30)).await;
+        let second = n.pop().unwrap();
+        let first = n.pop().unwrap();
+        let live = |node: &mdl_cluster::ClusterManager| node.status().live_nodes;
+        // A context keeps its node in the cluster after the last manager clone is dropped.
+        let mut ctx = second.new_context();
+        let clone = second.clone();
+        drop(second);
+        drop(clone);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(live(&first), vec![1, 2]);
+        let t = ctx
+            .acquire_async(&req("t", LockType::X), LONG)
+            .await
+            .expect("node 2 still serves");
+        ctx.release(t).unwrap();
+        // The last handle goes: node 2 leaves.
+        drop(ctx);
+        until("node 2 has left", Duration::from_secs(10), || {
+            live(&first) == vec![1]
+        })
+        .await;
+        let mut alter = first.new_context();
+        alter
+            .acquire_async(&req("t", LockType::X), Duration::from_secs(5))
+            .await
+            .expect("nobody else to wait for");
     });
 }
