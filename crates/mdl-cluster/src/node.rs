@@ -4,7 +4,8 @@
 //! (`session.rs`), which registers the node under a lease, takes stand-ins for the intents that
 //! exist, opens the gate and then follows etcd's changes; `join` returns once the node serves.
 //! The state shared by the session task, the requesters (`context.rs`) and the stand-in tasks
-//! (`standin.rs`) is [`Inner`].
+//! (`standin.rs`) is [`Inner`]. The node leaves (`leave`, or once the application has dropped
+//! every manager clone and context: [`Running`]) by stopping its tasks and revoking its lease.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
