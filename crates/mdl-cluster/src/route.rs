@@ -80,7 +80,10 @@ impl Route {
 
     /// The client for the next request (cheap to clone).
     pub(crate) fn client(&self) -> Client {
-        self.current().0
+        if let Some((_, c)) = lock(&self.leader).as_ref() {
+            return c.clone();
+        }
+        lock(&self.balanced).clone()
     }
 
     /// The client for the next request, with the leader's endpoint if it goes there.

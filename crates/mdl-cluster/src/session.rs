@@ -268,7 +268,7 @@ impl Session {
                 // Requests moved to the leader: so does the watch, if it is elsewhere (a new
                 // snapshot and watch, as after a broken one).
                 _ = moved.changed() => {
-                    let now = inner.route.current().1;
+                    let now = inner.route.leader_endpoint();
                     if now.is_some() && now != inner.route.watch_on() {
                         watch = None;
                     }

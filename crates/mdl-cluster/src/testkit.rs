@@ -314,7 +314,8 @@ impl EtcdCluster {
     }
 
     /// Hands etcd's leadership to member `to` (etcd's `MoveLeader`, sent to the leader): a
-    /// leader change in which no member stops and no connection breaks.
+    /// leader change in which no member stops (etcd 3.4 still ends the old leader's watch
+    /// streams about 2 s later).
     ///
     /// # Errors
     /// etcd's, or [`etcd_client::Error::InvalidArgs`] when no member leads.
