@@ -15,8 +15,13 @@
 //! 5. Granted. Releasing the ticket releases the local lock and deletes the intent with its
 //!    acknowledgements (in the background); every node then releases its stand-in.
 //!
-//! A request that fails or is dropped at any step releases what it got and deletes its intent;
-//! if this node cannot reach etcd to delete it, its lease does.
+//! A request that fails or is dropped at any step releases what it got (a local grant too) and
+//! deletes its intent; if this node cannot reach etcd to delete it, its lease does.
+//!
+//! Taking a lock again that the context holds already (an equal or stronger type) makes no
+//! request: mdl-core answers with the held ticket or, for another duration, a clone of it. A
+//! clone shares the intent of the lock that covers it, and an intent is deleted once the last
+//! ticket that shares it is released.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -26,8 +31,8 @@ use std::task::Poll;
 use std::time::Duration;
 
 use etcd_client::PutOptions;
-use mdl_core::matrix::is_unobtrusive;
-use mdl_core::{ContextId, LockDuration, MdlContext, MdlRequest, Ticket};
+use mdl_core::matrix::{is_stronger_or_equal, is_unobtrusive};
+use mdl_core::{ContextId, LockDuration, LockType, MdlContext, MdlKey, MdlRequest, Ticket};
 use tokio::sync::oneshot;
 use tokio::time::{sleep_until, timeout_at, Instant};
 
@@ -46,11 +51,50 @@ pub fn travels(req: &MdlRequest) -> bool {
 pub struct ClusterContext {
     inner: Arc<Inner>,
     ctx: MdlContext,
-    /// Granted travelling locks: their intent ids and durations.
-    travelling: HashMap<Ticket, (String, LockDuration)>,
+    /// Granted travelling locks, by ticket.
+    travelling: HashMap<Ticket, Held>,
     /// Keeps the node in the cluster while the context lives (dropped after `Drop` has
     /// deleted the context's intents).
     _running: Arc<Running>,
+}
+
+/// A granted travelling lock of a context.
+struct Held {
+    /// Its intent's id: shared by the clones of the lock (module docs).
+    intent: Arc<str>,
+    duration: LockDuration,
+    key: MdlKey,
+    lock_type: LockType,
+}
+
+impl Held {
+    /// Forgets the ticket; deletes the intent if no other ticket shares it.
+    fn forget(self, inner: &Arc<Inner>) {
+        if Arc::strong_count(&self.intent) == 1 {
+            inner.delete_intent(self.intent.to_string());
+        }
+    }
+}
+
+/// Releases a travelling request's local grant unless the request completes (an error, or the
+/// future dropped while it waits for the acknowledgements).
+struct LocalGrant<'a> {
+    ctx: &'a mut MdlContext,
+    ticket: Option<Ticket>,
+}
+
+impl LocalGrant<'_> {
+    fn keep(mut self) -> Ticket {
+        self.ticket.take().expect("kept once")
+    }
+}
+
+impl Drop for LocalGrant<'_> {
+    fn drop(&mut self) {
+        if let Some(t) = self.ticket.take() {
+            let _ = self.ctx.release(t);
+        }
+    }
 }
 
 /// Deletes the intent of a travelling request that did not complete, and unregisters it.
@@ -149,7 +193,9 @@ impl ClusterContext {
             .owns_equal_or_stronger_lock(&req.key, req.lock_type)
         {
             // Held already through the cluster: the local ticket (or a clone) is the answer.
-            return Ok(self.ctx.acquire_async(req, timeout).await?);
+            let ticket = self.ctx.acquire_async(req, timeout).await?;
+            self.share_intent(ticket, req);
+            return Ok(ticket);
         }
         let deadline = Instant::now() + timeout;
         let inner = self.inner.clone();
@@ -200,13 +246,18 @@ impl ClusterContext {
         let rev = loop {
             // An etcd member that restarts fails the requests it had: try again (a second put
             // of the same key keeps its creation revision, which is its place in the order).
+            // A kill or a fence ends the tries.
             let mut c = inner.client();
             let put = c.put(
                 inner.layout.intent(&id),
                 value.clone(),
                 Some(PutOptions::new().with_lease(lease)),
             );
-            match timeout_at(deadline, put).await {
+            let answer = tokio::select! {
+                r = timeout_at(deadline, put) => r,
+                c = &mut cancel_rx => return Err(cancelled(c, &what)),
+            };
+            match answer {
                 Ok(Ok(r)) => break r.header().map_or(0, |h| h.revision()),
                 Ok(Err(e)) if Instant::now() + Duration::from_millis(50) >= deadline => {
                     inner.etcd_failed();
@@ -214,9 +265,12 @@ impl ClusterContext {
                 }
                 Ok(Err(_)) => {
                     inner.etcd_failed();
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+                        c = &mut cancel_rx => return Err(cancelled(c, &what)),
+                    }
                 }
-                Err(_) => return Err(self.timed_out(&what, context)),
+                Err(_) => return Err(timed_out(&inner, &what, context)),
             }
         };
         if let Some(r) = lock(&inner.requesters).get_mut(&id) {
@@ -226,7 +280,7 @@ impl ClusterContext {
         let mut turn = tokio::select! {
             t = turn_rx => t.map_err(|_| ClusterError::NotServing)?,
             c = &mut cancel_rx => return Err(cancelled(c, &what)),
-            _ = sleep_until(deadline) => return Err(self.timed_out(&what, context)),
+            _ = sleep_until(deadline) => return Err(timed_out(&inner, &what, context)),
         };
         let mut queued = turn.queued.take();
         if turn.after.is_some() {
@@ -236,7 +290,7 @@ impl ClusterContext {
             tokio::select! {
                 _ = turn.wait_for_previous() => {}
                 c = &mut cancel_rx => return Err(cancelled(c, &what)),
-                _ = sleep_until(deadline) => return Err(self.timed_out(&what, context)),
+                _ = sleep_until(deadline) => return Err(timed_out(&inner, &what, context)),
             }
         }
         let left = deadline.saturating_duration_since(Instant::now());
@@ -254,6 +308,11 @@ impl ClusterContext {
                 },
             }
         };
+        // Dropped before `flight`: the local lock goes before the intent.
+        let grant = LocalGrant {
+            ctx: &mut self.ctx,
+            ticket: Some(ticket),
+        };
         let _ = turn.granted.send(true);
         // Every live node's acknowledgement.
         let mut changed = inner.changed.subscribe();
@@ -261,8 +320,6 @@ impl ClusterContext {
             {
                 let v = inner.view();
                 if v.session != session || !v.serving {
-                    drop(v);
-                    let _ = self.ctx.release(ticket);
                     return Err(ClusterError::NotServing);
                 }
                 if v.acknowledged_by_all(&id, me) {
@@ -271,31 +328,47 @@ impl ClusterContext {
             }
             tokio::select! {
                 _ = changed.changed() => {}
-                c = &mut cancel_rx => {
-                    let _ = self.ctx.release(ticket);
-                    return Err(cancelled(c, &what));
-                }
-                _ = sleep_until(deadline) => {
-                    let err = self.timed_out(&what, context);
-                    let _ = self.ctx.release(ticket);
-                    return Err(err);
-                }
+                c = &mut cancel_rx => return Err(cancelled(c, &what)),
+                _ = sleep_until(deadline) => return Err(timed_out(&inner, &what, context)),
             }
         }
+        let ticket = grant.keep();
         flight.written = false;
         drop(flight);
-        self.travelling.insert(ticket, (id, req.duration));
+        self.travelling.insert(
+            ticket,
+            Held {
+                intent: id.into(),
+                duration: req.duration,
+                key: req.key.clone(),
+                lock_type: req.lock_type,
+            },
+        );
         Ok(ticket)
     }
 
-    /// The timeout error of a travelling request: the cluster's waits of this context.
-    fn timed_out(&self, what: &str, context: u64) -> ClusterError {
-        let me = self.inner.me();
-        let blockers = crate::observe::waits_of(&self.inner, me, context);
-        ClusterError::Timeout(Box::new(crate::error::TimeoutError {
-            what: what.to_owned(),
-            blockers,
-        }))
+    /// Records a clone of a held travelling lock (the lock taken again with another duration)
+    /// as sharing the intent of the held lock that covers it.
+    fn share_intent(&mut self, ticket: Ticket, req: &MdlRequest) {
+        if self.travelling.contains_key(&ticket) {
+            return; // the held ticket itself
+        }
+        let strategy = req.key.strategy();
+        let covering = self.travelling.values().find(|h| {
+            h.key == req.key && is_stronger_or_equal(strategy, h.lock_type, req.lock_type)
+        });
+        if let Some(h) = covering {
+            let intent = h.intent.clone();
+            self.travelling.insert(
+                ticket,
+                Held {
+                    intent,
+                    duration: req.duration,
+                    key: req.key.clone(),
+                    lock_type: req.lock_type,
+                },
+            );
+        }
     }
 
     /// Releases one lock (a travelling lock's intent is deleted in the background).
@@ -307,8 +380,8 @@ impl ClusterContext {
     pub fn release(&mut self, ticket: Ticket) -> Result<()> {
         self.ctx.release(ticket)?;
         if !self.travelling.is_empty() {
-            if let Some((id, _)) = self.travelling.remove(&ticket) {
-                self.inner.delete_intent(id);
+            if let Some(held) = self.travelling.remove(&ticket) {
+                held.forget(&self.inner);
             }
         }
         Ok(())
@@ -333,15 +406,15 @@ impl ClusterContext {
     }
 
     fn forget(&mut self, released: impl Fn(LockDuration) -> bool) {
-        let inner = self.inner.clone();
-        self.travelling.retain(|_, (id, d)| {
-            if released(*d) {
-                inner.delete_intent(std::mem::take(id));
-                false
-            } else {
-                true
+        let gone: Vec<Ticket> = (self.travelling.iter())
+            .filter(|(_, h)| released(h.duration))
+            .map(|(t, _)| *t)
+            .collect();
+        for t in gone {
+            if let Some(held) = self.travelling.remove(&t) {
+                held.forget(&self.inner);
             }
-        });
+        }
     }
 
     /// The kill pending on this context, if any (a fence kills every context of its node).
@@ -357,8 +430,10 @@ impl ClusterContext {
 
 impl Drop for ClusterContext {
     fn drop(&mut self) {
-        for (_, (id, _)) in self.travelling.drain() {
-            self.inner.delete_intent(id);
+        // The local locks go first, then their intents.
+        for (ticket, held) in std::mem::take(&mut self.travelling) {
+            let _ = self.ctx.release(ticket);
+            held.forget(&self.inner);
         }
         lock(&self.inner.contexts).remove(&self.ctx.id().as_u64());
     }
@@ -371,6 +446,15 @@ impl Drop for ClusterContext {
 #[inline(never)]
 fn local_error(e: mdl_core::MdlError) -> ClusterError {
     ClusterError::Local(e)
+}
+
+/// The timeout error of a travelling request: the cluster's waits of `context`.
+fn timed_out(inner: &Inner, what: &str, context: u64) -> ClusterError {
+    let blockers = crate::observe::waits_of(inner, inner.me(), context);
+    ClusterError::Timeout(Box::new(crate::error::TimeoutError {
+        what: what.to_owned(),
+        blockers,
+    }))
 }
 
 fn cancelled(
