@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::error::{ClusterError, Result};
 use crate::keys::NodeId;
 
 /// A node's configuration ([`ClusterManager::join`](crate::ClusterManager::join)).
@@ -72,6 +73,59 @@ impl ClusterConfig {
     pub fn prefix(mut self, prefix: impl Into<String>) -> ClusterConfig {
         self.prefix = prefix.into();
         self
+    }
+
+    /// Checks that the settings can work together ([`ClusterManager::join`] calls it):
+    /// a lease renewed before the node would fence itself, a fence margin of at most half the
+    /// TTL, and no zero interval.
+    ///
+    /// [`ClusterManager::join`]: crate::ClusterManager::join
+    ///
+    /// # Errors
+    /// [`ClusterError::Config`] naming the field.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mdl_cluster::ClusterConfig;
+    ///
+    /// let good = ClusterConfig::new(vec!["http://127.0.0.1:2379".into()], 1);
+    /// assert!(good.validate().is_ok());
+    /// let mut bad = good.clone();
+    /// bad.lease_ttl = Duration::from_secs(2); // keep_alive and fence_margin left as they were
+    /// assert!(bad.validate().is_err());
+    /// assert!(good.lease_ttl(Duration::from_secs(2)).validate().is_ok());
+    /// ```
+    pub fn validate(&self) -> Result<()> {
+        let bad = |why: String| Err(ClusterError::Config(why.into()));
+        let zero = Duration::ZERO;
+        if self.endpoints.is_empty() {
+            return bad("no etcd endpoint".into());
+        }
+        for (name, d) in [
+            ("lease_ttl", self.lease_ttl),
+            ("keep_alive", self.keep_alive),
+            ("fence_margin", self.fence_margin),
+            ("wait_publish_interval", self.wait_publish_interval),
+            ("request_timeout", self.request_timeout),
+        ] {
+            if d == zero {
+                return bad(format!("{name} is zero"));
+            }
+        }
+        if self.fence_margin > self.lease_ttl / 2 {
+            return bad(format!(
+                "fence_margin {:?} is more than half of lease_ttl {:?}",
+                self.fence_margin, self.lease_ttl
+            ));
+        }
+        if self.keep_alive >= self.lease_ttl - self.fence_margin {
+            return bad(format!(
+                "keep_alive {:?} is not shorter than lease_ttl {:?} minus fence_margin {:?}: the \
+                 node would fence itself before its first renewal",
+                self.keep_alive, self.lease_ttl, self.fence_margin
+            ));
+        }
+        Ok(())
     }
 
     /// The TTL in whole seconds, as etcd takes it (at least 1).

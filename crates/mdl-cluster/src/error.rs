@@ -32,6 +32,8 @@ pub enum ClusterError {
     Corrupt(Box<str>),
     /// The node was shut down.
     Shutdown,
+    /// The [`ClusterConfig`](crate::ClusterConfig) cannot work (says which field and why).
+    Config(Box<str>),
 }
 
 /// The payload of [`ClusterError::Timeout`].
@@ -67,7 +69,7 @@ impl ClusterError {
             ClusterError::Deadlock(_) => Some(1213),
             ClusterError::Killed(_) => Some(1317),
             ClusterError::NotServing | ClusterError::Shutdown => Some(3032),
-            ClusterError::Etcd(_) | ClusterError::Corrupt(_) => None,
+            ClusterError::Etcd(_) | ClusterError::Corrupt(_) | ClusterError::Config(_) => None,
         }
     }
 }
@@ -116,6 +118,7 @@ impl fmt::Display for ClusterError {
             ClusterError::Etcd(e) => write!(f, "etcd: {e}"),
             ClusterError::Corrupt(e) => write!(f, "unreadable cluster state in etcd: {e}"),
             ClusterError::Shutdown => f.write_str("the cluster node was shut down"),
+            ClusterError::Config(why) => write!(f, "invalid cluster configuration: {why}"),
         }
     }
 }

@@ -5,11 +5,12 @@
 //! exist, opens the gate and then follows etcd's changes; `join` returns once the node serves.
 //! The state shared by the session task, the requesters (`context.rs`) and the stand-in tasks
 //! (`standin.rs`) is [`Inner`]. The node leaves (`leave`, or once the application has dropped
-//! every manager clone and context: [`Running`]) by stopping its tasks and revoking its lease.
+//! every manager clone and context: [`Running`]): its session ends with a fence, and its lease is
+//! revoked once its holders are gone.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use etcd_client::{Client, DeleteOptions, PutOptions, Txn, TxnOp};
@@ -22,6 +23,7 @@ use crate::context::ClusterContext;
 use crate::error::{ClusterError, Result};
 use crate::keys::{KillRequest, Layout, NodeId, Party};
 use crate::route::Route;
+use crate::standin::StandInContext;
 use crate::view::View;
 
 /// Why a travelling request was ended from outside.
@@ -89,12 +91,17 @@ pub(crate) struct Inner {
     pub(crate) view: Mutex<View>,
     pub(crate) changed: watch::Sender<u64>,
     pub(crate) requesters: Mutex<HashMap<String, Requester>>,
+    /// What each stand-in context stands in for, by context id.
     pub(crate) stand_ins: Mutex<HashMap<u64, StandInOf>>,
+    /// The context of each requester's stand-ins (`standin.rs`), while one lives.
+    pub(crate) stand_in_contexts: Mutex<HashMap<Party, Weak<StandInContext>>>,
     /// The contexts made by [`ClusterManager::new_context`] (killed when the node fences).
     pub(crate) contexts: Mutex<HashSet<u64>>,
     pub(crate) next_seq: AtomicU64,
     pub(crate) next_stand_in: AtomicU64,
     pub(crate) shutdown: watch::Sender<bool>,
+    /// Set once the node has left: its holders drained and its lease revoked (`session.rs`).
+    pub(crate) left: watch::Sender<bool>,
     pub(crate) counters: Counters,
 }
 
@@ -135,29 +142,41 @@ impl Inner {
         self.changed.send_modify(|v| *v += 1);
     }
 
-    /// Deletes a travelling lock's intent and its acknowledgements, in the background (a
-    /// release never waits for etcd; if etcd cannot be reached, the node's lease takes them).
+    /// Deletes a travelling lock's intent and its acknowledgements, in the background
+    /// ([`Inner::commit_while_leased`]).
     pub(crate) fn delete_intent(self: &Arc<Self>, id: String) {
-        let inner = self.clone();
-        self.handle.spawn(async move {
-            let txn = Txn::new().and_then(vec![
-                TxnOp::delete(inner.layout.intent(&id), None),
-                TxnOp::delete(
-                    inner.layout.acks_of(&id),
-                    Some(DeleteOptions::new().with_prefix()),
-                ),
-            ]);
-            for _ in 0..5 {
-                let mut c = inner.client();
-                match tokio::time::timeout(inner.cfg.request_timeout, c.txn(txn.clone())).await {
-                    Ok(Ok(_)) => return,
-                    _ => {
-                        inner.etcd_failed();
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                    }
-                }
+        let txn = Txn::new().and_then(vec![
+            TxnOp::delete(self.layout.intent(&id), None),
+            TxnOp::delete(
+                self.layout.acks_of(&id),
+                Some(DeleteOptions::new().with_prefix()),
+            ),
+        ]);
+        let (inner, lease) = (self.clone(), self.view().lease);
+        self.handle
+            .spawn(async move { inner.commit_while_leased(txn, lease).await });
+    }
+
+    /// Commits `txn`, which deletes keys written under `lease`, trying again (every 100 ms,
+    /// then less often, up to every second) until it succeeds or the keys go another way: the
+    /// node's lease is no longer `lease` (its session ended: the lease expires or was revoked,
+    /// and takes the keys with it) or the node left (its lease is revoked).
+    pub(crate) async fn commit_while_leased(&self, txn: Txn, lease: i64) {
+        let mut pause = Duration::from_millis(100);
+        loop {
+            let mut c = self.client();
+            if let Ok(Ok(_)) =
+                tokio::time::timeout(self.cfg.request_timeout, c.txn(txn.clone())).await
+            {
+                return;
             }
-        });
+            self.etcd_failed();
+            if self.view().lease != lease || *self.shutdown.borrow() {
+                return;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+        }
     }
 
     /// Ends a travelling request of `context` on this node, if one is in progress.
@@ -173,9 +192,9 @@ impl Inner {
         found
     }
 
-    /// Revokes the node's lease (its intents, acknowledgements and registration go at once).
-    async fn revoke_lease(&self) {
-        let lease = self.view().lease;
+    /// Revokes a lease of the node (its intents, acknowledgements and registration go at
+    /// once), if etcd answers within the request timeout.
+    pub(crate) async fn revoke_lease(&self, lease: i64) {
         if lease != 0 {
             let mut c = self.client();
             let _ = tokio::time::timeout(self.cfg.request_timeout, c.lease_revoke(lease)).await;
@@ -190,21 +209,13 @@ impl Inner {
 
 /// Keeps the node in the cluster while the application holds it: every [`ClusterManager`]
 /// clone and every [`ClusterContext`] has one, the node's own tasks none. When the last goes,
-/// the node leaves as [`ClusterManager::leave`] does, its lease revoked in the background.
+/// the node leaves as [`ClusterManager::leave`] does, in the background (on a runtime that is
+/// shutting down the session task is dropped: the lease then expires).
 pub(crate) struct Running(Arc<Inner>);
 
 impl Drop for Running {
     fn drop(&mut self) {
-        if self.0.shutdown.send_replace(true) {
-            return; // it left already
-        }
-        let inner = self.0.clone();
-        // On a runtime that is shutting down the task is dropped: the lease then expires.
-        drop(
-            self.0
-                .handle
-                .spawn(async move { inner.revoke_lease().await }),
-        );
+        self.0.shutdown.send_replace(true);
     }
 }
 
@@ -254,8 +265,11 @@ impl ClusterManager {
     /// within a tokio runtime; the node's tasks run on it.
     ///
     /// # Errors
-    /// [`ClusterError::Etcd`] if etcd cannot be reached within the request timeout.
+    /// [`ClusterError::Config`] if the configuration cannot work
+    /// ([`ClusterConfig::validate`]); [`ClusterError::Etcd`] if etcd cannot be reached within
+    /// the request timeout.
     pub async fn join(config: ClusterConfig, mgr: Arc<MdlManager>) -> Result<ClusterManager> {
+        config.validate()?;
         let route = Route::connect(&config).await?;
         // Nothing is granted locally until the node has caught up with the cluster.
         mgr.close_grants(Inner::all_namespaces());
@@ -274,10 +288,12 @@ impl ClusterManager {
             changed: watch::channel(0).0,
             requesters: Mutex::new(HashMap::new()),
             stand_ins: Mutex::new(HashMap::new()),
+            stand_in_contexts: Mutex::new(HashMap::new()),
             contexts: Mutex::new(HashSet::new()),
             next_seq: AtomicU64::new(seq0),
             next_stand_in: AtomicU64::new(STAND_IN_IDS),
             shutdown: watch::channel(false).0,
+            left: watch::channel(false).0,
             counters: Counters::default(),
         });
         let mut changed = inner.changed.subscribe();
@@ -381,13 +397,18 @@ impl ClusterManager {
         }
     }
 
-    /// Leaves the cluster: stops the node's tasks and revokes its lease (its intents,
-    /// acknowledgements and registration go at once). The local lock manager keeps working
-    /// with its gate closed. Dropping every clone and every context does the same, in the
-    /// background.
+    /// Leaves the cluster, as a fence does: closes the local grant gate, ends the travelling
+    /// requests in progress (`NotServing`), kills every context of the node (`KILL QUERY`),
+    /// releases the stand-ins, waits until the node's contexts have released their locks
+    /// (at most until the lease could expire: it is no longer renewed), then revokes the
+    /// lease (its intents, acknowledgements and registration go at once) and returns. Other
+    /// nodes stop waiting for this one only then, so no lock of this node is still held when
+    /// they grant a conflicting one. The local lock manager keeps working with its gate
+    /// closed. Dropping every clone and every context does the same, in the background.
     pub async fn leave(&self) {
-        if !self.inner.shutdown.send_replace(true) {
-            self.inner.revoke_lease().await;
-        }
+        self.inner.shutdown.send_replace(true);
+        let mut left = self.inner.left.subscribe();
+        let longest = self.inner.cfg.lease_ttl + self.inner.cfg.request_timeout * 2;
+        let _ = tokio::time::timeout(longest, left.wait_for(|l| *l)).await;
     }
 }

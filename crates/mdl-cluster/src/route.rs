@@ -54,6 +54,10 @@ fn options(config: &ClusterConfig) -> ConnectOptions {
         .with_connect_timeout(config.request_timeout)
         .with_timeout(config.request_timeout)
         .with_keep_alive(Duration::from_millis(500), config.request_timeout)
+        // A member cut off from the others fails requests and ends watches rather than
+        // answering from a state that no longer moves: a watch that only went quiet would
+        // keep the node serving on a frozen view.
+        .with_require_leader(true)
 }
 
 async fn connect<S: AsRef<str>>(config: &ClusterConfig, endpoints: &[S]) -> Result<Client> {

@@ -68,8 +68,10 @@ pub(crate) async fn run(inner: Arc<Inner>) {
         };
         inner.counters.sessions.fetch_add(1, Ordering::Relaxed);
         let end = s.run(&mut shutdown).await;
-        let valid_until = s.valid_until;
-        let served = s.served;
+        let (valid_until, served, lease) = (s.valid_until, s.served, s.lease);
+        // The gate closes before the stand-ins go: a stand-in's release hands its lock to the
+        // statements queued behind it, and the lock it stood in for may still be held.
+        stop_serving(&inner);
         drop(s); // releases every stand-in
         match end {
             End::Lost(why) if served => {
@@ -78,27 +80,36 @@ pub(crate) async fn run(inner: Arc<Inner>) {
             }
             _ => {}
         }
-        fence(&inner, valid_until).await;
-        if matches!(end, End::Shutdown) {
+        let shutting_down = matches!(end, End::Shutdown);
+        drain(&inner, valid_until, shutting_down).await;
+        if shutting_down {
+            inner.revoke_lease(lease).await;
             break;
         }
+        // The holders are gone: the lease need not outlive them (a session that failed
+        // before it served would otherwise leave its registration for a TTL).
+        let (inner2, renewed) = (inner.clone(), lease);
+        inner
+            .handle
+            .spawn(async move { inner2.revoke_lease(renewed).await });
         tokio::select! {
             _ = sleep(Duration::from_millis(200)) => {}
             _ = shutdown.changed() => {}
         }
     }
+    inner.left.send_replace(true);
 }
 
-/// Stops serving and waits out the local holders (see the module docs).
-async fn fence(inner: &Inner, valid_until: Instant) {
+/// The fence's first half (see the module docs): nothing is granted here any more, no request
+/// goes on, and every context of the node is asked to end its statement. Needs no etcd.
+fn stop_serving(inner: &Inner) {
     {
         let mut v = inner.view();
         v.serving = false;
         v.session += 1;
     }
     inner.bump();
-    let all = Inner::all_namespaces();
-    inner.mgr.close_grants(all);
+    inner.mgr.close_grants(Inner::all_namespaces());
     for r in lock(&inner.requesters).values_mut() {
         if let Some(c) = r.cancel.take() {
             let _ = c.send(Cancel::NotServing);
@@ -108,9 +119,20 @@ async fn fence(inner: &Inner, valid_until: Instant) {
     for c in contexts {
         let _ = inner.mgr.kill(ContextId::new(c), KillScope::Query);
     }
+}
+
+/// The fence's second half: waits until no lock is granted behind the gate. A node that
+/// leaves (`shutting_down`) waits at most until its lease could expire, since it will not be
+/// renewed; a fenced node waits for as long as it takes, counting the fence late once the
+/// lease could have expired.
+async fn drain(inner: &Inner, valid_until: Instant, shutting_down: bool) {
+    let all = Inner::all_namespaces();
     let mut late = false;
     while inner.mgr.granted_behind_gate(all) != 0 {
         if !late && Instant::now() >= valid_until {
+            if shutting_down {
+                return;
+            }
             late = true;
             inner.counters.late_fences.fetch_add(1, Ordering::Relaxed);
             eprintln!(
@@ -159,7 +181,8 @@ impl Drop for AbortOnDrop {
 /// Renews the lease every `keep_alive` (a renewal that fails is tried again after 100 ms): each
 /// renewal opens a keep-alive stream, sends one request and waits for its answer, so a stream
 /// broken by an etcd member's restart costs one attempt. It runs apart from the session loop
-/// so that nothing the loop waits for can delay the fence.
+/// so that nothing the loop waits for delays a renewal (and the loop watches the fence's
+/// deadline while it applies a watch response: [`fence_due`]).
 async fn renew(inner: Arc<Inner>, lease: i64, out: watch::Sender<Renewal>) {
     let every = inner.cfg.keep_alive;
     let mut next = Instant::now() + every;
@@ -188,6 +211,18 @@ async fn renew(inner: Arc<Inner>, lease: i64, out: watch::Sender<Renewal>) {
                 inner.etcd_failed();
                 next = Instant::now() + Duration::from_millis(100);
             }
+        }
+    }
+}
+
+/// Resolves when the fence is due: `fence_margin` before the validity runs out, the validity
+/// being `until` or what the renewals have moved it to since.
+async fn fence_due(renewed: watch::Receiver<Renewal>, mut until: Instant, margin: Duration) {
+    loop {
+        sleep_until(until - margin).await;
+        match *renewed.borrow() {
+            Renewal::Until(t) if t > until => until = t,
+            _ => return,
         }
     }
 }
@@ -255,7 +290,14 @@ impl Session {
                 m = async { watch.as_mut().expect("guarded").message().await }, if watch.is_some() => {
                     match m {
                         Ok(Some(resp)) if !resp.canceled() => {
-                            if let Err(e) = self.apply(resp.events()).await {
+                            // Applying may wait (a new stand-in is given up to a second to
+                            // queue): the fence's deadline is watched meanwhile.
+                            let due = fence_due(renewed.clone(), self.valid_until, inner.cfg.fence_margin);
+                            let applied = tokio::select! {
+                                r = self.apply(resp.events()) => r,
+                                _ = due => Err(End::Lost("lease not renewed in time")),
+                            };
+                            if let Err(e) = applied {
                                 return e;
                             }
                         }

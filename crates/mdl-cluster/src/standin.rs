@@ -11,34 +11,85 @@
 //! The requester's release deletes the acknowledgements with the intent, in one revision; when
 //! the session saw this node's ack deleted there, the stand-in writes nothing more, and
 //! otherwise (the requester's lease expired, the session ended) it deletes its ack itself.
+//!
+//! # One context per requester
+//!
+//! The stand-ins for one requester (a node's context) wait and hold their locks in one local
+//! context, as the requester holds its own in one context on its node: its locks do not
+//! conflict with each other here either. An ALTER takes SU and then X on its table; with a
+//! context per stand-in, the X stand-in would wait here for the SU stand-in, which is released
+//! only after the X is granted, and the ALTER would time out. Each stand-in's lock is an owned
+//! guard ([`mdl_core::LockGuard`]): it waits in the shared context (a mutex serializes the
+//! waits of one requester's stand-ins, of which there is rarely more than one) and is released
+//! on its own, without the context. The context lives while a stand-in of the requester does.
 
 use std::future::Future;
 use std::pin::pin;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::task::Poll;
 use std::time::Duration;
 
 use etcd_client::{Compare, CompareOp, PutOptions, Txn, TxnOp};
-use mdl_core::{LockDuration, MdlRequest, LONG_TIMEOUT};
+use mdl_core::{LockDuration, MdlContext, MdlRequest, LONG_TIMEOUT};
 use tokio::sync::oneshot;
 
 use crate::keys::{Intent, Party};
 use crate::node::{lock, Inner, StandInOf, Turn};
 
-/// Decrements the stand-in count and forgets the context when the task ends.
+/// This node's context for one requester's stand-ins ([`Inner::stand_in_contexts`]).
+pub(crate) struct StandInContext {
+    id: u64,
+    ctx: tokio::sync::Mutex<MdlContext>,
+}
+
+/// A stand-in's hold on its requester's context: counts the stand-in, and forgets the context
+/// when the requester's last stand-in here ends.
 struct Registered<'a> {
     inner: &'a Inner,
-    context: u64,
+    party: Party,
+    shared: Arc<StandInContext>,
+}
+
+impl Registered<'_> {
+    /// Takes (or makes) the context of `party`'s stand-ins.
+    fn new(inner: &Inner, party: Party) -> Option<Registered<'_>> {
+        let mut contexts = lock(&inner.stand_in_contexts);
+        let shared = match contexts.get(&party).and_then(Weak::upgrade) {
+            Some(s) => s,
+            None => {
+                let id = inner.next_stand_in.fetch_add(1, Ordering::Relaxed);
+                let mut ctx = inner.mgr.new_context_with_id(id).ok()?;
+                ctx.set_gate_exempt(true);
+                let s = Arc::new(StandInContext {
+                    id,
+                    ctx: tokio::sync::Mutex::new(ctx),
+                });
+                contexts.insert(party.clone(), Arc::downgrade(&s));
+                s
+            }
+        };
+        inner.counters.stand_ins.fetch_add(1, Ordering::Relaxed);
+        Some(Registered {
+            inner,
+            party,
+            shared,
+        })
+    }
 }
 
 impl Drop for Registered<'_> {
     fn drop(&mut self) {
-        lock(&self.inner.stand_ins).remove(&self.context);
         self.inner
             .counters
             .stand_ins
             .fetch_sub(1, Ordering::Relaxed);
+        // Under the map's lock, where the context is handed out: nobody takes it meanwhile.
+        let mut contexts = lock(&self.inner.stand_in_contexts);
+        if Arc::strong_count(&self.shared) == 1 {
+            contexts.remove(&self.party);
+            lock(&self.inner.stand_ins).remove(&self.shared.id);
+        }
     }
 }
 
@@ -54,19 +105,16 @@ pub(crate) async fn run(
     mut turn: Turn,
     mut release: oneshot::Receiver<()>,
 ) {
-    inner.counters.stand_ins.fetch_add(1, Ordering::Relaxed);
-    let context = inner.next_stand_in.fetch_add(1, Ordering::Relaxed);
-    let registered = Registered {
-        inner: &inner,
-        context,
-    };
     let (Ok(key), Ok(ty)) = (intent.key.to_key(), intent.lock_type()) else {
         return;
     };
-    let Ok(mut ctx) = inner.mgr.new_context_with_id(context) else {
+    let party = Party {
+        node: intent.node,
+        context: intent.context,
+    };
+    let Some(registered) = Registered::new(&inner, party.clone()) else {
         return;
     };
-    ctx.set_gate_exempt(true);
     let label = match &intent.label {
         Some(l) => format!(
             "stand-in for node {} context {} ({l}), etcd revision {rev}",
@@ -77,18 +125,6 @@ pub(crate) async fn run(
             intent.node, intent.context
         ),
     };
-    ctx.set_label(label);
-    lock(&inner.stand_ins).insert(
-        context,
-        StandInOf {
-            party: Party {
-                node: intent.node,
-                context: intent.context,
-            },
-            rev,
-            label: intent.label.clone(),
-        },
-    );
     let req = MdlRequest::new(key, ty, LockDuration::Explicit);
     let mut queued = turn.queued.take();
     if turn.after.is_some() {
@@ -101,9 +137,24 @@ pub(crate) async fn run(
             _ = &mut release => return,
         }
     }
-    let ticket = loop {
+    let held = loop {
         let outcome = {
-            let mut fut = pin!(ctx.acquire_async(&req, LONG_TIMEOUT));
+            let mut ctx = tokio::select! {
+                c = registered.shared.ctx.lock() => c,
+                _ = &mut release => return,
+            };
+            // The context shows the stand-in that waits (its revision picks the victim of a
+            // deadlock across nodes, `waits.rs`).
+            ctx.set_label(label.as_str());
+            lock(&inner.stand_ins).insert(
+                registered.shared.id,
+                StandInOf {
+                    party: party.clone(),
+                    rev,
+                    label: intent.label.clone(),
+                },
+            );
+            let mut fut = pin!(ctx.acquire_guard_async(&req, LONG_TIMEOUT));
             let first = std::future::poll_fn(|cx| Poll::Ready(fut.as_mut().poll(cx))).await;
             if let Some(q) = queued.take() {
                 let _ = q.send(());
@@ -117,9 +168,9 @@ pub(crate) async fn run(
             }
         };
         match outcome {
-            Ok(t) => {
+            Ok(guard) => {
                 let _ = turn.granted.send(true);
-                break t;
+                break guard;
             }
             // Killed by hand or a local deadlock victim: the requester still needs this
             // node's lock; ask again (behind whatever is queued now).
@@ -167,13 +218,12 @@ pub(crate) async fn run(
             }
         }
     };
-    let _ = ctx.release(ticket);
-    drop(ctx);
+    drop(held);
     drop(registered);
     if written && !deleted_with_intent {
         // The intent went another way (its requester's lease expired, or this session
         // ended): the ack, if written, is this node's to delete.
-        let mut c = inner.client();
-        let _ = tokio::time::timeout(inner.cfg.request_timeout, c.delete(ack, None)).await;
+        let delete = Txn::new().and_then([TxnOp::delete(ack, None)]);
+        inner.commit_while_leased(delete, lease).await;
     }
 }
