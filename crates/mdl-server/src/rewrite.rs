@@ -13,6 +13,10 @@
 //!   definitions become `CREATE INDEX` statements.
 //! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
 //!   SQLite's `t__k`.
+//! * Statements SQLite spells otherwise: `TRUNCATE [TABLE] t` is a `DELETE FROM t`, `RENAME
+//!   TABLE a TO b, ...` one `ALTER TABLE a RENAME TO b` per pair (within a schema), and a `DROP
+//!   TABLE` of several tables one `DROP TABLE` each (not atomic, unlike MySQL 8.0's: a missing
+//!   table stops the statement after the tables before it were dropped).
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
@@ -88,6 +92,51 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
                 })
                 .collect()
         }
+        // SQLite has no TRUNCATE: a DELETE of every row (SQLite's truncate optimization), after
+        // which an `INTEGER PRIMARY KEY` counts from 1 again, as MySQL's AUTO_INCREMENT does.
+        Statement::Truncate(t) => (t.table_names.iter())
+            .map(|target| {
+                let (schema, table) = qualified(&target.name, env)?;
+                Ok(format!("DELETE FROM {}.{}", q_ident(&schema), q_ident(&table)))
+            })
+            .collect::<Result<_, ServerError>>()?,
+        // SQLite renames one table at a time, within its database.
+        Statement::RenameTable(renames) => (renames.iter())
+            .map(|r| {
+                let (schema, old) = qualified(&r.old_name, env)?;
+                let (to_schema, new) = qualified(&r.new_name, env)?;
+                if to_schema != schema {
+                    return Err(ServerError::new(
+                        1235,
+                        "42000",
+                        "This version of MySQL doesn't yet support 'RENAME TABLE to another schema'",
+                    ));
+                }
+                Ok(format!(
+                    "ALTER TABLE {}.{} RENAME TO {}",
+                    q_ident(&schema),
+                    q_ident(&old),
+                    q_ident(&new)
+                ))
+            })
+            .collect::<Result<_, ServerError>>()?,
+        // SQLite drops one table per statement.
+        Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::Table,
+            names,
+            if_exists,
+            ..
+        } if names.len() > 1 => (names.iter())
+            .map(|n| {
+                let (schema, table) = qualified(n, env)?;
+                Ok(format!(
+                    "DROP TABLE {}{}.{}",
+                    if *if_exists { "IF EXISTS " } else { "" },
+                    q_ident(&schema),
+                    q_ident(&table)
+                ))
+            })
+            .collect::<Result<_, ServerError>>()?,
         other => vec![other.to_string()],
     };
     Ok(Rewritten {
@@ -106,6 +155,17 @@ fn last(n: &ObjectName) -> String {
     match n.0.last() {
         Some(ObjectNamePart::Identifier(i)) => i.value.clone(),
         _ => n.to_string(),
+    }
+}
+
+/// `(schema, table)` of a name, qualified with the current schema if it has none.
+fn qualified(n: &ObjectName, env: &Env<'_>) -> Result<(String, String), ServerError> {
+    match split(n) {
+        (s, t) if !s.is_empty() => Ok((s, t)),
+        (_, t) => match env.schema {
+            Some(s) => Ok((s.to_string(), t)),
+            None => Err(ServerError::new(1046, "3D000", "No database selected")),
+        },
     }
 }
 

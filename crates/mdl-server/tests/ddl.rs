@@ -1,0 +1,79 @@
+//! DDL statements SQLite spells differently: TRUNCATE, RENAME TABLE and a DROP TABLE of several
+//! tables run (rewritten for the engine) and take MySQL's metadata locks.
+
+mod common;
+
+use common::*;
+use mysql_async::prelude::*;
+
+async fn count(c: &mut mysql_async::Conn, table: &str) -> i64 {
+    c.query_first(format!("SELECT COUNT(*) FROM {table}"))
+        .await
+        .expect("count")
+        .expect("a row")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn truncate_rename_and_a_drop_of_several_tables_run() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE ddl_a (id INT PRIMARY KEY AUTO_INCREMENT, v INT)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO ddl_a (v) VALUES (1), (2)")
+        .await
+        .unwrap();
+    c.query_drop("TRUNCATE TABLE ddl_a").await.unwrap();
+    assert_eq!(count(&mut c, "ddl_a").await, 0);
+    c.query_drop("INSERT INTO ddl_a (v) VALUES (3)")
+        .await
+        .unwrap();
+    c.query_drop("TRUNCATE ddl_a").await.unwrap();
+    c.query_drop("INSERT INTO ddl_a (v) VALUES (4)")
+        .await
+        .unwrap();
+    // The counter starts again, as MySQL's AUTO_INCREMENT does after TRUNCATE.
+    let id: i64 = c
+        .query_first("SELECT id FROM ddl_a")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(id, 1);
+
+    c.query_drop("RENAME TABLE ddl_a TO ddl_b").await.unwrap();
+    assert_eq!(code(c.query_drop("SELECT * FROM ddl_a").await).0, 1146);
+    assert_eq!(count(&mut c, "test.ddl_b").await, 1);
+    assert_eq!(
+        code(c.query_drop("TRUNCATE TABLE ddl_nosuch").await).0,
+        1146
+    );
+
+    c.query_drop("CREATE TABLE ddl_c (x INT)").await.unwrap();
+    c.query_drop("DROP TABLE ddl_b, test.ddl_c").await.unwrap();
+    assert_eq!(code(c.query_drop("SELECT * FROM ddl_b").await).0, 1146);
+    assert_eq!(code(c.query_drop("SELECT * FROM ddl_c").await).0, 1146);
+    c.query_drop("DROP TABLE IF EXISTS ddl_b, ddl_c")
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn truncate_and_rename_wait_for_a_transaction_on_the_table() {
+    let mut setup = conn().await;
+    setup
+        .query_drop("CREATE TABLE ddl_d (x INT)")
+        .await
+        .unwrap();
+    let mut trx = conn().await;
+    trx.query_drop("BEGIN").await.unwrap();
+    trx.query_drop("SELECT * FROM ddl_d").await.unwrap();
+    let mut ddl = conn().await;
+    ddl.query_drop("SET SESSION lock_wait_timeout = 1")
+        .await
+        .unwrap();
+    for stmt in ["TRUNCATE TABLE ddl_d", "RENAME TABLE ddl_d TO ddl_e"] {
+        assert_eq!(code(ddl.query_drop(stmt).await).0, 1205, "{stmt}");
+    }
+    trx.query_drop("COMMIT").await.unwrap();
+    ddl.query_drop("RENAME TABLE ddl_d TO ddl_e").await.unwrap();
+    ddl.query_drop("DROP TABLE ddl_e").await.unwrap();
+}
