@@ -294,6 +294,29 @@ impl Connection {
                 session, db, info, ..
             } = self;
             let mut stmt = session.execute(&plan).await?;
+            if let (StatementKind::CreateTable, Some(Statement::CreateTable(c))) = (kind, statement)
+            {
+                let schema = stmt.session().state().current_schema.clone();
+                if let Some(out) = existing_table(db, c, schema.as_deref())? {
+                    return stmt.finish().await.map(|()| out).map_err(ServerError::from);
+                }
+            }
+            if let mdl_sql::Effect::LockTables(tables) = &plan.effect {
+                // MySQL opens the tables it locked: one that does not exist fails the
+                // statement (and LOCK TABLES mode ends, with nothing locked).
+                for t in tables {
+                    let exists = db.engine().has_schema(&t.table.schema)
+                        && (db.tables(&t.table.schema)?.iter())
+                            .any(|n| n.eq_ignore_ascii_case(&t.table.name));
+                    if !exists {
+                        return Err(ServerError::new(
+                            1146,
+                            "42S02",
+                            format!("Table '{}.{}' doesn't exist", t.table.schema, t.table.name),
+                        ));
+                    }
+                }
+            }
             stmt.upgrade().await?;
             let locks = stmt.user_lock_values().to_vec();
             let multi = stmt.session().state().in_multi_statement_mode();
@@ -344,6 +367,47 @@ impl Connection {
         }
         self.db.release_writer();
     }
+}
+
+/// CREATE TABLE of a table that exists, decided under the shared lock the statement holds
+/// before it asks for the exclusive one (MySQL's `open_table()` for `OPEN_FOR_CREATE`,
+/// `sql/sql_base.cc`): 1050 at once, or nothing to do with IF NOT EXISTS, instead of waiting
+/// for the exclusive lock behind the table's users. 1049 if the schema does not exist.
+/// `None`: the table does not exist (the statement goes on to its upgrade).
+fn existing_table(
+    db: &mut crate::engine::EngineConn,
+    c: &sqlparser::ast::CreateTable,
+    current: Option<&str>,
+) -> Result<Option<Output>, ServerError> {
+    let parts: Vec<String> = (c.name.0.iter())
+        .map(|p| match p {
+            sqlparser::ast::ObjectNamePart::Identifier(i) => i.value.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    let (schema, table) = match parts.as_slice() {
+        [.., s, t] => (s.clone(), t.clone()),
+        [t] => match current {
+            Some(s) => (s.to_string(), t.clone()),
+            None => return Ok(None), // 1046, from the rewrite
+        },
+        [] => return Ok(None),
+    };
+    if !db.engine().has_schema(&schema) {
+        return Err(ServerError::unknown_database(&schema));
+    }
+    // SQLite's names are case-insensitive: so is this test.
+    if !(db.tables(&schema)?.iter()).any(|t| t.eq_ignore_ascii_case(&table)) {
+        return Ok(None);
+    }
+    if c.if_not_exists {
+        return Ok(Some(Output::OK));
+    }
+    Err(ServerError::new(
+        1050,
+        "42S01",
+        format!("Table '{table}' already exists"),
+    ))
 }
 
 /// The rewrite again, with the user-level lock values the locks gave.

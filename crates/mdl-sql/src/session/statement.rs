@@ -5,7 +5,7 @@ use mdl_core::{ErrorKind, LockDuration, LockType, MdlKey, MdlSavepoint, Namespac
 use super::Session;
 use crate::error::SqlError;
 use crate::plan::{Effect, Plan, StatementKind, Upgrade};
-use crate::user_lock::UserLockValue;
+use crate::user_lock::{UserLockFunction, UserLockValue};
 
 /// A running statement (see [`Session::execute`]). Dropping it without
 /// [`finish`](StatementGuard::finish) ends the statement as failed.
@@ -21,6 +21,13 @@ pub struct StatementGuard<'a> {
     upgrades: Vec<Upgrade>,
     upgraded: bool,
     values: Vec<UserLockValue>,
+    /// The user-level locks the statement's GET_LOCK calls got (or counted again): a statement
+    /// that then fails gives them back, as MySQL, which evaluates the calls only once the
+    /// statement's tables are open and its names resolved, never takes them.
+    got_user_locks: Vec<MdlKey>,
+    /// The statement entered LOCK TABLES mode: a failure (a table that does not exist) leaves
+    /// it, with no table locked, as MySQL's failed LOCK TABLES does.
+    entered_lock_tables: bool,
     /// A COMMIT statement's COMMIT IX.
     commit: Option<Ticket>,
     deferred: Option<Plan>,
@@ -42,6 +49,8 @@ impl<'a> StatementGuard<'a> {
             upgrades: plan.upgrades.clone(),
             upgraded: false,
             values: Vec::new(),
+            got_user_locks: Vec::new(),
+            entered_lock_tables: false,
             commit: None,
             deferred: None,
             done: false,
@@ -52,10 +61,17 @@ impl<'a> StatementGuard<'a> {
             g.commit = g.session.commit_lock().await?;
         }
         g.apply_effect(plan)?;
+        let mut got = Vec::new();
         for call in &plan.user_locks {
             let v = g.session.user_lock(call).await?;
+            if call.function == UserLockFunction::GetLock && v == Some(1) {
+                got.extend(call.key.clone());
+            }
             g.values.push(v);
         }
+        // Only once every call succeeded: a call that fails (a deadlock, 3058) ends the
+        // statement with the calls before it done, as in MySQL.
+        g.got_user_locks = got;
         g.deferred = Some(plan.clone());
         Ok(g)
     }
@@ -270,6 +286,7 @@ impl StatementGuard<'_> {
                     s.locked.push((k, t));
                 }
                 s.state.locked_tables = Some(tables.clone());
+                self.entered_lock_tables = true;
             }
             Effect::UnlockTables => {
                 s.leave_lock_tables();
@@ -342,6 +359,12 @@ impl Drop for StatementGuard<'_> {
         }
         for t in self.explicit.drain(..) {
             let _ = s.ctx.release(t);
+        }
+        for key in self.got_user_locks.drain(..) {
+            s.give_back_user_lock(&key);
+        }
+        if self.entered_lock_tables {
+            s.leave_lock_tables();
         }
         let _ = s.ctx.rollback_to_savepoint(self.start);
         if s.state.in_multi_statement_mode() {

@@ -9,6 +9,19 @@ use crate::error::SqlError;
 use crate::user_lock::{UserLockCall, UserLockFunction, UserLockValue};
 
 impl Session {
+    /// Undoes one GET_LOCK call that got `key` (the statement failed): one reference less, the
+    /// lock released with the last.
+    pub(super) fn give_back_user_lock(&mut self, key: &mdl_core::MdlKey) {
+        if let Some((t, refs)) = self.user_locks.get_mut(key) {
+            *refs -= 1;
+            if *refs == 0 {
+                let t = *t;
+                self.user_locks.remove(key);
+                let _ = self.ctx.release(t);
+            }
+        }
+    }
+
     /// One user-level lock call (see `user_lock.rs`).
     pub(super) async fn user_lock(
         &mut self,

@@ -1,0 +1,81 @@
+//! Statements that fail as MySQL's fail, and take nothing with them: a GET_LOCK in a statement
+//! whose table does not exist, a CREATE TABLE of a table in use, a LOCK TABLES of a table that
+//! does not exist.
+
+mod common;
+
+use common::*;
+use mysql_async::prelude::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_lock_in_a_failed_statement_takes_nothing() {
+    let mut c = conn().await;
+    let err = c
+        .query_drop("SELECT GET_LOCK('fl_a', 0) FROM fl_nosuch")
+        .await;
+    assert_eq!(code(err).0, 1146);
+    let used: Option<u64> = c
+        .query_first("SELECT IS_USED_LOCK('fl_a')")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(used, None, "the failed statement kept the user lock");
+    // Held before: the failed statement's reference is given back, the earlier one stays.
+    let got: i64 = c
+        .query_first("SELECT GET_LOCK('fl_a', 0)")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(got, 1);
+    let err = c
+        .query_drop("SELECT GET_LOCK('fl_a', 0), no_column FROM mysql_nosuch")
+        .await;
+    assert!(code(err).0 == 1146);
+    let released: i64 = c
+        .query_first("SELECT RELEASE_ALL_LOCKS()")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(released, 1, "one reference, not two");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_table_of_a_table_in_use_fails_at_once() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE fl_t (x INT)").await.unwrap();
+    let mut trx = conn().await;
+    trx.query_drop("BEGIN").await.unwrap();
+    trx.query_drop("SELECT * FROM fl_t").await.unwrap();
+    // MySQL decides under a shared lock that the table exists: no wait for the exclusive
+    // one behind the transaction (lock_wait_timeout is a year by default).
+    let (n, state) = code(c.query_drop("CREATE TABLE fl_t (y INT)").await);
+    assert_eq!((n, state.as_str()), (1050, "42S01"));
+    c.query_drop("CREATE TABLE IF NOT EXISTS fl_t (y INT)")
+        .await
+        .unwrap();
+    assert_eq!(
+        code(c.query_drop("CREATE TABLE fl_nodb.t (y INT)").await).0,
+        1049
+    );
+    trx.query_drop("COMMIT").await.unwrap();
+    c.query_drop("DROP TABLE fl_t").await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lock_tables_of_a_missing_table_fails_and_locks_nothing() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE fl_u (x INT)").await.unwrap();
+    let me = id(&mut c).await;
+    for stmt in [
+        "LOCK TABLES fl_nosuch READ",
+        "LOCK TABLES fl_u READ, fl_nosuch WRITE",
+        "LOCK TABLES fl_nodb.x WRITE",
+    ] {
+        assert_eq!(code(c.query_drop(stmt).await).0, 1146, "{stmt}");
+        let mut obs = conn().await;
+        assert_eq!(locks_of(&mut obs, me).await, vec![], "{stmt}");
+        // Not in LOCK TABLES mode: another table can be read (1100 otherwise).
+        c.query_drop("SELECT * FROM fl_u").await.unwrap();
+    }
+    c.query_drop("DROP TABLE fl_u").await.unwrap();
+}
