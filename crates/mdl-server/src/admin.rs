@@ -45,7 +45,8 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
         }
         "time_zone" => text("SYSTEM"),
         "system_time_zone" => text("UTC"),
-        "lower_case_table_names" => Some(Cell::Int(0)),
+        // Names are folded (`connection.rs`), as SQLite compares them.
+        "lower_case_table_names" => Some(Cell::Int(1)),
         "wait_timeout" | "interactive_timeout" => Some(Cell::Int(28_800)),
         "net_write_timeout" => Some(Cell::Int(60)),
         "max_connections" => Some(Cell::Int(100_000)),

@@ -86,11 +86,15 @@ impl Connection {
             .build()
             .map_err(|e| ServerError::new(1105, "HY000", e.to_string()))?;
         let db = EngineConn::new(shared.engine.clone())?;
+        let mut session = Session::new(ctx);
+        // SQLite compares schema and table names without case (ASCII): so must their locks,
+        // or a DDL on `T` would not wait for a transaction on `t`.
+        session.set_lower_case_table_names(true);
         Ok(Connection {
             shared,
             info,
             thread: thread.clone(),
-            session: Session::new(ctx),
+            session,
             db,
             prepared: HashMap::new(),
             next_stmt: 0,
@@ -322,7 +326,8 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
     }
 
     async fn on_init<'a>(&'a mut self, db: &'a str, w: InitWriter<'a, W>) -> io::Result<()> {
-        if self.shared.engine.has_schema(db) {
+        let folded = db.to_ascii_lowercase(); // lower_case_table_names = 1
+        if self.shared.engine.has_schema(&folded) {
             self.session.set_current_schema(Some(db.to_string()));
             self.info.end(self.schema());
             w.ok().await

@@ -278,7 +278,10 @@ impl Connection {
     ) -> Result<Output, ServerError> {
         if let Some(schema) = plan.needs_tables_of_schema().map(str::to_string) {
             if self.shared.engine.has_schema(&schema) {
-                let tables = self.db.tables(&schema)?;
+                // Folded as the session folds names (lower_case_table_names = 1).
+                let tables: Vec<String> = (self.db.tables(&schema)?.iter())
+                    .map(|t| t.to_ascii_lowercase())
+                    .collect();
                 Arc::make_mut(&mut plan).add_tables_of_schema(&tables)?;
             }
         }
@@ -511,6 +514,8 @@ async fn engine_step(
             if let Some(Statement::Use(u)) = s {
                 let name = u.to_string();
                 let name = name.rsplit(' ').next().unwrap_or("").trim_matches('`');
+                let name = name.to_ascii_lowercase(); // lower_case_table_names = 1
+                let name = name.as_str();
                 if !db.engine().has_schema(name) {
                     return Err(ServerError::unknown_database(name));
                 }
@@ -526,7 +531,9 @@ fn schema_ddl(
     db: &mut crate::engine::EngineConn,
     s: Option<&Statement>,
 ) -> Result<Output, ServerError> {
-    let unquote = |n: &sqlparser::ast::ObjectName| n.to_string().trim_matches('`').to_string();
+    // Folded as the session folds names (lower_case_table_names = 1).
+    let unquote =
+        |n: &sqlparser::ast::ObjectName| n.to_string().trim_matches('`').to_ascii_lowercase();
     match s {
         Some(Statement::CreateDatabase {
             db_name,

@@ -77,3 +77,38 @@ async fn truncate_and_rename_wait_for_a_transaction_on_the_table() {
     ddl.query_drop("RENAME TABLE ddl_d TO ddl_e").await.unwrap();
     ddl.query_drop("DROP TABLE ddl_e").await.unwrap();
 }
+
+/// SQLite compares names without case, so the locks do too (`lower_case_table_names` = 1): a
+/// DDL on `CASET` waits for a transaction that read `caset`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ddl_waits_for_a_transaction_whatever_the_case_of_the_name() {
+    let mut setup = conn().await;
+    setup
+        .query_drop("CREATE TABLE CaseT (a INT)")
+        .await
+        .unwrap();
+    let lctn: i64 = setup
+        .query_first("SELECT @@lower_case_table_names")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(lctn, 1);
+    let mut trx = conn().await;
+    trx.query_drop("BEGIN").await.unwrap();
+    trx.query_drop("SELECT * FROM caset").await.unwrap();
+    let mut ddl = conn().await;
+    ddl.query_drop("SET SESSION lock_wait_timeout = 1")
+        .await
+        .unwrap();
+    for stmt in [
+        "ALTER TABLE CASET ADD COLUMN b INT",
+        "ALTER TABLE TEST.caset ADD COLUMN b INT",
+        "DROP TABLE CaseT",
+    ] {
+        assert_eq!(code(ddl.query_drop(stmt).await).0, 1205, "{stmt}");
+    }
+    trx.query_drop("SELECT * FROM caset").await.unwrap();
+    trx.query_drop("COMMIT").await.unwrap();
+    ddl.query_drop("USE TEST").await.unwrap();
+    ddl.query_drop("DROP TABLE CASET").await.unwrap();
+}

@@ -124,7 +124,8 @@
 //! tables are not added, DROP DATABASE gets its tables from the caller
 //! ([`Plan::add_tables_of_schema`]), and there are no privileges. Temporary tables (no
 //! metadata locks in MySQL), stored routines, tablespaces, HANDLER and XA are not supported
-//! (1235). Names compare as written (`lower_case_table_names=0`). FLUSH TABLES WITH READ LOCK
+//! (1235). Names compare as written (`lower_case_table_names=0`), or folded to lowercase with
+//! [`SessionState::lower_case_table_names`] (`=1`). FLUSH TABLES WITH READ LOCK
 //! does not wait for tables in use to be closed (a table-cache wait in MySQL, not a metadata
 //! lock). MySQL opens a DML statement's tables one at a time in statement order; here a
 //! statement's requests are taken in `acquire_locks` order (by key), which avoids deadlocks

@@ -6,19 +6,24 @@
 //!   `LEX::copy_db_to` and `THD::copy_db_to` in `sql/sql_class.h`).
 //! * A schema or table name over 64 characters is `ER_TOO_LONG_IDENT` (1059)
 //!   (`Query_block::add_table_to_list`, `check_and_convert_db_name`).
-//! * Names are compared as written (MySQL on Linux with `lower_case_table_names=0`).
+//! * Names are compared as written (MySQL on Linux with `lower_case_table_names=0`), or folded
+//!   to lowercase with [`SessionState::lower_case_table_names`] (`=1`: MySQL folds the names
+//!   of schemas and tables, `sql/sql_parse.cc` `Query_block::add_table_to_list` and
+//!   `sql/sql_db.cc`; we fold ASCII letters, as SQLite compares them).
 //! * `performance_schema`, `information_schema` and `sys` take no metadata locks in our server:
 //!   their tables are views over the lock manager's and the instrumentation's state, which
 //!   protect themselves. (In MySQL the first two are served without table locks as well:
 //!   `open_table` skips the LOCK TABLES check for them, `belongs_to_p_s` and system views; `sys`
 //!   is ordinary tables and views in MySQL.)
 
+use std::borrow::Cow;
 use std::fmt;
 
 use mdl_core::{LockDuration, LockType, MdlKey, MdlRequest, Namespace, NAME_CHAR_LEN};
 use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 
 use crate::error::SqlError;
+use crate::plan::SessionState;
 
 /// A table's schema-qualified name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -116,19 +121,40 @@ pub(crate) fn split_name(name: &ObjectName) -> Result<(Option<String>, String), 
     }
 }
 
+/// A schema or table name as the session compares it: folded to lowercase (ASCII) under
+/// `lower_case_table_names`, as written otherwise.
+pub(crate) fn fold<'a>(name: &'a str, state: &SessionState) -> Cow<'a, str> {
+    if state.lower_case_table_names && name.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(name)
+    }
+}
+
+/// `table` in `schema`, or in the current schema, as the session compares names.
+pub(crate) fn resolve_in(
+    schema: Option<&str>,
+    table: &str,
+    state: &SessionState,
+) -> Result<TableName, SqlError> {
+    let schema = schema.map(|s| fold(s, state));
+    let current = state.current_schema.as_deref().map(|s| fold(s, state));
+    TableName::resolve(schema.as_deref(), &fold(table, state), current.as_deref())
+}
+
 /// A table named in the AST, resolved against the current schema.
 pub(crate) fn resolve_object(
     name: &ObjectName,
-    current: Option<&str>,
+    state: &SessionState,
 ) -> Result<TableName, SqlError> {
     let (schema, table) = split_name(name)?;
-    TableName::resolve(schema.as_deref(), &table, current)
+    resolve_in(schema.as_deref(), &table, state)
 }
 
-/// A schema name from the AST (CREATE / DROP DATABASE, USE).
-pub(crate) fn schema_name(name: &ObjectName) -> Result<String, SqlError> {
+/// A schema name from the AST (CREATE / DROP DATABASE, USE), as the session compares names.
+pub(crate) fn schema_name(name: &ObjectName, state: &SessionState) -> Result<String, SqlError> {
     match parts(name)?.as_slice() {
-        [s] if s.value.chars().count() <= NAME_CHAR_LEN => Ok(s.value.clone()),
+        [s] if s.value.chars().count() <= NAME_CHAR_LEN => Ok(fold(&s.value, state).into_owned()),
         [s] => Err(SqlError::too_long_ident(&s.value)),
         _ => Err(SqlError::parse(&name.to_string(), 1)),
     }

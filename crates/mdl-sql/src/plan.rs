@@ -61,6 +61,11 @@ pub struct SessionState {
     pub global_read_lock: bool,
     /// This session holds the backup lock (LOCK INSTANCE FOR BACKUP).
     pub backup_lock: bool,
+    /// MySQL's `lower_case_table_names=1`: schema and table names are folded to lowercase
+    /// (ASCII letters) before they become lock keys, so `T` and `t` are one table. A server
+    /// whose storage compares names without case (SQLite does, for ASCII) must set it, or a
+    /// DDL on `T` would not wait for a transaction on `t`. Off by default (MySQL on Linux).
+    pub lower_case_table_names: bool,
 }
 
 impl Default for SessionState {
@@ -74,6 +79,7 @@ impl Default for SessionState {
             locked_tables: None,
             global_read_lock: false,
             backup_lock: false,
+            lower_case_table_names: false,
         }
     }
 }

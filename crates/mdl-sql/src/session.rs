@@ -88,9 +88,22 @@ impl Session {
         &self.state
     }
 
-    /// Sets the current schema (a handshake's database, or `USE`).
+    /// Sets the current schema (a handshake's database, or `USE`), folded to lowercase under
+    /// [`SessionState::lower_case_table_names`].
     pub fn set_current_schema(&mut self, schema: Option<String>) {
-        self.state.current_schema = schema;
+        self.state.current_schema = match schema {
+            Some(s) => Some(crate::names::fold(&s, &self.state).into_owned()),
+            None => None,
+        };
+    }
+
+    /// Sets MySQL's `lower_case_table_names` (0 or 1) for this session's statements
+    /// ([`SessionState::lower_case_table_names`]); a server sets it once, before the first.
+    pub fn set_lower_case_table_names(&mut self, on: bool) {
+        self.state.lower_case_table_names = on;
+        if let Some(s) = self.state.current_schema.take() {
+            self.set_current_schema(Some(s));
+        }
     }
 
     /// The context.

@@ -290,3 +290,33 @@ fn sysbench_oltp_read_write() {
         locks(sql, expected);
     }
 }
+
+// --- Names ----------------------------------------------------------------------------------
+
+/// sql/sql_parse.cc, `Query_block::add_table_to_list` (and `sql/sql_db.cc` for schemas): with
+/// `lower_case_table_names=1` the schema and table names are folded before they become the
+/// MDL key, so `T` and `t` are one table; with 0 (MySQL on Linux) they are two.
+#[test]
+fn lower_case_table_names_folds_schema_and_table_names() {
+    let mut folded = SessionState::in_schema("Test");
+    folded.lower_case_table_names = true;
+    locks_in(
+        "SELECT * FROM CaseT JOIN Other.T2 ON 1",
+        &folded,
+        &[
+            "TABLE other.t2 SR TRANSACTION",
+            "TABLE test.caset SR TRANSACTION",
+        ],
+    );
+    locks_in(
+        "ALTER TABLE TEST.caset ADD COLUMN b INT",
+        &folded,
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "TABLE test.caset SU TRANSACTION",
+        ],
+    );
+    locks("SELECT * FROM CaseT", &["TABLE test.CaseT SR TRANSACTION"]);
+}

@@ -35,7 +35,7 @@ use mdl_core::{LockDuration, LockType, Namespace, LONG_TIMEOUT};
 use super::ddl::statement_name;
 use super::{Effect, LockedTable, Plan, SessionState, StatementKind};
 use crate::error::SqlError;
-use crate::names::{resolve_object, schema_name, schema_request, scoped, TableName};
+use crate::names::{resolve_in, resolve_object, schema_name, schema_request, scoped};
 use crate::recognize::{TableLock, TableLockMode};
 use crate::user_lock::user_lock_calls;
 
@@ -101,7 +101,7 @@ pub(super) fn control(s: &Statement, state: &SessionState) -> Result<Plan, SqlEr
             // (dd::Schema_MDL_locker::ensure_locked -> mdl_lock_schema, released when it
             // returns): a statement lock here. It waits for CREATE / DROP DATABASE.
             let mut p = Plan::new(K::Use);
-            let schema = schema_name(name)?;
+            let schema = schema_name(name, state)?;
             if !crate::names::is_lock_free_schema(&schema) {
                 p.requests
                     .push(schema_request(&schema, LockType::IX, LockDuration::Statement)?);
@@ -241,7 +241,7 @@ pub(super) fn show_create_table(
     state: &SessionState,
 ) -> Result<Plan, SqlError> {
     let mut p = Plan::new(StatementKind::Show);
-    let t = resolve_object(name, state.current_schema.as_deref())?;
+    let t = resolve_object(name, state)?;
     if t.is_lock_free() {
         return Ok(p);
     }
@@ -261,11 +261,10 @@ pub(super) fn show_create_table(
 pub(super) fn lock_tables(items: &[TableLock], state: &SessionState) -> Result<Plan, SqlError> {
     let mut p = Plan::new(StatementKind::LockTables);
     p.commits_before = true;
-    let cur = state.current_schema.as_deref();
     let mut locked = Vec::new();
     let mut write_schemas: Vec<String> = Vec::new();
     for it in items {
-        let t = TableName::resolve(it.schema.as_deref(), &it.table, cur)?;
+        let t = resolve_in(it.schema.as_deref(), &it.table, state)?;
         if !t.is_lock_free() {
             let ty = match it.mode {
                 TableLockMode::Read => LockType::SRO,
@@ -338,7 +337,7 @@ fn flush_tables_with_read_lock(
     }
     let mut locked = Vec::new();
     for n in tables {
-        let t = resolve_object(n, state.current_schema.as_deref())?;
+        let t = resolve_object(n, state)?;
         if !t.is_lock_free() {
             p.requests
                 .push(t.request(LockType::SNW, LockDuration::Transaction)?);

@@ -42,12 +42,11 @@ use mdl_core::{LockDuration, LockType, Namespace};
 
 use super::{Effect, Plan, SessionState, StatementKind, Upgrade};
 use crate::error::SqlError;
-use crate::names::{resolve_object, schema_name, schema_request, scoped, TableName};
+use crate::names::{resolve_in, resolve_object, schema_name, schema_request, scoped, TableName};
 use crate::tables::{read_refs, Access};
 
 pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError> {
-    let cur = state.current_schema.as_deref();
-    let resolve = |n: &ObjectName| resolve_object(n, cur);
+    let resolve = |n: &ObjectName| resolve_object(n, state);
     match s {
         Statement::CreateTable(c) => {
             if c.temporary {
@@ -141,7 +140,11 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
         | Statement::CreateSchema {
             schema_name: SchemaName::Simple(db_name),
             ..
-        } => schema_ddl(StatementKind::CreateSchema, &schema_name(db_name)?, state),
+        } => schema_ddl(
+            StatementKind::CreateSchema,
+            &schema_name(db_name, state)?,
+            state,
+        ),
         Statement::Drop {
             object_type: ObjectType::Schema | ObjectType::Database,
             names,
@@ -150,7 +153,7 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
             let [name] = names.as_slice() else {
                 return Err(SqlError::parse(&s.to_string(), 1));
             };
-            let schema = schema_name(name)?;
+            let schema = schema_name(name, state)?;
             let mut p = schema_ddl(StatementKind::DropSchema, &schema, state)?;
             p.tables_of_schema = Some(schema.clone());
             p.effect = Effect::DropSchema(schema);
@@ -167,7 +170,7 @@ pub(super) fn alter_table_keys(
     table: &str,
     state: &SessionState,
 ) -> Result<Plan, SqlError> {
-    let t = TableName::resolve(schema, table, state.current_schema.as_deref())?;
+    let t = resolve_in(schema, table, state)?;
     table_ddl(StatementKind::AlterTable, &[t], LockType::SU, state)
 }
 

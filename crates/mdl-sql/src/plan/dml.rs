@@ -70,10 +70,9 @@ pub(super) fn table_locks(
     refs: &[TableRef],
     state: &SessionState,
 ) -> Result<bool, SqlError> {
-    let current = state.current_schema.as_deref();
     let mut any_write = false;
     for r in refs {
-        let name = resolve_object(&r.name, current)?;
+        let name = resolve_object(&r.name, state)?;
         if name.is_lock_free() {
             continue;
         }
