@@ -473,7 +473,20 @@ async fn engine_step(
     let first = || sql.first().map(String::as_str).unwrap_or("");
     match kind {
         K::Select | K::Explain => db.run(first(), params, None),
-        K::Show => show_create(db, s, schema),
+        K::Show => match s {
+            Some(Statement::ExplainTable { table_name, .. }) => columns(db, table_name, schema),
+            Some(Statement::ShowColumns { show_options, .. }) => {
+                match show_options
+                    .show_in
+                    .as_ref()
+                    .and_then(|i| i.parent_name.as_ref())
+                {
+                    Some(name) => columns(db, name, schema),
+                    None => Err(ServerError::parse("SHOW COLUMNS")),
+                }
+            }
+            _ => show_create(db, s, schema),
+        },
         K::Insert | K::Update | K::Delete => {
             info.set_state("waiting for the engine's writer");
             db.take_writer(&info.kill).await?;
@@ -491,8 +504,20 @@ async fn engine_step(
         | K::CreateIndex
         | K::DropIndex => {
             db.take_writer(&info.kill).await?;
-            for q in sql {
-                db.run(q, params, None)?;
+            for (i, q) in sql.iter().enumerate() {
+                match db.run(q, params, None) {
+                    // MySQL's DROP TABLE of a missing table: ER_BAD_TABLE_ERROR.
+                    Err(e) if kind == K::DropTable && e.code == 1146 => {
+                        let (s, t) =
+                            (rw.and_then(|r| r.tables.get(i)).cloned()).unwrap_or_default();
+                        return Err(ServerError::new(
+                            1051,
+                            "42S02",
+                            format!("Unknown table '{s}.{t}'"),
+                        ));
+                    }
+                    r => r?,
+                };
             }
             db.release_writer();
             Ok(Output::OK)
@@ -561,6 +586,72 @@ fn schema_ddl(
 }
 
 /// `SHOW CREATE TABLE`: the engine's definition of the table.
+/// `DESCRIBE t` / `SHOW COLUMNS FROM t`: MySQL's columns `Field`, `Type`, `Null`, `Key`,
+/// `Default`, `Extra`, from SQLite's `table_info` (the type as declared; `PRI` for the primary
+/// key's columns). 1146 for a table that does not exist.
+fn columns(
+    db: &mut crate::engine::EngineConn,
+    name: &sqlparser::ast::ObjectName,
+    current: Option<String>,
+) -> Result<Output, ServerError> {
+    let parts: Vec<String> = (name.0.iter())
+        .map(|p| p.to_string().trim_matches('`').to_string())
+        .collect();
+    let (schema, table) = match parts.as_slice() {
+        [s, t] => (s.clone(), t.clone()),
+        [t] => match current {
+            Some(s) => (s, t.clone()),
+            None => return Err(ServerError::new(1046, "3D000", "No database selected")),
+        },
+        _ => return Err(ServerError::parse(&name.to_string())),
+    };
+    if !db.engine().has_schema(&schema) {
+        return Err(ServerError::unknown_database(&schema));
+    }
+    const SQL: &str = "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?, ?)";
+    let info = db.run(
+        SQL,
+        &[Value::Text(table.clone()), Value::Text(schema.clone())],
+        None,
+    )?;
+    let rows = match info {
+        Output::Rows(rs) if !rs.rows.is_empty() => rs.rows,
+        _ => {
+            return Err(ServerError::new(
+                1146,
+                "42S02",
+                format!("Table '{schema}.{table}' doesn't exist"),
+            ))
+        }
+    };
+    let text = |c: &Cell| match c {
+        Cell::Text(t) => t.clone(),
+        Cell::Int(i) => i.to_string(),
+        _ => String::new(),
+    };
+    let rows = (rows.iter())
+        .map(|r| {
+            let not_null = matches!(r.get(2), Some(Cell::Int(1)));
+            let pk = !matches!(r.get(4), Some(Cell::Int(0)) | None);
+            vec![
+                Cell::Text(r.first().map(text).unwrap_or_default()),
+                Cell::Text(r.get(1).map(text).unwrap_or_default().to_ascii_lowercase()),
+                Cell::Text(if not_null || pk { "NO" } else { "YES" }.into()),
+                Cell::Text(if pk { "PRI" } else { "" }.into()),
+                r.get(3).cloned().unwrap_or(Cell::Null),
+                Cell::Text(String::new()),
+            ]
+        })
+        .collect();
+    Ok(Output::Rows(ResultSet {
+        columns: ["Field", "Type", "Null", "Key", "Default", "Extra"]
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
+        rows,
+    }))
+}
+
 fn show_create(
     db: &mut crate::engine::EngineConn,
     s: Option<&Statement>,

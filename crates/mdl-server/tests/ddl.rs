@@ -54,6 +54,8 @@ async fn truncate_rename_and_a_drop_of_several_tables_run() {
     c.query_drop("DROP TABLE IF EXISTS ddl_b, ddl_c")
         .await
         .unwrap();
+    let (n, _) = code(c.query_drop("DROP TABLE ddl_nosuch").await);
+    assert_eq!(n, 1051, "MySQL's ER_BAD_TABLE_ERROR");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -111,4 +113,43 @@ async fn ddl_waits_for_a_transaction_whatever_the_case_of_the_name() {
     trx.query_drop("COMMIT").await.unwrap();
     ddl.query_drop("USE TEST").await.unwrap();
     ddl.query_drop("DROP TABLE CASET").await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn describe_and_show_columns_list_the_columns() {
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE TABLE ddl_cols (id INT PRIMARY KEY, name VARCHAR(20) NOT NULL, v INT DEFAULT 7)",
+    )
+    .await
+    .unwrap();
+    let expected = vec![
+        (
+            "id".to_string(),
+            "int".to_string(),
+            "NO".to_string(),
+            "PRI".to_string(),
+        ),
+        ("name".into(), "varchar(20)".into(), "NO".into(), "".into()),
+        ("v".into(), "int".into(), "YES".into(), "".into()),
+    ];
+    for stmt in [
+        "DESCRIBE ddl_cols",
+        "DESC test.ddl_cols",
+        "SHOW COLUMNS FROM ddl_cols",
+        "SHOW COLUMNS FROM ddl_cols FROM test",
+    ] {
+        let rows: Vec<(String, String, String, String, Option<String>, String)> = c
+            .query(stmt)
+            .await
+            .unwrap_or_else(|e| panic!("{stmt}: {e}"));
+        let got: Vec<_> = rows
+            .iter()
+            .map(|r| (r.0.clone(), r.1.clone(), r.2.clone(), r.3.clone()))
+            .collect();
+        assert_eq!(got, expected, "{stmt}");
+        assert_eq!(rows[2].4.as_deref(), Some("7"), "{stmt}");
+    }
+    assert_eq!(code(c.query_drop("DESCRIBE ddl_nosuch").await).0, 1146);
+    c.query_drop("DROP TABLE ddl_cols").await.unwrap();
 }
