@@ -48,6 +48,7 @@ mod pfs_views;
 mod processlist;
 mod rewrite;
 mod server;
+mod show_table;
 mod wire;
 
 pub use config::{FastPathFlag, HashFlag, Mode, ServerConfig};
