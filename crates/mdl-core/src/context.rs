@@ -474,17 +474,26 @@ impl MdlContext {
             .is_some()
     }
 
-    /// Whether this context holds any lock.
+    /// Whether this context holds any lock: a ticket, or a lock through a live [`LockGuard`].
     pub fn has_locks(&self) -> bool {
-        !self.store.is_empty()
+        !self.store.is_empty() || self.guard_count() != 0
     }
 
-    /// Number of tickets held, in all durations.
+    /// Number of locks this context holds: its tickets, in all durations, and its live
+    /// [`LockGuard`]s ([`MdlContext::guard_count`]).
     pub fn lock_count(&self) -> usize {
-        self.store.len()
+        self.store.len() + self.guard_count()
     }
 
-    /// Number of tickets held with `duration`.
+    /// Number of this context's live [`LockGuard`]s, wherever they are: made by
+    /// [`MdlContext::into_guard`] (or `acquire_guard`), not yet dropped or attached back, even
+    /// if another thread holds them. A guard counts until its drop has released its lock.
+    pub fn guard_count(&self) -> usize {
+        self.shared.guards.load(Ordering::Relaxed)
+    }
+
+    /// Number of tickets held with `duration` (a guard's lock is not counted: the guard, not
+    /// a duration, decides when it is released).
     pub fn lock_count_of(&self, duration: LockDuration) -> usize {
         self.store.len_of(duration)
     }

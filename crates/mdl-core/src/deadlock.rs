@@ -67,8 +67,8 @@ pub enum DeadlockSearch {
     /// any requester counts as a deadlock.
     EveryWait,
     /// The default: a wait searches only if another request already waits for its requester
-    /// (checked on the lock it waits for and on up to 16 locks it holds; a context holding more
-    /// always searches). The same deadlocks are found, by the same searches, with the same
+    /// (checked on the lock it waits for and on up to 16 locks it holds; a context holding more,
+    /// or holding any [`crate::LockGuard`], always searches). The same deadlocks are found, by the same searches, with the same
     /// victims; what is lost is only MySQL's [`MAX_SEARCH_DEPTH`] verdict for a requester that
     /// nobody waits for, which was never a real deadlock.
     #[default]

@@ -6,8 +6,11 @@
 //!
 //! Protocol: `serial`, `id`, `tag` and `owner` never change. The wait slot has its own mutex
 //! (see [`crate::wait`]). `killed` is raised by any thread ([`crate::MdlManager::kill`],
-//! [`crate::KillHandle`]) and cleared by the owning thread; `force_dml_weight` and `needs_thr_lock_abort` are written by the owning thread
-//! and read by others (relaxed: they are hints for decisions taken under a lock object's lock).
+//! [`crate::KillHandle`]) and cleared by the owning thread; `force_dml_weight` and
+//! `needs_thr_lock_abort` are written by the owning thread and read by others (relaxed: they are
+//! hints for decisions taken under a lock object's lock). `guards` counts the context's live
+//! owned guards: raised by the owning thread, lowered by whichever thread drops one (relaxed: a
+//! count the owning thread reads to decide whether it holds locks outside its ticket store).
 //! `label` is written by the owning thread and read by diagnostics, under its own mutex.
 //! `deadlock` is written by the deadlock search that picks this context as a victim (holding
 //! the wait-for graph's mutex) before it sets the wait slot, and taken by the owning thread after
@@ -34,7 +37,7 @@ use crate::error::{MdlError, Result};
 use crate::fast_path::MAX_TAG;
 use crate::instrument::{ContextRows, RetiredRows};
 use crate::owner::MdlOwner;
-use crate::sync::{AtomicBool, AtomicU64, Mutex};
+use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Mutex};
 use crate::types::ContextId;
 use crate::wait::{KillFlag, WaitSlot};
 
@@ -57,6 +60,11 @@ pub(crate) struct ContextShared {
     /// Granted through a closed grant gate (`gate.rs`); written by the owning thread.
     pub(crate) gate_exempt: AtomicBool,
     pub(crate) needs_thr_lock_abort: AtomicBool,
+    /// This context's live [`crate::LockGuard`]s: raised by the owning thread when it makes
+    /// one, lowered by whichever thread drops one, after its lock is released. Relaxed: the
+    /// owning thread reads its own increments, and a drop it has not seen yet only makes it
+    /// count a lock it no longer holds (a deadlock search it could have skipped).
+    pub(crate) guards: AtomicUsize,
     pub(crate) owner: Option<Arc<dyn MdlOwner>>,
     /// What the owner calls this context (connection id, user@host, statement).
     label: Mutex<Option<Arc<str>>>,
@@ -108,6 +116,7 @@ impl ContextShared {
             force_dml_weight: AtomicBool::new(false),
             gate_exempt: AtomicBool::new(false),
             needs_thr_lock_abort: AtomicBool::new(false),
+            guards: AtomicUsize::new(0),
             owner,
             label: Mutex::new(None),
             deadlock: Mutex::new(None),

@@ -313,24 +313,29 @@ impl MdlOwner for NoCommitOrder {
     }
 }
 
-/// A context of an owner without commit-order waiters, on its own thread: takes X on `t`,
-/// reports its id, waits for `go`, then asks for S on `acl` and rolls back.
+/// A context of an owner without commit-order waiters, on its own thread: takes X on `t` (as
+/// a ticket, or `through_guard`), reports its id, waits for `go`, then asks for S on `acl`
+/// (for at most 10 s) and rolls back.
 fn spawn_acl_reader(
     m: &std::sync::Arc<MdlManager>,
     t: &MdlKey,
     acl: &MdlKey,
     go: Receiver<()>,
+    through_guard: bool,
 ) -> (std::thread::JoinHandle<Result<()>>, ContextId) {
     let m2 = m.clone();
     let (t2, acl2) = (t.clone(), acl.clone());
     let (tx, rx) = std::sync::mpsc::channel();
     let a = std::thread::spawn(move || {
         let mut c = m2.new_context_with_owner(std::sync::Arc::new(NoCommitOrder));
-        c.acquire(&treq(&t2, LockType::X), LONG).unwrap();
+        let held = c.acquire(&treq(&t2, LockType::X), LONG).unwrap();
+        let guard = through_guard.then(|| c.into_guard(held).unwrap());
         tx.send(c.id()).unwrap();
         go.recv().unwrap();
-        let r = c.acquire(&treq(&acl2, LockType::S), LONG).map(|_| ());
+        let wait = std::time::Duration::from_secs(10);
+        let r = c.acquire(&treq(&acl2, LockType::S), wait).map(|_| ());
         c.release_transactional_locks();
+        drop(guard);
         r
     });
     let a_id = recv(&rx);
@@ -346,7 +351,7 @@ fn acl_cache_shared_request_delays_detection_but_still_finds_the_deadlock() {
     let t = table("t");
     let b = Worker::holding(&m, &acl, LockType::X);
     let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
-    let (a, a_id) = spawn_acl_reader(&m, &t, &acl, go_rx);
+    let (a, a_id) = spawn_acl_reader(&m, &t, &acl, go_rx, false);
     go_tx.send(()).unwrap();
     wait_pending(&m, a_id, &acl, LockType::S);
     // B closes the cycle: its own search finds it at once; A (S on ACL_CACHE: DML weight 25)
@@ -360,7 +365,24 @@ fn acl_cache_shared_request_delays_detection_but_still_finds_the_deadlock() {
     // found after about a second, A again the victim.
     let b = Worker::new(&m);
     let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
-    let (a, _) = spawn_acl_reader(&m, &t, &acl, go_rx);
+    let (a, _) = spawn_acl_reader(&m, &t, &acl, go_rx, false);
+    b.hold(&acl, LockType::X);
+    let b_rx = wait_for(&b, &m, &t, LockType::X);
+    go_tx.send(()).unwrap();
+    assert_eq!(a.join().unwrap().kinded(), Err(ErrorKind::Deadlock));
+    recv(&b_rx).unwrap();
+}
+
+#[test]
+fn delayed_detection_runs_for_a_context_holding_only_guards() {
+    // As the reverse order above, A's lock on `t` held through a guard: a context whose locks
+    // are all guards still holds locks, so its ACL_CACHE S wait searches after a second.
+    let m = mgr();
+    let acl = MdlKey::singleton(Namespace::AclCache).unwrap();
+    let t = table("t");
+    let b = Worker::new(&m);
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let (a, _) = spawn_acl_reader(&m, &t, &acl, go_rx, true);
     b.hold(&acl, LockType::X);
     let b_rx = wait_for(&b, &m, &t, LockType::X);
     go_tx.send(()).unwrap();

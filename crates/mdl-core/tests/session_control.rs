@@ -280,7 +280,12 @@ fn guards_are_owned_moved_and_released_by_whoever_drops_them() {
         assert_eq!(g1.lock_type(), LockType::SR);
         assert_eq!(g1.duration(), LockDuration::Statement);
         assert_eq!(g1.context_id(), ctx.id());
-        assert_eq!(ctx.lock_count(), 1, "guards are not the context's tickets");
+        assert_eq!(
+            ctx.lock_count_of(LockDuration::Statement),
+            1,
+            "guards are not tickets"
+        );
+        assert_eq!((ctx.lock_count(), ctx.guard_count()), (3, 2));
         // Duration-based releases leave a guard's lock alone.
         let sp = ctx.savepoint();
         ctx.rollback_to_savepoint(sp).unwrap();
@@ -398,6 +403,41 @@ fn a_guard_is_seen_by_deadlock_detection() {
         assert!(recv(&rb).is_ok());
         b.release_all();
         a.release_all();
+        assert_clean_after(&mgr, (a, b));
+    }
+}
+
+#[test]
+fn a_cycle_closed_by_a_context_holding_only_a_guard_is_found() {
+    // Under the default `DeadlockSearch::WhenWaitedFor` a waiter searches only if someone waits
+    // for a lock it holds: its guards' locks count. A holds t1 through a guard; B holds t2 and
+    // waits for X on t1; A's X on t2 closes the cycle, and only A's own search can see it.
+    const WAIT: Duration = Duration::from_secs(5);
+    for mgr in managers_per_mode() {
+        let (t1, t2) = (table("t1"), table("t2"));
+        let a = Worker::new(&mgr);
+        let ga = a.run(|c| {
+            c.acquire_guard(&treq(&table("t1"), LockType::SR), LONG)
+                .unwrap()
+        });
+        a.run(|c| {
+            assert!(c.has_locks(), "a guard's lock is the context's lock");
+            assert_eq!((c.lock_count(), c.guard_count()), (1, 1));
+        });
+        let b = Worker::holding(&mgr, &t2, LockType::SR);
+        let rb = b.start(move |c| c.acquire(&treq(&t1, LockType::X), WAIT).map(|_| ()));
+        wait_pending(&mgr, b.id, &table("t1"), LockType::X);
+        let ra = a.start(move |c| c.acquire(&treq(&t2, LockType::X), WAIT).map(|_| ()));
+        // Equal weights (DDL): the requester that searched, A, is the victim.
+        match recv(&ra) {
+            Err(MdlError::Deadlock(d)) => assert_eq!(d.victim, a.id),
+            other => panic!("not a deadlock: {other:?}"),
+        }
+        assert_eq!(mgr.deadlocks().len(), 1);
+        drop(ga);
+        assert!(recv(&rb).is_ok());
+        a.run(|c| assert!(!c.has_locks() && c.guard_count() == 0));
+        b.release_all();
         assert_clean_after(&mgr, (a, b));
     }
 }

@@ -18,6 +18,12 @@
 //! (statement or transaction end, savepoints, dropping the context) touches a guard's lock; a
 //! guard may outlive its context. [`MdlContext::attach`] turns a guard back into a ticket (to
 //! upgrade it, for instance).
+//!
+//! A guard's lock is still its context's lock: the context counts its live guards
+//! ([`MdlContext::guard_count`], in [`MdlContext::has_locks`]), which is how a wait of the
+//! context knows that someone may be waiting for it and searches for a deadlock. The count
+//! lives in the shared part, so a guard dropped on any thread, even after its context ended,
+//! lowers it.
 
 use std::fmt;
 use std::sync::Arc;
@@ -30,6 +36,7 @@ use crate::lock::{Hold, LockObject, Request};
 use crate::manager::MdlManager;
 use crate::request::{guard_ticket_id, MdlRequest, Ticket};
 use crate::shared::ContextShared;
+use crate::sync::Ordering;
 use crate::ticket_store::TicketData;
 use crate::types::{ContextId, LockDuration, LockType};
 
@@ -78,17 +85,19 @@ impl LockGuard {
 
 impl Drop for LockGuard {
     fn drop(&mut self) {
-        if self.attached {
-            return;
+        if !self.attached {
+            let unused = self
+                .lock
+                .remove_entry(self.entry, self.mgr.env.max_write_lock_count);
+            if unused && !self.lock.singleton {
+                let mut rand = self.ctx.serial.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                self.mgr.map.object_unused(&mut rand);
+            }
         }
-        let unused = self
-            .lock
-            .remove_entry(self.entry, self.mgr.env.max_write_lock_count);
-        if unused && !self.lock.singleton {
-            let mut rand = self.ctx.serial.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-            self.mgr.map.object_unused(&mut rand);
-        }
-        if self.hton_notified {
+        // After the release (while the count includes this guard, its context counts the
+        // lock), before the owner's hook, which may panic.
+        self.ctx.guards.fetch_sub(1, Ordering::Relaxed);
+        if !self.attached && self.hton_notified {
             if let Some(owner) = &self.ctx.owner {
                 owner.notify_hton_post_release_exclusive(&self.lock.key);
             }
@@ -159,6 +168,7 @@ impl MdlContext {
             .lock
             .detach(&self.mgr.env, &request, hold);
         let t = self.store.remove(slot);
+        self.shared.guards.fetch_add(1, Ordering::Relaxed);
         Ok(LockGuard {
             mgr: self.mgr.clone(),
             ctx: self.shared.clone(),

@@ -162,7 +162,7 @@ impl MdlContext {
             && owner.is_some_and(|o| !o.might_have_commit_order_waiters());
         w.needs_notification = needs_notification;
         w.connection_check = ns.needs_connection_check() && owner.is_some();
-        w.delayed_detection = skip_detection && !self.store.is_empty();
+        w.delayed_detection = skip_detection && self.has_locks();
         let search = match self.mgr.config.deadlock_search {
             DeadlockSearch::EveryWait => true,
             DeadlockSearch::WhenWaitedFor => self.may_close_cycle(&w.p),
@@ -177,10 +177,12 @@ impl MdlContext {
     /// for it, on a lock it holds or behind its pending request. A request that queues later
     /// sees this context's edge in its own search. The edge is published before the queues are
     /// read here, so no waiter falls between the two. A context holding many tickets searches
-    /// without checking them.
+    /// without checking them, and so does one holding a [`crate::LockGuard`]: a guard's lock is
+    /// not in the ticket store, and the lock objects' queues do not say whose they are without
+    /// their locks.
     fn may_close_cycle(&self, p: &Pending) -> bool {
         const CHECKED_TICKETS: usize = 16;
-        if self.store.len() > CHECKED_TICKETS {
+        if self.store.len() > CHECKED_TICKETS || self.guard_count() != 0 {
             return true;
         }
         {
