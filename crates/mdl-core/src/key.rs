@@ -182,12 +182,16 @@ impl fmt::Debug for MdlKey {
 }
 
 impl fmt::Display for MdlKey {
+    /// The namespace and the names the key has: ``GLOBAL``, ``SCHEMA `test` ``,
+    /// ``TABLE `test`.`t1` ``, ``USER LEVEL LOCK `app` ``,
+    /// ``COLUMN STATISTICS `db`.`t`.`c` ``.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ", self.namespace().object_type_name())?;
+        f.write_str(self.namespace().object_type_name())?;
         match (self.schema(), self.name()) {
             ("", "") => Ok(()),
-            ("", n) => write!(f, "`{n}`"),
-            (s, n) => write!(f, "`{s}`.`{n}`"),
+            ("", n) => write!(f, " `{n}`"),
+            (s, "") => write!(f, " `{s}`"),
+            (s, n) => write!(f, " `{s}`.`{n}`"),
         }?;
         if let Some(c) = self.column() {
             write!(f, ".`{c}`")?;
@@ -208,5 +212,24 @@ mod tests {
         let g = MdlKey::from_checked_parts(Namespace::Global, "", "", None);
         assert_eq!(g.as_bytes(), b"\0\0\0");
         assert_eq!(g.column(), None);
+    }
+
+    #[test]
+    fn display_names_only_the_parts_a_key_has() {
+        let key = |ns, s, n, c| MdlKey::from_checked_parts(ns, s, n, c).to_string();
+        assert_eq!(key(Namespace::Global, "", "", None), "GLOBAL");
+        assert_eq!(key(Namespace::Schema, "test", "", None), "SCHEMA `test`");
+        assert_eq!(
+            key(Namespace::Table, "test", "t1", None),
+            "TABLE `test`.`t1`"
+        );
+        assert_eq!(
+            key(Namespace::UserLevelLock, "", "app", None),
+            "USER LEVEL LOCK `app`"
+        );
+        assert_eq!(
+            key(Namespace::ColumnStatistics, "db", "t", Some("c")),
+            "COLUMN STATISTICS `db`.`t`.`c`"
+        );
     }
 }
