@@ -56,15 +56,18 @@ pub enum MdlError {
     /// The storage-engine pre-acquire notification refused an exclusive lock
     /// (`ER_LOCK_REFUSED_BY_ENGINE`, 3177).
     RefusedByEngine,
-    /// A schema, object or column name is longer than 64 characters (MySQL's `NAME_CHAR_LEN`).
+    /// A schema, object or column name is longer than 64 characters (MySQL's `NAME_CHAR_LEN`;
+    /// reported as `ER_TOO_LONG_IDENT`, 1059).
     NameTooLong {
-        /// Which part of the key was too long (`"schema"`, `"name"` or `"column"`).
-        part: &'static str,
+        /// Which of the key's names was too long.
+        part: KeyPart,
+        /// The name.
+        name: Box<str>,
         /// Its length in characters.
         chars: usize,
     },
-    /// A key is malformed: a name contains a NUL byte, or a pre-allocated singleton namespace
-    /// (GLOBAL, COMMIT, BACKUP_LOCK, ACL_CACHE) was given a non-empty name.
+    /// A key is malformed: a name contains a NUL byte (the text says which), or a pre-allocated
+    /// singleton namespace (GLOBAL, COMMIT, BACKUP_LOCK, ACL_CACHE) was given a non-empty name.
     InvalidKey(&'static str),
     /// The lock type cannot be used in this namespace: scoped namespaces take only IX, S and X;
     /// object namespaces take every type but IX.
@@ -99,6 +102,30 @@ pub enum MdlError {
     /// the manager is not serving locks there for now.
     /// The payload names the request (no blockers, no wait).
     GrantsClosed(Box<WaitError>),
+}
+
+/// Which of a key's names an error is about ([`MdlError::NameTooLong`]): the parts of
+/// [`MdlKey::schema`], [`MdlKey::name`] and [`MdlKey::column`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum KeyPart {
+    /// The schema (database) name.
+    Schema,
+    /// The object's name (a table's, a function's, a user-level lock's...).
+    Name,
+    /// The column name of a COLUMN_STATISTICS key.
+    Column,
+}
+
+impl fmt::Display for KeyPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            KeyPart::Schema => "schema",
+            KeyPart::Name => "name",
+            KeyPart::Column => "column",
+        })
+    }
 }
 
 /// The kind of an [`MdlError`], without its payload: for matching and comparing.
@@ -283,9 +310,12 @@ impl fmt::Display for MdlError {
                 write_wait(f, w)
             }
             MdlError::RefusedByEngine => f.write_str("Lock acquisition refused by storage engine."),
-            MdlError::NameTooLong { part, chars } => {
-                write!(f, "{part} name is {chars} characters long; the limit is 64")
-            }
+            // MySQL's ER_TOO_LONG_IDENT, with which name and how long.
+            MdlError::NameTooLong { part, name, chars } => write!(
+                f,
+                "Identifier name '{name}' is too long (the key's {part} has {chars} characters; \
+                 the limit is 64)"
+            ),
             MdlError::InvalidKey(why) => write!(f, "invalid metadata lock key: {why}"),
             MdlError::InvalidLockType {
                 namespace,
@@ -317,3 +347,16 @@ impl std::error::Error for MdlError {}
 
 /// Shorthand for results of the lock manager.
 pub type Result<T, E = MdlError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_stay_small() {
+        // Every `Result` of the lock manager carries one: large payloads are boxed, and a name
+        // too long is a `Box<str>` next to a one-byte part.
+        assert!(std::mem::size_of::<MdlError>() <= 32);
+        assert!(std::mem::size_of::<Result<crate::Ticket>>() <= 32);
+    }
+}

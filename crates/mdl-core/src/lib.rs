@@ -174,7 +174,7 @@ pub use context::{
 };
 pub use deadlock::{DeadlockSearch, MAX_SEARCH_DEPTH, WAIT_SECONDS_BUCKETS};
 pub use diagnostics::{LockEntryInfo, WaitCounters};
-pub use error::{DeadlockError, ErrorKind, MdlError, Result, WaitError};
+pub use error::{DeadlockError, ErrorKind, KeyPart, MdlError, Result, WaitError};
 pub use fast_path::FastPath;
 #[doc(hidden)]
 pub use fast_path::SLOTS_PER_GROUP;

@@ -5,7 +5,7 @@
 //! The key type itself (`key.rs`) sits below [`MdlError`], whose payloads name keys; these
 //! constructors sit above it, so the two modules do not depend on each other.
 
-use crate::error::{MdlError, Result};
+use crate::error::{KeyPart, MdlError, Result};
 use crate::key::MdlKey;
 use crate::types::Namespace;
 
@@ -39,7 +39,7 @@ impl MdlKey {
     pub fn singleton(namespace: Namespace) -> Result<MdlKey> {
         if !namespace.is_singleton() {
             return Err(MdlError::InvalidKey(
-                "namespace is not a singleton namespace",
+                "only GLOBAL, COMMIT, BACKUP_LOCK and ACL_CACHE are singleton namespaces",
             ));
         }
         Self::checked(namespace, "", "", None)
@@ -54,10 +54,10 @@ impl MdlKey {
     }
 
     fn checked(ns: Namespace, schema: &str, name: &str, column: Option<&str>) -> Result<MdlKey> {
-        check_name("schema", schema)?;
-        check_name("name", name)?;
+        check_name(KeyPart::Schema, schema)?;
+        check_name(KeyPart::Name, name)?;
         if let Some(c) = column {
-            check_name("column", c)?;
+            check_name(KeyPart::Column, c)?;
         }
         if ns.is_singleton() && !(schema.is_empty() && name.is_empty()) {
             return Err(MdlError::InvalidKey(
@@ -68,15 +68,23 @@ impl MdlKey {
     }
 }
 
-fn check_name(part: &'static str, s: &str) -> Result<()> {
+fn check_name(part: KeyPart, s: &str) -> Result<()> {
     if s.len() > NAME_CHAR_LEN {
         let chars = s.chars().count();
         if chars > NAME_CHAR_LEN {
-            return Err(MdlError::NameTooLong { part, chars });
+            return Err(MdlError::NameTooLong {
+                part,
+                name: s.into(),
+                chars,
+            });
         }
     }
     if s.as_bytes().contains(&0) {
-        return Err(MdlError::InvalidKey("names cannot contain NUL bytes"));
+        return Err(MdlError::InvalidKey(match part {
+            KeyPart::Schema => "the schema name contains a NUL byte",
+            KeyPart::Name => "the object name contains a NUL byte",
+            KeyPart::Column => "the column name contains a NUL byte",
+        }));
     }
     Ok(())
 }
@@ -98,7 +106,8 @@ mod tests {
         assert_eq!(
             MdlKey::new(Namespace::Table, "d", &"é".repeat(65)).unwrap_err(),
             MdlError::NameTooLong {
-                part: "name",
+                part: KeyPart::Name,
+                name: "é".repeat(65).into(),
                 chars: 65
             }
         );

@@ -11,26 +11,32 @@ fn names_longer_than_64_characters() {
     let ok = "x".repeat(NAME_CHAR_LEN);
     let long = "x".repeat(NAME_CHAR_LEN + 1);
     assert!(MdlKey::new(Namespace::Table, &ok, &ok).is_ok());
+    let too_long = |part, chars| MdlError::NameTooLong {
+        part,
+        name: long.as_str().into(),
+        chars,
+    };
     assert_eq!(
         MdlKey::new(Namespace::Table, &long, "t").unwrap_err(),
-        MdlError::NameTooLong {
-            part: "schema",
-            chars: 65
-        }
+        too_long(KeyPart::Schema, 65)
     );
     assert_eq!(
         MdlKey::new(Namespace::Table, "db", &long).unwrap_err(),
-        MdlError::NameTooLong {
-            part: "name",
-            chars: 65
-        }
+        too_long(KeyPart::Name, 65)
     );
     assert_eq!(
         MdlKey::column_statistics("db", "t", &long).unwrap_err(),
-        MdlError::NameTooLong {
-            part: "column",
-            chars: 65
-        }
+        too_long(KeyPart::Column, 65)
+    );
+    // The message names the name, as MySQL's ER_TOO_LONG_IDENT does, and which part it is.
+    assert_eq!(
+        MdlKey::new(Namespace::Table, "db", &long)
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "Identifier name '{long}' is too long (the key's name has 65 characters; \
+             the limit is 64)"
+        )
     );
     // Characters, not bytes: 64 four-byte characters are fine.
     let wide = "𝄞".repeat(64);
@@ -56,14 +62,20 @@ fn names_longer_than_64_characters() {
 
 #[test]
 fn malformed_keys() {
-    assert!(matches!(
-        MdlKey::new(Namespace::Table, "a\0b", "t"),
-        Err(MdlError::InvalidKey(_))
-    ));
-    assert!(matches!(
-        MdlKey::new(Namespace::Table, "db", "t\0"),
-        Err(MdlError::InvalidKey(_))
-    ));
+    // The message says which name holds the NUL.
+    let nul = |k: Result<MdlKey>| k.unwrap_err().to_string();
+    assert_eq!(
+        nul(MdlKey::new(Namespace::Table, "a\0b", "t")),
+        "invalid metadata lock key: the schema name contains a NUL byte"
+    );
+    assert_eq!(
+        nul(MdlKey::new(Namespace::Table, "db", "t\0")),
+        "invalid metadata lock key: the object name contains a NUL byte"
+    );
+    assert_eq!(
+        nul(MdlKey::column_statistics("db", "t", "\0")),
+        "invalid metadata lock key: the column name contains a NUL byte"
+    );
     for ns in [
         Namespace::Global,
         Namespace::Commit,

@@ -10,8 +10,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    EngineRefusal, ErrorKind, HolderInfo, KillScope, LockDuration, LockType, MdlError, MdlKey,
-    MdlOwner, Namespace, Strategy, NAME_CHAR_LEN,
+    EngineRefusal, ErrorKind, HolderInfo, KeyPart, KillScope, LockDuration, LockType, MdlError,
+    MdlKey, MdlOwner, Namespace, Strategy, NAME_CHAR_LEN,
 };
 use mdl_reference::support::{
     assert_clean, assert_clean_after, can_take, managers_per_mode, mgr, one_context, req,
@@ -210,21 +210,24 @@ fn over_long_and_malformed_names() {
         assert_eq!(
             MdlKey::new(ns, "db", &long).unwrap_err(),
             MdlError::NameTooLong {
-                part: "name",
+                part: KeyPart::Name,
+                name: long.as_str().into(),
                 chars: 65
             }
         );
         assert_eq!(
             MdlKey::new(ns, &long, "t").unwrap_err(),
             MdlError::NameTooLong {
-                part: "schema",
+                part: KeyPart::Schema,
+                name: long.as_str().into(),
                 chars: 65
             }
         );
         assert_eq!(
             MdlKey::new(ns, "db", &huge).unwrap_err(),
             MdlError::NameTooLong {
-                part: "name",
+                part: KeyPart::Name,
+                name: huge.as_str().into(),
                 chars: 100_000
             }
         );
@@ -236,7 +239,8 @@ fn over_long_and_malformed_names() {
     assert_eq!(
         MdlKey::column_statistics("db", "t", &long).unwrap_err(),
         MdlError::NameTooLong {
-            part: "column",
+            part: KeyPart::Column,
+            name: long.as_str().into(),
             chars: 65
         }
     );

@@ -128,7 +128,7 @@ impl SqlError {
         SqlError::new(
             Self::TOO_LONG_IDENT,
             "42000",
-            format!("Identifier name '{name}' is too long"),
+            format!("Identifier name '{}' is too long", str_arg(name, 100)),
         )
     }
 
@@ -229,6 +229,13 @@ impl From<MdlError> for SqlError {
     /// [`SqlError::mdl`]), 1059 for a name too long, and `ER_UNKNOWN_ERROR` (1105) with the
     /// lock manager's text for misuse of its API, which a correct caller never sees.
     fn from(e: MdlError) -> SqlError {
+        if let MdlError::NameTooLong { name, .. } = &e {
+            let too_long = SqlError::too_long_ident(name);
+            return SqlError {
+                mdl: Some(e),
+                ..too_long
+            };
+        }
         let (code, sqlstate, message) = match e.kind() {
             ErrorKind::Timeout => (
                 Self::LOCK_WAIT_TIMEOUT,
@@ -250,11 +257,6 @@ impl From<MdlError> for SqlError {
                 "HY000",
                 "Lock acquisition refused by storage engine.".to_string(),
             ),
-            ErrorKind::NameTooLong => (
-                Self::TOO_LONG_IDENT,
-                "42000",
-                format!("Identifier name is too long ({e})"),
-            ),
             _ => (1105, "HY000", e.to_string()),
         };
         SqlError {
@@ -264,6 +266,20 @@ impl From<MdlError> for SqlError {
             mdl: Some(e),
         }
     }
+}
+
+/// A string argument as MySQL's messages print it with `%-.<max_bytes>s`: at most `max_bytes`
+/// bytes, cut before a character that would not fit (`strings/my_vsnprintf.cc`,
+/// `process_str_arg`).
+fn str_arg(s: &str, max_bytes: usize) -> &str {
+    if s.len() <= max_bytes {
+        return s;
+    }
+    let end = (0..=max_bytes)
+        .rev()
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(0);
+    &s[..end]
 }
 
 impl fmt::Display for SqlError {
@@ -281,5 +297,38 @@ impl fmt::Display for SqlError {
 impl std::error::Error for SqlError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         self.mdl.as_ref().map(|e| e as _)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mdl_core::{MdlKey, Namespace};
+
+    /// MySQL's `ER_TOO_LONG_IDENT`: "Identifier name '%-.100s' is too long" (42000), at most
+    /// 100 bytes of the name, cut at a character (`strings/my_vsnprintf.cc`,
+    /// `process_str_arg`: `strnlen(par, width)`, then `well_formed_len`).
+    #[test]
+    fn a_name_too_long_for_a_key_is_mysqls_too_long_ident() {
+        let message = |name: &str| {
+            let e = SqlError::from(MdlKey::new(Namespace::Table, "test", name).unwrap_err());
+            assert_eq!((e.code(), e.sqlstate()), (1059, "42000"));
+            e.message().to_string()
+        };
+        let long = "x".repeat(65);
+        assert_eq!(
+            message(&long),
+            format!("Identifier name '{long}' is too long")
+        );
+        let huge = "é".repeat(80); // 160 bytes: 50 characters fit in 100
+        assert_eq!(
+            message(&huge),
+            format!("Identifier name '{}' is too long", "é".repeat(50))
+        );
+        let odd = format!("x{}", "é".repeat(80)); // the 100th byte splits a character
+        assert_eq!(
+            message(&odd),
+            format!("Identifier name 'x{}' is too long", "é".repeat(49))
+        );
     }
 }
