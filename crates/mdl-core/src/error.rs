@@ -16,7 +16,8 @@ use crate::types::{ContextId, LockDuration, LockType, Namespace};
 /// Everything that can go wrong when using the lock manager.
 ///
 /// The first four variants are the outcomes of a lock wait and map to MySQL's error codes
-/// (see [`MdlError::mysql_error_code`]); the others report misuse of the API. No operation of
+/// (see [`MdlError::mysql_error_code`]), as do a name too long, an unknown context id and
+/// closed grants; the others report misuse of the API. No operation of
 /// the lock manager panics on bad input: it returns one of these instead, and leaves every lock
 /// the context held untouched.
 ///
@@ -152,6 +153,24 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 14] = [
+        ErrorKind::Timeout,
+        ErrorKind::Deadlock,
+        ErrorKind::Killed,
+        ErrorKind::RefusedByEngine,
+        ErrorKind::NameTooLong,
+        ErrorKind::InvalidKey,
+        ErrorKind::InvalidLockType,
+        ErrorKind::InvalidTicket,
+        ErrorKind::InvalidSavepoint,
+        ErrorKind::InvalidLockChange,
+        ErrorKind::InvalidConfig,
+        ErrorKind::ContextIdInUse,
+        ErrorKind::UnknownContext,
+        ErrorKind::GrantsClosed,
+    ];
+
     /// The MySQL error code of errors of this kind, where one exists.
     pub fn mysql_error_code(self) -> Option<u32> {
         match self {
@@ -159,6 +178,7 @@ impl ErrorKind {
             ErrorKind::Deadlock => Some(1213),
             ErrorKind::Killed => Some(1317),
             ErrorKind::RefusedByEngine => Some(3177),
+            ErrorKind::NameTooLong => Some(1059),
             ErrorKind::UnknownContext => Some(1094),
             ErrorKind::GrantsClosed => Some(3032),
             _ => None,

@@ -238,6 +238,9 @@ fn errors_display_and_codes() {
         (ErrorKind::Deadlock, Some(1213)),
         (ErrorKind::Killed, Some(1317)),
         (ErrorKind::RefusedByEngine, Some(3177)),
+        (ErrorKind::NameTooLong, Some(1059)),
+        (ErrorKind::UnknownContext, Some(1094)),
+        (ErrorKind::GrantsClosed, Some(3032)),
         (ErrorKind::InvalidTicket, None),
     ] {
         assert_eq!(k.mysql_error_code(), code);

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use mdl_core::{ErrorKind, MdlError};
+use mdl_core::MdlError;
 
 /// A MySQL error: what a server sends to its client (code, SQLSTATE, message), plus the lock
 /// manager's error when one caused it.
@@ -34,10 +34,14 @@ impl SqlError {
     pub const PARSE_ERROR: u16 = 1064;
     /// `ER_EMPTY_QUERY`.
     pub const EMPTY_QUERY: u16 = 1065;
+    /// `ER_NO_SUCH_THREAD`: KILL of an unknown connection id.
+    pub const NO_SUCH_THREAD: u16 = 1094;
     /// `ER_TABLE_NOT_LOCKED_FOR_WRITE`: a write to a table LOCK TABLES locked for READ.
     pub const TABLE_NOT_LOCKED_FOR_WRITE: u16 = 1099;
     /// `ER_TABLE_NOT_LOCKED`: a table missing from the LOCK TABLES list.
     pub const TABLE_NOT_LOCKED: u16 = 1100;
+    /// `ER_UNKNOWN_ERROR`: a lock-manager error with no MySQL code (misuse of its API).
+    pub const UNKNOWN_ERROR: u16 = 1105;
     /// `ER_LOCK_OR_ACTIVE_TRANSACTION`.
     pub const LOCK_OR_ACTIVE_TRANSACTION: u16 = 1192;
     /// `ER_LOCK_WAIT_TIMEOUT`.
@@ -56,6 +60,8 @@ impl SqlError {
     pub const SP_DOES_NOT_EXIST: u16 = 1305;
     /// `ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION`.
     pub const READ_ONLY_TRANSACTION: u16 = 1792;
+    /// `ER_SERVER_OFFLINE_MODE`: grants closed in the request's namespace.
+    pub const SERVER_OFFLINE_MODE: u16 = 3032;
     /// `ER_USER_LOCK_WRONG_NAME`: an empty or NULL user-level lock name.
     pub const USER_LOCK_WRONG_NAME: u16 = 3057;
     /// `ER_USER_LOCK_DEADLOCK`: GET_LOCK chosen as a deadlock victim.
@@ -125,11 +131,7 @@ impl SqlError {
     }
 
     pub(crate) fn too_long_ident(name: &str) -> SqlError {
-        SqlError::new(
-            Self::TOO_LONG_IDENT,
-            "42000",
-            format!("Identifier name '{}' is too long", str_arg(name, 100)),
-        )
+        SqlError::new(Self::TOO_LONG_IDENT, "42000", too_long_ident_text(name))
     }
 
     pub(crate) fn table_not_locked(alias: &str) -> SqlError {
@@ -224,40 +226,46 @@ impl SqlError {
 }
 
 impl From<MdlError> for SqlError {
-    /// The MySQL error a server reports for a lock-manager error: 1205, 1213, 1317, 3177 for
-    /// the outcomes of a wait (with MySQL's message text: the blockers stay in
-    /// [`SqlError::mdl`]), 1059 for a name too long, and `ER_UNKNOWN_ERROR` (1105) with the
-    /// lock manager's text for misuse of its API, which a correct caller never sees.
+    /// The MySQL error a server reports for a lock-manager error. The code is the lock
+    /// manager's own ([`MdlError::mysql_error_code`]: 1205, 1213, 1317, 3177 for the outcomes
+    /// of a wait, 1059 for a name too long, 1094 for an unknown context id, 3032 for closed
+    /// grants), so the two never disagree; the SQLSTATE and the text are MySQL's for that code
+    /// (the blockers, the cycle stay in [`SqlError::mdl`]). Misuse of the API, which has no
+    /// MySQL code and a correct caller never sees, is `ER_UNKNOWN_ERROR` (1105) with the lock
+    /// manager's text.
     fn from(e: MdlError) -> SqlError {
-        if let MdlError::NameTooLong { name, .. } = &e {
-            let too_long = SqlError::too_long_ident(name);
+        let code = e.mysql_error_code().and_then(|c| u16::try_from(c).ok());
+        let Some(code) = code else {
+            let message = e.to_string();
             return SqlError {
+                code: Self::UNKNOWN_ERROR,
+                sqlstate: "HY000",
+                message,
                 mdl: Some(e),
-                ..too_long
             };
-        }
-        let (code, sqlstate, message) = match e.kind() {
-            ErrorKind::Timeout => (
-                Self::LOCK_WAIT_TIMEOUT,
+        };
+        let (sqlstate, message) = match &e {
+            MdlError::Timeout(_) => (
                 "HY000",
                 "Lock wait timeout exceeded; try restarting transaction".to_string(),
             ),
-            ErrorKind::Deadlock => (
-                Self::LOCK_DEADLOCK,
+            MdlError::Deadlock(_) => (
                 "40001",
                 "Deadlock found when trying to get lock; try restarting transaction".to_string(),
             ),
-            ErrorKind::Killed => (
-                Self::QUERY_INTERRUPTED,
-                "70100",
-                "Query execution was interrupted".to_string(),
-            ),
-            ErrorKind::RefusedByEngine => (
-                Self::LOCK_REFUSED_BY_ENGINE,
+            MdlError::Killed(_) => ("70100", "Query execution was interrupted".to_string()),
+            MdlError::RefusedByEngine => (
                 "HY000",
                 "Lock acquisition refused by storage engine.".to_string(),
             ),
-            _ => (1105, "HY000", e.to_string()),
+            MdlError::NameTooLong { name, .. } => ("42000", too_long_ident_text(name)),
+            MdlError::UnknownContext(id) => ("HY000", format!("Unknown thread id: {id}")),
+            MdlError::GrantsClosed(_) => (
+                "HY000",
+                "The server is currently in offline mode".to_string(),
+            ),
+            // A code this crate has no text for: MySQL's default SQLSTATE, our text.
+            _ => ("HY000", e.to_string()),
         };
         SqlError {
             code,
@@ -266,6 +274,11 @@ impl From<MdlError> for SqlError {
             mdl: Some(e),
         }
     }
+}
+
+/// `ER_TOO_LONG_IDENT`'s text: "Identifier name '%-.100s' is too long".
+fn too_long_ident_text(name: &str) -> String {
+    format!("Identifier name '{}' is too long", str_arg(name, 100))
 }
 
 /// A string argument as MySQL's messages print it with `%-.<max_bytes>s`: at most `max_bytes`
@@ -303,7 +316,13 @@ impl std::error::Error for SqlError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mdl_core::{MdlKey, Namespace};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use mdl_core::{
+        EngineRefusal, ErrorKind, KillScope, LockDuration, LockType, MdlConfig, MdlContext, MdlKey,
+        MdlManager, MdlOwner, MdlRequest, Namespace,
+    };
 
     /// MySQL's `ER_TOO_LONG_IDENT`: "Identifier name '%-.100s' is too long" (42000), at most
     /// 100 bytes of the name, cut at a character (`strings/my_vsnprintf.cc`,
@@ -329,6 +348,101 @@ mod tests {
         assert_eq!(
             message(&odd),
             format!("Identifier name 'x{}' is too long", "é".repeat(49))
+        );
+    }
+
+    /// An owner whose storage engine refuses every exclusive lock, as a deadlock or not.
+    struct Refusing(bool);
+    impl MdlOwner for Refusing {
+        fn notify_hton_pre_acquire_exclusive(&self, _: &MdlKey) -> Result<(), EngineRefusal> {
+            Err(EngineRefusal { victimized: self.0 })
+        }
+    }
+
+    /// One real error of every kind the lock manager reports, each made the way a caller meets it.
+    fn one_of_each_kind() -> Vec<MdlError> {
+        let mgr = MdlManager::new(MdlConfig::default()).unwrap();
+        let t = MdlKey::new(Namespace::Table, "test", "t").unwrap();
+        let req = |ty| MdlRequest::new(t.clone(), ty, LockDuration::Transaction);
+        let quick = Duration::from_millis(1);
+        let mut holder = mgr.new_context();
+        let held = holder.acquire(&req(LockType::SharedRead), quick).unwrap();
+        let mut other = mgr.new_context();
+        let refusing = |victimized| mgr.new_context_with_owner(Arc::new(Refusing(victimized)));
+        let mut errors = vec![
+            other.acquire(&req(LockType::Exclusive), quick).unwrap_err(),
+            refusing(true)
+                .acquire(&req(LockType::Exclusive), quick)
+                .unwrap_err(),
+            refusing(false)
+                .acquire(&req(LockType::Exclusive), quick)
+                .unwrap_err(),
+            MdlKey::new(Namespace::Table, "test", &"x".repeat(65)).unwrap_err(),
+            MdlKey::new(Namespace::Table, "test", "t\0").unwrap_err(),
+            MdlKey::singleton(Namespace::Table).unwrap_err(),
+            holder.downgrade(held, LockType::Exclusive).unwrap_err(),
+            other.rollback_to_savepoint(holder.savepoint()).unwrap_err(),
+            MdlConfig::builder().shards(0).build().unwrap_err(),
+            mgr.new_context_with_id(holder.id().as_u64()).unwrap_err(),
+            mgr.kill(u64::MAX.into(), KillScope::Query).unwrap_err(),
+        ];
+        let global = MdlKey::singleton(Namespace::Global).unwrap();
+        let sr = MdlRequest::new(global, LockType::SharedRead, LockDuration::Statement);
+        errors.push(other.acquire(&sr, quick).unwrap_err());
+        holder.release(held).unwrap();
+        errors.push(holder.release(held).unwrap_err());
+        other.kill_handle().kill(KillScope::Connection);
+        holder.acquire(&req(LockType::SharedRead), quick).unwrap();
+        errors.push(other.acquire(&req(LockType::Exclusive), quick).unwrap_err());
+        mgr.close_grants(&[Namespace::Table]);
+        let mut late: MdlContext = mgr.new_context();
+        errors.push(late.acquire(&req(LockType::SharedRead), quick).unwrap_err());
+        errors
+    }
+
+    /// `SqlError::from` reports the code `MdlError::mysql_error_code` gives (1105,
+    /// ER_UNKNOWN_ERROR, where it gives none), with MySQL's SQLSTATE for that code.
+    #[test]
+    fn every_lock_manager_error_keeps_its_mysql_code() {
+        let errors = one_of_each_kind();
+        for kind in ErrorKind::ALL {
+            assert!(
+                errors.iter().any(|e| e.kind() == kind),
+                "no {kind:?} among {errors:?}"
+            );
+        }
+        for e in errors {
+            let sql = SqlError::from(e.clone());
+            let code = e.mysql_error_code().unwrap_or(1105);
+            assert_eq!(u32::from(sql.code()), code, "{e:?} became {sql}");
+            let sqlstate = match code {
+                1213 => "40001",
+                1317 => "70100",
+                1059 => "42000",
+                _ => "HY000",
+            };
+            assert_eq!(sql.sqlstate(), sqlstate, "{e:?} became {sql}");
+            assert_eq!(sql.mdl(), Some(&e));
+        }
+    }
+
+    /// MySQL's texts: `ER_NO_SUCH_THREAD` "Unknown thread id: %lu", `ER_SERVER_OFFLINE_MODE`
+    /// "The server is currently in offline mode" (`share/messages_to_clients.txt`).
+    #[test]
+    fn unknown_context_and_closed_grants_are_worded_as_mysql() {
+        let mgr = MdlManager::new(MdlConfig::default()).unwrap();
+        let unknown = SqlError::from(mgr.kill(42.into(), KillScope::Query).unwrap_err());
+        assert_eq!(
+            unknown.to_string(),
+            "ERROR 1094 (HY000): Unknown thread id: 42"
+        );
+        mgr.close_grants(&[Namespace::Table]);
+        let t = MdlKey::new(Namespace::Table, "test", "t").unwrap();
+        let sr = MdlRequest::new(t, LockType::SharedRead, LockDuration::Transaction);
+        let closed = mgr.new_context().acquire(&sr, Duration::ZERO).unwrap_err();
+        assert_eq!(
+            SqlError::from(closed).to_string(),
+            "ERROR 3032 (HY000): The server is currently in offline mode"
         );
     }
 }
