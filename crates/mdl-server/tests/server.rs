@@ -348,8 +348,10 @@ async fn bad_statements_get_mysql_errors_and_leave_nothing_behind() {
         .await
         .unwrap();
     c.query_drop("INSERT INTO bad VALUES (1)").await.unwrap();
-    let cases: [(&str, u16, &str); 7] = [
+    let cases: [(&str, u16, &str); 9] = [
         ("SELEC 1", 1064, "42000"),
+        ("SELECT * FROM ``", 1103, "42000"),
+        ("CREATE DATABASE `d `", 1102, "42000"),
         ("SELECT * FROM no_such_table", 1146, "42S02"),
         ("CREATE TEMPORARY TABLE tmp (a INT)", 1235, "42000"),
         ("INSERT INTO bad VALUES (1)", 1062, "23000"),

@@ -40,6 +40,10 @@ impl SqlError {
     pub const TABLE_NOT_LOCKED_FOR_WRITE: u16 = 1099;
     /// `ER_TABLE_NOT_LOCKED`: a table missing from the LOCK TABLES list.
     pub const TABLE_NOT_LOCKED: u16 = 1100;
+    /// `ER_WRONG_DB_NAME`: an empty schema name, or one ending in a space.
+    pub const WRONG_DB_NAME: u16 = 1102;
+    /// `ER_WRONG_TABLE_NAME`: an empty table name, or one ending in a space.
+    pub const WRONG_TABLE_NAME: u16 = 1103;
     /// `ER_UNKNOWN_ERROR`: a lock-manager error with no MySQL code (misuse of its API).
     pub const UNKNOWN_ERROR: u16 = 1105;
     /// `ER_LOCK_OR_ACTIVE_TRANSACTION`.
@@ -132,6 +136,22 @@ impl SqlError {
 
     pub(crate) fn too_long_ident(name: &str) -> SqlError {
         SqlError::new(Self::TOO_LONG_IDENT, "42000", too_long_ident_text(name))
+    }
+
+    pub(crate) fn wrong_db_name(name: &str) -> SqlError {
+        SqlError::new(
+            Self::WRONG_DB_NAME,
+            "42000",
+            format!("Incorrect database name '{}'", str_arg(name, 100)),
+        )
+    }
+
+    pub(crate) fn wrong_table_name(name: &str) -> SqlError {
+        SqlError::new(
+            Self::WRONG_TABLE_NAME,
+            "42000",
+            format!("Incorrect table name '{}'", str_arg(name, 100)),
+        )
     }
 
     pub(crate) fn table_not_locked(alias: &str) -> SqlError {

@@ -111,7 +111,8 @@
 //! of `performance_schema`, `information_schema` and `sys` take no metadata locks in our
 //! server: they are views of the lock manager's and the instrumentation's own state.
 //!
-//! Errors decided before any lock: 1046 (no current schema), 1059 (name too long), 1099 / 1100
+//! Errors decided before any lock: 1046 (no current schema), 1059 (name too long), 1102 / 1103
+//! (an empty schema or table name, or one ending in a space: `src/names.rs`), 1099 / 1100
 //! (LOCK TABLES), 1192 (LOCK TABLES or transaction in the way), 1223 (a write while this
 //! session holds the global read lock), 1792 (a write in a READ ONLY transaction), 3057 / 4163
 //! (user-level lock names), 1064 / 1065 (syntax), 1235 (not supported here). Each rule is

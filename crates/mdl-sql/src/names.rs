@@ -4,8 +4,14 @@
 //! * An unqualified name uses the session's current schema; with none, MySQL fails with
 //!   `ER_NO_DB_ERROR` (1046) (`sql/sql_parse.cc`, `Query_block::add_table_to_list`, through
 //!   `LEX::copy_db_to` and `THD::copy_db_to` in `sql/sql_class.h`).
-//! * A schema or table name over 64 characters is `ER_TOO_LONG_IDENT` (1059)
-//!   (`Query_block::add_table_to_list`, `check_and_convert_db_name`).
+//! * A table name, then its schema's name, is checked as `Query_block::add_table_to_list`
+//!   does with `check_table_name` and `check_and_convert_db_name` (`sql/table.cc`): an empty
+//!   name, one over `NAME_LEN` (192) bytes or one ending in a space is wrong,
+//!   `ER_WRONG_TABLE_NAME` (1103) or `ER_WRONG_DB_NAME` (1102); one over 64 characters is
+//!   `ER_TOO_LONG_IDENT` (1059). CREATE / DROP DATABASE and USE check schema names the same way
+//!   (`USE` of an empty name is 1046 first: `mysql_change_db`, `sql/sql_db.cc`). A NUL byte
+//!   ends a quoted identifier in MySQL's lexer (`sql/sql_lex.cc`, `ABORT_SYM`): a syntax error,
+//!   1064, near the identifier's text up to the NUL.
 //! * Names are compared as written (MySQL on Linux with `lower_case_table_names=0`), or folded
 //!   to lowercase with [`SessionState::lower_case_table_names`] (`=1`: MySQL folds the names
 //!   of schemas and tables, `sql/sql_parse.cc` `Query_block::add_table_to_list` and
@@ -35,16 +41,19 @@ pub struct TableName {
 }
 
 impl TableName {
-    /// `schema.name`, checked as MySQL checks names (64 characters each).
+    /// `schema.name`, checked as MySQL checks names (see the module docs): the table name,
+    /// then the schema's.
     ///
     /// # Errors
-    /// `ER_TOO_LONG_IDENT` (1059).
+    /// `ER_WRONG_TABLE_NAME` (1103), `ER_WRONG_DB_NAME` (1102), `ER_TOO_LONG_IDENT` (1059),
+    /// `ER_PARSE_ERROR` (1064) for a NUL byte.
     pub fn new(schema: &str, name: &str) -> Result<TableName, SqlError> {
-        for part in [schema, name] {
-            if part.chars().count() > NAME_CHAR_LEN {
-                return Err(SqlError::too_long_ident(part));
-            }
+        match check_name(name)? {
+            NameCheck::Ok => {}
+            NameCheck::Wrong => return Err(SqlError::wrong_table_name(name)),
+            NameCheck::TooLong => return Err(SqlError::too_long_ident(name)),
         }
+        check_schema_name(schema)?;
         Ok(TableName {
             schema: schema.to_string(),
             name: name.to_string(),
@@ -54,7 +63,8 @@ impl TableName {
     /// `name` in `schema`, or in `current` when unqualified.
     ///
     /// # Errors
-    /// `ER_NO_DB_ERROR` (1046) for an unqualified name with no current schema, 1059.
+    /// `ER_NO_DB_ERROR` (1046) for an unqualified name with no current schema; those of
+    /// [`TableName::new`].
     pub fn resolve(
         schema: Option<&str>,
         name: &str,
@@ -73,7 +83,7 @@ impl TableName {
     /// The TABLE namespace key of this table.
     ///
     /// # Errors
-    /// Those of [`MdlKey::new`] (a NUL byte in a name).
+    /// Those of [`MdlKey::new`] (none for a name [`TableName::new`] accepted).
     pub fn key(&self) -> Result<MdlKey, SqlError> {
         Ok(MdlKey::new(Namespace::Table, &self.schema, &self.name)?)
     }
@@ -91,6 +101,53 @@ impl TableName {
 impl fmt::Display for TableName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}", self.schema, self.name)
+    }
+}
+
+/// What `check_table_name` (`sql/table.cc`) says of a table or schema name.
+enum NameCheck {
+    Ok,
+    /// `Ident_name_check::WRONG`: empty, over `NAME_LEN` bytes, or ending in a space.
+    Wrong,
+    /// `Ident_name_check::TOO_LONG`: over `NAME_CHAR_LEN` characters.
+    TooLong,
+}
+
+/// MySQL's `NAME_LEN`: `NAME_CHAR_LEN` characters of at most three bytes (`utf8mb3`).
+const NAME_LEN: usize = NAME_CHAR_LEN * 3;
+
+/// `check_table_name`'s verdict on `name`; a NUL byte, which never reaches it in MySQL, is the
+/// lexer's syntax error.
+fn check_name(name: &str) -> Result<NameCheck, SqlError> {
+    if let Some(nul) = name.find('\0') {
+        return Err(SqlError::parse(&format!("`{}", &name[..nul]), 1));
+    }
+    // `my_isspace` of the last character: the ASCII white space.
+    let ends_in_space = name
+        .as_bytes()
+        .last()
+        .is_some_and(|&b| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'));
+    Ok(
+        if name.is_empty() || name.len() > NAME_LEN || ends_in_space {
+            NameCheck::Wrong
+        } else if name.chars().count() > NAME_CHAR_LEN {
+            NameCheck::TooLong
+        } else {
+            NameCheck::Ok
+        },
+    )
+}
+
+/// A schema name, checked as `check_and_convert_db_name` (`sql/table.cc`) does.
+///
+/// # Errors
+/// `ER_WRONG_DB_NAME` (1102), `ER_TOO_LONG_IDENT` (1059), `ER_PARSE_ERROR` (1064) for a NUL
+/// byte.
+pub(crate) fn check_schema_name(schema: &str) -> Result<(), SqlError> {
+    match check_name(schema)? {
+        NameCheck::Ok => Ok(()),
+        NameCheck::Wrong => Err(SqlError::wrong_db_name(schema)),
+        NameCheck::TooLong => Err(SqlError::too_long_ident(schema)),
     }
 }
 
@@ -151,12 +208,21 @@ pub(crate) fn resolve_object(
     resolve_in(schema.as_deref(), &table, state)
 }
 
-/// A schema name from the AST (CREATE / DROP DATABASE, USE), as the session compares names.
+/// A schema name from the AST (CREATE / DROP DATABASE, USE), checked, as the session compares
+/// names.
 pub(crate) fn schema_name(name: &ObjectName, state: &SessionState) -> Result<String, SqlError> {
     match parts(name)?.as_slice() {
-        [s] if s.value.chars().count() <= NAME_CHAR_LEN => Ok(fold(&s.value, state).into_owned()),
-        [s] => Err(SqlError::too_long_ident(&s.value)),
+        [s] => check_schema_name(&s.value).map(|()| fold(&s.value, state).into_owned()),
         _ => Err(SqlError::parse(&name.to_string(), 1)),
+    }
+}
+
+/// USE's schema name: as [`schema_name`], but an empty one is `ER_NO_DB_ERROR` (1046) before
+/// it is a wrong one (`mysql_change_db`, `sql/sql_db.cc`).
+pub(crate) fn schema_to_use(name: &ObjectName, state: &SessionState) -> Result<String, SqlError> {
+    match parts(name)?.as_slice() {
+        [s] if s.value.is_empty() => Err(SqlError::no_db()),
+        _ => schema_name(name, state),
     }
 }
 
@@ -204,5 +270,65 @@ mod tests {
             .unwrap()
             .is_lock_free());
         assert!(!TableName::new("test", "sys").unwrap().is_lock_free());
+    }
+
+    /// The verdict of each rule on a name, as an error code (`None`: accepted).
+    fn codes(check: impl Fn(&str) -> Result<(), SqlError>, cases: &[(String, Option<u16>)]) {
+        for (name, code) in cases {
+            let got = check(name).err().map(|e| e.code());
+            assert_eq!(got, *code, "{name:?}");
+        }
+    }
+
+    /// The rules of `check_table_name` (sql/table.cc) that `Query_block::add_table_to_list`
+    /// (sql/sql_parse.cc) applies to a table name, and to a schema name through
+    /// `check_and_convert_db_name` (sql/table.cc), in that order, each with its code.
+    fn name_rules(wrong: u16) -> Vec<(String, Option<u16>)> {
+        vec![
+            ("t".into(), None),
+            ("t t".into(), None),
+            (" t".into(), None),
+            // `!length`: ER_WRONG_TABLE_NAME / ER_WRONG_DB_NAME.
+            ("".into(), Some(wrong)),
+            // `last_char_is_space` (`my_isspace`): the same.
+            ("t ".into(), Some(wrong)),
+            ("t\t".into(), Some(wrong)),
+            ("t\n".into(), Some(wrong)),
+            // 64 characters are fine; 65 are ER_TOO_LONG_IDENT.
+            ("x".repeat(64), None),
+            ("é".repeat(64), None),
+            ("x".repeat(65), Some(1059)),
+            // `length > NAME_LEN` (64 three-byte characters, 192 bytes) is checked first: wrong.
+            ("x".repeat(193), Some(wrong)),
+            ("€".repeat(65), Some(wrong)),
+            // The lexer ends a quoted identifier at a NUL byte (sql/sql_lex.cc,
+            // MY_LEX_USER_VARIABLE_DELIMITER: ABORT_SYM): ER_PARSE_ERROR.
+            ("a\0b".into(), Some(1064)),
+        ]
+    }
+
+    #[test]
+    fn table_names_mysql_rejects() {
+        codes(|n| TableName::new("test", n).map(|_| ()), &name_rules(1103));
+        let e = TableName::new("test", "t ").unwrap_err();
+        assert_eq!(
+            (e.sqlstate(), e.message()),
+            ("42000", "Incorrect table name 't '")
+        );
+        let nul = TableName::new("test", "a\0b").unwrap_err();
+        assert!(nul.message().ends_with("near '`a' at line 1"), "{nul}");
+    }
+
+    #[test]
+    fn schema_names_mysql_rejects() {
+        codes(check_schema_name, &name_rules(1102));
+        codes(|n| TableName::new(n, "t").map(|_| ()), &name_rules(1102));
+        let e = check_schema_name("").unwrap_err();
+        assert_eq!(
+            (e.sqlstate(), e.message()),
+            ("42000", "Incorrect database name ''")
+        );
+        // The table name is checked first.
+        assert_eq!(TableName::new("", "").unwrap_err().code(), 1103);
     }
 }

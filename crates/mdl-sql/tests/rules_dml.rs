@@ -184,6 +184,25 @@ fn unqualified_names_need_a_current_schema() {
     );
 }
 
+/// sql/sql_parse.cc, `Query_block::add_table_to_list`: a name `check_table_name` /
+/// `check_and_convert_db_name` (sql/table.cc) calls wrong is ER_WRONG_TABLE_NAME (1103) or
+/// ER_WRONG_DB_NAME (1102) before any lock; CREATE / DROP DATABASE check the schema name the
+/// same way, and `mysql_change_db` (sql/sql_db.cc) refuses an empty one with 1046. A NUL byte
+/// ends a quoted identifier in MySQL's lexer: a syntax error.
+#[test]
+fn names_mysql_rejects_take_no_locks() {
+    let t = test_schema();
+    error_in("SELECT * FROM ``", &t, 1103);
+    error_in("SELECT * FROM `t1 `", &t, 1103);
+    error_in("UPDATE ``.t1 SET a = 1", &t, 1102);
+    error_in("CREATE DATABASE ``", &t, 1102);
+    error_in("DROP DATABASE `d `", &t, 1102);
+    error_in("USE ``", &t, 1046);
+    error_in("USE `d `", &t, 1102);
+    error_in("SELECT * FROM `a\0b`", &t, 1064);
+    error_in("LOCK TABLES `` READ", &t, 1103);
+}
+
 /// Our server: performance_schema, information_schema and sys take no locks (MySQL's
 /// sql/sql_base.cc `open_table` exempts P_S and system views from the LOCK TABLES check).
 #[test]

@@ -35,7 +35,7 @@ use mdl_core::{LockDuration, LockType, Namespace, LONG_TIMEOUT};
 use super::ddl::statement_name;
 use super::{Effect, LockedTable, Plan, SessionState, StatementKind};
 use crate::error::SqlError;
-use crate::names::{resolve_in, resolve_object, schema_name, schema_request, scoped};
+use crate::names::{resolve_in, resolve_object, schema_request, schema_to_use, scoped};
 use crate::recognize::{TableLock, TableLockMode};
 use crate::user_lock::user_lock_calls;
 
@@ -101,7 +101,7 @@ pub(super) fn control(s: &Statement, state: &SessionState) -> Result<Plan, SqlEr
             // (dd::Schema_MDL_locker::ensure_locked -> mdl_lock_schema, released when it
             // returns): a statement lock here. It waits for CREATE / DROP DATABASE.
             let mut p = Plan::new(K::Use);
-            let schema = schema_name(name, state)?;
+            let schema = schema_to_use(name, state)?;
             if !crate::names::is_lock_free_schema(&schema) {
                 p.requests
                     .push(schema_request(&schema, LockType::IX, LockDuration::Statement)?);
