@@ -489,7 +489,7 @@ impl MdlContext {
     /// [`MdlContext::into_guard`] (or `acquire_guard`), not yet dropped or attached back, even
     /// if another thread holds them. A guard counts until its drop has released its lock.
     pub fn guard_count(&self) -> usize {
-        self.shared.guards.load(Ordering::Relaxed)
+        self.shared.guard_count()
     }
 
     /// Number of tickets held with `duration` (a guard's lock is not counted: the guard, not

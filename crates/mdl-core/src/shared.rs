@@ -9,8 +9,8 @@
 //! [`crate::KillHandle`]) and cleared by the owning thread; `force_dml_weight` and
 //! `needs_thr_lock_abort` are written by the owning thread and read by others (relaxed: they are
 //! hints for decisions taken under a lock object's lock). `guards` counts the context's live
-//! owned guards: raised by the owning thread, lowered by whichever thread drops one (relaxed: a
-//! count the owning thread reads to decide whether it holds locks outside its ticket store).
+//! owned guards, raised by the owning thread and lowered by whichever thread drops one, and
+//! carries [`ENDED`] once the context has ended (see below).
 //! `label` is written by the owning thread and read by diagnostics, under its own mutex.
 //! `deadlock` is written by the deadlock search that picks this context as a victim (holding
 //! the wait-for graph's mutex) before it sets the wait slot, and taken by the owning thread after
@@ -19,15 +19,25 @@
 //! Two numbers name a context. `id` is the [`crate::ContextId`] users see and kill by: a server's
 //! connection id or one the registry picked, unique among the manager's live contexts. `serial`
 //! is unique in the process for ever, and is what tickets, savepoints, queue entries and the
-//! wait-for graph compare: a lock can outlive its context (an owned [`crate::LockGuard`]), and a
-//! new context may then reuse the old one's id, but never its serial.
+//! wait-for graph compare.
 //!
-//! The registry's mutex guards its slab and its id index; nothing else is locked while it is
-//! held, except
-//! that a transferring strong requester looks owners up under a lock object's write lock (lock
-//! order: lock object → registry).
+//! A lock can outlive its context (an owned [`crate::LockGuard`]), and diagnostics name it by
+//! the context's id; so an ended context's id stays taken (*lingering*: refused to
+//! `new_context_with_id`, skipped by picked ids, unknown to kills) until its last guard is
+//! dropped. The handshake between the context's end and the last guard's drop is one atomic
+//! word, `guards`: the ending context sets [`ENDED`] with a read-modify-write under the
+//! registry's mutex, and records its id as lingering there if the count it replaced was not
+//! zero; a guard's drop lowers the count with a read-modify-write, and the one that takes it
+//! from `ENDED | 1` to `ENDED` takes the mutex and forgets the id. The two read-modify-writes
+//! are ordered on the word: if the guard's comes second it sees `ENDED`, and its mutex
+//! acquisition follows the context's critical section, which recorded the id; if it comes
+//! first, the context sees a count of zero and records nothing.
+//!
+//! The registry's mutex guards its slab, its id index and the lingering ids; nothing else is
+//! locked while it is held, except that a transferring strong requester looks owners up under a
+//! lock object's write lock (lock order: lock object → registry).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Weak};
 
 use slab::Slab;
@@ -37,7 +47,7 @@ use crate::error::{MdlError, Result};
 use crate::fast_path::MAX_TAG;
 use crate::instrument::{ContextRows, RetiredRows};
 use crate::owner::MdlOwner;
-use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Mutex};
+use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::types::ContextId;
 use crate::wait::{KillFlag, WaitSlot};
 
@@ -60,10 +70,11 @@ pub(crate) struct ContextShared {
     /// Granted through a closed grant gate (`gate.rs`); written by the owning thread.
     pub(crate) gate_exempt: AtomicBool,
     pub(crate) needs_thr_lock_abort: AtomicBool,
-    /// This context's live [`crate::LockGuard`]s: raised by the owning thread when it makes
-    /// one, lowered by whichever thread drops one, after its lock is released. Relaxed: the
-    /// owning thread reads its own increments, and a drop it has not seen yet only makes it
-    /// count a lock it no longer holds (a deadlock search it could have skipped).
+    /// This context's live [`crate::LockGuard`]s, and [`ENDED`] once it has ended (see the
+    /// module docs): raised by the owning thread when it makes a guard, lowered by whichever
+    /// thread drops one, after its lock is released. The owning thread reads its own
+    /// increments; a drop it has not seen yet only makes it count a lock it no longer holds (a
+    /// deadlock search it could have skipped).
     pub(crate) guards: AtomicUsize,
     pub(crate) owner: Option<Arc<dyn MdlOwner>>,
     /// What the owner calls this context (connection id, user@host, statement).
@@ -80,6 +91,9 @@ pub(crate) struct ContextShared {
     #[cfg(feature = "metrics")]
     pub(crate) acquired: Counts,
 }
+
+/// The bit of [`ContextShared::guards`] that says the context has ended.
+pub(crate) const ENDED: usize = !(usize::MAX >> 1);
 
 /// 256 counters on cache lines of their own (feature `metrics`; see `publish.rs`).
 #[cfg(feature = "metrics")]
@@ -126,6 +140,16 @@ impl ContextShared {
         }
     }
 
+    /// The number of the context's live guards.
+    pub(crate) fn guard_count(&self) -> usize {
+        self.guards.load(Ordering::Relaxed) & !ENDED
+    }
+
+    /// Counts a guard the owning thread has made.
+    pub(crate) fn guard_made(&self) {
+        self.guards.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// The owner's label for this context.
     pub(crate) fn label(&self) -> Option<Arc<str>> {
         self.label.lock().clone()
@@ -162,6 +186,14 @@ struct Contexts {
     slab: Slab<Weak<ContextShared>>,
     /// Tag by id.
     by_id: HashMap<u64, usize>,
+    /// The ids of ended contexts whose guards still live (see the module docs).
+    lingering: HashSet<u64>,
+}
+
+impl Contexts {
+    fn id_taken(&self, id: u64) -> bool {
+        self.by_id.contains_key(&id) || self.lingering.contains(&id)
+    }
 }
 
 impl Registry {
@@ -177,7 +209,8 @@ impl Registry {
     /// Registers a new context, with id `id` or, for `None`, one nobody uses.
     ///
     /// # Errors
-    /// [`MdlError::ContextIdInUse`] if a live context of this manager has id `id`.
+    /// [`MdlError::ContextIdInUse`] if a live context of this manager has id `id`, or an ended
+    /// one whose guards still live.
     pub(crate) fn register(
         &self,
         id: Option<u64>,
@@ -191,14 +224,12 @@ impl Registry {
         let serial = next();
         let mut c = self.contexts.lock();
         let id = match id {
-            Some(id) if c.by_id.contains_key(&id) => {
-                return Err(MdlError::ContextIdInUse(ContextId(id)))
-            }
+            Some(id) if c.id_taken(id) => return Err(MdlError::ContextIdInUse(ContextId(id))),
             Some(id) => id,
             // A picked id is the serial, unless a chosen id took that number.
             None => std::iter::once(serial)
                 .chain(std::iter::repeat_with(next))
-                .find(|n| !c.by_id.contains_key(n))
+                .find(|&n| !c.id_taken(n))
                 .unwrap_or(serial),
         };
         let entry = c.slab.vacant_entry();
@@ -209,7 +240,8 @@ impl Registry {
         Ok(shared)
     }
 
-    /// Forgets a context (its locks are already released).
+    /// Forgets a context (its tickets are already released); its id lingers while its guards
+    /// live.
     pub(crate) fn unregister(&self, shared: &ContextShared) {
         let mut c = self.contexts.lock();
         if c.slab
@@ -218,10 +250,22 @@ impl Registry {
         {
             c.slab.remove(shared.key);
             c.by_id.remove(&shared.id);
+            // Under the mutex: a last guard that sees ENDED finds the id recorded.
+            if shared.guards.fetch_or(ENDED, Ordering::AcqRel) != 0 {
+                c.lingering.insert(shared.id);
+            }
             // Under the registry's lock, so each context's lost rows count once.
             self.retired_rows.retire(&shared.rows);
             #[cfg(feature = "metrics")]
             self.retired_acquired.add(&shared.acquired);
+        }
+    }
+
+    /// Counts a dropped guard of `shared` (its lock already released); the last guard of an
+    /// ended context frees its id.
+    pub(crate) fn guard_dropped(&self, shared: &ContextShared) {
+        if shared.guards.fetch_sub(1, Ordering::AcqRel) == ENDED | 1 {
+            self.contexts.lock().lingering.remove(&shared.id);
         }
     }
 
@@ -272,5 +316,44 @@ impl Registry {
     /// Number of registered contexts.
     pub(crate) fn len(&self) -> usize {
         self.contexts.lock().slab.len()
+    }
+}
+
+/// Model check of the handshake between a context's end and its guards' drops (the loom command
+/// of `wait.rs`): however they interleave, the id stays taken while a guard lives, and is free
+/// once the last one is gone.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use std::sync::Arc;
+
+    use loom::thread;
+
+    use super::*;
+
+    #[test]
+    fn the_last_guard_of_an_ended_context_frees_its_id() {
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(3);
+        b.check(|| {
+            let reg = Arc::new(Registry::new());
+            let ctx = reg.register(Some(7), None).unwrap();
+            ctx.guard_made();
+            ctx.guard_made();
+            let drops: Vec<_> = (0..2)
+                .map(|_| {
+                    let (r, c) = (reg.clone(), ctx.clone());
+                    thread::spawn(move || r.guard_dropped(&c))
+                })
+                .collect();
+            reg.unregister(&ctx);
+            {
+                let c = reg.contexts.lock();
+                assert!(ctx.guard_count() == 0 || c.id_taken(7), "a guard lives");
+            }
+            for d in drops {
+                d.join().unwrap();
+            }
+            assert!(!reg.contexts.lock().id_taken(7), "the id lingers");
+        });
     }
 }

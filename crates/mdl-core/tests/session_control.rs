@@ -358,18 +358,41 @@ fn a_guard_attaches_back_and_upgrades() {
 }
 
 #[test]
-fn a_guard_of_an_ended_context_is_not_its_id_successors_lock() {
+fn an_ended_contexts_id_stays_taken_while_its_guards_live() {
+    // Diagnostics and kills name a guard's lock by its context's id: until the last guard of
+    // an ended context is gone, no new context may take that id.
+    let in_use =
+        |mgr: &Arc<MdlManager>| mgr.new_context_with_id(9).map(|_| ()).map_err(|e| e.kind());
     for mgr in managers_per_mode() {
         let t = table("t");
         let mut old = mgr.new_context_with_id(9).unwrap();
-        let g = old.acquire_guard(&treq(&t, LockType::SR), LONG).unwrap();
+        let g1 = old.acquire_guard(&treq(&t, LockType::SR), LONG).unwrap();
+        let g2 = old
+            .acquire_guard(&treq(&table("u"), LockType::SR), LONG)
+            .unwrap();
         drop(old);
-        // A new context with the same id must not treat the guard's lock as its own.
-        let mut new = mgr.new_context_with_id(9).unwrap();
-        assert!(new.try_acquire(&treq(&t, LockType::X)).unwrap().is_none());
-        drop(g);
-        assert!(new.try_acquire(&treq(&t, LockType::X)).unwrap().is_some());
-        assert_clean_after(&mgr, new);
+        assert_eq!(in_use(&mgr), Err(ErrorKind::ContextIdInUse));
+        // No live context has it: a kill by that id finds nobody.
+        let kill = mgr.kill(ContextId::new(9), KillScope::Connection);
+        assert_eq!(kill.map_err(|e| e.kind()), Err(ErrorKind::UnknownContext));
+        // What blocks an exclusive request: the guard, under the ended context's id, which
+        // names nobody else.
+        let mut ddl = mgr.new_context();
+        let x = treq(&t, LockType::X);
+        let Err(MdlError::Timeout(w)) = ddl.acquire(&x, Duration::from_millis(10)) else {
+            panic!("not a timeout")
+        };
+        assert_eq!(w.blockers[0].context, Some(ContextId::new(9)));
+        drop(g1);
+        assert_eq!(
+            in_use(&mgr),
+            Err(ErrorKind::ContextIdInUse),
+            "one guard left"
+        );
+        // The last guard frees the id, on whichever thread drops it.
+        std::thread::spawn(move || drop(g2)).join().unwrap();
+        assert_eq!(in_use(&mgr), Ok(()));
+        assert_clean_after(&mgr, ddl);
     }
 }
 

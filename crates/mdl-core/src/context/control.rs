@@ -53,7 +53,10 @@ impl MdlManager {
     /// ```
     ///
     /// # Errors
-    /// [`MdlError::ContextIdInUse`] while a live context of this manager has that id.
+    /// [`MdlError::ContextIdInUse`] while a live context of this manager has that id, or an
+    /// ended one whose [`LockGuard`](crate::LockGuard)s are not all dropped yet: their locks
+    /// are shown under that id (in [`MdlManager::lock_waits`], `metadata_locks`, errors), so
+    /// it names no other connection until they are gone.
     pub fn new_context_with_id(self: &Arc<Self>, id: u64) -> Result<MdlContext> {
         self.build_context().id(id).build()
     }

@@ -23,7 +23,8 @@
 //! ([`MdlContext::guard_count`], in [`MdlContext::has_locks`]), which is how a wait of the
 //! context knows that someone may be waiting for it and searches for a deadlock. The count
 //! lives in the shared part, so a guard dropped on any thread, even after its context ended,
-//! lowers it.
+//! lowers it. Diagnostics name a guard's lock by its context's id, so an ended context's id
+//! stays taken until its last guard is dropped (`shared.rs`).
 
 use std::fmt;
 use std::sync::Arc;
@@ -36,12 +37,16 @@ use crate::lock::{Hold, LockObject, Request};
 use crate::manager::MdlManager;
 use crate::request::{guard_ticket_id, MdlRequest, Ticket};
 use crate::shared::ContextShared;
-use crate::sync::Ordering;
 use crate::ticket_store::TicketData;
 use crate::types::{ContextId, LockDuration, LockType};
 
 /// One lock, owned: released when dropped (or by [`LockGuard::release`]), by whoever drops it.
 /// Holds no borrow of its context; `Send` and `Sync`. See [`MdlContext::into_guard`].
+///
+/// A guard may outlive its context. Its lock keeps the context's id in diagnostics, and that id
+/// stays taken ([`MdlManager::new_context_with_id`] refuses it) until the context's last guard
+/// is dropped; [`MdlManager::kill`] no longer finds it once the context has ended: whoever
+/// holds the guard releases the lock.
 #[must_use = "the lock is released when the guard drops"]
 pub struct LockGuard {
     mgr: Arc<MdlManager>,
@@ -96,7 +101,7 @@ impl Drop for LockGuard {
         }
         // After the release (while the count includes this guard, its context counts the
         // lock), before the owner's hook, which may panic.
-        self.ctx.guards.fetch_sub(1, Ordering::Relaxed);
+        self.mgr.env.registry.guard_dropped(&self.ctx);
         if !self.attached && self.hton_notified {
             if let Some(owner) = &self.ctx.owner {
                 owner.notify_hton_post_release_exclusive(&self.lock.key);
@@ -168,7 +173,7 @@ impl MdlContext {
             .lock
             .detach(&self.mgr.env, &request, hold);
         let t = self.store.remove(slot);
-        self.shared.guards.fetch_add(1, Ordering::Relaxed);
+        self.shared.guard_made();
         Ok(LockGuard {
             mgr: self.mgr.clone(),
             ctx: self.shared.clone(),
