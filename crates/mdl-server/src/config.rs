@@ -54,7 +54,8 @@ pub struct ServerConfig {
     /// SQLite's busy timeout in milliseconds (a backstop: writers are already ordered).
     #[arg(long, default_value_t = 5000)]
     pub busy_timeout_ms: u64,
-    /// Tokio worker threads (0 = one per core).
+    /// Tokio worker threads of the accept loop (0 = one per core); each connection runs on a
+    /// thread of its own.
     #[arg(long, default_value_t = 0)]
     pub workers: usize,
 }

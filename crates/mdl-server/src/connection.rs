@@ -13,6 +13,13 @@
 //! `vio_is_connected`); here every wait is covered, at no cost to a statement that does not
 //! wait (the watch is polled only after the statement's future returns `Pending`). Data the
 //! client pipelined is left for the reader: the watch then looks again a second later.
+//!
+//! **Threads.** A connection runs on an OS thread of its own, on that thread's current-thread
+//! runtime (`server.rs`): its statements' futures, its waits and its SQLite connection stay
+//! there, and nothing it does holds up another connection. While SQLite runs a statement the
+//! thread is inside the engine and polls nothing, so the race above cannot end it: a kill
+//! reaches the engine through SQLite's interrupt and progress handler (`engine.rs`), and a
+//! client gone mid-statement is noticed when the engine returns.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -85,7 +92,7 @@ impl Connection {
         let ctx = builder
             .build()
             .map_err(|e| ServerError::new(1105, "HY000", e.to_string()))?;
-        let db = EngineConn::new(shared.engine.clone())?;
+        let db = EngineConn::new(shared.engine.clone(), &info)?;
         let mut session = Session::new(ctx);
         // SQLite compares schema and table names without case (ASCII): so must their locks,
         // or a DDL on `T` would not wait for a transaction on `t`.

@@ -17,6 +17,22 @@
 //! metadata lock ends by a timeout, as a cycle through InnoDB's row locks and MDL does in
 //! MySQL. What SQLite still refuses (`SQLITE_BUSY` past the busy timeout) is reported as 1213
 //! and the transaction rolled back. Both are counted ([`EngineCounters`]).
+//!
+//! **Threads.** SQLite runs synchronously, for as long as a statement takes. Each connection
+//! therefore runs on an OS thread of its own (`server.rs`), as in MySQL's one thread per
+//! connection: its SQLite connection is created, used and closed on that thread only, and a
+//! long statement holds that thread and nothing else (not a worker of a shared runtime, which
+//! stalled every other session and `KILL` behind it). The connection's waits (metadata locks,
+//! the writer, `SLEEP`) are futures on the thread's own runtime and block nothing either.
+//!
+//! **Kills.** `KILL QUERY` and `KILL` of a connection whose statement SQLite is running
+//! interrupt it: the kill calls SQLite's interrupt of the connection (`sqlite3_interrupt`,
+//! which ends the running step at once), and SQLite's progress handler polls the connection's
+//! kill signal every [`KILL_POLL_OPS`] virtual-machine instructions (an interrupt that lands
+//! before the statement's first step is forgotten by SQLite; the poll is not). The statement
+//! fails with 1317 and ends like any failed statement: its locks go. SQLite rolls back the
+//! whole transaction of an interrupted INSERT, UPDATE or DELETE, where MySQL rolls back the
+//! statement: the session's transaction then ends too ([`EngineConn::lost_transaction`]).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -29,12 +45,16 @@ use rusqlite::types::{Value, ValueRef};
 use tokio::sync::OwnedMutexGuard;
 
 use crate::error::ServerError;
-use crate::processlist::KillSignal;
+use crate::processlist::{ConnInfo, EngineInterrupt, KillSignal};
 use crate::wire::{Cell, Output, ResultSet};
 
 /// SQLite attaches at most 10 databases; two are each connection's `performance_schema` and
 /// `sys`.
 pub const MAX_SCHEMAS: usize = 8;
+
+/// How many SQLite virtual-machine instructions run between two looks at the connection's
+/// kill signal (a point select runs fewer, so it never looks).
+pub const KILL_POLL_OPS: std::ffi::c_int = 1000;
 
 /// Schemas that are the server's views, not files.
 pub const VIEW_SCHEMAS: [&str; 2] = ["performance_schema", "sys"];
@@ -218,13 +238,19 @@ pub struct EngineConn {
 }
 
 impl EngineConn {
-    /// A new connection to `engine`.
+    /// A new connection to `engine` for the client connection `info`, whose kills interrupt
+    /// it (see the module docs).
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn new(engine: Arc<Engine>) -> Result<EngineConn, ServerError> {
+    pub fn new(engine: Arc<Engine>, info: &Arc<ConnInfo>) -> Result<EngineConn, ServerError> {
         let db = rusqlite::Connection::open_in_memory().map_err(engine_err)?;
         db.busy_timeout(engine.busy_timeout).map_err(engine_err)?;
+        let killed = info.clone();
+        db.progress_handler(KILL_POLL_OPS, Some(move || killed.kill.pending().is_some()));
+        let _ = info
+            .interrupt
+            .set(EngineInterrupt(db.get_interrupt_handle()));
         db.set_prepared_statement_cache_capacity(128);
         crate::functions::register(&db).map_err(engine_err)?;
         for v in VIEW_SCHEMAS {
@@ -356,6 +382,18 @@ impl EngineConn {
         }
         self.writer = None;
         r
+    }
+
+    /// Whether SQLite ended the open transaction by itself (it rolls the whole transaction
+    /// back when a write in it is interrupted); the engine then forgets it and gives the
+    /// writer back.
+    pub fn lost_transaction(&mut self) -> bool {
+        if !self.in_txn || !self.db().is_autocommit() {
+            return false;
+        }
+        self.in_txn = false;
+        self.writer = None;
+        true
     }
 
     /// Gives the writer back if no transaction needs it.

@@ -128,6 +128,8 @@ impl ServerError {
             use rusqlite::ErrorCode as C;
             match f.code {
                 C::DatabaseBusy | C::DatabaseLocked => return ServerError::deadlock(),
+                // A kill (`processlist.rs`) interrupted the statement.
+                C::OperationInterrupted => return ServerError::interrupted(),
                 C::ConstraintViolation => return constraint(&msg),
                 _ => {}
             }

@@ -359,10 +359,12 @@ impl Connection {
         result
     }
 
-    /// The engine's transaction follows the session's (step 5).
+    /// The engine's transaction follows the session's (step 5); a transaction the engine
+    /// lost (a deadlock, or SQLite's rollback of an interrupted write) ends the session's.
     fn reconcile(&mut self, result: &Result<Output, ServerError>) {
         let deadlock = matches!(result, Err(e) if e.code == ServerError::LOCK_DEADLOCK);
-        if deadlock && self.db.in_transaction() {
+        let lost = result.is_err() && self.db.lost_transaction();
+        if lost || (deadlock && self.db.in_transaction()) {
             let _ = self.db.end(false);
             self.session.rollback();
         }

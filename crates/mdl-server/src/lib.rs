@@ -17,7 +17,7 @@
 //! ## Modules
 //!
 //! * `config`: the flags (`mdl-server --help`).
-//! * `server`: listen, accept, one tokio task per connection, `KILL CONNECTION`.
+//! * `server`: listen, accept, one thread per connection, `KILL CONNECTION`.
 //! * `connection`: `opensrv-mysql`'s shim, prepared statements, the watch that notices a
 //!   client gone while its statement waits.
 //! * `execute`: a statement's path: locks from `mdl-sql`, then the engine.

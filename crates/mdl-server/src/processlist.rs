@@ -7,14 +7,16 @@
 //! a waiting context shows MySQL's stage name of the namespace it waits in,
 //! `Namespace::wait_state_name`), else from what the connection says it is doing.
 //!
-//! A kill ([`ConnInfo::kill`]) is two things: the lock manager's (`MdlManager::kill`, which
-//! ends a metadata-lock wait with 1317) and the connection's own [`KillSignal`], which ends
+//! A kill ([`Processlist::kill`]) is three things: the lock manager's (`MdlManager::kill`,
+//! which ends a metadata-lock wait with 1317), the connection's own [`KillSignal`], which ends
 //! every other wait (the engine's writer) and, for `KILL CONNECTION`, closes an idle
-//! connection.
+//! connection, and SQLite's interrupt of the connection's engine connection, which ends a
+//! statement SQLite is running (`engine.rs`: the engine also polls the signal while it runs,
+//! so a kill that lands just before SQLite starts is not lost).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use mdl_core::{ContextId, KillScope, MdlManager};
@@ -104,6 +106,17 @@ pub struct ConnInfo {
     pub activity: Mutex<Activity>,
     /// Its kill.
     pub kill: KillSignal,
+    /// Interrupts what its engine connection runs (set when the connection has one).
+    pub interrupt: OnceLock<EngineInterrupt>,
+}
+
+/// SQLite's interrupt of a connection's engine connection (callable from any thread).
+pub struct EngineInterrupt(pub rusqlite::InterruptHandle);
+
+impl std::fmt::Debug for EngineInterrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EngineInterrupt")
+    }
 }
 
 impl ConnInfo {
@@ -176,6 +189,7 @@ impl Processlist {
                 db: None,
             }),
             kill: KillSignal::default(),
+            interrupt: OnceLock::new(),
         });
         self.lock().insert(id, info.clone());
         info
@@ -203,6 +217,9 @@ impl Processlist {
         // The context may be between statements or gone already: the signal still counts.
         let _ = mgr.kill(ContextId::new(id), scope);
         conn.kill.raise(scope);
+        if let Some(engine) = conn.interrupt.get() {
+            engine.0.interrupt();
+        }
         Ok(())
     }
 

@@ -1,15 +1,20 @@
-//! The server loop: listen, accept, one task per connection.
+//! The server loop: listen, accept, one thread per connection.
 //!
-//! Each accepted socket gets `TCP_NODELAY` (without it every answer waits for the client's
-//! delayed ACK, about 40 ms), a connection id, and a task that runs `opensrv-mysql`'s loop on
-//! the socket's halves. A duplicate of the socket stays with the connection so it can tell,
-//! while a statement waits, that the client is gone (see `connection.rs`). Each connection is
-//! a `pfs` session thread (`thread/sql/one_connection`, `PROCESSLIST_ID` its id): its task runs
-//! entered in it, and its context records its metadata-lock waits there. `KILL CONNECTION`
-//! of the connection drops its loop wherever it is (idle, or inside a statement's wait),
-//! which closes the socket and drops the session: its requests leave their queues and its
-//! locks are released.
+//! The listener runs on the caller's tokio runtime; each accepted socket gets `TCP_NODELAY`
+//! (without it every answer waits for the client's delayed ACK, about 40 ms), a connection id,
+//! and an OS thread of its own ([`CONNECTION_STACK`] of stack) with a current-thread tokio
+//! runtime that runs `opensrv-mysql`'s loop on the socket's halves. A statement's engine work
+//! is synchronous (SQLite) and may take seconds: on a thread of its own it holds up no other
+//! connection, no `KILL` and no accept, whatever the number of workers (see `engine.rs`). A
+//! duplicate of the socket stays with the connection so it can tell, while a statement waits,
+//! that the client is gone (see `connection.rs`). Each connection is a `pfs` session thread
+//! (`thread/sql/one_connection`, `PROCESSLIST_ID` its id): its future runs entered in it, and
+//! its context records its metadata-lock waits there. `KILL CONNECTION` of the connection
+//! drops its loop wherever it is (idle, inside a statement's wait, or, once SQLite's interrupt
+//! returns, inside the engine), which closes the socket and drops the session: its requests
+//! leave their queues and its locks are released.
 
+use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -27,6 +32,9 @@ use crate::engine::Engine;
 use crate::error::ServerError;
 use crate::processlist::Processlist;
 use crate::wire::ErrorCodes;
+
+/// The stack of a connection's thread.
+pub const CONNECTION_STACK: usize = 8 << 20;
 
 /// What every connection shares.
 #[derive(Debug)]
@@ -141,20 +149,44 @@ pub async fn start(cfg: ServerConfig) -> Result<RunningServer, ServerError> {
     let s = shared.clone();
     let task = tokio::spawn(async move {
         while let Ok((sock, peer)) = listener.accept().await {
-            let s = s.clone();
-            tokio::spawn(async move {
-                let _ = serve(s, sock, peer).await;
-            });
+            if let Err(e) = spawn_connection(s.clone(), sock, peer) {
+                eprintln!("mdl-server: connection from {peer} refused: {e}");
+            }
         }
     });
     Ok(RunningServer { addr, shared, task })
 }
 
-/// Runs one connection to its end.
-async fn serve(shared: Arc<Shared>, sock: TcpStream, peer: SocketAddr) -> std::io::Result<()> {
+/// Starts the thread that serves `sock` (see the module docs).
+fn spawn_connection(shared: Arc<Shared>, sock: TcpStream, peer: SocketAddr) -> io::Result<()> {
     sock.set_nodelay(true)?;
+    // Leaves the listener's runtime: the socket is registered again on the thread's.
+    let sock = sock.into_std()?;
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
-    let std = sock.into_std()?;
+    std::thread::Builder::new()
+        .name(format!("conn-{id}"))
+        .stack_size(CONNECTION_STACK)
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build();
+            match rt {
+                Ok(rt) => {
+                    let _ = rt.block_on(serve(shared, sock, peer, id));
+                }
+                Err(e) => eprintln!("mdl-server: connection {id}: tokio: {e}"),
+            }
+        })?;
+    Ok(())
+}
+
+/// Runs one connection to its end, on its thread.
+async fn serve(
+    shared: Arc<Shared>,
+    std: std::net::TcpStream,
+    peer: SocketAddr,
+    id: u64,
+) -> io::Result<()> {
     let watch = TcpStream::from_std(std.try_clone()?)?;
     let sock = TcpStream::from_std(std)?;
     let (r, w) = sock.into_split();
@@ -165,9 +197,8 @@ async fn serve(shared: Arc<Shared>, sock: TcpStream, peer: SocketAddr) -> std::i
         return AsyncMysqlIntermediary::run_with_options(shim, r, w, &opts).await;
     }
     let info = shared.procs.add(id, "root".into(), peer.to_string());
-    // The connection's pfs thread: whichever worker polls the connection's task, its events
-    // (statements, waits, the engine's instrumented locks) land here, as a connection's do on
-    // its `PFS_thread` in MySQL's thread pool.
+    // The connection's pfs thread: its events (statements, waits, the engine's instrumented
+    // locks) land here, as a connection's do on its `PFS_thread` in MySQL.
     let thread = pfs::SessionThread::new("thread/sql/one_connection", id);
     thread.set_account("root", &peer.ip().to_string());
     let conn = match Connection::new(shared.clone(), info.clone(), Arc::new(watch), &thread) {

@@ -1,0 +1,154 @@
+//! What a DBA met by hand, driven by a real client (`mysql_async`) over loopback: a statement
+//! SQLite runs for long (other sessions go on, `KILL QUERY` and `KILL` interrupt it). Every
+//! wait is bounded ([`bounded`]: a stuck server fails the test instead of hanging it).
+
+mod common;
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use common::*;
+use mysql_async::prelude::*;
+use mysql_async::Conn;
+
+/// `fut`, which must end within 30 s (a liveness bound, not a measure).
+async fn bounded<F: Future>(what: &str, fut: F) -> F::Output {
+    tokio::time::timeout(Duration::from_secs(30), fut)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no answer in 30 s"))
+}
+
+/// A statement SQLite runs until it is interrupted (it would count to 10^12), reading
+/// `table` so that it holds a metadata lock.
+fn endless(table: &str) -> String {
+    format!(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c \
+         WHERE x < 1000000000000) SELECT COUNT(*) FROM c, {table}"
+    )
+}
+
+/// Waits (at most 10 s) until connection `id` runs `sql`.
+async fn wait_running(obs: &mut Conn, id: u64, sql: &str) {
+    let t0 = Instant::now();
+    loop {
+        let rows = processlist(obs).await;
+        if rows
+            .iter()
+            .any(|r| r.0 == id && r.3.as_deref() == Some(sql))
+        {
+            return;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "{id} never ran: {rows:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_statement_holds_up_no_one_and_kills_interrupt_it() {
+    let mut a = conn().await;
+    let mut obs = conn().await;
+    a.query_drop("CREATE TABLE long_run (id INT PRIMARY KEY)")
+        .await
+        .unwrap();
+    a.query_drop("INSERT INTO long_run VALUES (1)")
+        .await
+        .unwrap();
+    let a_id = id(&mut a).await;
+    let sql = endless("long_run");
+    // The statement arrives at a server with nothing else to do (how the DBA met it: the
+    // runtime's other workers were parked, and no one came to read the other sockets).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let task = {
+        let sql = sql.clone();
+        tokio::spawn(async move {
+            let r = a.query_drop(sql).await;
+            (r, a)
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    bounded("processlist", wait_running(&mut obs, a_id, &sql)).await;
+
+    // While SQLite runs it, an open session and a new one are answered...
+    let one: Option<i64> = bounded("SELECT 1", obs.query_first("SELECT 1"))
+        .await
+        .unwrap();
+    assert_eq!(one, Some(1));
+    let mut fresh = bounded("a new connection", conn()).await;
+    let two: Option<i64> = bounded("SELECT 2", fresh.query_first("SELECT 2"))
+        .await
+        .unwrap();
+    assert_eq!(two, Some(2));
+    assert!(!task.is_finished(), "the statement ended by itself");
+    // ... and it holds its metadata lock.
+    let held = locks_of(&mut obs, a_id).await;
+    assert!(
+        held.iter()
+            .any(|l| l.1.as_deref() == Some("long_run") && l.2 == "SHARED_READ"),
+        "{held:?}"
+    );
+
+    // KILL QUERY interrupts it with 1317; the connection stays, its locks go.
+    bounded("KILL QUERY", fresh.query_drop(format!("KILL QUERY {a_id}")))
+        .await
+        .unwrap();
+    let (r, mut a) = bounded("the killed statement", task).await.unwrap();
+    assert_eq!(code(r), (1317, "70100".to_string()));
+    assert_eq!(locks_of(&mut obs, a_id).await, []);
+    let n: Option<i64> = a
+        .query_first("SELECT COUNT(*) FROM long_run")
+        .await
+        .unwrap();
+    assert_eq!(n, Some(1));
+
+    // An interrupted write in a transaction: SQLite rolls the transaction back, the
+    // session's ends with it (its locks and the engine's writer go).
+    a.query_drop("BEGIN").await.unwrap();
+    a.query_drop("INSERT INTO long_run VALUES (2)")
+        .await
+        .unwrap();
+    let write = "INSERT INTO long_run (id) WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL \
+                 SELECT x + 1 FROM c WHERE x < 1000000000000) SELECT COUNT(*) FROM c";
+    let task = tokio::spawn(async move {
+        let r = a.query_drop(write).await;
+        (r, a)
+    });
+    bounded("processlist", wait_running(&mut obs, a_id, write)).await;
+    bounded("KILL QUERY", fresh.query_drop(format!("KILL QUERY {a_id}")))
+        .await
+        .unwrap();
+    let (r, mut a) = bounded("the killed write", task).await.unwrap();
+    assert_eq!(code(r), (1317, "70100".to_string()));
+    assert_eq!(locks_of(&mut obs, a_id).await, []);
+    bounded(
+        "a write after",
+        fresh.query_drop("INSERT INTO long_run VALUES (3)"),
+    )
+    .await
+    .unwrap();
+    let ids: Vec<i64> = a
+        .query("SELECT id FROM long_run ORDER BY id")
+        .await
+        .unwrap();
+    assert_eq!(ids, [1, 3]);
+
+    // KILL of the connection interrupts its statement and ends the connection.
+    let mut b = conn().await;
+    let b_id = id(&mut b).await;
+    let task = {
+        let sql = sql.clone();
+        tokio::spawn(async move { b.query_drop(sql).await })
+    };
+    bounded("processlist", wait_running(&mut obs, b_id, &sql)).await;
+    bounded("KILL", fresh.query_drop(format!("KILL {b_id}")))
+        .await
+        .unwrap();
+    assert!(bounded("the killed connection", task)
+        .await
+        .unwrap()
+        .is_err());
+    bounded("the connection's end", wait_gone(&mut obs, b_id)).await;
+    assert_eq!(locks_of(&mut obs, b_id).await, []);
+}
