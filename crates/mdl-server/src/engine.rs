@@ -4,7 +4,10 @@
 //! attached under the schema's name (`<data-dir>/<schema>.sqlite`, WAL journal), and two
 //! in-memory databases of its own, `performance_schema` and `sys`, filled per query from the
 //! instrumentation (`pfs_views.rs`). Schemas created or dropped by one connection are attached
-//! or detached by the others before their next statement (the catalog's version).
+//! or detached by the others before their next statement (the catalog's version). A schema's
+//! name is one SQLite can attach (`schema_name.rs`), checked before its file is created; a
+//! file found at start that cannot be a schema, or one SQLite later refuses to attach, is left
+//! out with a warning rather than failing every connection.
 //!
 //! **Writers.** SQLite lets one connection write at a time, and a read transaction that
 //! later writes fails if another writer committed in between. So the engine orders writers
@@ -96,7 +99,9 @@ fn engine_err(e: rusqlite::Error) -> ServerError {
 
 impl Engine {
     /// Opens `dir` (created if missing): every `*.sqlite` file in it is a schema, and each of
-    /// `schemas` is created if missing.
+    /// `schemas` is created if missing. A file that cannot be a schema (a name SQLite cannot
+    /// attach, see `schema_name.rs`; not a SQLite database; one more than [`MAX_SCHEMAS`]) is
+    /// left alone with a warning on stderr: it would fail every connection.
     ///
     /// # Errors
     /// File-system and SQLite errors, as MySQL errors.
@@ -107,13 +112,34 @@ impl Engine {
         busy_timeout: Duration,
     ) -> Result<Engine, ServerError> {
         std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir, e))?;
-        let mut catalog = BTreeMap::new();
+        let mut files = Vec::new();
         for entry in std::fs::read_dir(&dir).map_err(|e| io_err(&dir, e))? {
             let p = entry.map_err(|e| io_err(&dir, e))?.path();
             if p.extension().is_some_and(|x| x == "sqlite") {
-                if let Some(stem) = p.file_stem().and_then(|s| s.to_str()) {
-                    catalog.insert(stem.to_string(), 0);
+                files.push(p);
+            }
+        }
+        // Of names that differ only in case, the lower-case one is the schema.
+        files.sort_by_key(|p| {
+            let name = p.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let upper = name.as_ref().is_some_and(|n| *n != n.to_lowercase());
+            (upper, p.clone())
+        });
+        let mut catalog = BTreeMap::new();
+        for p in files {
+            let found = if catalog.len() < MAX_SCHEMAS {
+                found_schema(&p, catalog.keys().map(String::as_str))
+            } else {
+                Err(format!("more than {MAX_SCHEMAS} schemas"))
+            };
+            match found {
+                Ok(name) => {
+                    catalog.insert(name, 0);
                 }
+                Err(why) => eprintln!(
+                    "mdl-server: warning: {} is not a schema, left alone: {why}",
+                    p.display()
+                ),
             }
         }
         let engine = Engine {
@@ -147,33 +173,22 @@ impl Engine {
         VIEW_SCHEMAS.contains(&schema) || lock(&self.catalog).0.contains_key(schema)
     }
 
-    /// `CREATE DATABASE`.
+    /// `CREATE DATABASE`: the name is checked (`schema_name.rs`) before any file exists.
     ///
     /// # Errors
-    /// 1007 if it exists (unless `if_not_exists`), 1235 beyond [`MAX_SCHEMAS`], file errors.
+    /// 1007 if it exists (unless `if_not_exists`) or differs from an existing schema only in
+    /// case, 1102, 1059 or 1044 for a name this server cannot have, 1235 beyond
+    /// [`MAX_SCHEMAS`], file errors.
     pub fn create_schema(&self, name: &str, if_not_exists: bool) -> Result<(), ServerError> {
         let mut c = lock(&self.catalog);
-        if c.0.contains_key(name) || VIEW_SCHEMAS.contains(&name) {
-            if if_not_exists {
-                return Ok(());
-            }
-            return Err(ServerError::new(
-                1007,
-                "HY000",
-                format!("Can't create database '{name}'; database exists"),
-            ));
+        if if_not_exists && (c.0.contains_key(name) || VIEW_SCHEMAS.contains(&name)) {
+            return Ok(());
         }
+        crate::schema_name::check_new(name, c.0.keys().map(String::as_str))?;
         if c.0.len() >= MAX_SCHEMAS {
             return Err(ServerError::not_supported(&format!(
                 "more than {MAX_SCHEMAS} databases (SQLite attaches at most 10 files)"
             )));
-        }
-        if name.contains(['/', '\\', '\0']) || name.starts_with('.') {
-            return Err(ServerError::new(
-                1102,
-                "42000",
-                format!("Incorrect database name '{name}'"),
-            ));
         }
         let file = self.file(name);
         let db = rusqlite::Connection::open(&file).map_err(engine_err)?;
@@ -190,8 +205,9 @@ impl Engine {
     /// that still have it attached detach it before their next statement).
     ///
     /// # Errors
-    /// 1008 if it does not exist (unless `if_exists`).
+    /// 1008 if it does not exist (unless `if_exists`), 1044 for a view schema.
     pub fn drop_schema(&self, name: &str, if_exists: bool) -> Result<(), ServerError> {
+        crate::schema_name::check_drop(name)?;
         let mut c = lock(&self.catalog);
         if c.0.remove(name).is_none() {
             if if_exists {
@@ -213,6 +229,23 @@ impl Engine {
     fn version(&self) -> (BTreeMap<String, u64>, u64) {
         lock(&self.catalog).clone()
     }
+}
+
+/// The schema file `p` found in the data directory holds, beside `existing`: its name, or
+/// why it cannot be one.
+fn found_schema<'a>(
+    p: &std::path::Path,
+    existing: impl IntoIterator<Item = &'a str>,
+) -> Result<String, String> {
+    let name = p
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or("the name is not UTF-8")?;
+    crate::schema_name::check_new(name, existing).map_err(|e| e.message)?;
+    let db = rusqlite::Connection::open(p).map_err(|e| e.to_string())?;
+    db.query_row("PRAGMA schema_version", [], |r| r.get::<_, i64>(0))
+        .map_err(|e| e.to_string())?;
+    Ok(name.to_string())
 }
 
 fn io_err(p: &std::path::Path, e: std::io::Error) -> ServerError {
@@ -265,7 +298,7 @@ impl EngineConn {
             writer: None,
             in_txn: false,
         };
-        c.refresh()?;
+        c.refresh();
         Ok(c)
     }
 
@@ -280,13 +313,12 @@ impl EngineConn {
     }
 
     /// Attaches new schemas and detaches dropped ones (outside a transaction only: SQLite
-    /// cannot detach then).
-    ///
-    /// # Errors
-    /// SQLite errors.
-    pub fn refresh(&mut self) -> Result<(), ServerError> {
+    /// cannot detach then). A schema SQLite refuses to attach (its file gone or damaged since)
+    /// is left out with a warning on stderr, and its statements fail as for a missing table:
+    /// one bad file does not fail every statement of every connection.
+    pub fn refresh(&mut self) {
         if self.in_txn || self.version == lock(&self.engine.catalog).1 {
-            return Ok(());
+            return;
         }
         let (catalog, version) = self.engine.version();
         let stale: Vec<String> = self
@@ -296,10 +328,15 @@ impl EngineConn {
             .map(|(s, _)| s.clone())
             .collect();
         for s in stale {
-            self.db()
+            match self
+                .db()
                 .execute_batch(&format!("DETACH DATABASE {}", quote(&s)))
-                .map_err(engine_err)?;
-            self.attached.remove(&s);
+            {
+                Ok(()) => {
+                    self.attached.remove(&s);
+                }
+                Err(e) => eprintln!("mdl-server: warning: cannot detach schema {s}: {e}"),
+            }
         }
         for (s, g) in &catalog {
             if self.attached.contains_key(s) {
@@ -307,15 +344,19 @@ impl EngineConn {
             }
             let file = self.engine.file(s);
             let path = file.to_string_lossy().replace('\'', "''");
-            let sql = format!(
-                "ATTACH DATABASE '{path}' AS {q}; PRAGMA {q}.synchronous = NORMAL",
-                q = quote(s)
-            );
-            self.db().execute_batch(&sql).map_err(engine_err)?;
-            self.attached.insert(s.clone(), *g);
+            let q = quote(s);
+            let db = self.db();
+            match db.execute_batch(&format!("ATTACH DATABASE '{path}' AS {q}")) {
+                Ok(()) => {
+                    if let Err(e) = db.execute_batch(&format!("PRAGMA {q}.synchronous = NORMAL")) {
+                        eprintln!("mdl-server: warning: schema {s}: {e}");
+                    }
+                    self.attached.insert(s.clone(), *g);
+                }
+                Err(e) => eprintln!("mdl-server: warning: cannot attach schema {s}: {e}"),
+            }
         }
         self.version = version;
-        Ok(())
     }
 
     /// Whether a write transaction is open.

@@ -144,7 +144,7 @@ impl Connection {
         ) {
             return Ok((placeholders(statement), Vec::new()));
         }
-        self.db.refresh()?;
+        self.db.refresh();
         self.refresh_views(&rw.tables)?;
         let sql = rw.sql.first().cloned().unwrap_or_default();
         let stmt = self
@@ -196,7 +196,7 @@ impl Connection {
         params: &[Value],
         prepared: Option<u32>,
     ) -> Result<Output, ServerError> {
-        self.db.refresh()?;
+        self.db.refresh();
         if let Some(s) = statement {
             let vars = self.vars();
             let current = self.session.state().current_schema.clone();
@@ -586,6 +586,6 @@ fn schema_ddl(
         }
         _ => {}
     }
-    db.refresh()?;
+    db.refresh();
     Ok(Output::OK)
 }

@@ -24,6 +24,7 @@
 //! * `memo`: what a prepared statement keeps between executions (its lock plan and rewrite).
 //! * `rewrite`: MySQL's dialect to SQLite's, on `sqlparser`'s AST.
 //! * `engine`: SQLite, one file per schema, the engine's single writer.
+//! * `schema_name`: the schema names SQLite can attach, checked before a file exists.
 //! * `functions`: MySQL's string functions SQLite lacks (`SUBSTRING_INDEX`).
 //! * `admin`: `SHOW PROCESSLIST`, `KILL`, `SHOW VARIABLES`, system variables.
 //! * `pfs_views`: `performance_schema` and `sys` tables as SQLite snapshots of `pfs`.
@@ -47,6 +48,7 @@ mod memo;
 mod pfs_views;
 mod processlist;
 mod rewrite;
+mod schema_name;
 mod server;
 mod show_table;
 mod wire;

@@ -1,6 +1,8 @@
 //! What a DBA met by hand, driven by a real client (`mysql_async`) over loopback: a statement
-//! SQLite runs for long (other sessions go on, `KILL QUERY` and `KILL` interrupt it). Every
-//! wait is bounded ([`bounded`]: a stuck server fails the test instead of hanging it).
+//! SQLite runs for long (other sessions go on, `KILL QUERY` and `KILL` interrupt it), database
+//! names SQLite cannot attach (refused, nothing left behind; stray files in the data directory
+//! are skipped). Every wait is bounded ([`bounded`]: a stuck server fails the test instead of
+//! hanging it).
 
 mod common;
 
@@ -151,4 +153,68 @@ async fn a_long_statement_holds_up_no_one_and_kills_interrupt_it() {
         .is_err());
     bounded("the connection's end", wait_gone(&mut obs, b_id)).await;
     assert_eq!(locks_of(&mut obs, b_id).await, []);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn database_names_sqlite_cannot_attach_are_refused_before_any_file() {
+    let mut c = conn().await;
+    let dir: String = c.query_first("SELECT @@datadir").await.unwrap().unwrap();
+    for (sql, want) in [
+        ("CREATE DATABASE main", 1102),
+        ("CREATE DATABASE `TEMP`", 1102),
+        ("CREATE DATABASE Test", 1007),
+        ("CREATE DATABASE IF NOT EXISTS Test", 1007),
+        ("CREATE DATABASE SYS", 1007),
+        ("CREATE DATABASE performance_schema", 1007),
+        ("CREATE DATABASE information_schema", 1044),
+        ("DROP DATABASE performance_schema", 1044),
+        ("DROP DATABASE main", 1008),
+        ("DROP DATABASE Test", 1008),
+        ("USE main", 1049),
+        ("USE Test", 1049),
+    ] {
+        let r = bounded(sql, c.query_drop(sql)).await;
+        assert_eq!(code(r).0, want, "{sql}");
+    }
+    // Nothing was left behind: no file, and every connection works (an unattachable file
+    // failed every statement and every handshake).
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".sqlite"))
+        .collect();
+    files.sort();
+    assert_eq!(files, ["test.sqlite"]);
+    let one: Option<i64> = c.query_first("SELECT 1").await.unwrap();
+    assert_eq!(one, Some(1));
+    let mut other = bounded("a new connection", conn()).await;
+    let one: Option<i64> = other.query_first("SELECT 1").await.unwrap();
+    assert_eq!(one, Some(1));
+    // A name SQLite can attach works, and goes.
+    c.query_drop("CREATE DATABASE mysql").await.unwrap();
+    c.query_drop("CREATE TABLE mysql.t (id INT)").await.unwrap();
+    c.query_drop("DROP DATABASE mysql").await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stray_files_in_the_data_directory_are_skipped_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["main", "Temp", "Test", "test", "sys"] {
+        let db = rusqlite::Connection::open(dir.path().join(format!("{name}.sqlite"))).unwrap();
+        db.execute_batch("CREATE TABLE t (id INTEGER)").unwrap();
+    }
+    std::fs::write(dir.path().join("junk.sqlite"), [7u8; 4096]).unwrap();
+    let server = mdl_server::start(mdl_server::ServerConfig::for_tests(dir.path()))
+        .await
+        .expect("starts");
+    let addr = server.local_addr();
+    let url = format!("mysql://root@{}:{}/test", addr.ip(), addr.port());
+    let opts = mysql_async::Opts::from_url(&url).unwrap();
+    let mut c = bounded("connect", Conn::new(opts)).await.unwrap();
+    let dbs: Vec<String> = c.query("SHOW DATABASES").await.unwrap();
+    assert_eq!(dbs, ["performance_schema", "sys", "test"]);
+    let n: Option<i64> = c.query_first("SELECT COUNT(*) FROM t").await.unwrap();
+    assert_eq!(n, Some(0));
+    c.disconnect().await.unwrap();
+    server.stop();
 }
