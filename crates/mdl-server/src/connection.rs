@@ -223,9 +223,15 @@ fn param(v: ValueInner<'_>) -> Value {
 }
 
 /// Parses a client's text: one statement (MySQL without `CLIENT_MULTI_STATEMENTS` refuses
-/// more with 1064).
+/// more with 1064), no deeper than `depth.rs` allows.
 fn parse_one(text: &str) -> Result<Parsed, ServerError> {
+    crate::depth::check_text(text)?;
     let mut v = mdl_sql::parse(text)?;
+    for p in &v {
+        if let mdl_sql::Statement::Sql { statement, .. } = &p.statement {
+            crate::depth::check_statement(statement, text.len())?;
+        }
+    }
     if v.len() > 1 {
         return Err(ServerError::parse(&v[1].text));
     }

@@ -63,6 +63,12 @@ impl ServerError {
         )
     }
 
+    /// `ER_STACK_OVERRUN_NEED_MORE` (1436): a statement nested deeper than this server walks
+    /// (`depth.rs`); `why` says how deep.
+    pub fn stack_overrun(why: &str) -> ServerError {
+        ServerError::new(1436, "HY000", format!("Thread stack overrun: {why}"))
+    }
+
     /// `ER_BAD_DB_ERROR` (1049).
     pub fn unknown_database(name: &str) -> ServerError {
         ServerError::new(1049, "42000", format!("Unknown database '{name}'"))

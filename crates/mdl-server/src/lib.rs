@@ -21,6 +21,7 @@
 //! * `connection`: `opensrv-mysql`'s shim, prepared statements, the watch that notices a
 //!   client gone while its statement waits.
 //! * `execute`: a statement's path: locks from `mdl-sql`, then the engine.
+//! * `depth`: how deep a statement may nest (1436 past it), checked before and after parsing.
 //! * `memo`: what a prepared statement keeps between executions (its lock plan and rewrite).
 //! * `rewrite`: MySQL's dialect to SQLite's, on `sqlparser`'s AST.
 //! * `engine`: SQLite, one file per schema, the engine's single writer.
@@ -40,6 +41,7 @@ mod admin;
 mod config;
 mod connection;
 mod constant;
+mod depth;
 mod engine;
 mod error;
 mod execute;

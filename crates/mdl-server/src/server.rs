@@ -33,8 +33,11 @@ use crate::error::ServerError;
 use crate::processlist::Processlist;
 use crate::wire::ErrorCodes;
 
-/// The stack of a connection's thread.
-pub const CONNECTION_STACK: usize = 8 << 20;
+/// The stack of a connection's thread: a statement as deep as `depth.rs` lets through is
+/// cloned (about 6 MiB at 1,000 levels in a debug build, 1.5 MiB in a release one) and a
+/// refused one dropped (about 160 bytes a level, up to 10,000 levels) on it. Only the pages a
+/// connection touches are memory.
+pub const CONNECTION_STACK: usize = 16 << 20;
 
 /// What every connection shares.
 #[derive(Debug)]

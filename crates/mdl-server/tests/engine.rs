@@ -1,6 +1,6 @@
 //! What a DBA met by hand, driven by a real client (`mysql_async`) over loopback: a statement
-//! SQLite runs for long (other sessions go on, `KILL QUERY` and `KILL` interrupt it), database
-//! names SQLite cannot attach (refused, nothing left behind; stray files in the data directory
+//! SQLite runs for long (other sessions go on, `KILL QUERY` and `KILL` interrupt it), deep
+//! statements (an error, the server stays up), database names SQLite cannot attach (refused, nothing left behind; stray files in the data directory
 //! are skipped). Every wait is bounded ([`bounded`]: a stuck server fails the test instead of
 //! hanging it).
 
@@ -217,4 +217,62 @@ async fn stray_files_in_the_data_directory_are_skipped_at_start() {
     assert_eq!(n, Some(0));
     c.disconnect().await.unwrap();
     server.stop();
+}
+
+/// `SELECT 1 <op> 1 <op> ... 1` with `n` terms.
+fn chain(n: usize, op: &str) -> String {
+    let mut s = String::from("SELECT 1");
+    for _ in 1..n {
+        s.push_str(op);
+        s.push('1');
+    }
+    s
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deep_statements_get_an_error_and_the_server_stays_up() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE deep (id INT PRIMARY KEY)")
+        .await
+        .unwrap();
+    // As deep as SQLite goes: a result.
+    let n: Option<i64> = c.query_first(chain(1000, "+")).await.unwrap();
+    assert_eq!(n, Some(1000));
+    let ors = |n: usize| {
+        let terms: Vec<String> = (1..=n).map(|i| format!("id = {i}")).collect();
+        format!("SELECT id FROM deep WHERE {}", terms.join(" OR "))
+    };
+    let parens = |n: usize| format!("SELECT {}1{}", "(".repeat(n), ")".repeat(n));
+    let mut unions = String::from("SELECT 1");
+    for _ in 0..2000 {
+        unions.push_str(" UNION ALL SELECT 1");
+    }
+    let cases = [
+        (chain(2_000, "+"), 1436),
+        (chain(20_000, "+"), 1436),
+        (chain(200_000, "+"), 1436),
+        (ors(3_000), 1436),
+        (ors(30_000), 1436),
+        (unions, 1436),
+        (format!("{} FROM", chain(3_000, "+")), 1064),
+        (format!("{} FROM", chain(200_000, "+")), 1436),
+        (parens(200_000), 1436),
+        (parens(60), 1064),
+    ];
+    for (sql, want) in cases {
+        let what: String = sql.chars().take(40).collect();
+        let r = bounded(&what, c.query_drop(&sql)).await;
+        assert_eq!(code(r).0, want, "{what}... ({} bytes)", sql.len());
+        // The connection and the server stay usable.
+        let one: Option<i64> = bounded("SELECT 1", c.query_first("SELECT 1"))
+            .await
+            .unwrap();
+        assert_eq!(one, Some(1));
+    }
+    // A prepared statement is checked as it is prepared.
+    let r = bounded("prepare", c.prep(chain(5_000, "*"))).await;
+    assert_eq!(code(r).0, 1436);
+    let mut other = bounded("a new connection", conn()).await;
+    let one: Option<i64> = other.query_first("SELECT 1").await.unwrap();
+    assert_eq!(one, Some(1));
 }
