@@ -385,19 +385,8 @@ fn existing_table(
     c: &sqlparser::ast::CreateTable,
     current: Option<&str>,
 ) -> Result<Option<Output>, ServerError> {
-    let parts: Vec<String> = (c.name.0.iter())
-        .map(|p| match p {
-            sqlparser::ast::ObjectNamePart::Identifier(i) => i.value.clone(),
-            other => other.to_string(),
-        })
-        .collect();
-    let (schema, table) = match parts.as_slice() {
-        [.., s, t] => (s.clone(), t.clone()),
-        [t] => match current {
-            Some(s) => (s.to_string(), t.clone()),
-            None => return Ok(None), // 1046, from the rewrite
-        },
-        [] => return Ok(None),
+    let Ok((schema, table)) = crate::rewrite::table_name(&c.name, current) else {
+        return Ok(None); // 1046, from the rewrite
     };
     if !db.engine().has_schema(&schema) {
         return Err(ServerError::unknown_database(&schema));

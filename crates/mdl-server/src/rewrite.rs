@@ -160,9 +160,18 @@ fn last(n: &ObjectName) -> String {
 
 /// `(schema, table)` of a name, qualified with the current schema if it has none.
 fn qualified(n: &ObjectName, env: &Env<'_>) -> Result<(String, String), ServerError> {
+    table_name(n, env.schema)
+}
+
+/// `(schema, table)` of a statement's table name, qualified with `current` if it has none;
+/// 1046 when there is no current schema to qualify it with.
+pub(crate) fn table_name(
+    n: &ObjectName,
+    current: Option<&str>,
+) -> Result<(String, String), ServerError> {
     match split(n) {
         (s, t) if !s.is_empty() => Ok((s, t)),
-        (_, t) => match env.schema {
+        (_, t) => match current {
             Some(s) => Ok((s.to_string(), t)),
             None => Err(ServerError::new(1046, "3D000", "No database selected")),
         },

@@ -15,17 +15,7 @@ pub(crate) fn columns(
     name: &sqlparser::ast::ObjectName,
     current: Option<String>,
 ) -> Result<Output, ServerError> {
-    let parts: Vec<String> = (name.0.iter())
-        .map(|p| p.to_string().trim_matches('`').to_string())
-        .collect();
-    let (schema, table) = match parts.as_slice() {
-        [s, t] => (s.clone(), t.clone()),
-        [t] => match current {
-            Some(s) => (s, t.clone()),
-            None => return Err(ServerError::new(1046, "3D000", "No database selected")),
-        },
-        _ => return Err(ServerError::parse(&name.to_string())),
-    };
+    let (schema, table) = crate::rewrite::table_name(name, current.as_deref())?;
     if !db.engine().has_schema(&schema) {
         return Err(ServerError::unknown_database(&schema));
     }
