@@ -151,7 +151,8 @@ pub use error::SqlError;
 pub use names::{is_lock_free_schema, TableName};
 pub use parse::{parse, Modifiers, Parsed, Statement};
 pub use plan::{
-    describe_request, plan, Effect, LockedTable, Plan, SessionState, StatementKind, Upgrade,
+    describe_request, plan, Assigned, Effect, LockedTable, Plan, SessionState, StatementKind,
+    Upgrade,
 };
 pub use recognize::{TableLock, TableLockMode};
 pub use session::{CommitGuard, Session, StatementGuard};

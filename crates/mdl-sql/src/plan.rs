@@ -164,6 +164,17 @@ pub struct Upgrade {
     pub downgrade_to: Option<LockType>,
 }
 
+/// What a `SET` assigns to a variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Assigned<T> {
+    /// A value.
+    Value(T),
+    /// `DEFAULT`: for a session variable, the global value (`sql/set_var.cc`,
+    /// `set_var::update` with no value: `sys_var::set_default`, which for a session variable
+    /// copies the global one).
+    Default,
+}
+
 /// What a statement changes in the session, besides its locks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -191,12 +202,17 @@ pub enum Effect {
     RollbackToSavepoint(String),
     /// RELEASE SAVEPOINT name.
     ReleaseSavepoint(String),
-    /// SET of the session variables this crate knows.
+    /// SET of the variables this crate knows.
+    #[non_exhaustive]
     Set {
-        /// `autocommit`.
+        /// The session's `autocommit`.
         autocommit: Option<bool>,
-        /// `lock_wait_timeout`.
-        lock_wait_timeout: Option<Duration>,
+        /// The session's `lock_wait_timeout`: a value, which [`Session`](crate::Session)
+        /// applies, or `DEFAULT`, the server's global value, which the server applies.
+        lock_wait_timeout: Option<Assigned<Duration>>,
+        /// `SET GLOBAL lock_wait_timeout`: the server's value for sessions that start later
+        /// (`DEFAULT` is MySQL's compiled-in year).
+        global_lock_wait_timeout: Option<Duration>,
     },
     /// USE schema.
     Use(String),

@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use mdl_sql::{Effect, SessionState, StatementKind, TableLockMode};
+use mdl_sql::{Assigned, Effect, SessionState, StatementKind, TableLockMode};
 
 // --- DDL ------------------------------------------------------------------------------------
 
@@ -326,21 +326,50 @@ fn transaction_statements() {
             .unwrap()
             .commits_after
     );
-    let p = locks("SET GLOBAL autocommit = 1", &[]);
-    assert_eq!(
-        p.effect,
+    let set = |sql: &str| match locks(sql, &[]).effect {
         Effect::Set {
-            autocommit: None,
-            lock_wait_timeout: None
-        }
+            autocommit,
+            lock_wait_timeout,
+            global_lock_wait_timeout,
+            ..
+        } => (autocommit, lock_wait_timeout, global_lock_wait_timeout),
+        other => panic!("{sql}: {other:?}"),
+    };
+    let secs = std::time::Duration::from_secs;
+    assert_eq!(set("SET GLOBAL autocommit = 1"), (None, None, None));
+    assert_eq!(
+        set("SET SESSION autocommit = OFF, @@lock_wait_timeout = 5"),
+        (Some(false), Some(Assigned::Value(secs(5))), None)
     );
-    let p = locks("SET SESSION autocommit = OFF, @@lock_wait_timeout = 5", &[]);
+    // sql/sys_vars.cc, `Sys_lock_wait_timeout`: VALID_RANGE(1, LONG_TIMEOUT), out of range
+    // clamped; `sys_var::check_update_type`: an integer variable refuses a decimal (1232).
     assert_eq!(
-        p.effect,
-        Effect::Set {
-            autocommit: Some(false),
-            lock_wait_timeout: Some(std::time::Duration::from_secs(5))
-        }
+        set("SET lock_wait_timeout = -5").1,
+        Some(Assigned::Value(secs(1)))
+    );
+    assert_eq!(
+        set("SET lock_wait_timeout = 99999999999999999999999").1,
+        Some(Assigned::Value(secs(31_536_000)))
+    );
+    error_in("SET lock_wait_timeout = 1.5", &test_schema(), 1232);
+    error_in("SET lock_wait_timeout = 'abc'", &test_schema(), 1232);
+    // sql/set_var.cc, `set_var::update`: DEFAULT of a session variable is the global value
+    // (the server's to apply); of a global one, the compiled-in default.
+    assert_eq!(
+        set("SET lock_wait_timeout = DEFAULT").1,
+        Some(Assigned::Default)
+    );
+    assert_eq!(
+        set("SET GLOBAL lock_wait_timeout = 7"),
+        (None, None, Some(secs(7)))
+    );
+    assert_eq!(
+        set("SET @@global.lock_wait_timeout = DEFAULT").2,
+        Some(secs(31_536_000))
+    );
+    assert_eq!(
+        set("SET @x = 5, @@session.autocommit = DEFAULT").0,
+        Some(true)
     );
     error_in("SET autocommit = 7", &test_schema(), 1231);
 }

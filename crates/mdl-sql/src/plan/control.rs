@@ -26,14 +26,14 @@
 use std::time::Duration;
 
 use sqlparser::ast::{
-    ContextModifier, Expr, FlushType, Set, Statement, TransactionAccessMode, TransactionMode, Use,
-    Value,
+    ContextModifier, Expr, FlushType, Set, Statement, TransactionAccessMode, TransactionMode,
+    UnaryOperator, Use, Value,
 };
 
 use mdl_core::{LockDuration, LockType, Namespace, LONG_TIMEOUT};
 
 use super::ddl::statement_name;
-use super::{Effect, LockedTable, Plan, SessionState, StatementKind};
+use super::{Assigned, Effect, LockedTable, Plan, SessionState, StatementKind};
 use crate::error::SqlError;
 use crate::names::{resolve_in, resolve_object, schema_request, schema_to_use, scoped};
 use crate::recognize::{TableLock, TableLockMode};
@@ -136,28 +136,42 @@ pub(super) fn control(s: &Statement, state: &SessionState) -> Result<Plan, SqlEr
     })
 }
 
-/// `SET`: `autocommit` and `lock_wait_timeout` of the session; everything else is the server's
-/// business. User-level lock calls in the values are evaluated.
+/// `SET`: `autocommit` and `lock_wait_timeout` of the session, and `lock_wait_timeout` of the
+/// server (`GLOBAL`); everything else is the server's business. User-level lock calls in the
+/// values are evaluated.
 fn set_statement(set: &Set, state: &SessionState) -> Result<Plan, SqlError> {
     let mut p = Plan::new(StatementKind::Set);
-    let assignments: Vec<(String, &Expr)> = match set {
+    let assignments: Vec<(Option<(Scope, String)>, &Expr)> = match set {
         Set::SingleAssignment {
             scope,
             variable,
             values,
             ..
-        } if values.len() == 1 => vec![(var_name(scope, &variable.to_string()), &values[0])],
+        } if values.len() == 1 => vec![(system_variable(scope, &variable.to_string()), &values[0])],
         Set::MultipleAssignments { assignments } => assignments
             .iter()
-            .map(|a| (var_name(&a.scope, &a.name.to_string()), &a.value))
+            .map(|a| (system_variable(&a.scope, &a.name.to_string()), &a.value))
             .collect(),
         _ => Vec::new(),
     };
-    let (mut autocommit, mut timeout) = (None, None);
-    for (name, value) in assignments {
-        match name.as_str() {
-            "autocommit" => autocommit = Some(bool_value(&name, value)?),
-            "lock_wait_timeout" => timeout = Some(timeout_value(&name, value)?),
+    let (mut autocommit, mut timeout, mut global_timeout) = (None, None, None);
+    for (var, value) in assignments {
+        match var.as_ref().map(|(scope, name)| (scope, name.as_str())) {
+            Some((Scope::Session, name @ "autocommit")) => {
+                autocommit = Some(is_default(value) || bool_value(name, value)?);
+            }
+            Some((Scope::Session, name @ "lock_wait_timeout")) => {
+                timeout = Some(match is_default(value) {
+                    true => Assigned::Default,
+                    false => Assigned::Value(timeout_value(name, value)?),
+                });
+            }
+            Some((Scope::Global, name @ "lock_wait_timeout")) => {
+                global_timeout = Some(match is_default(value) {
+                    true => LONG_TIMEOUT,
+                    false => timeout_value(name, value)?,
+                });
+            }
             _ => {}
         }
         p.user_locks.extend(user_lock_calls(value)?);
@@ -168,28 +182,43 @@ fn set_statement(set: &Set, state: &SessionState) -> Result<Plan, SqlError> {
     p.effect = Effect::Set {
         autocommit,
         lock_wait_timeout: timeout,
+        global_lock_wait_timeout: global_timeout,
     };
     Ok(p)
 }
 
-/// The session variable an assignment sets, lowercased, or "" for globals and user variables.
-fn var_name(scope: &Option<ContextModifier>, raw: &str) -> String {
-    if matches!(scope, Some(ContextModifier::Global)) {
-        return String::new();
-    }
+/// Whose variable an assignment sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Session,
+    Global,
+}
+
+/// The system variable an assignment sets, lowercased, with its scope; `None` for `@user`
+/// variables (values, not settings) and structured names.
+fn system_variable(modifier: &Option<ContextModifier>, raw: &str) -> Option<(Scope, String)> {
     let lower = raw.to_ascii_lowercase();
-    let lower = lower
-        .strip_prefix("@@session.")
-        .or_else(|| lower.strip_prefix("@@local."))
-        .or_else(|| lower.strip_prefix("@@"))
-        .map(str::to_string)
-        .unwrap_or(lower);
-    // `@user` variables are values, not settings; `@@global.x` changes no session.
-    if lower.starts_with('@') || lower.starts_with("global.") || lower.contains('.') {
-        String::new()
+    let by_modifier = match modifier {
+        Some(ContextModifier::Global) => Scope::Global,
+        _ => Scope::Session,
+    };
+    let (scope, name) = if let Some(n) = lower.strip_prefix("@@global.") {
+        (Scope::Global, n)
+    } else if let Some(n) =
+        (lower.strip_prefix("@@session.")).or_else(|| lower.strip_prefix("@@local."))
+    {
+        (Scope::Session, n)
+    } else if let Some(n) = lower.strip_prefix("@@") {
+        (by_modifier, n)
     } else {
-        lower
-    }
+        (by_modifier, lower.as_str())
+    };
+    (!name.starts_with('@') && !name.contains('.')).then(|| (scope, name.to_string()))
+}
+
+/// `SET x = DEFAULT`.
+fn is_default(v: &Expr) -> bool {
+    matches!(v, Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DEFAULT"))
 }
 
 fn bool_value(name: &str, v: &Expr) -> Result<bool, SqlError> {
@@ -210,24 +239,43 @@ fn bool_value(name: &str, v: &Expr) -> Result<bool, SqlError> {
     }
 }
 
-/// `lock_wait_timeout`: 1 .. 31536000 seconds (`sql/sys_vars.cc`, `Sys_lock_wait_timeout`);
-/// MySQL clamps values out of range.
+/// `lock_wait_timeout`: an integer, clamped to 1 .. 31536000 seconds (`sql/sys_vars.cc`,
+/// `Sys_lock_wait_timeout`; MySQL warns that it truncated a value out of range); a decimal or a
+/// string is 1232 (`sys_var::check_update_type`: an integer variable takes `INT_RESULT` only).
 fn timeout_value(name: &str, v: &Expr) -> Result<Duration, SqlError> {
-    let Expr::Value(val) = v else {
-        return Err(SqlError::wrong_value_for_var(name, &v.to_string()));
-    };
-    let Value::Number(n, _) = &val.value else {
-        return Err(SqlError::new(
+    let wrong_type = || {
+        SqlError::new(
             1232,
             "42000",
             format!("Incorrect argument type to variable '{name}'"),
-        ));
+        )
     };
-    let secs: f64 = n
-        .parse()
-        .map_err(|_| SqlError::wrong_value_for_var(name, n))?;
-    let secs = secs.round().clamp(1.0, LONG_TIMEOUT.as_secs() as f64);
-    Ok(Duration::from_secs(secs as u64))
+    let (negative, val) = match v {
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => (true, &**expr),
+        Expr::UnaryOp {
+            op: UnaryOperator::Plus,
+            expr,
+        } => (false, &**expr),
+        other => (false, other),
+    };
+    let Expr::Value(val) = val else {
+        return Err(SqlError::wrong_value_for_var(name, &v.to_string()));
+    };
+    let Value::Number(n, _) = &val.value else {
+        return Err(wrong_type());
+    };
+    if !n.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(wrong_type());
+    }
+    // Digits only: a value too long for u64 is above the range, and clamps to its top.
+    let secs = match negative {
+        true => 0,
+        false => n.parse::<u64>().unwrap_or(u64::MAX),
+    };
+    Ok(Duration::from_secs(secs.clamp(1, LONG_TIMEOUT.as_secs())))
 }
 
 /// `SHOW CREATE TABLE t`: SH on the table (`sql/sql_show.cc`, `mysqld_show_create` opens it with

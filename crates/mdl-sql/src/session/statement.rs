@@ -4,7 +4,7 @@ use mdl_core::{ErrorKind, LockDuration, LockType, MdlKey, MdlSavepoint, Namespac
 
 use super::Session;
 use crate::error::SqlError;
-use crate::plan::{Effect, Plan, StatementKind, Upgrade};
+use crate::plan::{Assigned, Effect, Plan, StatementKind, Upgrade};
 use crate::user_lock::{UserLockFunction, UserLockValue};
 
 /// A running statement (see [`Session::execute`]). Dropping it without
@@ -192,8 +192,10 @@ impl StatementGuard<'_> {
             Effect::Set {
                 autocommit,
                 lock_wait_timeout,
+                ..
             } => {
-                if let Some(t) = lock_wait_timeout {
+                // `DEFAULT` and the global value are the server's to apply.
+                if let Some(Assigned::Value(t)) = lock_wait_timeout {
                     s.ctx.set_lock_wait_timeout(*t);
                 }
                 if let Some(a) = autocommit {
