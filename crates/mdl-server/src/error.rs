@@ -129,7 +129,11 @@ impl ServerError {
 
     /// The MySQL error for a SQLite error met while running `what`.
     pub fn from_engine(e: &rusqlite::Error, schema: Option<&str>) -> ServerError {
-        let msg = e.to_string();
+        // SQLite's own words, without the statement and offset rusqlite appends to them.
+        let msg = match e {
+            rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+            other => other.to_string(),
+        };
         if let rusqlite::Error::SqliteFailure(f, _) = e {
             use rusqlite::ErrorCode as C;
             match f.code {
@@ -180,6 +184,22 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
             return ServerError::new(1050, "42S01", format!("Table '{t}' already exists"));
         }
     }
+    // `INSERT` with more or fewer values than columns (SQLite words it two ways).
+    if (msg.starts_with("table ") && msg.contains(" values were supplied"))
+        || (msg.contains(" values for ") && msg.ends_with(" columns"))
+    {
+        return ServerError::new(
+            1136,
+            "21S01",
+            "Column count doesn't match value count at row 1",
+        );
+    }
+    if msg == "all VALUES must have the same number of terms" {
+        return ServerError::new(1136, "21S01", "Column count doesn't match value count");
+    }
+    if let Some(c) = msg.strip_prefix("duplicate column name: ") {
+        return ServerError::new(1060, "42S21", format!("Duplicate column name '{c}'"));
+    }
     if let Some(c) = msg.strip_prefix("no such column: ") {
         return ServerError::new(
             1054,
@@ -195,7 +215,13 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
         );
     }
     if let Some(f) = msg.strip_prefix("no such function: ") {
-        return ServerError::new(1305, "42000", format!("FUNCTION {f} does not exist"));
+        // MySQL names an unknown function with the current schema (`sp_find_routine`).
+        let f = f.split('(').next().unwrap_or(f);
+        return ServerError::new(
+            1305,
+            "42000",
+            format!("FUNCTION {} does not exist", qualified(f)),
+        );
     }
     if msg.contains("syntax error") || msg.starts_with("near ") {
         return ServerError::new(
