@@ -1,6 +1,8 @@
 //! What a DBA types that is not a table's business: `SHOW [FULL] PROCESSLIST`, `KILL`,
 //! `SHOW VARIABLES | STATUS | DATABASES | TABLES`, and the system variables `@@name` reads.
 
+use std::sync::atomic::Ordering;
+
 use mdl_core::KillScope;
 use sqlparser::ast::{KillType, ShowStatementFilter, Statement};
 
@@ -20,10 +22,15 @@ pub struct SessionVars {
     pub lock_wait_timeout: u64,
 }
 
-/// A system variable's value, or `None` if this server has no such variable.
+/// A system variable's value, or `None` if this server has no such variable. `global.name` is
+/// the global value where it differs from the session's (`lock_wait_timeout`).
 pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
     let text = |t: &str| Some(Cell::Text(t.to_string()));
     match name {
+        "global.lock_wait_timeout" => Some(Cell::Int(
+            shared.global_lock_wait_timeout.load(Ordering::Relaxed) as i64,
+        )),
+        _ if name.starts_with("global.") => variable(shared, s, &name["global.".len()..]),
         "version" => text(VERSION),
         "version_comment" => text("mdl-server (mdl metadata locks, pfs, SQLite)"),
         "autocommit" => Some(Cell::Int(i64::from(s.autocommit))),
@@ -168,12 +175,15 @@ pub fn show(
     Some(match s {
         Statement::ShowProcessList { full } => Ok(show_processlist(shared, *full)),
         Statement::Kill { modifier, id } => kill(shared, *modifier, *id),
-        Statement::ShowVariables { filter, .. } => {
+        Statement::ShowVariables { filter, global, .. } => {
             let rows = VARIABLE_NAMES
                 .iter()
                 .filter(|n| like(filter, n))
                 .filter_map(|n| {
-                    let v = variable(shared, vars, n)?;
+                    let v = match global {
+                        true => variable(shared, vars, &format!("global.{n}"))?,
+                        false => variable(shared, vars, n)?,
+                    };
                     let v = match v {
                         Cell::Int(i) => i.to_string(),
                         Cell::Text(t) => t,

@@ -24,6 +24,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::io;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -43,6 +44,7 @@ use crate::error::ServerError;
 use crate::memo::Memo;
 use crate::processlist::ConnInfo;
 use crate::server::Shared;
+use crate::session_values::SessionValues;
 use crate::wire::{marked, write_result, Output};
 
 /// A prepared statement.
@@ -64,6 +66,8 @@ pub struct Connection {
     pub(crate) session: Session,
     pub(crate) db: EngineConn,
     pub(crate) prepared: HashMap<u32, Prepared>,
+    /// What its statements read of it (`session_values.rs`).
+    pub(crate) values: SessionValues,
     next_stmt: u32,
     watch: Arc<TcpStream>,
 }
@@ -97,9 +101,13 @@ impl Connection {
         // SQLite compares schema and table names without case (ASCII): so must their locks,
         // or a DDL on `T` would not wait for a transaction on `t`.
         session.set_lower_case_table_names(true);
+        let timeout = shared.global_lock_wait_timeout.load(Ordering::Relaxed);
+        session.set_lock_wait_timeout(Duration::from_secs(timeout));
+        let values = SessionValues::new(info.id, &info.user, &info.host);
         Ok(Connection {
             shared,
             info,
+            values,
             thread: thread.clone(),
             session,
             db,

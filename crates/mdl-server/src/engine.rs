@@ -16,7 +16,8 @@
 //! `--engine-lock-wait-timeout` with 1205, InnoDB's `innodb_lock_wait_timeout` error). In a
 //! multi-statement transaction the writer is held from the first write to COMMIT or ROLLBACK
 //! (`BEGIN IMMEDIATE` then); reads before the first write see the latest committed data (READ
-//! COMMITTED). Metadata waits are `mdl`'s and come first; a cycle through the writer and a
+//! COMMITTED). A locking read (`FOR UPDATE`, `FOR SHARE`) takes the writer as a write does
+//! (`NOWAIT`: [`EngineConn::try_take_writer`]). Metadata waits are `mdl`'s and come first; a cycle through the writer and a
 //! metadata lock ends by a timeout, as a cycle through InnoDB's row locks and MDL does in
 //! MySQL. What SQLite still refuses (`SQLITE_BUSY` past the busy timeout) is reported as 1213
 //! and the transaction rolled back. Both are counted ([`EngineCounters`]).
@@ -391,6 +392,25 @@ impl EngineConn {
                 Err(ServerError::lock_wait_timeout())
             }
         }
+    }
+
+    /// Takes the engine's writer if it is free or held (a locking read's `NOWAIT`).
+    ///
+    /// # Errors
+    /// 3572 (`ER_LOCK_NOWAIT`) when another connection holds it.
+    pub fn try_take_writer(&mut self) -> Result<(), ServerError> {
+        if self.writer.is_none() {
+            let g = (self.engine.writer.clone().try_lock_owned()).map_err(|_| {
+                ServerError::new(
+                    3572,
+                    "HY000",
+                    "Statement aborted because lock(s) could not be acquired immediately and \
+                     NOWAIT is set.",
+                )
+            })?;
+            self.writer = Some(g);
+        }
+        Ok(())
     }
 
     /// Starts the write transaction (`BEGIN IMMEDIATE`) if none is open; the writer must be

@@ -33,7 +33,7 @@ use crate::admin::{self, SessionVars};
 use crate::connection::Connection;
 use crate::error::ServerError;
 use crate::pfs_views::{self, Sources};
-use crate::rewrite::{rewrite, Env, Rewritten};
+use crate::rewrite::{rewrite, Env, LockingRead, Rewritten};
 use crate::show_table;
 use crate::wire::Output;
 
@@ -112,7 +112,7 @@ impl Connection {
         let lookup = move |n: &str| admin::variable(&shared, &vars, n);
         let env = Env {
             schema: self.session.state().current_schema.as_deref(),
-            connection_id: self.info.id,
+            values: &self.values,
             user_locks: locks,
             variable: &lookup,
         };
@@ -184,8 +184,10 @@ impl Connection {
         // workers while the statement waits, and a DBA sees the statement in
         // `events_statements_current` with its metadata-lock wait nested in it, as in MySQL.
         let event = self.thread.statement_start(cls, digest);
-        let out = self.run_inner(plan, statement, params, prepared).await;
+        let insert = matches!(&plan, Ok(p) if p.kind == StatementKind::Insert);
+        let mut out = self.run_inner(plan, statement, params, prepared).await;
         event.end();
+        self.values.after_statement(insert, &mut out);
         out
     }
 
@@ -295,7 +297,11 @@ impl Connection {
         let kind = plan.kind;
         let result = {
             let Connection {
-                session, db, info, ..
+                session,
+                db,
+                info,
+                values,
+                ..
             } = self;
             let mut stmt = session.execute(&plan).await?;
             if let (StatementKind::CreateTable, Some(Statement::CreateTable(c))) = (kind, statement)
@@ -327,7 +333,7 @@ impl Connection {
             let rw = match (statement, locks.is_empty()) {
                 (Some(s), false) => Some(Arc::new(self_rewrite(
                     &self.shared,
-                    info,
+                    values,
                     stmt.session(),
                     s,
                     &locks,
@@ -350,13 +356,48 @@ impl Connection {
                 schema,
             )
             .await;
+            let out = match (out, rw.as_deref()) {
+                (Ok(Output::Rows(r)), Some(rw)) if kind == StatementKind::Set => {
+                    let row = r.rows.into_iter().next().unwrap_or_default();
+                    for (name, v) in rw.user_vars.iter().zip(row) {
+                        values.set_user_var(name, v);
+                    }
+                    Ok(Output::OK)
+                }
+                (out, _) => out,
+            };
             match out {
                 Ok(o) => stmt.finish().await.map(|()| o).map_err(ServerError::from),
                 Err(e) => Err(e),
             }
         };
+        if result.is_ok() {
+            self.set_lock_wait_timeouts(&plan.effect);
+        }
         self.reconcile(&result);
         result
+    }
+
+    /// The parts of a SET that are the server's to apply: `SET GLOBAL lock_wait_timeout`, and
+    /// the session's `lock_wait_timeout = DEFAULT` (the global value).
+    fn set_lock_wait_timeouts(&mut self, effect: &mdl_sql::Effect) {
+        let mdl_sql::Effect::Set {
+            lock_wait_timeout,
+            global_lock_wait_timeout,
+            ..
+        } = effect
+        else {
+            return;
+        };
+        let global = &self.shared.global_lock_wait_timeout;
+        if let Some(t) = global_lock_wait_timeout {
+            global.store(t.as_secs(), std::sync::atomic::Ordering::Relaxed);
+        }
+        if let Some(mdl_sql::Assigned::Default) = lock_wait_timeout {
+            let secs = global.load(std::sync::atomic::Ordering::Relaxed);
+            self.session
+                .set_lock_wait_timeout(std::time::Duration::from_secs(secs));
+        }
     }
 
     /// The engine's transaction follows the session's (step 5); a transaction the engine
@@ -408,7 +449,7 @@ fn existing_table(
 /// The rewrite again, with the user-level lock values the locks gave.
 fn self_rewrite(
     shared: &Arc<crate::server::Shared>,
-    info: &crate::processlist::ConnInfo,
+    values: &crate::session_values::SessionValues,
     session: &mdl_sql::Session,
     s: &Statement,
     locks: &[Option<i64>],
@@ -421,7 +462,7 @@ fn self_rewrite(
     let lookup = move |n: &str| admin::variable(&shared, &vars, n);
     let env = Env {
         schema: session.state().current_schema.as_deref(),
-        connection_id: info.id,
+        values,
         user_locks: locks,
         variable: &lookup,
     };
@@ -464,7 +505,26 @@ async fn engine_step(
     let sql: &[String] = rw.map_or(&[], |r| r.sql.as_slice());
     let first = || sql.first().map(String::as_str).unwrap_or("");
     match kind {
-        K::Select | K::Explain => db.run(first(), params, None),
+        K::Select if rw.is_some_and(|r| r.locking_read.is_some()) => {
+            // A locking read takes the writer as a write does (`rewrite.rs`).
+            match rw.and_then(|r| r.locking_read) {
+                Some(LockingRead::NoWait) => db.try_take_writer()?,
+                _ => {
+                    info.set_state("waiting for the engine's writer");
+                    db.take_writer(&info.kill).await?;
+                    info.set_state("executing");
+                }
+            }
+            if multi {
+                db.begin()?;
+            }
+            db.run(first(), params, schema.as_deref())
+        }
+        K::Select | K::Explain => db.run(first(), params, schema.as_deref()),
+        // `SET @a = x`: the values, which the caller keeps.
+        K::Set if rw.is_some_and(|r| !r.user_vars.is_empty()) => {
+            db.run(first(), params, schema.as_deref())
+        }
         K::Show => match s {
             Some(Statement::ExplainTable { table_name, .. }) => {
                 show_table::columns(db, table_name, schema)
@@ -488,7 +548,7 @@ async fn engine_step(
             if multi {
                 db.begin()?;
             }
-            db.run(first(), params, None)
+            db.run(first(), params, schema.as_deref())
         }
         K::CreateTable
         | K::AlterTable
@@ -499,7 +559,7 @@ async fn engine_step(
         | K::DropIndex => {
             db.take_writer(&info.kill).await?;
             for (i, q) in sql.iter().enumerate() {
-                match db.run(q, params, None) {
+                match db.run(q, params, schema.as_deref()) {
                     // MySQL's DROP TABLE of a missing table: ER_BAD_TABLE_ERROR.
                     Err(e) if kind == K::DropTable && e.code == 1146 => {
                         let (s, t) =

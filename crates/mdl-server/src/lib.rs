@@ -52,6 +52,7 @@ mod processlist;
 mod rewrite;
 mod schema_name;
 mod server;
+mod session_values;
 mod show_table;
 mod wire;
 

@@ -4,9 +4,18 @@
 //!   an attached SQLite database of the same name, so SQLite resolves them as MySQL does.
 //!   Names of the statement's common table expressions are left alone.
 //! * Values SQLite reads otherwise: MySQL's `"text"` strings become `'text'`; `@@variables`,
-//!   `DATABASE()`, `CONNECTION_ID()`, `VERSION()` and the user-level lock functions (whose
-//!   values `mdl-sql` computed with the locks) become literals, and an unnamed select item that
-//!   held one keeps MySQL's column name as an alias.
+//!   `@user` variables, `DATABASE()`, `VERSION()`, the session's values (`CONNECTION_ID()`,
+//!   `USER()`, `CURRENT_USER()`, `LAST_INSERT_ID()`, `ROW_COUNT()`: `session_values.rs`) and
+//!   the user-level lock functions (whose values `mdl-sql` computed with the locks) become
+//!   literals, and an unnamed select item that held one keeps MySQL's column name as an alias.
+//! * `SET @a = x, @b = y` is `SELECT x, y`, whose row the server keeps as the variables.
+//! * Locking reads: SQLite has no row locks, and one writer. `SELECT ... FOR UPDATE` / `FOR
+//!   SHARE` / `LOCK IN SHARE MODE` keep their metadata locks (SW / SR, `mdl-sql`) and run as a
+//!   plain SELECT after the statement took the engine's writer (`engine.rs`), held to the end of
+//!   the transaction: a locking read orders against writes as InnoDB's row locks do, coarser (the
+//!   whole engine, and two FOR SHARE readers wait for each other). `NOWAIT` fails with 3572 when
+//!   the writer is taken; `SKIP LOCKED` is refused (1235): with one lock for every row, it
+//!   would skip every row or none.
 //! * `CREATE TABLE`: column types and options SQLite keeps, without `AUTO_INCREMENT` (an
 //!   `INTEGER PRIMARY KEY` counts by itself), table options (`ENGINE=`, charsets, comments:
 //!   `/*! */` comments were already resolved by `mdl-sql`) and foreign keys; inline `KEY`/`INDEX`
@@ -22,19 +31,21 @@ use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    ColumnOption, CreateIndex, CreateTable, DataType, Expr, Ident, ObjectName, ObjectNamePart,
-    Query, SelectItem, Statement, TableConstraint, Value, ValueWithSpan, VisitMut, VisitorMut,
+    ColumnOption, CreateIndex, CreateTable, DataType, Expr, Ident, NonBlock, ObjectName,
+    ObjectNamePart, Query, SelectItem, Statement, TableConstraint, Value, ValueWithSpan, VisitMut,
+    VisitorMut,
 };
 
 use crate::error::ServerError;
+use crate::session_values::SessionValues;
 use crate::wire::Cell;
 
 /// What a rewrite needs from the session.
 pub struct Env<'a> {
     /// The current schema.
     pub schema: Option<&'a str>,
-    /// `CONNECTION_ID()`.
-    pub connection_id: u64,
+    /// The session's values (`CONNECTION_ID()`, `@user` variables, ...).
+    pub values: &'a SessionValues,
     /// The values of the statement's user-level lock calls, in order.
     pub user_locks: &'a [Option<i64>],
     /// A system variable's value (`@@name`, lowercased, without `session.`).
@@ -55,6 +66,19 @@ pub struct Rewritten {
     /// `CONNECTION_ID()`, a user-level lock's value): another execution of the statement must
     /// rewrite it again. Otherwise the rewrite is a function of the statement and the schema.
     pub read_session: bool,
+    /// A locking read (`FOR UPDATE`, `FOR SHARE`): whether it may wait for the engine's writer.
+    pub locking_read: Option<LockingRead>,
+    /// `SET @a = x, ...`: the variables the one row of `sql[0]` gives values to, in order.
+    pub user_vars: Vec<String>,
+}
+
+/// How a locking read takes the engine's writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockingRead {
+    /// Waits, as for a write.
+    Wait,
+    /// `NOWAIT`: 3572 if the writer is taken.
+    NoWait,
 }
 
 /// Rewrites `s` (see the module docs).
@@ -69,9 +93,17 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     if let Some(e) = q.error {
         return Err(e);
     }
+    let mut user_vars = Vec::new();
     let sql = match &s {
         Statement::CreateTable(c) => create_table(c)?,
         Statement::CreateIndex(c) => vec![create_index(c)?],
+        Statement::Set(set) => match user_var_assignments(set) {
+            (names, exprs) if !names.is_empty() => {
+                user_vars = names;
+                vec![format!("SELECT {}", exprs.join(", "))]
+            }
+            _ => vec![s.to_string()],
+        },
         Statement::Drop {
             object_type: sqlparser::ast::ObjectType::Index,
             names,
@@ -79,7 +111,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
             if_exists,
             ..
         } => {
-            let (schema, table) = split(t);
+            let (schema, table) = qualified(t, env)?;
             names
                 .iter()
                 .map(|n| {
@@ -144,7 +176,28 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
         tables: q.tables,
         sleep: q.sleep,
         read_session: q.read_session,
+        locking_read: q.locking_read,
+        user_vars,
     })
+}
+
+/// The `@user` variables a SET assigns, and their values' SQL (already rewritten).
+fn user_var_assignments(set: &sqlparser::ast::Set) -> (Vec<String>, Vec<String>) {
+    use sqlparser::ast::Set as S;
+    let pairs: Vec<(String, &Expr)> = match set {
+        S::SingleAssignment {
+            variable, values, ..
+        } if values.len() == 1 => vec![(variable.to_string(), &values[0])],
+        S::MultipleAssignments { assignments } => (assignments.iter())
+            .map(|a| (a.name.to_string(), &a.value))
+            .collect(),
+        _ => Vec::new(),
+    };
+    pairs
+        .into_iter()
+        .filter(|(n, _)| n.starts_with('@') && !n.starts_with("@@"))
+        .map(|(n, e)| (n, e.to_string()))
+        .unzip()
 }
 
 fn q_ident(s: &str) -> String {
@@ -202,6 +255,7 @@ struct Qualify<'a> {
     user_lock: usize,
     sleep: std::time::Duration,
     read_session: bool,
+    locking_read: Option<LockingRead>,
     error: Option<ServerError>,
 }
 
@@ -214,6 +268,7 @@ impl<'a> Qualify<'a> {
             user_lock: 0,
             sleep: std::time::Duration::ZERO,
             read_session: false,
+            locking_read: None,
             error: None,
         }
     }
@@ -222,11 +277,15 @@ impl<'a> Qualify<'a> {
     fn literal(&mut self, e: &Expr) -> Option<Cell> {
         match e {
             Expr::Identifier(i) if i.value.starts_with("@@") => self.variable(&i.value[2..]),
+            Expr::Identifier(i) if i.value.starts_with('@') => {
+                self.read_session = true;
+                Some(self.env.values.user_var(&i.value))
+            }
             Expr::CompoundIdentifier(parts)
                 if parts.first().is_some_and(|p| p.value.starts_with("@@")) =>
             {
-                let name = parts.last().map(|p| p.value.clone()).unwrap_or_default();
-                self.variable(&name)
+                let name: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
+                self.variable(&name.join(".")[2..])
             }
             Expr::Function(f) => {
                 let name = last(&f.name).to_ascii_uppercase();
@@ -238,7 +297,21 @@ impl<'a> Qualify<'a> {
                     ),
                     "CONNECTION_ID" => {
                         self.read_session = true;
-                        Some(Cell::Int(self.env.connection_id as i64))
+                        Some(Cell::Int(self.env.values.connection_id as i64))
+                    }
+                    "USER" | "SESSION_USER" | "SYSTEM_USER" => {
+                        let v = self.env.values;
+                        Some(Cell::Text(format!("{}@{}", v.user, v.host)))
+                    }
+                    "CURRENT_USER" => Some(Cell::Text(format!("{}@%", self.env.values.user))),
+                    // With an argument, LAST_INSERT_ID(expr) sets the value: not kept here.
+                    "LAST_INSERT_ID" if no_args(f) => {
+                        self.read_session = true;
+                        Some(Cell::Int(self.env.values.last_insert_id as i64))
+                    }
+                    "ROW_COUNT" => {
+                        self.read_session = true;
+                        Some(Cell::Int(self.env.values.row_count))
                     }
                     "VERSION" => {
                         self.read_session = true;
@@ -274,16 +347,26 @@ impl<'a> Qualify<'a> {
     fn variable(&mut self, raw: &str) -> Option<Cell> {
         self.read_session = true;
         let lower = raw.to_ascii_lowercase();
+        // `global.name` is looked up as such: a global value may differ from the session's.
         let name = lower
             .strip_prefix("session.")
-            .or_else(|| lower.strip_prefix("global."))
             .or_else(|| lower.strip_prefix("local."))
             .unwrap_or(&lower);
         let v = (self.env.variable)(name);
+        let name = name.strip_prefix("global.").unwrap_or(name);
         if v.is_none() && self.error.is_none() {
             self.error = Some(ServerError::unknown_variable(name));
         }
         Some(v.unwrap_or(Cell::Null))
+    }
+}
+
+/// A call with no arguments: `f()`.
+fn no_args(f: &sqlparser::ast::Function) -> bool {
+    match &f.args {
+        sqlparser::ast::FunctionArguments::None => true,
+        sqlparser::ast::FunctionArguments::List(l) => l.args.is_empty(),
+        sqlparser::ast::FunctionArguments::Subquery(_) => false,
     }
 }
 
@@ -302,6 +385,22 @@ impl VisitorMut for Qualify<'_> {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
+        for lock in q.locks.drain(..) {
+            let how = match lock.nonblock {
+                None => LockingRead::Wait,
+                Some(NonBlock::Nowait) => LockingRead::NoWait,
+                Some(NonBlock::SkipLocked) => {
+                    self.error
+                        .get_or_insert_with(|| ServerError::not_supported("SKIP LOCKED"));
+                    LockingRead::Wait
+                }
+            };
+            // One NOWAIT clause makes the statement's wait a NOWAIT one.
+            self.locking_read = Some(match self.locking_read {
+                Some(LockingRead::NoWait) => LockingRead::NoWait,
+                _ => how,
+            });
+        }
         if let Some(with) = &q.with {
             for cte in &with.cte_tables {
                 self.ctes.insert(cte.alias.name.value.clone());
@@ -311,7 +410,7 @@ impl VisitorMut for Qualify<'_> {
             for item in sel.projection.iter_mut() {
                 if let SelectItem::UnnamedExpr(e) = item {
                     if !matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_))
-                        || matches!(e, Expr::Identifier(i) if i.value.starts_with("@@"))
+                        || matches!(e, Expr::Identifier(i) if i.value.starts_with('@'))
                         || matches!(e, Expr::CompoundIdentifier(p) if p.first().is_some_and(|p| p.value.starts_with("@@")))
                     {
                         let alias = Ident::with_quote('`', e.to_string());
@@ -496,7 +595,7 @@ mod tests {
         };
         let env = Env {
             schema: Some("sbtest"),
-            connection_id: 7,
+            values: &SessionValues::new(7, "root", "127.0.0.1:1"),
             user_locks: &[Some(1)],
             variable: &env_vars,
         };
@@ -535,6 +634,18 @@ mod tests {
         assert_eq!(
             sqlite("SELECT GET_LOCK('a', 1), \"x\""),
             ["SELECT 1 AS `GET_LOCK('a', 1)`, 'x' AS `\"x\"`"]
+        );
+    }
+
+    #[test]
+    fn locking_reads_and_user_variables() {
+        assert_eq!(
+            sqlite("SELECT c FROM sbtest1 WHERE id = 1 LOCK IN SHARE MODE"),
+            ["SELECT c FROM `sbtest`.sbtest1 WHERE id = 1"]
+        );
+        assert_eq!(
+            sqlite("SET @a = @b + 1, autocommit = 1, @c = 'x'"),
+            ["SELECT NULL + 1, 'x'"]
         );
     }
 }

@@ -54,6 +54,9 @@ pub struct Shared {
     pub procs: Processlist,
     /// Statements that ended with 1213 or 1205.
     pub counters: StatementCounters,
+    /// `@@global.lock_wait_timeout` in seconds: new sessions start with it (`SET GLOBAL`
+    /// changes it; `--lock-wait-timeout` sets it at start).
+    pub global_lock_wait_timeout: AtomicU64,
     next_id: AtomicU64,
 }
 
@@ -140,6 +143,7 @@ pub async fn start(cfg: ServerConfig) -> Result<RunningServer, ServerError> {
     let addr = listener
         .local_addr()
         .map_err(|e| ServerError::new(1105, "HY000", e.to_string()))?;
+    let lock_wait_timeout = cfg.lock_wait_timeout;
     let shared = Arc::new(Shared {
         cfg,
         port: addr.port(),
@@ -147,6 +151,7 @@ pub async fn start(cfg: ServerConfig) -> Result<RunningServer, ServerError> {
         engine: Arc::new(engine),
         procs: Processlist::default(),
         counters: StatementCounters::default(),
+        global_lock_wait_timeout: AtomicU64::new(lock_wait_timeout),
         next_id: AtomicU64::new(1),
     });
     let s = shared.clone();

@@ -1,0 +1,132 @@
+//! The values a session's statements read that live in the session rather than the engine:
+//! `CONNECTION_ID()`, `USER()`, `CURRENT_USER()`, `LAST_INSERT_ID()`, `ROW_COUNT()` and `@user`
+//! variables. The rewrite (`rewrite.rs`) puts them into a statement as literals; each statement's
+//! end updates them as MySQL does.
+//!
+//! * `ROW_COUNT()`: the rows the previous statement changed, -1 after one that returned rows or
+//!   failed, 0 after DDL (`THD::get_row_count_func`, set by `my_ok` / `my_eof` / `my_error` in
+//!   `sql/sql_class.cc`, `sql/sql_parse.cc`).
+//! * `LAST_INSERT_ID()`: the rowid of the last row an INSERT stored, kept until the next INSERT
+//!   (SQLite's `last_insert_rowid()`: an `INTEGER PRIMARY KEY` is the table's rowid, which is how
+//!   `AUTO_INCREMENT` columns are stored here; MySQL changes it only when it generated the value,
+//!   here an explicit id counts too).
+//! * `@name`: set by `SET @name = expr` (the engine evaluates `expr`), read as a literal, NULL
+//!   when never set; names without case, as MySQL's (`Item_func_set_user_var`, `sql/item_func.cc`).
+
+use std::collections::HashMap;
+
+use crate::error::ServerError;
+use crate::wire::{Cell, Output};
+
+/// See the module docs.
+#[derive(Debug, Clone, Default)]
+pub struct SessionValues {
+    /// `CONNECTION_ID()`.
+    pub connection_id: u64,
+    /// The login (`USER()` is `user@host`, `CURRENT_USER()` `user@%`: this server has no accounts
+    /// and takes every login).
+    pub user: String,
+    /// The client's host, without its port.
+    pub host: String,
+    /// `LAST_INSERT_ID()`.
+    pub last_insert_id: u64,
+    /// `ROW_COUNT()`.
+    pub row_count: i64,
+    /// `@name`, by lowercased name.
+    pub user_vars: HashMap<String, Cell>,
+}
+
+impl SessionValues {
+    /// The values of a new connection.
+    pub fn new(connection_id: u64, user: &str, host_port: &str) -> SessionValues {
+        let host = match host_port.rsplit_once(':') {
+            Some((h, p)) if p.bytes().all(|b| b.is_ascii_digit()) => h,
+            _ => host_port,
+        };
+        SessionValues {
+            connection_id,
+            user: user.to_string(),
+            host: host.trim_matches(['[', ']']).to_string(),
+            last_insert_id: 0,
+            row_count: -1,
+            user_vars: HashMap::new(),
+        }
+    }
+
+    /// `@name`'s value (NULL if never set).
+    pub fn user_var(&self, name: &str) -> Cell {
+        let key = name.trim_start_matches('@').to_lowercase();
+        self.user_vars.get(&key).cloned().unwrap_or(Cell::Null)
+    }
+
+    /// `SET @name = value`.
+    pub fn set_user_var(&mut self, name: &str, value: Cell) {
+        let key = name.trim_start_matches('@').to_lowercase();
+        self.user_vars.insert(key, value);
+    }
+
+    /// Updates `ROW_COUNT()` and `LAST_INSERT_ID()` after a statement; `insert` says whether it
+    /// was an INSERT (or REPLACE). Returns the OK packet's last insert id for the statement: the
+    /// new id after an INSERT, 0 otherwise (MySQL's `my_ok` sends the id the statement generated).
+    pub fn after_statement(&mut self, insert: bool, out: &mut Result<Output, ServerError>) {
+        match out {
+            Ok(Output::Done {
+                affected,
+                last_insert_id,
+            }) => {
+                self.row_count = i64::try_from(*affected).unwrap_or(i64::MAX);
+                if insert && *affected > 0 {
+                    self.last_insert_id = *last_insert_id;
+                } else {
+                    *last_insert_id = 0;
+                }
+            }
+            Ok(Output::Rows(_)) | Err(_) => self.row_count = -1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_count_and_last_insert_id_follow_mysql() {
+        let mut v = SessionValues::new(7, "root", "127.0.0.1:5000");
+        assert_eq!((v.host.as_str(), v.row_count), ("127.0.0.1", -1));
+        let mut ins = Ok(Output::Done {
+            affected: 2,
+            last_insert_id: 12,
+        });
+        v.after_statement(true, &mut ins);
+        assert_eq!((v.row_count, v.last_insert_id), (2, 12));
+        let mut upd = Ok(Output::Done {
+            affected: 1,
+            last_insert_id: 12,
+        });
+        v.after_statement(false, &mut upd);
+        assert_eq!((v.row_count, v.last_insert_id), (1, 12));
+        assert!(matches!(
+            upd,
+            Ok(Output::Done {
+                last_insert_id: 0,
+                ..
+            })
+        ));
+        let mut rows = Ok(Output::Rows(crate::wire::ResultSet::text(&[], Vec::new())));
+        v.after_statement(false, &mut rows);
+        assert_eq!(v.row_count, -1);
+        let mut ddl = Ok(Output::OK);
+        v.after_statement(false, &mut ddl);
+        assert_eq!(v.row_count, 0);
+    }
+
+    #[test]
+    fn user_variables_ignore_case_and_start_null() {
+        let mut v = SessionValues::new(1, "u", "[::1]:4000");
+        assert_eq!(v.host, "::1");
+        assert_eq!(v.user_var("@X"), Cell::Null);
+        v.set_user_var("@X", Cell::Int(5));
+        assert_eq!(v.user_var("@x"), Cell::Int(5));
+    }
+}

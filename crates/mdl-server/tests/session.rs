@@ -1,0 +1,235 @@
+//! What a session reads of itself and sets, as MySQL answers it: `@user` variables,
+//! `ROW_COUNT()`, `LAST_INSERT_ID()`, `USER()`, `lock_wait_timeout` (session, `GLOBAL`,
+//! `DEFAULT`, out of range); locking reads (`FOR UPDATE`, `FOR SHARE`, `NOWAIT`); and the
+//! engine's faults under MySQL's codes (1136, 1060, 1054, 1305), the connection usable after.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use mysql_async::prelude::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn user_variables_hold_values_for_text_and_prepared_statements() {
+    let mut c = conn().await;
+    let unset: Option<i64> = c.query_first("SELECT @sv_never").await.unwrap().unwrap();
+    assert_eq!(unset, None, "an unset variable is NULL");
+    c.query_drop("SET @sv_a = 40 + 2, @SV_B = CONCAT('x', 'y')")
+        .await
+        .unwrap();
+    let (a, b): (i64, String) = c.query_first("SELECT @sv_a, @sv_b").await.unwrap().unwrap();
+    assert_eq!((a, b.as_str()), (42, "xy"));
+    // A variable set from another: the value at the time of the SET.
+    c.query_drop("SET @sv_c = @sv_a * 2").await.unwrap();
+    c.query_drop("SET @sv_a = 1").await.unwrap();
+    let stmt = c.prep("SELECT @sv_a + ?, @sv_c").await.unwrap();
+    let row: (i64, i64) = c.exec_first(&stmt, (1,)).await.unwrap().unwrap();
+    assert_eq!(row, (2, 84));
+    // A prepared statement reads the variable's value at each execution, not at its first.
+    c.query_drop("SET @sv_a = 10").await.unwrap();
+    let row: (i64, i64) = c.exec_first(&stmt, (1,)).await.unwrap().unwrap();
+    assert_eq!(row, (11, 84));
+    // The column keeps MySQL's name.
+    let r: Vec<mysql_async::Row> = c.query("SELECT @sv_c").await.unwrap();
+    assert_eq!(r[0].columns_ref()[0].name_str(), "@sv_c");
+    // Another session has its own.
+    let mut other = conn().await;
+    let there: Option<i64> = other.query_first("SELECT @sv_c").await.unwrap().unwrap();
+    assert_eq!(there, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn row_count_last_insert_id_and_user_follow_mysql() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE sv_ai (id INT PRIMARY KEY AUTO_INCREMENT, v INT)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO sv_ai (v) VALUES (1), (2)")
+        .await
+        .unwrap();
+    assert_eq!(c.last_insert_id(), Some(2), "the OK packet's id");
+    let n: i64 = c.query_first("SELECT ROW_COUNT()").await.unwrap().unwrap();
+    assert_eq!(n, 2, "the INSERT's rows");
+    let id: i64 = c
+        .query_first("SELECT LAST_INSERT_ID()")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(id, 2);
+    c.query_drop("UPDATE sv_ai SET v = v + 1").await.unwrap();
+    assert_eq!(c.last_insert_id(), None, "an UPDATE generates no id");
+    let (rows, id): (i64, i64) = c
+        .query_first("SELECT ROW_COUNT(), LAST_INSERT_ID()")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((rows, id), (2, 2), "ROW_COUNT of the UPDATE; the id kept");
+    let again: i64 = c.query_first("SELECT ROW_COUNT()").await.unwrap().unwrap();
+    assert_eq!(again, -1, "after a SELECT");
+    let (user, current): (String, String) = c
+        .query_first("SELECT USER(), CURRENT_USER()")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (user.as_str(), current.as_str()),
+        ("root@127.0.0.1", "root@%")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lock_wait_timeout_global_default_and_range() {
+    let mut c = conn().await;
+    let get = "SELECT @@global.lock_wait_timeout, @@session.lock_wait_timeout";
+    let (g, s): (u64, u64) = c.query_first(get).await.unwrap().unwrap();
+    assert_eq!((g, s), (31_536_000, 31_536_000));
+    c.query_drop("SET GLOBAL lock_wait_timeout = 7")
+        .await
+        .unwrap();
+    let (g, s): (u64, u64) = c.query_first(get).await.unwrap().unwrap();
+    assert_eq!((g, s), (7, 31_536_000), "the session keeps its own");
+    let mut later = conn().await;
+    let s: u64 = later
+        .query_first("SELECT @@lock_wait_timeout")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(s, 7, "a new session starts with the global value");
+    c.query_drop("SET lock_wait_timeout = DEFAULT")
+        .await
+        .unwrap();
+    let s: u64 = c
+        .query_first("SELECT @@lock_wait_timeout")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(s, 7, "DEFAULT is the global value");
+    c.query_drop("SET @@global.lock_wait_timeout = DEFAULT")
+        .await
+        .unwrap();
+    let g: u64 = c
+        .query_first("SELECT @@global.lock_wait_timeout")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(g, 31_536_000, "the global DEFAULT is MySQL's year");
+    c.query_drop("SET lock_wait_timeout = -5").await.unwrap();
+    let s: u64 = c
+        .query_first("SELECT @@lock_wait_timeout")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(s, 1, "clamped to the range's bottom");
+    let (n, state) = code(c.query_drop("SET lock_wait_timeout = 1.5").await);
+    assert_eq!((n, state.as_str()), (1232, "42000"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_locking_read_orders_writers_until_its_transaction_ends() {
+    let mut setup = conn().await;
+    setup
+        .query_drop("CREATE TABLE sv_acct (id INT PRIMARY KEY, bal INT)")
+        .await
+        .unwrap();
+    setup
+        .query_drop("INSERT INTO sv_acct VALUES (1, 100)")
+        .await
+        .unwrap();
+    let mut t1 = conn().await;
+    t1.query_drop("BEGIN").await.unwrap();
+    let bal: i64 = t1
+        .query_first("SELECT bal FROM sv_acct WHERE id = 1 FOR UPDATE")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(bal, 100);
+    let mut t2 = conn().await;
+    let t2_id = id(&mut t2).await;
+    let (n, _) = code(
+        t2.query_drop("SELECT bal FROM sv_acct WHERE id = 1 FOR SHARE NOWAIT")
+            .await,
+    );
+    assert_eq!(n, 3572, "NOWAIT while another transaction holds the rows");
+    let (n, _) = code(t2.query_drop("SELECT * FROM sv_acct SKIP LOCKED").await);
+    assert_eq!(n, 1064, "SKIP LOCKED without FOR is MySQL's syntax error");
+    let (n, _) = code(
+        t2.query_drop("SELECT * FROM sv_acct FOR UPDATE SKIP LOCKED")
+            .await,
+    );
+    assert_eq!(n, 1235);
+    // A writer waits for the locking read's transaction, then sees its change.
+    let writer = tokio::spawn(async move {
+        t2.query_drop("UPDATE sv_acct SET bal = bal * 2 WHERE id = 1")
+            .await
+            .unwrap();
+        t2
+    });
+    wait_state(&mut setup, t2_id, "waiting for the engine's writer").await;
+    t1.query_drop("UPDATE sv_acct SET bal = bal - 30 WHERE id = 1")
+        .await
+        .unwrap();
+    t1.query_drop("COMMIT").await.unwrap();
+    let _t2 = tokio::time::timeout(Duration::from_secs(10), writer)
+        .await
+        .expect("the writer goes on after COMMIT")
+        .unwrap();
+    let bal: i64 = setup
+        .query_first("SELECT bal FROM sv_acct WHERE id = 1")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(bal, 140, "(100 - 30) * 2: no lost update");
+    // Plain reads never wait for it, and a locking read in autocommit holds nothing after.
+    let (v,): (i64,) = setup
+        .query_first("SELECT bal FROM sv_acct LOCK IN SHARE MODE")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(v, 140);
+    setup
+        .query_drop("UPDATE sv_acct SET bal = 0 WHERE id = 1")
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_faults_carry_mysql_codes() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE sv_f (a INT, b INT)")
+        .await
+        .unwrap();
+    for (sql, want) in [
+        ("INSERT INTO sv_f VALUES (1)", (1136, "21S01")),
+        ("INSERT INTO sv_f (a, b) VALUES (1)", (1136, "21S01")),
+        ("INSERT INTO sv_f VALUES (1, 2), (3)", (1136, "21S01")),
+        ("CREATE TABLE sv_g (a INT, a INT)", (1060, "42S21")),
+        ("ALTER TABLE sv_f ADD COLUMN a INT", (1060, "42S21")),
+        ("SELECT nosuch FROM sv_f", (1054, "42S22")),
+        ("SELECT NO_SUCH_FUNC(1)", (1305, "42000")),
+    ] {
+        let (n, state) = code(c.query_drop(sql).await);
+        assert_eq!((n, state.as_str()), want, "{sql}");
+    }
+    let e = c.query_drop("SELECT nosuch FROM sv_f").await.unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Unknown column 'nosuch' in 'field list'"),
+        "{e}"
+    );
+    let e = c.query_drop("SELECT NO_SUCH_FUNC(1)").await.unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("FUNCTION test.NO_SUCH_FUNC does not exist"),
+        "{e}"
+    );
+    // An index made and dropped by its MySQL name.
+    c.query_drop("CREATE INDEX sv_ia ON sv_f (a)")
+        .await
+        .unwrap();
+    c.query_drop("DROP INDEX sv_ia ON sv_f").await.unwrap();
+    let (n, _) = code(c.query_drop("DROP INDEX sv_ia ON sv_f").await);
+    assert_eq!(n, 1091);
+    let one: i64 = c.query_first("SELECT 1").await.unwrap().unwrap();
+    assert_eq!(one, 1, "the connection stays usable");
+}
