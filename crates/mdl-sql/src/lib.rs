@@ -156,6 +156,7 @@ pub use plan::{
 };
 pub use recognize::{TableLock, TableLockMode};
 pub use session::{CommitGuard, Session, StatementGuard};
+pub use tables::is_dual;
 pub use user_lock::{
     user_lock_key, UserLockCall, UserLockFunction, UserLockValue, MAX_USER_LOCK_TIMEOUT,
 };

@@ -8,6 +8,7 @@
 //! | statement | written (SW) | read (SR) | MySQL |
 //! |---|---|---|---|
 //! | `SELECT` | - | every table, in joins, subqueries, derived tables, CTEs | `Query_block::add_table_to_list` with the parser's default `TL_READ_DEFAULT` |
+//! | `SELECT ... FROM DUAL` | - | - (no table) | `sql_yacc.yy`: `FROM DUAL_SYM` adds no table |
 //! | `SELECT ... FOR UPDATE` / `FOR SHARE` | the query block's own tables (`OF` names only those) for UPDATE | FOR SHARE's tables, and the rest | `PT_query_block_locking_clause::set_lock_for_tables`, `Query_block::set_lock_for_table` (`sql/parse_tree_nodes.cc`, `sql/sql_parse.cc`): FOR UPDATE is `TL_WRITE`, FOR SHARE `TL_READ_WITH_SHARED_LOCKS` |
 //! | `INSERT`/`REPLACE` | the target (SWLP with `LOW_PRIORITY`) | the `SELECT` part | `PT_insert::make_cmd`: `set_lock_for_tables(lock_option)` right after adding the target |
 //! | `UPDATE` one table | the target | subqueries | `PT_update::make_cmd` |
@@ -77,6 +78,9 @@ impl Visitor for Collect {
 
     fn pre_visit_table_factor(&mut self, f: &TableFactor) -> ControlFlow<()> {
         if let TableFactor::Table { name, alias, .. } = f {
+            if is_dual(name) {
+                return ControlFlow::Continue(());
+            }
             self.refs.push(TableRef {
                 name: name.clone(),
                 alias: alias.as_ref().map(|a| a.name.value.clone()),
@@ -84,6 +88,17 @@ impl Visitor for Collect {
             });
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// `FROM DUAL`: MySQL's reserved word for no table (`sql_yacc.yy`, `from_clause: FROM DUAL_SYM`),
+/// which opens nothing and takes no lock. A quoted `` `dual` `` is a table.
+pub fn is_dual(name: &ObjectName) -> bool {
+    match name.0.as_slice() {
+        [one] => one
+            .as_ident()
+            .is_some_and(|i| i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DUAL")),
+        _ => false,
     }
 }
 

@@ -20,6 +20,15 @@ fn select_takes_shared_read_for_the_transaction() {
     assert!(!p.commits_before && !p.commits_after && !p.writes);
 }
 
+/// sql/sql_yacc.yy, `from_clause: FROM DUAL_SYM`: DUAL is no table and takes no lock; a quoted
+/// `dual` is a table.
+#[test]
+fn from_dual_takes_nothing() {
+    locks("SELECT 1 FROM DUAL", &[]);
+    locks("SELECT 1 FROM dual WHERE 1 = 1", &[]);
+    locks("SELECT 1 FROM `dual`", &["TABLE test.dual SR TRANSACTION"]);
+}
+
 /// sql/sql_parse.cc, `Query_block::add_table_to_list`: every table of joins, subqueries and
 /// derived tables gets its own request; CTE names are not tables.
 #[test]
