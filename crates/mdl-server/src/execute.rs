@@ -558,20 +558,11 @@ async fn engine_step(
         | K::CreateIndex
         | K::DropIndex => {
             db.take_writer(&info.kill).await?;
-            for (i, q) in sql.iter().enumerate() {
-                match db.run(q, params, schema.as_deref()) {
-                    // MySQL's DROP TABLE of a missing table: ER_BAD_TABLE_ERROR.
-                    Err(e) if kind == K::DropTable && e.code == 1146 => {
-                        let (s, t) =
-                            (rw.and_then(|r| r.tables.get(i)).cloned()).unwrap_or_default();
-                        return Err(ServerError::new(
-                            1051,
-                            "42S02",
-                            format!("Unknown table '{s}.{t}'"),
-                        ));
-                    }
-                    r => r?,
-                };
+            if kind == K::DropTable {
+                missing_tables(db, s, schema.as_deref())?;
+            }
+            for q in sql {
+                db.run(q, params, schema.as_deref())?;
             }
             db.release_writer();
             Ok(Output::OK)
@@ -602,6 +593,42 @@ async fn engine_step(
             Ok(Output::OK)
         }
         _ => Ok(Output::OK),
+    }
+}
+
+/// `DROP TABLE` (without `IF EXISTS`) of tables of which some do not exist: 1051 naming them
+/// all, and nothing dropped, as MySQL 8.0's atomic DROP TABLE (`mysql_rm_table_no_locks`,
+/// `sql/sql_table.cc`: `ER_BAD_TABLE_ERROR` before any table goes). The statement holds X on
+/// every name, so no table can appear or go between this check and the drops.
+fn missing_tables(
+    db: &mut crate::engine::EngineConn,
+    s: Option<&Statement>,
+    current: Option<&str>,
+) -> Result<(), ServerError> {
+    let Some(Statement::Drop {
+        names,
+        if_exists: false,
+        ..
+    }) = s
+    else {
+        return Ok(());
+    };
+    let mut missing = Vec::new();
+    for n in names {
+        let (schema, table) = crate::rewrite::table_name(n, current)?;
+        let exists = db.engine().has_schema(&schema)
+            && (db.tables(&schema)?.iter()).any(|t| t.eq_ignore_ascii_case(&table));
+        if !exists {
+            missing.push(format!("{schema}.{table}"));
+        }
+    }
+    match missing.is_empty() {
+        true => Ok(()),
+        false => Err(ServerError::new(
+            1051,
+            "42S02",
+            format!("Unknown table '{}'", missing.join(",")),
+        )),
     }
 }
 

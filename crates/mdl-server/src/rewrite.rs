@@ -22,18 +22,22 @@
 //!   definitions become `CREATE INDEX` statements.
 //! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
 //!   SQLite's `t__k`.
+//! * `FROM DUAL` is no FROM clause; MySQL's INSERT forms (`SET`, `IGNORE`, `ON DUPLICATE KEY
+//!   UPDATE`) are SQLite's (`insert.rs`).
 //! * Statements SQLite spells otherwise: `TRUNCATE [TABLE] t` is a `DELETE FROM t`, `RENAME
 //!   TABLE a TO b, ...` one `ALTER TABLE a RENAME TO b` per pair (within a schema), and a `DROP
 //!   TABLE` of several tables one `DROP TABLE` each (not atomic, unlike MySQL 8.0's: a missing
 //!   table stops the statement after the tables before it were dropped).
 
+mod ddl;
+mod insert;
+
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    ColumnOption, CreateIndex, CreateTable, DataType, Expr, Ident, NonBlock, ObjectName,
-    ObjectNamePart, Query, SelectItem, Statement, TableConstraint, Value, ValueWithSpan, VisitMut,
-    VisitorMut,
+    Expr, Ident, NonBlock, ObjectName, ObjectNamePart, Query, SelectItem, Statement, TableFactor,
+    Value, ValueWithSpan, VisitMut, VisitorMut,
 };
 
 use crate::error::ServerError;
@@ -94,9 +98,12 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
         return Err(e);
     }
     let mut user_vars = Vec::new();
+    if let Statement::Insert(ins) = &mut s {
+        insert::mysql_insert(ins);
+    }
     let sql = match &s {
-        Statement::CreateTable(c) => create_table(c)?,
-        Statement::CreateIndex(c) => vec![create_index(c)?],
+        Statement::CreateTable(c) => ddl::create_table(c)?,
+        Statement::CreateIndex(c) => vec![ddl::create_index(c)?],
         Statement::Set(set) => match user_var_assignments(set) {
             (names, exprs) if !names.is_empty() => {
                 user_vars = names;
@@ -407,6 +414,13 @@ impl VisitorMut for Qualify<'_> {
             }
         }
         if let sqlparser::ast::SetExpr::Select(sel) = q.body.as_mut() {
+            if let [only] = sel.from.as_slice() {
+                if only.joins.is_empty()
+                    && matches!(&only.relation, TableFactor::Table { name, .. } if mdl_sql::is_dual(name))
+                {
+                    sel.from.clear();
+                }
+            }
             for item in sel.projection.iter_mut() {
                 if let SelectItem::UnnamedExpr(e) = item {
                     if !matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_))
@@ -459,125 +473,6 @@ impl VisitorMut for Qualify<'_> {
         }
         ControlFlow::Continue(())
     }
-}
-
-fn is_auto_increment(o: &ColumnOption) -> bool {
-    matches!(o, ColumnOption::DialectSpecific(toks)
-        if toks.iter().any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")))
-}
-
-fn is_integer(t: &DataType) -> bool {
-    let s = t.to_string().to_ascii_uppercase();
-    [
-        "INT",
-        "BIGINT",
-        "SMALLINT",
-        "TINYINT",
-        "MEDIUMINT",
-        "INTEGER",
-    ]
-    .iter()
-    .any(|k| s.starts_with(k))
-}
-
-fn index_columns(cols: &[sqlparser::ast::IndexColumn]) -> String {
-    cols.iter()
-        .map(|c| c.column.expr.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// `CREATE TABLE` for SQLite (see the module docs).
-fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> {
-    if c.like.is_some() {
-        return Err(ServerError::not_supported("CREATE TABLE ... LIKE"));
-    }
-    let (schema, table) = split(&c.name);
-    let name = format!("{}.{}", q_ident(&schema), q_ident(&table));
-    let ine = if c.if_not_exists {
-        "IF NOT EXISTS "
-    } else {
-        ""
-    };
-    if let Some(q) = &c.query {
-        if c.columns.is_empty() {
-            return Ok(vec![format!("CREATE TABLE {ine}{name} AS {q}")]);
-        }
-    }
-    let mut defs = Vec::new();
-    let mut after = Vec::new();
-    for col in &c.columns {
-        let auto = col.options.iter().any(|o| is_auto_increment(&o.option));
-        let ty = if auto && is_integer(&col.data_type) {
-            "INTEGER".to_string()
-        } else {
-            col.data_type.to_string()
-        };
-        let mut d = format!("{} {ty}", q_ident(&col.name.value));
-        for o in &col.options {
-            match &o.option {
-                ColumnOption::Null
-                | ColumnOption::NotNull
-                | ColumnOption::Default(_)
-                | ColumnOption::Check(_) => d.push_str(&format!(" {}", o.option)),
-                ColumnOption::PrimaryKey(_) => d.push_str(" PRIMARY KEY"),
-                ColumnOption::Unique(_) => d.push_str(" UNIQUE"),
-                _ => {}
-            }
-        }
-        defs.push(d);
-    }
-    for k in &c.constraints {
-        match k {
-            TableConstraint::PrimaryKey(p) => {
-                defs.push(format!("PRIMARY KEY ({})", index_columns(&p.columns)))
-            }
-            TableConstraint::Unique(u) => {
-                defs.push(format!("UNIQUE ({})", index_columns(&u.columns)))
-            }
-            TableConstraint::Check(ch) => defs.push(ch.to_string()),
-            TableConstraint::Index(i) => {
-                let idx = i
-                    .name
-                    .as_ref()
-                    .map_or_else(|| format!("idx{}", after.len()), |n| n.value.clone());
-                after.push(format!(
-                    "CREATE INDEX {ine}{}.{} ON {} ({})",
-                    q_ident(&schema),
-                    q_ident(&format!("{table}__{idx}")),
-                    q_ident(&table),
-                    index_columns(&i.columns)
-                ));
-            }
-            _ => {} // foreign keys and full-text indexes: not kept
-        }
-    }
-    let mut out = vec![format!("CREATE TABLE {ine}{name} ({})", defs.join(", "))];
-    out.extend(after);
-    Ok(out)
-}
-
-/// `CREATE INDEX i ON t (...)` -> `CREATE INDEX schema.t__i ON t (...)`.
-fn create_index(c: &CreateIndex) -> Result<String, ServerError> {
-    let (schema, table) = split(&c.table_name);
-    let idx = c
-        .name
-        .as_ref()
-        .map(last)
-        .ok_or_else(|| ServerError::parse("CREATE INDEX"))?;
-    Ok(format!(
-        "CREATE {}INDEX {}{}.{} ON {} ({})",
-        if c.unique { "UNIQUE " } else { "" },
-        if c.if_not_exists {
-            "IF NOT EXISTS "
-        } else {
-            ""
-        },
-        q_ident(&schema),
-        q_ident(&format!("{table}__{idx}")),
-        q_ident(&table),
-        index_columns(&c.columns)
-    ))
 }
 
 #[cfg(test)]

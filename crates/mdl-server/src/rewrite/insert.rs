@@ -1,0 +1,94 @@
+//! MySQL's INSERT forms in SQLite's (see the parent module's docs):
+//!
+//! * `INSERT ... SET a = x, b = y` is `INSERT ... (a, b) VALUES (x, y)`.
+//! * `INSERT IGNORE` is `INSERT OR IGNORE`: a row that would break a unique key is skipped (MySQL
+//!   also turns other errors into warnings; SQLite's IGNORE covers constraints only).
+//! * `ON DUPLICATE KEY UPDATE a = VALUES(a) + 1` is `ON CONFLICT DO UPDATE SET a = excluded.a + 1`:
+//!   SQLite's upsert without a conflict target fires on any uniqueness constraint, as MySQL's
+//!   fires on any unique key. The affected-rows count is SQLite's (1 for an updated row where
+//!   MySQL says 2).
+
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    Assignment, AssignmentTarget, DoUpdate, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
+    Ident, Insert, OnConflict, OnConflictAction, OnInsert, Parens, Query, SetExpr,
+    SqliteOnConflict, Values, VisitMut, VisitorMut,
+};
+
+use super::last;
+
+/// Rewrites `ins` in place (see the module docs).
+pub(super) fn mysql_insert(ins: &mut Insert) {
+    if !ins.assignments.is_empty() && ins.source.is_none() {
+        let (columns, values): (Vec<_>, Vec<_>) = (ins.assignments.drain(..))
+            .filter_map(|a| match a.target {
+                AssignmentTarget::ColumnName(c) => Some((c, a.value)),
+                AssignmentTarget::Tuple(_) => None,
+            })
+            .unzip();
+        ins.columns = columns;
+        ins.source = Some(Box::new(one_row(values)));
+    }
+    if ins.ignore {
+        ins.ignore = false;
+        ins.or = Some(SqliteOnConflict::Ignore);
+    }
+    if let Some(OnInsert::DuplicateKeyUpdate(assignments)) = &mut ins.on {
+        let mut assignments: Vec<Assignment> = std::mem::take(assignments);
+        let _ = assignments.visit(&mut ExcludedValues);
+        ins.on = Some(OnInsert::OnConflict(OnConflict {
+            conflict_target: None,
+            action: OnConflictAction::DoUpdate(DoUpdate {
+                assignments,
+                selection: None,
+            }),
+        }));
+    }
+}
+
+/// `VALUES (x, y)` as a query.
+fn one_row(values: Vec<Expr>) -> Query {
+    Query {
+        with: None,
+        body: Box::new(SetExpr::Values(Values {
+            explicit_row: false,
+            value_keyword: false,
+            rows: vec![Parens::with_empty_span(values)],
+        })),
+        order_by: None,
+        limit_clause: None,
+        fetch: None,
+        locks: Vec::new(),
+        for_clause: None,
+        settings: None,
+        format_clause: None,
+        pipe_operators: Vec::new(),
+    }
+}
+
+/// `VALUES(col)` (the value the row would have inserted, `Item_insert_value` in MySQL's
+/// `sql/item.cc`) is SQLite's `excluded.col`.
+struct ExcludedValues;
+
+impl VisitorMut for ExcludedValues {
+    type Break = ();
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        let Expr::Function(f) = e else {
+            return ControlFlow::Continue(());
+        };
+        if !last(&f.name).eq_ignore_ascii_case("VALUES") {
+            return ControlFlow::Continue(());
+        }
+        let FunctionArguments::List(l) = &f.args else {
+            return ControlFlow::Continue(());
+        };
+        if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(col)))] =
+            l.args.as_slice()
+        {
+            *e = Expr::CompoundIdentifier(vec![Ident::new("excluded"), col.clone()]);
+        }
+        ControlFlow::Continue(())
+    }
+}
