@@ -304,6 +304,21 @@ fn write_wait(f: &mut fmt::Formatter<'_>, w: &WaitError) -> fmt::Result {
     f.write_str(")")
 }
 
+impl fmt::Display for ErrorKind {
+    /// The kind's name as the `serde` feature writes it (`TIMEOUT`, `DEADLOCK`, ...).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = format!("{self:?}");
+        let mut out = String::with_capacity(name.len() + 4);
+        for (i, c) in name.chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_uppercase());
+        }
+        f.write_str(&out)
+    }
+}
+
 impl fmt::Display for MdlError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -378,5 +393,12 @@ mod tests {
         // too long is a `Box<str>` next to a one-byte part.
         assert!(std::mem::size_of::<MdlError>() <= 32);
         assert!(std::mem::size_of::<Result<crate::Ticket>>() <= 32);
+    }
+
+    #[test]
+    fn kinds_display_as_serde_names() {
+        assert_eq!(ErrorKind::Timeout.to_string(), "TIMEOUT");
+        assert_eq!(ErrorKind::RefusedByEngine.to_string(), "REFUSED_BY_ENGINE");
+        assert_eq!(ErrorKind::ContextIdInUse.to_string(), "CONTEXT_ID_IN_USE");
     }
 }

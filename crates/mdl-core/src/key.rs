@@ -159,6 +159,20 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
 
 impl Eq for MdlKey {}
 
+/// MySQL's order of keys ([`MdlKey::mysql_cmp`]: namespace, then schema, then name, bytewise),
+/// the order in which MySQL's `acquire_locks` takes a statement's locks.
+impl Ord for MdlKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.mysql_cmp(other)
+    }
+}
+
+impl PartialOrd for MdlKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 impl Hash for MdlKey {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_u32(self.hash);
@@ -212,6 +226,28 @@ mod tests {
         let g = MdlKey::from_checked_parts(Namespace::Global, "", "", None);
         assert_eq!(g.as_bytes(), b"\0\0\0");
         assert_eq!(g.column(), None);
+    }
+
+    #[test]
+    fn keys_order_as_mysql_sorts_requests() {
+        let t = |s, n| MdlKey::from_checked_parts(Namespace::Table, s, n, None);
+        let mut keys = vec![
+            t("b", "a"),
+            MdlKey::from_checked_parts(Namespace::Global, "", "", None),
+            t("a", "bb"),
+            t("a", "b"),
+        ];
+        keys.sort();
+        let names: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        assert_eq!(
+            names,
+            ["GLOBAL", "TABLE `a`.`b`", "TABLE `a`.`bb`", "TABLE `b`.`a`"]
+        );
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(a.cmp(b) == Ordering::Equal, a == b, "Ord agrees with Eq");
+            }
+        }
     }
 
     #[test]

@@ -371,3 +371,63 @@ impl std::fmt::Display for LockDuration {
         f.write_str(self.pfs_name())
     }
 }
+
+impl std::fmt::Display for KillScope {
+    /// The word MySQL's `KILL` takes for it (`QUERY`, `CONNECTION`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            KillScope::Query => "QUERY",
+            KillScope::Connection => "CONNECTION",
+        })
+    }
+}
+
+/// Parses the names the `Display` impls print, without case; for [`LockType`], also the
+/// abbreviation of MySQL's documentation (`SR`, `SNRW`, ...). The error says what was expected.
+macro_rules! from_display_name {
+    ($name:ident, $what:literal, $($alt:ident)?) => {
+        impl std::str::FromStr for $name {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<$name, String> {
+                $name::ALL
+                    .into_iter()
+                    .find(|v| {
+                        v.to_string().eq_ignore_ascii_case(s)
+                            $(|| v.$alt().eq_ignore_ascii_case(s))?
+                    })
+                    .ok_or_else(|| {
+                        let names: Vec<String> =
+                            $name::ALL.iter().map(|v| v.to_string()).collect();
+                        format!(concat!("unknown ", $what, " {:?} (one of {})"), s, names.join(", "))
+                    })
+            }
+        }
+    };
+}
+
+from_display_name!(LockType, "lock type", abbr);
+from_display_name!(LockDuration, "lock duration",);
+from_display_name!(Namespace, "namespace",);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back() {
+        for t in LockType::ALL {
+            assert_eq!(t.to_string().parse::<LockType>(), Ok(t));
+            assert_eq!(t.abbr().to_lowercase().parse::<LockType>(), Ok(t));
+        }
+        for d in LockDuration::ALL {
+            assert_eq!(d.to_string().parse::<LockDuration>(), Ok(d));
+        }
+        for n in Namespace::ALL {
+            assert_eq!(n.to_string().parse::<Namespace>(), Ok(n));
+        }
+        let e = "SHARED_READER".parse::<LockType>().unwrap_err();
+        assert!(e.contains("SHARED_READ,"), "{e}");
+        assert_eq!(KillScope::Query.to_string(), "QUERY");
+    }
+}

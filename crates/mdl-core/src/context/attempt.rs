@@ -45,7 +45,7 @@ impl MdlContext {
         }
         let i = key.murmur3() as usize & self.cache.len().wrapping_sub(1);
         let cached = self.cache.get_mut(i)?;
-        if !cached.as_ref().is_some_and(|l| l.key == *key) {
+        if cached.as_ref().is_none_or(|l| l.key != *key) {
             return None;
         }
         let lock = cached.take()?;
