@@ -251,6 +251,12 @@ pub fn show(
                     .collect();
                 return Some(Ok(text1("Tables_in_performance_schema", v)));
             }
+            if schema.eq_ignore_ascii_case(crate::info_schema::SCHEMA) {
+                let v = (crate::info_schema::TABLES.iter())
+                    .map(|(t, _)| t.to_string())
+                    .collect();
+                return Some(Ok(text1("Tables_in_information_schema", v)));
+            }
             if !shared.engine.has_schema(&schema) {
                 return Some(Err(ServerError::unknown_database(&schema)));
             }

@@ -1,9 +1,10 @@
 //! The storage engine: SQLite through `rusqlite`, one database file per MySQL schema.
 //!
 //! Each connection has its own SQLite connection: an in-memory `main`, every schema's file
-//! attached under the schema's name (`<data-dir>/<schema>.sqlite`, WAL journal), and two
+//! attached under the schema's name (`<data-dir>/<schema>.sqlite`, WAL journal), and three
 //! in-memory databases of its own, `performance_schema` and `sys`, filled per query from the
-//! instrumentation (`pfs_views.rs`). Schemas created or dropped by one connection are attached
+//! instrumentation (`pfs_views.rs`), and `information_schema`, from the catalog
+//! (`info_schema.rs`). Schemas created or dropped by one connection are attached
 //! or detached by the others before their next statement (the catalog's version). A schema's
 //! name is one SQLite can attach (`schema_name.rs`), checked before its file is created; a
 //! file found at start that cannot be a schema, or one SQLite later refuses to attach, is left
@@ -52,16 +53,16 @@ use crate::error::ServerError;
 use crate::processlist::{ConnInfo, EngineInterrupt, KillSignal};
 use crate::wire::{Cell, Output, ResultSet};
 
-/// SQLite attaches at most 10 databases; two are each connection's `performance_schema` and
-/// `sys`.
-pub const MAX_SCHEMAS: usize = 8;
+/// SQLite attaches at most 10 databases; three are each connection's `performance_schema`,
+/// `sys` and `information_schema`.
+pub const MAX_SCHEMAS: usize = 7;
 
 /// How many SQLite virtual-machine instructions run between two looks at the connection's
 /// kill signal (a point select runs fewer, so it never looks).
 pub const KILL_POLL_OPS: std::ffi::c_int = 1000;
 
 /// Schemas that are the server's views, not files.
-pub const VIEW_SCHEMAS: [&str; 2] = ["performance_schema", "sys"];
+pub const VIEW_SCHEMAS: [&str; 3] = ["information_schema", "performance_schema", "sys"];
 
 /// What the engine refused, counted since start.
 #[derive(Debug, Default)]

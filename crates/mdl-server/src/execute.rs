@@ -2,8 +2,9 @@
 //!
 //! 1. What a DBA types that no table holds (`SHOW PROCESSLIST`, `KILL`, `SHOW VARIABLES`,
 //!    ...) is answered by `admin.rs`.
-//! 2. The statement is rewritten for SQLite (`rewrite.rs`); the `performance_schema` and
-//!    `sys` tables it names are refreshed (`pfs_views.rs`), and writes to them go there.
+//! 2. The statement is rewritten for SQLite (`rewrite.rs`); the `performance_schema`, `sys`
+//!    and `information_schema` tables it names are refreshed (`pfs_views.rs`,
+//!    `info_schema.rs`), and writes to them go there.
 //! 3. `mdl-sql` plans its metadata locks in the session's state and takes them
 //!    (`Session::execute`, waiting with `acquire_async`); an open engine transaction that the
 //!    statement commits implicitly is committed first, under COMMIT IX
@@ -126,7 +127,8 @@ impl Connection {
             mgr: &self.shared.mgr,
             processes: &procs,
         };
-        pfs_views::refresh(&mut self.db, tables, &src)
+        pfs_views::refresh(&mut self.db, tables, &src)?;
+        crate::info_schema::refresh(&mut self.db, tables)
     }
 
     /// A prepared statement's parameter count and column names.
@@ -214,6 +216,8 @@ impl Connection {
             None => None,
         };
         if let (Some(s), Some(rw)) = (statement, &rw) {
+            let current = self.session.state().current_schema.as_deref();
+            crate::info_schema::refuse_write(s, &rw.tables, current)?;
             if lock_free(&rw.tables) && pfs_views::is_write(s) {
                 return self.view_write(s, &rw.tables);
             }
@@ -538,6 +542,9 @@ async fn engine_step(
                     Some(name) => show_table::columns(db, name, schema),
                     None => Err(ServerError::parse("SHOW COLUMNS")),
                 }
+            }
+            Some(Statement::ShowVariable { variable }) => {
+                show_table::show_index(db, variable, schema).unwrap_or(Ok(Output::OK))
             }
             _ => show_table::show_create(db, s, schema),
         },

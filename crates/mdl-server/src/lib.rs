@@ -29,6 +29,11 @@
 //! * `functions`: MySQL's string functions SQLite lacks (`SUBSTRING_INDEX`).
 //! * `admin`: `SHOW PROCESSLIST`, `KILL`, `SHOW VARIABLES`, system variables.
 //! * `pfs_views`: `performance_schema` and `sys` tables as SQLite snapshots of `pfs`.
+//! * `info_schema`: `information_schema`'s `SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS` as
+//!   SQLite snapshots of the catalog.
+//! * `catalog`: SQLite's catalog in MySQL's terms (columns, keys, index names), for
+//!   `information_schema`, `DESCRIBE` and `SHOW INDEX`.
+//! * `show_table`: `SHOW CREATE TABLE`, `DESCRIBE` / `SHOW COLUMNS`, `SHOW INDEX`.
 //! * `processlist`: the live connections and their kill signals.
 //! * `constant`: `--mode constant`, the protocol floor.
 //! * `wire`: result sets and MySQL's error codes on the wire.
@@ -38,6 +43,7 @@
 #![warn(missing_docs)]
 
 mod admin;
+mod catalog;
 mod config;
 mod connection;
 mod constant;
@@ -46,6 +52,7 @@ mod engine;
 mod error;
 mod execute;
 mod functions;
+mod info_schema;
 mod memo;
 mod pfs_views;
 mod processlist;

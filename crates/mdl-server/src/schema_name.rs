@@ -93,7 +93,8 @@ pub fn check_drop(name: &str) -> Result<(), ServerError> {
     Ok(())
 }
 
-fn access_denied(name: &str) -> ServerError {
+/// `ER_DBACCESS_DENIED_ERROR` (1044) for schema `name`.
+pub(crate) fn access_denied(name: &str) -> ServerError {
     ServerError::new(
         1044,
         "42000",

@@ -1,56 +1,34 @@
 //! What a DBA asks about a table's definition: `SHOW CREATE TABLE`, `DESCRIBE` / `SHOW
-//! COLUMNS`, answered from SQLite's catalog (`sqlite_master`, `table_info`).
+//! COLUMNS`, `SHOW INDEX`, answered from SQLite's catalog (`sqlite_master`; the columns and
+//! indexes as `catalog.rs` reads them, the same rows `information_schema` shows).
 
 use rusqlite::types::Value;
-use sqlparser::ast::Statement;
+use sqlparser::ast::{Ident, Statement};
+
+use crate::catalog;
 
 use crate::error::ServerError;
 use crate::wire::{Cell, Output, ResultSet};
 
 /// `DESCRIBE t` / `SHOW COLUMNS FROM t`: MySQL's columns `Field`, `Type`, `Null`, `Key`,
-/// `Default`, `Extra`, from SQLite's `table_info` (the type as declared; `PRI` for the primary
-/// key's columns). 1146 for a table that does not exist.
+/// `Default`, `Extra`, from SQLite's catalog (`catalog.rs`: the type as declared, MySQL's
+/// `PRI`/`UNI`/`MUL`, `auto_increment`). 1146 for a table that does not exist.
 pub(crate) fn columns(
     db: &mut crate::engine::EngineConn,
     name: &sqlparser::ast::ObjectName,
     current: Option<String>,
 ) -> Result<Output, ServerError> {
     let (schema, table) = crate::rewrite::table_name(name, current.as_deref())?;
-    if !db.engine().has_schema(&schema) {
-        return Err(ServerError::unknown_database(&schema));
-    }
-    const SQL: &str = "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?, ?)";
-    let info = db.run(
-        SQL,
-        &[Value::Text(table.clone()), Value::Text(schema.clone())],
-        None,
-    )?;
-    let rows = match info {
-        Output::Rows(rs) if !rs.rows.is_empty() => rs.rows,
-        _ => {
-            return Err(ServerError::new(
-                1146,
-                "42S02",
-                format!("Table '{schema}.{table}' doesn't exist"),
-            ))
-        }
-    };
-    let text = |c: &Cell| match c {
-        Cell::Text(t) => t.clone(),
-        Cell::Int(i) => i.to_string(),
-        _ => String::new(),
-    };
-    let rows = (rows.iter())
-        .map(|r| {
-            let not_null = matches!(r.get(2), Some(Cell::Int(1)));
-            let pk = !matches!(r.get(4), Some(Cell::Int(0)) | None);
+    let (cols, parts) = described(db, &schema, &table)?;
+    let rows = (cols.iter())
+        .map(|c| {
             vec![
-                Cell::Text(r.first().map(text).unwrap_or_default()),
-                Cell::Text(r.get(1).map(text).unwrap_or_default().to_ascii_lowercase()),
-                Cell::Text(if not_null || pk { "NO" } else { "YES" }.into()),
-                Cell::Text(if pk { "PRI" } else { "" }.into()),
-                r.get(3).cloned().unwrap_or(Cell::Null),
-                Cell::Text(String::new()),
+                Cell::Text(c.name.clone()),
+                Cell::Text(c.column_type()),
+                Cell::Text(c.nullable().into()),
+                Cell::Text(catalog::column_key(c, &parts).into()),
+                c.default.clone().map_or(Cell::Null, Cell::Text),
+                Cell::Text(c.extra().into()),
             ]
         })
         .collect();
@@ -60,6 +38,83 @@ pub(crate) fn columns(
             .map(|c| c.to_string())
             .collect(),
         rows,
+    }))
+}
+
+/// The columns and indexes of `schema.table`: 1049 for a schema that does not exist, 1146
+/// for a table.
+fn described(
+    db: &mut crate::engine::EngineConn,
+    schema: &str,
+    table: &str,
+) -> Result<(Vec<catalog::Column>, Vec<catalog::IndexPart>), ServerError> {
+    if !db.engine().has_schema(schema) {
+        return Err(ServerError::unknown_database(schema));
+    }
+    let cols = catalog::columns(db, schema, table)?;
+    if cols.is_empty() {
+        return Err(ServerError::new(
+            1146,
+            "42S02",
+            format!("Table '{schema}.{table}' doesn't exist"),
+        ));
+    }
+    let parts = catalog::indexes(db, schema, table, &cols)?;
+    Ok((cols, parts))
+}
+
+/// `SHOW {INDEX | INDEXES | KEYS} {FROM | IN} t [{FROM | IN} db]`, which sqlparser reads as
+/// `SHOW <words>` (`variable`: its words, dots dropped, so `db.t` is two words): MySQL 8.0's
+/// columns, the rows of `information_schema.STATISTICS` (`catalog.rs`). `None`: not one.
+pub(crate) fn show_index(
+    db: &mut crate::engine::EngineConn,
+    variable: &[Ident],
+    current: Option<String>,
+) -> Option<Result<Output, ServerError>> {
+    let keyword = |i: &Ident, words: &[&str]| {
+        i.quote_style.is_none() && words.iter().any(|w| i.value.eq_ignore_ascii_case(w))
+    };
+    let from = |i: &Ident| keyword(i, &["FROM", "IN"]);
+    let (first, rest) = variable.split_first()?;
+    if !keyword(first, &["INDEX", "INDEXES", "KEYS"]) {
+        return None;
+    }
+    let bad = || Some(Err(ServerError::parse("SHOW INDEX")));
+    let Some((_, rest)) = rest.split_first().filter(|(f, _)| from(f)) else {
+        return bad();
+    };
+    let (name, db_clause) = match rest.iter().position(from) {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    let (mut schema, table) = match name {
+        [t] => (current, t.value.clone()),
+        [s, t] => (Some(s.value.clone()), t.value.clone()),
+        _ => return bad(),
+    };
+    match db_clause {
+        Some([d]) => schema = Some(d.value.clone()),
+        Some(_) => return bad(),
+        None => {}
+    }
+    let Some(schema) = schema.map(|s| s.to_ascii_lowercase()) else {
+        return Some(Err(ServerError::new(1046, "3D000", "No database selected")));
+    };
+    Some(described(db, &schema, &table).map(|(_, parts)| {
+        let rows = (parts.iter())
+            .map(|p| {
+                let mut r = vec![Cell::Text(table.clone())];
+                r.extend(p.cells());
+                r
+            })
+            .collect();
+        Output::Rows(ResultSet {
+            columns: catalog::SHOW_INDEX_COLUMNS
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
+            rows,
+        })
     }))
 }
 

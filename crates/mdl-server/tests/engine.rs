@@ -214,7 +214,10 @@ async fn stray_files_in_the_data_directory_are_skipped_at_start() {
     let opts = mysql_async::Opts::from_url(&url).unwrap();
     let mut c = bounded("connect", Conn::new(opts)).await.unwrap();
     let dbs: Vec<String> = c.query("SHOW DATABASES").await.unwrap();
-    assert_eq!(dbs, ["performance_schema", "sys", "test"]);
+    assert_eq!(
+        dbs,
+        ["information_schema", "performance_schema", "sys", "test"]
+    );
     let n: Option<i64> = c.query_first("SELECT COUNT(*) FROM t").await.unwrap();
     assert_eq!(n, Some(0));
     c.disconnect().await.unwrap();

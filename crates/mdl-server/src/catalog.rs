@@ -1,0 +1,377 @@
+//! What SQLite's catalog says of a schema's tables, in MySQL's terms: one place that reads
+//! `sqlite_schema`, `pragma_table_info`, `pragma_index_list` and `pragma_index_info`, for
+//! `DESCRIBE` / `SHOW COLUMNS` / `SHOW INDEX` (`show_table.rs`) and `information_schema`
+//! (`info_schema.rs`) alike.
+//!
+//! How MySQL's definitions come back out of SQLite's (the rewrite, `rewrite.rs`, put them in):
+//! * An `AUTO_INCREMENT` integer column was stored as `INTEGER`: as the table's only primary
+//!   key column it is SQLite's rowid, which counts by itself; such a column is MySQL's
+//!   `auto_increment` (`EXTRA`), and its type is shown as `int`.
+//! * The primary key is index `PRIMARY`: SQLite's `pk` autoindex, or, for a rowid primary key,
+//!   which has no index of its own, the table's `pk` columns.
+//! * An inline `UNIQUE` is SQLite's `u` autoindex, which has no name: it is named after its
+//!   first column, as MySQL names an unnamed key (`_2`, `_3` after a name taken).
+//! * Index `k` of table `t` is SQLite's `t__k` (index names are per schema in SQLite): the
+//!   prefix goes (after `RENAME TABLE` it names the table's old name; everything to the
+//!   first `__` goes then).
+//! * `COLUMN_KEY` is MySQL's: `PRI` for a primary key column, `UNI` for the column of a
+//!   one-column unique index, `MUL` for the first column of any other index, in that order.
+//!
+//! SQLite keeps no statistics here: `CARDINALITY` is NULL ("not known", as MySQL allows).
+
+use rusqlite::types::Value;
+
+use crate::engine::{quote, EngineConn};
+use crate::error::ServerError;
+use crate::wire::Cell;
+
+/// A table's column.
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// Its name.
+    pub name: String,
+    /// Its position, from 1.
+    pub position: i64,
+    /// The type as SQLite keeps it (as declared, `INTEGER` for an `AUTO_INCREMENT` one).
+    pub decl_type: String,
+    /// `NOT NULL` (or part of the primary key).
+    pub not_null: bool,
+    /// Its default as MySQL shows it (a string literal without its quotes).
+    pub default: Option<String>,
+    /// Its position in the primary key, from 1; 0 if not in it.
+    pub pk: i64,
+    /// It is the table's rowid (see the module docs).
+    pub auto_increment: bool,
+}
+
+impl Column {
+    /// MySQL's `DATA_TYPE`: the type's name, lower case, without its length (`varchar`).
+    pub fn data_type(&self) -> String {
+        let t = self.column_type();
+        let base = t.split(['(', ' ']).next().unwrap_or("");
+        base.to_string()
+    }
+
+    /// MySQL's `COLUMN_TYPE`: the type as declared, lower case (`varchar(20)`).
+    pub fn column_type(&self) -> String {
+        let t = self.decl_type.trim().to_ascii_lowercase();
+        match t.as_str() {
+            "integer" => "int".into(),
+            "" => "blob".into(),
+            _ => t,
+        }
+    }
+
+    /// MySQL's `IS_NULLABLE` / `Null`.
+    pub fn nullable(&self) -> &'static str {
+        if self.not_null || self.pk > 0 {
+            "NO"
+        } else {
+            "YES"
+        }
+    }
+
+    /// MySQL's `EXTRA` / `Extra`.
+    pub fn extra(&self) -> &'static str {
+        if self.auto_increment {
+            "auto_increment"
+        } else {
+            ""
+        }
+    }
+
+    /// The numbers inside the type's parentheses (`decimal(10,2)` -> `[10, 2]`).
+    pub fn type_args(&self) -> Vec<i64> {
+        let t = self.decl_type.as_str();
+        match (t.find('('), t.find(')')) {
+            (Some(a), Some(b)) if a < b => (t[a + 1..b].split(','))
+                .filter_map(|n| n.trim().parse().ok())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// One column of one index: a row of `information_schema.STATISTICS` and of `SHOW INDEX`.
+#[derive(Debug, Clone)]
+pub struct IndexPart {
+    /// MySQL's name of the index (`PRIMARY`, see the module docs).
+    pub index: String,
+    /// A unique index (or the primary key).
+    pub unique: bool,
+    /// The column's position in the index, from 1.
+    pub seq: i64,
+    /// The column (`None` for an expression).
+    pub column: Option<String>,
+    /// The column may be NULL.
+    pub nullable: bool,
+}
+
+impl IndexPart {
+    /// The values both `STATISTICS` and `SHOW INDEX` show, in their order: `NON_UNIQUE`,
+    /// `INDEX_NAME`, `SEQ_IN_INDEX`, `COLUMN_NAME`, `COLLATION`, `CARDINALITY`, `SUB_PART`,
+    /// `PACKED`, `NULLABLE`, `INDEX_TYPE`, `COMMENT`, `INDEX_COMMENT`, `IS_VISIBLE`,
+    /// `EXPRESSION`.
+    pub fn cells(&self) -> Vec<Cell> {
+        let text = |s: &str| Cell::Text(s.to_string());
+        vec![
+            Cell::Int(i64::from(!self.unique)),
+            text(&self.index),
+            Cell::Int(self.seq),
+            self.column.clone().map_or(Cell::Null, Cell::Text),
+            text("A"),
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            text(if self.nullable { "YES" } else { "" }),
+            text("BTREE"),
+            text(""),
+            text(""),
+            text("YES"),
+            Cell::Null,
+        ]
+    }
+}
+
+/// `SHOW INDEX`'s column names, in [`IndexPart::cells`]'s order after `Table`.
+pub const SHOW_INDEX_COLUMNS: [&str; 15] = [
+    "Table",
+    "Non_unique",
+    "Key_name",
+    "Seq_in_index",
+    "Column_name",
+    "Collation",
+    "Cardinality",
+    "Sub_part",
+    "Packed",
+    "Null",
+    "Index_type",
+    "Comment",
+    "Index_comment",
+    "Visible",
+    "Expression",
+];
+
+fn engine_err(e: rusqlite::Error) -> ServerError {
+    ServerError::from_engine(&e, None)
+}
+
+/// The tables and views of `schema` (not SQLite's own), sorted: `(name, is_view)`.
+///
+/// # Errors
+/// SQLite errors.
+pub fn tables(db: &mut EngineConn, schema: &str) -> Result<Vec<(String, bool)>, ServerError> {
+    let sql = format!(
+        "SELECT name, type = 'view' FROM {}.sqlite_schema \
+         WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' \
+         ORDER BY name",
+        quote(schema)
+    );
+    let mut st = db.db().prepare(&sql).map_err(engine_err)?;
+    let rows = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(engine_err)?;
+    rows.collect::<Result<_, _>>().map_err(engine_err)
+}
+
+/// The columns of `schema.table`, in order; empty if there is no such table.
+///
+/// # Errors
+/// SQLite errors.
+pub fn columns(db: &mut EngineConn, schema: &str, table: &str) -> Result<Vec<Column>, ServerError> {
+    const SQL: &str =
+        "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1, ?2)";
+    let mut st = db.db().prepare_cached(SQL).map_err(engine_err)?;
+    let rows = st
+        .query_map([table, schema], |r| {
+            Ok(Column {
+                position: r.get::<_, i64>(0)? + 1,
+                name: r.get(1)?,
+                decl_type: r.get(2)?,
+                not_null: r.get::<_, i64>(3)? != 0,
+                default: r.get::<_, Option<String>>(4)?.and_then(|d| unquote(&d)),
+                pk: r.get(5)?,
+                auto_increment: false,
+            })
+        })
+        .map_err(engine_err)?;
+    let mut cols: Vec<Column> = rows.collect::<Result<_, _>>().map_err(engine_err)?;
+    let pks = cols.iter().filter(|c| c.pk > 0).count();
+    for c in &mut cols {
+        c.auto_increment = pks == 1 && c.pk == 1 && c.decl_type.eq_ignore_ascii_case("INTEGER");
+    }
+    Ok(cols)
+}
+
+/// A default as SQLite keeps it (`'abc'`, `7`, `NULL`) as MySQL shows it (`abc`, `7`, none).
+fn unquote(d: &str) -> Option<String> {
+    if d.eq_ignore_ascii_case("NULL") {
+        return None;
+    }
+    match d.strip_prefix('\'').and_then(|d| d.strip_suffix('\'')) {
+        Some(inner) => Some(inner.replace("''", "'")),
+        None => Some(d.to_string()),
+    }
+}
+
+/// The indexes of `schema.table` (whose columns are `cols`), column by column: the primary
+/// key first, then unique indexes, then the others, each in the order they were made.
+///
+/// # Errors
+/// SQLite errors.
+pub fn indexes(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+    cols: &[Column],
+) -> Result<Vec<IndexPart>, ServerError> {
+    const LIST: &str = "SELECT seq, name, \"unique\", origin FROM pragma_index_list(?1, ?2)";
+    const INFO: &str = "SELECT seqno, name FROM pragma_index_info(?1, ?2) ORDER BY seqno";
+    let nullable = |name: &Option<String>| {
+        (cols.iter())
+            .find(|c| Some(&c.name) == name.as_ref())
+            .is_some_and(|c| c.nullable() == "YES")
+    };
+    let list: Vec<(i64, String, bool, String)> = {
+        let mut st = db.db().prepare_cached(LIST).map_err(engine_err)?;
+        let rows = st
+            .query_map([table, schema], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? != 0, r.get(3)?))
+            })
+            .map_err(engine_err)?;
+        rows.collect::<Result<_, _>>().map_err(engine_err)?
+    };
+    // (rank, made, parts): rank 0 the primary key, 1 unique, 2 the others.
+    let mut found: Vec<(u8, i64, Vec<IndexPart>)> = Vec::new();
+    if !list.iter().any(|(.., origin)| origin == "pk") {
+        let mut pk: Vec<&Column> = cols.iter().filter(|c| c.pk > 0).collect();
+        pk.sort_by_key(|c| c.pk);
+        let parts: Vec<IndexPart> = (pk.iter())
+            .map(|c| IndexPart {
+                index: "PRIMARY".into(),
+                unique: true,
+                seq: c.pk,
+                column: Some(c.name.clone()),
+                nullable: false,
+            })
+            .collect();
+        if !parts.is_empty() {
+            found.push((0, 0, parts));
+        }
+    }
+    let mut taken: Vec<String> = vec!["PRIMARY".into()];
+    // SQLite numbers the newest index first: oldest first here, so unnamed keys are named
+    // in the order MySQL would have named them.
+    for (seq, sqlite_name, unique, origin) in list.iter().rev() {
+        let info: Vec<(i64, Option<String>)> = {
+            let mut st = db.db().prepare_cached(INFO).map_err(engine_err)?;
+            let rows = st
+                .query_map([sqlite_name.as_str(), schema], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .map_err(engine_err)?;
+            rows.collect::<Result<_, _>>().map_err(engine_err)?
+        };
+        let (rank, name) = match origin.as_str() {
+            "pk" => (0, "PRIMARY".to_string()),
+            "u" => {
+                let first = info
+                    .first()
+                    .and_then(|(_, c)| c.clone())
+                    .unwrap_or_default();
+                (1, free_name(&first, &taken))
+            }
+            _ => (
+                if *unique { 1 } else { 2 },
+                mysql_index_name(sqlite_name, table),
+            ),
+        };
+        taken.push(name.clone());
+        let parts = (info.into_iter())
+            .map(|(seqno, column)| IndexPart {
+                index: name.clone(),
+                unique: *unique,
+                seq: seqno + 1,
+                nullable: nullable(&column),
+                column,
+            })
+            .collect();
+        found.push((rank, -seq, parts));
+    }
+    found.sort_by_key(|(rank, made, _)| (*rank, *made));
+    Ok(found.into_iter().flat_map(|(.., p)| p).collect())
+}
+
+/// `base`, or `base_2`, `base_3`, ... if taken (MySQL's names for unnamed keys).
+fn free_name(base: &str, taken: &[String]) -> String {
+    let is_taken = |n: &str| taken.iter().any(|t| t.eq_ignore_ascii_case(n));
+    if !is_taken(base) {
+        return base.to_string();
+    }
+    (2..)
+        .map(|i| format!("{base}_{i}"))
+        .find(|n| !is_taken(n))
+        .unwrap_or_default()
+}
+
+/// MySQL's name of SQLite's index `sqlite_name` of `table` (see the module docs).
+fn mysql_index_name(sqlite_name: &str, table: &str) -> String {
+    let prefix = format!("{table}__");
+    let n = sqlite_name;
+    if n.len() > prefix.len() && n[..prefix.len()].eq_ignore_ascii_case(&prefix) {
+        return n[prefix.len()..].to_string();
+    }
+    match n.split_once("__") {
+        Some((_, rest)) if !rest.is_empty() => rest.to_string(),
+        _ => n.to_string(),
+    }
+}
+
+/// MySQL's `COLUMN_KEY` / `Key` of `col` (see the module docs).
+pub fn column_key(col: &Column, parts: &[IndexPart]) -> &'static str {
+    if col.pk > 0 {
+        return "PRI";
+    }
+    let is_col = |p: &IndexPart| p.column.as_deref() == Some(col.name.as_str());
+    let single = |p: &IndexPart| parts.iter().filter(|q| q.index == p.index).count() == 1;
+    if parts.iter().any(|p| is_col(p) && p.unique && single(p)) {
+        return "UNI";
+    }
+    if parts.iter().any(|p| is_col(p) && p.seq == 1) {
+        return "MUL";
+    }
+    ""
+}
+
+/// A cell as a SQLite value (to copy rows into a snapshot table).
+pub fn value(c: Cell) -> Value {
+    match c {
+        Cell::Null => Value::Null,
+        Cell::Int(i) => Value::Integer(i),
+        Cell::Real(r) => Value::Real(r),
+        Cell::Text(t) => Value::Text(t),
+        Cell::Blob(b) => Value::Blob(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_names_lose_their_table_prefix() {
+        assert_eq!(mysql_index_name("t__k", "t"), "k");
+        assert_eq!(mysql_index_name("T__k__x", "t"), "k__x");
+        assert_eq!(mysql_index_name("old__k", "new"), "k");
+        assert_eq!(mysql_index_name("plain", "t"), "plain");
+        assert_eq!(free_name("e", &["PRIMARY".into()]), "e");
+        assert_eq!(free_name("e", &["e".into(), "e_2".into()]), "e_3");
+    }
+
+    #[test]
+    fn defaults_lose_their_quotes() {
+        assert_eq!(unquote("'it''s'").as_deref(), Some("it's"));
+        assert_eq!(unquote("7").as_deref(), Some("7"));
+        assert_eq!(unquote("NULL"), None);
+    }
+}

@@ -1,0 +1,449 @@
+//! `information_schema.SCHEMATA`, `TABLES`, `COLUMNS` and `STATISTICS` as SQLite snapshots.
+//!
+//! As for `performance_schema` (`pfs_views.rs`): before a statement that names one of these
+//! tables runs, the connection copies what the catalog says at that moment into a table of
+//! that name in its own in-memory `information_schema` database, and SQLite runs the statement
+//! as written (`WHERE`, `ORDER BY`, joins). Only the tables the statement names are copied.
+//! The columns are MySQL 8.0's, named in upper case; SQLite finds tables and columns without
+//! regard to case, as MySQL's `information_schema` does (`information_schema.tables` is
+//! `INFORMATION_SCHEMA.TABLES`).
+//!
+//! What is in them: the schemas this server has (`SHOW DATABASES`'s list); every table and
+//! view of the schema files, as `catalog.rs` reads them (the rows of `STATISTICS` are those of
+//! `SHOW INDEX`); in `TABLES` also the `performance_schema` tables (`BASE TABLE`, engine
+//! `PERFORMANCE_SCHEMA`, as in MySQL), `sys.schema_table_lock_waits` (`VIEW`) and these four
+//! (`SYSTEM VIEW`). `TABLE_ROWS` is exact (SQLite counts), `AUTO_INCREMENT` the next rowid;
+//! sizes, times and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`.
+//!
+//! Writes to `information_schema` (DML or DDL whose target is one of its tables) are refused
+//! as MySQL 8.0 refuses them: 1044 (`ER_DBACCESS_DENIED_ERROR`); a table it does not have is 1109
+//! (`ER_UNKNOWN_TABLE`).
+
+use rusqlite::types::Value;
+use sqlparser::ast::{ObjectName, ObjectType, Statement};
+
+use crate::catalog::{self, Column};
+use crate::engine::{quote, EngineConn, VIEW_SCHEMAS};
+use crate::error::ServerError;
+
+/// The schema's name.
+pub const SCHEMA: &str = "information_schema";
+
+const SCHEMATA: [&str; 6] = [
+    "CATALOG_NAME",
+    "SCHEMA_NAME",
+    "DEFAULT_CHARACTER_SET_NAME",
+    "DEFAULT_COLLATION_NAME",
+    "SQL_PATH",
+    "DEFAULT_ENCRYPTION",
+];
+
+const TABLES_COLUMNS: [&str; 21] = [
+    "TABLE_CATALOG",
+    "TABLE_SCHEMA",
+    "TABLE_NAME",
+    "TABLE_TYPE",
+    "ENGINE",
+    "VERSION",
+    "ROW_FORMAT",
+    "TABLE_ROWS",
+    "AVG_ROW_LENGTH",
+    "DATA_LENGTH",
+    "MAX_DATA_LENGTH",
+    "INDEX_LENGTH",
+    "DATA_FREE",
+    "AUTO_INCREMENT",
+    "CREATE_TIME",
+    "UPDATE_TIME",
+    "CHECK_TIME",
+    "TABLE_COLLATION",
+    "CHECKSUM",
+    "CREATE_OPTIONS",
+    "TABLE_COMMENT",
+];
+
+const COLUMNS: [&str; 22] = [
+    "TABLE_CATALOG",
+    "TABLE_SCHEMA",
+    "TABLE_NAME",
+    "COLUMN_NAME",
+    "ORDINAL_POSITION",
+    "COLUMN_DEFAULT",
+    "IS_NULLABLE",
+    "DATA_TYPE",
+    "CHARACTER_MAXIMUM_LENGTH",
+    "CHARACTER_OCTET_LENGTH",
+    "NUMERIC_PRECISION",
+    "NUMERIC_SCALE",
+    "DATETIME_PRECISION",
+    "CHARACTER_SET_NAME",
+    "COLLATION_NAME",
+    "COLUMN_TYPE",
+    "COLUMN_KEY",
+    "EXTRA",
+    "PRIVILEGES",
+    "COLUMN_COMMENT",
+    "GENERATION_EXPRESSION",
+    "SRS_ID",
+];
+
+const STATISTICS: [&str; 18] = [
+    "TABLE_CATALOG",
+    "TABLE_SCHEMA",
+    "TABLE_NAME",
+    "NON_UNIQUE",
+    "INDEX_SCHEMA",
+    "INDEX_NAME",
+    "SEQ_IN_INDEX",
+    "COLUMN_NAME",
+    "COLLATION",
+    "CARDINALITY",
+    "SUB_PART",
+    "PACKED",
+    "NULLABLE",
+    "INDEX_TYPE",
+    "COMMENT",
+    "INDEX_COMMENT",
+    "IS_VISIBLE",
+    "EXPRESSION",
+];
+
+/// The tables of `information_schema` this server has, with their columns.
+pub const TABLES: [(&str, &[&str]); 4] = [
+    ("COLUMNS", &COLUMNS),
+    ("SCHEMATA", &SCHEMATA),
+    ("STATISTICS", &STATISTICS),
+    ("TABLES", &TABLES_COLUMNS),
+];
+
+const CHARSET: &str = "utf8mb4";
+const COLLATION: &str = "utf8mb4_0900_ai_ci";
+
+/// Refreshes the snapshots of the `information_schema` tables among `tables` (`(schema,
+/// table)`, any schema: others are skipped).
+///
+/// # Errors
+/// 1109 for a table `information_schema` does not have; SQLite errors.
+pub fn refresh(db: &mut EngineConn, tables: &[(String, String)]) -> Result<(), ServerError> {
+    let mut done: Vec<&str> = Vec::new();
+    for (schema, table) in tables {
+        if !schema.eq_ignore_ascii_case(SCHEMA) {
+            continue;
+        }
+        let Some((name, columns)) = TABLES.iter().find(|(n, _)| n.eq_ignore_ascii_case(table))
+        else {
+            return Err(ServerError::new(
+                1109,
+                "42S02",
+                format!("Unknown table '{table}' in {SCHEMA}"),
+            ));
+        };
+        if done.contains(name) {
+            continue;
+        }
+        let rows = match *name {
+            "SCHEMATA" => schemata(db),
+            "TABLES" => tables_rows(db)?,
+            "COLUMNS" => per_table(db, columns_rows)?,
+            _ => per_table(db, statistics_rows)?,
+        };
+        load(db, name, columns, rows)?;
+        done.push(name);
+    }
+    Ok(())
+}
+
+/// 1044 if `s` writes to `information_schema`: its target (`tables`: the tables it names
+/// after qualification, the target first) is one of its tables, or it drops or truncates one
+/// (`current`: the schema that qualifies their names).
+///
+/// # Errors
+/// 1044, as MySQL.
+pub fn refuse_write(
+    s: &Statement,
+    tables: &[(String, String)],
+    current: Option<&str>,
+) -> Result<(), ServerError> {
+    let ours = |schema: &str| schema.eq_ignore_ascii_case(SCHEMA);
+    let named = |n: &ObjectName| {
+        crate::rewrite::table_name(n, current).is_ok_and(|(schema, _)| ours(&schema))
+    };
+    let writes = match s {
+        Statement::Insert(_)
+        | Statement::Update(_)
+        | Statement::Delete(_)
+        | Statement::CreateTable(_)
+        | Statement::AlterTable(_)
+        | Statement::CreateIndex(_)
+        | Statement::RenameTable(_)
+        | Statement::CreateView(_) => tables.first().is_some_and(|(schema, _)| ours(schema)),
+        Statement::Drop {
+            object_type: ObjectType::Table | ObjectType::View,
+            names,
+            ..
+        } => names.iter().any(named),
+        Statement::Drop {
+            object_type: ObjectType::Index,
+            table: Some(t),
+            ..
+        } => named(t),
+        Statement::Truncate(t) => t.table_names.iter().any(|t| named(&t.name)),
+        _ => false,
+    };
+    if writes {
+        return Err(crate::schema_name::access_denied(SCHEMA));
+    }
+    Ok(())
+}
+
+/// The schema files' names (the view schemas are the server's).
+fn user_schemas(db: &EngineConn) -> Vec<String> {
+    let mut v = db.engine().schemas();
+    v.retain(|s| !VIEW_SCHEMAS.contains(&s.as_str()));
+    v
+}
+
+fn text(s: &str) -> Value {
+    Value::Text(s.to_string())
+}
+
+fn schemata(db: &EngineConn) -> Vec<Vec<Value>> {
+    (db.engine().schemas().iter())
+        .map(|s| {
+            vec![
+                text("def"),
+                text(s),
+                text(CHARSET),
+                text(COLLATION),
+                Value::Null,
+                text("NO"),
+            ]
+        })
+        .collect()
+}
+
+/// A row of `TABLES`: the given values, the rest NULL or MySQL's constants.
+fn table_row(schema: &str, name: &str, kind: &str, engine: Option<&str>) -> Vec<Value> {
+    let mut r = vec![Value::Null; TABLES_COLUMNS.len()];
+    r[0] = text("def");
+    r[1] = text(schema);
+    r[2] = text(name);
+    r[3] = text(kind);
+    r[4] = engine.map_or(Value::Null, text);
+    r[19] = text("");
+    r[20] = text(if kind == "BASE TABLE" { "" } else { "VIEW" });
+    if engine.is_some() {
+        r[5] = Value::Integer(10);
+        r[17] = text(COLLATION);
+    }
+    r
+}
+
+fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
+    let mut rows = Vec::new();
+    for schema in user_schemas(db) {
+        for (table, is_view) in catalog::tables(db, &schema)? {
+            if is_view {
+                rows.push(table_row(&schema, &table, "VIEW", None));
+                continue;
+            }
+            let mut r = table_row(&schema, &table, "BASE TABLE", Some("SQLite"));
+            let name = format!("{}.{}", quote(&schema), quote(&table));
+            r[7] = count(db, &format!("SELECT count(*) FROM {name}"))?;
+            if catalog::columns(db, &schema, &table)?
+                .iter()
+                .any(|c| c.auto_increment)
+            {
+                let next = format!("SELECT coalesce(max(rowid), 0) + 1 FROM {name}");
+                r[13] = count(db, &next)?;
+            }
+            rows.push(r);
+        }
+    }
+    for t in crate::pfs_views::TABLES {
+        let engine = Some("PERFORMANCE_SCHEMA");
+        rows.push(table_row("performance_schema", t, "BASE TABLE", engine));
+    }
+    rows.push(table_row("sys", "schema_table_lock_waits", "VIEW", None));
+    for (t, _) in TABLES {
+        rows.push(table_row(SCHEMA, t, "SYSTEM VIEW", None));
+    }
+    Ok(rows)
+}
+
+fn count(db: &mut EngineConn, sql: &str) -> Result<Value, ServerError> {
+    db.db()
+        .query_row(sql, [], |r| r.get::<_, i64>(0))
+        .map(Value::Integer)
+        .map_err(|e| ServerError::from_engine(&e, None))
+}
+
+type TableRows = fn(
+    &str,
+    &str,
+    &[Column],
+    &[catalog::IndexPart],
+    &mut Vec<Vec<Value>>,
+) -> Result<(), ServerError>;
+
+/// The rows `each` makes of every table of every schema file, from its columns and indexes.
+fn per_table(db: &mut EngineConn, each: TableRows) -> Result<Vec<Vec<Value>>, ServerError> {
+    let mut rows = Vec::new();
+    for schema in user_schemas(db) {
+        for (table, _) in catalog::tables(db, &schema)? {
+            let cols = catalog::columns(db, &schema, &table)?;
+            let parts = catalog::indexes(db, &schema, &table, &cols)?;
+            each(&schema, &table, &cols, &parts, &mut rows)?;
+        }
+    }
+    Ok(rows)
+}
+
+fn columns_rows(
+    schema: &str,
+    table: &str,
+    cols: &[Column],
+    parts: &[catalog::IndexPart],
+    rows: &mut Vec<Vec<Value>>,
+) -> Result<(), ServerError> {
+    for c in cols {
+        let f = TypeFacts::of(c);
+        let int = |v: Option<i64>| v.map_or(Value::Null, Value::Integer);
+        let name = |v: Option<&str>| v.map_or(Value::Null, text);
+        rows.push(vec![
+            text("def"),
+            text(schema),
+            text(table),
+            text(&c.name),
+            Value::Integer(c.position),
+            c.default.as_deref().map_or(Value::Null, text),
+            text(c.nullable()),
+            text(&c.data_type()),
+            int(f.char_len),
+            int(f.octet_len),
+            int(f.precision),
+            int(f.scale),
+            int(f.datetime_precision),
+            name(f.charset.then_some(CHARSET)),
+            name(f.charset.then_some(COLLATION)),
+            text(&c.column_type()),
+            text(catalog::column_key(c, parts)),
+            text(c.extra()),
+            text("select,insert,update,references"),
+            text(""),
+            text(""),
+            Value::Null,
+        ]);
+    }
+    Ok(())
+}
+
+fn statistics_rows(
+    schema: &str,
+    table: &str,
+    _cols: &[Column],
+    parts: &[catalog::IndexPart],
+    rows: &mut Vec<Vec<Value>>,
+) -> Result<(), ServerError> {
+    for p in parts {
+        let mut r = vec![text("def"), text(schema), text(table)];
+        let mut cells = p.cells().into_iter().map(catalog::value);
+        r.extend(cells.next()); // NON_UNIQUE
+        r.push(text(schema)); // INDEX_SCHEMA
+        r.extend(cells);
+        rows.push(r);
+    }
+    Ok(())
+}
+
+/// What `COLUMNS` says of a column's type besides its name (MySQL 8.0's values).
+#[derive(Default)]
+struct TypeFacts {
+    char_len: Option<i64>,
+    octet_len: Option<i64>,
+    precision: Option<i64>,
+    scale: Option<i64>,
+    datetime_precision: Option<i64>,
+    charset: bool,
+}
+
+impl TypeFacts {
+    fn of(c: &Column) -> TypeFacts {
+        let args = c.type_args();
+        let arg = |i: usize, or: i64| args.get(i).copied().unwrap_or(or);
+        let chars = |n: i64, charset: bool| TypeFacts {
+            char_len: Some(n),
+            octet_len: Some(if charset { n * 4 } else { n }),
+            charset,
+            ..TypeFacts::default()
+        };
+        let number = |p: i64, s: Option<i64>| TypeFacts {
+            precision: Some(p),
+            scale: s,
+            ..TypeFacts::default()
+        };
+        match c.data_type().as_str() {
+            "char" | "varchar" => chars(arg(0, 1), true),
+            "binary" | "varbinary" => chars(arg(0, 1), false),
+            "tinytext" => chars(255, true),
+            "text" => chars(65_535, true),
+            "mediumtext" => chars(16_777_215, true),
+            "longtext" => chars(4_294_967_295, true),
+            "tinyblob" => chars(255, false),
+            "blob" => chars(65_535, false),
+            "mediumblob" => chars(16_777_215, false),
+            "longblob" => chars(4_294_967_295, false),
+            "tinyint" | "bool" | "boolean" => number(3, Some(0)),
+            "smallint" => number(5, Some(0)),
+            "mediumint" => number(7, Some(0)),
+            "int" => number(10, Some(0)),
+            "bigint" => number(19, Some(0)),
+            "decimal" | "numeric" => number(arg(0, 10), Some(arg(1, 0))),
+            "float" => number(12, None),
+            "double" | "real" => number(22, None),
+            "datetime" | "timestamp" | "time" => TypeFacts {
+                datetime_precision: Some(arg(0, 0)),
+                ..TypeFacts::default()
+            },
+            _ => TypeFacts::default(),
+        }
+    }
+}
+
+/// Copies `rows` into `information_schema.<name>` (columns `columns`), in one transaction
+/// unless the session's is open.
+fn load(
+    db: &mut EngineConn,
+    name: &str,
+    columns: &[&str],
+    rows: Vec<Vec<Value>>,
+) -> Result<(), ServerError> {
+    let target = format!("{}.{}", quote(SCHEMA), quote(name));
+    let own = !db.in_transaction();
+    let cols: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+    let mut sql = format!(
+        "DROP TABLE IF EXISTS {target}; CREATE TABLE {target} ({});",
+        cols.join(", ")
+    );
+    if own {
+        sql = format!("BEGIN; {sql}");
+    }
+    db.execute_batch(&sql)?;
+    let marks = vec!["?"; columns.len()].join(", ");
+    let insert = format!("INSERT INTO {target} VALUES ({marks})");
+    let r = (|| {
+        let mut st = db.db().prepare(&insert)?;
+        for r in &rows {
+            st.execute(rusqlite::params_from_iter(r.iter()))?;
+        }
+        Ok(())
+    })()
+    .map_err(|e: rusqlite::Error| ServerError::from_engine(&e, None));
+    if own {
+        let end = if r.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        let done = db.execute_batch(end);
+        r?;
+        return done;
+    }
+    r
+}
