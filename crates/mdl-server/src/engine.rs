@@ -183,7 +183,9 @@ impl Engine {
     /// [`MAX_SCHEMAS`], file errors.
     pub fn create_schema(&self, name: &str, if_not_exists: bool) -> Result<(), ServerError> {
         let mut c = lock(&self.catalog);
-        if if_not_exists && (c.0.contains_key(name) || VIEW_SCHEMAS.contains(&name)) {
+        // `information_schema` is refused even then (1044, `check_new`), as in MySQL.
+        let exists = c.0.contains_key(name) || VIEW_SCHEMAS.contains(&name);
+        if if_not_exists && exists && name != crate::info_schema::SCHEMA {
             return Ok(());
         }
         crate::schema_name::check_new(name, c.0.keys().map(String::as_str))?;

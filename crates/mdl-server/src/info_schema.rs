@@ -30,85 +30,86 @@ use crate::error::ServerError;
 pub const SCHEMA: &str = "information_schema";
 
 const SCHEMATA: [&str; 6] = [
-    "CATALOG_NAME",
-    "SCHEMA_NAME",
-    "DEFAULT_CHARACTER_SET_NAME",
-    "DEFAULT_COLLATION_NAME",
-    "SQL_PATH",
-    "DEFAULT_ENCRYPTION",
+    "CATALOG_NAME varchar(64)",
+    "SCHEMA_NAME varchar(64)",
+    "DEFAULT_CHARACTER_SET_NAME varchar(64)",
+    "DEFAULT_COLLATION_NAME varchar(64)",
+    "SQL_PATH binary(0)",
+    "DEFAULT_ENCRYPTION varchar(3)",
 ];
 
 const TABLES_COLUMNS: [&str; 21] = [
-    "TABLE_CATALOG",
-    "TABLE_SCHEMA",
-    "TABLE_NAME",
-    "TABLE_TYPE",
-    "ENGINE",
-    "VERSION",
-    "ROW_FORMAT",
-    "TABLE_ROWS",
-    "AVG_ROW_LENGTH",
-    "DATA_LENGTH",
-    "MAX_DATA_LENGTH",
-    "INDEX_LENGTH",
-    "DATA_FREE",
-    "AUTO_INCREMENT",
-    "CREATE_TIME",
-    "UPDATE_TIME",
-    "CHECK_TIME",
-    "TABLE_COLLATION",
-    "CHECKSUM",
-    "CREATE_OPTIONS",
-    "TABLE_COMMENT",
+    "TABLE_CATALOG varchar(64)",
+    "TABLE_SCHEMA varchar(64)",
+    "TABLE_NAME varchar(64)",
+    "TABLE_TYPE varchar(11)",
+    "ENGINE varchar(64)",
+    "VERSION int",
+    "ROW_FORMAT varchar(10)",
+    "TABLE_ROWS bigint unsigned",
+    "AVG_ROW_LENGTH bigint unsigned",
+    "DATA_LENGTH bigint unsigned",
+    "MAX_DATA_LENGTH bigint unsigned",
+    "INDEX_LENGTH bigint unsigned",
+    "DATA_FREE bigint unsigned",
+    "AUTO_INCREMENT bigint unsigned",
+    "CREATE_TIME timestamp",
+    "UPDATE_TIME datetime",
+    "CHECK_TIME datetime",
+    "TABLE_COLLATION varchar(64)",
+    "CHECKSUM bigint",
+    "CREATE_OPTIONS varchar(256)",
+    "TABLE_COMMENT text",
 ];
 
 const COLUMNS: [&str; 22] = [
-    "TABLE_CATALOG",
-    "TABLE_SCHEMA",
-    "TABLE_NAME",
-    "COLUMN_NAME",
-    "ORDINAL_POSITION",
-    "COLUMN_DEFAULT",
-    "IS_NULLABLE",
-    "DATA_TYPE",
-    "CHARACTER_MAXIMUM_LENGTH",
-    "CHARACTER_OCTET_LENGTH",
-    "NUMERIC_PRECISION",
-    "NUMERIC_SCALE",
-    "DATETIME_PRECISION",
-    "CHARACTER_SET_NAME",
-    "COLLATION_NAME",
-    "COLUMN_TYPE",
-    "COLUMN_KEY",
-    "EXTRA",
-    "PRIVILEGES",
-    "COLUMN_COMMENT",
-    "GENERATION_EXPRESSION",
-    "SRS_ID",
+    "TABLE_CATALOG varchar(64)",
+    "TABLE_SCHEMA varchar(64)",
+    "TABLE_NAME varchar(64)",
+    "COLUMN_NAME varchar(64)",
+    "ORDINAL_POSITION int unsigned",
+    "COLUMN_DEFAULT text",
+    "IS_NULLABLE varchar(3)",
+    "DATA_TYPE longtext",
+    "CHARACTER_MAXIMUM_LENGTH bigint",
+    "CHARACTER_OCTET_LENGTH bigint",
+    "NUMERIC_PRECISION bigint unsigned",
+    "NUMERIC_SCALE bigint unsigned",
+    "DATETIME_PRECISION int unsigned",
+    "CHARACTER_SET_NAME varchar(64)",
+    "COLLATION_NAME varchar(64)",
+    "COLUMN_TYPE mediumtext",
+    "COLUMN_KEY varchar(3)",
+    "EXTRA varchar(256)",
+    "PRIVILEGES varchar(154)",
+    "COLUMN_COMMENT text",
+    "GENERATION_EXPRESSION longtext",
+    "SRS_ID int unsigned",
 ];
 
 const STATISTICS: [&str; 18] = [
-    "TABLE_CATALOG",
-    "TABLE_SCHEMA",
-    "TABLE_NAME",
-    "NON_UNIQUE",
-    "INDEX_SCHEMA",
-    "INDEX_NAME",
-    "SEQ_IN_INDEX",
-    "COLUMN_NAME",
-    "COLLATION",
-    "CARDINALITY",
-    "SUB_PART",
-    "PACKED",
-    "NULLABLE",
-    "INDEX_TYPE",
-    "COMMENT",
-    "INDEX_COMMENT",
-    "IS_VISIBLE",
-    "EXPRESSION",
+    "TABLE_CATALOG varchar(64)",
+    "TABLE_SCHEMA varchar(64)",
+    "TABLE_NAME varchar(64)",
+    "NON_UNIQUE int",
+    "INDEX_SCHEMA varchar(64)",
+    "INDEX_NAME varchar(64)",
+    "SEQ_IN_INDEX int unsigned",
+    "COLUMN_NAME varchar(64)",
+    "COLLATION varchar(1)",
+    "CARDINALITY bigint",
+    "SUB_PART bigint",
+    "PACKED binary(0)",
+    "NULLABLE varchar(3)",
+    "INDEX_TYPE varchar(11)",
+    "COMMENT varchar(8)",
+    "INDEX_COMMENT varchar(2048)",
+    "IS_VISIBLE varchar(3)",
+    "EXPRESSION longtext",
 ];
 
-/// The tables of `information_schema` this server has, with their columns.
+/// The tables of `information_schema` this server has, with their columns (name and MySQL
+/// 8.0's type; SQLite's affinity follows the type: numbers stay numbers, text text).
 pub const TABLES: [(&str, &[&str]); 4] = [
     ("COLUMNS", &COLUMNS),
     ("SCHEMATA", &SCHEMATA),
@@ -210,11 +211,16 @@ fn text(s: &str) -> Value {
 fn schemata(db: &EngineConn) -> Vec<Vec<Value>> {
     (db.engine().schemas().iter())
         .map(|s| {
+            // MySQL 8.0's own schema is utf8mb3.
+            let (charset, collation) = match s.as_str() {
+                SCHEMA => ("utf8mb3", "utf8mb3_general_ci"),
+                _ => (CHARSET, COLLATION),
+            };
             vec![
                 text("def"),
                 text(s),
-                text(CHARSET),
-                text(COLLATION),
+                text(charset),
+                text(collation),
                 Value::Null,
                 text("NO"),
             ]
@@ -410,8 +416,8 @@ impl TypeFacts {
     }
 }
 
-/// Copies `rows` into `information_schema.<name>` (columns `columns`), in one transaction
-/// unless the session's is open.
+/// Copies `rows` into `information_schema.<name>` (`columns`: each column's name and MySQL's
+/// type, which `DESCRIBE` shows), in one transaction unless the session's is open.
 fn load(
     db: &mut EngineConn,
     name: &str,
@@ -420,7 +426,12 @@ fn load(
 ) -> Result<(), ServerError> {
     let target = format!("{}.{}", quote(SCHEMA), quote(name));
     let own = !db.in_transaction();
-    let cols: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+    let cols: Vec<String> = (columns.iter())
+        .map(|c| {
+            let (name, ty) = c.split_once(' ').unwrap_or((c, ""));
+            format!("{} {ty}", quote(name))
+        })
+        .collect();
     let mut sql = format!(
         "DROP TABLE IF EXISTS {target}; CREATE TABLE {target} ({});",
         cols.join(", ")

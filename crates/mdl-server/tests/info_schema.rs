@@ -401,6 +401,7 @@ async fn writes_to_information_schema_are_refused_and_the_connection_goes_on() {
         "DROP TABLE information_schema.TABLES",
         "CREATE TABLE information_schema.mine (id INT)",
         "CREATE DATABASE information_schema",
+        "CREATE DATABASE IF NOT EXISTS information_schema",
         "DROP DATABASE information_schema",
     ] {
         let (code, state) = code(c.query_drop(sql).await);
@@ -422,6 +423,20 @@ async fn writes_to_information_schema_are_refused_and_the_connection_goes_on() {
         .await
         .unwrap();
     assert_eq!(n, Some(4));
+    // Its tables describe themselves with MySQL's types.
+    let described: Vec<(String, String, String, String, Option<String>, String)> =
+        c.query("DESCRIBE information_schema.TABLES").await.unwrap();
+    let types: Vec<(&str, &str)> = (described.iter())
+        .filter(|r| r.0 == "TABLE_NAME" || r.0 == "TABLE_ROWS")
+        .map(|r| (r.0.as_str(), r.1.as_str()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("TABLE_NAME", "varchar(64)"),
+            ("TABLE_ROWS", "bigint unsigned")
+        ]
+    );
     let tables: Vec<String> = c
         .query("SHOW TABLES FROM information_schema")
         .await
