@@ -176,8 +176,7 @@ pub fn refuse_write(
         | Statement::CreateTable(_)
         | Statement::AlterTable(_)
         | Statement::CreateIndex(_)
-        | Statement::RenameTable(_)
-        | Statement::CreateView(_) => tables.first().is_some_and(|(schema, _)| ours(schema)),
+        | Statement::RenameTable(_) => tables.first().is_some_and(|(schema, _)| ours(schema)),
         Statement::Drop {
             object_type: ObjectType::Table | ObjectType::View,
             names,

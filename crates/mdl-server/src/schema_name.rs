@@ -27,7 +27,7 @@ use crate::error::ServerError;
 /// The names SQLite gives each connection's own databases.
 const SQLITE_RESERVED: [&str; 2] = ["main", "temp"];
 
-/// MySQL's catalog, which this server does not have and no one may create.
+/// MySQL's catalog (here views of SQLite's, `info_schema.rs`), which no one may create or drop.
 const INFORMATION_SCHEMA: &str = "information_schema";
 
 /// MySQL's longest schema name (`NAME_CHAR_LEN`).

@@ -100,22 +100,30 @@ pub(crate) fn show_index(
     let Some(schema) = schema.map(|s| s.to_ascii_lowercase()) else {
         return Some(Err(ServerError::new(1046, "3D000", "No database selected")));
     };
-    Some(described(db, &schema, &table).map(|(_, parts)| {
-        let rows = (parts.iter())
-            .map(|p| {
-                let mut r = vec![Cell::Text(table.clone())];
-                r.extend(p.cells());
-                r
-            })
-            .collect();
-        Output::Rows(ResultSet {
-            columns: catalog::SHOW_INDEX_COLUMNS
-                .iter()
-                .map(|c| c.to_string())
-                .collect(),
-            rows,
+    let parts = match described(db, &schema, &table) {
+        Ok((_, parts)) => parts,
+        Err(e) => return Some(Err(e)),
+    };
+    // `Table` is the name as the table was made (SQLite found it without regard to case).
+    let made = catalog::tables(db, &schema).ok().and_then(|ts| {
+        (ts.into_iter())
+            .map(|(n, _)| n)
+            .find(|n| n.eq_ignore_ascii_case(&table))
+    });
+    let table = made.unwrap_or(table);
+    let rows = (parts.iter())
+        .map(|p| {
+            let mut r = vec![Cell::Text(table.clone())];
+            r.extend(p.cells());
+            r
         })
-    }))
+        .collect();
+    Some(Ok(Output::Rows(ResultSet {
+        columns: (catalog::SHOW_INDEX_COLUMNS.iter())
+            .map(|c| c.to_string())
+            .collect(),
+        rows,
+    })))
 }
 
 /// `SHOW CREATE TABLE`: the engine's definition of the table.

@@ -273,6 +273,7 @@ async fn show_index_lists_the_keys_statistics_lists() {
         "SHOW INDEXES IN is_keys FROM test",
         "SHOW KEYS FROM test.is_keys",
         "show keys in `is_keys` in `test`",
+        "SHOW INDEX FROM IS_KEYS",
     ] {
         assert_eq!(show_index(&mut c, sql).await, want, "{sql}");
     }
