@@ -22,6 +22,7 @@
 //!   definitions become `CREATE INDEX` statements.
 //! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
 //!   SQLite's `t__k`.
+//! * `LIKE` without `ESCAPE` escapes with `\`, as MySQL's does (SQLite's has no escape).
 //! * `FROM DUAL` is no FROM clause; MySQL's INSERT forms (`SET`, `IGNORE`, `ON DUPLICATE KEY
 //!   UPDATE`) are SQLite's (`insert.rs`).
 //! * Statements SQLite spells otherwise: `TRUNCATE [TABLE] t` is a `DELETE FROM t`, `RENAME
@@ -464,6 +465,17 @@ impl VisitorMut for Qualify<'_> {
         if let Some(c) = self.literal(e) {
             *e = cell_expr(c);
         }
+        // MySQL's LIKE escapes with `\` unless told otherwise (`Item_func_like`'s default
+        // `escape`); SQLite's escapes with nothing.
+        if let Expr::Like {
+            escape_char: escape @ None,
+            ..
+        } = e
+        {
+            *escape = Some(Box::new(Expr::value(Value::SingleQuotedString(
+                "\\".into(),
+            ))));
+        }
         ControlFlow::Continue(())
     }
 
@@ -529,6 +541,16 @@ mod tests {
         assert_eq!(
             sqlite("SELECT GET_LOCK('a', 1), \"x\""),
             ["SELECT 1 AS `GET_LOCK('a', 1)`, 'x' AS `\"x\"`"]
+        );
+    }
+
+    #[test]
+    fn like_escapes_with_a_backslash() {
+        assert_eq!(
+            sqlite(r"SELECT 1 FROM t WHERE c LIKE 'a\_b%' AND d NOT LIKE 'x|%' ESCAPE '|'"),
+            [
+                r"SELECT 1 AS `1` FROM `sbtest`.t WHERE c LIKE 'a\_b%' ESCAPE '\' AND d NOT LIKE 'x|%' ESCAPE '|'"
+            ]
         );
     }
 

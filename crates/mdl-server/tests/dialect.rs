@@ -93,3 +93,27 @@ async fn drop_of_several_tables_drops_all_or_none() {
     let left: Vec<String> = c.query("SHOW TABLES LIKE 'di\\_%'").await.unwrap();
     assert!(!left.iter().any(|t| t == "di_a" || t == "di_b"), "{left:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn like_escapes_with_a_backslash_as_mysql() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE di_like (c TEXT)").await.unwrap();
+    c.query_drop("INSERT INTO di_like VALUES ('a_b'), ('axb'), ('a%')")
+        .await
+        .unwrap();
+    let hits: Vec<String> = c
+        .query("SELECT c FROM di_like WHERE c LIKE 'a\\_b' ORDER BY c")
+        .await
+        .unwrap();
+    assert_eq!(hits, ["a_b"], "\\_ is a literal underscore");
+    let hits: Vec<String> = c
+        .query("SELECT c FROM di_like WHERE c LIKE 'a|%' ESCAPE '|'")
+        .await
+        .unwrap();
+    assert_eq!(hits, ["a%"]);
+    let all: Vec<String> = c
+        .query("SELECT c FROM di_like WHERE c LIKE 'a_b' ORDER BY c")
+        .await
+        .unwrap();
+    assert_eq!(all, ["a_b", "axb"]);
+}
