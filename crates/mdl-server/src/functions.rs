@@ -1,90 +1,185 @@
-//! MySQL's string functions that SQLite lacks, registered on every engine connection, so the
-//! queries a DBA types against `performance_schema` (which group instrument names by prefix
-//! with `SUBSTRING_INDEX`) run unchanged. SQLite already has `CONCAT`, `SUBSTR`, `INSTR`,
-//! `LENGTH`, `UPPER` and `LOWER`.
+//! MySQL 8.0's scalar functions that the bundled SQLite (3.50) lacks or means otherwise,
+//! registered on every engine connection so the queries applications and DBAs type run
+//! unchanged: the date and time functions (`time`), string functions (`string`) and numeric
+//! functions (`numeric`). Each function names the MySQL source or manual section it follows.
+//!
+//! * SQLite already has, with MySQL's meaning: `IF` (3.48+), `IFNULL`, `NULLIF`, `COALESCE`,
+//!   `ABS`, `ROUND`, `SIGN`, `REPLACE`, `SUBSTR`/`SUBSTRING`, `INSTR`, `TRIM`/`LTRIM`/`RTRIM`,
+//!   `HEX`, `CONCAT_WS`, `OCTET_LENGTH`, and bare `CURRENT_TIMESTAMP`/`CURRENT_DATE`/
+//!   `CURRENT_TIME` (UTC text, as this server's `time_zone`, `SYSTEM` = UTC, gives them).
+//! * Overridden, because SQLite's mean otherwise: `CONCAT` (NULL if any argument is NULL;
+//!   SQLite skips NULLs), `LENGTH` (bytes, as MySQL's; SQLite counts characters: MySQL's
+//!   character count is `CHAR_LENGTH`), `LOWER`/`UPPER` (Unicode; SQLite's fold ASCII only).
+//! * Strings compare as the engine's columns do, byte for byte (SQLite's BINARY collation):
+//!   `LOCATE`, `FIELD` and `FIND_IN_SET` are case-sensitive, unlike MySQL's default
+//!   `utf8mb4_0900_ai_ci`, so that they agree with `=` on this server.
+//! * Time-dependent and random functions are not flagged deterministic, so SQLite never
+//!   folds them; each call reads the clock (MySQL's `NOW()` is fixed for a statement, so a
+//!   statement over many rows that crosses a second may see two values here).
+//! * `CURRENT_TIMESTAMP()`, `CURRENT_DATE()` and `CURRENT_TIME()` with parentheses are
+//!   SQLite syntax errors (its keywords); the rewrite renames them (`sqlite_name`).
+
+mod numeric;
+mod string;
+mod time;
 
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
 
+/// The longest string a function builds, MySQL's default `max_allowed_packet` (64 MiB): a
+/// longer result is NULL, as MySQL's `REPEAT`, `LPAD`, ... give with warning 1301.
+const MAX_RESULT: usize = 64 << 20;
+
 /// Registers the functions on `db`.
 pub fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
-    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
-    db.create_scalar_function("SUBSTRING_INDEX", 3, flags, substring_index_sql)
+    string::register(db)?;
+    numeric::register(db)?;
+    time::register(db)
 }
 
-fn substring_index_sql(ctx: &Context<'_>) -> rusqlite::Result<Value> {
-    let text = |i: usize| -> rusqlite::Result<Option<String>> {
-        Ok(match ctx.get_raw(i) {
-            ValueRef::Null => None,
-            ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
-            ValueRef::Integer(n) => Some(n.to_string()),
-            ValueRef::Real(x) => Some(x.to_string()),
-        })
-    };
-    let count = match ctx.get_raw(2) {
-        ValueRef::Null => return Ok(Value::Null),
-        _ => ctx.get::<i64>(2)?,
-    };
-    Ok(match (text(0)?, text(1)?) {
-        (Some(s), Some(d)) => Value::Text(substring_index(&s, &d, count).to_string()),
-        _ => Value::Null,
-    })
-}
-
-/// MySQL's `SUBSTRING_INDEX(s, delim, count)` (`Item_func_substr_index`): the part of `s`
-/// before the `count`-th occurrence of `delim` counted from the left (count > 0), or after
-/// the `count`-th counted from the right (count < 0); all of `s` when it has fewer; empty
-/// when `count` is 0 or `delim` is empty.
-pub fn substring_index<'a>(s: &'a str, delim: &str, count: i64) -> &'a str {
-    if count == 0 || delim.is_empty() {
-        return "";
+/// The name SQLite knows a MySQL function call `NAME(...)` by, when it is not the same:
+/// SQLite parses `CURRENT_TIMESTAMP` and its kin only without parentheses.
+pub fn sqlite_name(mysql_upper: &str) -> Option<&'static str> {
+    match mysql_upper {
+        "CURRENT_TIMESTAMP" => Some("NOW"),
+        "CURRENT_DATE" => Some("CURDATE"),
+        "CURRENT_TIME" => Some("CURTIME"),
+        _ => None,
     }
-    let n = count.unsigned_abs() as usize;
-    if count > 0 {
-        match s.match_indices(delim).nth(n - 1) {
-            Some((at, _)) => &s[..at],
-            None => s,
-        }
+}
+
+/// The flags of a function: UTF-8, and deterministic when its result depends on its
+/// arguments alone.
+fn flags(deterministic: bool) -> FunctionFlags {
+    if deterministic {
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC
     } else {
-        match s.rmatch_indices(delim).nth(n - 1) {
-            Some((at, _)) => &s[at + delim.len()..],
-            None => s,
+        FunctionFlags::SQLITE_UTF8
+    }
+}
+
+/// Argument `i` as MySQL's string value; None for NULL.
+fn text(ctx: &Context<'_>, i: usize) -> Option<String> {
+    match ctx.get_raw(i) {
+        ValueRef::Null => None,
+        ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Integer(n) => Some(n.to_string()),
+        ValueRef::Real(x) => Some(x.to_string()),
+    }
+}
+
+/// Argument `i` as MySQL's integer value (reals round, strings read their numeric prefix);
+/// None for NULL.
+fn int(ctx: &Context<'_>, i: usize) -> Option<i64> {
+    match ctx.get_raw(i) {
+        ValueRef::Null => None,
+        ValueRef::Integer(n) => Some(n),
+        // `as` saturates at i64's bounds, as MySQL clips an out-of-range value.
+        ValueRef::Real(x) => Some(x.round() as i64),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            Some(number_prefix(&String::from_utf8_lossy(t)).round() as i64)
         }
+    }
+}
+
+/// Argument `i` as a number, integers kept exact; None for NULL.
+fn number(ctx: &Context<'_>, i: usize) -> Option<Num> {
+    match ctx.get_raw(i) {
+        ValueRef::Null => None,
+        ValueRef::Integer(n) => Some(Num::Int(n)),
+        ValueRef::Real(x) => Some(Num::Real(x)),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            Some(Num::Real(number_prefix(&String::from_utf8_lossy(t))))
+        }
+    }
+}
+
+/// An SQL number: SQLite's two kinds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Num {
+    Int(i64),
+    Real(f64),
+}
+
+impl Num {
+    fn real(self) -> f64 {
+        match self {
+            Num::Int(n) => n as f64,
+            Num::Real(x) => x,
+        }
+    }
+}
+
+/// The number a string starts with, as MySQL reads a string in numeric context (`'3abc'`
+/// is 3, `'abc'` is 0): optional spaces, a sign, digits, a fraction, an exponent.
+fn number_prefix(s: &str) -> f64 {
+    let s = s.trim_start();
+    let b = s.as_bytes();
+    let digits = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let mut end = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    end = digits(end);
+    if b.get(end) == Some(&b'.') {
+        end = digits(end + 1);
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let mut e = end + 1;
+        if matches!(b.get(e), Some(b'+' | b'-')) {
+            e += 1;
+        }
+        let after = digits(e);
+        if after > e {
+            end = after;
+        }
+    }
+    s[..end].parse().unwrap_or(0.0)
+}
+
+/// A string result, NULL past `MAX_RESULT`.
+fn bounded(s: String) -> Value {
+    if s.len() > MAX_RESULT {
+        Value::Null
+    } else {
+        Value::Text(s)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::substring_index;
+    use super::*;
 
-    /// MySQL 8.0 manual's examples, and the edges.
-    #[test]
-    fn substring_index_as_mysql() {
-        assert_eq!(substring_index("www.mysql.com", ".", 2), "www.mysql");
-        assert_eq!(substring_index("www.mysql.com", ".", -2), "mysql.com");
-        assert_eq!(substring_index("wait/io/file/sql/x", "/", 2), "wait/io");
-        assert_eq!(substring_index("a/b", "/", 5), "a/b");
-        assert_eq!(substring_index("a/b", "/", -5), "a/b");
-        assert_eq!(substring_index("a/b", "/", 0), "");
-        assert_eq!(substring_index("a/b", "", 1), "");
-        assert_eq!(substring_index("a::b::c", "::", -1), "c");
+    /// A connection with the functions, for the modules' tests.
+    pub(super) fn db() -> rusqlite::Connection {
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        register(&db).unwrap();
+        db
+    }
+
+    /// `SELECT expr`'s value.
+    pub(super) fn eval(db: &rusqlite::Connection, expr: &str) -> Value {
+        db.query_row(&format!("SELECT {expr}"), [], |r| r.get(0))
+            .unwrap_or_else(|e| panic!("{expr}: {e}"))
     }
 
     #[test]
-    fn registered_and_null_safe() {
-        let db = rusqlite::Connection::open_in_memory().unwrap();
-        super::register(&db).unwrap();
-        let got: String = db
-            .query_row(
-                "SELECT SUBSTRING_INDEX('wait/lock/metadata', '/', 2)",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(got, "wait/lock");
-        let null: Option<String> = db
-            .query_row("SELECT SUBSTRING_INDEX(NULL, '/', 2)", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(null, None);
+    fn strings_read_as_numbers_as_mysql_reads_them() {
+        assert_eq!(number_prefix("3abc"), 3.0);
+        assert_eq!(number_prefix("  -1.5e2x"), -150.0);
+        assert_eq!(number_prefix("1e"), 1.0);
+        assert_eq!(number_prefix("abc"), 0.0);
+        assert_eq!(number_prefix(""), 0.0);
+        assert_eq!(number_prefix(".5"), 0.5);
+    }
+
+    #[test]
+    fn keywords_renamed() {
+        assert_eq!(sqlite_name("CURRENT_TIMESTAMP"), Some("NOW"));
+        assert_eq!(sqlite_name("NOW"), None);
+        let db = db();
+        assert_eq!(eval(&db, "length(NOW())"), Value::Integer(19));
     }
 }

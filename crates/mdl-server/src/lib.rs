@@ -26,7 +26,7 @@
 //! * `rewrite`: MySQL's dialect to SQLite's, on `sqlparser`'s AST.
 //! * `engine`: SQLite, one file per schema, the engine's single writer.
 //! * `schema_name`: the schema names SQLite can attach, checked before a file exists.
-//! * `functions`: MySQL's string functions SQLite lacks (`SUBSTRING_INDEX`).
+//! * `functions`: MySQL's scalar functions SQLite lacks or means otherwise (`NOW`, `LPAD`, ...).
 //! * `admin`: `SHOW PROCESSLIST`, `KILL`, `SHOW VARIABLES`, system variables.
 //! * `pfs_views`: `performance_schema` and `sys` tables as SQLite snapshots of `pfs`.
 //! * `info_schema`: `information_schema`'s `SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS` as

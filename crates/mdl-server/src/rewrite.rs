@@ -476,6 +476,13 @@ impl VisitorMut for Qualify<'_> {
                 "\\".into(),
             ))));
         }
+        // `CURRENT_TIMESTAMP()` and kin: SQLite knows the call by another name (`functions`).
+        if let Expr::Function(f) = e {
+            let renamed = crate::functions::sqlite_name(&last(&f.name).to_ascii_uppercase());
+            if let (Some(n), sqlparser::ast::FunctionArguments::List(_)) = (renamed, &f.args) {
+                f.name = ObjectName(vec![ObjectNamePart::Identifier(Ident::new(n))]);
+            }
+        }
         ControlFlow::Continue(())
     }
 

@@ -1,0 +1,312 @@
+//! MySQL's numeric functions the bundled SQLite lacks (it is built without its math
+//! functions; manual, 14.6.2 "Mathematical Functions"; source `sql/item_func.cc`), and
+//! `UUID()` (14.23 "Miscellaneous Functions"). A NULL argument gives NULL.
+
+use std::collections::hash_map::RandomState;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::functions::Context;
+use rusqlite::types::Value;
+
+use super::{flags, int, number, Num};
+
+/// Registers the numeric functions on `db`.
+pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
+    let f = flags(true);
+    // RAND(): each connection its own sequence (the closure's state), seeded at random.
+    let rnd = Mutex::new(Rnd::new(random_u64(), random_u64()));
+    db.create_scalar_function("RAND", 0, flags(false), move |_| {
+        Ok(rnd.lock().unwrap_or_else(|p| p.into_inner()).next())
+    })?;
+    db.create_scalar_function("RAND", 1, flags(false), seeded_rand)?;
+    db.create_scalar_function("UUID", 0, flags(false), |_| Ok(uuid_v1()))?;
+    db.create_scalar_function("TRUNCATE", 2, f, |ctx| {
+        Ok(match (number(ctx, 0), int(ctx, 1)) {
+            (Some(x), Some(d)) => truncate(x, d).into(),
+            _ => Value::Null,
+        })
+    })?;
+    db.create_scalar_function("MOD", 2, f, |ctx| {
+        Ok(match (number(ctx, 0), number(ctx, 1)) {
+            (Some(n), Some(m)) => modulo(n, m).map_or(Value::Null, Value::from),
+            _ => Value::Null,
+        })
+    })?;
+    for name in ["POW", "POWER"] {
+        db.create_scalar_function(name, 2, f, |ctx| match (number(ctx, 0), number(ctx, 1)) {
+            (Some(x), Some(y)) => finite(x.real().powf(y.real()), "pow"),
+            _ => Ok(Value::Null),
+        })?;
+    }
+    for (name, up) in [("FLOOR", false), ("CEIL", true), ("CEILING", true)] {
+        db.create_scalar_function(name, 1, f, move |ctx| {
+            Ok(number(ctx, 0).map_or(Value::Null, |x| floor_ceil(x, up).into()))
+        })?;
+    }
+    // Out of their domain SQRT, LN, LOG... are NULL (`Item_func_sqrt::val_real` and kin).
+    let unary: [(&str, Partial); 6] = [
+        ("SQRT", |x| (x >= 0.0).then(|| x.sqrt())),
+        ("LN", |x| (x > 0.0).then(|| x.ln())),
+        ("LOG", |x| (x > 0.0).then(|| x.ln())),
+        ("LOG2", |x| (x > 0.0).then(|| x.log2())),
+        ("LOG10", |x| (x > 0.0).then(|| x.log10())),
+        ("EXP", |x| Some(x.exp())),
+    ];
+    for (name, op) in unary {
+        db.create_scalar_function(name, 1, f, move |ctx| {
+            match number(ctx, 0).and_then(|x| op(x.real())) {
+                Some(y) => finite(y, name),
+                None => Ok(Value::Null),
+            }
+        })?;
+    }
+    // LOG(b, x): the logarithm of x to base b; NULL when b <= 0, b = 1 or x <= 0.
+    db.create_scalar_function("LOG", 2, f, |ctx| {
+        Ok(match (number(ctx, 0), number(ctx, 1)) {
+            (Some(b), Some(x)) if b.real() > 0.0 && b.real() != 1.0 && x.real() > 0.0 => {
+                Value::Real(x.real().ln() / b.real().ln())
+            }
+            _ => Value::Null,
+        })
+    })?;
+    db.create_scalar_function("PI", 0, f, |_| Ok(std::f64::consts::PI))
+}
+
+/// A real function defined on part of the line: None outside it.
+type Partial = fn(f64) -> Option<f64>;
+
+impl From<Num> for Value {
+    fn from(n: Num) -> Value {
+        match n {
+            Num::Int(i) => Value::Integer(i),
+            Num::Real(x) => Value::Real(x),
+        }
+    }
+}
+
+/// MySQL refuses an infinite or NaN double (error 1690, "DOUBLE value is out of range").
+fn finite(x: f64, name: &str) -> rusqlite::Result<Value> {
+    if x.is_finite() {
+        Ok(Value::Real(x))
+    } else {
+        Err(rusqlite::Error::UserFunctionError(
+            format!("DOUBLE value is out of range in '{name}'").into(),
+        ))
+    }
+}
+
+/// MySQL's random number generator (`mysys/my_rnd.cc`: `randominit`, `my_rnd`), so that
+/// `RAND(n)` gives MySQL's sequence for seed `n`.
+#[derive(Debug)]
+struct Rnd {
+    seed1: u64,
+    seed2: u64,
+}
+
+impl Rnd {
+    const MAX: u64 = 0x3FFF_FFFF;
+
+    fn new(seed1: u64, seed2: u64) -> Rnd {
+        Rnd {
+            seed1: seed1 % Rnd::MAX,
+            seed2: seed2 % Rnd::MAX,
+        }
+    }
+
+    /// `Item_func_rand::seed_random`: the seed's low 32 bits, spread as MySQL spreads them.
+    fn seeded(seed: i64) -> Rnd {
+        let n = seed as u32;
+        Rnd::new(
+            u64::from(n.wrapping_mul(0x10001).wrapping_add(55_555_555)),
+            u64::from(n.wrapping_mul(0x1000_0001)),
+        )
+    }
+
+    fn next(&mut self) -> f64 {
+        self.seed1 = (self.seed1 * 3 + self.seed2) % Rnd::MAX;
+        self.seed2 = (self.seed1 + self.seed2 + 33) % Rnd::MAX;
+        self.seed1 as f64 / Rnd::MAX as f64
+    }
+}
+
+/// `RAND(n)`: with a constant seed, one sequence for the statement's rows, kept as SQLite's
+/// auxiliary data of the argument (which SQLite keeps only while the argument is constant:
+/// a seed from a column reseeds on each row, as in MySQL).
+fn seeded_rand(ctx: &Context<'_>) -> rusqlite::Result<f64> {
+    let rnd = match ctx.get_aux::<Mutex<Rnd>>(0)? {
+        Some(r) => r,
+        None => ctx.set_aux(0, Mutex::new(Rnd::seeded(int(ctx, 0).unwrap_or(0))))?,
+    };
+    let mut rnd = rnd.lock().unwrap_or_else(|p| p.into_inner());
+    Ok(rnd.next())
+}
+
+/// 64 random bits: std's per-process random hash keys, mixed with the clock.
+fn random_u64() -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    RandomState::new().hash_one(nanos)
+}
+
+/// `UUID()` (`Item_func_uuid`): an RFC 4122 version 1 UUID, from the time in 100 ns since
+/// 1582-10-15, a random clock sequence, and a random node with the multicast bit set (RFC
+/// 4122 4.5: a node that is no network card's). Times strictly increase within the process.
+fn uuid_v1() -> String {
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    const GREGORIAN_TO_UNIX: u64 = 0x01B2_1DD2_1381_4000;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| (d.as_nanos() / 100) as u64)
+        + GREGORIAN_TO_UNIX;
+    let prev = LAST.fetch_max(now, Ordering::Relaxed);
+    let t = if now > prev {
+        now
+    } else {
+        LAST.fetch_add(1, Ordering::Relaxed) + 1
+    };
+    let r = random_u64();
+    let clock_seq = ((r >> 48) & 0x3FFF) | 0x8000;
+    let node = (r & 0xFFFF_FFFF_FFFF) | 0x0100_0000_0000;
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        t & 0xFFFF_FFFF,
+        (t >> 32) & 0xFFFF,
+        ((t >> 48) & 0x0FFF) | 0x1000,
+        clock_seq,
+        node
+    )
+}
+
+/// `TRUNCATE(x, d)` (`Item_func_truncate`): `x` cut toward zero to `d` decimals (`d` < 0
+/// zeroes digits left of the point); an integer stays one.
+fn truncate(x: Num, d: i64) -> Num {
+    match x {
+        Num::Int(n) if d >= 0 => Num::Int(n),
+        Num::Int(n) => Num::Int(match 10i64.checked_pow(d.unsigned_abs().min(19) as u32) {
+            Some(p) => n / p * p,
+            None => 0,
+        }),
+        Num::Real(x) => {
+            let p = 10f64.powi(d.clamp(-400, 400) as i32);
+            let scaled = x * p;
+            Num::Real(if !scaled.is_finite() {
+                x
+            } else if p == 0.0 {
+                0.0
+            } else {
+                scaled.trunc() / p
+            })
+        }
+    }
+}
+
+/// `MOD(n, m)` (`Item_func_mod`): the remainder with the sign of `n`; NULL for `m` = 0.
+fn modulo(n: Num, m: Num) -> Option<Num> {
+    match (n, m) {
+        (Num::Int(a), Num::Int(b)) => (b != 0).then(|| Num::Int(a.wrapping_rem(b))),
+        _ => (m.real() != 0.0).then(|| Num::Real(n.real() % m.real())),
+    }
+}
+
+/// `FLOOR` / `CEILING(x)`: an integer when it fits one.
+fn floor_ceil(x: Num, up: bool) -> Num {
+    match x {
+        Num::Int(n) => Num::Int(n),
+        Num::Real(x) => {
+            let y = if up { x.ceil() } else { x.floor() };
+            if y.abs() < 9.0e18 {
+                Num::Int(y as i64)
+            } else {
+                Num::Real(y)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{db, eval};
+    use super::*;
+
+    /// MySQL 8.0: `SELECT RAND(3)` is 0.9057697559760601 (manual's example), and the
+    /// sequence goes on within the statement.
+    #[test]
+    fn seeded_rand_is_mysqls_sequence() {
+        let mut r = Rnd::seeded(3);
+        assert!((r.next() - 0.905_769_755_976_060_1).abs() < 1e-15);
+        let db = db();
+        let first = eval(&db, "RAND(3)");
+        assert_eq!(first, Value::Real(Rnd::seeded(3).next()));
+        let mut s = db
+            .prepare("SELECT RAND(3) FROM (SELECT 1 UNION ALL SELECT 2)")
+            .unwrap();
+        let got: Vec<f64> = s
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let mut want = Rnd::seeded(3);
+        assert_eq!(got, [want.next(), want.next()]);
+        assert_eq!(eval(&db, "RAND(NULL)"), eval(&db, "RAND(0)"));
+    }
+
+    #[test]
+    fn unseeded_rand_and_uuid_vary() {
+        let db = db();
+        let Value::Real(a) = eval(&db, "RAND()") else {
+            panic!("real")
+        };
+        assert!((0.0..1.0).contains(&a));
+        assert_ne!(eval(&db, "RAND()"), eval(&db, "RAND()"));
+        let Value::Text(u) = eval(&db, "UUID()") else {
+            panic!("text")
+        };
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "1", "version 1: {u}");
+        assert!(matches!(&u[19..20], "8" | "9" | "a" | "b"), "variant: {u}");
+        assert_ne!(eval(&db, "UUID()"), eval(&db, "UUID()"));
+    }
+
+    #[test]
+    fn truncate_mod_floor_as_mysql() {
+        assert_eq!(truncate(Num::Real(1.223), 1), Num::Real(1.2));
+        assert_eq!(truncate(Num::Real(1.999), 0), Num::Real(1.0));
+        assert_eq!(truncate(Num::Real(-1.999), 1), Num::Real(-1.9));
+        assert_eq!(truncate(Num::Int(122), -2), Num::Int(100));
+        assert_eq!(truncate(Num::Int(-122), -2), Num::Int(-100));
+        assert_eq!(truncate(Num::Int(122), -30), Num::Int(0));
+        assert_eq!(truncate(Num::Real(122.5), -2), Num::Real(100.0));
+        assert_eq!(truncate(Num::Real(1.5), 500), Num::Real(1.5));
+        assert_eq!(modulo(Num::Int(234), Num::Int(10)), Some(Num::Int(4)));
+        assert_eq!(modulo(Num::Int(-7), Num::Int(3)), Some(Num::Int(-1)));
+        assert_eq!(modulo(Num::Int(7), Num::Int(0)), None);
+        assert_eq!(modulo(Num::Int(i64::MIN), Num::Int(-1)), Some(Num::Int(0)));
+        assert_eq!(modulo(Num::Real(34.5), Num::Int(3)), Some(Num::Real(1.5)));
+        assert_eq!(floor_ceil(Num::Real(-1.23), false), Num::Int(-2));
+        assert_eq!(floor_ceil(Num::Real(1.23), true), Num::Int(2));
+    }
+
+    #[test]
+    fn through_sqlite_with_nulls() {
+        let db = db();
+        assert_eq!(eval(&db, "TRUNCATE(1.999, 1)"), Value::Real(1.9));
+        assert_eq!(eval(&db, "TRUNCATE(NULL, 1)"), Value::Null);
+        assert_eq!(eval(&db, "MOD(29, 9)"), Value::Integer(2));
+        assert_eq!(eval(&db, "MOD(1, NULL)"), Value::Null);
+        assert_eq!(eval(&db, "POW(2, -2)"), Value::Real(0.25));
+        assert_eq!(eval(&db, "POWER(NULL, 2)"), Value::Null);
+        assert_eq!(eval(&db, "SQRT(-1)"), Value::Null);
+        assert_eq!(eval(&db, "LOG(2, 65536)"), Value::Real(16.0));
+        assert_eq!(eval(&db, "LOG(1, 2)"), Value::Null);
+        assert_eq!(eval(&db, "LN(0)"), Value::Null);
+        assert_eq!(eval(&db, "LOG10(100)"), Value::Real(2.0));
+        assert_eq!(eval(&db, "CEILING(-1.5) + FLOOR(1.5)"), Value::Integer(0));
+        assert_eq!(eval(&db, "PI()"), Value::Real(std::f64::consts::PI));
+        let overflow = db.query_row("SELECT POW(10, 400)", [], |r| r.get::<_, f64>(0));
+        assert!(format!("{overflow:?}").contains("out of range"));
+    }
+}

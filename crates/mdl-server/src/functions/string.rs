@@ -1,0 +1,315 @@
+//! MySQL's string functions (manual, 14.8 "String Functions and Operators"; source
+//! `sql/item_strfunc.cc`). Lengths and positions count characters, as MySQL's do on
+//! `utf8mb4`; `LENGTH` counts bytes. A NULL argument gives NULL unless said otherwise.
+
+use rusqlite::functions::Context;
+use rusqlite::types::Value;
+
+use super::{bounded, flags, int, number, text, Num};
+
+/// Registers the string functions on `db`.
+pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
+    let f = flags(true);
+    db.create_scalar_function("SUBSTRING_INDEX", 3, f, |ctx| {
+        Ok(match (text(ctx, 0), text(ctx, 1), int(ctx, 2)) {
+            (Some(s), Some(d), Some(n)) => Value::Text(substring_index(&s, &d, n).to_string()),
+            _ => Value::Null,
+        })
+    })?;
+    db.create_scalar_function("CONCAT", -1, f, concat)?;
+    for (name, left) in [("LPAD", true), ("RPAD", false)] {
+        db.create_scalar_function(name, 3, f, move |ctx| {
+            Ok(match (text(ctx, 0), int(ctx, 1), text(ctx, 2)) {
+                (Some(s), Some(n), Some(p)) => pad(&s, n, &p, left).map_or(Value::Null, bounded),
+                _ => Value::Null,
+            })
+        })?;
+    }
+    for n_arg in [2, 3] {
+        db.create_scalar_function("LOCATE", n_arg, f, move |ctx| {
+            let pos = if n_arg == 3 { int(ctx, 2) } else { Some(1) };
+            Ok(match (text(ctx, 0), text(ctx, 1), pos) {
+                (Some(sub), Some(s), Some(pos)) => Value::Integer(locate(&sub, &s, pos)),
+                _ => Value::Null,
+            })
+        })?;
+    }
+    db.create_scalar_function("REPEAT", 2, f, |ctx| {
+        Ok(match (text(ctx, 0), int(ctx, 1)) {
+            (Some(s), Some(n)) => repeat(&s, n),
+            _ => Value::Null,
+        })
+    })?;
+    db.create_scalar_function("SPACE", 1, f, |ctx| {
+        Ok(int(ctx, 0).map_or(Value::Null, |n| repeat(" ", n)))
+    })?;
+    for (name, from_left) in [("LEFT", true), ("RIGHT", false)] {
+        db.create_scalar_function(name, 2, f, move |ctx| {
+            Ok(match (text(ctx, 0), int(ctx, 1)) {
+                (Some(s), Some(n)) => Value::Text(left_right(&s, n, from_left).to_string()),
+                _ => Value::Null,
+            })
+        })?;
+    }
+    db.create_scalar_function("REVERSE", 1, f, |ctx| {
+        Ok(text(ctx, 0).map_or(Value::Null, |s| Value::Text(s.chars().rev().collect())))
+    })?;
+    db.create_scalar_function("FIELD", -1, f, field)?;
+    db.create_scalar_function("FIND_IN_SET", 2, f, |ctx| {
+        Ok(match (text(ctx, 0), text(ctx, 1)) {
+            (Some(s), Some(list)) => Value::Integer(find_in_set(&s, &list)),
+            _ => Value::Null,
+        })
+    })?;
+    for name in ["LCASE", "LOWER"] {
+        db.create_scalar_function(name, 1, f, |ctx| {
+            Ok(text(ctx, 0).map_or(Value::Null, |s| Value::Text(s.to_lowercase())))
+        })?;
+    }
+    for name in ["UCASE", "UPPER"] {
+        db.create_scalar_function(name, 1, f, |ctx| {
+            Ok(text(ctx, 0).map_or(Value::Null, |s| Value::Text(s.to_uppercase())))
+        })?;
+    }
+    // `LENGTH` / `OCTET_LENGTH`: bytes (`Item_func_length`); `CHAR_LENGTH`: characters.
+    db.create_scalar_function("LENGTH", 1, f, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            rusqlite::types::ValueRef::Null => Value::Null,
+            rusqlite::types::ValueRef::Text(b) | rusqlite::types::ValueRef::Blob(b) => {
+                Value::Integer(b.len() as i64)
+            }
+            _ => Value::Integer(text(ctx, 0).map_or(0, |s| s.len() as i64)),
+        })
+    })?;
+    for name in ["CHAR_LENGTH", "CHARACTER_LENGTH"] {
+        db.create_scalar_function(name, 1, f, |ctx| {
+            Ok(text(ctx, 0).map_or(Value::Null, |s| Value::Integer(s.chars().count() as i64)))
+        })?;
+    }
+    // `ASCII(s)`: the first byte's value, 0 for ''.
+    db.create_scalar_function("ASCII", 1, f, |ctx| {
+        Ok(text(ctx, 0).map_or(Value::Null, |s| {
+            Value::Integer(s.bytes().next().map_or(0, i64::from))
+        }))
+    })
+}
+
+/// `CONCAT(s, ...)` (`Item_func_concat`): NULL if any argument is NULL.
+fn concat(ctx: &Context<'_>) -> rusqlite::Result<Value> {
+    let mut out = String::new();
+    for i in 0..ctx.len() {
+        match text(ctx, i) {
+            Some(s) => out.push_str(&s),
+            None => return Ok(Value::Null),
+        }
+    }
+    Ok(bounded(out))
+}
+
+/// `FIELD(s, s1, s2, ...)` (`Item_func_field`): the 1-based index of the first `sN` equal to
+/// `s`, 0 when none is or `s` is NULL. Compared as numbers when every argument is one, as
+/// strings otherwise.
+fn field(ctx: &Context<'_>) -> rusqlite::Result<Value> {
+    if ctx.len() < 2 {
+        return Err(rusqlite::Error::UserFunctionError(
+            "Incorrect parameter count in the call to native function 'FIELD'".into(),
+        ));
+    }
+    let numeric = (0..ctx.len()).all(|i| {
+        matches!(
+            ctx.get_raw(i),
+            rusqlite::types::ValueRef::Integer(_) | rusqlite::types::ValueRef::Real(_)
+        )
+    });
+    let at = if numeric {
+        let want = number(ctx, 0).map(Num::real);
+        (1..ctx.len()).find(|&i| want.is_some() && number(ctx, i).map(Num::real) == want)
+    } else {
+        let want = text(ctx, 0);
+        (1..ctx.len()).find(|&i| want.is_some() && text(ctx, i) == want)
+    };
+    Ok(Value::Integer(at.map_or(0, |i| i as i64)))
+}
+
+/// MySQL's `SUBSTRING_INDEX(s, delim, count)` (`Item_func_substr_index`): the part of `s`
+/// before the `count`-th occurrence of `delim` counted from the left (count > 0), or after
+/// the `count`-th counted from the right (count < 0); all of `s` when it has fewer; empty
+/// when `count` is 0 or `delim` is empty.
+pub fn substring_index<'a>(s: &'a str, delim: &str, count: i64) -> &'a str {
+    if count == 0 || delim.is_empty() {
+        return "";
+    }
+    let n = count.unsigned_abs() as usize;
+    if count > 0 {
+        match s.match_indices(delim).nth(n - 1) {
+            Some((at, _)) => &s[..at],
+            None => s,
+        }
+    } else {
+        match s.rmatch_indices(delim).nth(n - 1) {
+            Some((at, _)) => &s[at + delim.len()..],
+            None => s,
+        }
+    }
+}
+
+/// `LPAD` / `RPAD(s, len, pad)` (`Item_func_lpad`, `Item_func_rpad`): `s` cut or padded to
+/// `len` characters; None (NULL) for a negative `len`, or an empty `pad` with room to fill.
+fn pad(s: &str, len: i64, pad: &str, left: bool) -> Option<String> {
+    let len = usize::try_from(len).ok()?;
+    let have = s.chars().count();
+    if len <= have {
+        return Some(s.chars().take(len).collect());
+    }
+    if pad.is_empty() || len > super::MAX_RESULT {
+        return None;
+    }
+    let fill: String = pad.chars().cycle().take(len - have).collect();
+    Some(if left {
+        fill + s
+    } else {
+        s.to_string() + &fill
+    })
+}
+
+/// `LOCATE(sub, s[, pos])` (`Item_func_locate`): the 1-based character position of the first
+/// `sub` in `s` at or after `pos`, 0 when none; an empty `sub` is found at `pos` when `pos`
+/// is within `s` or just past it.
+fn locate(sub: &str, s: &str, pos: i64) -> i64 {
+    let chars = s.chars().count() as i64;
+    if pos < 1 || pos > chars + 1 {
+        return 0;
+    }
+    let start = s
+        .char_indices()
+        .nth(pos as usize - 1)
+        .map_or(s.len(), |(b, _)| b);
+    match s[start..].find(sub) {
+        Some(b) => pos + s[start..start + b].chars().count() as i64,
+        None => 0,
+    }
+}
+
+/// `REPEAT(s, n)` (`Item_func_repeat`): '' for `n` < 1; NULL past `MAX_RESULT`.
+fn repeat(s: &str, n: i64) -> Value {
+    if n < 1 || s.is_empty() {
+        return Value::Text(String::new());
+    }
+    match (n as u64).checked_mul(s.len() as u64) {
+        Some(total) if total <= super::MAX_RESULT as u64 => Value::Text(s.repeat(n as usize)),
+        _ => Value::Null,
+    }
+}
+
+/// `LEFT` / `RIGHT(s, n)` (`Item_func_left`, `Item_func_right`): the first or last `n`
+/// characters; '' for `n` < 1.
+fn left_right(s: &str, n: i64, from_left: bool) -> &str {
+    let n = n.max(0) as u64;
+    let chars = s.chars().count() as u64;
+    if n >= chars {
+        return s;
+    }
+    let skip = if from_left { n } else { chars - n } as usize;
+    let at = s.char_indices().nth(skip).map_or(s.len(), |(b, _)| b);
+    if from_left {
+        &s[..at]
+    } else {
+        &s[at..]
+    }
+}
+
+/// `FIND_IN_SET(s, list)` (`Item_func_find_in_set`): the 1-based position of `s` among the
+/// comma-separated `list`, 0 when absent, when `list` is empty, or when `s` holds a comma.
+fn find_in_set(s: &str, list: &str) -> i64 {
+    if list.is_empty() || s.contains(',') {
+        return 0;
+    }
+    list.split(',')
+        .position(|item| item == s)
+        .map_or(0, |i| i as i64 + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{db, eval};
+    use super::*;
+
+    /// MySQL 8.0 manual's examples, and the edges.
+    #[test]
+    fn substring_index_as_mysql() {
+        assert_eq!(substring_index("www.mysql.com", ".", 2), "www.mysql");
+        assert_eq!(substring_index("www.mysql.com", ".", -2), "mysql.com");
+        assert_eq!(substring_index("wait/io/file/sql/x", "/", 2), "wait/io");
+        assert_eq!(substring_index("a/b", "/", 5), "a/b");
+        assert_eq!(substring_index("a/b", "/", -5), "a/b");
+        assert_eq!(substring_index("a/b", "/", 0), "");
+        assert_eq!(substring_index("a/b", "", 1), "");
+        assert_eq!(substring_index("a::b::c", "::", -1), "c");
+    }
+
+    #[test]
+    fn pads_as_mysql() {
+        assert_eq!(pad("hi", 4, "??", true).as_deref(), Some("??hi"));
+        assert_eq!(pad("hi", 1, "??", true).as_deref(), Some("h"));
+        assert_eq!(pad("hi", 5, "ab", false).as_deref(), Some("hiaba"));
+        assert_eq!(pad("é", 3, "ü", true).as_deref(), Some("üüé"));
+        assert_eq!(pad("hi", -1, "?", true), None);
+        assert_eq!(pad("hi", 3, "", true), None);
+        assert_eq!(pad("hi", 2, "", true).as_deref(), Some("hi"));
+    }
+
+    #[test]
+    fn locate_as_mysql() {
+        assert_eq!(locate("bar", "foobarbar", 1), 4);
+        assert_eq!(locate("xbar", "foobar", 1), 0);
+        assert_eq!(locate("bar", "foobarbar", 5), 7);
+        assert_eq!(locate("b", "ébb", 3), 3);
+        assert_eq!(locate("b", "abc", 0), 0);
+        assert_eq!(locate("", "abc", 1), 1);
+        assert_eq!(locate("", "abc", 4), 4);
+        assert_eq!(locate("", "abc", 5), 0);
+    }
+
+    #[test]
+    fn left_right_find_in_set_as_mysql() {
+        assert_eq!(left_right("foobarbar", 5, true), "fooba");
+        assert_eq!(left_right("foobarbar", 4, false), "rbar");
+        assert_eq!(left_right("abc", -1, true), "");
+        assert_eq!(left_right("abc", 0, false), "");
+        assert_eq!(left_right("héllo", 2, true), "hé");
+        assert_eq!(left_right("abc", 9, false), "abc");
+        assert_eq!(find_in_set("b", "a,b,c,d"), 2);
+        assert_eq!(find_in_set("x", "a,b"), 0);
+        assert_eq!(find_in_set("", "a,,b"), 2);
+        assert_eq!(find_in_set("a,b", "a,b"), 0);
+        assert_eq!(find_in_set("a", ""), 0);
+    }
+
+    #[test]
+    fn through_sqlite_with_nulls() {
+        let db = db();
+        let t = |s: &str| Value::Text(s.into());
+        assert_eq!(eval(&db, "LPAD('x', 3, '0')"), t("00x"));
+        assert_eq!(eval(&db, "RPAD('x', 3, NULL)"), Value::Null);
+        assert_eq!(eval(&db, "LOCATE('b', 'abc')"), Value::Integer(2));
+        assert_eq!(eval(&db, "LOCATE(NULL, 'abc')"), Value::Null);
+        assert_eq!(eval(&db, "REPEAT('ab', 3)"), t("ababab"));
+        assert_eq!(eval(&db, "REPEAT('ab', -1)"), t(""));
+        assert_eq!(eval(&db, "REPEAT('ab', 100000000)"), Value::Null);
+        assert_eq!(eval(&db, "SPACE(2)"), t("  "));
+        assert_eq!(eval(&db, "LEFT('abc', 2) || RIGHT('abc', 2)"), t("abbc"));
+        assert_eq!(eval(&db, "REVERSE('abé')"), t("éba"));
+        assert_eq!(eval(&db, "FIELD('b', 'a', 'b')"), Value::Integer(2));
+        assert_eq!(eval(&db, "FIELD(2, 1, 2.0)"), Value::Integer(2));
+        assert_eq!(eval(&db, "FIELD(NULL, 'a', NULL)"), Value::Integer(0));
+        assert_eq!(eval(&db, "FIND_IN_SET('b', NULL)"), Value::Null);
+        assert_eq!(eval(&db, "UCASE('aé') || LCASE('ÀB')"), t("AÉàb"));
+        assert_eq!(eval(&db, "CONCAT('a', 1, 2.5)"), t("a12.5"));
+        assert_eq!(eval(&db, "CONCAT('a', NULL)"), Value::Null);
+        assert_eq!(eval(&db, "LENGTH('é')"), Value::Integer(2));
+        assert_eq!(eval(&db, "CHAR_LENGTH('é')"), Value::Integer(1));
+        assert_eq!(eval(&db, "LENGTH(12)"), Value::Integer(2));
+        assert_eq!(eval(&db, "ASCII('a') + ASCII('')"), Value::Integer(97));
+        assert_eq!(eval(&db, "SUBSTRING_INDEX(NULL, '/', 2)"), Value::Null);
+    }
+}

@@ -1,0 +1,112 @@
+//! MySQL's scalar functions the engine lacks, through the wire: text queries and prepared
+//! statements, the column names MySQL gives them, `CURRENT_TIMESTAMP()` renamed for SQLite,
+//! and an unknown function still refused with 1305.
+
+mod common;
+
+use common::*;
+use mysql_async::prelude::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn functions_answer_as_mysql_over_text_queries() {
+    let mut c = conn().await;
+    let row: (String, String, String, i64, String) = c
+        .query_first("SELECT IF(1, 'a', 'b'), LPAD('x', 3, '0'), REPEAT('ab', 2), LOCATE('b', 'abc'), CONCAT_WS(',', 'a', NULL, 'b')")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        ("a".into(), "00x".into(), "abab".into(), 2, "a,b".into())
+    );
+    let row: (Option<String>, i64, i64, String) = c
+        .query_first(
+            "SELECT CONCAT('a', NULL), LENGTH('é'), CHAR_LENGTH('é'), FROM_UNIXTIME(1447430881)",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(row, (None, 2, 1, "2015-11-13 16:08:01".into()));
+    let r: f64 = c.query_first("SELECT RAND(3)").await.unwrap().unwrap();
+    assert!((r - 0.905_769_755_976_060_1).abs() < 1e-12, "{r}");
+    let (m, t): (i64, f64) = c
+        .query_first("SELECT MOD(29, 9), TRUNCATE(1.999, 1)")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((m, t), (2, 1.9));
+    // The clock: MySQL's forms, with and without parentheses, one second apart at most.
+    let (now, ts, bare, date): (String, String, String, String) = c
+        .query_first("SELECT NOW(), CURRENT_TIMESTAMP(), CURRENT_TIMESTAMP, CURDATE()")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(now.len(), 19, "{now}");
+    assert_eq!(ts.len(), 19, "{ts}");
+    assert_eq!(bare.len(), 19, "{bare}");
+    assert_eq!(&now[..10], &date[..], "today, unless midnight passed");
+    let back: i64 = c
+        .query_first(format!("SELECT UNIX_TIMESTAMP() - UNIX_TIMESTAMP('{now}')"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!((0..=2).contains(&back), "{back}");
+    // Columns keep the name MySQL gives them, the renamed call included.
+    let rows: Vec<mysql_async::Row> = c
+        .query("SELECT CURRENT_TIMESTAMP(), UCASE('a')")
+        .await
+        .unwrap();
+    let names: Vec<String> = rows[0]
+        .columns_ref()
+        .iter()
+        .map(|col| col.name_str().into_owned())
+        .collect();
+    assert_eq!(names, ["CURRENT_TIMESTAMP()", "UCASE('a')"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn functions_take_prepared_arguments() {
+    let mut c = conn().await;
+    let stmt = c
+        .prep("SELECT RPAD(?, ?, '.'), FIND_IN_SET(?, 'a,b,c'), LEFT(?, 2), FROM_UNIXTIME(?)")
+        .await
+        .unwrap();
+    let row: (String, i64, String, String) = c
+        .exec_first(&stmt, ("ab", 4, "c", "héllo", 86_400))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        ("ab..".into(), 3, "hé".into(), "1970-01-02 00:00:00".into())
+    );
+    let nulls: (Option<String>, Option<i64>, Option<String>, Option<String>) = c
+        .exec_first(
+            &stmt,
+            (
+                None::<String>,
+                4,
+                None::<String>,
+                None::<String>,
+                None::<i64>,
+            ),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(nulls, (None, None, None, None));
+    let stmt = c.prep("SELECT IF(? > 1, UUID(), NOW(3))").await.unwrap();
+    let uuid: String = c.exec_first(&stmt, (2,)).await.unwrap().unwrap();
+    assert_eq!((uuid.len(), &uuid[14..15]), (36, "1"), "{uuid}");
+    let now: String = c.exec_first(&stmt, (0,)).await.unwrap().unwrap();
+    assert_eq!(now.len(), 23, "{now}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_function_is_still_1305() {
+    let mut c = conn().await;
+    let e = code(c.query_drop("SELECT NO_SUCH_FN_XYZ(1)").await);
+    assert_eq!(e, (1305, "42000".into()));
+    let one: i64 = c.query_first("SELECT 1").await.unwrap().unwrap();
+    assert_eq!(one, 1, "the connection goes on");
+}
