@@ -254,13 +254,19 @@ fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
             }
             let mut r = table_row(&schema, &table, "BASE TABLE", Some("SQLite"));
             let name = format!("{}.{}", quote(&schema), quote(&table));
-            r[7] = count(db, &format!("SELECT count(*) FROM {name}"))?;
+            let Some(n) = unless_gone(count(db, &format!("SELECT count(*) FROM {name}")))? else {
+                continue;
+            };
+            r[7] = n;
             if catalog::columns(db, &schema, &table)?
                 .iter()
                 .any(|c| c.auto_increment)
             {
                 let next = format!("SELECT coalesce(max(rowid), 0) + 1 FROM {name}");
-                r[13] = count(db, &next)?;
+                let Some(next) = unless_gone(count(db, &next))? else {
+                    continue;
+                };
+                r[13] = next;
             }
             rows.push(r);
         }
@@ -274,6 +280,16 @@ fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
         rows.push(table_row(SCHEMA, t, "SYSTEM VIEW", None));
     }
     Ok(rows)
+}
+
+/// A table listed a moment ago and dropped since by another connection (each read of the
+/// snapshot is a statement of its own): left out, as MySQL's INFORMATION_SCHEMA leaves out a
+/// table dropped while it is read.
+fn unless_gone<T>(r: Result<T, ServerError>) -> Result<Option<T>, ServerError> {
+    match r {
+        Err(e) if e.code == 1146 => Ok(None),
+        r => r.map(Some),
+    }
 }
 
 fn count(db: &mut EngineConn, sql: &str) -> Result<Value, ServerError> {
@@ -296,8 +312,12 @@ fn per_table(db: &mut EngineConn, each: TableRows) -> Result<Vec<Vec<Value>>, Se
     let mut rows = Vec::new();
     for schema in user_schemas(db) {
         for (table, _) in catalog::tables(db, &schema)? {
-            let cols = catalog::columns(db, &schema, &table)?;
-            let parts = catalog::indexes(db, &schema, &table, &cols)?;
+            let Some(cols) = unless_gone(catalog::columns(db, &schema, &table))? else {
+                continue;
+            };
+            let Some(parts) = unless_gone(catalog::indexes(db, &schema, &table, &cols))? else {
+                continue;
+            };
             each(&schema, &table, &cols, &parts, &mut rows)?;
         }
     }
