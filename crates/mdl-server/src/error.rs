@@ -194,6 +194,14 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
             "Column count doesn't match value count at row 1",
         );
     }
+    if let Some(f) = msg.strip_prefix("wrong number of arguments to function ") {
+        let f = f.trim_end_matches("()");
+        return ServerError::new(
+            1582,
+            "42000",
+            format!("Incorrect parameter count in the call to native function '{f}'"),
+        );
+    }
     if msg == "all VALUES must have the same number of terms" {
         return ServerError::new(1136, "21S01", "Column count doesn't match value count");
     }

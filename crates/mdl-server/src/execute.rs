@@ -189,7 +189,10 @@ impl Connection {
         let insert = matches!(&plan, Ok(p) if p.kind == StatementKind::Insert);
         let mut out = self.run_inner(plan, statement, params, prepared).await;
         event.end();
-        self.values.after_statement(insert, &mut out);
+        // SHOW WARNINGS keeps what it shows.
+        if !statement.is_some_and(crate::session_values::is_show_diagnostics) {
+            self.values.after_statement(insert, &mut out);
+        }
         out
     }
 
@@ -202,6 +205,9 @@ impl Connection {
     ) -> Result<Output, ServerError> {
         self.db.refresh();
         if let Some(s) = statement {
+            if crate::session_values::is_show_diagnostics(s) {
+                return Ok(self.values.show_diagnostics());
+            }
             let vars = self.vars();
             let current = self.session.state().current_schema.clone();
             let db = &mut self.db;

@@ -12,11 +12,16 @@
 //!   here an explicit id counts too).
 //! * `@name`: set by `SET @name = expr` (the engine evaluates `expr`), read as a literal, NULL
 //!   when never set; names without case, as MySQL's (`Item_func_set_user_var`, `sql/item_func.cc`).
+//! * `SHOW WARNINGS` / `SHOW ERRORS`: the error the previous statement ended with, if any (this
+//!   server raises no warnings); they do not clear it themselves, as in MySQL
+//!   (`Diagnostics_area`, `mysqld_show_warnings` in `sql/sql_error.cc`).
 
 use std::collections::HashMap;
 
+use sqlparser::ast::Statement;
+
 use crate::error::ServerError;
-use crate::wire::{Cell, Output};
+use crate::wire::{Cell, Output, ResultSet};
 
 /// See the module docs.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +39,8 @@ pub struct SessionValues {
     pub row_count: i64,
     /// `@name`, by lowercased name.
     pub user_vars: HashMap<String, Cell>,
+    /// The error the previous statement ended with (`SHOW WARNINGS`).
+    pub last_error: Option<ServerError>,
 }
 
 impl SessionValues {
@@ -50,6 +57,7 @@ impl SessionValues {
             last_insert_id: 0,
             row_count: -1,
             user_vars: HashMap::new(),
+            last_error: None,
         }
     }
 
@@ -69,6 +77,7 @@ impl SessionValues {
     /// was an INSERT (or REPLACE). Returns the OK packet's last insert id for the statement: the
     /// new id after an INSERT, 0 otherwise (MySQL's `my_ok` sends the id the statement generated).
     pub fn after_statement(&mut self, insert: bool, out: &mut Result<Output, ServerError>) {
+        self.last_error = out.as_ref().err().cloned();
         match out {
             Ok(Output::Done {
                 affected,
@@ -83,6 +92,29 @@ impl SessionValues {
             }
             Ok(Output::Rows(_)) | Err(_) => self.row_count = -1,
         }
+    }
+}
+
+/// Whether `s` is `SHOW WARNINGS` or `SHOW ERRORS`.
+pub fn is_show_diagnostics(s: &Statement) -> bool {
+    matches!(s, Statement::ShowVariable { variable }
+        if variable.len() == 1
+            && ["WARNINGS", "ERRORS"].iter().any(|w| variable[0].value.eq_ignore_ascii_case(w)))
+}
+
+impl SessionValues {
+    /// `SHOW WARNINGS` / `SHOW ERRORS`: MySQL's columns, the previous statement's error.
+    pub fn show_diagnostics(&self) -> Output {
+        let rows = (self.last_error.iter())
+            .map(|e| {
+                vec![
+                    Some("Error".to_string()),
+                    Some(e.code.to_string()),
+                    Some(e.message.clone()),
+                ]
+            })
+            .collect();
+        Output::Rows(ResultSet::text(&["Level", "Code", "Message"], rows))
     }
 }
 

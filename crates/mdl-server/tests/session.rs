@@ -233,3 +233,22 @@ async fn engine_faults_carry_mysql_codes() {
     let one: i64 = c.query_first("SELECT 1").await.unwrap().unwrap();
     assert_eq!(one, 1, "the connection stays usable");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn show_warnings_shows_the_last_error_until_the_next_statement() {
+    let mut c = conn().await;
+    let (n, _) = code(c.query_drop("SELECT LPAD('x', 2)").await);
+    assert_eq!(n, 1582, "MySQL's wrong parameter count");
+    for show in ["SHOW WARNINGS", "SHOW ERRORS", "show warnings"] {
+        let rows: Vec<(String, u16, String)> = c.query(show).await.unwrap();
+        assert_eq!(rows.len(), 1, "{show}: {rows:?}");
+        assert_eq!((rows[0].0.as_str(), rows[0].1), ("Error", 1582));
+        assert!(rows[0].2.contains("'LPAD'"), "{}", rows[0].2);
+    }
+    c.query_drop("SELECT 1").await.unwrap();
+    let rows: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").await.unwrap();
+    assert!(
+        rows.is_empty(),
+        "a statement without error clears it: {rows:?}"
+    );
+}
