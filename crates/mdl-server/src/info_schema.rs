@@ -12,7 +12,8 @@
 //! view of the schema files, as `catalog.rs` reads them (the rows of `STATISTICS` are those of
 //! `SHOW INDEX`); in `TABLES` also the `performance_schema` tables (`BASE TABLE`, engine
 //! `PERFORMANCE_SCHEMA`, as in MySQL), `sys.schema_table_lock_waits` (`VIEW`) and these four
-//! (`SYSTEM VIEW`). `TABLE_ROWS` is exact (SQLite counts), `AUTO_INCREMENT` the next rowid;
+//! (`SYSTEM VIEW`). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count until rows are
+//! deleted, read without a scan), `AUTO_INCREMENT` the next rowid;
 //! sizes, times and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`.
 //!
 //! Writes to `information_schema` (DML or DDL whose target is one of its tables) are refused
@@ -254,19 +255,21 @@ fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
             }
             let mut r = table_row(&schema, &table, "BASE TABLE", Some("SQLite"));
             let name = format!("{}.{}", quote(&schema), quote(&table));
-            let Some(n) = unless_gone(count(db, &format!("SELECT count(*) FROM {name}")))? else {
-                continue;
+            // The largest rowid, found in the table's b-tree without a scan: the row count
+            // until rows are deleted. An estimate, as InnoDB's TABLE_ROWS is; a count would
+            // read every table in full at each query that names TABLES.
+            // (NULL for a table without rowid, which a file made elsewhere may have.)
+            let last = format!("SELECT coalesce(max(rowid), 0) FROM {name}");
+            let last = match count(db, &last) {
+                Err(e) if e.code == 1146 => continue,
+                Ok(Value::Integer(n)) => Some(n),
+                _ => None,
             };
-            r[7] = n;
-            if catalog::columns(db, &schema, &table)?
-                .iter()
-                .any(|c| c.auto_increment)
-            {
-                let next = format!("SELECT coalesce(max(rowid), 0) + 1 FROM {name}");
-                let Some(next) = unless_gone(count(db, &next))? else {
-                    continue;
-                };
-                r[13] = next;
+            r[7] = last.map_or(Value::Null, Value::Integer);
+            let auto_increment =
+                (catalog::columns(db, &schema, &table)?.iter()).any(|c| c.auto_increment);
+            if let (true, Some(last)) = (auto_increment, last) {
+                r[13] = Value::Integer(last + 1);
             }
             rows.push(r);
         }
