@@ -6,8 +6,10 @@
 //! 1. Register the request (so the session task can hand it its turn), then write the intent
 //!    `i/<node>/<seq>` under the node's lease. etcd orders it: its creation revision `R`.
 //! 2. Wait for the turn: the session task reaches `R` in the watch, after every intent before
-//!    `R` got its stand-in here. Then queue the request in this context, locally, and tell the
-//!    session task it is queued (so intents after `R` queue behind it).
+//!    `R` got its stand-in here. Once the earlier travelling requests on the object that it
+//!    waits for were granted here (`chain.rs`: all of them, unless it upgrades a lock this
+//!    context holds), queue the request in this context, locally, and tell the session task it
+//!    is queued (so intents after `R` queue behind it).
 //! 3. Wait for the local grant (like any local request: timeouts, kills and local deadlocks
 //!    as usual).
 //! 4. Wait until every live node other than this one has acknowledged `R` (its stand-in for
@@ -187,6 +189,16 @@ impl ClusterContext {
         self.acquire_travelling(req, timeout).await
     }
 
+    /// The types this context holds on `key`, locally or across the cluster: each type whose
+    /// lock it owns, or a stronger one (what conflicts with one of them conflicts with a lock
+    /// the context holds).
+    fn held_on(&self, key: &MdlKey) -> u16 {
+        LockType::ALL
+            .into_iter()
+            .filter(|&t| self.ctx.owns_equal_or_stronger_lock(key, t))
+            .fold(0, |bits, t| bits | t.bit())
+    }
+
     async fn acquire_travelling(&mut self, req: &MdlRequest, timeout: Duration) -> Result<Ticket> {
         if self
             .ctx
@@ -239,6 +251,7 @@ impl ClusterContext {
                 .iter()
                 .position(|d| *d == req.duration)
                 .unwrap_or(0) as u8,
+            held: self.held_on(&req.key),
         };
         let value = serde_json::to_string(&intent)
             .map_err(|e| ClusterError::Corrupt(e.to_string().into()))?;
@@ -276,14 +289,15 @@ impl ClusterContext {
         if let Some(r) = lock(&inner.requesters).get_mut(&id) {
             r.rev = Some(rev);
         }
-        // Our turn, in revision order, after the travelling request before ours on the object.
+        // Our turn, in revision order, after the travelling requests on the object that ours
+        // waits for (`chain.rs`).
         let mut turn = tokio::select! {
             t = turn_rx => t.map_err(|_| ClusterError::NotServing)?,
             c = &mut cancel_rx => return Err(cancelled(c, &what)),
             _ = sleep_until(deadline) => return Err(timed_out(&inner, &what, context)),
         };
         let mut queued = turn.queued.take();
-        if turn.after.is_some() {
+        if !turn.after.is_empty() {
             if let Some(q) = queued.take() {
                 let _ = q.send(());
             }

@@ -140,6 +140,10 @@ pub(crate) struct Intent {
     pub(crate) key: StoredKey,
     pub(crate) lock_type: u8,
     pub(crate) duration: u8,
+    /// The types the requester holds on the object, as a bitmap of [`LockType::bit`]s (each
+    /// type whose lock it owns or a stronger one): the request is an upgrade (`chain.rs`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) held: u16,
 }
 
 impl Intent {
@@ -147,6 +151,10 @@ impl Intent {
         LockType::from_id(self.lock_type)
             .ok_or_else(|| ClusterError::Corrupt(format!("lock type id {}", self.lock_type).into()))
     }
+}
+
+fn is_zero(bits: &u16) -> bool {
+    *bits == 0
 }
 
 /// One side of a wait across the cluster: a context on a node.

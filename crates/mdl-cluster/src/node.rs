@@ -35,19 +35,19 @@ pub(crate) enum Cancel {
 }
 
 /// A travelling request's place in the local order of travelling requests on its object: it
-/// queues locally only once the one before it (`after`) was granted here or ended, answers
-/// `queued` once queued (or waiting on `after`), and says on `granted` when it is granted here.
+/// queues locally only once the earlier ones it waits for (`after`, see `chain.rs`) were granted
+/// here or ended, answers `queued` once queued (or waiting on `after`), and says on `granted`
+/// when it is granted here.
 pub(crate) struct Turn {
     pub(crate) queued: Option<oneshot::Sender<()>>,
-    pub(crate) after: Option<watch::Receiver<bool>>,
+    pub(crate) after: Vec<watch::Receiver<bool>>,
     pub(crate) granted: watch::Sender<bool>,
 }
 
 impl Turn {
-    /// Waits until the travelling request before this one on the object was granted here (or
-    /// ended).
+    /// Waits until the travelling requests this one waits for were granted here (or ended).
     pub(crate) async fn wait_for_previous(&mut self) {
-        if let Some(a) = self.after.as_mut() {
+        for a in &mut self.after {
             let _ = a.wait_for(|granted| *granted).await;
         }
     }

@@ -40,7 +40,8 @@ use mdl_core::{ContextId, KillScope};
 use tokio::sync::{oneshot, watch};
 use tokio::time::{sleep, sleep_until, timeout, Instant};
 
-use crate::keys::{Intent, KeyKind, KillRequest, NodeInfo, PublishedWaits};
+use crate::chain::Chains;
+use crate::keys::{Intent, KeyKind, KillRequest, NodeInfo, Party, PublishedWaits};
 use crate::node::{lock, Cancel, Inner, Turn};
 
 /// Why a session ended.
@@ -63,7 +64,7 @@ pub(crate) async fn run(inner: Arc<Inner>) {
             lease: 0,
             stand_ins: HashMap::new(),
             handled: HashSet::new(),
-            chains: HashMap::new(),
+            chains: Chains::default(),
             served: false,
         };
         inner.counters.sessions.fetch_add(1, Ordering::Relaxed);
@@ -154,8 +155,8 @@ struct Session {
     stand_ins: HashMap<String, oneshot::Sender<()>>,
     /// Intents that got a stand-in or their requester's turn.
     handled: HashSet<String>,
-    /// Per object, the last travelling request admitted: its revision and its grant signal.
-    chains: HashMap<mdl_core::MdlKey, (i64, watch::Receiver<bool>)>,
+    /// Per object, the travelling requests admitted and not deleted.
+    chains: Chains,
     /// The session got as far as serving (a session that failed before does not count as a
     /// fence).
     served: bool,
@@ -360,6 +361,7 @@ impl Session {
         let live: HashSet<&str> = intents.iter().map(|(_, id, _)| id.as_str()).collect();
         self.stand_ins.retain(|id, _| live.contains(id.as_str()));
         self.handled.retain(|id| live.contains(id.as_str()));
+        self.chains.retain(&live);
         for (r, id, intent) in intents {
             if !self.handled.contains(&id) {
                 self.admit(r, id, intent).await;
@@ -398,16 +400,11 @@ impl Session {
                             }
                         }
                         KeyKind::Intent(id) => {
-                            if let Some((_, (_, gone))) = v
-                                .intent_rev
-                                .get(&id)
-                                .and_then(|r| v.intents.get_key_value(r))
+                            if let Some((_, gone)) =
+                                v.intent_rev.get(&id).and_then(|r| v.intents.get(r))
                             {
                                 if let Ok(k) = gone.key.to_key() {
-                                    let rev = v.intent_rev[&id];
-                                    if self.chains.get(&k).is_some_and(|(r, _)| *r == rev) {
-                                        self.chains.remove(&k);
-                                    }
+                                    self.chains.remove(&k, &id);
                                 }
                             }
                             v.remove_intent(&id);
@@ -483,22 +480,23 @@ impl Session {
     }
 
     /// Gives a new intent its place in the local order: the requester's turn if it is this
-    /// node's request in progress, else a stand-in, chained after the previous travelling
-    /// request on the same object (see [`Turn`]). Returns once the local request is queued or
-    /// waits on its predecessor.
-    ///
-    /// Queueing in revision order is not enough by itself: the lock manager's priorities can
-    /// grant a later pending request before an earlier one (a pending X is served before an
-    /// earlier SNW), and the moment a request arrives differs between nodes, so two nodes could
-    /// serve two DDLs in opposite orders and deadlock. Chaining makes each node grant the
-    /// travelling requests on one object in revision order.
+    /// node's request in progress, else a stand-in, queued once the earlier travelling requests
+    /// on the same object that it waits for were granted here (`chain.rs`). Returns once the
+    /// local request is queued or waits on its predecessors.
     async fn admit(&mut self, rev: i64, id: String, intent: Intent) {
         let inner = self.inner.clone();
         self.handled.insert(id.clone());
         let (granted, granted_rx) = watch::channel(false);
-        let after = match intent.key.to_key() {
-            Ok(k) => self.chains.insert(k, (rev, granted_rx)).map(|(_, rx)| rx),
-            Err(_) => None,
+        let after = match (intent.key.to_key(), intent.lock_type()) {
+            (Ok(k), Ok(ty)) => {
+                let party = Party {
+                    node: intent.node,
+                    context: intent.context,
+                };
+                self.chains
+                    .admit(k, id.clone(), party, ty, intent.held, granted_rx)
+            }
+            _ => Vec::new(),
         };
         let (queued, queued_rx) = oneshot::channel();
         let turn = Turn {

@@ -127,7 +127,7 @@ pub(crate) async fn run(
     };
     let req = MdlRequest::new(key, ty, LockDuration::Explicit);
     let mut queued = turn.queued.take();
-    if turn.after.is_some() {
+    if !turn.after.is_empty() {
         // Its place is fixed by the chain: the session task may go on.
         if let Some(q) = queued.take() {
             let _ = q.send(());

@@ -2,8 +2,9 @@
 //! wait for every node's statements, two DDLs are served one after the other in etcd's order,
 //! who-blocks-whom and `cluster_locks` name the remote node and context, timeouts and kills
 //! work across nodes, a deadlock through two nodes is found with the newest intent as the
-//! victim, and a node leaves once the application drops it. Each test skips (loudly) without an `etcd` binary, and fails instead when
-//! `MDL_CLUSTER_REQUIRE_ETCD` is set (CI).
+//! victim, an upgrade is not held up by the DDLs queued behind the lock it upgrades, and a node
+//! leaves once the application drops it. Each test skips (loudly) without an `etcd` binary,
+//! and fails instead when `MDL_CLUSTER_REQUIRE_ETCD` is set (CI).
 
 mod common;
 
@@ -294,6 +295,113 @@ fn a_deadlock_through_two_nodes_is_found() {
         r.unwrap();
         t1.release_transactional_locks();
         assert_eq!(n[1].status().deadlock_victims, 1);
+        until("no stand-in left", LONG, || {
+            n.iter().all(|x| x.status().stand_ins == 0)
+        })
+        .await;
+    });
+}
+
+/// An ALTER holds SU on its table across the cluster and asks for X after two other DDLs
+/// (one on each node) queued for the table: as in MySQL on one node, the upgrade is granted at
+/// once, since the DDLs queued after it cannot be granted anywhere before it ends; they follow.
+#[test]
+fn an_upgrade_is_not_held_up_by_ddls_queued_behind_it() {
+    if !etcd_or_skip("an_upgrade_is_not_held_up_by_ddls_queued_behind_it") {
+        return;
+    }
+    let etcd = EtcdCluster::start(1).unwrap();
+    runtime().block_on(async {
+        let n = nodes(&etcd, 2, "/t8/").await;
+        let mut alter = n[0].new_context_with_id(5).unwrap();
+        alter
+            .acquire_async(&req("t", LockType::SU), LONG)
+            .await
+            .unwrap();
+        let mut others = Vec::new();
+        for (node, id) in [(&n[1], 7), (&n[0], 6)] {
+            let mut ddl = node.new_context_with_id(id).unwrap();
+            others.push(tokio::spawn(async move {
+                let r = ddl.acquire_async(&req("t", LockType::X), LONG).await;
+                r.map(|_| ddl.release_transactional_locks())
+            }));
+            let n0 = n[0].clone();
+            until("the DDL's intent is ordered", LONG, || {
+                n0.cluster_locks().iter().any(|l| l.requester.context == id)
+            })
+            .await;
+        }
+        let t0 = std::time::Instant::now();
+        alter
+            .acquire_async(&req("t", LockType::X), Duration::from_secs(10))
+            .await
+            .expect("the upgrade is granted ahead of the DDLs queued after the SU");
+        eprintln!("upgrade granted in {:?}", t0.elapsed());
+        assert!(
+            others.iter().all(|t| !t.is_finished()),
+            "a DDL ran beside the ALTER"
+        );
+        alter.release_transactional_locks();
+        for t in others {
+            tokio::time::timeout(LONG, t)
+                .await
+                .expect("the DDLs follow")
+                .unwrap()
+                .unwrap();
+        }
+        until("no stand-in left", LONG, || {
+            n.iter().all(|x| x.status().stand_ins == 0)
+        })
+        .await;
+    });
+}
+
+/// A transaction holds SR on its table on node 1 only; an ALTER on node 2 waits for it there;
+/// then the transaction asks for X. MySQL on one node would grant it; here node 2 has already
+/// granted the ALTER's lock, so the two wait for each other through both lock managers, and the
+/// cycle is found (the newest intent, the transaction's, loses) instead of timing out.
+#[test]
+fn an_upgrade_of_a_local_lock_past_a_remote_ddl_is_a_found_deadlock() {
+    if !etcd_or_skip("an_upgrade_of_a_local_lock_past_a_remote_ddl_is_a_found_deadlock") {
+        return;
+    }
+    let etcd = EtcdCluster::start(1).unwrap();
+    runtime().block_on(async {
+        let n = nodes(&etcd, 2, "/t9/").await;
+        let mut trx = n[0].new_context_with_id(5).unwrap();
+        trx.acquire_async(&req("t", LockType::SR), LONG)
+            .await
+            .unwrap();
+        let mut alter = n[1].new_context_with_id(7).unwrap();
+        let ddl = tokio::spawn(async move {
+            let r = alter.acquire_async(&req("t", LockType::X), LONG).await;
+            r.map(|_| alter.release_transactional_locks())
+        });
+        let n0 = n[0].clone();
+        until(
+            "the ALTER's stand-in waits for the transaction",
+            LONG,
+            || {
+                n0.lock_waits()
+                    .iter()
+                    .any(|w| w.waiting.context == 7 && w.blocking.context == 5)
+            },
+        )
+        .await;
+        let t0 = std::time::Instant::now();
+        let err = trx
+            .acquire_async(&req("t", LockType::X), Duration::from_secs(20))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ClusterError::Deadlock(_)), "{err}");
+        eprintln!("deadlock found in {:?}", t0.elapsed());
+        assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+        trx.release_transactional_locks();
+        tokio::time::timeout(LONG, ddl)
+            .await
+            .expect("the ALTER follows")
+            .unwrap()
+            .unwrap();
         until("no stand-in left", LONG, || {
             n.iter().all(|x| x.status().stand_ins == 0)
         })

@@ -240,35 +240,46 @@ async fn soak(node: &ClusterManager, a: &Args, secs: u64, history: Option<Arc<Hi
             let (mut ops, mut errors) = (0u64, 0u64);
             while Instant::now() < end {
                 let key = table(&format!("t{}", rng.u64(0..tables)));
-                let (ty, hold) = match rng.u8(0..10) {
-                    0..=5 => (LockType::SR, rng.u64(0..3)),
-                    6..=7 => (LockType::SW, rng.u64(0..3)),
-                    8 => (LockType::SNW, rng.u64(0..10)),
-                    _ => (LockType::X, rng.u64(0..10)),
+                // An ALTER takes SU, then upgrades it to X while other DDLs queue behind it.
+                let (steps, hold): (&[LockType], u64) = match rng.u8(0..10) {
+                    0..=5 => (&[LockType::SR], rng.u64(0..3)),
+                    6..=7 => (&[LockType::SW], rng.u64(0..3)),
+                    8 if rng.bool() => (&[LockType::SNW], rng.u64(0..10)),
+                    8 => (&[LockType::SU, LockType::X], rng.u64(0..10)),
+                    _ => (&[LockType::X], rng.u64(0..10)),
                 };
-                let req = MdlRequest::new(key.clone(), ty, LockDuration::Transaction);
-                match ctx.acquire_async(&req, Duration::from_secs(5)).await {
-                    Ok(_) => {
-                        if let Some(h) = &history {
-                            h.granted(ctx.id().as_u64(), &key, ty);
-                        }
-                        // Hold it, unless killed (a fence): then end the transaction at once.
-                        let until = Instant::now() + Duration::from_millis(hold);
-                        while Instant::now() < until && ctx.pending_kill().is_none() {
-                            tokio::time::sleep(Duration::from_millis(1)).await;
-                        }
-                        if let Some(h) = &history {
-                            h.releasing(ctx.id().as_u64(), &key, ty);
-                        }
-                        ctx.release_transactional_locks();
-                        ctx.reset_kill();
-                        ops += 1;
+                let mut granted = Vec::new();
+                for &ty in steps {
+                    let req = MdlRequest::new(key.clone(), ty, LockDuration::Transaction);
+                    if ctx
+                        .acquire_async(&req, Duration::from_secs(5))
+                        .await
+                        .is_err()
+                    {
+                        break;
                     }
-                    Err(_) => {
-                        errors += 1;
-                        ctx.reset_kill();
-                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    if let Some(h) = &history {
+                        h.granted(ctx.id().as_u64(), &key, ty);
                     }
+                    granted.push(ty);
+                    // Hold it, unless killed (a fence): then end the transaction at once.
+                    let until = Instant::now() + Duration::from_millis(hold);
+                    while Instant::now() < until && ctx.pending_kill().is_none() {
+                        tokio::time::sleep(Duration::from_millis(1)).await;
+                    }
+                }
+                if let Some(h) = &history {
+                    for &ty in &granted {
+                        h.releasing(ctx.id().as_u64(), &key, ty);
+                    }
+                }
+                ctx.release_transactional_locks();
+                ctx.reset_kill();
+                if granted.len() == steps.len() {
+                    ops += 1;
+                } else {
+                    errors += 1;
+                    tokio::time::sleep(Duration::from_millis(20)).await;
                 }
             }
             (ops, errors)
