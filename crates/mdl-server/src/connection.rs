@@ -103,7 +103,7 @@ impl Connection {
         session.set_lower_case_table_names(true);
         let timeout = shared.global_lock_wait_timeout.load(Ordering::Relaxed);
         session.set_lock_wait_timeout(Duration::from_secs(timeout));
-        let values = SessionValues::new(info.id, &info.user, &info.host);
+        let values = SessionValues::new(info.id, info.user(), &info.host);
         Ok(Connection {
             shared,
             info,
@@ -131,6 +131,15 @@ impl Connection {
         digest: Option<pfs::DigestRef>,
         prepared: Option<u32>,
     ) -> Result<Result<Output, ServerError>, Ended> {
+        if self
+            .info
+            .login
+            .get()
+            .is_some_and(|u| *u != self.values.user)
+        {
+            // The handshake runs after `new`: `USER()` is the login from the first statement.
+            self.values.user = self.info.user().to_string();
+        }
         self.info.begin(command, Some(text.clone()), self.schema());
         self.info.kill.clear_query();
         self.session.context_mut().reset_kill();
@@ -265,6 +274,23 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
 
     fn connect_id(&self) -> u32 {
         self.info.id as u32
+    }
+
+    /// Accepts every login (this server has no accounts) and records it: `USER()`, the process
+    /// list's `User`, and the pfs thread's `PROCESSLIST_USER`.
+    async fn authenticate(
+        &self,
+        _auth_plugin: &str,
+        username: &[u8],
+        _salt: &[u8],
+        _auth_data: &[u8],
+    ) -> bool {
+        let user = String::from_utf8_lossy(username).into_owned();
+        let ip = self.watch.peer_addr().map(|a| a.ip().to_string());
+        self.thread
+            .set_account(&user, ip.as_deref().unwrap_or("localhost"));
+        let _ = self.info.login.set(user);
+        true
     }
 
     async fn on_prepare<'a>(

@@ -98,8 +98,8 @@ impl KillSignal {
 pub struct ConnInfo {
     /// The connection id (`CONNECTION_ID()`, `KILL` id, the `MdlContext`'s id).
     pub id: u64,
-    /// The login.
-    pub user: String,
+    /// The login, once the handshake has authenticated it ([`ConnInfo::user`]).
+    pub login: OnceLock<String>,
     /// The client's `host:port`.
     pub host: String,
     /// What it is doing.
@@ -120,6 +120,13 @@ impl std::fmt::Debug for EngineInterrupt {
 }
 
 impl ConnInfo {
+    /// The login, or MySQL's `unauthenticated user` during the handshake.
+    pub fn user(&self) -> &str {
+        self.login
+            .get()
+            .map_or("unauthenticated user", String::as_str)
+    }
+
     /// Records the start of a command.
     pub fn begin(&self, command: &'static str, info: Option<Arc<str>>, db: Option<String>) {
         let mut a = self.activity.lock().unwrap_or_else(|e| e.into_inner());
@@ -175,11 +182,11 @@ pub struct Processlist {
 }
 
 impl Processlist {
-    /// Registers a connection.
-    pub fn add(&self, id: u64, user: String, host: String) -> Arc<ConnInfo> {
+    /// Registers a connection (before its handshake: the login comes later).
+    pub fn add(&self, id: u64, host: String) -> Arc<ConnInfo> {
         let info = Arc::new(ConnInfo {
             id,
-            user,
+            login: OnceLock::new(),
             host,
             activity: Mutex::new(Activity {
                 command: "Sleep",
@@ -238,7 +245,7 @@ impl Processlist {
                     .map(|w| w.key.namespace().wait_state_name().to_string());
                 Process {
                     id: c.id,
-                    user: c.user.clone(),
+                    user: c.user().to_string(),
                     host: c.host.clone(),
                     db: a.db.clone(),
                     command: a.command,

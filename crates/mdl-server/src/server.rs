@@ -204,11 +204,11 @@ async fn serve(
         let shim = Constant::new(id as u32);
         return AsyncMysqlIntermediary::run_with_options(shim, r, w, &opts).await;
     }
-    let info = shared.procs.add(id, "root".into(), peer.to_string());
+    let info = shared.procs.add(id, peer.to_string());
     // The connection's pfs thread: its events (statements, waits, the engine's instrumented
-    // locks) land here, as a connection's do on its `PFS_thread` in MySQL.
+    // locks) land here, as a connection's do on its `PFS_thread` in MySQL. Its account is set
+    // by the handshake (`Connection::authenticate`).
     let thread = pfs::SessionThread::new("thread/sql/one_connection", id);
-    thread.set_account("root", &peer.ip().to_string());
     let conn = match Connection::new(shared.clone(), info.clone(), Arc::new(watch), &thread) {
         Ok(c) => c,
         Err(_) => {

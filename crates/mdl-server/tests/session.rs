@@ -1,6 +1,6 @@
 //! What a session reads of itself and sets, as MySQL answers it: `@user` variables,
-//! `ROW_COUNT()`, `LAST_INSERT_ID()`, `USER()`, `lock_wait_timeout` (session, `GLOBAL`,
-//! `DEFAULT`, out of range); locking reads (`FOR UPDATE`, `FOR SHARE`, `NOWAIT`); and the
+//! `ROW_COUNT()`, `LAST_INSERT_ID()`, `USER()` (the login), `lock_wait_timeout` (session,
+//! `GLOBAL`, `DEFAULT`, out of range); locking reads (`FOR UPDATE`, `FOR SHARE`, `NOWAIT`); and the
 //! engine's faults under MySQL's codes (1136, 1060, 1054, 1305), the connection usable after.
 
 mod common;
@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use common::*;
 use mysql_async::prelude::*;
+use mysql_async::{Conn, Opts};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn user_variables_hold_values_for_text_and_prepared_statements() {
@@ -76,6 +77,43 @@ async fn row_count_last_insert_id_and_user_follow_mysql() {
         (user.as_str(), current.as_str()),
         ("root@127.0.0.1", "root@%")
     );
+}
+
+/// The login is the session's user everywhere a DBA or a client looks: `USER()`,
+/// `CURRENT_USER()`, `SHOW PROCESSLIST` and `performance_schema.threads`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_login_is_the_user_everywhere() {
+    let addr = server();
+    let url = format!("mysql://alice@{}:{}/test", addr.ip(), addr.port());
+    let mut c = Conn::new(Opts::from_url(&url).unwrap()).await.unwrap();
+    let me = id(&mut c).await;
+    let (user, current): (String, String) = c
+        .query_first("SELECT USER(), CURRENT_USER()")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (user.as_str(), current.as_str()),
+        ("alice@127.0.0.1", "alice@%")
+    );
+    let mut dba = conn().await;
+    let rows: Vec<mysql_async::Row> = dba.query("SHOW PROCESSLIST").await.unwrap();
+    let listed: Vec<(u64, String)> = rows
+        .into_iter()
+        .map(|r| (r.get("Id").unwrap(), r.get("User").unwrap()))
+        .collect();
+    assert!(listed.contains(&(me, "alice".to_string())), "{listed:?}");
+    let pfs: Option<(String, String)> = dba
+        .exec_first(
+            "SELECT PROCESSLIST_USER, PROCESSLIST_HOST FROM performance_schema.threads \
+             WHERE PROCESSLIST_ID = ?",
+            (me,),
+        )
+        .await
+        .unwrap();
+    if cfg!(feature = "pfs") {
+        assert_eq!(pfs, Some(("alice".to_string(), "127.0.0.1".to_string())));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
