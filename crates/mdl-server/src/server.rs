@@ -30,7 +30,7 @@ use crate::connection::Connection;
 use crate::constant::Constant;
 use crate::engine::Engine;
 use crate::error::ServerError;
-use crate::processlist::Processlist;
+use crate::processlist::{ConnInfo, Processlist};
 use crate::wire::ErrorCodes;
 
 /// The stack of a connection's thread: a statement as deep as `depth.rs` lets through is
@@ -200,27 +200,41 @@ async fn serve(
     let (r, w) = sock.into_split();
     let w = ErrorCodes::new(w);
     let opts = IntermediaryOptions::default();
-    if shared.cfg.mode == Mode::Constant {
-        let shim = Constant::new(id as u32);
-        return AsyncMysqlIntermediary::run_with_options(shim, r, w, &opts).await;
-    }
+    // Registered in either mode, so that stopping the server closes the connection.
     let info = shared.procs.add(id, peer.to_string());
-    // The connection's pfs thread: its events (statements, waits, the engine's instrumented
-    // locks) land here, as a connection's do on its `PFS_thread` in MySQL. Its account is set
-    // by the handshake (`Connection::authenticate`).
-    let thread = pfs::SessionThread::new("thread/sql/one_connection", id);
-    let conn = match Connection::new(shared.clone(), info.clone(), Arc::new(watch), &thread) {
-        Ok(c) => c,
-        Err(_) => {
-            shared.procs.remove(id);
-            return Ok(());
+    let r = if shared.cfg.mode == Mode::Constant {
+        let shim = Constant::new(id as u32);
+        until_killed(
+            &info,
+            AsyncMysqlIntermediary::run_with_options(shim, r, w, &opts),
+        )
+        .await
+    } else {
+        // The connection's pfs thread: its events (statements, waits, the engine's
+        // instrumented locks) land here, as a connection's do on its `PFS_thread` in MySQL.
+        // Its account is set by the handshake (`Connection::authenticate`).
+        let thread = pfs::SessionThread::new("thread/sql/one_connection", id);
+        match Connection::new(shared.clone(), info.clone(), Arc::new(watch), &thread) {
+            Ok(conn) => {
+                let run = AsyncMysqlIntermediary::run_with_options(conn, r, w, &opts);
+                until_killed(&info, thread.instrument(run)).await
+            }
+            Err(_) => Ok(()),
         }
-    };
-    let run = thread.instrument(AsyncMysqlIntermediary::run_with_options(conn, r, w, &opts));
-    let r = tokio::select! {
-        r = run => r,
-        _ = info.kill.wait(KillScope::Connection) => Ok(()),
     };
     shared.procs.remove(id);
     r
+}
+
+/// Runs a connection until it ends or is killed (`KILL`, or the server stopping).
+async fn until_killed(
+    info: &ConnInfo,
+    run: impl std::future::Future<Output = io::Result<()>>,
+) -> io::Result<()> {
+    tokio::select! {
+        // A killed connection runs nothing more, even with a command waiting.
+        biased;
+        _ = info.kill.wait(KillScope::Connection) => Ok(()),
+        r = run => r,
+    }
 }

@@ -1,7 +1,8 @@
 //! What a DBA met by hand, driven by a real client (`mysql_async`) over loopback: a statement
 //! SQLite runs for long (other sessions go on, `KILL QUERY` and `KILL` interrupt it), deep
-//! statements (an error, the server stays up), database names SQLite cannot attach (refused, nothing left behind; stray files in the data directory
-//! are skipped). Every wait is bounded ([`bounded`]: a stuck server fails the test instead of
+//! statements (an error, the server stays up), database names SQLite cannot attach (refused,
+//! nothing left behind; stray files in the data directory are skipped), a stopped server closes
+//! its connections in both modes. Every wait is bounded ([`bounded`]: a stuck server fails the test instead of
 //! hanging it).
 
 mod common;
@@ -222,6 +223,41 @@ async fn stray_files_in_the_data_directory_are_skipped_at_start() {
     assert_eq!(n, Some(0));
     c.disconnect().await.unwrap();
     server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_server_closes_its_connections_in_both_modes() {
+    for mode in [mdl_server::Mode::Engine, mdl_server::Mode::Constant] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = mdl_server::ServerConfig::for_tests(dir.path());
+        cfg.mode = mode;
+        let server = mdl_server::start(cfg).await.expect("starts");
+        let addr = server.local_addr();
+        // The settings given, so the client asks nothing at connect (the constant mode's answer
+        // is no `@@max_allowed_packet`).
+        let url = format!(
+            "mysql://root@{}:{}/test?max_allowed_packet=16777216&wait_timeout=28800\
+             &prefer_socket=false",
+            addr.ip(),
+            addr.port()
+        );
+        let opts = mysql_async::Opts::from_url(&url).unwrap();
+        let mut c = bounded("connect", Conn::new(opts)).await.unwrap();
+        c.query_drop("SELECT 1").await.unwrap();
+        server.stop();
+        // A query that raced the stop may still be answered; the connection then closes.
+        let start = Instant::now();
+        while bounded("a query after the stop", c.query_drop("SELECT 1"))
+            .await
+            .is_ok()
+        {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "{mode:?}: the connection outlived the server"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
 }
 
 /// `SELECT 1 <op> 1 <op> ... 1` with `n` terms.
