@@ -283,9 +283,35 @@ impl Drop for WakeBench {
 // ------------------------------------------------------------------------------------------
 // Timer lateness: many concurrent async waits that time out.
 
+/// Whose timer ends the waits of [`timer_lateness`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub enum TimerWaiter {
+    /// `acquire_async` with a timeout: the lock manager's timer.
+    #[default]
+    Mdl,
+    /// `tokio::time::timeout` around `tokio::sync::RwLock::read()`: tokio's timer, the peer a
+    /// tokio user would pick, on the same runtime and machine.
+    TokioRwLock,
+}
+
+impl TimerWaiter {
+    /// Both, in the order the report lists them.
+    pub const ALL: [TimerWaiter; 2] = [TimerWaiter::Mdl, TimerWaiter::TokioRwLock];
+
+    /// The report's name.
+    pub fn label(self) -> &'static str {
+        match self {
+            TimerWaiter::Mdl => "mdl acquire_async",
+            TimerWaiter::TokioRwLock => "tokio RwLock + tokio::time::timeout",
+        }
+    }
+}
+
 /// What one run of [`timer_lateness`] saw.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TimerRun {
+    /// Whose timer.
+    pub waiter: TimerWaiter,
     /// Waiters.
     pub waiters: usize,
     /// Waits that ended with `Timeout` (all of them, unless something is wrong).
@@ -299,11 +325,14 @@ pub struct TimerRun {
     pub queued_ms: f64,
 }
 
-/// `waiters` tasks on a 2-worker runtime, each with its own context, wait for SHARED_READ on one
-/// of 100 tables that another context holds EXCLUSIVE; their deadlines are spread evenly over
-/// `spread`, starting 300 ms after the first task starts (all are queued by then). Every wait
-/// times out; each task records how late its `Timeout` came back.
-pub fn timer_lateness(waiters: usize, spread: Duration) -> TimerRun {
+/// `waiters` tasks on a 2-worker runtime wait for a read lock on one of 100 tables that is
+/// held exclusively: for [`TimerWaiter::Mdl`], each task with its own context asks SHARED_READ
+/// while another context holds EXCLUSIVE; for [`TimerWaiter::TokioRwLock`], each awaits
+/// `read()` of one of 100 `tokio::sync::RwLock`s whose write guards are held, under
+/// `tokio::time::timeout`. Their deadlines are spread evenly over `spread`, starting 300 ms
+/// after the first task starts (all are queued by then). Every wait times out; each task
+/// records how late its timeout came back.
+pub fn timer_lateness(waiter: TimerWaiter, waiters: usize, spread: Duration) -> TimerRun {
     let rt = runtime(2);
     let mgr = MdlManager::new(MdlConfig::default()).expect("valid config");
     let tables: Arc<Vec<MdlKey>> = Arc::new((0..100).map(|i| table(&format!("late{i}"))).collect());
@@ -312,12 +341,21 @@ pub fn timer_lateness(waiters: usize, spread: Duration) -> TimerRun {
         let x = MdlRequest::new(t.clone(), LockType::X, LockDuration::Transaction);
         holder.acquire(&x, Duration::ZERO).expect("free");
     }
+    let rwlocks: Arc<Vec<Arc<tokio::sync::RwLock<()>>>> = Arc::new(
+        (0..tables.len())
+            .map(|_| Arc::new(tokio::sync::RwLock::new(())))
+            .collect(),
+    );
+    let writers: Vec<_> = rwlocks
+        .iter()
+        .map(|l| l.clone().try_write_owned().expect("free"))
+        .collect();
     let start = Instant::now();
     let first = start + Duration::from_millis(300);
     let run = rt.block_on(async {
         let tasks: Vec<_> = (0..waiters)
             .map(|i| {
-                let (mgr, tables) = (mgr.clone(), tables.clone());
+                let (mgr, tables, rwlocks) = (mgr.clone(), tables.clone(), rwlocks.clone());
                 let due = first + spread.mul_f64(i as f64 / waiters.max(1) as f64);
                 tokio::spawn(async move {
                     let mut ctx = mgr.new_context();
@@ -326,17 +364,26 @@ pub fn timer_lateness(waiters: usize, spread: Duration) -> TimerRun {
                         LockType::SR,
                         LockDuration::Statement,
                     );
+                    let rwlock = &rwlocks[i % rwlocks.len()];
                     let now = Instant::now();
                     let timeout = due.saturating_duration_since(now);
                     let deadline = now + timeout;
-                    let got = ctx.acquire_async(&req, timeout).await;
+                    let timed_out = match waiter {
+                        TimerWaiter::Mdl => matches!(
+                            ctx.acquire_async(&req, timeout).await,
+                            Err(e) if e.kind() == ErrorKind::Timeout
+                        ),
+                        TimerWaiter::TokioRwLock => {
+                            tokio::time::timeout(timeout, rwlock.read()).await.is_err()
+                        }
+                    };
                     let late = Instant::now().saturating_duration_since(deadline);
-                    let timed_out = matches!(&got, Err(e) if e.kind() == ErrorKind::Timeout);
                     (timed_out, late.as_nanos() as f64 / 1e3, now)
                 })
             })
             .collect();
         let mut run = TimerRun {
+            waiter,
             waiters,
             ..TimerRun::default()
         };
@@ -350,7 +397,7 @@ pub fn timer_lateness(waiters: usize, spread: Duration) -> TimerRun {
         }
         run
     });
-    drop(holder);
+    drop((holder, writers));
     rt.shutdown_timeout(Duration::from_secs(10));
     assert!(mgr.lock_waits().rows.is_empty(), "a wait left behind");
     run
@@ -569,9 +616,11 @@ mod tests {
 
     #[test]
     fn timer_lateness_runs() {
-        let r = timer_lateness(200, Duration::from_millis(100));
-        assert_eq!(r.timeouts, 200);
-        assert_eq!(r.lateness_us.len(), 200);
+        for waiter in TimerWaiter::ALL {
+            let r = timer_lateness(waiter, 200, Duration::from_millis(100));
+            assert_eq!(r.timeouts, 200, "{waiter:?}");
+            assert_eq!(r.lateness_us.len(), 200);
+        }
     }
 
     #[test]
