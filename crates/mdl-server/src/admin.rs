@@ -46,9 +46,9 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
         | "character_set_connection"
         | "character_set_results"
         | "character_set_server"
-        | "character_set_database" => text("utf8mb4"),
+        | "character_set_database" => text(crate::catalog::CHARSET),
         "collation_connection" | "collation_server" | "collation_database" => {
-            text("utf8mb4_0900_ai_ci")
+            text(crate::catalog::COLLATION)
         }
         "time_zone" => text("SYSTEM"),
         "system_time_zone" => text("UTC"),
@@ -202,10 +202,19 @@ pub fn show(
             let load = |a: &std::sync::atomic::AtomicU64| {
                 a.load(std::sync::atomic::Ordering::Relaxed).to_string()
             };
+            let procs = shared.procs.rows(&shared.mgr);
+            let running = procs.iter().filter(|p| p.command != "Sleep").count();
+            let questions = load(&shared.counters.questions);
             let mut rows = vec![
+                ("Threads_connected".to_string(), procs.len().to_string()),
+                ("Threads_running".into(), running.to_string()),
+                ("Connections".into(), shared.connections().to_string()),
+                // No stored programs: every statement came from a client.
+                ("Queries".into(), questions.clone()),
+                ("Questions".into(), questions),
                 (
-                    "Threads_connected".to_string(),
-                    shared.procs.rows(&shared.mgr).len().to_string(),
+                    "Uptime".into(),
+                    shared.started.elapsed().as_secs().to_string(),
                 ),
                 ("Engine_writer_timeouts".into(), load(&c.writer_timeouts)),
                 ("Engine_busy_deadlocks".into(), load(&c.busy)),
@@ -224,6 +233,7 @@ pub fn show(
                 shared.mgr.metadata_locks_lost().to_string(),
             ));
             rows.retain(|(n, _)| like(filter, n));
+            rows.sort();
             Ok(Output::Rows(ResultSet::text(
                 &["Variable_name", "Value"],
                 rows.into_iter()

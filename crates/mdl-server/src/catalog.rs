@@ -21,6 +21,15 @@
 
 use rusqlite::types::Value;
 
+/// The engine every table of this server is in (`ENGINE` in `information_schema.TABLES` and
+/// `SHOW CREATE TABLE`).
+pub const ENGINE: &str = "SQLite";
+/// The character set of every schema, table and text column: SQLite keeps text as UTF-8.
+pub const CHARSET: &str = "utf8mb4";
+/// Their collation: `=` and `ORDER BY` compare byte for byte (SQLite's `BINARY`; its `LIKE`
+/// folds ASCII case), as MySQL's `utf8mb4_bin` does, not its default `utf8mb4_0900_ai_ci`.
+pub const COLLATION: &str = "utf8mb4_bin";
+
 use crate::engine::{quote, EngineConn};
 use crate::error::ServerError;
 use crate::wire::Cell;

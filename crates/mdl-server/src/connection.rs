@@ -140,6 +140,7 @@ impl Connection {
             // The handshake runs after `new`: `USER()` is the login from the first statement.
             self.values.user = self.info.user().to_string();
         }
+        self.shared.counters.questions.fetch_add(1, relaxed());
         self.info.begin(command, Some(text.clone()), self.schema());
         self.info.kill.clear_query();
         self.session.context_mut().reset_kill();

@@ -12,9 +12,10 @@
 //! view of the schema files, as `catalog.rs` reads them (the rows of `STATISTICS` are those of
 //! `SHOW INDEX`); in `TABLES` also the `performance_schema` tables (`BASE TABLE`, engine
 //! `PERFORMANCE_SCHEMA`, as in MySQL), `sys.schema_table_lock_waits` (`VIEW`) and these four
-//! (`SYSTEM VIEW`). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count until rows are
-//! deleted, read without a scan), `AUTO_INCREMENT` the next rowid;
-//! sizes, times and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`.
+//! (`SYSTEM VIEW`). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
+//! until rows are deleted, read without a scan), `AUTO_INCREMENT` the next rowid; sizes, times
+//! and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`, the collation
+//! `utf8mb4_bin` (`catalog.rs`).
 //!
 //! Writes to `information_schema` (DML or DDL whose target is one of its tables) are refused
 //! as MySQL 8.0 refuses them: 1044 (`ER_DBACCESS_DENIED_ERROR`); a table it does not have is 1109
@@ -23,7 +24,7 @@
 use rusqlite::types::Value;
 use sqlparser::ast::{ObjectName, ObjectType, Statement};
 
-use crate::catalog::{self, Column};
+use crate::catalog::{self, Column, CHARSET, COLLATION};
 use crate::engine::{quote, EngineConn, VIEW_SCHEMAS};
 use crate::error::ServerError;
 
@@ -117,9 +118,6 @@ pub const TABLES: [(&str, &[&str]); 4] = [
     ("STATISTICS", &STATISTICS),
     ("TABLES", &TABLES_COLUMNS),
 ];
-
-const CHARSET: &str = "utf8mb4";
-const COLLATION: &str = "utf8mb4_0900_ai_ci";
 
 /// Refreshes the snapshots of the `information_schema` tables among `tables` (`(schema,
 /// table)`, any schema: others are skipped).
@@ -253,7 +251,7 @@ fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
                 rows.push(table_row(&schema, &table, "VIEW", None));
                 continue;
             }
-            let mut r = table_row(&schema, &table, "BASE TABLE", Some("SQLite"));
+            let mut r = table_row(&schema, &table, "BASE TABLE", Some(catalog::ENGINE));
             let name = format!("{}.{}", quote(&schema), quote(&table));
             // The largest rowid, found in the table's b-tree without a scan: the row count
             // until rows are deleted. An estimate, as InnoDB's TABLE_ROWS is; a count would

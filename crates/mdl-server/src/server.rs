@@ -57,16 +57,28 @@ pub struct Shared {
     /// `@@global.lock_wait_timeout` in seconds: new sessions start with it (`SET GLOBAL`
     /// changes it; `--lock-wait-timeout` sets it at start).
     pub global_lock_wait_timeout: AtomicU64,
+    /// When the server started (`Uptime`).
+    pub started: std::time::Instant,
     next_id: AtomicU64,
 }
 
-/// Statements that ended with an error sysbench retries, counted since start.
+impl Shared {
+    /// Connections accepted since start (MySQL's `Connections`).
+    pub fn connections(&self) -> u64 {
+        self.next_id.load(Ordering::Relaxed) - 1
+    }
+}
+
+/// Statements from clients, and those that ended with an error sysbench retries, counted since
+/// start.
 #[derive(Debug, Default)]
 pub struct StatementCounters {
     /// 1213.
     pub deadlocks: AtomicU64,
     /// 1205.
     pub timeouts: AtomicU64,
+    /// Statements from clients, text or executed prepared (MySQL's `Questions`).
+    pub questions: AtomicU64,
 }
 
 /// A running server (stopped when dropped, or with [`RunningServer::stop`]).
@@ -152,6 +164,7 @@ pub async fn start(cfg: ServerConfig) -> Result<RunningServer, ServerError> {
         procs: Processlist::default(),
         counters: StatementCounters::default(),
         global_lock_wait_timeout: AtomicU64::new(lock_wait_timeout),
+        started: std::time::Instant::now(),
         next_id: AtomicU64::new(1),
     });
     let s = shared.clone();

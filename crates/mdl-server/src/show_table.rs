@@ -2,7 +2,6 @@
 //! COLUMNS`, `SHOW INDEX`, answered from SQLite's catalog (`sqlite_master`; the columns and
 //! indexes as `catalog.rs` reads them, the same rows `information_schema` shows).
 
-use rusqlite::types::Value;
 use sqlparser::ast::{Ident, Statement};
 
 use crate::catalog;
@@ -126,7 +125,9 @@ pub(crate) fn show_index(
     })))
 }
 
-/// `SHOW CREATE TABLE`: the engine's definition of the table.
+/// `SHOW CREATE TABLE`: the table's definition as MySQL prints it (`store_create_info`,
+/// `sql/sql_show.cc`), rebuilt from the catalog (`catalog.rs`): a column a line, then the keys.
+/// 1146 for a table that does not exist.
 pub(crate) fn show_create(
     db: &mut crate::engine::EngineConn,
     s: Option<&Statement>,
@@ -135,41 +136,132 @@ pub(crate) fn show_create(
     let Some(Statement::ShowCreate { obj_name, .. }) = s else {
         return Ok(Output::OK);
     };
-    let parts: Vec<String> = obj_name
-        .0
+    let (schema, table) = crate::rewrite::table_name(obj_name, current.as_deref())?;
+    let (cols, parts) = described(db, &schema, &table)?;
+    Ok(Output::Rows(ResultSet {
+        columns: vec!["Table".into(), "Create Table".into()],
+        rows: vec![vec![
+            Cell::Text(table.clone()),
+            Cell::Text(create_table(&table, &cols, &parts)),
+        ]],
+    }))
+}
+
+/// MySQL's `CREATE TABLE` text of a table: columns with their type, `NOT NULL`, default
+/// (quoted unless an expression such as `CURRENT_TIMESTAMP`; `DEFAULT NULL` for a nullable
+/// column without one) and `AUTO_INCREMENT`; the primary key, unique keys and keys in the
+/// catalog's order (a key part on an expression, which the catalog cannot name, is left out);
+/// the engine and the character set this server has.
+fn create_table(table: &str, cols: &[catalog::Column], parts: &[catalog::IndexPart]) -> String {
+    let q = |n: &str| format!("`{}`", n.replace('`', "``"));
+    let mut lines: Vec<String> = cols
         .iter()
-        .map(|p| p.to_string().trim_matches('`').to_string())
-        .collect();
-    let (schema, table) = match parts.as_slice() {
-        [s, t] => (s.clone(), t.clone()),
-        [t] => (current.unwrap_or_default(), t.clone()),
-        _ => return Err(ServerError::parse(&obj_name.to_string())),
-    };
-    let sql = format!(
-        "SELECT name, sql FROM {}.sqlite_master WHERE type = 'table' AND name = ?",
-        crate::engine::quote(&schema)
-    );
-    match db.run(&sql, &[Value::Text(table.clone())], None)? {
-        Output::Rows(rs) if !rs.rows.is_empty() => Ok(Output::Rows(ResultSet {
-            columns: vec!["Table".into(), "Create Table".into()],
-            rows: rs.rows,
-        })),
-        _ => Err(ServerError::new(
-            1146,
-            "42S02",
-            format!("Table '{schema}.{table}' doesn't exist"),
-        )),
-    }
-    .map(|o| match o {
-        Output::Rows(mut rs) => {
-            for r in &mut rs.rows {
-                r.truncate(2);
-                if r.len() < 2 {
-                    r.push(Cell::Null);
-                }
+        .map(|c| {
+            let mut l = format!("  {} {}", q(&c.name), c.column_type());
+            if c.nullable() == "NO" {
+                l.push_str(" NOT NULL");
             }
-            Output::Rows(rs)
+            match &c.default {
+                Some(d) if is_default_expression(d) => l.push_str(&format!(" DEFAULT {d}")),
+                Some(d) => l.push_str(&format!(" DEFAULT '{}'", d.replace('\'', "''"))),
+                None if c.nullable() == "YES" => l.push_str(" DEFAULT NULL"),
+                None => {}
+            }
+            if c.auto_increment {
+                l.push_str(" AUTO_INCREMENT");
+            }
+            l
+        })
+        .collect();
+    let mut keys: Vec<(&catalog::IndexPart, Vec<String>)> = Vec::new();
+    for p in parts {
+        let Some(col) = &p.column else { continue };
+        match keys.iter_mut().find(|(k, _)| k.index == p.index) {
+            Some((_, cols)) => cols.push(q(col)),
+            None => keys.push((p, vec![q(col)])),
         }
-        o => o,
-    })
+    }
+    for (k, cols) in keys {
+        let cols = cols.join(",");
+        lines.push(match (k.index.as_str(), k.unique) {
+            ("PRIMARY", _) => format!("  PRIMARY KEY ({cols})"),
+            (name, true) => format!("  UNIQUE KEY {} ({cols})", q(name)),
+            (name, false) => format!("  KEY {} ({cols})", q(name)),
+        });
+    }
+    format!(
+        "CREATE TABLE {} (\n{}\n) ENGINE={} DEFAULT CHARSET={} COLLATE={}",
+        q(table),
+        lines.join(",\n"),
+        catalog::ENGINE,
+        catalog::CHARSET,
+        catalog::COLLATION
+    )
+}
+
+/// A default MySQL prints without quotes: a time function or a parenthesized expression.
+fn is_default_expression(d: &str) -> bool {
+    let upper = d.to_ascii_uppercase();
+    d.starts_with('(')
+        || ["CURRENT_TIMESTAMP", "CURRENT_DATE", "CURRENT_TIME", "NOW("]
+            .iter()
+            .any(|f| upper.starts_with(f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn col(
+        name: &str,
+        ty: &str,
+        not_null: bool,
+        default: Option<&str>,
+        pk: i64,
+    ) -> catalog::Column {
+        catalog::Column {
+            name: name.into(),
+            position: 1,
+            decl_type: ty.into(),
+            not_null,
+            default: default.map(str::to_string),
+            pk,
+            auto_increment: pk == 1 && ty == "INTEGER",
+        }
+    }
+
+    fn part(index: &str, unique: bool, seq: i64, column: &str) -> catalog::IndexPart {
+        catalog::IndexPart {
+            index: index.into(),
+            unique,
+            seq,
+            column: Some(column.into()),
+            nullable: false,
+        }
+    }
+
+    #[test]
+    fn create_table_is_printed_as_mysql_prints_it() {
+        let cols = [
+            col("id", "INTEGER", false, None, 1),
+            col("k", "int", true, Some("0"), 0),
+            col("c", "char(120)", true, Some("it's"), 0),
+            col("at", "timestamp", false, Some("CURRENT_TIMESTAMP"), 0),
+            col("n", "varchar(5)", false, None, 0),
+        ];
+        let parts = [
+            part("PRIMARY", true, 1, "id"),
+            part("u", true, 1, "c"),
+            part("k_1", false, 1, "k"),
+            part("k_1", false, 2, "n"),
+        ];
+        assert_eq!(
+            create_table("sbtest1", &cols, &parts),
+            "CREATE TABLE `sbtest1` (\n  `id` int NOT NULL AUTO_INCREMENT,\n  \
+             `k` int NOT NULL DEFAULT '0',\n  `c` char(120) NOT NULL DEFAULT 'it''s',\n  \
+             `at` timestamp DEFAULT CURRENT_TIMESTAMP,\n  `n` varchar(5) DEFAULT NULL,\n  \
+             PRIMARY KEY (`id`),\n  UNIQUE KEY `u` (`c`),\n  KEY `k_1` (`k`,`n`)\n) \
+             ENGINE=SQLite DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+        );
+    }
 }

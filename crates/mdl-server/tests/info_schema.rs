@@ -1,5 +1,5 @@
-//! `information_schema` (`SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS`) and `SHOW INDEX`, as
-//! a MySQL client sees them: rows read from the catalog at the statement, SQLite's `WHERE`,
+//! `information_schema` (`SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS`), `SHOW INDEX` and `SHOW
+//! CREATE TABLE`, as a MySQL client sees them: rows read from the catalog at the statement, SQLite's `WHERE`,
 //! `ORDER BY` and joins over them, and writes refused with MySQL's 1044.
 
 mod common;
@@ -446,4 +446,37 @@ async fn writes_to_information_schema_are_refused_and_the_connection_goes_on() {
         !tables.iter().any(|t| t.eq_ignore_ascii_case("mine")),
         "{tables:?}"
     );
+}
+
+/// `SHOW CREATE TABLE` prints the definition as MySQL does, keys included (sysbench's table, as
+/// its `prepare` creates it), from the catalog the other statements read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn show_create_table_prints_columns_and_keys_as_mysql() {
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE TABLE is_create (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' \
+         NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60), PRIMARY KEY (id)) \
+         ENGINE = innodb",
+    )
+    .await
+    .unwrap();
+    c.query_drop("CREATE INDEX k_1 ON is_create(k)")
+        .await
+        .unwrap();
+    let (name, sql): (String, String) = c
+        .query_first("SHOW CREATE TABLE is_create")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(name, "is_create");
+    assert_eq!(
+        sql,
+        "CREATE TABLE `is_create` (\n  `id` int NOT NULL AUTO_INCREMENT,\n  \
+         `k` int NOT NULL DEFAULT '0',\n  `c` char(120) NOT NULL DEFAULT '',\n  \
+         `pad` char(60) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  KEY `k_1` (`k`)\n) \
+         ENGINE=SQLite DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"
+    );
+    let (code, state) = code(c.query_drop("SHOW CREATE TABLE is_nosuch").await);
+    assert_eq!((code, state.as_str()), (1146, "42S02"));
+    c.query_drop("DROP TABLE is_create").await.unwrap();
 }

@@ -1,7 +1,8 @@
 //! The server driven by a real client (`mysql_async`) over loopback: the classic pile-up
 //! behind an ALTER TABLE and what a DBA sees of it, FLUSH TABLES WITH READ LOCK, LOCK
 //! TABLES, GET_LOCK's deadlock, lock_wait_timeout, a client leaving mid-wait, bad
-//! statements, and prepared statements across changes of the session. Every wait is bounded
+//! statements, prepared statements across changes of the session, and the counters `SHOW
+//! STATUS` gives a DBA. Every wait is bounded
 //! (lock_wait_timeout, or polls of at most 10 s).
 
 mod common;
@@ -471,4 +472,37 @@ async fn a_prepared_statement_follows_the_session_between_executions() {
     c.query_drop("SET lock_wait_timeout = 9").await.unwrap();
     assert_eq!(timeout(&mut c).await, Some(9));
     c.query_drop("DROP DATABASE memo_other").await.unwrap();
+}
+
+/// `SHOW [GLOBAL] STATUS`: what a DBA polls, under MySQL's names and in its (sorted) order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn show_status_counts_statements_connections_and_threads() {
+    let mut c = conn().await;
+    let status = |rows: &[(String, String)], name: &str| -> u64 {
+        (rows.iter())
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("{name} in {rows:?}"))
+            .1
+            .parse()
+            .unwrap()
+    };
+    let before: Vec<(String, String)> = c.query("SHOW GLOBAL STATUS").await.unwrap();
+    let names: Vec<&str> = before.iter().map(|(n, _)| n.as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    for _ in 0..3 {
+        c.query_drop("SELECT 1").await.unwrap();
+    }
+    let after: Vec<(String, String)> = c.query("SHOW STATUS").await.unwrap();
+    // Other tests share the server: at least this connection's four statements.
+    assert!(status(&after, "Questions") >= status(&before, "Questions") + 4);
+    assert_eq!(status(&after, "Queries"), status(&after, "Questions"));
+    assert!(status(&after, "Threads_running") >= 1, "this SHOW runs");
+    assert!(status(&after, "Threads_connected") >= 1);
+    assert!(status(&after, "Connections") >= status(&after, "Threads_connected"));
+    assert!(status(&after, "Uptime") >= status(&before, "Uptime"));
+    let threads: Vec<(String, String)> = c.query("SHOW STATUS LIKE 'Threads%'").await.unwrap();
+    let names: Vec<&str> = threads.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["Threads_connected", "Threads_running"]);
 }
