@@ -363,7 +363,15 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         query: &'a str,
         results: QueryResultWriter<'a, W>,
     ) -> io::Result<()> {
-        let parsed = parse_one(query).map(Arc::new);
+        // The schema borrowed, not cloned: this runs for every text query.
+        let (engine, current) = (&self.shared.engine, &self.session.state().current_schema);
+        let shown =
+            crate::show_query::rewrite(query, current.as_deref(), &|s| engine.has_schema(s));
+        let parsed = match shown {
+            Some(select) => select.and_then(|sql| parse_one(&sql)),
+            None => parse_one(query),
+        }
+        .map(Arc::new);
         match self
             .statement("Query", query.into(), parsed, Vec::new(), None, None)
             .await

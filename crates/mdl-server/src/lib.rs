@@ -34,6 +34,7 @@
 //! * `catalog`: SQLite's catalog in MySQL's terms (columns, keys, index names), for
 //!   `information_schema`, `DESCRIBE` and `SHOW INDEX`.
 //! * `show_table`: `SHOW CREATE TABLE`, `DESCRIBE` / `SHOW COLUMNS`, `SHOW INDEX`.
+//! * `show_query`: `SHOW TABLE STATUS`, a query over `information_schema.TABLES`.
 //! * `processlist`: the live connections and their kill signals.
 //! * `constant`: `--mode constant`, the protocol floor.
 //! * `wire`: result sets and MySQL's error codes on the wire.
@@ -60,6 +61,7 @@ mod rewrite;
 mod schema_name;
 mod server;
 mod session_values;
+mod show_query;
 mod show_table;
 mod wire;
 
