@@ -324,7 +324,7 @@ fn free_name(base: &str, taken: &[String]) -> String {
 }
 
 /// MySQL's name of SQLite's index `sqlite_name` of `table` (see the module docs).
-fn mysql_index_name(sqlite_name: &str, table: &str) -> String {
+pub fn mysql_index_name(sqlite_name: &str, table: &str) -> String {
     let prefix = format!("{table}__");
     let n = sqlite_name;
     if n.len() > prefix.len() && n[..prefix.len()].eq_ignore_ascii_case(&prefix) {

@@ -530,7 +530,11 @@ async fn engine_step(
             }
             db.run(first(), params, schema.as_deref())
         }
-        K::Select | K::Explain => db.run(first(), params, schema.as_deref()),
+        K::Explain => match crate::explain::explained(first()) {
+            Some(statement) => crate::explain::explain(db, statement, params, schema.as_deref()),
+            None => db.run(first(), params, schema.as_deref()),
+        },
+        K::Select => db.run(first(), params, schema.as_deref()),
         // `SET @a = x`: the values, which the caller keeps.
         K::Set if rw.is_some_and(|r| !r.user_vars.is_empty()) => {
             db.run(first(), params, schema.as_deref())

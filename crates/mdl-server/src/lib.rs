@@ -34,6 +34,7 @@
 //! * `catalog`: SQLite's catalog in MySQL's terms (columns, keys, index names), for
 //!   `information_schema`, `DESCRIBE` and `SHOW INDEX`.
 //! * `show_table`: `SHOW CREATE TABLE`, `DESCRIBE` / `SHOW COLUMNS`, `SHOW INDEX`.
+//! * `explain`: `EXPLAIN` in MySQL's table, from SQLite's query plan.
 //! * `show_query`: `SHOW TABLE STATUS`, a query over `information_schema.TABLES`.
 //! * `processlist`: the live connections and their kill signals.
 //! * `constant`: `--mode constant`, the protocol floor.
@@ -52,6 +53,7 @@ mod depth;
 mod engine;
 mod error;
 mod execute;
+mod explain;
 mod functions;
 mod info_schema;
 mod memo;

@@ -1,8 +1,8 @@
 //! The server driven by a real client (`mysql_async`) over loopback: the classic pile-up
 //! behind an ALTER TABLE and what a DBA sees of it, FLUSH TABLES WITH READ LOCK, LOCK
 //! TABLES, GET_LOCK's deadlock, lock_wait_timeout, a client leaving mid-wait, bad
-//! statements, prepared statements across changes of the session, and the counters `SHOW
-//! STATUS` gives a DBA. Every wait is bounded
+//! statements, prepared statements across changes of the session, the counters `SHOW STATUS`
+//! gives a DBA, and `EXPLAIN` in MySQL's table. Every wait is bounded
 //! (lock_wait_timeout, or polls of at most 10 s).
 
 mod common;
@@ -505,4 +505,49 @@ async fn show_status_counts_statements_connections_and_threads() {
     let threads: Vec<(String, String)> = c.query("SHOW STATUS LIKE 'Threads%'").await.unwrap();
     let names: Vec<&str> = threads.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["Threads_connected", "Threads_running"]);
+}
+
+/// `EXPLAIN` answers in MySQL's columns from SQLite's plan: the index used and how.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explain_names_the_index_and_the_access_type() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE ex_t (id INT PRIMARY KEY, v INT, w INT, KEY kv (v))")
+        .await
+        .unwrap();
+    for (sql, want) in [
+        (
+            "EXPLAIN SELECT * FROM ex_t WHERE id = 1",
+            ("const", Some("PRIMARY"), None),
+        ),
+        (
+            "EXPLAIN SELECT * FROM ex_t WHERE v > 3 ORDER BY w",
+            ("range", Some("kv"), Some("Using filesort")),
+        ),
+        (
+            "EXPLAIN SELECT v FROM ex_t",
+            ("index", Some("kv"), Some("Using index")),
+        ),
+        (
+            "EXPLAIN SELECT * FROM ex_t WHERE w = 2",
+            ("ALL", None, None),
+        ),
+    ] {
+        let rows: Vec<Row> = c.query(sql).await.unwrap();
+        assert_eq!(rows.len(), 1, "{sql}");
+        let r = &rows[0];
+        let got: (String, Option<String>, Option<String>) = (
+            r.get("type").unwrap(),
+            r.get("key").unwrap(),
+            r.get("Extra").unwrap(),
+        );
+        let want = (
+            want.0.to_string(),
+            want.1.map(str::to_string),
+            want.2.map(str::to_string),
+        );
+        assert_eq!(got, want, "{sql}");
+        assert_eq!(r.get::<String, _>("table").unwrap(), "ex_t");
+        assert_eq!(r.columns_ref().len(), 12);
+    }
+    c.query_drop("DROP TABLE ex_t").await.unwrap();
 }
