@@ -164,6 +164,36 @@ fn constraint(msg: &str) -> ServerError {
     )
 }
 
+/// A name as SQLite's message quotes it, without the quotes (SQLite's `"` around the rewrite's
+/// backticks).
+fn unquoted(name: &str) -> &str {
+    name.trim_matches(|c| c == '"' || c == '`')
+}
+
+/// MySQL's name of an index SQLite names `schema.t__k` (`catalog.rs`): `k`.
+fn index_name(sqlite: &str) -> &str {
+    let name = unquoted(sqlite);
+    let name = name.rsplit_once('.').map_or(name, |(_, n)| n);
+    name.split_once("__").map_or(name, |(_, k)| k)
+}
+
+/// An engine error of a DDL's statement `sql` in MySQL's terms where the statement changes
+/// them: a column `ALTER TABLE ... DROP COLUMN` does not find is 1091, as for a key.
+pub fn ddl_error(sql: &str, e: ServerError) -> ServerError {
+    if e.code == 1054 && sql.contains(" DROP COLUMN ") {
+        let column = sql.rsplit(" DROP COLUMN ").next().unwrap_or("");
+        return ServerError::new(
+            1091,
+            "42000",
+            format!(
+                "Can't DROP '{}'; check that column/key exists",
+                unquoted(column)
+            ),
+        );
+    }
+    e
+}
+
 fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
     let qualified = |name: &str| -> String {
         if name.contains('.') {
@@ -212,14 +242,24 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
         return ServerError::new(
             1054,
             "42S22",
-            format!("Unknown column '{c}' in 'field list'"),
+            format!("Unknown column '{}' in 'field list'", unquoted(c)),
         );
     }
     if let Some(i) = msg.strip_prefix("no such index: ") {
         return ServerError::new(
             1091,
             "42000",
-            format!("Can't DROP '{i}'; check that column/key exists"),
+            format!(
+                "Can't DROP '{}'; check that column/key exists",
+                index_name(i)
+            ),
+        );
+    }
+    if let Some(i) = (msg.strip_prefix("index ")).and_then(|r| r.strip_suffix(" already exists")) {
+        return ServerError::new(
+            1061,
+            "42000",
+            format!("Duplicate key name '{}'", index_name(i)),
         );
     }
     if let Some(f) = msg.strip_prefix("no such function: ") {

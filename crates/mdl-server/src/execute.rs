@@ -578,9 +578,26 @@ async fn engine_step(
             if kind == K::DropTable {
                 missing_tables(db, s, schema.as_deref())?;
             }
-            for q in sql {
-                db.run(q, params, schema.as_deref())?;
+            // A DDL of several SQLite statements (an ALTER TABLE of several operations, a
+            // CREATE TABLE with its indexes, RENAME or DROP of several tables) applies all or
+            // none, as MySQL 8.0's atomic DDL: SQLite's DDL is transactional.
+            let several = sql.len() > 1;
+            if several {
+                db.execute_batch("SAVEPOINT mdl_ddl")?;
             }
+            let done = (sql.iter()).try_for_each(|q| {
+                (db.run(q, params, schema.as_deref()))
+                    .map(drop)
+                    .map_err(|e| crate::error::ddl_error(q, e))
+            });
+            if several {
+                let end = match done {
+                    Ok(()) => "RELEASE mdl_ddl",
+                    Err(_) => "ROLLBACK TO mdl_ddl; RELEASE mdl_ddl",
+                };
+                db.execute_batch(end)?;
+            }
+            done?;
             db.release_writer();
             Ok(Output::OK)
         }

@@ -105,6 +105,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     let sql = match &s {
         Statement::CreateTable(c) => ddl::create_table(c)?,
         Statement::CreateIndex(c) => vec![ddl::create_index(c)?],
+        Statement::AlterTable(a) => ddl::alter_table(a)?,
         Statement::Set(set) => match user_var_assignments(set) {
             (names, exprs) if !names.is_empty() => {
                 user_vars = names;

@@ -1,5 +1,6 @@
-//! DDL statements SQLite spells differently: TRUNCATE, RENAME TABLE and a DROP TABLE of several
-//! tables run (rewritten for the engine) and take MySQL's metadata locks.
+//! DDL statements SQLite spells differently: TRUNCATE, RENAME TABLE, a DROP TABLE of several
+//! tables and ALTER TABLE of several operations run (rewritten for the engine, all or nothing)
+//! and take MySQL's metadata locks.
 
 mod common;
 
@@ -152,4 +153,80 @@ async fn describe_and_show_columns_list_the_columns() {
     }
     assert_eq!(code(c.query_drop("DESCRIBE ddl_nosuch").await).0, 1146);
     c.query_drop("DROP TABLE ddl_cols").await.unwrap();
+}
+
+/// `ALTER TABLE` with several operations: keys added and dropped as MySQL names them, columns
+/// added, dropped and renamed; all or nothing when one fails; MySQL's errors for what is
+/// missing, duplicated or beyond SQLite.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alter_table_of_several_operations_is_all_or_nothing() {
+    let mut c = conn().await;
+    let keys = |rows: Vec<mysql_async::Row>| -> Vec<(String, String)> {
+        (rows.into_iter())
+            .map(|r| (r.get("Key_name").unwrap(), r.get("Column_name").unwrap()))
+            .collect()
+    };
+    let columns = |rows: Vec<mysql_async::Row>| -> Vec<String> {
+        rows.into_iter().map(|r| r.get("Field").unwrap()).collect()
+    };
+    c.query_drop("CREATE TABLE alt (id INT PRIMARY KEY, v INT, w INT)")
+        .await
+        .unwrap();
+    c.query_drop(
+        "ALTER TABLE alt ADD INDEX kv (v), ADD UNIQUE KEY uw (w), ADD KEY (w, v), \
+         ALGORITHM=INPLACE, LOCK=NONE",
+    )
+    .await
+    .unwrap();
+    let want: Vec<(String, String)> = [
+        ("PRIMARY", "id"),
+        ("uw", "w"),
+        ("kv", "v"),
+        ("w", "w"),
+        ("w", "v"),
+    ]
+    .iter()
+    .map(|(k, c)| (k.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(keys(c.query("SHOW INDEX FROM alt").await.unwrap()), want);
+    c.query_drop("ALTER TABLE alt DROP INDEX kv, ADD COLUMN x INT, RENAME COLUMN v TO v2")
+        .await
+        .unwrap();
+    assert_eq!(
+        columns(c.query("DESCRIBE alt").await.unwrap()),
+        ["id", "v2", "w", "x"]
+    );
+    // The second operation fails: the first is undone.
+    for (sql, want) in [
+        (
+            "ALTER TABLE alt ADD COLUMN y INT, DROP COLUMN nosuch",
+            (1091, "42000"),
+        ),
+        (
+            "ALTER TABLE alt ADD COLUMN y INT, ADD INDEX uw (x)",
+            (1061, "42000"),
+        ),
+        (
+            "ALTER TABLE alt ADD COLUMN y INT, DROP INDEX nosuch",
+            (1091, "42000"),
+        ),
+        (
+            "ALTER TABLE alt ADD COLUMN y INT, MODIFY COLUMN x BIGINT",
+            (1235, "42000"),
+        ),
+        ("ALTER TABLE alt ADD COLUMN y INT AFTER id", (1235, "42000")),
+        ("ALTER TABLE alt DROP PRIMARY KEY", (1235, "42000")),
+    ] {
+        let (code, state) = code(c.query_drop(sql).await);
+        assert_eq!((code, state.as_str()), want, "{sql}");
+    }
+    assert_eq!(
+        columns(c.query("DESCRIBE alt").await.unwrap()),
+        ["id", "v2", "w", "x"]
+    );
+    c.query_drop("ALTER TABLE alt RENAME TO alt2")
+        .await
+        .unwrap();
+    assert_eq!(count(&mut c, "alt2").await, 0);
+    c.query_drop("DROP TABLE alt2").await.unwrap();
 }

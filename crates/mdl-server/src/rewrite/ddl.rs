@@ -1,7 +1,21 @@
-//! `CREATE TABLE` and `CREATE INDEX` in SQLite's dialect (see the parent module's docs): column
-//! types and options SQLite keeps, inline keys as indexes, index names per schema.
+//! `CREATE TABLE`, `CREATE INDEX` and `ALTER TABLE` in SQLite's dialect (see the parent
+//! module's docs): column types and options SQLite keeps, inline keys as indexes, index names
+//! per schema.
+//!
+//! `ALTER TABLE` runs as one SQLite statement per operation (SQLite's `ALTER TABLE` takes one;
+//! the executor runs a DDL's statements in one savepoint, so all of them apply or none):
+//! `ADD [COLUMN]`, `DROP [COLUMN]`, `RENAME COLUMN`, `RENAME [TO | AS]` are SQLite's own; `ADD
+//! {INDEX | KEY | UNIQUE}` is a `CREATE [UNIQUE] INDEX` (unnamed: named after its first column,
+//! as MySQL names it) and `DROP {INDEX | KEY}` a `DROP INDEX`; `ALGORITHM=` and `LOCK=` ask for
+//! nothing SQLite can change, and a `FOREIGN KEY` is not kept (as in `CREATE TABLE`). What
+//! SQLite cannot do without rebuilding the table (`MODIFY`, `CHANGE`, `ALTER COLUMN`, a primary
+//! key or a check added or dropped, a column placed `FIRST` or `AFTER` another) is refused with
+//! 1235 before anything changes.
 
-use sqlparser::ast::{ColumnOption, CreateIndex, CreateTable, DataType, TableConstraint};
+use sqlparser::ast::{
+    AlterTable, AlterTableOperation, ColumnDef, ColumnOption, CreateIndex, CreateTable, DataType,
+    RenameTableNameKind, TableConstraint,
+};
 
 use super::{last, q_ident, split};
 use crate::error::ServerError;
@@ -49,29 +63,8 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
             return Ok(vec![format!("CREATE TABLE {ine}{name} AS {q}")]);
         }
     }
-    let mut defs = Vec::new();
+    let mut defs: Vec<String> = c.columns.iter().map(column_def).collect();
     let mut after = Vec::new();
-    for col in &c.columns {
-        let auto = col.options.iter().any(|o| is_auto_increment(&o.option));
-        let ty = if auto && is_integer(&col.data_type) {
-            "INTEGER".to_string()
-        } else {
-            col.data_type.to_string()
-        };
-        let mut d = format!("{} {ty}", q_ident(&col.name.value));
-        for o in &col.options {
-            match &o.option {
-                ColumnOption::Null
-                | ColumnOption::NotNull
-                | ColumnOption::Default(_)
-                | ColumnOption::Check(_) => d.push_str(&format!(" {}", o.option)),
-                ColumnOption::PrimaryKey(_) => d.push_str(" PRIMARY KEY"),
-                ColumnOption::Unique(_) => d.push_str(" UNIQUE"),
-                _ => {}
-            }
-        }
-        defs.push(d);
-    }
     for k in &c.constraints {
         match k {
             TableConstraint::PrimaryKey(p) => {
@@ -100,6 +93,137 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
     let mut out = vec![format!("CREATE TABLE {ine}{name} ({})", defs.join(", "))];
     out.extend(after);
     Ok(out)
+}
+
+/// A column's definition for SQLite: its type (`INTEGER` for an `AUTO_INCREMENT` integer, the
+/// rowid) and the options SQLite keeps.
+fn column_def(col: &ColumnDef) -> String {
+    let auto = col.options.iter().any(|o| is_auto_increment(&o.option));
+    let ty = if auto && is_integer(&col.data_type) {
+        "INTEGER".to_string()
+    } else {
+        col.data_type.to_string()
+    };
+    let mut d = format!("{} {ty}", q_ident(&col.name.value));
+    for o in &col.options {
+        match &o.option {
+            ColumnOption::Null
+            | ColumnOption::NotNull
+            | ColumnOption::Default(_)
+            | ColumnOption::Check(_) => d.push_str(&format!(" {}", o.option)),
+            ColumnOption::PrimaryKey(_) => d.push_str(" PRIMARY KEY"),
+            ColumnOption::Unique(_) => d.push_str(" UNIQUE"),
+            _ => {}
+        }
+    }
+    d
+}
+
+/// `ALTER TABLE` for SQLite: a statement per operation (see the module docs).
+pub(super) fn alter_table(a: &AlterTable) -> Result<Vec<String>, ServerError> {
+    use AlterTableOperation as Op;
+    let (schema, table) = split(&a.name);
+    let target = format!("{}.{}", q_ident(&schema), q_ident(&table));
+    let refuse = |what: &str| {
+        Err(ServerError::not_supported(&format!(
+            "ALTER TABLE ... {what}"
+        )))
+    };
+    let mut out = Vec::new();
+    for op in &a.operations {
+        match op {
+            Op::AddColumn {
+                column_def: c,
+                column_position: None,
+                ..
+            } => out.push(format!("ALTER TABLE {target} ADD COLUMN {}", column_def(c))),
+            Op::AddColumn { .. } => return refuse("ADD COLUMN ... FIRST | AFTER"),
+            Op::DropColumn {
+                column_names,
+                if_exists: false,
+                ..
+            } => out.extend(
+                (column_names.iter())
+                    .map(|c| format!("ALTER TABLE {target} DROP COLUMN {}", q_ident(&c.value))),
+            ),
+            Op::RenameColumn {
+                old_column_name,
+                new_column_name,
+            } => out.push(format!(
+                "ALTER TABLE {target} RENAME COLUMN {} TO {}",
+                q_ident(&old_column_name.value),
+                q_ident(&new_column_name.value)
+            )),
+            Op::RenameTable {
+                table_name: RenameTableNameKind::To(n) | RenameTableNameKind::As(n),
+            } => {
+                let (to_schema, new) = split(n);
+                if !to_schema.is_empty() && to_schema != schema {
+                    return refuse("RENAME to another schema");
+                }
+                out.push(format!("ALTER TABLE {target} RENAME TO {}", q_ident(&new)));
+            }
+            Op::AddConstraint { constraint, .. } => match constraint {
+                TableConstraint::Index(i) => out.push(index_sql(
+                    &schema,
+                    &table,
+                    false,
+                    i.name.as_ref().map(|n| n.value.as_str()),
+                    &i.columns,
+                )),
+                TableConstraint::Unique(u) => out.push(index_sql(
+                    &schema,
+                    &table,
+                    true,
+                    (u.index_name.as_ref().or(u.name.as_ref())).map(|n| n.value.as_str()),
+                    &u.columns,
+                )),
+                TableConstraint::ForeignKey(_) => {}
+                _ => return refuse("ADD PRIMARY KEY | CHECK"),
+            },
+            Op::DropIndex { name } if !name.value.eq_ignore_ascii_case("PRIMARY") => {
+                out.push(format!(
+                    "DROP INDEX {}.{}",
+                    q_ident(&schema),
+                    q_ident(&format!("{table}__{}", name.value))
+                ))
+            }
+            Op::DropForeignKey { .. } | Op::Algorithm { .. } | Op::Lock { .. } => {}
+            other => {
+                let what = other.to_string();
+                let words = if what.starts_with("DROP PRIMARY") {
+                    3
+                } else {
+                    2
+                };
+                let verb = what.split(' ').take(words).collect::<Vec<_>>().join(" ");
+                return refuse(&verb);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `CREATE [UNIQUE] INDEX` of `ALTER TABLE ... ADD`: an unnamed one is named after its first
+/// column.
+fn index_sql(
+    schema: &str,
+    table: &str,
+    unique: bool,
+    name: Option<&str>,
+    cols: &[sqlparser::ast::IndexColumn],
+) -> String {
+    let first = cols.first().map(|c| c.column.expr.to_string());
+    let name = name.map(str::to_string).or(first).unwrap_or_default();
+    let name = name.trim_matches('`');
+    format!(
+        "CREATE {}INDEX {}.{} ON {} ({})",
+        if unique { "UNIQUE " } else { "" },
+        q_ident(schema),
+        q_ident(&format!("{table}__{name}")),
+        q_ident(table),
+        index_columns(cols)
+    )
 }
 
 /// `CREATE INDEX i ON t (...)` -> `CREATE INDEX schema.t__i ON t (...)`.
