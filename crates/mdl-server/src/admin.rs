@@ -63,13 +63,23 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
         "init_connect" => text(""),
         "socket" => Some(Cell::Null),
         "hostname" => text("localhost"),
+        // Accepted by SET and without effect here (no foreign keys are kept, SQLite checks
+        // unique keys always, no notes are raised): their defaults, which dump tools save and
+        // restore around a load.
+        "unique_checks" | "foreign_key_checks" | "sql_notes" | "sql_quote_show_create" => {
+            Some(Cell::Int(1))
+        }
+        "auto_increment_increment" | "auto_increment_offset" => Some(Cell::Int(1)),
+        "sql_safe_updates" | "sql_auto_is_null" => Some(Cell::Int(0)),
         "version_compile_os" => text(std::env::consts::OS),
         "version_compile_machine" => text(std::env::consts::ARCH),
         _ => None,
     }
 }
 
-const VARIABLE_NAMES: [&str; 27] = [
+const VARIABLE_NAMES: [&str; 35] = [
+    "auto_increment_increment",
+    "auto_increment_offset",
     "autocommit",
     "character_set_client",
     "character_set_connection",
@@ -80,6 +90,7 @@ const VARIABLE_NAMES: [&str; 27] = [
     "collation_database",
     "collation_server",
     "datadir",
+    "foreign_key_checks",
     "have_ssl",
     "init_connect",
     "innodb_lock_wait_timeout",
@@ -91,10 +102,15 @@ const VARIABLE_NAMES: [&str; 27] = [
     "net_write_timeout",
     "performance_schema",
     "port",
+    "sql_auto_is_null",
     "sql_mode",
+    "sql_notes",
+    "sql_quote_show_create",
+    "sql_safe_updates",
     "system_time_zone",
     "time_zone",
     "transaction_isolation",
+    "unique_checks",
     "version",
     "version_comment",
 ];
