@@ -1,7 +1,8 @@
 //! MySQL 8.0's scalar functions that the bundled SQLite (3.50) lacks or means otherwise,
 //! registered on every engine connection so the queries applications and DBAs type run
-//! unchanged: the date and time functions (`time`), string functions (`string`) and numeric
-//! functions (`numeric`). Each function names the MySQL source or manual section it follows.
+//! unchanged: the date and time functions (`time`), string functions (`string`), numeric
+//! functions (`numeric`), digests (`hash`: `MD5`, `SHA1`, `SHA2`, `CRC32`) and `GREATEST`/
+//! `LEAST` (`compare`). Each function names the MySQL source or manual section it follows.
 //!
 //! * SQLite already has, with MySQL's meaning: `IF` (3.48+), `IFNULL`, `NULLIF`, `COALESCE`,
 //!   `ABS`, `ROUND`, `SIGN`, `REPLACE`, `SUBSTR`/`SUBSTRING`, `INSTR`, `TRIM`/`LTRIM`/`RTRIM`,
@@ -11,17 +12,21 @@
 //!   SQLite skips NULLs), `LENGTH` (bytes, as MySQL's; SQLite counts characters: MySQL's
 //!   character count is `CHAR_LENGTH`), `LOWER`/`UPPER` (Unicode; SQLite's fold ASCII only).
 //! * Strings compare as the engine's columns do, byte for byte (SQLite's BINARY collation):
-//!   `LOCATE`, `FIELD` and `FIND_IN_SET` are case-sensitive, unlike MySQL's default
-//!   `utf8mb4_0900_ai_ci`, so that they agree with `=` on this server.
+//!   `LOCATE`, `FIELD`, `FIND_IN_SET`, `GREATEST` and `LEAST` are case-sensitive, unlike
+//!   MySQL's default `utf8mb4_0900_ai_ci`, so that they agree with `=` on this server.
 //! * Time-dependent and random functions are not flagged deterministic, so SQLite never
 //!   folds them; each call reads the clock (MySQL's `NOW()` is fixed for a statement, so a
 //!   statement over many rows that crosses a second may see two values here).
 //! * `CURRENT_TIMESTAMP()`, `CURRENT_DATE()` and `CURRENT_TIME()` with parentheses are
 //!   SQLite syntax errors (its keywords); the rewrite renames them (`sqlite_name`).
 
+mod compare;
+mod hash;
 mod numeric;
 mod string;
 mod time;
+
+use std::borrow::Cow;
 
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
@@ -34,6 +39,8 @@ const MAX_RESULT: usize = 64 << 20;
 pub fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
     string::register(db)?;
     numeric::register(db)?;
+    hash::register(db)?;
+    compare::register(db)?;
     time::register(db)
 }
 
@@ -65,6 +72,16 @@ fn text(ctx: &Context<'_>, i: usize) -> Option<String> {
         ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
         ValueRef::Integer(n) => Some(n.to_string()),
         ValueRef::Real(x) => Some(x.to_string()),
+    }
+}
+
+/// Argument `i`'s bytes: a string's or blob's own, a number's text; None for NULL.
+fn bytes<'a>(ctx: &'a Context<'_>, i: usize) -> Option<Cow<'a, [u8]>> {
+    match ctx.get_raw(i) {
+        ValueRef::Null => None,
+        ValueRef::Text(b) | ValueRef::Blob(b) => Some(Cow::Borrowed(b)),
+        ValueRef::Integer(n) => Some(Cow::Owned(n.to_string().into_bytes())),
+        ValueRef::Real(x) => Some(Cow::Owned(x.to_string().into_bytes())),
     }
 }
 
