@@ -50,6 +50,7 @@ use rusqlite::types::{Value, ValueRef};
 use tokio::sync::OwnedMutexGuard;
 
 use crate::error::ServerError;
+use crate::functions::StatementClock;
 use crate::processlist::{ConnInfo, EngineInterrupt, KillSignal};
 use crate::wire::{Cell, Output, ResultSet};
 
@@ -273,6 +274,8 @@ pub struct EngineConn {
     writer: Option<OwnedMutexGuard<()>>,
     /// A `BEGIN IMMEDIATE` transaction is open.
     in_txn: bool,
+    /// When the running statement started: what `NOW()` reads (`functions.rs`).
+    clock: Arc<StatementClock>,
 }
 
 impl EngineConn {
@@ -290,7 +293,8 @@ impl EngineConn {
             .interrupt
             .set(EngineInterrupt(db.get_interrupt_handle()));
         db.set_prepared_statement_cache_capacity(128);
-        crate::functions::register(&db).map_err(engine_err)?;
+        let clock = Arc::new(StatementClock::new());
+        crate::functions::register(&db, &clock).map_err(engine_err)?;
         for v in VIEW_SCHEMAS {
             db.execute_batch(&format!("ATTACH DATABASE ':memory:' AS {}", quote(v)))
                 .map_err(engine_err)?;
@@ -302,6 +306,7 @@ impl EngineConn {
             version: 0,
             writer: None,
             in_txn: false,
+            clock,
         };
         c.refresh();
         Ok(c)
@@ -310,6 +315,11 @@ impl EngineConn {
     /// The SQLite connection.
     pub fn db(&mut self) -> &mut rusqlite::Connection {
         self.db.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A statement starts executing: `NOW()` and its kin read this time until the next.
+    pub fn start_statement(&self) {
+        self.clock.start();
     }
 
     /// The engine.

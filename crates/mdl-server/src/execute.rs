@@ -168,6 +168,8 @@ impl Connection {
         digest: Option<pfs::DigestRef>,
         prepared: Option<u32>,
     ) -> Result<Output, ServerError> {
+        // MySQL's `THD::query_start`: what `NOW()` reads, before any lock wait.
+        self.db.start_statement();
         let statement = match &p.statement {
             mdl_sql::Statement::Sql { statement, .. } => Some(&**statement),
             _ => None,

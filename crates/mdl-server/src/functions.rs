@@ -6,17 +6,21 @@
 //!
 //! * SQLite already has, with MySQL's meaning: `IF` (3.48+), `IFNULL`, `NULLIF`, `COALESCE`,
 //!   `ABS`, `ROUND`, `SIGN`, `REPLACE`, `SUBSTR`/`SUBSTRING`, `INSTR`, `TRIM`/`LTRIM`/`RTRIM`,
-//!   `HEX`, `CONCAT_WS`, `OCTET_LENGTH`, and bare `CURRENT_TIMESTAMP`/`CURRENT_DATE`/
-//!   `CURRENT_TIME` (UTC text, as this server's `time_zone`, `SYSTEM` = UTC, gives them).
+//!   `HEX`, `CONCAT_WS`, `OCTET_LENGTH`.
 //! * Overridden, because SQLite's mean otherwise: `CONCAT` (NULL if any argument is NULL;
 //!   SQLite skips NULLs), `LENGTH` (bytes, as MySQL's; SQLite counts characters: MySQL's
-//!   character count is `CHAR_LENGTH`), `LOWER`/`UPPER` (Unicode; SQLite's fold ASCII only).
+//!   character count is `CHAR_LENGTH`), `LOWER`/`UPPER` (Unicode; SQLite's fold ASCII only),
+//!   and the keywords `CURRENT_TIMESTAMP`/`CURRENT_DATE`/`CURRENT_TIME` (column defaults
+//!   too), which SQLite compiles into calls of functions of those names: they read the
+//!   statement clock below. All are UTC, as this server's `time_zone`, `SYSTEM` = UTC, gives.
 //! * Strings compare as the engine's columns do, byte for byte (SQLite's BINARY collation):
 //!   `LOCATE`, `FIELD`, `FIND_IN_SET`, `GREATEST` and `LEAST` are case-sensitive, unlike
 //!   MySQL's default `utf8mb4_0900_ai_ci`, so that they agree with `=` on this server.
+//! * The clock: as in MySQL, `NOW()`, `CURDATE()`, `CURTIME()`, `UNIX_TIMESTAMP()` and their
+//!   synonyms read the start of the statement, set once per statement on the engine
+//!   connection ([`StatementClock::start`]); `SYSDATE()` reads the clock at each call.
 //! * Time-dependent and random functions are not flagged deterministic, so SQLite never
-//!   folds them; each call reads the clock (MySQL's `NOW()` is fixed for a statement, so a
-//!   statement over many rows that crosses a second may see two values here).
+//!   folds them.
 //! * `CURRENT_TIMESTAMP()`, `CURRENT_DATE()` and `CURRENT_TIME()` with parentheses are
 //!   SQLite syntax errors (its keywords); the rewrite renames them (`sqlite_name`).
 
@@ -27,6 +31,7 @@ mod string;
 mod time;
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
@@ -35,13 +40,15 @@ use rusqlite::types::{Value, ValueRef};
 /// longer result is NULL, as MySQL's `REPEAT`, `LPAD`, ... give with warning 1301.
 const MAX_RESULT: usize = 64 << 20;
 
-/// Registers the functions on `db`.
-pub fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
+pub use time::StatementClock;
+
+/// Registers the functions on `db`; the clock functions read `clock`.
+pub fn register(db: &rusqlite::Connection, clock: &Arc<StatementClock>) -> rusqlite::Result<()> {
     string::register(db)?;
     numeric::register(db)?;
     hash::register(db)?;
     compare::register(db)?;
-    time::register(db)
+    time::register(db, clock)
 }
 
 /// The name SQLite knows a MySQL function call `NAME(...)` by, when it is not the same:
@@ -172,7 +179,7 @@ mod tests {
     /// A connection with the functions, for the modules' tests.
     pub(super) fn db() -> rusqlite::Connection {
         let db = rusqlite::Connection::open_in_memory().unwrap();
-        register(&db).unwrap();
+        register(&db, &Arc::new(StatementClock::new())).unwrap();
         db
     }
 

@@ -1,6 +1,6 @@
 //! MySQL's scalar functions the engine lacks, through the wire: text queries and prepared
 //! statements, the column names MySQL gives them, `CURRENT_TIMESTAMP()` renamed for SQLite,
-//! and an unknown function still refused with 1305.
+//! `NOW()` fixed for a statement, and an unknown function still refused with 1305.
 
 mod common;
 
@@ -109,4 +109,44 @@ async fn an_unknown_function_is_still_1305() {
     assert_eq!(e, (1305, "42000".into()));
     let one: i64 = c.query_first("SELECT 1").await.unwrap().unwrap();
     assert_eq!(one, 1, "the connection goes on");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn now_is_fixed_for_a_statement_and_sysdate_is_not() {
+    let mut c = conn().await;
+    // The server sleeps after the statement started, before the engine runs it.
+    let (now, slept, again, sys, stamp): (String, i64, String, String, String) = c
+        .query_first("SELECT NOW(6), SLEEP(1), NOW(6), SYSDATE(6), CURRENT_TIMESTAMP")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(slept, 0);
+    assert_eq!(now, again, "NOW() reads the statement's start");
+    assert_eq!(&now[..19], stamp, "so does CURRENT_TIMESTAMP");
+    let seconds_between =
+        |a: &str, b: &str| format!("SELECT UNIX_TIMESTAMP('{b}') - UNIX_TIMESTAMP('{a}')");
+    let waited: f64 = c
+        .query_first(seconds_between(&now, &sys))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(waited >= 1.0, "SYSDATE() reads the clock: {now} {sys}");
+    // The next statement starts later.
+    let next: String = c.query_first("SELECT NOW(6)").await.unwrap().unwrap();
+    let later: f64 = c
+        .query_first(seconds_between(&sys, &next))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(later >= 0.0, "{sys} {next}");
+    // Every row of a statement sees the same NOW().
+    let distinct: i64 = c
+        .query_first(
+            "SELECT COUNT(DISTINCT t) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL \
+             SELECT i + 1 FROM n WHERE i < 20000) SELECT NOW(6) AS t FROM n) AS x",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(distinct, 1);
 }

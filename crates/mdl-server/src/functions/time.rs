@@ -3,7 +3,14 @@
 //! `system_time_zone` UTC (`admin.rs`), so the local and the UTC functions agree. Values are
 //! MySQL's text forms, `'YYYY-MM-DD HH:MM:SS[.ffffff]'`. Civil dates come from Unix time by
 //! Howard Hinnant's `days_from_civil` / `civil_from_days` (no date crate in the workspace).
+//!
+//! As in MySQL, `NOW()`, `CURDATE()`, `CURTIME()`, `UNIX_TIMESTAMP()` and their synonyms read
+//! the time the statement started (`THD::query_start`), the same for every row and every
+//! call of one statement; `SYSDATE()` reads the clock at each call. The start is a
+//! [`StatementClock`] per engine connection, set when a statement starts executing on it.
 
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::functions::Context;
@@ -15,31 +22,99 @@ use super::{flags, int, number, text};
 /// 8.0.28+): 3001-01-18 23:59:59.999999 UTC.
 const MAX_UNIX: i64 = 32_536_771_199;
 
-/// Registers the date and time functions on `db`; those of the clock are not deterministic.
-pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
-    let clock = flags(false);
-    for name in [
-        "NOW",
-        "SYSDATE",
-        "LOCALTIME",
-        "LOCALTIMESTAMP",
-        "UTC_TIMESTAMP",
-    ] {
-        db.create_scalar_function(name, 0, clock, |_| Ok(now_text(0, true, true)))?;
-        db.create_scalar_function(name, 1, clock, move |ctx| {
-            Ok(now_text(fsp(ctx, name)?, true, true))
-        })?;
+/// When the statement running on an engine connection started, in microseconds since the
+/// Unix epoch: what `NOW()` and its kin read. [`StatementClock::start`] is one clock read and
+/// one relaxed store, cheap enough for every statement.
+#[derive(Debug)]
+pub struct StatementClock {
+    micros: AtomicI64,
+}
+
+impl StatementClock {
+    /// A clock started now.
+    pub fn new() -> StatementClock {
+        StatementClock {
+            micros: AtomicI64::new(now_micros()),
+        }
     }
-    for name in ["CURDATE", "UTC_DATE"] {
-        db.create_scalar_function(name, 0, clock, |_| Ok(now_text(0, true, false)))?;
+
+    /// A statement starts: the clock functions read now from here on.
+    pub fn start(&self) {
+        self.micros.store(now_micros(), Ordering::Relaxed);
     }
-    for name in ["CURTIME", "UTC_TIME"] {
-        db.create_scalar_function(name, 0, clock, |_| Ok(now_text(0, false, true)))?;
-        db.create_scalar_function(name, 1, clock, move |ctx| {
-            Ok(now_text(fsp(ctx, name)?, false, true))
-        })?;
+
+    /// The statement's start: Unix seconds and microseconds.
+    fn now(&self) -> (i64, u32) {
+        split(self.micros.load(Ordering::Relaxed))
     }
-    db.create_scalar_function("UNIX_TIMESTAMP", 0, clock, |_| Ok(now().0))?;
+}
+
+impl Default for StatementClock {
+    fn default() -> StatementClock {
+        StatementClock::new()
+    }
+}
+
+/// The system clock in microseconds since the Unix epoch.
+fn now_micros() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}
+
+fn split(micros: i64) -> (i64, u32) {
+    (
+        micros.div_euclid(1_000_000),
+        micros.rem_euclid(1_000_000) as u32,
+    )
+}
+
+/// Registers the date and time functions on `db`, the clock's reading `clock`; those of the
+/// clock are not deterministic.
+pub(super) fn register(
+    db: &rusqlite::Connection,
+    clock: &Arc<StatementClock>,
+) -> rusqlite::Result<()> {
+    let f = flags(false);
+    // SQLite compiles its keywords `CURRENT_TIMESTAMP`, `CURRENT_DATE` and `CURRENT_TIME`
+    // (column defaults included) into calls of these names, which a registered function
+    // overrides: they read the statement's start too, as MySQL's do.
+    let clock_fns = [
+        ("NOW", true, true),
+        ("LOCALTIME", true, true),
+        ("LOCALTIMESTAMP", true, true),
+        ("UTC_TIMESTAMP", true, true),
+        ("CURRENT_TIMESTAMP", true, true),
+        ("CURDATE", true, false),
+        ("UTC_DATE", true, false),
+        ("CURRENT_DATE", true, false),
+        ("CURTIME", false, true),
+        ("UTC_TIME", false, true),
+        ("CURRENT_TIME", false, true),
+    ];
+    for (name, date, time) in clock_fns {
+        let c = clock.clone();
+        db.create_scalar_function(name, 0, f, move |_| Ok(now_text(c.now(), 0, date, time)))?;
+        if time && !name.starts_with("CURRENT_") {
+            let c = clock.clone();
+            db.create_scalar_function(name, 1, f, move |ctx| {
+                Ok(now_text(c.now(), fsp(ctx, name)?, date, time))
+            })?;
+        }
+    }
+    db.create_scalar_function("SYSDATE", 0, f, |_| {
+        Ok(now_text(split(now_micros()), 0, true, true))
+    })?;
+    db.create_scalar_function("SYSDATE", 1, f, |ctx| {
+        Ok(now_text(
+            split(now_micros()),
+            fsp(ctx, "SYSDATE")?,
+            true,
+            true,
+        ))
+    })?;
+    let c = clock.clone();
+    db.create_scalar_function("UNIX_TIMESTAMP", 0, f, move |_| Ok(c.now().0))?;
     db.create_scalar_function("UNIX_TIMESTAMP", 1, flags(true), |ctx| {
         Ok(unix_timestamp(ctx))
     })?;
@@ -63,16 +138,9 @@ fn fsp(ctx: &Context<'_>, name: &str) -> rusqlite::Result<u32> {
     }
 }
 
-/// Now: seconds and microseconds since the Unix epoch.
-fn now() -> (i64, u32) {
-    let d = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    (d.as_secs() as i64, d.subsec_micros())
-}
-
-fn now_text(fsp: u32, date: bool, time: bool) -> String {
-    let (secs, micros) = now();
+/// A time as a clock function shows it; microseconds truncated to `fsp` digits, as MySQL's
+/// `query_start_timeval_trunc`.
+fn now_text((secs, micros): (i64, u32), fsp: u32, date: bool, time: bool) -> String {
     let full = format_datetime(secs, micros, fsp);
     match (date, time) {
         (true, true) => full,
@@ -281,6 +349,59 @@ mod tests {
     }
 
     #[test]
+    fn the_clock_stands_still_within_a_statement() {
+        let clock = Arc::new(StatementClock::new());
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        super::super::register(&db, &clock).unwrap();
+        clock.micros.store(1_709_164_800_123_456, Ordering::Relaxed);
+        let row: (String, String, String, String, i64) = db
+            .query_row(
+                "SELECT NOW(), NOW(6), CURDATE(), CURTIME(3), UNIX_TIMESTAMP()",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            row,
+            (
+                "2024-02-29 00:00:00".into(),
+                "2024-02-29 00:00:00.123456".into(),
+                "2024-02-29".into(),
+                "00:00:00.123".into(),
+                1_709_164_800
+            )
+        );
+        // SQLite's keywords, in a column default too.
+        db.execute_batch(
+            "CREATE TABLE t (a INT, ts TEXT DEFAULT CURRENT_TIMESTAMP);
+             INSERT INTO t (a) VALUES (1);",
+        )
+        .unwrap();
+        let row: (String, String, String, String) = db
+            .query_row(
+                "SELECT CURRENT_TIMESTAMP, CURRENT_DATE, CURRENT_TIME, ts FROM t",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            row,
+            (
+                "2024-02-29 00:00:00".into(),
+                "2024-02-29".into(),
+                "00:00:00".into(),
+                "2024-02-29 00:00:00".into()
+            )
+        );
+        // SYSDATE() reads the clock: not 2024 any more.
+        let sys: String = db.query_row("SELECT SYSDATE()", [], |r| r.get(0)).unwrap();
+        assert!(sys.as_str() > "2025", "{sys}");
+        clock.start();
+        let now: String = db.query_row("SELECT NOW()", [], |r| r.get(0)).unwrap();
+        assert!(now.as_str() > "2025", "{now}");
+    }
+
+    #[test]
     fn through_sqlite_with_nulls() {
         let db = db();
         let t = |s: &str| Value::Text(s.into());
@@ -326,7 +447,7 @@ mod tests {
         let now: i64 = db
             .query_row("SELECT UNIX_TIMESTAMP()", [], |r| r.get(0))
             .unwrap();
-        assert!((now - super::now().0).abs() <= 1);
+        assert!((now - split(now_micros()).0).abs() <= 1);
         assert_eq!(
             eval(&db, "UNIX_TIMESTAMP(FROM_UNIXTIME(12345))"),
             Value::Integer(12345)
