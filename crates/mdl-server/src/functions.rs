@@ -1,8 +1,18 @@
 //! MySQL 8.0's scalar functions that the bundled SQLite (3.50) lacks or means otherwise,
 //! registered on every engine connection so the queries applications and DBAs type run
-//! unchanged: the date and time functions (`time`), string functions (`string`), numeric
-//! functions (`numeric`), digests (`hash`: `MD5`, `SHA1`, `SHA2`, `CRC32`) and `GREATEST`/
-//! `LEAST` (`compare`). Each function names the MySQL source or manual section it follows.
+//! unchanged. Each module names the MySQL source or manual section it follows:
+//!
+//! * `clock`: `NOW()` and its kin, `SYSDATE()`, `UNIX_TIMESTAMP`, `FROM_UNIXTIME`, and the
+//!   [`StatementClock`] they read.
+//! * `temporal`: MySQL's DATE, DATETIME and TIME values, read from arguments as MySQL reads
+//!   strings and numbers in a date or time context; `calendar`: day numbers and weeks.
+//! * `parts`: `YEAR` ... `MICROSECOND`, `WEEK`, `EXTRACT`, `TO_DAYS`, `DATEDIFF`, `TIMEDIFF`,
+//!   ...; `interval`: `DATE_ADD`, `DATE_SUB`, `TIMESTAMPADD`, `TIMESTAMPDIFF`; `format`:
+//!   `DATE_FORMAT`, `TIME_FORMAT`, `STR_TO_DATE`.
+//! * `string`, `numeric`, `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `compare` (`GREATEST`,
+//!   `LEAST`).
+//!
+//! How they meet SQLite:
 //!
 //! * SQLite already has, with MySQL's meaning: `IF` (3.48+), `IFNULL`, `NULLIF`, `COALESCE`,
 //!   `ABS`, `ROUND`, `SIGN`, `REPLACE`, `SUBSTR`/`SUBSTRING`, `INSTR`, `TRIM`/`LTRIM`/`RTRIM`,
@@ -19,16 +29,25 @@
 //! * The clock: as in MySQL, `NOW()`, `CURDATE()`, `CURTIME()`, `UNIX_TIMESTAMP()` and their
 //!   synonyms read the start of the statement, set once per statement on the engine
 //!   connection ([`StatementClock::start`]); `SYSDATE()` reads the clock at each call.
-//! * Time-dependent and random functions are not flagged deterministic, so SQLite never
-//!   folds them.
+//! * Functions whose result depends on more than their arguments (the clock, `RAND`, and
+//!   the date functions, which take a TIME on the statement's date) are not flagged
+//!   deterministic, so SQLite never folds them or puts them in an index.
+//! * SQLite has no `INTERVAL`, `EXTRACT(unit FROM x)` or unit keywords: the rewrite
+//!   (`rewrite.rs`) passes units as strings, `DATE_ADD(x, n, 'DAY')` and so on (see
+//!   `interval`).
 //! * `CURRENT_TIMESTAMP()`, `CURRENT_DATE()` and `CURRENT_TIME()` with parentheses are
 //!   SQLite syntax errors (its keywords); the rewrite renames them (`sqlite_name`).
 
+mod calendar;
+mod clock;
 mod compare;
+mod format;
 mod hash;
+mod interval;
 mod numeric;
+mod parts;
 mod string;
-mod time;
+mod temporal;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -40,7 +59,7 @@ use rusqlite::types::{Value, ValueRef};
 /// longer result is NULL, as MySQL's `REPEAT`, `LPAD`, ... give with warning 1301.
 const MAX_RESULT: usize = 64 << 20;
 
-pub use time::StatementClock;
+pub use clock::StatementClock;
 
 /// Registers the functions on `db`; the clock functions read `clock`.
 pub fn register(db: &rusqlite::Connection, clock: &Arc<StatementClock>) -> rusqlite::Result<()> {
@@ -48,7 +67,10 @@ pub fn register(db: &rusqlite::Connection, clock: &Arc<StatementClock>) -> rusql
     numeric::register(db)?;
     hash::register(db)?;
     compare::register(db)?;
-    time::register(db, clock)
+    clock::register(db, clock)?;
+    parts::register(db, clock)?;
+    interval::register(db, clock)?;
+    format::register(db, clock)
 }
 
 /// The name SQLite knows a MySQL function call `NAME(...)` by, when it is not the same:

@@ -1,0 +1,308 @@
+//! The clock (manual, 14.7 "Date and Time Functions"; source `sql/item_timefunc.cc`), in UTC:
+//! this server's `time_zone` is `SYSTEM` and its `system_time_zone` UTC (`admin.rs`), so the
+//! local and the UTC functions agree.
+//!
+//! As in MySQL, `NOW()`, `CURDATE()`, `CURTIME()`, `UNIX_TIMESTAMP()` and their synonyms read
+//! the time the statement started (`THD::query_start`), the same for every row and every
+//! call of one statement; `SYSDATE()` reads the clock at each call. The start is a
+//! [`StatementClock`] per engine connection, set when a statement starts executing on it.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rusqlite::functions::Context;
+use rusqlite::types::Value;
+
+use super::temporal::{date_arg, Dates, Temporal};
+use super::{flags, int, number, Num};
+
+/// The largest time `UNIX_TIMESTAMP` and `FROM_UNIXTIME` take on 64-bit platforms (MySQL
+/// 8.0.28+): 3001-01-18 23:59:59.999999 UTC.
+const MAX_UNIX: i64 = 32_536_771_199;
+
+/// When the statement running on an engine connection started, in microseconds since the
+/// Unix epoch: what `NOW()` and its kin read. [`StatementClock::start`] is one clock read and
+/// one relaxed store, cheap enough for every statement.
+#[derive(Debug)]
+pub struct StatementClock {
+    micros: AtomicI64,
+}
+
+impl StatementClock {
+    /// A clock started now.
+    pub fn new() -> StatementClock {
+        StatementClock {
+            micros: AtomicI64::new(now_micros()),
+        }
+    }
+
+    /// A statement starts: the clock functions read now from here on.
+    pub fn start(&self) {
+        self.micros.store(now_micros(), Ordering::Relaxed);
+    }
+
+    /// The statement's start: Unix seconds and microseconds.
+    pub(super) fn now(&self) -> (i64, u32) {
+        split(self.micros.load(Ordering::Relaxed))
+    }
+}
+
+impl Default for StatementClock {
+    fn default() -> StatementClock {
+        StatementClock::new()
+    }
+}
+
+/// The system clock in microseconds since the Unix epoch.
+fn now_micros() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}
+
+fn split(micros: i64) -> (i64, u32) {
+    (
+        micros.div_euclid(1_000_000),
+        micros.rem_euclid(1_000_000) as u32,
+    )
+}
+
+/// What a clock function shows of a time.
+#[derive(Clone, Copy)]
+enum Shows {
+    DateTime,
+    Date,
+    Time,
+}
+
+/// Registers the clock functions on `db`, reading `clock`; none is deterministic.
+pub(super) fn register(
+    db: &rusqlite::Connection,
+    clock: &Arc<StatementClock>,
+) -> rusqlite::Result<()> {
+    let f = flags(false);
+    let clock_fns = [
+        ("NOW", Shows::DateTime),
+        ("LOCALTIME", Shows::DateTime),
+        ("LOCALTIMESTAMP", Shows::DateTime),
+        ("UTC_TIMESTAMP", Shows::DateTime),
+        ("CURDATE", Shows::Date),
+        ("UTC_DATE", Shows::Date),
+        ("CURTIME", Shows::Time),
+        ("UTC_TIME", Shows::Time),
+    ];
+    for (name, shows) in clock_fns {
+        let c = clock.clone();
+        db.create_scalar_function(name, 0, f, move |_| Ok(clock_text(c.now(), 0, shows)))?;
+        if !matches!(shows, Shows::Date) {
+            let c = clock.clone();
+            db.create_scalar_function(name, 1, f, move |ctx| {
+                Ok(clock_text(c.now(), fsp(ctx, name)?, shows))
+            })?;
+        }
+    }
+    // SQLite compiles its keywords `CURRENT_TIMESTAMP`, `CURRENT_DATE` and `CURRENT_TIME`
+    // (column defaults included) into calls of these names, which a registered function
+    // overrides: they read the statement's start too, as MySQL's do.
+    let keywords = [
+        ("CURRENT_TIMESTAMP", Shows::DateTime),
+        ("CURRENT_DATE", Shows::Date),
+        ("CURRENT_TIME", Shows::Time),
+    ];
+    for (name, shows) in keywords {
+        let c = clock.clone();
+        db.create_scalar_function(name, 0, f, move |_| Ok(clock_text(c.now(), 0, shows)))?;
+    }
+    db.create_scalar_function("SYSDATE", 0, f, |_| {
+        Ok(clock_text(split(now_micros()), 0, Shows::DateTime))
+    })?;
+    db.create_scalar_function("SYSDATE", 1, f, |ctx| {
+        Ok(clock_text(
+            split(now_micros()),
+            fsp(ctx, "SYSDATE")?,
+            Shows::DateTime,
+        ))
+    })?;
+    let c = clock.clone();
+    db.create_scalar_function("UNIX_TIMESTAMP", 0, f, move |_| Ok(c.now().0))?;
+    // A TIME argument is taken on the statement's date: not deterministic either.
+    let c = clock.clone();
+    db.create_scalar_function("UNIX_TIMESTAMP", 1, f, move |ctx| {
+        Ok(unix_timestamp(ctx, &c))
+    })?;
+    db.create_scalar_function("FROM_UNIXTIME", 1, flags(true), |ctx| {
+        Ok(from_unixtime(ctx))
+    })
+}
+
+/// The fractional-seconds precision argument: 0 to 6, as MySQL's error 1426 bounds it.
+fn fsp(ctx: &Context<'_>, name: &str) -> rusqlite::Result<u32> {
+    match int(ctx, 0) {
+        Some(n @ 0..=6) => Ok(n as u32),
+        n => Err(rusqlite::Error::UserFunctionError(
+            format!(
+                "Too-big precision {} specified for '{}'. Maximum is 6.",
+                n.map_or("NULL".to_string(), |n| n.to_string()),
+                name.to_ascii_lowercase()
+            )
+            .into(),
+        )),
+    }
+}
+
+/// A time as a clock function shows it; microseconds truncated to `fsp` digits, as MySQL's
+/// `query_start_timeval_trunc`.
+fn clock_text((secs, micros): (i64, u32), fsp: u32, shows: Shows) -> Value {
+    let Some(t) = Temporal::from_unix(secs, micros) else {
+        return Value::Null;
+    };
+    let full = t.text(fsp);
+    Value::Text(match shows {
+        Shows::DateTime => full,
+        Shows::Date => full[..10].to_string(),
+        Shows::Time => full[11..].to_string(),
+    })
+}
+
+/// `UNIX_TIMESTAMP(dt)` (`Item_func_unix_timestamp`): seconds since the epoch, with the
+/// fraction when `dt` has one; 0 out of MySQL's range (1970 to 3001); NULL for no date.
+fn unix_timestamp(ctx: &Context<'_>, clock: &StatementClock) -> Value {
+    match date_arg(ctx, 0, Dates::Whole, clock).and_then(|t| t.unix()) {
+        None => Value::Null,
+        Some((secs, _)) if !(0..=MAX_UNIX).contains(&secs) => Value::Integer(0),
+        Some((secs, 0)) => Value::Integer(secs),
+        Some((secs, micros)) => Value::Real(secs as f64 + f64::from(micros) / 1e6),
+    }
+}
+
+/// `FROM_UNIXTIME(n)` (`Item_func_from_unixtime`): the UTC datetime `n` seconds after the
+/// epoch, with six fraction digits when `n` is not an integer (SQLite does not keep a
+/// literal's scale); NULL when `n` is negative or past MySQL's range.
+fn from_unixtime(ctx: &Context<'_>) -> Value {
+    let t = match number(ctx, 0) {
+        Some(Num::Int(secs)) if (0..=MAX_UNIX).contains(&secs) => {
+            Temporal::from_unix(secs, 0).map(|t| t.text(0))
+        }
+        Some(Num::Real(x)) if (0.0..(MAX_UNIX + 1) as f64).contains(&x) => {
+            let (secs, micros) = split((x * 1e6).round() as i64);
+            Temporal::from_unix(secs, micros).map(|t| t.text(6))
+        }
+        _ => None,
+    };
+    t.map_or(Value::Null, Value::Text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{db, eval};
+    use super::*;
+
+    #[test]
+    fn the_clock_stands_still_within_a_statement() {
+        let clock = Arc::new(StatementClock::new());
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        super::super::register(&db, &clock).unwrap();
+        clock.micros.store(1_709_164_800_123_456, Ordering::Relaxed);
+        let row: (String, String, String, String, i64) = db
+            .query_row(
+                "SELECT NOW(), NOW(6), CURDATE(), CURTIME(3), UNIX_TIMESTAMP()",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            row,
+            (
+                "2024-02-29 00:00:00".into(),
+                "2024-02-29 00:00:00.123456".into(),
+                "2024-02-29".into(),
+                "00:00:00.123".into(),
+                1_709_164_800
+            )
+        );
+        // SQLite's keywords, in a column default too.
+        db.execute_batch(
+            "CREATE TABLE t (a INT, ts TEXT DEFAULT CURRENT_TIMESTAMP);
+             INSERT INTO t (a) VALUES (1);",
+        )
+        .unwrap();
+        let row: (String, String, String, String) = db
+            .query_row(
+                "SELECT CURRENT_TIMESTAMP, CURRENT_DATE, CURRENT_TIME, ts FROM t",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            row,
+            (
+                "2024-02-29 00:00:00".into(),
+                "2024-02-29".into(),
+                "00:00:00".into(),
+                "2024-02-29 00:00:00".into()
+            )
+        );
+        // SYSDATE() reads the clock: not 2024 any more.
+        let sys: String = db.query_row("SELECT SYSDATE()", [], |r| r.get(0)).unwrap();
+        assert!(sys.as_str() > "2025", "{sys}");
+        clock.start();
+        let now: String = db.query_row("SELECT NOW()", [], |r| r.get(0)).unwrap();
+        assert!(now.as_str() > "2025", "{now}");
+    }
+
+    #[test]
+    fn unix_times_with_nulls() {
+        let db = db();
+        let t = |s: &str| Value::Text(s.into());
+        assert_eq!(
+            eval(&db, "UNIX_TIMESTAMP('2015-11-13 10:20:19')"),
+            Value::Integer(1_447_410_019)
+        );
+        assert_eq!(
+            eval(&db, "UNIX_TIMESTAMP(20151113)"),
+            Value::Integer(1_447_372_800)
+        );
+        assert_eq!(
+            eval(&db, "UNIX_TIMESTAMP('2015-11-13 10:20:19.25')"),
+            Value::Real(1_447_410_019.25)
+        );
+        assert_eq!(
+            eval(&db, "UNIX_TIMESTAMP('1969-12-31 23:59:59')"),
+            Value::Integer(0)
+        );
+        assert_eq!(eval(&db, "UNIX_TIMESTAMP('nope')"), Value::Null);
+        assert_eq!(eval(&db, "UNIX_TIMESTAMP(NULL)"), Value::Null);
+        assert_eq!(
+            eval(&db, "FROM_UNIXTIME(1447430881)"),
+            t("2015-11-13 16:08:01")
+        );
+        assert_eq!(
+            eval(&db, "FROM_UNIXTIME(1.5)"),
+            t("1970-01-01 00:00:01.500000")
+        );
+        assert_eq!(eval(&db, "FROM_UNIXTIME(-1)"), Value::Null);
+        assert_eq!(eval(&db, "FROM_UNIXTIME(NULL)"), Value::Null);
+        assert_eq!(
+            eval(&db, "FROM_UNIXTIME(32536771199)"),
+            t("3001-01-18 23:59:59")
+        );
+        assert_eq!(
+            eval(
+                &db,
+                "length(NOW(6)) + length(CURDATE()) + length(CURTIME(2))"
+            ),
+            Value::Integer(26 + 10 + 11)
+        );
+        let now: i64 = db
+            .query_row("SELECT UNIX_TIMESTAMP()", [], |r| r.get(0))
+            .unwrap();
+        assert!((now - split(now_micros()).0).abs() <= 1);
+        assert_eq!(
+            eval(&db, "UNIX_TIMESTAMP(FROM_UNIXTIME(12345))"),
+            Value::Integer(12345)
+        );
+        let err = db.query_row("SELECT NOW(7)", [], |r| r.get::<_, String>(0));
+        assert!(format!("{err:?}").contains("Too-big precision 7"));
+    }
+}
