@@ -1,6 +1,7 @@
 //! MySQL's scalar functions the engine lacks, through the wire: text queries and prepared
 //! statements, the column names MySQL gives them, `CURRENT_TIMESTAMP()` renamed for SQLite,
-//! `NOW()` fixed for a statement, and an unknown function still refused with 1305.
+//! the date, digest and comparison functions, `NOW()` fixed for a statement, and an unknown
+//! function still refused with 1305.
 
 mod common;
 
@@ -109,6 +110,102 @@ async fn an_unknown_function_is_still_1305() {
     assert_eq!(e, (1305, "42000".into()));
     let one: i64 = c.query_first("SELECT 1").await.unwrap().unwrap();
     assert_eq!(one, 1, "the connection goes on");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dates_digests_and_comparisons_answer_as_mysql() {
+    let mut c = conn().await;
+    let row: (String, i64, Option<i64>, i64, String, String) = c
+        .query_first(
+            "SELECT DATE_FORMAT('2009-10-04 22:23:00', '%W %M %D %Y %r'), \
+             DATEDIFF('2007-12-31 23:59:59', '2007-12-30'), GREATEST(1, NULL, 3), \
+             LEAST(34, 3, 5, 767), DAYNAME('2007-02-03'), LAST_DAY('2004-02-05')",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        (
+            "Sunday October 4th 2009 10:23:00 PM".into(),
+            1,
+            None,
+            3,
+            "Saturday".into(),
+            "2004-02-29".into()
+        )
+    );
+    let row: (String, String, String, i64) = c
+        .query_first("SELECT MD5('testing'), SHA1('abc'), SHA2('abc', 256), CRC32('MySQL')")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        (
+            "ae2b1fca515949e5d54fb22b8ed95575".into(),
+            "a9993e364706816aba3e25717850c26c9cd0d89d".into(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".into(),
+            3_259_397_556
+        )
+    );
+    let row: (i64, i64, i64, String, String, Option<String>) = c
+        .query_first(
+            "SELECT YEAR('2024-02-29'), WEEK('2008-02-20', 1), TIME_TO_SEC('22:23:00'), \
+             TIMEDIFF('2008-12-31 23:59:59.000001', '2008-12-30 01:01:01.000002'), \
+             STR_TO_DATE('May 1, 2013', '%M %d,%Y'), SHA2('abc', 100)",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        (
+            2024,
+            8,
+            80_580,
+            "46:58:57.999999".into(),
+            "2013-05-01".into(),
+            None
+        )
+    );
+    // The forms the rewrite gives `+ INTERVAL`, `TIMESTAMPDIFF(unit, ...)` and `EXTRACT`.
+    let row: (String, String, i64, i64) = c
+        .query_first(
+            "SELECT DATE_ADD('2024-01-31', 1, 'MONTH'), DATE_SUB('2024-01-01', '1:30', 'HOUR_MINUTE'), \
+             TIMESTAMPDIFF('MONTH', '2003-02-01', '2003-05-01'), EXTRACT('DAY_MINUTE', '2019-07-02 01:02:03')",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        ("2024-02-29".into(), "2023-12-31 22:30:00".into(), 3, 20_102)
+    );
+    // Prepared, with NULLs.
+    let stmt = c
+        .prep("SELECT DATE_FORMAT(?, '%Y/%m/%d'), MD5(?), GREATEST(?, ?)")
+        .await
+        .unwrap();
+    let row: (String, String, i64) = c
+        .exec_first(&stmt, ("2024-02-29 10:00:00", "testing", 2, 7))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        (
+            "2024/02/29".into(),
+            "ae2b1fca515949e5d54fb22b8ed95575".into(),
+            7
+        )
+    );
+    let nulls: (Option<String>, Option<String>, Option<i64>) = c
+        .exec_first(&stmt, (None::<String>, None::<String>, 2, None::<i64>))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(nulls, (None, None, None));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
