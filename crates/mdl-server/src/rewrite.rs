@@ -23,6 +23,14 @@
 //! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
 //!   SQLite's `t__k`.
 //! * `LIKE` without `ESCAPE` escapes with `\`, as MySQL's does (SQLite's has no escape).
+//! * Expression syntax SQLite spells otherwise (`expr.rs`, which says what differs from MySQL):
+//!   `INTERVAL` arithmetic (`x + INTERVAL n UNIT`, `DATE_ADD`, `ADDDATE`, `DATE_SUB`,
+//!   `SUBDATE`) calls this server's `DATE_ADD(x, n, 'UNIT')` / `DATE_SUB`; the units of
+//!   `TIMESTAMPDIFF`, `TIMESTAMPADD` and `EXTRACT(UNIT FROM x)` become strings; `DIV` is a
+//!   truncating cast of `/`, `%` is `MOD()`; `GROUP_CONCAT`'s `SEPARATOR` is SQLite's second
+//!   argument (`DISTINCT` with one goes through an escaped text); `CAST` / `CONVERT` to MySQL's
+//!   types are SQLite's (`SIGNED` is `INTEGER`, `CHAR(n)` a `substr`, `DATE` `DATE(x)`, ...),
+//!   and `CONVERT(x USING cs)` is `x`.
 //! * `FROM DUAL` is no FROM clause; MySQL's INSERT forms (`SET`, `IGNORE`, `ON DUPLICATE KEY
 //!   UPDATE`) are SQLite's (`insert.rs`).
 //! * Statements SQLite spells otherwise: `TRUNCATE [TABLE] t` is a `DELETE FROM t`, `RENAME
@@ -31,6 +39,7 @@
 //!   table stops the statement after the tables before it were dropped).
 
 mod ddl;
+mod expr;
 mod insert;
 
 use std::collections::HashSet;
@@ -90,7 +99,8 @@ pub enum LockingRead {
 ///
 /// # Errors
 /// 1193 for an unknown `@@variable`, 1046 for a table name with no schema to qualify it,
-/// 1235 for what SQLite cannot do (`CREATE TABLE ... LIKE`).
+/// 1235 for what SQLite cannot do (`CREATE TABLE ... LIKE`, `GROUP_CONCAT(DISTINCT ...)` with the
+/// byte 0x01 in its separator: `expr.rs`).
 pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     let mut s = s.clone();
     let mut q = Qualify::new(env);
@@ -265,6 +275,8 @@ struct Qualify<'a> {
     sleep: std::time::Duration,
     read_session: bool,
     locking_read: Option<LockingRead>,
+    /// The `?` placeholders visited so far: those before the expression being visited.
+    placeholders: usize,
     error: Option<ServerError>,
 }
 
@@ -278,6 +290,7 @@ impl<'a> Qualify<'a> {
             sleep: std::time::Duration::ZERO,
             read_session: false,
             locking_read: None,
+            placeholders: 0,
             error: None,
         }
     }
@@ -466,6 +479,9 @@ impl VisitorMut for Qualify<'_> {
         if let Some(c) = self.literal(e) {
             *e = cell_expr(c);
         }
+        if let Err(err) = expr::mysql_syntax(e, self.placeholders) {
+            self.error.get_or_insert(err);
+        }
         // MySQL's LIKE escapes with `\` unless told otherwise (`Item_func_like`'s default
         // `escape`); SQLite's escapes with nothing.
         if let Expr::Like {
@@ -488,8 +504,10 @@ impl VisitorMut for Qualify<'_> {
     }
 
     fn pre_visit_value(&mut self, v: &mut ValueWithSpan) -> ControlFlow<()> {
-        if let Value::DoubleQuotedString(s) = &v.value {
-            v.value = Value::SingleQuotedString(s.clone());
+        match &v.value {
+            Value::DoubleQuotedString(s) => v.value = Value::SingleQuotedString(s.clone()),
+            Value::Placeholder(_) => self.placeholders += 1,
+            _ => {}
         }
         ControlFlow::Continue(())
     }
@@ -503,7 +521,7 @@ mod tests {
         (name == "version_comment").then(|| Cell::Text("mdl".into()))
     }
 
-    fn sqlite(sql: &str) -> Vec<String> {
+    pub(super) fn sqlite(sql: &str) -> Vec<String> {
         let parsed = mdl_sql::parse(sql).unwrap();
         let mdl_sql::Statement::Sql { statement, .. } = &parsed[0].statement else {
             panic!("not sql")
