@@ -1,6 +1,7 @@
 //! MySQL's dialect where SQLite's differs, through the wire: `FROM DUAL`, `INSERT ... SET`,
-//! `INSERT IGNORE`, `ON DUPLICATE KEY UPDATE ... VALUES(col)`, and MySQL 8.0's atomic
-//! `DROP TABLE` of several tables.
+//! `INSERT IGNORE`, `ON DUPLICATE KEY UPDATE ... VALUES(col)`, MySQL 8.0's atomic
+//! `DROP TABLE` of several tables, and expression syntax (`DIV`, `%`, `GROUP_CONCAT ...
+//! SEPARATOR`, `CAST`, `CONVERT`; `rewrite/expr.rs`).
 
 mod common;
 
@@ -116,4 +117,155 @@ async fn like_escapes_with_a_backslash_as_mysql() {
         .await
         .unwrap();
     assert_eq!(all, ["a_b", "axb"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn div_and_modulo_answer_as_mysql() {
+    let mut c = conn().await;
+    type Row6 = (i64, i64, i64, i64, Option<i64>, Option<i64>);
+    let div: Row6 = c
+        .query_first("SELECT 5 DIV 2, -7 DIV 2, 7.9 DIV 2, '7' DIV '2', 5 DIV 0, NULL DIV 2")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        div,
+        (2, -3, 3, 3, None, None),
+        "truncated toward zero, NULL by 0"
+    );
+    let modulo: (i64, i64, f64, f64, Option<i64>, Option<f64>) = c
+        .query_first("SELECT 5 % 2, -5 % 2, 5.5 % 2, -5.5 % 2, 5 % 0, 5.5 % 0")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        modulo,
+        (1, -1, 1.5, -1.5, None, None),
+        "the dividend's sign, fmod"
+    );
+    let stmt = c.prep("SELECT ? DIV ?, ? % ?").await.unwrap();
+    let prepared: (i64, i64) = c.exec_first(&stmt, (7, 2, 7, 3)).await.unwrap().unwrap();
+    assert_eq!(prepared, (3, 1));
+    let row: mysql_async::Row = c.query_first("SELECT 5 DIV 2").await.unwrap().unwrap();
+    assert_eq!(
+        row.columns_ref()[0].name_str(),
+        "5 DIV 2",
+        "MySQL's column name"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_concat_separator_order_by_and_distinct() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE di_gc (g INT, v TEXT)")
+        .await
+        .unwrap();
+    c.query_drop(
+        "INSERT INTO di_gc VALUES (1, 'b'), (1, 'a,b'), (1, 'b'), (1, NULL), \
+         (2, 'x'), (2, 'x\u{1}y'), (2, 'x')",
+    )
+    .await
+    .unwrap();
+    let q = |select: &str| format!("SELECT {select} FROM di_gc GROUP BY g ORDER BY g");
+    let sep: Vec<String> = c
+        .query(q("GROUP_CONCAT(v ORDER BY v SEPARATOR ';')"))
+        .await
+        .unwrap();
+    assert_eq!(sep, ["a,b;b;b", "x;x;x\u{1}y"], "NULLs skipped, ordered");
+    let distinct: Vec<String> = c
+        .query(q(
+            "GROUP_CONCAT(DISTINCT v ORDER BY v DESC SEPARATOR ' | ')",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(distinct, ["b | a,b", "x\u{1}y | x"]);
+    let default_sep: Vec<String> = c
+        .query(q("GROUP_CONCAT(DISTINCT v ORDER BY v)"))
+        .await
+        .unwrap();
+    assert_eq!(default_sep, ["a,b,b", "x,x\u{1}y"]);
+    let several: Vec<String> = c
+        .query(q("GROUP_CONCAT(g, v ORDER BY v SEPARATOR '')"))
+        .await
+        .unwrap();
+    assert_eq!(several, ["1a,b1b1b", "2x2x2x\u{1}y"]);
+    let several_distinct: Vec<String> = c
+        .query(q("GROUP_CONCAT(DISTINCT g, v ORDER BY v)"))
+        .await
+        .unwrap();
+    assert_eq!(several_distinct, ["1a,b,1b", "2x,2x\u{1}y"]);
+    let none: Option<String> = c
+        .query_first("SELECT GROUP_CONCAT(v SEPARATOR ';') FROM di_gc WHERE g = 3")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(none, None, "no rows: NULL");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cast_and_convert_answer_as_mysql() {
+    let mut c = conn().await;
+    let ints: (i64, i64, i64, i64, i64, Option<i64>) = c
+        .query_first(
+            "SELECT CAST('12.5' AS SIGNED), CAST(' 12abc' AS SIGNED INTEGER), CAST(-3 AS SIGNED), \
+             CAST('7' AS UNSIGNED), CONVERT('5', UNSIGNED), CAST(NULL AS SIGNED)",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ints, (12, 12, -3, 7, 5, None));
+    let texts: (String, String, String, String, i64, i64) = c
+        .query_first(
+            "SELECT CAST(12 AS CHAR), CAST('abcdef' AS CHAR(3)), CONVERT('héllo' USING utf8mb4), \
+             CONVERT(1.5, CHAR), BINARY 'abc' = 'abc', CAST('abc' AS BINARY) = 'ABC'",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        texts,
+        (
+            "12".into(),
+            "abc".into(),
+            "héllo".into(),
+            "1.5".into(),
+            1,
+            0
+        )
+    );
+    let dates: (String, String, String, String, i64, f64) = c
+        .query_first(
+            "SELECT CAST('2024-01-31 10:11:12' AS DATE), CAST('2024-01-31' AS DATETIME), \
+             CAST('2024-01-31 10:11:12.345' AS DATETIME(3)), CAST('2024-01-31 10:11:12' AS TIME), \
+             CAST(2.5 AS DECIMAL), CAST('1.23456' AS DECIMAL(6,2))",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        dates,
+        (
+            "2024-01-31".into(),
+            "2024-01-31 00:00:00".into(),
+            "2024-01-31 10:11:12.345".into(),
+            "10:11:12".into(),
+            3,
+            1.23
+        )
+    );
+    let stmt = c
+        .prep("SELECT CAST(? AS SIGNED), CAST(? AS CHAR(2))")
+        .await
+        .unwrap();
+    let prepared: (i64, String) = c.exec_first(&stmt, ("42.9", "xyz")).await.unwrap().unwrap();
+    assert_eq!(prepared, (42, "xy".into()));
+    c.query_drop("CREATE TABLE di_cast (s TEXT)").await.unwrap();
+    c.query_drop("INSERT INTO di_cast VALUES ('10'), ('9'), ('100')")
+        .await
+        .unwrap();
+    let sorted: Vec<String> = c
+        .query("SELECT s FROM di_cast ORDER BY CAST(s AS UNSIGNED)")
+        .await
+        .unwrap();
+    assert_eq!(sorted, ["9", "10", "100"], "numeric order, not text order");
 }
