@@ -1,7 +1,8 @@
 //! MySQL's scalar functions the engine lacks, through the wire: text queries and prepared
 //! statements, the column names MySQL gives them, `CURRENT_TIMESTAMP()` renamed for SQLite,
-//! the date, digest and comparison functions, `NOW()` fixed for a statement, and an unknown
-//! function still refused with 1305.
+//! the date, digest and comparison functions, `INTERVAL` arithmetic and the unit-word functions
+//! (the rewrite's calls of them), `NOW()` fixed for a statement, and an unknown function still
+//! refused with 1305.
 
 mod common;
 
@@ -246,4 +247,58 @@ async fn now_is_fixed_for_a_statement_and_sysdate_is_not() {
         .unwrap()
         .unwrap();
     assert_eq!(distinct, 1);
+}
+
+/// MySQL's interval syntax end to end: the rewrite (`rewrite/expr.rs`) turns it into calls of
+/// the functions (`functions/interval.rs`), in text queries and prepared statements alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interval_arithmetic_answers_as_mysql() {
+    let mut c = conn().await;
+    let row: (String, String, String, String) = c
+        .query_first(
+            "SELECT DATE_ADD('2024-01-31', INTERVAL 1 MONTH), '2024-03-01' - INTERVAL 1 DAY, \
+             INTERVAL 2 HOUR + '2024-01-01 23:00:00', SUBDATE('2024-01-10', 3)",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        (
+            "2024-02-29".into(),
+            "2024-02-29".into(),
+            "2024-01-02 01:00:00".into(),
+            "2024-01-07".into()
+        )
+    );
+    let row: (i64, i64, String) = c
+        .query_first(
+            "SELECT TIMESTAMPDIFF(MONTH, '2024-01-31', '2024-03-30'), \
+             EXTRACT(YEAR FROM '2024-05-06'), TIMESTAMPADD(MINUTE, 90, '2024-01-01 00:00:00')",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(row, (1, 2024, "2024-01-01 01:30:00".into()));
+    // Parameters bind in the order the client wrote them, though the rewrite reorders them.
+    let day: String = c
+        .exec_first("SELECT INTERVAL ? DAY + ?", (2, "2024-02-28"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(day, "2024-03-01");
+    c.query_drop("CREATE TABLE fn_iv (id INT PRIMARY KEY, at DATETIME)")
+        .await
+        .unwrap();
+    c.query_drop(
+        "INSERT INTO fn_iv VALUES (1, NOW() - INTERVAL 2 DAY), (2, NOW() - INTERVAL 1 HOUR)",
+    )
+    .await
+    .unwrap();
+    let recent: Vec<i64> = c
+        .query("SELECT id FROM fn_iv WHERE at > NOW() - INTERVAL 1 DAY")
+        .await
+        .unwrap();
+    assert_eq!(recent, [2]);
+    c.query_drop("DROP TABLE fn_iv").await.unwrap();
 }
