@@ -31,6 +31,10 @@
 //!   argument (`DISTINCT` with one goes through an escaped text); `CAST` / `CONVERT` to MySQL's
 //!   types are SQLite's (`SIGNED` is `INTEGER`, `CHAR(n)` a `substr`, `DATE` `DATE(x)`, ...),
 //!   and `CONVERT(x USING cs)` is `x`.
+//! * MySQL's select modifiers go (`SQL_NO_CACHE`, which dump tools send, `SQL_CACHE`'s
+//!   removed kin, `HIGH_PRIORITY`, `STRAIGHT_JOIN`, `SQL_BUFFER_RESULT`, `SQL_SMALL_RESULT`,
+//!   `SQL_BIG_RESULT`, `SQL_CALC_FOUND_ROWS`): they ask for nothing SQLite does (`FOUND_ROWS()`
+//!   is not there).
 //! * `FROM DUAL` is no FROM clause; MySQL's INSERT forms (`SET`, `IGNORE`, `ON DUPLICATE KEY
 //!   UPDATE`) are SQLite's (`insert.rs`).
 //! * Statements SQLite spells otherwise: `TRUNCATE [TABLE] t` is a `DELETE FROM t`, `RENAME
@@ -171,13 +175,15 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
                 ))
             })
             .collect::<Result<_, ServerError>>()?,
-        // SQLite drops one table per statement.
+        // SQLite drops one table per statement, and each name is qualified here: the visitor
+        // does not see a DROP's names, and SQLite would find an unqualified `t` in the first
+        // attached schema that has one, not in the current schema.
         Statement::Drop {
             object_type: sqlparser::ast::ObjectType::Table,
             names,
             if_exists,
             ..
-        } if names.len() > 1 => (names.iter())
+        } => (names.iter())
             .map(|n| {
                 let (schema, table) = qualified(n, env)?;
                 Ok(format!(
@@ -384,6 +390,19 @@ impl<'a> Qualify<'a> {
 }
 
 /// A call with no arguments: `f()`.
+/// Drops MySQL's select modifiers from every SELECT of a query body (see the module docs).
+fn drop_select_modifiers(body: &mut sqlparser::ast::SetExpr) {
+    use sqlparser::ast::SetExpr;
+    match body {
+        SetExpr::Select(sel) => sel.select_modifiers = None,
+        SetExpr::SetOperation { left, right, .. } => {
+            drop_select_modifiers(left);
+            drop_select_modifiers(right);
+        }
+        _ => {}
+    }
+}
+
 fn no_args(f: &sqlparser::ast::Function) -> bool {
     match &f.args {
         sqlparser::ast::FunctionArguments::None => true,
@@ -407,6 +426,7 @@ impl VisitorMut for Qualify<'_> {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
+        drop_select_modifiers(&mut q.body);
         for lock in q.locks.drain(..) {
             let how = match lock.nonblock {
                 None => LockingRead::Wait,
@@ -567,6 +587,14 @@ mod tests {
         assert_eq!(
             sqlite("SELECT GET_LOCK('a', 1), \"x\""),
             ["SELECT 1 AS `GET_LOCK('a', 1)`, 'x' AS `\"x\"`"]
+        );
+    }
+
+    #[test]
+    fn select_modifiers_go() {
+        assert_eq!(
+            sqlite("SELECT /*!40001 SQL_NO_CACHE */ `id` FROM t UNION SELECT HIGH_PRIORITY 1"),
+            ["SELECT `id` FROM `sbtest`.t UNION SELECT 1"]
         );
     }
 

@@ -230,3 +230,28 @@ async fn alter_table_of_several_operations_is_all_or_nothing() {
     assert_eq!(count(&mut c, "alt2").await, 0);
     c.query_drop("DROP TABLE alt2").await.unwrap();
 }
+
+/// A DROP TABLE of an unqualified name drops the current schema's table, not a table of that
+/// name in another schema (SQLite finds an unqualified name in the first attached database that
+/// has it: the rewrite qualifies every name).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drop_table_drops_the_current_schemas_table_only() {
+    let mut c = conn().await;
+    for s in ["dd_a", "dd_b"] {
+        c.query_drop(format!("CREATE DATABASE {s}")).await.unwrap();
+        c.query_drop(format!("CREATE TABLE {s}.t (id INT)"))
+            .await
+            .unwrap();
+    }
+    c.query_drop("USE dd_b").await.unwrap();
+    c.query_drop("DROP TABLE t").await.unwrap();
+    c.query_drop("CREATE TABLE t (id INT)").await.unwrap();
+    c.query_drop("DROP TABLE IF EXISTS t").await.unwrap();
+    let a: Vec<String> = c.query("SHOW TABLES FROM dd_a").await.unwrap();
+    let b: Vec<String> = c.query("SHOW TABLES FROM dd_b").await.unwrap();
+    assert_eq!((a, b), (vec!["t".to_string()], vec![]));
+    c.query_drop("USE test").await.unwrap();
+    for s in ["dd_a", "dd_b"] {
+        c.query_drop(format!("DROP DATABASE {s}")).await.unwrap();
+    }
+}
