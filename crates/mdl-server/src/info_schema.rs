@@ -1,4 +1,5 @@
-//! `information_schema.SCHEMATA`, `TABLES`, `COLUMNS` and `STATISTICS` as SQLite snapshots.
+//! `information_schema.SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS` and `TRIGGERS` as SQLite
+//! snapshots.
 //!
 //! As for `performance_schema` (`pfs_views.rs`): before a statement that names one of these
 //! tables runs, the connection copies what the catalog says at that moment into a table of
@@ -14,7 +15,8 @@
 //! `PERFORMANCE_SCHEMA`, as in MySQL), `sys.schema_table_lock_waits` (`VIEW`) and these four
 //! (`SYSTEM VIEW`). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
 //! until rows are deleted, read without a scan), `AUTO_INCREMENT` the next rowid; sizes, times
-//! and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`, the collation
+//! and `CARDINALITY` SQLite does not keep, and are NULL. `TRIGGERS` is empty: the server
+//! makes no triggers. `ENGINE` is `SQLite`, the collation
 //! `utf8mb4_bin` (`catalog.rs`).
 //!
 //! Writes to `information_schema` (DML or DDL whose target is one of its tables) are refused
@@ -112,11 +114,39 @@ const STATISTICS: [&str; 18] = [
 
 /// The tables of `information_schema` this server has, with their columns (name and MySQL
 /// 8.0's type; SQLite's affinity follows the type: numbers stay numbers, text text).
-pub const TABLES: [(&str, &[&str]); 4] = [
+pub const TABLES: [(&str, &[&str]); 5] = [
     ("COLUMNS", &COLUMNS),
     ("SCHEMATA", &SCHEMATA),
     ("STATISTICS", &STATISTICS),
     ("TABLES", &TABLES_COLUMNS),
+    ("TRIGGERS", &TRIGGERS),
+];
+
+/// MySQL 8.0's `TRIGGERS` columns: always empty here (the server creates no triggers), for
+/// the tools that ask, as dump tools do for every table.
+const TRIGGERS: [&str; 22] = [
+    "TRIGGER_CATALOG varchar(64)",
+    "TRIGGER_SCHEMA varchar(64)",
+    "TRIGGER_NAME varchar(64)",
+    "EVENT_MANIPULATION varchar(6)",
+    "EVENT_OBJECT_CATALOG varchar(64)",
+    "EVENT_OBJECT_SCHEMA varchar(64)",
+    "EVENT_OBJECT_TABLE varchar(64)",
+    "ACTION_ORDER int unsigned",
+    "ACTION_CONDITION blob",
+    "ACTION_STATEMENT longtext",
+    "ACTION_ORIENTATION varchar(3)",
+    "ACTION_TIMING varchar(6)",
+    "ACTION_REFERENCE_OLD_TABLE blob",
+    "ACTION_REFERENCE_NEW_TABLE blob",
+    "ACTION_REFERENCE_OLD_ROW varchar(3)",
+    "ACTION_REFERENCE_NEW_ROW varchar(3)",
+    "CREATED timestamp(2)",
+    "SQL_MODE varchar(100)",
+    "DEFINER varchar(288)",
+    "CHARACTER_SET_CLIENT varchar(64)",
+    "COLLATION_CONNECTION varchar(64)",
+    "DATABASE_COLLATION varchar(64)",
 ];
 
 /// Refreshes the snapshots of the `information_schema` tables among `tables` (`(schema,
@@ -145,6 +175,7 @@ pub fn refresh(db: &mut EngineConn, tables: &[(String, String)]) -> Result<(), S
             "SCHEMATA" => schemata(db),
             "TABLES" => tables_rows(db)?,
             "COLUMNS" => per_table(db, columns_rows)?,
+            "TRIGGERS" => Vec::new(),
             _ => per_table(db, statistics_rows)?,
         };
         load(db, name, columns, rows)?;
