@@ -271,6 +271,15 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
             format!("FUNCTION {} does not exist", qualified(f)),
         );
     }
+    // The functions' own errors (`functions/`), in MySQL's words: their codes.
+    if msg.starts_with("Too-big precision ") {
+        return ServerError::new(1426, "42000", msg);
+    }
+    if msg.starts_with("Illegal argument to a regular expression")
+        || msg.starts_with("Invalid match mode flag")
+    {
+        return ServerError::new(3685, "HY000", msg);
+    }
     if msg.contains("syntax error") || msg.starts_with("near ") {
         return ServerError::new(
             1064,

@@ -10,7 +10,7 @@
 //!   ...; `interval`: `DATE_ADD`, `DATE_SUB`, `TIMESTAMPADD`, `TIMESTAMPDIFF`; `format`:
 //!   `DATE_FORMAT`, `TIME_FORMAT`, `STR_TO_DATE`.
 //! * `string`, `numeric`, `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `compare` (`GREATEST`,
-//!   `LEAST`).
+//!   `LEAST`), `regexp` (`REGEXP` / `RLIKE`, `REGEXP_LIKE`).
 //!
 //! How they meet SQLite:
 //!
@@ -46,6 +46,7 @@ mod hash;
 mod interval;
 mod numeric;
 mod parts;
+mod regexp;
 mod string;
 mod temporal;
 
@@ -70,7 +71,8 @@ pub fn register(db: &rusqlite::Connection, clock: &Arc<StatementClock>) -> rusql
     clock::register(db, clock)?;
     parts::register(db, clock)?;
     interval::register(db, clock)?;
-    format::register(db, clock)
+    format::register(db, clock)?;
+    regexp::register(db)
 }
 
 /// The name SQLite knows a MySQL function call `NAME(...)` by, when it is not the same:

@@ -502,6 +502,10 @@ impl VisitorMut for Qualify<'_> {
         if let Err(err) = expr::mysql_syntax(e, self.placeholders) {
             self.error.get_or_insert(err);
         }
+        // `RLIKE` is MySQL's other spelling of `REGEXP`, SQLite's only one (`functions/regexp.rs`).
+        if let Expr::RLike { regexp, .. } = e {
+            *regexp = true;
+        }
         // MySQL's LIKE escapes with `\` unless told otherwise (`Item_func_like`'s default
         // `escape`); SQLite's escapes with nothing.
         if let Expr::Like {

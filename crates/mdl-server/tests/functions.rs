@@ -302,3 +302,42 @@ async fn interval_arithmetic_answers_as_mysql() {
     assert_eq!(recent, [2]);
     c.query_drop("DROP TABLE fn_iv").await.unwrap();
 }
+
+/// `REGEXP`, `RLIKE` (SQLite has only the first), `NOT REGEXP`, `REGEXP_LIKE` with a match type,
+/// over a table, and MySQL's codes for a bad pattern (3685) and a too-big precision (1426).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regular_expressions_match_as_mysql() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE fn_re (id INT PRIMARY KEY, name VARCHAR(20))")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO fn_re VALUES (1, 'apple'), (2, 'Banana'), (3, 'cherry')")
+        .await
+        .unwrap();
+    for (sql, want) in [
+        (
+            "SELECT id FROM fn_re WHERE name REGEXP '^[ab]' ORDER BY id",
+            vec![1],
+        ),
+        (
+            "SELECT id FROM fn_re WHERE name RLIKE 'an+a$' ORDER BY id",
+            vec![2],
+        ),
+        (
+            "SELECT id FROM fn_re WHERE name NOT RLIKE 'a' ORDER BY id",
+            vec![3],
+        ),
+        (
+            "SELECT id FROM fn_re WHERE REGEXP_LIKE(name, '^B', 'i') ORDER BY id",
+            vec![2],
+        ),
+    ] {
+        let got: Vec<i64> = c.query(sql).await.unwrap();
+        assert_eq!(got, want, "{sql}");
+    }
+    let (bad, _) = code(c.query_drop("SELECT 'a' REGEXP '('").await);
+    assert_eq!(bad, 3685);
+    let (big, state) = code(c.query_drop("SELECT NOW(7)").await);
+    assert_eq!((big, state.as_str()), (1426, "42000"));
+    c.query_drop("DROP TABLE fn_re").await.unwrap();
+}
