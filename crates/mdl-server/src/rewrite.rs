@@ -35,6 +35,8 @@
 //!   removed kin, `HIGH_PRIORITY`, `STRAIGHT_JOIN`, `SQL_BUFFER_RESULT`, `SQL_SMALL_RESULT`,
 //!   `SQL_BIG_RESULT`, `SQL_CALC_FOUND_ROWS`): they ask for nothing SQLite does (`FOUND_ROWS()`
 //!   is not there).
+//! * A single-table `UPDATE` or `DELETE` with `ORDER BY` / `LIMIT` chooses its rows by rowid in
+//!   a subquery (`limited.rs`): SQLite's own form is not in the bundled build.
 //! * `FROM DUAL` is no FROM clause; MySQL's INSERT forms (`SET`, `IGNORE`, `ON DUPLICATE KEY
 //!   UPDATE`) are SQLite's (`insert.rs`).
 //! * Statements SQLite spells otherwise: `TRUNCATE [TABLE] t` is a `DELETE FROM t`, `RENAME
@@ -45,6 +47,7 @@
 mod ddl;
 mod expr;
 mod insert;
+mod limited;
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
@@ -113,8 +116,11 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
         return Err(e);
     }
     let mut user_vars = Vec::new();
-    if let Statement::Insert(ins) = &mut s {
-        insert::mysql_insert(ins);
+    match &mut s {
+        Statement::Insert(ins) => insert::mysql_insert(ins),
+        Statement::Update(u) => limited::update(u)?,
+        Statement::Delete(d) => limited::delete(d)?,
+        _ => {}
     }
     let sql = match &s {
         Statement::CreateTable(c) => ddl::create_table(c)?,
@@ -591,6 +597,25 @@ mod tests {
         assert_eq!(
             sqlite("SELECT GET_LOCK('a', 1), \"x\""),
             ["SELECT 1 AS `GET_LOCK('a', 1)`, 'x' AS `\"x\"`"]
+        );
+    }
+
+    #[test]
+    fn update_and_delete_with_limit_choose_rows_by_rowid() {
+        assert_eq!(
+            sqlite("UPDATE t SET n = n + 1 WHERE v = 1 ORDER BY id DESC LIMIT 2"),
+            [
+                "UPDATE `sbtest`.t SET n = n + 1 WHERE rowid IN (SELECT rowid FROM `sbtest`.t \
+              WHERE v = 1 ORDER BY id DESC LIMIT 2)"
+            ]
+        );
+        assert_eq!(
+            sqlite("DELETE FROM t LIMIT 1"),
+            ["DELETE FROM `sbtest`.t WHERE rowid IN (SELECT rowid FROM `sbtest`.t LIMIT 1)"]
+        );
+        assert_eq!(
+            sqlite("DELETE FROM t WHERE id = 3"),
+            ["DELETE FROM `sbtest`.t WHERE id = 3"]
         );
     }
 

@@ -1,7 +1,8 @@
 //! MySQL's dialect where SQLite's differs, through the wire: `FROM DUAL`, `INSERT ... SET`,
 //! `INSERT IGNORE`, `ON DUPLICATE KEY UPDATE ... VALUES(col)`, MySQL 8.0's atomic
-//! `DROP TABLE` of several tables, and expression syntax (`DIV`, `%`, `GROUP_CONCAT ...
-//! SEPARATOR`, `CAST`, `CONVERT`; `rewrite/expr.rs`).
+//! `DROP TABLE` of several tables, expression syntax (`DIV`, `%`, `GROUP_CONCAT ...
+//! SEPARATOR`, `CAST`, `CONVERT`; `rewrite/expr.rs`), and `UPDATE` / `DELETE` with `ORDER BY`
+//! and `LIMIT` (`rewrite/limited.rs`).
 
 mod common;
 
@@ -268,4 +269,32 @@ async fn cast_and_convert_answer_as_mysql() {
         .await
         .unwrap();
     assert_eq!(sorted, ["9", "10", "100"], "numeric order, not text order");
+}
+
+/// `UPDATE` and `DELETE` with `ORDER BY` and `LIMIT` change the rows MySQL changes, with
+/// parameters too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn update_and_delete_with_order_by_and_limit() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE dl_t (id INT PRIMARY KEY, v INT, n INT DEFAULT 0)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO dl_t (id, v) VALUES (1, 1), (2, 1), (3, 1), (4, 2)")
+        .await
+        .unwrap();
+    c.query_drop("UPDATE dl_t SET n = 9 WHERE v = 1 ORDER BY id DESC LIMIT 2")
+        .await
+        .unwrap();
+    assert_eq!(c.affected_rows(), 2);
+    let changed: Vec<i64> = c
+        .query("SELECT id FROM dl_t WHERE n = 9 ORDER BY id")
+        .await
+        .unwrap();
+    assert_eq!(changed, [2, 3]);
+    c.exec_drop("DELETE FROM dl_t WHERE v = ? ORDER BY id LIMIT ?", (1, 1))
+        .await
+        .unwrap();
+    let left: Vec<i64> = c.query("SELECT id FROM dl_t ORDER BY id").await.unwrap();
+    assert_eq!(left, [2, 3, 4]);
+    c.query_drop("DROP TABLE dl_t").await.unwrap();
 }
