@@ -255,3 +255,49 @@ async fn drop_table_drops_the_current_schemas_table_only() {
         c.query_drop(format!("DROP DATABASE {s}")).await.unwrap();
     }
 }
+
+/// A key on a column prefix (MySQL's way to index a TEXT column) indexes the whole column; a
+/// unique one, which would compare whole values where MySQL compares prefixes, is 1235.
+/// Unnamed keys are named after their first column, as MySQL names them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_on_column_prefixes() {
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE TABLE pfx (id INT PRIMARY KEY, note TEXT, body TEXT, KEY (note(20)), \
+         KEY (note(4), body(4)))",
+    )
+    .await
+    .unwrap();
+    c.query_drop("ALTER TABLE pfx ADD INDEX body_k (body(5), note(3))")
+        .await
+        .unwrap();
+    c.query_drop("CREATE INDEX n2 ON pfx (note(8))")
+        .await
+        .unwrap();
+    let keys: Vec<mysql_async::Row> = c.query("SHOW INDEX FROM pfx").await.unwrap();
+    let keys: Vec<(String, String)> = (keys.into_iter())
+        .map(|r| (r.get("Key_name").unwrap(), r.get("Column_name").unwrap()))
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("PRIMARY", "id"),
+        ("note", "note"),
+        ("note_2", "note"),
+        ("note_2", "body"),
+        ("body_k", "body"),
+        ("body_k", "note"),
+        ("n2", "note"),
+    ]
+    .iter()
+    .map(|(k, c)| (k.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(keys, want);
+    for sql in [
+        "CREATE TABLE pfx2 (note TEXT, UNIQUE KEY (note(10)))",
+        "ALTER TABLE pfx ADD UNIQUE KEY u (note(4))",
+        "CREATE UNIQUE INDEX u ON pfx (note(4))",
+    ] {
+        let (code, _) = code(c.query_drop(sql).await);
+        assert_eq!(code, 1235, "{sql}");
+    }
+    c.query_drop("DROP TABLE pfx").await.unwrap();
+}

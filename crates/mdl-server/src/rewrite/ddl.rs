@@ -1,6 +1,7 @@
 //! `CREATE TABLE`, `CREATE INDEX` and `ALTER TABLE` in SQLite's dialect (see the parent
-//! module's docs): column types and options SQLite keeps, inline keys as indexes, index names
-//! per schema.
+//! module's docs): column types and options SQLite keeps, inline keys as indexes (an unnamed one
+//! named after its first column, as MySQL names it), index names per schema, a key on a column
+//! prefix on the whole column (SQLite has no prefix index; a unique one is refused, 1235).
 //!
 //! `ALTER TABLE` runs as one SQLite statement per operation (SQLite's `ALTER TABLE` takes one;
 //! the executor runs a DDL's statements in one savepoint, so all of them apply or none):
@@ -39,11 +40,46 @@ fn is_integer(t: &DataType) -> bool {
     .any(|k| s.starts_with(k))
 }
 
-fn index_columns(cols: &[sqlparser::ast::IndexColumn]) -> String {
-    cols.iter()
-        .map(|c| c.column.expr.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The columns of a key. A column prefix (`note(20)`, which MySQL needs to index a TEXT
+/// column) indexes the whole column: SQLite has no prefix index. That orders the same rows, but
+/// a unique key would then compare whole values where MySQL compares prefixes, so a unique key on
+/// a prefix is refused (1235).
+fn index_columns(
+    cols: &[sqlparser::ast::IndexColumn],
+    unique: bool,
+) -> Result<String, ServerError> {
+    let mut out = Vec::new();
+    for c in cols {
+        let e = &c.column.expr;
+        match prefix_column(e) {
+            Some(_) if unique => {
+                return Err(ServerError::not_supported(
+                    "a UNIQUE key on a column prefix",
+                ))
+            }
+            Some(column) => out.push(column),
+            None => out.push(e.to_string()),
+        }
+    }
+    Ok(out.join(", "))
+}
+
+/// The column of a key part that is a column prefix, `col(n)` (which the parser reads as a
+/// call).
+fn prefix_column(e: &sqlparser::ast::Expr) -> Option<String> {
+    use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Value};
+    let Expr::Function(f) = e else { return None };
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    match list.args.as_slice() {
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(v)))]
+            if matches!(v.value, Value::Number(..)) && f.name.0.len() == 1 =>
+        {
+            Some(f.name.to_string())
+        }
+        _ => None,
+    }
 }
 
 /// `CREATE TABLE` for SQLite (see the module docs).
@@ -65,26 +101,48 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
     }
     let mut defs: Vec<String> = c.columns.iter().map(column_def).collect();
     let mut after = Vec::new();
+    let mut names: Vec<String> = c
+        .constraints
+        .iter()
+        .filter_map(|k| match k {
+            TableConstraint::Index(i) => i.name.as_ref().map(|n| n.value.clone()),
+            _ => None,
+        })
+        .collect();
     for k in &c.constraints {
         match k {
-            TableConstraint::PrimaryKey(p) => {
-                defs.push(format!("PRIMARY KEY ({})", index_columns(&p.columns)))
-            }
+            TableConstraint::PrimaryKey(p) => defs.push(format!(
+                "PRIMARY KEY ({})",
+                index_columns(&p.columns, true)?
+            )),
             TableConstraint::Unique(u) => {
-                defs.push(format!("UNIQUE ({})", index_columns(&u.columns)))
+                defs.push(format!("UNIQUE ({})", index_columns(&u.columns, true)?))
             }
             TableConstraint::Check(ch) => defs.push(ch.to_string()),
             TableConstraint::Index(i) => {
-                let idx = i
-                    .name
-                    .as_ref()
-                    .map_or_else(|| format!("idx{}", after.len()), |n| n.value.clone());
+                // An unnamed key is named after its first column, `_2`, `_3`, ... when that
+                // name is taken, as MySQL names it.
+                let idx = match &i.name {
+                    Some(n) => n.value.clone(),
+                    None => {
+                        let first = (i.columns.first()).map_or_else(String::new, |c| {
+                            let e = &c.column.expr;
+                            prefix_column(e).unwrap_or_else(|| e.to_string())
+                        });
+                        let first = first.trim_matches('`').to_string();
+                        (std::iter::once(first.clone()))
+                            .chain((2..).map(|k| format!("{first}_{k}")))
+                            .find(|n| !names.contains(n))
+                            .unwrap_or_default()
+                    }
+                };
+                names.push(idx.clone());
                 after.push(format!(
                     "CREATE INDEX {ine}{}.{} ON {} ({})",
                     q_ident(&schema),
                     q_ident(&format!("{table}__{idx}")),
                     q_ident(&table),
-                    index_columns(&i.columns)
+                    index_columns(&i.columns, false)?
                 ));
             }
             _ => {} // foreign keys and full-text indexes: not kept
@@ -170,14 +228,14 @@ pub(super) fn alter_table(a: &AlterTable) -> Result<Vec<String>, ServerError> {
                     false,
                     i.name.as_ref().map(|n| n.value.as_str()),
                     &i.columns,
-                )),
+                )?),
                 TableConstraint::Unique(u) => out.push(index_sql(
                     &schema,
                     &table,
                     true,
                     (u.index_name.as_ref().or(u.name.as_ref())).map(|n| n.value.as_str()),
                     &u.columns,
-                )),
+                )?),
                 TableConstraint::ForeignKey(_) => {}
                 _ => return refuse("ADD PRIMARY KEY | CHECK"),
             },
@@ -212,18 +270,21 @@ fn index_sql(
     unique: bool,
     name: Option<&str>,
     cols: &[sqlparser::ast::IndexColumn],
-) -> String {
-    let first = cols.first().map(|c| c.column.expr.to_string());
+) -> Result<String, ServerError> {
+    let first = (cols.first()).map(|c| {
+        let e = &c.column.expr;
+        prefix_column(e).unwrap_or_else(|| e.to_string())
+    });
     let name = name.map(str::to_string).or(first).unwrap_or_default();
     let name = name.trim_matches('`');
-    format!(
+    Ok(format!(
         "CREATE {}INDEX {}.{} ON {} ({})",
         if unique { "UNIQUE " } else { "" },
         q_ident(schema),
         q_ident(&format!("{table}__{name}")),
         q_ident(table),
-        index_columns(cols)
-    )
+        index_columns(cols, unique)?
+    ))
 }
 
 /// `CREATE INDEX i ON t (...)` -> `CREATE INDEX schema.t__i ON t (...)`.
@@ -245,6 +306,6 @@ pub(super) fn create_index(c: &CreateIndex) -> Result<String, ServerError> {
         q_ident(&schema),
         q_ident(&format!("{table}__{idx}")),
         q_ident(&table),
-        index_columns(&c.columns)
+        index_columns(&c.columns, c.unique)?
     ))
 }
