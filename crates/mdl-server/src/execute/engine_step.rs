@@ -1,0 +1,241 @@
+//! Step 4 of the statement's execution (see the parent module): what the engine does with a
+//! statement whose metadata locks are held, and the existence checks MySQL makes under them.
+
+use rusqlite::types::Value;
+use sqlparser::ast::Statement;
+
+use mdl_sql::StatementKind;
+
+use crate::engine::EngineConn;
+use crate::error::ServerError;
+use crate::rewrite::{LockingRead, Rewritten};
+use crate::show_table;
+use crate::wire::Output;
+
+/// CREATE TABLE of a table that exists, decided under the shared lock the statement holds
+/// before it asks for the exclusive one (MySQL's `open_table()` for `OPEN_FOR_CREATE`,
+/// `sql/sql_base.cc`): 1050 at once, or nothing to do with IF NOT EXISTS, instead of waiting
+/// for the exclusive lock behind the table's users. 1049 if the schema does not exist.
+/// `None`: the table does not exist (the statement goes on to its upgrade).
+pub(super) fn existing_table(
+    db: &mut EngineConn,
+    c: &sqlparser::ast::CreateTable,
+    current: Option<&str>,
+) -> Result<Option<Output>, ServerError> {
+    let Ok((schema, table)) = crate::rewrite::table_name(&c.name, current) else {
+        return Ok(None); // 1046, from the rewrite
+    };
+    if !db.engine().has_schema(&schema) {
+        return Err(ServerError::unknown_database(&schema));
+    }
+    // SQLite's names are case-insensitive: so is this test.
+    if !(db.tables(&schema)?.iter()).any(|t| t.eq_ignore_ascii_case(&table)) {
+        return Ok(None);
+    }
+    if c.if_not_exists {
+        return Ok(Some(Output::OK));
+    }
+    Err(ServerError::new(
+        1050,
+        "42S01",
+        format!("Table '{table}' already exists"),
+    ))
+}
+
+/// Step 4: what the engine does for a statement of `kind` whose locks are held.
+#[allow(clippy::too_many_arguments)] // the parts of one statement, borrowed apart
+pub(super) async fn run(
+    db: &mut EngineConn,
+    info: &crate::processlist::ConnInfo,
+    kind: StatementKind,
+    s: Option<&Statement>,
+    rw: Option<&Rewritten>,
+    params: &[Value],
+    multi: bool,
+    schema: Option<String>,
+) -> Result<Output, ServerError> {
+    use StatementKind as K;
+    let sql: &[String] = rw.map_or(&[], |r| r.sql.as_slice());
+    let first = || sql.first().map(String::as_str).unwrap_or("");
+    match kind {
+        K::Select if rw.is_some_and(|r| r.locking_read.is_some()) => {
+            // A locking read takes the writer as a write does (`rewrite.rs`).
+            match rw.and_then(|r| r.locking_read) {
+                Some(LockingRead::NoWait) => db.try_take_writer()?,
+                _ => {
+                    info.set_state("waiting for the engine's writer");
+                    db.take_writer(&info.kill).await?;
+                    info.set_state("executing");
+                }
+            }
+            if multi {
+                db.begin()?;
+            }
+            db.run(first(), params, schema.as_deref())
+        }
+        K::Explain => match crate::explain::explained(first()) {
+            Some(statement) => crate::explain::explain(db, statement, params, schema.as_deref()),
+            None => db.run(first(), params, schema.as_deref()),
+        },
+        K::Select => db.run(first(), params, schema.as_deref()),
+        // `SET @a = x`: the values, which the caller keeps.
+        K::Set if rw.is_some_and(|r| !r.user_vars.is_empty()) => {
+            db.run(first(), params, schema.as_deref())
+        }
+        K::Show => match s {
+            Some(Statement::ExplainTable { table_name, .. }) => {
+                show_table::columns(db, table_name, schema)
+            }
+            Some(Statement::ShowColumns { show_options, .. }) => {
+                match show_options
+                    .show_in
+                    .as_ref()
+                    .and_then(|i| i.parent_name.as_ref())
+                {
+                    Some(name) => show_table::columns(db, name, schema),
+                    None => Err(ServerError::parse("SHOW COLUMNS")),
+                }
+            }
+            Some(Statement::ShowVariable { variable }) => {
+                show_table::show_index(db, variable, schema).unwrap_or(Ok(Output::OK))
+            }
+            _ => show_table::show_create(db, s, schema),
+        },
+        K::Insert | K::Update | K::Delete => {
+            info.set_state("waiting for the engine's writer");
+            db.take_writer(&info.kill).await?;
+            info.set_state("updating");
+            if multi {
+                db.begin()?;
+            }
+            db.run(first(), params, schema.as_deref())
+        }
+        K::CreateTable
+        | K::AlterTable
+        | K::DropTable
+        | K::TruncateTable
+        | K::RenameTable
+        | K::CreateIndex
+        | K::DropIndex => {
+            db.take_writer(&info.kill).await?;
+            if kind == K::DropTable {
+                missing_tables(db, s, schema.as_deref())?;
+            }
+            // A DDL of several SQLite statements (an ALTER TABLE of several operations, a
+            // CREATE TABLE with its indexes, RENAME or DROP of several tables) applies all or
+            // none, as MySQL 8.0's atomic DDL: SQLite's DDL is transactional.
+            let several = sql.len() > 1;
+            if several {
+                db.execute_batch("SAVEPOINT mdl_ddl")?;
+            }
+            let done = (sql.iter()).try_for_each(|q| {
+                (db.run(q, params, schema.as_deref()))
+                    .map(drop)
+                    .map_err(|e| crate::error::ddl_error(q, e))
+            });
+            if several {
+                let end = match done {
+                    Ok(()) => "RELEASE mdl_ddl",
+                    Err(_) => "ROLLBACK TO mdl_ddl; RELEASE mdl_ddl",
+                };
+                db.execute_batch(end)?;
+            }
+            done?;
+            db.release_writer();
+            Ok(Output::OK)
+        }
+        K::CreateSchema | K::DropSchema => schema_ddl(db, s),
+        K::Commit => db.end(true).map(|()| Output::OK),
+        K::Rollback => db.end(false).map(|()| Output::OK),
+        K::Savepoint | K::ReleaseSavepoint | K::RollbackToSavepoint if db.in_transaction() => {
+            let Some(q) = s.map(|s| s.to_string()) else {
+                return Ok(Output::OK);
+            };
+            if db.execute_batch(&q).is_err() && kind == K::RollbackToSavepoint {
+                // Taken before the first write: everything the engine did goes.
+                db.end(false)?;
+            }
+            Ok(Output::OK)
+        }
+        K::Use => {
+            if let Some(Statement::Use(u)) = s {
+                let name = u.to_string();
+                let name = name.rsplit(' ').next().unwrap_or("").trim_matches('`');
+                let name = name.to_ascii_lowercase(); // lower_case_table_names = 1
+                let name = name.as_str();
+                if !db.engine().has_schema(name) {
+                    return Err(ServerError::unknown_database(name));
+                }
+            }
+            Ok(Output::OK)
+        }
+        _ => Ok(Output::OK),
+    }
+}
+
+/// `DROP TABLE` (without `IF EXISTS`) of tables of which some do not exist: 1051 naming them
+/// all, and nothing dropped, as MySQL 8.0's atomic DROP TABLE (`mysql_rm_table_no_locks`,
+/// `sql/sql_table.cc`: `ER_BAD_TABLE_ERROR` before any table goes). The statement holds X on
+/// every name, so no table can appear or go between this check and the drops.
+fn missing_tables(
+    db: &mut EngineConn,
+    s: Option<&Statement>,
+    current: Option<&str>,
+) -> Result<(), ServerError> {
+    let Some(Statement::Drop {
+        names,
+        if_exists: false,
+        ..
+    }) = s
+    else {
+        return Ok(());
+    };
+    let mut missing = Vec::new();
+    for n in names {
+        let (schema, table) = crate::rewrite::table_name(n, current)?;
+        let exists = db.engine().has_schema(&schema)
+            && (db.tables(&schema)?.iter()).any(|t| t.eq_ignore_ascii_case(&table));
+        if !exists {
+            missing.push(format!("{schema}.{table}"));
+        }
+    }
+    match missing.is_empty() {
+        true => Ok(()),
+        false => Err(ServerError::new(
+            1051,
+            "42S02",
+            format!("Unknown table '{}'", missing.join(",")),
+        )),
+    }
+}
+
+/// `CREATE DATABASE` / `DROP DATABASE` in the engine.
+fn schema_ddl(db: &mut EngineConn, s: Option<&Statement>) -> Result<Output, ServerError> {
+    // Folded as the session folds names (lower_case_table_names = 1).
+    let unquote =
+        |n: &sqlparser::ast::ObjectName| n.to_string().trim_matches('`').to_ascii_lowercase();
+    match s {
+        Some(Statement::CreateDatabase {
+            db_name,
+            if_not_exists,
+            ..
+        }) => db
+            .engine()
+            .create_schema(&unquote(db_name), *if_not_exists)?,
+        Some(Statement::CreateSchema {
+            schema_name: sqlparser::ast::SchemaName::Simple(n),
+            if_not_exists,
+            ..
+        }) => db.engine().create_schema(&unquote(n), *if_not_exists)?,
+        Some(Statement::Drop {
+            names, if_exists, ..
+        }) => {
+            for n in names {
+                db.engine().drop_schema(&unquote(n), *if_exists)?;
+            }
+        }
+        _ => {}
+    }
+    db.refresh();
+    Ok(Output::OK)
+}
