@@ -144,6 +144,16 @@ async fn div_and_modulo_answer_as_mysql() {
         (1, -1, 1.5, -1.5, None, None),
         "the dividend's sign, fmod"
     );
+    // `/` of integers is MySQL's exact quotient (a DOUBLE here), not SQLite's truncation.
+    let quotient: (f64, f64, f64, Option<f64>, f64) = c
+        .query_first("SELECT 7 / 2, -7 / 2, '9' / 4, 1 / 0, 2 * 3 / 4")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(quotient, (3.5, -3.5, 2.25, None, 1.5));
+    let stmt = c.prep("SELECT ? / ?").await.unwrap();
+    let prepared: f64 = c.exec_first(&stmt, (7, 2)).await.unwrap().unwrap();
+    assert_eq!(prepared, 3.5);
     let stmt = c.prep("SELECT ? DIV ?, ? % ?").await.unwrap();
     let prepared: (i64, i64) = c.exec_first(&stmt, (7, 2, 7, 3)).await.unwrap().unwrap();
     assert_eq!(prepared, (3, 1));

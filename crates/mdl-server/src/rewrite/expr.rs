@@ -20,8 +20,14 @@
 //!   `sqlparser` 0.64 parses none of the compound units
 //!   (`HOUR_MINUTE`, `YEAR_MONTH`, ...): such a statement gets 1064 before it reaches this
 //!   module, which maps them should the parser give them as words.
+//! * **`a / b`** (`Item_func_div` in `item_func.cc`: a DECIMAL or DOUBLE quotient even of two
+//!   integers, NULL for a zero divisor) is `CAST(a AS REAL) / b`: SQLite's `/` truncates two
+//!   integers (`7 / 2` is 3 there, 3.5000 in MySQL). Differs: the quotient is a DOUBLE, not a
+//!   DECIMAL of the dividend's scale + 4 (`div_precision_increment`): 3.5 where MySQL prints
+//!   3.5000, and 3 for `6 / 2`.
 //! * **`a DIV b`** (`Item_func_int_div::val_int` in `item_func.cc`: the quotient truncated toward
-//!   zero, NULL for a zero divisor) is `CAST(a / b AS INTEGER)`: SQLite's `/` truncates two
+//!   zero, NULL for a zero divisor) is `CAST(a / b AS INTEGER)`, with SQLite's own `/` (which the
+//!   rule above leaves alone: it is written as a custom operator): SQLite's `/` truncates two
 //!   integers and gives NULL for a zero divisor; a real quotient is truncated by the cast.
 //!   Differs: MySQL divides non-integers as DECIMALs, SQLite as doubles (`0.3 DIV 0.1` is 3 in
 //!   MySQL, 2 here); a quotient past BIGINT is error 1690 in MySQL and the nearest BIGINT here.
@@ -122,7 +128,9 @@ pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(
             BinaryOperator::Plus | BinaryOperator::Minus => {
                 matches!(**right, Expr::Interval(_)) || matches!(**left, Expr::Interval(_))
             }
-            BinaryOperator::MyIntegerDivide | BinaryOperator::Modulo => true,
+            BinaryOperator::Divide | BinaryOperator::MyIntegerDivide | BinaryOperator::Modulo => {
+                true
+            }
             _ => false,
         },
         Expr::Function(f) => match f.name.0.last() {
@@ -150,11 +158,16 @@ fn rewrite_form(e: &mut Expr, placeholders_before: usize) -> Result<(), ServerEr
             BinaryOperator::Plus | BinaryOperator::Minus => {
                 date_arithmetic(left, op, right, placeholders_before)
             }
+            BinaryOperator::Divide => Some(Expr::BinaryOp {
+                left: Box::new(cast_as(take(left), DataType::Real)),
+                op: BinaryOperator::Custom("/".into()),
+                right: Box::new(take(right)),
+            }),
             BinaryOperator::MyIntegerDivide => Some(Expr::Cast {
                 kind: CastKind::Cast,
                 expr: Box::new(Expr::BinaryOp {
                     left: Box::new(take(left)),
-                    op: BinaryOperator::Divide,
+                    op: BinaryOperator::Custom("/".into()),
                     right: Box::new(take(right)),
                 }),
                 data_type: DataType::Integer(None),

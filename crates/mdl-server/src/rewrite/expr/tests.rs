@@ -125,6 +125,17 @@ fn div_and_modulo() {
 }
 
 #[test]
+fn division_is_real() {
+    // A DIV's own `/` is SQLite's integer one; a `/` divides as reals, however nested.
+    assert_eq!(
+        one("SELECT a / b / 2, a DIV b, a - b / (c + 1) FROM t"),
+        "SELECT CAST(CAST(a AS REAL) / b AS REAL) / 2 AS `a / b / 2`, \
+         CAST(a / b AS INTEGER) AS `a DIV b`, a - CAST(b AS REAL) / (c + 1) AS `a - b / (c + 1)` \
+         FROM `sbtest`.t"
+    );
+}
+
+#[test]
 fn group_concat_in_sqlite_terms() {
     // Plain forms are SQLite's already.
     assert_eq!(
