@@ -137,6 +137,13 @@ async fn pile_up_behind_alter_is_shown_and_cleared_by_kill() {
         .await
         .unwrap();
     assert_eq!(kill, [format!("KILL {h}")]);
+    // SHOW OPEN TABLES counts the table's locks and requests: SR, SU, X pending, SR pending.
+    let open: Vec<(String, String, u64, u64)> = obs
+        .query("SHOW OPEN TABLES WHERE `Table` = 'pile' AND In_use > 0")
+        .await
+        .unwrap();
+    assert_eq!(open.len(), 1, "{open:?}");
+    assert_eq!((open[0].1.as_str(), open[0].2, open[0].3), ("pile", 4, 0));
 
     // KILL of the idle holder closes it, its transaction's locks go, the pile-up clears in
     // order: the ALTER first, then the SELECT that queued behind it sees the new column.
