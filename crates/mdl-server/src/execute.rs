@@ -341,6 +341,13 @@ impl Connection {
                 )?)),
                 _ => rw,
             };
+            let rw =
+                match statement {
+                    Some(Statement::CreateTable(c)) if c.like.is_some() => Some(Arc::new(
+                        create_like(db, c, &self.shared, values, stmt.session())?,
+                    )),
+                    _ => rw,
+                };
             let schema = stmt.session().state().current_schema.clone();
             if let Some(d) = rw.as_ref().map(|r| r.sleep).filter(|d| !d.is_zero()) {
                 info.set_state("User sleep");
@@ -464,4 +471,40 @@ fn rewrite_in(
         variable: &lookup,
     };
     rewrite(s, &env)
+}
+
+/// `CREATE TABLE t LIKE src`, rewritten under the statement's locks (SR on `src`, X on `t`:
+/// `PT_create_table_stmt::make_cmd` in `sql/parse_tree_nodes.cc` opens the source with
+/// `MDL_SHARED_READ`): the `CREATE TABLE` that `SHOW CREATE TABLE src` prints, named `t`, so
+/// the new table has the source's columns, defaults, `AUTO_INCREMENT` and keys and none of its
+/// rows, as MySQL's (`mysql_create_like_table`, `sql/sql_table.cc`).
+///
+/// # Errors
+/// 1049 or 1146 for a source that does not exist; the rewrite's and SQLite's.
+fn create_like(
+    db: &mut crate::engine::EngineConn,
+    c: &sqlparser::ast::CreateTable,
+    shared: &Arc<crate::server::Shared>,
+    values: &crate::session_values::SessionValues,
+    session: &mdl_sql::Session,
+) -> Result<Rewritten, ServerError> {
+    use sqlparser::ast::CreateTableLikeKind as Like;
+    let (Some(Like::Plain(like) | Like::Parenthesized(like)), current) =
+        (&c.like, session.state().current_schema.as_deref())
+    else {
+        return Err(ServerError::parse("LIKE"));
+    };
+    let (schema, table) = crate::rewrite::table_name(&c.name, current)?;
+    let (src_schema, src_table) = crate::rewrite::table_name(&like.name, current)?;
+    let text = crate::show_table::create_table_text(db, &src_schema, &src_table, &table)?;
+    let parsed = sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::MySqlDialect {}, &text)
+        .map_err(|_| ServerError::parse(&text))?;
+    let Some(Statement::CreateTable(mut copy)) = parsed.into_iter().next() else {
+        return Err(ServerError::parse(&text));
+    };
+    copy.name = sqlparser::ast::ObjectName::from(vec![
+        sqlparser::ast::Ident::with_quote('`', schema),
+        sqlparser::ast::Ident::with_quote('`', table),
+    ]);
+    rewrite_in(shared, values, session, &Statement::CreateTable(copy), &[])
 }

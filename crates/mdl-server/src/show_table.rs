@@ -147,6 +147,21 @@ pub(crate) fn show_create(
     }))
 }
 
+/// `SHOW CREATE TABLE`'s text of `schema.table`, naming the table `named`: what `CREATE TABLE
+/// named LIKE schema.table` creates (`execute.rs`).
+///
+/// # Errors
+/// 1049 for an unknown schema, 1146 for a table that does not exist; SQLite errors.
+pub(crate) fn create_table_text(
+    db: &mut crate::engine::EngineConn,
+    schema: &str,
+    table: &str,
+    named: &str,
+) -> Result<String, ServerError> {
+    let (cols, parts) = described(db, schema, table)?;
+    Ok(create_table(named, &cols, &parts))
+}
+
 /// MySQL's `CREATE TABLE` text of a table: columns with their type, `NOT NULL`, default
 /// (quoted unless an expression such as `CURRENT_TIMESTAMP`; `DEFAULT NULL` for a nullable
 /// column without one) and `AUTO_INCREMENT`; the primary key, unique keys and keys in the

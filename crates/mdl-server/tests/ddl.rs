@@ -301,3 +301,70 @@ async fn keys_on_column_prefixes() {
     }
     c.query_drop("DROP TABLE pfx").await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_table_like_copies_the_definition_and_waits_for_writers_of_the_source() {
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE TABLE ddl_src (id INT PRIMARY KEY AUTO_INCREMENT, k INT NOT NULL DEFAULT 0, \
+         c VARCHAR(20), UNIQUE KEY uk (c), KEY k_1 (k))",
+    )
+    .await
+    .unwrap();
+    c.query_drop("INSERT INTO ddl_src (k, c) VALUES (5, 'x')")
+        .await
+        .unwrap();
+    c.query_drop("CREATE TABLE ddl_copy LIKE ddl_src")
+        .await
+        .unwrap();
+    // The same definition under the new name, and none of the rows.
+    let show = |t: &'static str| format!("SHOW CREATE TABLE {t}");
+    let src: (String, String) = c.query_first(show("ddl_src")).await.unwrap().unwrap();
+    let copy: (String, String) = c.query_first(show("ddl_copy")).await.unwrap().unwrap();
+    assert_eq!(copy.1, src.1.replace("`ddl_src`", "`ddl_copy`"));
+    assert_eq!(count(&mut c, "ddl_copy").await, 0);
+    c.query_drop("INSERT INTO ddl_copy (k, c) VALUES (1, 'y')")
+        .await
+        .unwrap();
+    let dup = c
+        .query_drop("INSERT INTO ddl_copy (k, c) VALUES (2, 'y')")
+        .await
+        .unwrap_err();
+    assert!(
+        dup.to_string().contains("1062"),
+        "the unique key came too: {dup}"
+    );
+    // MySQL's answers for a name taken or a source missing.
+    let e = c
+        .query_drop("CREATE TABLE ddl_copy LIKE ddl_src")
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("1050"), "{e}");
+    c.query_drop("CREATE TABLE IF NOT EXISTS ddl_copy LIKE ddl_src")
+        .await
+        .unwrap();
+    let e = c
+        .query_drop("CREATE TABLE ddl_none LIKE ddl_nosuch")
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("1146"), "{e}");
+
+    // The source is read under SHARED_READ: a LOCK TABLES ... WRITE on it holds the
+    // CREATE ... LIKE back until UNLOCK TABLES.
+    let mut writer = conn().await;
+    writer
+        .query_drop("LOCK TABLES ddl_src WRITE")
+        .await
+        .unwrap();
+    let mut other = conn().await;
+    let waiter = id(&mut other).await;
+    let create = tokio::spawn(async move {
+        let r = other.query_drop("CREATE TABLE ddl_late LIKE ddl_src").await;
+        (r, other)
+    });
+    wait_state(&mut c, waiter, "Waiting for table metadata lock").await;
+    writer.query_drop("UNLOCK TABLES").await.unwrap();
+    let (r, _other) = create.await.unwrap();
+    r.unwrap();
+    assert_eq!(count(&mut c, "ddl_late").await, 0);
+}
