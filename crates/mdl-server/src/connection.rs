@@ -365,8 +365,14 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
     ) -> io::Result<()> {
         // The schema borrowed, not cloned: this runs for every text query.
         let (engine, current) = (&self.shared.engine, &self.session.state().current_schema);
-        let shown =
-            crate::show_query::rewrite(query, current.as_deref(), &|s| engine.has_schema(s));
+        let shown = crate::show_query::rewrite(
+            query,
+            &crate::show_query::ShowEnv {
+                current: current.as_deref(),
+                user: self.info.user(),
+                has_schema: &|s| engine.has_schema(s),
+            },
+        );
         let parsed = match shown {
             Some(select) => select.and_then(|sql| parse_one(&sql)),
             None => parse_one(query),

@@ -1,5 +1,6 @@
-//! `information_schema.SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS` and `TRIGGERS` as SQLite
-//! snapshots.
+//! `information_schema.SCHEMATA`, `TABLES`, `COLUMNS` and `STATISTICS`, and the tables of
+//! constants (`fixed.rs`: `ENGINES`, `CHARACTER_SETS`, `COLLATIONS`, the empty `TRIGGERS`,
+//! `ROUTINES` and `EVENTS`) as SQLite snapshots.
 //!
 //! As for `performance_schema` (`pfs_views.rs`): before a statement that names one of these
 //! tables runs, the connection copies what the catalog says at that moment into a table of
@@ -12,11 +13,10 @@
 //! What is in them: the schemas this server has (`SHOW DATABASES`'s list); every table and
 //! view of the schema files, as `catalog.rs` reads them (the rows of `STATISTICS` are those of
 //! `SHOW INDEX`); in `TABLES` also the `performance_schema` tables (`BASE TABLE`, engine
-//! `PERFORMANCE_SCHEMA`, as in MySQL), `sys.schema_table_lock_waits` (`VIEW`) and these four
+//! `PERFORMANCE_SCHEMA`, as in MySQL), `sys.schema_table_lock_waits` (`VIEW`) and these
 //! (`SYSTEM VIEW`). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
 //! until rows are deleted, read without a scan), `AUTO_INCREMENT` the next rowid; sizes, times
-//! and `CARDINALITY` SQLite does not keep, and are NULL. `TRIGGERS` is empty: the server
-//! makes no triggers. `ENGINE` is `SQLite`, the collation
+//! and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`, the collation
 //! `utf8mb4_bin` (`catalog.rs`).
 //!
 //! Writes to `information_schema` (DML or DDL whose target is one of its tables) are refused
@@ -25,6 +25,8 @@
 
 use rusqlite::types::Value;
 use sqlparser::ast::{ObjectName, ObjectType, Statement};
+
+mod fixed;
 
 use crate::catalog::{self, Column, CHARSET, COLLATION};
 use crate::engine::{quote, EngineConn, VIEW_SCHEMAS};
@@ -114,39 +116,17 @@ const STATISTICS: [&str; 18] = [
 
 /// The tables of `information_schema` this server has, with their columns (name and MySQL
 /// 8.0's type; SQLite's affinity follows the type: numbers stay numbers, text text).
-pub const TABLES: [(&str, &[&str]); 5] = [
+pub const TABLES: [(&str, &[&str]); 10] = [
+    ("CHARACTER_SETS", &fixed::CHARACTER_SETS),
+    ("COLLATIONS", &fixed::COLLATIONS),
     ("COLUMNS", &COLUMNS),
+    ("ENGINES", &fixed::ENGINES),
+    ("EVENTS", &fixed::EVENTS),
+    ("ROUTINES", &fixed::ROUTINES),
     ("SCHEMATA", &SCHEMATA),
     ("STATISTICS", &STATISTICS),
     ("TABLES", &TABLES_COLUMNS),
-    ("TRIGGERS", &TRIGGERS),
-];
-
-/// MySQL 8.0's `TRIGGERS` columns: always empty here (the server creates no triggers), for
-/// the tools that ask, as dump tools do for every table.
-const TRIGGERS: [&str; 22] = [
-    "TRIGGER_CATALOG varchar(64)",
-    "TRIGGER_SCHEMA varchar(64)",
-    "TRIGGER_NAME varchar(64)",
-    "EVENT_MANIPULATION varchar(6)",
-    "EVENT_OBJECT_CATALOG varchar(64)",
-    "EVENT_OBJECT_SCHEMA varchar(64)",
-    "EVENT_OBJECT_TABLE varchar(64)",
-    "ACTION_ORDER int unsigned",
-    "ACTION_CONDITION blob",
-    "ACTION_STATEMENT longtext",
-    "ACTION_ORIENTATION varchar(3)",
-    "ACTION_TIMING varchar(6)",
-    "ACTION_REFERENCE_OLD_TABLE blob",
-    "ACTION_REFERENCE_NEW_TABLE blob",
-    "ACTION_REFERENCE_OLD_ROW varchar(3)",
-    "ACTION_REFERENCE_NEW_ROW varchar(3)",
-    "CREATED timestamp(2)",
-    "SQL_MODE varchar(100)",
-    "DEFINER varchar(288)",
-    "CHARACTER_SET_CLIENT varchar(64)",
-    "COLLATION_CONNECTION varchar(64)",
-    "DATABASE_COLLATION varchar(64)",
+    ("TRIGGERS", &fixed::TRIGGERS),
 ];
 
 /// Refreshes the snapshots of the `information_schema` tables among `tables` (`(schema,
@@ -175,8 +155,8 @@ pub fn refresh(db: &mut EngineConn, tables: &[(String, String)]) -> Result<(), S
             "SCHEMATA" => schemata(db),
             "TABLES" => tables_rows(db)?,
             "COLUMNS" => per_table(db, columns_rows)?,
-            "TRIGGERS" => Vec::new(),
-            _ => per_table(db, statistics_rows)?,
+            "STATISTICS" => per_table(db, statistics_rows)?,
+            _ => fixed::rows(name),
         };
         load(db, name, columns, rows)?;
         done.push(name);
@@ -242,7 +222,7 @@ fn schemata(db: &EngineConn) -> Vec<Vec<Value>> {
         .map(|s| {
             // MySQL 8.0's own schema is utf8mb3.
             let (charset, collation) = match s.as_str() {
-                SCHEMA => ("utf8mb3", "utf8mb3_general_ci"),
+                SCHEMA => (fixed::OWN_CHARSET, fixed::OWN_COLLATION),
                 _ => (CHARSET, COLLATION),
             };
             vec![

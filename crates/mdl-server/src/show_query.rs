@@ -1,156 +1,383 @@
-//! `SHOW TABLE STATUS` and `SHOW OPEN TABLES`, answered as queries over tables this server
-//! has, as MySQL 8.0 answers the first (`sql/dd/info_schema/show.cc`,
-//! `build_show_tables_query`: the `SHOW` becomes a `SELECT` of the view's columns under the
-//! `SHOW` column names, filtered by the schema and by the statement's `LIKE` or `WHERE`,
-//! ordered by name). The text becomes that `SELECT` before it is parsed, so it takes the locks
-//! and runs over the snapshot of any `information_schema` or `performance_schema` query
-//! (`info_schema.rs`, `pfs_views.rs`); the process list still shows the `SHOW`. `sqlparser`
-//! has neither statement, hence the text: its tokenizer splits it, so quotes and comments are
-//! read as SQL.
+//! The `SHOW` statements answered as queries over tables this server has, as MySQL 8.0 answers
+//! most of them (`sql/dd/info_schema/show.cc`, `build_show_*_query`: the `SHOW` becomes a
+//! `SELECT` of an `information_schema` view's columns under the `SHOW` column names, filtered by
+//! the schema and by the statement's `LIKE` or `WHERE`, ordered by name). The text becomes that
+//! `SELECT` before it is parsed, so it takes the locks and runs over the snapshot of any
+//! `information_schema` or `performance_schema` query (`info_schema.rs`, `pfs_views.rs`); the
+//! process list still shows the `SHOW`. `sqlparser` reads none of these statements as MySQL
+//! means them (most become `SHOW <words>`), hence the text: its tokenizer splits it, so quotes
+//! and comments are read as SQL.
 //!
-//! * `SHOW TABLE STATUS [{FROM | IN} db] [LIKE 'pattern' | WHERE expr]` reads
-//!   `information_schema.TABLES`: without a schema, the current one (1046 without one).
-//! * `SHOW OPEN TABLES [{FROM | IN} db] [LIKE 'pattern' | WHERE expr]`: MySQL lists the tables
-//!   of its table cache with `In_use`, "the number of table locks or lock requests there are
-//!   for the table" (its manual; `list_open_tables()` in `sql/sql_base.cc` counts the table's
-//!   instances in use by statements) and `Name_locked`, always 0 in 8.0. This server has no
-//!   table cache, and its table locks are metadata locks: a table is listed while it has one,
-//!   granted or pending, and `In_use` counts them (`performance_schema.metadata_locks`' rows
-//!   for the table). So `SHOW OPEN TABLES WHERE In_use > 0`, a DBA's first look at a pile-up,
-//!   names the tables involved. Differs: a table without metadata locks is not listed (MySQL
-//!   lists it with `In_use` 0 while it stays cached), and with the `metadata_locks` instrument
-//!   off (or `pfs` compiled out) nothing is listed. Without a schema, every schema's tables.
+//! The forms (`[LIKE 'pattern' | WHERE expr]` where the form's row says so; `FROM db`, or
+//! `IN db`, where it says so, else the current schema, 1046 without one, or every schema; an
+//! unknown schema is 1049):
 //!
-//! An unknown schema is 1049.
+//! * `SHOW TABLE STATUS [FROM db]`: `information_schema.TABLES`.
+//! * `SHOW OPEN TABLES [FROM db]`: MySQL lists the tables of its table cache with `In_use`, "the
+//!   number of table locks or lock requests there are for the table" (its manual;
+//!   `list_open_tables()` in `sql/sql_base.cc` counts the table's instances in use by
+//!   statements) and `Name_locked`, always 0 in 8.0. This server has no table cache, and its
+//!   table locks are metadata locks: a table is listed while it has one, granted or pending,
+//!   and `In_use` counts them (`performance_schema.metadata_locks`' rows for the table). So
+//!   `SHOW OPEN TABLES WHERE In_use > 0`, a DBA's first look at a pile-up, names the tables
+//!   involved. Differs: a table without metadata locks is not listed (MySQL lists it with
+//!   `In_use` 0 while it stays cached), and with the `metadata_locks` instrument off (or `pfs`
+//!   compiled out) nothing is. Without a schema, every schema's tables.
+//! * `SHOW [STORAGE] ENGINES`, `SHOW {CHARACTER SET | CHARSET}`, `SHOW COLLATION`: the
+//!   `ENGINES`, `CHARACTER_SETS` and `COLLATIONS` tables (`info_schema/fixed.rs`).
+//! * `SHOW TRIGGERS [FROM db]`, `SHOW EVENTS [FROM db]`, `SHOW {FUNCTION | PROCEDURE} STATUS`:
+//!   their tables, empty (the server makes none), with MySQL's columns.
+//! * `SHOW {MASTER | BINARY LOG} STATUS`: no rows, as MySQL with the binary log off; `SHOW
+//!   {BINARY | MASTER} LOGS`: 1381, as MySQL says then.
+//! * `SHOW ENGINE name {STATUS | MUTEX}`: no rows for this server's engines, 1286 for another
+//!   (`SHOW ENGINE INNODB STATUS`: there is no InnoDB here).
+//! * `SHOW CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] db`: MySQL's text, with the server's
+//!   character set and collation.
+//! * `SHOW GRANTS [FOR user]`: `GRANT ALL PRIVILEGES ON *.* ... WITH GRANT OPTION`, the truth
+//!   for every account: the server checks no privileges (it accepts any login).
 
 use sqlparser::dialect::MySqlDialect;
-use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
+use crate::catalog::{CHARSET, COLLATION};
 use crate::error::ServerError;
 
-/// `SHOW TABLE STATUS`'s columns, from `information_schema.TABLES`'s (MySQL 8.0's order).
-const COLUMNS: [(&str, &str); 18] = [
-    ("TABLE_NAME", "Name"),
-    ("ENGINE", "Engine"),
-    ("VERSION", "Version"),
-    ("ROW_FORMAT", "Row_format"),
-    ("TABLE_ROWS", "Rows"),
-    ("AVG_ROW_LENGTH", "Avg_row_length"),
-    ("DATA_LENGTH", "Data_length"),
-    ("MAX_DATA_LENGTH", "Max_data_length"),
-    ("INDEX_LENGTH", "Index_length"),
-    ("DATA_FREE", "Data_free"),
-    ("AUTO_INCREMENT", "Auto_increment"),
-    ("CREATE_TIME", "Create_time"),
-    ("UPDATE_TIME", "Update_time"),
-    ("CHECK_TIME", "Check_time"),
-    ("TABLE_COLLATION", "Collation"),
-    ("CHECKSUM", "Checksum"),
-    ("CREATE_OPTIONS", "Create_options"),
-    ("TABLE_COMMENT", "Comment"),
-];
-
-/// The `SHOW` statements of the module docs.
-#[derive(Clone, Copy, PartialEq)]
-enum Show {
-    TableStatus,
-    OpenTables,
+/// What a `SHOW` is rewritten in view of.
+pub struct ShowEnv<'a> {
+    /// The session's schema.
+    pub current: Option<&'a str>,
+    /// The session's login.
+    pub user: &'a str,
+    /// Whether the server has a schema (its name lowercase, as this server folds names).
+    pub has_schema: &'a dyn Fn(&str) -> bool,
 }
 
+/// Where a form's schema comes from when the statement names none.
+#[derive(Clone, Copy, PartialEq)]
+enum Unnamed {
+    /// The form takes no `FROM db`.
+    NotTaken,
+    /// The current schema (1046 without one).
+    Current,
+    /// Every schema.
+    All,
+}
+
+/// A `SHOW` answered by a query over a table.
+struct Form {
+    /// Its words after `SHOW`, upper case.
+    words: &'static [&'static str],
+    /// The query, `{schema}` standing for the schema's condition (`1` for every schema).
+    query: &'static str,
+    /// The column that holds the schema, compared with the named one.
+    schema_column: &'static str,
+    schema: Unnamed,
+    /// The column `LIKE` matches (`None`: the form takes neither `LIKE` nor `WHERE`).
+    like: Option<&'static str>,
+    order: &'static str,
+}
+
+/// A form that takes no schema.
+const fn form(
+    words: &'static [&'static str],
+    query: &'static str,
+    like: Option<&'static str>,
+    order: &'static str,
+) -> Form {
+    Form {
+        words,
+        query,
+        schema_column: "",
+        schema: Unnamed::NotTaken,
+        like,
+        order,
+    }
+}
+
+/// `f`, taking `FROM db` (compared with `column`), else `schema`.
+const fn in_schema(f: Form, column: &'static str, schema: Unnamed) -> Form {
+    Form {
+        schema_column: column,
+        schema,
+        ..f
+    }
+}
+
+/// `SHOW {FUNCTION | PROCEDURE} STATUS`'s query for routines of type `$type`.
+macro_rules! routines {
+    ($type:literal) => {
+        concat!(
+            "SELECT ROUTINE_SCHEMA AS `Db`, ROUTINE_NAME AS `Name`, ROUTINE_TYPE AS `Type`, \
+             DEFINER AS `Definer`, LAST_ALTERED AS `Modified`, CREATED AS `Created`, \
+             SECURITY_TYPE AS `Security_type`, ROUTINE_COMMENT AS `Comment`, \
+             CHARACTER_SET_CLIENT AS `character_set_client`, COLLATION_CONNECTION AS \
+             `collation_connection`, DATABASE_COLLATION AS `Database Collation` \
+             FROM information_schema.ROUTINES WHERE ROUTINE_TYPE = '",
+            $type,
+            "'"
+        )
+    };
+}
+
+const TABLE_STATUS: &str = "SELECT TABLE_NAME AS `Name`, ENGINE AS `Engine`, VERSION AS \
+     `Version`, ROW_FORMAT AS `Row_format`, TABLE_ROWS AS `Rows`, AVG_ROW_LENGTH AS \
+     `Avg_row_length`, DATA_LENGTH AS `Data_length`, MAX_DATA_LENGTH AS `Max_data_length`, \
+     INDEX_LENGTH AS `Index_length`, DATA_FREE AS `Data_free`, AUTO_INCREMENT AS \
+     `Auto_increment`, CREATE_TIME AS `Create_time`, UPDATE_TIME AS `Update_time`, CHECK_TIME AS \
+     `Check_time`, TABLE_COLLATION AS `Collation`, CHECKSUM AS `Checksum`, CREATE_OPTIONS AS \
+     `Create_options`, TABLE_COMMENT AS `Comment` FROM information_schema.TABLES WHERE {schema}";
+const OPEN_TABLES: &str = "SELECT OBJECT_SCHEMA AS `Database`, OBJECT_NAME AS `Table`, \
+     COUNT(*) AS `In_use`, 0 AS `Name_locked` FROM performance_schema.metadata_locks \
+     WHERE OBJECT_TYPE = 'TABLE' AND {schema} GROUP BY OBJECT_SCHEMA, OBJECT_NAME";
+const ENGINES: &str = "SELECT ENGINE AS `Engine`, SUPPORT AS `Support`, COMMENT AS `Comment`, \
+     TRANSACTIONS AS `Transactions`, XA AS `XA`, SAVEPOINTS AS `Savepoints` \
+     FROM information_schema.ENGINES";
+const CHARSETS: &str = "SELECT CHARACTER_SET_NAME AS `Charset`, DESCRIPTION AS \
+     `Description`, DEFAULT_COLLATE_NAME AS `Default collation`, MAXLEN AS `Maxlen` \
+     FROM information_schema.CHARACTER_SETS";
+const COLLATIONS: &str = "SELECT COLLATION_NAME AS `Collation`, CHARACTER_SET_NAME AS \
+     `Charset`, ID AS `Id`, IS_DEFAULT AS `Default`, IS_COMPILED AS `Compiled`, SORTLEN AS \
+     `Sortlen`, PAD_ATTRIBUTE AS `Pad_attribute` FROM information_schema.COLLATIONS";
+const TRIGGERS: &str = "SELECT TRIGGER_NAME AS `Trigger`, EVENT_MANIPULATION AS `Event`, \
+     EVENT_OBJECT_TABLE AS `Table`, ACTION_STATEMENT AS `Statement`, ACTION_TIMING AS `Timing`, \
+     CREATED AS `Created`, SQL_MODE AS `sql_mode`, DEFINER AS `Definer`, CHARACTER_SET_CLIENT \
+     AS `character_set_client`, COLLATION_CONNECTION AS `collation_connection`, \
+     DATABASE_COLLATION AS `Database Collation` FROM information_schema.TRIGGERS WHERE {schema}";
+const EVENTS: &str = "SELECT EVENT_SCHEMA AS `Db`, EVENT_NAME AS `Name`, DEFINER AS `Definer`, \
+     TIME_ZONE AS `Time zone`, EVENT_TYPE AS `Type`, EXECUTE_AT AS `Execute at`, INTERVAL_VALUE \
+     AS `Interval value`, INTERVAL_FIELD AS `Interval field`, STARTS AS `Starts`, ENDS AS \
+     `Ends`, STATUS AS `Status`, ORIGINATOR AS `Originator`, CHARACTER_SET_CLIENT AS \
+     `character_set_client`, COLLATION_CONNECTION AS `collation_connection`, DATABASE_COLLATION \
+     AS `Database Collation` FROM information_schema.EVENTS WHERE {schema}";
+/// No rows, under the columns of `SHOW MASTER STATUS`.
+const NO_BINARY_LOG: &str = "SELECT NULL AS `File`, NULL AS `Position`, NULL AS \
+     `Binlog_Do_DB`, NULL AS `Binlog_Ignore_DB`, NULL AS `Executed_Gtid_Set` WHERE 0";
+
+const FORMS: [Form; 13] = [
+    in_schema(
+        form(&["TABLE", "STATUS"], TABLE_STATUS, Some("Name"), "`Name`"),
+        "TABLE_SCHEMA",
+        Unnamed::Current,
+    ),
+    in_schema(
+        form(
+            &["OPEN", "TABLES"],
+            OPEN_TABLES,
+            Some("Table"),
+            "`Database`, `Table`",
+        ),
+        "OBJECT_SCHEMA",
+        Unnamed::All,
+    ),
+    form(&["ENGINES"], ENGINES, None, ""),
+    form(&["STORAGE", "ENGINES"], ENGINES, None, ""),
+    form(
+        &["CHARACTER", "SET"],
+        CHARSETS,
+        Some("Charset"),
+        "`Charset`",
+    ),
+    form(&["CHARSET"], CHARSETS, Some("Charset"), "`Charset`"),
+    form(&["COLLATION"], COLLATIONS, Some("Collation"), "`Collation`"),
+    in_schema(
+        form(&["TRIGGERS"], TRIGGERS, Some("Table"), "`Table`, `Trigger`"),
+        "EVENT_OBJECT_SCHEMA",
+        Unnamed::Current,
+    ),
+    in_schema(
+        form(&["EVENTS"], EVENTS, Some("Name"), "`Db`, `Name`"),
+        "EVENT_SCHEMA",
+        Unnamed::Current,
+    ),
+    form(
+        &["FUNCTION", "STATUS"],
+        routines!("FUNCTION"),
+        Some("Name"),
+        "`Db`, `Name`",
+    ),
+    form(
+        &["PROCEDURE", "STATUS"],
+        routines!("PROCEDURE"),
+        Some("Name"),
+        "`Db`, `Name`",
+    ),
+    form(&["MASTER", "STATUS"], NO_BINARY_LOG, None, ""),
+    form(&["BINARY", "LOG", "STATUS"], NO_BINARY_LOG, None, ""),
+];
+
+/// The engines this server has (`information_schema.ENGINES`), upper case.
+const ENGINE_NAMES: [&str; 2] = ["SQLITE", "PERFORMANCE_SCHEMA"];
+
 /// The `SELECT` that answers `text` if it is one of the module docs' `SHOW`s (`None`
-/// otherwise, at the cost of a look at its first word). `current`: the session's schema;
-/// `has_schema`: whether the server has a schema (its name lowercase, as this server folds
-/// names).
-pub fn rewrite(
-    text: &str,
-    current: Option<&str>,
-    has_schema: &dyn Fn(&str) -> bool,
-) -> Option<Result<String, ServerError>> {
+/// otherwise, at the cost of a look at its first word).
+pub fn rewrite(text: &str, env: &ShowEnv<'_>) -> Option<Result<String, ServerError>> {
     let head = text.trim_start().get(..4)?;
     if !head.eq_ignore_ascii_case("SHOW") {
         return None;
     }
     let tokens = Tokenizer::new(&MySqlDialect {}, text).tokenize().ok()?;
-    let mut rest = tokens
-        .iter()
-        .filter(|t| !matches!(t, Token::Whitespace(_)))
-        .peekable();
-    rest.next(); // SHOW
-    let mut word = || match rest.next() {
-        Some(Token::Word(w)) => w.keyword,
-        _ => Keyword::NoKeyword,
+    let tokens: Vec<&Token> = (tokens.iter())
+        .filter(|t| !matches!(t, Token::Whitespace(_) | Token::SemiColon))
+        .skip(1) // SHOW
+        .collect();
+    let word = |i: usize| match tokens.get(i) {
+        Some(Token::Word(w)) if w.quote_style.is_none() => w.value.to_ascii_uppercase(),
+        _ => String::new(),
     };
-    let show = match (word(), word()) {
-        (Keyword::TABLE, Keyword::STATUS) => Show::TableStatus,
-        (Keyword::OPEN, Keyword::TABLES) => Show::OpenTables,
-        _ => return None,
-    };
-    let schema = match rest.peek() {
-        Some(Token::Word(w)) if matches!(w.keyword, Keyword::FROM | Keyword::IN) => {
+    let (w0, w1) = (word(0), word(1));
+    match (w0.as_str(), w1.as_str()) {
+        ("BINARY" | "MASTER", "LOGS") => {
+            return Some(Err(ServerError::new(
+                1381,
+                "HY000",
+                "You are not using binary logging",
+            )))
+        }
+        ("ENGINE", _) => return Some(engine_status(&tokens[1..])),
+        ("CREATE", "DATABASE" | "SCHEMA") => return Some(create_database(&tokens[2..], env)),
+        ("GRANTS", _) => return Some(grants(&tokens[1..], env)),
+        _ => {}
+    }
+    let form = (FORMS.iter()).find(|f| (f.words.iter().enumerate()).all(|(i, w)| word(i) == *w))?;
+    Some(form_query(form, &tokens[form.words.len()..], env))
+}
+
+/// A form's query: its schema's condition, then the statement's `LIKE` or `WHERE` over the
+/// `SHOW`'s columns.
+fn form_query(form: &Form, rest: &[&Token], env: &ShowEnv<'_>) -> Result<String, ServerError> {
+    let mut rest = rest.iter().copied().peekable();
+    let named = match rest.peek() {
+        Some(Token::Word(w))
+            if form.schema != Unnamed::NotTaken
+                && (w.value.eq_ignore_ascii_case("FROM") || w.value.eq_ignore_ascii_case("IN")) =>
+        {
             rest.next();
             match rest.next() {
                 Some(Token::Word(db)) => Some(db.value.to_ascii_lowercase()),
-                other => return Some(Err(near(other))),
+                other => return Err(near(other)),
             }
         }
-        _ if show == Show::OpenTables => None,
-        _ => match current {
+        _ => None,
+    };
+    let schema = match (named, form.schema) {
+        (Some(s), _) => Some(s),
+        (None, Unnamed::Current) => match env.current {
             Some(c) => Some(c.to_ascii_lowercase()),
-            None => return Some(Err(ServerError::new(1046, "3D000", "No database selected"))),
+            None => return Err(ServerError::new(1046, "3D000", "No database selected")),
         },
+        (None, _) => None,
     };
-    if let Some(schema) = schema.as_deref().filter(|s| !has_schema(s)) {
-        return Some(Err(ServerError::unknown_database(schema)));
+    if let Some(schema) = schema.as_deref().filter(|s| !(env.has_schema)(s)) {
+        return Err(ServerError::unknown_database(schema));
     }
-    let name = match show {
-        Show::TableStatus => "Name",
-        Show::OpenTables => "Table",
+    let filter = match (rest.next(), form.like) {
+        (None, _) => String::new(),
+        (Some(Token::Word(w)), Some(column)) if w.value.eq_ignore_ascii_case("LIKE") => {
+            format!(" WHERE `{column}` LIKE {}", tail(rest))
+        }
+        (Some(Token::Word(w)), Some(_)) if w.value.eq_ignore_ascii_case("WHERE") => {
+            format!(" WHERE {}", tail(rest))
+        }
+        (other, _) => return Err(near(other)),
     };
-    let filter = match rest.next() {
-        None | Some(Token::SemiColon) => String::new(),
-        Some(Token::Word(w)) if w.keyword == Keyword::LIKE => {
-            format!("WHERE `{name}` LIKE {}", tail(&mut rest))
-        }
-        Some(Token::Word(w)) if w.keyword == Keyword::WHERE => {
-            format!("WHERE {}", tail(&mut rest))
-        }
-        other => return Some(Err(near(other))),
+    let condition = schema.map_or("1".to_string(), |s| {
+        format!("{} = {}", form.schema_column, literal(&s))
+    });
+    let order = match form.order {
+        "" => String::new(),
+        o => format!(" ORDER BY {o}"),
     };
-    let literal = |s: &str| format!("'{}'", s.replace('\'', "''"));
-    Some(Ok(match show {
-        Show::TableStatus => {
-            let columns: Vec<String> = COLUMNS
-                .iter()
-                .map(|(from, to)| format!("{from} AS `{to}`"))
-                .collect();
-            format!(
-                "SELECT * FROM (SELECT {} FROM information_schema.TABLES WHERE TABLE_SCHEMA = {}) \
-                 AS show_table_status {filter} ORDER BY `Name`",
-                columns.join(", "),
-                literal(schema.as_deref().unwrap_or_default()),
-            )
-        }
-        Show::OpenTables => {
-            let in_schema = schema.map_or(String::new(), |s| {
-                format!(" AND OBJECT_SCHEMA = {}", literal(&s))
-            });
-            format!(
-                "SELECT * FROM (SELECT OBJECT_SCHEMA AS `Database`, OBJECT_NAME AS `Table`, \
-                 COUNT(*) AS `In_use`, 0 AS `Name_locked` FROM performance_schema.metadata_locks \
-                 WHERE OBJECT_TYPE = 'TABLE'{in_schema} GROUP BY OBJECT_SCHEMA, OBJECT_NAME) \
-                 AS show_open_tables {filter} ORDER BY `Database`, `Table`"
-            )
-        }
-    }))
+    Ok(format!(
+        "SELECT * FROM ({}) AS shown{filter}{order}",
+        form.query.replace("{schema}", &condition)
+    ))
 }
 
-/// The rest of the statement's tokens as text (a trailing `;` left out).
-fn tail<'a>(rest: &mut impl Iterator<Item = &'a Token>) -> String {
-    let words: Vec<String> = rest
-        .filter(|t| !matches!(t, Token::SemiColon))
-        .map(|t| t.to_string())
-        .collect();
+/// `SHOW ENGINE name {STATUS | MUTEX}` (`rest`: from the name on).
+fn engine_status(rest: &[&Token]) -> Result<String, ServerError> {
+    let (Some(Token::Word(name)), Some(Token::Word(what)), None) =
+        (rest.first(), rest.get(1), rest.get(2))
+    else {
+        return Err(near(rest.get(1).or(rest.first()).copied()));
+    };
+    if !["STATUS", "MUTEX"].contains(&what.value.to_ascii_uppercase().as_str()) {
+        return Err(near(Some(rest[1])));
+    }
+    if !ENGINE_NAMES.contains(&name.value.to_ascii_uppercase().as_str()) {
+        return Err(ServerError::new(
+            1286,
+            "42000",
+            format!("Unknown storage engine '{}'", name.value),
+        ));
+    }
+    Ok("SELECT NULL AS `Type`, NULL AS `Name`, NULL AS `Status` WHERE 0".into())
+}
+
+/// `SHOW CREATE DATABASE [IF NOT EXISTS] db` (`rest`: after `DATABASE`).
+fn create_database(rest: &[&Token], env: &ShowEnv<'_>) -> Result<String, ServerError> {
+    let is = |i: usize, kw: &str| matches!(rest.get(i), Some(Token::Word(w)) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case(kw));
+    let if_not_exists = is(0, "IF") && is(1, "NOT") && is(2, "EXISTS");
+    let at = if if_not_exists { 3 } else { 0 };
+    let (Some(Token::Word(db)), None) = (rest.get(at), rest.get(at + 1)) else {
+        return Err(near(rest.get(at + 1).or(rest.get(at)).copied()));
+    };
+    let db = db.value.to_ascii_lowercase();
+    if !(env.has_schema)(&db) {
+        return Err(ServerError::unknown_database(&db));
+    }
+    let ine = if if_not_exists {
+        "/*!32312 IF NOT EXISTS*/ "
+    } else {
+        ""
+    };
+    let text = format!(
+        "CREATE DATABASE {ine}`{}` /*!40100 DEFAULT CHARACTER SET {CHARSET} COLLATE \
+         {COLLATION} */ /*!80016 DEFAULT ENCRYPTION='N' */",
+        db.replace('`', "``")
+    );
+    Ok(format!(
+        "SELECT {} AS `Database`, {} AS `Create Database`",
+        literal(&db),
+        literal(&text)
+    ))
+}
+
+/// `SHOW GRANTS [FOR user | FOR CURRENT_USER[()]]` (`rest`: after `GRANTS`).
+fn grants(rest: &[&Token], env: &ShowEnv<'_>) -> Result<String, ServerError> {
+    let user = match rest {
+        [] => env.user.to_string(),
+        [Token::Word(f), Token::Word(u), ..] if f.value.eq_ignore_ascii_case("FOR") => {
+            match u.value.eq_ignore_ascii_case("CURRENT_USER") {
+                true => env.user.to_string(),
+                false => u.value.clone(),
+            }
+        }
+        [Token::Word(f), Token::SingleQuotedString(u), ..]
+            if f.value.eq_ignore_ascii_case("FOR") =>
+        {
+            u.clone()
+        }
+        _ => return Err(near(rest.first().copied())),
+    };
+    let grant = format!(
+        "GRANT ALL PRIVILEGES ON *.* TO `{}`@`%` WITH GRANT OPTION",
+        user.replace('`', "``")
+    );
+    Ok(format!(
+        "SELECT {} AS `Grants for {}@%`",
+        literal(&grant),
+        user.replace('`', "``")
+    ))
+}
+
+/// `s` as an SQL string literal.
+fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// The rest of the statement's tokens as text.
+fn tail<'a>(rest: impl Iterator<Item = &'a Token>) -> String {
+    let words: Vec<String> = rest.map(|t| t.to_string()).collect();
     words.join(" ")
 }
 
@@ -164,76 +391,138 @@ mod tests {
     use super::*;
 
     fn run(text: &str) -> Option<Result<String, ServerError>> {
-        rewrite(text, Some("test"), &|s| s == "test" || s == "other")
+        let env = ShowEnv {
+            current: Some("test"),
+            user: "dba",
+            has_schema: &|s| s == "test" || s == "other",
+        };
+        rewrite(text, &env)
+    }
+
+    fn query(text: &str) -> String {
+        run(text).expect("a SHOW of the module").expect("no error")
+    }
+
+    fn code(text: &str) -> u16 {
+        run(text).expect("a SHOW of the module").unwrap_err().code
     }
 
     #[test]
     fn other_statements_are_left_alone() {
-        assert!(run("SELECT 1").is_none());
-        assert!(run("SHOW TABLES").is_none());
-        assert!(run("SHOW STATUS").is_none());
-        assert!(run("sh").is_none());
+        for text in [
+            "SELECT 1",
+            "SHOW TABLES",
+            "SHOW STATUS",
+            "sh",
+            "SHOW OPEN",
+            "SHOW FULL TABLES",
+        ] {
+            assert!(run(text).is_none(), "{text}");
+        }
     }
 
     #[test]
-    fn the_forms_become_one_query() {
-        let q = run("show table status").unwrap().unwrap();
+    fn table_status_is_a_query_over_tables() {
+        let q = query("show table status");
         assert!(q.starts_with("SELECT * FROM (SELECT TABLE_NAME AS `Name`, ENGINE AS `Engine`"));
-        assert!(q.ends_with("WHERE TABLE_SCHEMA = 'test') AS show_table_status  ORDER BY `Name`"));
-        let q = run("SHOW TABLE STATUS FROM `Other` LIKE 'sb%';")
-            .unwrap()
-            .unwrap();
         assert!(
-            q.ends_with(
-                "TABLE_SCHEMA = 'other') AS show_table_status WHERE `Name` LIKE 'sb%' \
-                 ORDER BY `Name`"
-            ),
+            q.ends_with("WHERE TABLE_SCHEMA = 'test') AS shown ORDER BY `Name`"),
             "{q}"
         );
-        let q = run("SHOW TABLE STATUS IN test WHERE Rows > 0")
-            .unwrap()
-            .unwrap();
+        let q = query("SHOW TABLE STATUS FROM `Other` LIKE 'sb%';");
         assert!(
-            q.contains("AS show_table_status WHERE Rows > 0 ORDER BY"),
+            q.ends_with("TABLE_SCHEMA = 'other') AS shown WHERE `Name` LIKE 'sb%' ORDER BY `Name`"),
             "{q}"
         );
+        let q = query("SHOW TABLE STATUS IN test WHERE Rows > 0");
+        assert!(q.contains("AS shown WHERE Rows > 0 ORDER BY"), "{q}");
     }
 
     #[test]
     fn open_tables_count_the_metadata_locks() {
-        let q = run("SHOW OPEN TABLES").unwrap().unwrap();
+        let q = query("SHOW OPEN TABLES");
         assert!(q.contains("COUNT(*) AS `In_use`"), "{q}");
         assert!(
-            q.contains("WHERE OBJECT_TYPE = 'TABLE' GROUP BY"),
+            q.contains("OBJECT_TYPE = 'TABLE' AND 1 GROUP BY"),
             "every schema: {q}"
         );
-        let q = run("show open tables in Test where In_use > 1")
-            .unwrap()
-            .unwrap();
+        let q = query("show open tables in Test where In_use > 1");
+        assert!(q.contains("AND OBJECT_SCHEMA = 'test' GROUP BY"), "{q}");
+        assert!(q.ends_with("AS shown WHERE In_use > 1 ORDER BY `Database`, `Table`"));
+        assert!(query("SHOW OPEN TABLES LIKE 'sb%'").contains("WHERE `Table` LIKE 'sb%'"));
+    }
+
+    #[test]
+    fn catalog_forms_read_their_tables() {
+        for (text, table) in [
+            ("SHOW ENGINES", "ENGINES"),
+            ("SHOW STORAGE ENGINES", "ENGINES"),
+            ("SHOW CHARACTER SET LIKE 'utf8%'", "CHARACTER_SETS"),
+            ("SHOW CHARSET", "CHARACTER_SETS"),
+            ("SHOW COLLATION WHERE Charset = 'utf8mb4'", "COLLATIONS"),
+            ("SHOW TRIGGERS FROM other LIKE 't%'", "TRIGGERS"),
+            ("SHOW EVENTS", "EVENTS"),
+            ("SHOW FUNCTION STATUS", "ROUTINES"),
+            ("SHOW PROCEDURE STATUS WHERE Db = 'x'", "ROUTINES"),
+        ] {
+            assert!(
+                query(text).contains(&format!("FROM information_schema.{table}")),
+                "{text}"
+            );
+        }
+        assert!(query("SHOW TRIGGERS FROM other LIKE 't%'")
+            .contains("EVENT_OBJECT_SCHEMA = 'other') AS shown WHERE `Table` LIKE 't%'"));
+        assert!(query("SHOW PROCEDURE STATUS").contains("ROUTINE_TYPE = 'PROCEDURE'"));
+        assert!(query("SHOW MASTER STATUS").ends_with("WHERE 0) AS shown"));
+        assert!(query("SHOW BINARY LOG STATUS").contains("`Executed_Gtid_Set`"));
+        assert!(query("SHOW ENGINE performance_schema STATUS").contains("`Status` WHERE 0"));
+    }
+
+    #[test]
+    fn create_database_and_grants_are_mysql_texts() {
+        let q = query("SHOW CREATE DATABASE Test");
+        assert!(q.starts_with("SELECT 'test' AS `Database`, 'CREATE DATABASE `test` /*!40100"));
         assert!(
-            q.contains("WHERE OBJECT_TYPE = 'TABLE' AND OBJECT_SCHEMA = 'test' GROUP BY"),
+            q.contains("DEFAULT ENCRYPTION=''N'' */' AS `Create Database`"),
             "{q}"
         );
-        assert!(q.ends_with("AS show_open_tables WHERE In_use > 1 ORDER BY `Database`, `Table`"));
-        let q = run("SHOW OPEN TABLES LIKE 'sb%'").unwrap().unwrap();
-        assert!(q.contains("WHERE `Table` LIKE 'sb%'"), "{q}");
-        assert!(run("SHOW OPEN").is_none());
-        assert_eq!(
-            run("SHOW OPEN TABLES FROM nosuch")
-                .unwrap()
-                .unwrap_err()
-                .code,
-            1049
+        let q = query("SHOW CREATE SCHEMA IF NOT EXISTS test");
+        assert!(
+            q.contains("'CREATE DATABASE /*!32312 IF NOT EXISTS*/ `test`"),
+            "{q}"
         );
+        assert_eq!(
+            query("SHOW GRANTS"),
+            "SELECT 'GRANT ALL PRIVILEGES ON *.* TO `dba`@`%` WITH GRANT OPTION' \
+             AS `Grants for dba@%`"
+        );
+        assert!(query("SHOW GRANTS FOR CURRENT_USER()").contains("TO `dba`@`%`"));
+        assert!(query("SHOW GRANTS FOR 'app'@'localhost'").contains("TO `app`@`%`"));
     }
 
     #[test]
     fn mistakes_get_mysql_errors() {
-        let code = |r: Option<Result<String, ServerError>>| r.unwrap().unwrap_err().code;
-        assert_eq!(code(run("SHOW TABLE STATUS FROM nosuch")), 1049);
-        assert_eq!(code(run("SHOW TABLE STATUS FROM")), 1064);
-        assert_eq!(code(run("SHOW TABLE STATUS LIMIT 1")), 1064);
-        let none = rewrite("SHOW TABLE STATUS", None, &|_| true);
+        assert_eq!(code("SHOW TABLE STATUS FROM nosuch"), 1049);
+        assert_eq!(code("SHOW OPEN TABLES FROM nosuch"), 1049);
+        assert_eq!(code("SHOW CREATE DATABASE nosuch"), 1049);
+        assert_eq!(code("SHOW TABLE STATUS FROM"), 1064);
+        assert_eq!(code("SHOW TABLE STATUS LIMIT 1"), 1064);
+        assert_eq!(code("SHOW ENGINES LIKE 'x'"), 1064);
+        assert_eq!(code("SHOW MASTER STATUS FROM test"), 1064);
+        assert_eq!(code("SHOW ENGINE INNODB STATUS"), 1286);
+        assert_eq!(code("SHOW ENGINE sqlite STATS"), 1064);
+        assert_eq!(code("SHOW BINARY LOGS"), 1381);
+        assert_eq!(code("SHOW MASTER LOGS"), 1381);
+        let env = ShowEnv {
+            current: None,
+            user: "dba",
+            has_schema: &|_| true,
+        };
+        let none = rewrite("SHOW TABLE STATUS", &env);
         assert_eq!(none.unwrap().unwrap_err().code, 1046);
+        assert_eq!(
+            rewrite("SHOW TRIGGERS", &env).unwrap().unwrap_err().code,
+            1046
+        );
     }
 }

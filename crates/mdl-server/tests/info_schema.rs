@@ -386,7 +386,18 @@ async fn queries_over_information_schema_filter_sort_and_join() {
     let tables: Vec<String> = c.query("SHOW TABLES").await.unwrap();
     assert_eq!(
         tables,
-        ["COLUMNS", "SCHEMATA", "STATISTICS", "TABLES", "TRIGGERS"]
+        [
+            "CHARACTER_SETS",
+            "COLLATIONS",
+            "COLUMNS",
+            "ENGINES",
+            "EVENTS",
+            "ROUTINES",
+            "SCHEMATA",
+            "STATISTICS",
+            "TABLES",
+            "TRIGGERS"
+        ]
     );
     c.query_drop("USE test").await.unwrap();
     c.query_drop("DROP TABLE is_j1, is_j2, is_wanted")
@@ -426,7 +437,7 @@ async fn writes_to_information_schema_are_refused_and_the_connection_goes_on() {
         )
         .await
         .unwrap();
-    assert_eq!(n, Some(5));
+    assert_eq!(n, Some(10));
     // Its tables describe themselves with MySQL's types.
     let described: Vec<(String, String, String, String, Option<String>, String)> =
         c.query("DESCRIBE information_schema.TABLES").await.unwrap();
@@ -540,4 +551,71 @@ async fn show_table_status_is_a_query_over_tables() {
     let (code, state) = code(c.query_drop("SHOW TABLE STATUS FROM ts_nosuch").await);
     assert_eq!((code, state.as_str()), (1049, "42000"));
     c.query_drop("DROP TABLE ts_a, ts_b").await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_show_statements_of_client_tools_answer_as_mysql() {
+    let mut c = conn().await;
+    let engines: Vec<(String, String, String, String, String, String)> =
+        c.query("SHOW ENGINES").await.unwrap();
+    let names: Vec<(&str, &str)> = (engines.iter())
+        .map(|e| (e.0.as_str(), e.1.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [("SQLite", "DEFAULT"), ("PERFORMANCE_SCHEMA", "YES")]
+    );
+    let charset: Vec<(String, String, String, u64)> = c
+        .query("SHOW CHARACTER SET WHERE Charset = 'utf8mb4'")
+        .await
+        .unwrap();
+    assert_eq!(charset.len(), 1);
+    assert_eq!((charset[0].2.as_str(), charset[0].3), ("utf8mb4_bin", 4));
+    let row: mysql_async::Row = c
+        .query_first("SHOW COLLATION LIKE 'utf8mb4%'")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(row.get::<String, _>("Collation").unwrap(), "utf8mb4_bin");
+    assert_eq!(row.get::<u64, _>("Id").unwrap(), 46);
+    // Created by the server: nothing to list, under MySQL's column names.
+    for show in [
+        "SHOW TRIGGERS",
+        "SHOW EVENTS",
+        "SHOW FUNCTION STATUS",
+        "SHOW MASTER STATUS",
+    ] {
+        let rows: Vec<mysql_async::Row> = c.query(show).await.unwrap();
+        assert!(rows.is_empty(), "{show}");
+    }
+    let r = c.query_iter("SHOW TRIGGERS LIKE 'x%'").await.unwrap();
+    let columns: Vec<String> = (r.columns().unwrap().iter())
+        .map(|c| c.name_str().into_owned())
+        .collect();
+    assert_eq!(columns[..3], ["Trigger", "Event", "Table"]);
+    drop(r);
+    let create: (String, String) = c
+        .query_first("SHOW CREATE DATABASE test")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        create.1,
+        "CREATE DATABASE `test` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin */ \
+         /*!80016 DEFAULT ENCRYPTION='N' */"
+    );
+    let grants: Vec<String> = c.query("SHOW GRANTS").await.unwrap();
+    assert_eq!(grants.len(), 1);
+    assert!(
+        grants[0].starts_with("GRANT ALL PRIVILEGES ON *.* TO `"),
+        "{grants:?}"
+    );
+    for (show, code) in [
+        ("SHOW ENGINE INNODB STATUS", 1286),
+        ("SHOW BINARY LOGS", 1381),
+        ("SHOW CREATE DATABASE nosuch", 1049),
+    ] {
+        let e = c.query_drop(show).await.unwrap_err();
+        assert!(e.to_string().contains(&code.to_string()), "{show}: {e}");
+    }
 }

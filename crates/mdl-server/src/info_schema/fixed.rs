@@ -1,0 +1,180 @@
+//! The `information_schema` tables whose rows are the server's constants: `ENGINES` (SQLite,
+//! and `PERFORMANCE_SCHEMA` for the `performance_schema` tables), `CHARACTER_SETS` and
+//! `COLLATIONS` (the one character set and collation the server's strings have, and MySQL's
+//! `utf8mb3` of `information_schema` itself), and the empty `TRIGGERS`, `ROUTINES` and `EVENTS`
+//! (the server makes no triggers, stored routines or events), for the tools that ask: dump
+//! tools for every table, GUI clients when they connect. MySQL 8.0's columns.
+
+use rusqlite::types::Value;
+
+use crate::catalog::{CHARSET, COLLATION, ENGINE};
+
+/// MySQL 8.0's `TRIGGERS` columns: always empty here (the server creates no triggers), for
+/// the tools that ask, as dump tools do for every table.
+pub(super) const TRIGGERS: [&str; 22] = [
+    "TRIGGER_CATALOG varchar(64)",
+    "TRIGGER_SCHEMA varchar(64)",
+    "TRIGGER_NAME varchar(64)",
+    "EVENT_MANIPULATION varchar(6)",
+    "EVENT_OBJECT_CATALOG varchar(64)",
+    "EVENT_OBJECT_SCHEMA varchar(64)",
+    "EVENT_OBJECT_TABLE varchar(64)",
+    "ACTION_ORDER int unsigned",
+    "ACTION_CONDITION blob",
+    "ACTION_STATEMENT longtext",
+    "ACTION_ORIENTATION varchar(3)",
+    "ACTION_TIMING varchar(6)",
+    "ACTION_REFERENCE_OLD_TABLE blob",
+    "ACTION_REFERENCE_NEW_TABLE blob",
+    "ACTION_REFERENCE_OLD_ROW varchar(3)",
+    "ACTION_REFERENCE_NEW_ROW varchar(3)",
+    "CREATED timestamp(2)",
+    "SQL_MODE varchar(100)",
+    "DEFINER varchar(288)",
+    "CHARACTER_SET_CLIENT varchar(64)",
+    "COLLATION_CONNECTION varchar(64)",
+    "DATABASE_COLLATION varchar(64)",
+];
+
+pub(super) const ROUTINES: [&str; 31] = [
+    "SPECIFIC_NAME varchar(64)",
+    "ROUTINE_CATALOG varchar(64)",
+    "ROUTINE_SCHEMA varchar(64)",
+    "ROUTINE_NAME varchar(64)",
+    "ROUTINE_TYPE varchar(9)",
+    "DATA_TYPE longtext",
+    "CHARACTER_MAXIMUM_LENGTH bigint",
+    "CHARACTER_OCTET_LENGTH bigint",
+    "NUMERIC_PRECISION int unsigned",
+    "NUMERIC_SCALE int unsigned",
+    "DATETIME_PRECISION int unsigned",
+    "CHARACTER_SET_NAME varchar(64)",
+    "COLLATION_NAME varchar(64)",
+    "DTD_IDENTIFIER longtext",
+    "ROUTINE_BODY varchar(8)",
+    "ROUTINE_DEFINITION longtext",
+    "EXTERNAL_NAME varchar(64)",
+    "EXTERNAL_LANGUAGE varchar(64)",
+    "PARAMETER_STYLE varchar(3)",
+    "IS_DETERMINISTIC varchar(3)",
+    "SQL_DATA_ACCESS varchar(17)",
+    "SQL_PATH varchar(64)",
+    "SECURITY_TYPE varchar(7)",
+    "CREATED timestamp",
+    "LAST_ALTERED timestamp",
+    "SQL_MODE varchar(100)",
+    "ROUTINE_COMMENT text",
+    "DEFINER varchar(288)",
+    "CHARACTER_SET_CLIENT varchar(64)",
+    "COLLATION_CONNECTION varchar(64)",
+    "DATABASE_COLLATION varchar(64)",
+];
+
+pub(super) const EVENTS: [&str; 24] = [
+    "EVENT_CATALOG varchar(64)",
+    "EVENT_SCHEMA varchar(64)",
+    "EVENT_NAME varchar(64)",
+    "DEFINER varchar(288)",
+    "TIME_ZONE varchar(64)",
+    "EVENT_BODY varchar(3)",
+    "EVENT_DEFINITION longtext",
+    "EVENT_TYPE varchar(9)",
+    "EXECUTE_AT datetime",
+    "INTERVAL_VALUE varchar(256)",
+    "INTERVAL_FIELD varchar(18)",
+    "SQL_MODE varchar(100)",
+    "STARTS datetime",
+    "ENDS datetime",
+    "STATUS varchar(21)",
+    "ON_COMPLETION varchar(12)",
+    "CREATED timestamp",
+    "LAST_ALTERED timestamp",
+    "LAST_EXECUTED datetime",
+    "EVENT_COMMENT varchar(2048)",
+    "ORIGINATOR int unsigned",
+    "CHARACTER_SET_CLIENT varchar(64)",
+    "COLLATION_CONNECTION varchar(64)",
+    "DATABASE_COLLATION varchar(64)",
+];
+
+pub(super) const ENGINES: [&str; 6] = [
+    "ENGINE varchar(64)",
+    "SUPPORT varchar(8)",
+    "COMMENT varchar(80)",
+    "TRANSACTIONS varchar(3)",
+    "XA varchar(3)",
+    "SAVEPOINTS varchar(3)",
+];
+
+pub(super) const CHARACTER_SETS: [&str; 4] = [
+    "CHARACTER_SET_NAME varchar(64)",
+    "DEFAULT_COLLATE_NAME varchar(64)",
+    "DESCRIPTION varchar(2048)",
+    "MAXLEN int unsigned",
+];
+
+pub(super) const COLLATIONS: [&str; 7] = [
+    "COLLATION_NAME varchar(64)",
+    "CHARACTER_SET_NAME varchar(64)",
+    "ID bigint unsigned",
+    "IS_DEFAULT varchar(3)",
+    "IS_COMPILED varchar(3)",
+    "SORTLEN int unsigned",
+    "PAD_ATTRIBUTE text",
+];
+
+/// `information_schema`'s own character set and collation, as MySQL 8.0's.
+pub(super) const OWN_CHARSET: &str = "utf8mb3";
+pub(super) const OWN_COLLATION: &str = "utf8mb3_general_ci";
+
+/// The rows of the table `name` of this module (no rows for another).
+pub(super) fn rows(name: &str) -> Vec<Vec<Value>> {
+    let t = |s: &str| Value::Text(s.to_string());
+    let n = Value::Integer;
+    match name {
+        "ENGINES" => vec![
+            vec![
+                t(ENGINE),
+                t("DEFAULT"),
+                t("SQLite through rusqlite: a file per schema, WAL, one writer per file"),
+                t("YES"),
+                t("NO"),
+                t("YES"),
+            ],
+            vec![
+                t("PERFORMANCE_SCHEMA"),
+                t("YES"),
+                t("Performance Schema"),
+                t("NO"),
+                t("NO"),
+                t("NO"),
+            ],
+        ],
+        "CHARACTER_SETS" => vec![
+            vec![t(CHARSET), t(COLLATION), t("UTF-8 Unicode"), n(4)],
+            vec![t(OWN_CHARSET), t(OWN_COLLATION), t("UTF-8 Unicode"), n(3)],
+        ],
+        // MySQL's ids: 46 is `utf8mb4_bin`, 33 `utf8mb3_general_ci`.
+        "COLLATIONS" => vec![
+            vec![
+                t(COLLATION),
+                t(CHARSET),
+                n(46),
+                t("Yes"),
+                t("Yes"),
+                n(1),
+                t("PAD SPACE"),
+            ],
+            vec![
+                t(OWN_COLLATION),
+                t(OWN_CHARSET),
+                n(33),
+                t("Yes"),
+                t("Yes"),
+                n(1),
+                t("PAD SPACE"),
+            ],
+        ],
+        _ => Vec::new(),
+    }
+}
