@@ -197,7 +197,7 @@ impl Connection {
         self.db.refresh();
         if let Some(s) = statement {
             if crate::session_values::is_show_diagnostics(s) {
-                return Ok(self.values.show_diagnostics());
+                return Ok(self.values.show_diagnostics(s));
             }
             let vars = self.vars();
             let current = self.session.state().current_schema.clone();

@@ -95,16 +95,45 @@ impl SessionValues {
     }
 }
 
-/// Whether `s` is `SHOW WARNINGS` or `SHOW ERRORS`.
+/// Whether `s` is `SHOW WARNINGS` or `SHOW ERRORS`, or `SHOW COUNT(*) WARNINGS | ERRORS`
+/// (which `sqlparser` reads as `SHOW COUNT WARNINGS`).
 pub fn is_show_diagnostics(s: &Statement) -> bool {
-    matches!(s, Statement::ShowVariable { variable }
-        if variable.len() == 1
-            && ["WARNINGS", "ERRORS"].iter().any(|w| variable[0].value.eq_ignore_ascii_case(w)))
+    diagnostics_shown(s).is_some()
+}
+
+/// For `SHOW [COUNT(*)] {WARNINGS | ERRORS}`: whether it asks for the count.
+fn diagnostics_shown(s: &Statement) -> Option<bool> {
+    let Statement::ShowVariable { variable } = s else {
+        return None;
+    };
+    let is = |i: usize, w: &str| {
+        variable
+            .get(i)
+            .is_some_and(|v| v.value.eq_ignore_ascii_case(w))
+    };
+    let last = |i: usize| variable.len() == i + 1 && (is(i, "WARNINGS") || is(i, "ERRORS"));
+    match () {
+        _ if last(0) => Some(false),
+        _ if is(0, "COUNT") && last(1) => Some(true),
+        _ => None,
+    }
 }
 
 impl SessionValues {
     /// `SHOW WARNINGS` / `SHOW ERRORS`: MySQL's columns, the previous statement's error.
-    pub fn show_diagnostics(&self) -> Output {
+    /// `SHOW COUNT(*) ...`: how many, under MySQL's column name (`@@session.warning_count`
+    /// counts errors too; the server records no warnings).
+    pub fn show_diagnostics(&self, s: &Statement) -> Output {
+        if diagnostics_shown(s) == Some(true) {
+            let errors = matches!(s, Statement::ShowVariable { variable }
+                if variable[1].value.eq_ignore_ascii_case("ERRORS"));
+            let name = match errors {
+                true => "@@session.error_count",
+                false => "@@session.warning_count",
+            };
+            let count = Some(self.last_error.iter().count().to_string());
+            return Output::Rows(ResultSet::text(&[name], vec![vec![count]]));
+        }
         let rows = (self.last_error.iter())
             .map(|e| {
                 vec![

@@ -283,7 +283,13 @@ async fn show_warnings_shows_the_last_error_until_the_next_statement() {
         assert_eq!((rows[0].0.as_str(), rows[0].1), ("Error", 1582));
         assert!(rows[0].2.contains("'LPAD'"), "{}", rows[0].2);
     }
+    for show in ["SHOW COUNT(*) WARNINGS", "SHOW COUNT(*) ERRORS"] {
+        let n: Option<u64> = c.query_first(show).await.unwrap();
+        assert_eq!(n, Some(1), "{show}");
+    }
     c.query_drop("SELECT 1").await.unwrap();
+    let n: Option<u64> = c.query_first("SHOW COUNT(*) ERRORS").await.unwrap();
+    assert_eq!(n, Some(0));
     let rows: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").await.unwrap();
     assert!(
         rows.is_empty(),

@@ -96,10 +96,18 @@ pub(super) async fn run(
                     None => Err(ServerError::parse("SHOW COLUMNS")),
                 }
             }
+            // `SHOW <words>` that is neither `SHOW INDEX` nor a form of `show_query.rs`: said
+            // so, rather than an empty answer a client would take for MySQL's.
             Some(Statement::ShowVariable { variable }) => {
-                show_table::show_index(db, variable, schema).unwrap_or(Ok(Output::OK))
+                show_table::show_index(db, variable, schema).unwrap_or_else(|| {
+                    Err(ServerError::not_supported(
+                        &s.map_or(String::new(), |s| s.to_string()),
+                    ))
+                })
             }
-            _ => show_table::show_create(db, s, schema),
+            Some(Statement::ShowCreate { .. }) => show_table::show_create(db, s, schema),
+            Some(other) => Err(ServerError::not_supported(&other.to_string())),
+            None => Ok(Output::OK),
         },
         K::Insert | K::Update | K::Delete => {
             info.set_state("waiting for the engine's writer");
