@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 
 use mdl_core::KillScope;
-use sqlparser::ast::{KillType, ShowStatementFilter, Statement};
+use sqlparser::ast::{KillType, Set, ShowStatementFilter, Statement};
 
 use crate::error::ServerError;
 use crate::server::Shared;
@@ -20,6 +20,9 @@ pub struct SessionVars {
     pub autocommit: bool,
     /// `lock_wait_timeout` in seconds.
     pub lock_wait_timeout: u64,
+    /// The previous statement's errors and warnings (`warning_count`, `error_count`): the
+    /// server records an error, no warnings.
+    pub diagnostics: u64,
 }
 
 /// A system variable's value, or `None` if this server has no such variable. `global.name` is
@@ -34,6 +37,7 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
         "version" => text(VERSION),
         "version_comment" => text("mdl-server (mdl metadata locks, pfs, SQLite)"),
         "autocommit" => Some(Cell::Int(i64::from(s.autocommit))),
+        "warning_count" | "error_count" => Some(Cell::Int(s.diagnostics as i64)),
         "lock_wait_timeout" => Some(Cell::Int(s.lock_wait_timeout as i64)),
         "innodb_lock_wait_timeout" => Some(Cell::Int(shared.cfg.engine_lock_wait_timeout as i64)),
         "max_allowed_packet" => Some(Cell::Int(67_108_864)),
@@ -56,6 +60,9 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
         "lower_case_table_names" => Some(Cell::Int(1)),
         "wait_timeout" | "interactive_timeout" => Some(Cell::Int(28_800)),
         "net_write_timeout" => Some(Cell::Int(60)),
+        "net_read_timeout" => Some(Cell::Int(30)),
+        "max_execution_time" => Some(Cell::Int(0)),
+        "sql_select_limit" => text("18446744073709551615"),
         "max_connections" => Some(Cell::Int(100_000)),
         "datadir" => text(&shared.cfg.data_dir.to_string_lossy()),
         "have_ssl" | "have_openssl" => text("DISABLED"),
@@ -77,7 +84,7 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
     }
 }
 
-const VARIABLE_NAMES: [&str; 35] = [
+const VARIABLE_NAMES: [&str; 40] = [
     "auto_increment_increment",
     "auto_increment_offset",
     "autocommit",
@@ -90,6 +97,7 @@ const VARIABLE_NAMES: [&str; 35] = [
     "collation_database",
     "collation_server",
     "datadir",
+    "error_count",
     "foreign_key_checks",
     "have_ssl",
     "init_connect",
@@ -99,6 +107,8 @@ const VARIABLE_NAMES: [&str; 35] = [
     "lower_case_table_names",
     "max_allowed_packet",
     "max_connections",
+    "max_execution_time",
+    "net_read_timeout",
     "net_write_timeout",
     "performance_schema",
     "port",
@@ -107,13 +117,50 @@ const VARIABLE_NAMES: [&str; 35] = [
     "sql_notes",
     "sql_quote_show_create",
     "sql_safe_updates",
+    "sql_select_limit",
     "system_time_zone",
     "time_zone",
     "transaction_isolation",
     "unique_checks",
     "version",
     "version_comment",
+    "warning_count",
 ];
+
+/// `SET` of system variables: one the server does not have is 1193, as MySQL's
+/// (`ER_UNKNOWN_SYSTEM_VARIABLE`, before anything is set), where it used to be accepted without
+/// a word. Those it has are accepted; one whose value is the server's fixed behaviour
+/// (`sql_mode`, `time_zone`, ...) keeps reading what the server does, whatever was set.
+///
+/// # Errors
+/// 1193 naming the first unknown variable.
+pub fn check_set(shared: &Shared, s: &SessionVars, set: &Set) -> Result<(), ServerError> {
+    let names: Vec<String> = match set {
+        Set::SingleAssignment { variable, .. } => vec![variable.to_string()],
+        Set::MultipleAssignments { assignments } => {
+            assignments.iter().map(|a| a.name.to_string()).collect()
+        }
+        _ => Vec::new(),
+    };
+    for raw in names {
+        let lower = raw.to_ascii_lowercase();
+        if lower.starts_with('@') && !lower.starts_with("@@") {
+            continue; // a user variable
+        }
+        let name = lower.trim_start_matches("@@");
+        let name = (["session.", "local.", "global.", "persist.", "persist_only."].iter())
+            .find_map(|scope| name.strip_prefix(scope))
+            .unwrap_or(name);
+        if variable(shared, s, name).is_none() {
+            return Err(ServerError::new(
+                1193,
+                "HY000",
+                format!("Unknown system variable '{name}'"),
+            ));
+        }
+    }
+    Ok(())
+}
 
 fn like(filter: &Option<ShowStatementFilter>, name: &str) -> bool {
     match filter {

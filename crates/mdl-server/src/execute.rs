@@ -102,7 +102,7 @@ fn lock_free(tables: &[(String, String)]) -> bool {
 
 impl Connection {
     fn vars(&self) -> SessionVars {
-        vars_of(&self.session)
+        vars_of(&self.session, &self.values)
     }
 
     fn rewrite_with(&self, s: &Statement, locks: &[Option<i64>]) -> Result<Rewritten, ServerError> {
@@ -206,6 +206,9 @@ impl Connection {
             if let Some(r) = admin::show(&self.shared, &vars, s, &mut tables_of, current.as_deref())
             {
                 return r;
+            }
+            if let Statement::Set(set) = s {
+                admin::check_set(&self.shared, &vars, set)?;
             }
         }
         let rw = match statement {
@@ -445,10 +448,14 @@ fn placeholders(s: &Statement) -> usize {
 }
 
 /// The session's variables the rewrite and `admin.rs` read.
-fn vars_of(session: &mdl_sql::Session) -> SessionVars {
+fn vars_of(
+    session: &mdl_sql::Session,
+    values: &crate::session_values::SessionValues,
+) -> SessionVars {
     SessionVars {
         autocommit: session.state().autocommit,
         lock_wait_timeout: session.lock_wait_timeout().as_secs(),
+        diagnostics: u64::from(values.last_error.is_some()),
     }
 }
 
@@ -461,7 +468,7 @@ fn rewrite_in(
     s: &Statement,
     locks: &[Option<i64>],
 ) -> Result<Rewritten, ServerError> {
-    let vars = vars_of(session);
+    let vars = vars_of(session, values);
     let shared = shared.clone();
     let lookup = move |n: &str| admin::variable(&shared, &vars, n);
     let env = Env {

@@ -287,6 +287,11 @@ async fn show_warnings_shows_the_last_error_until_the_next_statement() {
         let n: Option<u64> = c.query_first(show).await.unwrap();
         assert_eq!(n, Some(1), "{show}");
     }
+    let n: Option<(u64, u64)> = c
+        .query_first("SELECT @@warning_count, @@session.error_count")
+        .await
+        .unwrap();
+    assert_eq!(n, Some((1, 1)), "the previous statement's");
     c.query_drop("SELECT 1").await.unwrap();
     let n: Option<u64> = c.query_first("SHOW COUNT(*) ERRORS").await.unwrap();
     assert_eq!(n, Some(0));
@@ -295,4 +300,34 @@ async fn show_warnings_shows_the_last_error_until_the_next_statement() {
         rows.is_empty(),
         "a statement without error clears it: {rows:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_of_an_unknown_system_variable_is_1193_and_sets_nothing() {
+    let mut c = conn().await;
+    for set in [
+        "SET foo_bar = 1",
+        "SET SESSION no_such_thing = 'x'",
+        "SET @@global.nope = 2",
+        "SET @a = 7, nope = 1",
+    ] {
+        let (n, _) = code(c.query_drop(set).await);
+        assert_eq!(n, 1193, "{set}");
+    }
+    let a: Option<Option<i64>> = c.query_first("SELECT @a").await.unwrap();
+    assert_eq!(a, Some(None), "nothing of a refused SET is set");
+    // What drivers and dump files set is accepted.
+    for set in [
+        "SET autocommit = 1",
+        "SET @@session.sql_mode = 'NO_AUTO_VALUE_ON_ZERO'",
+        "SET SESSION net_write_timeout = 600, net_read_timeout = 60",
+        "SET character_set_results = NULL",
+        "SET @old = @@unique_checks, unique_checks = 0",
+        "SET NAMES utf8mb4",
+        "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+    ] {
+        c.query_drop(set)
+            .await
+            .unwrap_or_else(|e| panic!("{set}: {e}"));
+    }
 }
