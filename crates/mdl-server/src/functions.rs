@@ -77,13 +77,15 @@ pub fn register(db: &rusqlite::Connection, clock: &Arc<StatementClock>) -> rusql
 
 /// The name SQLite knows a MySQL function call `NAME(...)` by, when it is not the same:
 /// SQLite parses `CURRENT_TIMESTAMP` and its kin only without parentheses.
-pub fn sqlite_name(mysql_upper: &str) -> Option<&'static str> {
-    match mysql_upper {
-        "CURRENT_TIMESTAMP" => Some("NOW"),
-        "CURRENT_DATE" => Some("CURDATE"),
-        "CURRENT_TIME" => Some("CURTIME"),
-        _ => None,
-    }
+pub fn sqlite_name(mysql: &str) -> Option<&'static str> {
+    const RENAMED: [(&str, &str); 3] = [
+        ("CURRENT_TIMESTAMP", "NOW"),
+        ("CURRENT_DATE", "CURDATE"),
+        ("CURRENT_TIME", "CURTIME"),
+    ];
+    (RENAMED.iter())
+        .find(|(from, _)| from.eq_ignore_ascii_case(mysql))
+        .map(|(_, to)| *to)
 }
 
 /// The flags of a function: UTF-8, and deterministic when its result depends on its
@@ -226,6 +228,7 @@ mod tests {
     #[test]
     fn keywords_renamed() {
         assert_eq!(sqlite_name("CURRENT_TIMESTAMP"), Some("NOW"));
+        assert_eq!(sqlite_name("current_date"), Some("CURDATE"));
         assert_eq!(sqlite_name("NOW"), None);
         let db = db();
         assert_eq!(eval(&db, "length(NOW())"), Value::Integer(19));

@@ -525,7 +525,10 @@ impl VisitorMut for Qualify<'_> {
         }
         // `CURRENT_TIMESTAMP()` and kin: SQLite knows the call by another name (`functions`).
         if let Expr::Function(f) = e {
-            let renamed = crate::functions::sqlite_name(&last(&f.name).to_ascii_uppercase());
+            let renamed = match f.name.0.last() {
+                Some(ObjectNamePart::Identifier(i)) => crate::functions::sqlite_name(&i.value),
+                _ => None,
+            };
             if let (Some(n), sqlparser::ast::FunctionArguments::List(_)) = (renamed, &f.args) {
                 f.name = ObjectName(vec![ObjectNamePart::Identifier(Ident::new(n))]);
             }
