@@ -26,11 +26,14 @@
 //! * Expression syntax SQLite spells otherwise (`expr.rs`, which says what differs from MySQL):
 //!   `INTERVAL` arithmetic (`x + INTERVAL n UNIT`, `DATE_ADD`, `ADDDATE`, `DATE_SUB`,
 //!   `SUBDATE`) calls this server's `DATE_ADD(x, n, 'UNIT')` / `DATE_SUB`; the units of
-//!   `TIMESTAMPDIFF`, `TIMESTAMPADD` and `EXTRACT(UNIT FROM x)` become strings; `DIV` is a
-//!   truncating cast of `/`, `%` is `MOD()`; `GROUP_CONCAT`'s `SEPARATOR` is SQLite's second
-//!   argument (`DISTINCT` with one goes through an escaped text); `CAST` / `CONVERT` to MySQL's
-//!   types are SQLite's (`SIGNED` is `INTEGER`, `CHAR(n)` a `substr`, `DATE` `DATE(x)`, ...),
-//!   and `CONVERT(x USING cs)` is `x`.
+//!   `TIMESTAMPDIFF`, `TIMESTAMPADD` and `EXTRACT(UNIT FROM x)` become strings; `/` divides
+//!   as reals, `DIV` is a truncating cast of SQLite's `/`, `%` is `MOD()`, `XOR` and `^` are
+//!   spelt with SQLite's operators; `GROUP_CONCAT`'s `SEPARATOR` is SQLite's second argument
+//!   (`DISTINCT` with one goes through an escaped text); `CAST` / `CONVERT` to MySQL's types
+//!   are SQLite's (`SIGNED` is `INTEGER`, `CHAR(n)` a `substr`, `DATE` `DATE(x)`, ...), and so
+//!   are the literals `DATE '...'`, `TIME '...'`, `TIMESTAMP '...'`; `CONVERT(x USING cs)` is
+//!   `x`; `COLLATE` names SQLite's collation of the same meaning.
+//! * `GROUP BY ... WITH ROLLUP` is refused (1235): SQLite has no `ROLLUP`.
 //! * MySQL's select modifiers go (`SQL_NO_CACHE`, which dump tools send, `SQL_CACHE`'s
 //!   removed kin, `HIGH_PRIORITY`, `STRAIGHT_JOIN`, `SQL_BUFFER_RESULT`, `SQL_SMALL_RESULT`,
 //!   `SQL_BIG_RESULT`, `SQL_CALC_FOUND_ROWS`): they ask for nothing SQLite does (`FOUND_ROWS()`
@@ -41,8 +44,8 @@
 //!   UPDATE`) are SQLite's (`insert.rs`).
 //! * Statements SQLite spells otherwise: `TRUNCATE [TABLE] t` is a `DELETE FROM t`, `RENAME
 //!   TABLE a TO b, ...` one `ALTER TABLE a RENAME TO b` per pair (within a schema), and a `DROP
-//!   TABLE` of several tables one `DROP TABLE` each (not atomic, unlike MySQL 8.0's: a missing
-//!   table stops the statement after the tables before it were dropped).
+//!   TABLE` of several tables one `DROP TABLE` each (run in one savepoint after a check that
+//!   every table exists, so all or none go, as in MySQL 8.0: `execute/engine_step.rs`).
 
 mod ddl;
 mod expr;
@@ -53,8 +56,8 @@ use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Expr, Ident, NonBlock, ObjectName, ObjectNamePart, Query, SelectItem, Statement, TableFactor,
-    Value, ValueWithSpan, VisitMut, VisitorMut,
+    Expr, GroupByExpr, Ident, NonBlock, ObjectName, ObjectNamePart, Query, SelectItem, Statement,
+    TableFactor, Value, ValueWithSpan, VisitMut, VisitorMut,
 };
 
 use crate::error::ServerError;
@@ -455,6 +458,11 @@ impl VisitorMut for Qualify<'_> {
             }
         }
         if let sqlparser::ast::SetExpr::Select(sel) = q.body.as_mut() {
+            // SQLite has no ROLLUP: said so, rather than SQLite's syntax error.
+            if matches!(&sel.group_by, GroupByExpr::Expressions(_, m) if !m.is_empty()) {
+                self.error
+                    .get_or_insert_with(|| ServerError::not_supported("GROUP BY ... WITH ROLLUP"));
+            }
             if let [only] = sel.from.as_slice() {
                 if only.joins.is_empty()
                     && matches!(&only.relation, TableFactor::Table { name, .. } if mdl_sql::is_dual(name))

@@ -308,3 +308,60 @@ async fn update_and_delete_with_order_by_and_limit() {
     assert_eq!(left, [2, 3, 4]);
     c.query_drop("DROP TABLE dl_t").await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn xor_temporal_literals_collate_and_rollup() {
+    let mut c = conn().await;
+    type Xor = (i64, i64, i64, Option<i64>, i64, i64);
+    let xor: Xor = c
+        .query_first("SELECT 1 XOR 1, 1 XOR 0, 0 XOR 0, 1 XOR NULL, 'abc' XOR 1, '2x' XOR 0")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(xor, (0, 1, 0, None, 1, 1));
+    let bits: (i64, i64, i64) = c
+        .query_first("SELECT 5 ^ 3, 6 ^ 6, 12 ^ 10 ^ 6")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(bits, (6, 0, 0));
+    c.query_drop("CREATE TABLE di_lit (d DATE, c VARCHAR(10))")
+        .await
+        .unwrap();
+    c.query_drop(
+        "INSERT INTO di_lit VALUES (DATE '2024-01-31', 'b'), (DATE '2024-02-01', 'A'), \
+         ('2024-02-02', 'a')",
+    )
+    .await
+    .unwrap();
+    let after: Vec<String> = c
+        .query(
+            "SELECT c FROM di_lit WHERE d > DATE '2024-01-31' AND d <= DATE '2024-02-01' \
+             AND TIMESTAMP '2024-02-01 10:00:00' > d",
+        )
+        .await
+        .unwrap();
+    assert_eq!(after, ["A"]);
+    let bin: Vec<String> = c
+        .query("SELECT c FROM di_lit ORDER BY c COLLATE utf8mb4_bin")
+        .await
+        .unwrap();
+    assert_eq!(bin, ["A", "a", "b"]);
+    let ci: i64 = c
+        .query_first("SELECT COUNT(*) FROM di_lit WHERE c = 'a' COLLATE utf8mb4_general_ci")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ci, 2, "a case-insensitive collation folds case");
+    let (n, _) = code(
+        c.query_drop("SELECT c COLLATE no_such_collation FROM di_lit")
+            .await,
+    );
+    assert_eq!(n, 1273);
+    let (n, _) = code(
+        c.query_drop("SELECT c, COUNT(*) FROM di_lit GROUP BY c WITH ROLLUP")
+            .await,
+    );
+    assert_eq!(n, 1235);
+    c.query_drop("DROP TABLE di_lit").await.unwrap();
+}

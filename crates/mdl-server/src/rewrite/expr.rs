@@ -31,6 +31,12 @@
 //!   integers and gives NULL for a zero divisor; a real quotient is truncated by the cast.
 //!   Differs: MySQL divides non-integers as DECIMALs, SQLite as doubles (`0.3 DIV 0.1` is 3 in
 //!   MySQL, 2 here); a quotient past BIGINT is error 1690 in MySQL and the nearest BIGINT here.
+//! * **`a XOR b`** (`Item_func_xor` in `item_cmpfunc.cc`: 1 if exactly one operand is true,
+//!   NULL if either is NULL) is `((CAST(a AS REAL) <> 0) <> (CAST(b AS REAL) <> 0))`: an
+//!   operand is true as MySQL reads a number from it (`'abc'` is 0, `'2x'` is 2). **`a ^ b`**
+//!   (`Item_func_bit_xor`) is `((a | b) & ~(a & b))`. Differs: SQLite's bit operators work on
+//!   signed 64-bit integers, so a result with the top bit set is negative (MySQL's are
+//!   unsigned: `~0` is 18446744073709551615 there, -1 here), as for `|`, `&` and `~`.
 //! * **`a % b`** (and `a MOD b`, should the parser give it: `sqlparser` 0.64 reads `MOD` after
 //!   an operand as an alias, so `5 MOD 2` gets 1064; `MOD(5, 2)` works) is `MOD(a, b)`, this
 //!   server's function with `Item_func_mod`'s meaning (`fmod` for reals, NULL for a zero
@@ -75,6 +81,13 @@
 //!     prints `{"a": 1}`).
 //!   - `DOUBLE`, `FLOAT`, `REAL` are SQLite's REAL already; other names (`YEAR`, ...) are cast
 //!     by SQLite's rules as written.
+//! * **`DATE 'str'`, `TIME 'str'`, `TIMESTAMP 'str'`** (MySQL's temporal literals, `literal` in
+//!   `sql_yacc.yy`) are `CAST('str' AS DATE)`, `AS TIME`, `AS DATETIME`, with the cast's rules
+//!   above (so a month needs two digits here).
+//! * **`x COLLATE name`** (`Item_func_set_collation`): a `_bin` or `_cs` collation, or
+//!   `binary`, is SQLite's `BINARY` (how the server compares already), a `_ci` one SQLite's
+//!   `NOCASE`; another name is 1273 (`ER_UNKNOWN_COLLATION`). Differs: `NOCASE` folds ASCII
+//!   letters only, and no collation here ignores accents (`_ai_ci` is `NOCASE` too).
 //! * **`CONVERT(x USING charset)`** (`Item_func_conv_charset` in `item_strfunc.cc`) is `(x)`:
 //!   the engine keeps every string as UTF-8.
 
@@ -128,9 +141,11 @@ pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(
             BinaryOperator::Plus | BinaryOperator::Minus => {
                 matches!(**right, Expr::Interval(_)) || matches!(**left, Expr::Interval(_))
             }
-            BinaryOperator::Divide | BinaryOperator::MyIntegerDivide | BinaryOperator::Modulo => {
-                true
-            }
+            BinaryOperator::Divide
+            | BinaryOperator::MyIntegerDivide
+            | BinaryOperator::Modulo
+            | BinaryOperator::Xor
+            | BinaryOperator::BitwiseXor => true,
             _ => false,
         },
         Expr::Function(f) => match f.name.0.last() {
@@ -140,7 +155,11 @@ pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(
             }
             _ => false,
         },
-        Expr::Cast { .. } | Expr::Convert { .. } | Expr::Extract { .. } => true,
+        Expr::Cast { .. }
+        | Expr::Convert { .. }
+        | Expr::Extract { .. }
+        | Expr::TypedString(_)
+        | Expr::Collate { .. } => true,
         _ => false,
     };
     if maybe {
@@ -174,8 +193,56 @@ fn rewrite_form(e: &mut Expr, placeholders_before: usize) -> Result<(), ServerEr
                 format: None,
             }),
             BinaryOperator::Modulo => Some(call("MOD", vec![take(left), take(right)])),
+            BinaryOperator::Xor => {
+                let truth = |e: &mut Expr| {
+                    let real = cast_as(Expr::Nested(Box::new(take(e))), DataType::Real);
+                    nested(real, BinaryOperator::NotEq, num(0))
+                };
+                Some(nested(truth(left), BinaryOperator::NotEq, truth(right)))
+            }
+            BinaryOperator::BitwiseXor => {
+                let (a, b) = (
+                    Expr::Nested(Box::new(take(left))),
+                    Expr::Nested(Box::new(take(right))),
+                );
+                let both = nested(a.clone(), BinaryOperator::BitwiseAnd, b.clone());
+                let not_both = Expr::UnaryOp {
+                    op: sqlparser::ast::UnaryOperator::BitwiseNot,
+                    expr: Box::new(both),
+                };
+                Some(nested(
+                    nested(a, BinaryOperator::BitwiseOr, b),
+                    BinaryOperator::BitwiseAnd,
+                    not_both,
+                ))
+            }
             _ => None,
         },
+        Expr::TypedString(t) => {
+            let ty = match &t.data_type {
+                DataType::Timestamp(p, _) => DataType::Datetime(*p),
+                DataType::Time(p, _) => DataType::Time(*p, TimezoneInfo::None),
+                other => other.clone(),
+            };
+            cast(&mut Expr::Value(t.value.clone()), &ty)
+        }
+        Expr::Collate { collation, .. } => {
+            let name = collation.to_string().trim_matches('`').to_ascii_lowercase();
+            let sqlite = match name.as_str() {
+                "binary" => "BINARY",
+                n if n.ends_with("_bin") || n.ends_with("_cs") => "BINARY",
+                n if n.ends_with("_ci") => "NOCASE",
+                _ => {
+                    return Err(ServerError::new(
+                        1273,
+                        "HY000",
+                        format!("Unknown collation: '{name}'"),
+                    ))
+                }
+            };
+            *collation = ObjectName(vec![ObjectNamePart::Identifier(Ident::new(sqlite))]);
+            None
+        }
         Expr::Function(f) => function(f)?,
         Expr::Cast {
             kind: CastKind::Cast,
@@ -538,6 +605,15 @@ impl VisitorMut for NumberPlaceholders {
 
 fn is_name(n: &ObjectName, want: &str) -> bool {
     matches!(n.0.as_slice(), [ObjectNamePart::Identifier(i)] if i.value.eq_ignore_ascii_case(want))
+}
+
+/// `(left op right)`.
+fn nested(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
+    Expr::Nested(Box::new(Expr::BinaryOp {
+        left: Box::new(left),
+        op,
+        right: Box::new(right),
+    }))
 }
 
 fn take(e: &mut Expr) -> Expr {

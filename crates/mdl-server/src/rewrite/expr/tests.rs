@@ -203,3 +203,21 @@ fn casts_in_sqlite_types() {
         "SELECT json(a) AS a, CAST(a AS DOUBLE) AS b, CAST(a AS YEAR) AS c, (a + 1) * 2 AS d"
     );
 }
+
+#[test]
+fn xor_literals_and_collations() {
+    assert_eq!(
+        one("SELECT a XOR b, a ^ 3 FROM t"),
+        "SELECT ((CAST((a) AS REAL) <> 0) <> (CAST((b) AS REAL) <> 0)) AS `a XOR b`, \
+         (((a) | (3)) & ~ ((a) & (3))) AS `a ^ 3` FROM `sbtest`.t"
+    );
+    assert_eq!(
+        one("SELECT 1 FROM t WHERE d >= DATE '2024-01-31' AND s < TIMESTAMP '2024-01-31 10:00:00'"),
+        "SELECT 1 AS `1` FROM `sbtest`.t WHERE d >= DATE('2024-01-31') \
+         AND s < DATETIME('2024-01-31 10:00:00')"
+    );
+    assert_eq!(
+        one("SELECT c FROM t ORDER BY c COLLATE utf8mb4_0900_ai_ci, c COLLATE utf8mb4_bin"),
+        "SELECT c FROM `sbtest`.t ORDER BY c COLLATE NOCASE, c COLLATE BINARY"
+    );
+}
