@@ -117,7 +117,7 @@ impl Connection {
             processes: &procs,
         };
         pfs_views::refresh(&mut self.db, tables, &src)?;
-        crate::info_schema::refresh(&mut self.db, tables)
+        crate::info_schema::refresh(&mut self.db, tables, &procs)
     }
 
     /// A prepared statement's parameter count and column names.

@@ -1,4 +1,5 @@
-//! `information_schema.SCHEMATA`, `TABLES`, `COLUMNS` and `STATISTICS`, and the tables of
+//! `information_schema.SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS` and `PROCESSLIST` (the
+//! rows of `SHOW FULL PROCESSLIST`, which DBAs filter with `WHERE`), and the tables of
 //! constants (`fixed.rs`: `ENGINES`, `CHARACTER_SETS`, `COLLATIONS`, the empty `TRIGGERS`,
 //! `ROUTINES` and `EVENTS`) as SQLite snapshots.
 //!
@@ -31,6 +32,7 @@ mod fixed;
 use crate::catalog::{self, Column, CHARSET, COLLATION};
 use crate::engine::{quote, EngineConn, VIEW_SCHEMAS};
 use crate::error::ServerError;
+use crate::processlist::Process;
 
 /// The schema's name.
 pub const SCHEMA: &str = "information_schema";
@@ -116,12 +118,13 @@ const STATISTICS: [&str; 18] = [
 
 /// The tables of `information_schema` this server has, with their columns (name and MySQL
 /// 8.0's type; SQLite's affinity follows the type: numbers stay numbers, text text).
-pub const TABLES: [(&str, &[&str]); 10] = [
+pub const TABLES: [(&str, &[&str]); 11] = [
     ("CHARACTER_SETS", &fixed::CHARACTER_SETS),
     ("COLLATIONS", &fixed::COLLATIONS),
     ("COLUMNS", &COLUMNS),
     ("ENGINES", &fixed::ENGINES),
     ("EVENTS", &fixed::EVENTS),
+    ("PROCESSLIST", &PROCESSLIST),
     ("ROUTINES", &fixed::ROUTINES),
     ("SCHEMATA", &SCHEMATA),
     ("STATISTICS", &STATISTICS),
@@ -129,12 +132,47 @@ pub const TABLES: [(&str, &[&str]); 10] = [
     ("TRIGGERS", &fixed::TRIGGERS),
 ];
 
+/// MySQL 8.0's `PROCESSLIST` (`SHOW FULL PROCESSLIST`'s rows, as
+/// `performance_schema.processlist`'s).
+const PROCESSLIST: [&str; 8] = [
+    "ID bigint unsigned",
+    "USER varchar(32)",
+    "HOST varchar(261)",
+    "DB varchar(64)",
+    "COMMAND varchar(16)",
+    "TIME int",
+    "STATE varchar(64)",
+    "INFO longtext",
+];
+
+fn processlist_rows(processes: &[Process]) -> Vec<Vec<Value>> {
+    let opt = |s: &Option<String>| s.as_deref().map_or(Value::Null, text);
+    (processes.iter())
+        .map(|p| {
+            vec![
+                Value::Integer(p.id as i64),
+                text(&p.user),
+                text(&p.host),
+                opt(&p.db),
+                text(p.command),
+                Value::Integer(p.time as i64),
+                text(&p.state),
+                opt(&p.info),
+            ]
+        })
+        .collect()
+}
+
 /// Refreshes the snapshots of the `information_schema` tables among `tables` (`(schema,
 /// table)`, any schema: others are skipped).
 ///
 /// # Errors
 /// 1109 for a table `information_schema` does not have; SQLite errors.
-pub fn refresh(db: &mut EngineConn, tables: &[(String, String)]) -> Result<(), ServerError> {
+pub fn refresh(
+    db: &mut EngineConn,
+    tables: &[(String, String)],
+    processes: &dyn Fn() -> Vec<Process>,
+) -> Result<(), ServerError> {
     let mut done: Vec<&str> = Vec::new();
     for (schema, table) in tables {
         if !schema.eq_ignore_ascii_case(SCHEMA) {
@@ -156,6 +194,7 @@ pub fn refresh(db: &mut EngineConn, tables: &[(String, String)]) -> Result<(), S
             "TABLES" => tables_rows(db)?,
             "COLUMNS" => per_table(db, columns_rows)?,
             "STATISTICS" => per_table(db, statistics_rows)?,
+            "PROCESSLIST" => processlist_rows(&processes()),
             _ => fixed::rows(name),
         };
         load(db, name, columns, rows)?;

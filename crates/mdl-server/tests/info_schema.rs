@@ -392,6 +392,7 @@ async fn queries_over_information_schema_filter_sort_and_join() {
             "COLUMNS",
             "ENGINES",
             "EVENTS",
+            "PROCESSLIST",
             "ROUTINES",
             "SCHEMATA",
             "STATISTICS",
@@ -437,7 +438,7 @@ async fn writes_to_information_schema_are_refused_and_the_connection_goes_on() {
         )
         .await
         .unwrap();
-    assert_eq!(n, Some(10));
+    assert_eq!(n, Some(11));
     // Its tables describe themselves with MySQL's types.
     let described: Vec<(String, String, String, String, Option<String>, String)> =
         c.query("DESCRIBE information_schema.TABLES").await.unwrap();
@@ -604,6 +605,19 @@ async fn the_show_statements_of_client_tools_answer_as_mysql() {
         "CREATE DATABASE `test` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin */ \
          /*!80016 DEFAULT ENCRYPTION='N' */"
     );
+    // The process list as DBAs filter it: this connection, running this query.
+    let me: Vec<(String, String)> = c
+        .query(
+            "SELECT COMMAND, INFO FROM information_schema.PROCESSLIST \
+             WHERE ID = CONNECTION_ID() AND COMMAND <> 'Sleep'",
+        )
+        .await
+        .unwrap();
+    assert_eq!(me.len(), 1);
+    assert_eq!(me[0].0, "Query");
+    assert!(me[0]
+        .1
+        .starts_with("SELECT COMMAND, INFO FROM information_schema.PROCESSLIST"));
     let grants: Vec<String> = c.query("SHOW GRANTS").await.unwrap();
     assert_eq!(grants.len(), 1);
     assert!(
