@@ -365,3 +365,33 @@ async fn xor_temporal_literals_collate_and_rollup() {
     assert_eq!(n, 1235);
     c.query_drop("DROP TABLE di_lit").await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spellings_sqlparser_lacks_reach_the_engine() {
+    let mut c = conn().await;
+    let row: (String, String, i64, i64, i64) = c
+        .query_first(
+            "SELECT '2024-01-01 10:00:00' + INTERVAL '1:30' HOUR_MINUTE, \
+             DATE_SUB('2024-03-01', INTERVAL '1-1' YEAR_MONTH), 7 MOD 3, \
+             CAST('-2' AS SIGNED INT), CONVERT('5', UNSIGNED INT)",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        ("2024-01-01 11:30:00".into(), "2023-02-01".into(), 1, -2, 5)
+    );
+    let cut: String = c
+        .query_first("SELECT CAST('abc' AS CHAR(2) CHARACTER SET utf8mb4)")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(cut, "ab");
+    let stmt = c
+        .prep("SELECT ? MOD ?, DATE_ADD('2024-01-01', INTERVAL ? DAY_HOUR)")
+        .await
+        .unwrap();
+    let prepared: (i64, String) = c.exec_first(&stmt, (10, 4, "1 2")).await.unwrap().unwrap();
+    assert_eq!(prepared, (2, "2024-01-02 02:00:00".into()));
+}

@@ -143,6 +143,7 @@ mod parse;
 mod plan;
 mod recognize;
 mod session;
+mod spelling;
 mod tables;
 mod user_lock;
 

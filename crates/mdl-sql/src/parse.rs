@@ -7,9 +7,10 @@
 //! 2. The text is tokenized with sqlparser's MySQL tokenizer and split at `;` into statements.
 //! 3. A small recognizer ([`crate::recognize`]) takes the statements sqlparser 0.64 cannot
 //!    parse, each listed in [`Statement`] with the reason.
-//! 4. The rest goes to sqlparser, after three token rewrites for MySQL syntax it lacks (the
+//! 4. The rest goes to sqlparser, after token rewrites for MySQL syntax it lacks (the
 //!    rewritten statement means the same to MySQL; the flags removed are kept in
-//!    [`Modifiers`]):
+//!    [`Modifiers`]): the expression spellings of `spelling.rs` (`a MOD b`, compound interval
+//!    units, `UNSIGNED INT`, a cast's character set), and
 //!    * `... LOCK IN SHARE MODE` becomes `... FOR SHARE` (MySQL's `sql_yacc.yy`, `locking_clause`:
 //!      both are `PT_query_block_locking_clause(Lock_strength::SHARE)`);
 //!    * `UPDATE`/`DELETE` modifiers `LOW_PRIORITY`, `QUICK`, `IGNORE` are removed (sqlparser
@@ -99,7 +100,9 @@ pub struct Modifiers {
 /// rejects them, see [`Statement`]); `LOCK IN SHARE MODE`, the `UPDATE`/`DELETE` modifiers
 /// `LOW_PRIORITY`, `QUICK`, `IGNORE`, multi-table `UPDATE a, b SET` and `START TRANSACTION WITH
 /// CONSISTENT SNAPSHOT` are rewritten into what sqlparser parses, the modifiers kept in
-/// [`Modifiers`]. `KILL`, `SHOW [FULL] PROCESSLIST` and `FLUSH TABLES ... WITH READ LOCK` are
+/// [`Modifiers`], and so are `a MOD b` (as `a % b`), compound interval units (`INTERVAL '1:30'
+/// HOUR_MINUTE` as `HOUR TO MINUTE`), `CAST(x AS UNSIGNED INT)` and a cast's `CHARACTER SET`
+/// (dropped). `KILL`, `SHOW [FULL] PROCESSLIST` and `FLUSH TABLES ... WITH READ LOCK` are
 /// sqlparser's own.
 ///
 /// ```
@@ -215,6 +218,7 @@ fn keyword_token(word: &str, at: &TokenWithSpan) -> TokenWithSpan {
 
 /// The token rewrites of the module docs.
 fn rewrite(mut t: Vec<TokenWithSpan>, m: &mut Modifiers) -> Vec<TokenWithSpan> {
+    crate::spelling::respell(&mut t);
     // LOCK IN SHARE MODE -> FOR SHARE, anywhere (it is only valid as a locking clause).
     let mut i = 0;
     while i + 3 < t.len() {

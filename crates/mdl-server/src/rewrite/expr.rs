@@ -17,9 +17,9 @@
 //!   (also with MySQL's `SQL_TSI_` prefix: `SQL_TSI_DAY` is `'DAY'`), `EXTRACT(UNIT FROM x)` is
 //!   `EXTRACT('UNIT', x)`. A unit MySQL does not know (`DAYS`, `EPOCH`) is left as written for
 //!   SQLite to refuse (1064, or 1054 for a word SQLite reads as a column, where MySQL says 1064).
-//!   `sqlparser` 0.64 parses none of the compound units
-//!   (`HOUR_MINUTE`, `YEAR_MONTH`, ...): such a statement gets 1064 before it reaches this
-//!   module, which maps them should the parser give them as words.
+//!   The compound units (`HOUR_MINUTE`, `YEAR_MONTH`, ...) reach this module as `mdl-sql`
+//!   spells them for `sqlparser` 0.64 (`HOUR TO MINUTE`), or as words (in `EXTRACT`); there
+//!   is no such spelling for `SECOND_MICROSECOND`, which gets 1064.
 //! * **`a / b`** (`Item_func_div` in `item_func.cc`: a DECIMAL or DOUBLE quotient even of two
 //!   integers, NULL for a zero divisor) is `CAST(a AS REAL) / b`: SQLite's `/` truncates two
 //!   integers (`7 / 2` is 3 there, 3.5000 in MySQL). Differs: the quotient is a DOUBLE, not a
@@ -464,6 +464,20 @@ fn interval_unit(i: &Interval) -> Option<&'static str> {
             fractional_seconds_precision: None,
             ..
         } => field_unit(f),
+        // `HOUR TO MINUTE`: `mdl-sql`'s spelling of MySQL's `HOUR_MINUTE`.
+        Interval {
+            leading_field: Some(lead),
+            leading_precision: None,
+            last_field: Some(last),
+            fractional_seconds_precision: None,
+            ..
+        } => {
+            let (lead, last) = (field_unit(lead)?, field_unit(last)?);
+            UNITS[SIMPLE_UNITS..]
+                .iter()
+                .copied()
+                .find(|u| u.split_once('_') == Some((lead, last)))
+        }
         _ => None,
     }
 }

@@ -1,0 +1,236 @@
+//! MySQL's spellings of expressions that sqlparser 0.64 does not parse, respelled as tokens it
+//! parses into the AST of the same meaning (step 4 of [`crate::parse`]):
+//!
+//! * `a MOD b` is `a % b` (`sql_yacc.yy`: `bit_expr MOD_SYM bit_expr` and `bit_expr '%'
+//!   bit_expr` are both `Item_func_mod`). sqlparser reads a `MOD` after an operand as an alias.
+//!   `MOD` is the operator when the token before it ends an operand (a literal, a name, a `)`,
+//!   a `?`); `MOD(a, b)` elsewhere stays the function.
+//! * `INTERVAL n HOUR_MINUTE` and the other compound units (`interval` in `sql_yacc.yy`) are
+//!   `INTERVAL n HOUR TO MINUTE`, the standard spelling sqlparser parses into an interval whose
+//!   leading and last fields are the unit's two parts. sqlparser takes no `TO` after `SECOND`,
+//!   so `SECOND_MICROSECOND` stays a syntax error.
+//! * `SIGNED INT` and `UNSIGNED INT` (`cast_type` in `sql_yacc.yy`: `INT_SYM` is optional after
+//!   either) are `SIGNED INTEGER` and `UNSIGNED INTEGER`.
+//! * `CHAR[(n)] {CHARACTER SET | CHARSET} cs` as a `CAST` / `CONVERT` type (after `AS` or a
+//!   comma) loses the character set: sqlparser takes none there. The cast's result is a
+//!   string either way; which character set it is in is no metadata lock's business.
+
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::{Token, TokenWithSpan};
+
+use crate::parse::is_kw;
+
+/// MySQL's compound interval units, with the fields sqlparser spells them with.
+const COMPOUND_UNITS: [(&str, &str, &str); 10] = [
+    ("MINUTE_MICROSECOND", "MINUTE", "MICROSECOND"),
+    ("MINUTE_SECOND", "MINUTE", "SECOND"),
+    ("HOUR_MICROSECOND", "HOUR", "MICROSECOND"),
+    ("HOUR_SECOND", "HOUR", "SECOND"),
+    ("HOUR_MINUTE", "HOUR", "MINUTE"),
+    ("DAY_MICROSECOND", "DAY", "MICROSECOND"),
+    ("DAY_SECOND", "DAY", "SECOND"),
+    ("DAY_MINUTE", "DAY", "MINUTE"),
+    ("DAY_HOUR", "DAY", "HOUR"),
+    ("YEAR_MONTH", "YEAR", "MONTH"),
+];
+
+/// Keywords after which an expression starts: a `MOD` after one of them is the function.
+const BEFORE_EXPRESSIONS: [Keyword; 30] = [
+    Keyword::SELECT,
+    Keyword::WHERE,
+    Keyword::AND,
+    Keyword::OR,
+    Keyword::NOT,
+    Keyword::XOR,
+    Keyword::ON,
+    Keyword::BY,
+    Keyword::HAVING,
+    Keyword::WHEN,
+    Keyword::THEN,
+    Keyword::ELSE,
+    Keyword::CASE,
+    Keyword::SET,
+    Keyword::IN,
+    Keyword::IS,
+    Keyword::LIKE,
+    Keyword::BETWEEN,
+    Keyword::DISTINCT,
+    Keyword::ALL,
+    Keyword::ANY,
+    Keyword::SOME,
+    Keyword::EXISTS,
+    Keyword::INTERVAL,
+    Keyword::LIMIT,
+    Keyword::OFFSET,
+    Keyword::VALUES,
+    Keyword::DIV,
+    Keyword::MOD,
+    Keyword::REGEXP,
+];
+
+/// Respells `t` in place (see the module docs).
+pub(crate) fn respell(t: &mut Vec<TokenWithSpan>) {
+    let mut i = 1;
+    while i < t.len() {
+        if is_kw(&t[i], "MOD") && ends_operand(&t[i - 1]) {
+            t[i].token = Token::Mod;
+        } else if let Some((_, lead, last)) = compound_unit(&t[i]) {
+            if follows_interval_operand(t, i) {
+                let to = |w: &str| TokenWithSpan::new(Token::make_keyword(w), t[i].span);
+                let spelt = [to(lead), to("TO"), to(last)];
+                t.splice(i..=i, spelt);
+                i += 2;
+            }
+        } else if is_kw(&t[i], "INT")
+            && (is_kw(&t[i - 1], "SIGNED") || is_kw(&t[i - 1], "UNSIGNED"))
+        {
+            t[i].token = Token::make_keyword("INTEGER");
+        } else if is_kw(&t[i], "CHAR") && (t[i - 1].token == Token::Comma || is_kw(&t[i - 1], "AS"))
+        {
+            drop_charset(t, i);
+        }
+        i += 1;
+    }
+}
+
+/// Whether `t` ends an operand: a literal, a name, a `)`, a `?`.
+fn ends_operand(t: &TokenWithSpan) -> bool {
+    match &t.token {
+        Token::Number(..)
+        | Token::SingleQuotedString(_)
+        | Token::DoubleQuotedString(_)
+        | Token::RParen
+        | Token::Placeholder(_) => true,
+        Token::Word(w) => w.quote_style.is_some() || !BEFORE_EXPRESSIONS.contains(&w.keyword),
+        _ => false,
+    }
+}
+
+/// The compound unit `t` names, unquoted.
+fn compound_unit(t: &TokenWithSpan) -> Option<&'static (&'static str, &'static str, &'static str)> {
+    (COMPOUND_UNITS.iter()).find(|(name, _, _)| is_kw(t, name))
+}
+
+/// Whether the tokens before `t[unit]` are `INTERVAL` and an operand: a literal, a name or a
+/// `?`, with an optional sign, or a parenthesized expression.
+fn follows_interval_operand(t: &[TokenWithSpan], unit: usize) -> bool {
+    let mut at = unit - 1;
+    if t[at].token == Token::RParen {
+        let mut depth = 0;
+        loop {
+            match t[at].token {
+                Token::RParen => depth += 1,
+                Token::LParen => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                break;
+            }
+            if at == 0 {
+                return false;
+            }
+            at -= 1;
+        }
+    } else if !ends_operand(&t[at]) {
+        return false;
+    }
+    if at > 0 && matches!(t[at - 1].token, Token::Minus | Token::Plus) {
+        at -= 1;
+    }
+    at > 0 && is_kw(&t[at - 1], "INTERVAL")
+}
+
+/// Drops `CHARACTER SET cs` or `CHARSET cs` after the `CHAR` or `CHAR(n)` at `t[char]`.
+fn drop_charset(t: &mut Vec<TokenWithSpan>, char: usize) {
+    let mut at = char + 1;
+    if t.get(at).is_some_and(|l| l.token == Token::LParen)
+        && t.get(at + 2).is_some_and(|r| r.token == Token::RParen)
+    {
+        at += 3;
+    }
+    let words = match t.get(at) {
+        Some(c) if is_kw(c, "CHARSET") => 2,
+        Some(c) if is_kw(c, "CHARACTER") && t.get(at + 1).is_some_and(|s| is_kw(s, "SET")) => 3,
+        _ => return,
+    };
+    if t.get(at + words - 1)
+        .is_some_and(|n| matches!(n.token, Token::Word(_)))
+    {
+        t.drain(at..at + words);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sqlparser::dialect::MySqlDialect;
+    use sqlparser::tokenizer::Tokenizer;
+
+    use super::*;
+
+    fn respelt(sql: &str) -> String {
+        let mut t: Vec<TokenWithSpan> = (Tokenizer::new(&MySqlDialect {}, sql))
+            .tokenize_with_location()
+            .unwrap()
+            .into_iter()
+            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+            .collect();
+        respell(&mut t);
+        let words: Vec<String> = t.iter().map(|t| t.token.to_string()).collect();
+        words.join(" ")
+    }
+
+    #[test]
+    fn mod_is_the_operator_after_an_operand_only() {
+        assert_eq!(respelt("SELECT 5 MOD 2"), "SELECT 5 % 2");
+        assert_eq!(
+            respelt("SELECT a mod (b + 1) FROM t"),
+            "SELECT a % ( b + 1 ) FROM t"
+        );
+        assert_eq!(respelt("SELECT (a) MOD ?"), "SELECT ( a ) % ?");
+        assert_eq!(respelt("SELECT MOD(5, 2)"), "SELECT MOD ( 5 , 2 )");
+        assert_eq!(
+            respelt("SELECT 1 WHERE MOD(a, 2) = 1"),
+            "SELECT 1 WHERE MOD ( a , 2 ) = 1"
+        );
+        assert_eq!(respelt("SELECT `mod` FROM t"), "SELECT `mod` FROM t");
+    }
+
+    #[test]
+    fn compound_units_after_an_interval_operand() {
+        assert_eq!(
+            respelt("SELECT d + INTERVAL '1:30' HOUR_MINUTE"),
+            "SELECT d + INTERVAL '1:30' HOUR TO MINUTE"
+        );
+        assert_eq!(
+            respelt("SELECT DATE_ADD(d, INTERVAL -? year_month)"),
+            "SELECT DATE_ADD ( d , INTERVAL - ? YEAR TO MONTH )"
+        );
+        assert_eq!(
+            respelt("SELECT d - INTERVAL (n + 1) DAY_SECOND"),
+            "SELECT d - INTERVAL ( n + 1 ) DAY TO SECOND"
+        );
+        assert_eq!(respelt("SELECT day_hour FROM t"), "SELECT day_hour FROM t");
+        assert_eq!(
+            respelt("SELECT EXTRACT(HOUR_MINUTE FROM d)"),
+            "SELECT EXTRACT ( HOUR_MINUTE FROM d )"
+        );
+    }
+
+    #[test]
+    fn cast_types() {
+        assert_eq!(
+            respelt("SELECT CAST(a AS UNSIGNED INT), CONVERT(b, SIGNED INT)"),
+            "SELECT CAST ( a AS UNSIGNED INTEGER ) , CONVERT ( b , SIGNED INTEGER )"
+        );
+        assert_eq!(
+            respelt(
+                "SELECT CAST(a AS CHAR CHARACTER SET utf8mb4), CONVERT(b, CHAR(3) CHARSET latin1)"
+            ),
+            "SELECT CAST ( a AS CHAR ) , CONVERT ( b , CHAR ( 3 ) )"
+        );
+        assert_eq!(
+            respelt("CREATE TABLE t (c CHAR(3) CHARACTER SET utf8mb4)"),
+            "CREATE TABLE t ( c CHAR ( 3 ) CHARACTER SET utf8mb4 )"
+        );
+    }
+}
