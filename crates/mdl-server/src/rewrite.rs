@@ -33,7 +33,8 @@
 //!   are SQLite's (`SIGNED` is `INTEGER`, `CHAR(n)` a `substr`, `DATE` `DATE(x)`, ...), and so
 //!   are the literals `DATE '...'`, `TIME '...'`, `TIMESTAMP '...'`; `CONVERT(x USING cs)` is
 //!   `x`; `COLLATE` names SQLite's collation of the same meaning.
-//! * `GROUP BY ... WITH ROLLUP` is refused (1235): SQLite has no `ROLLUP`.
+//! * `GROUP BY ... WITH ROLLUP` is the `UNION ALL` of its grouping levels (`rollup.rs`):
+//!   SQLite has no `ROLLUP`.
 //! * MySQL's select modifiers go (`SQL_NO_CACHE`, which dump tools send, `SQL_CACHE`'s
 //!   removed kin, `HIGH_PRIORITY`, `STRAIGHT_JOIN`, `SQL_BUFFER_RESULT`, `SQL_SMALL_RESULT`,
 //!   `SQL_BIG_RESULT`, `SQL_CALC_FOUND_ROWS`): they ask for nothing SQLite does (`FOUND_ROWS()`
@@ -51,13 +52,14 @@ mod ddl;
 mod expr;
 mod insert;
 mod limited;
+mod rollup;
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Expr, GroupByExpr, Ident, NonBlock, ObjectName, ObjectNamePart, Query, SelectItem, Statement,
-    TableFactor, Value, ValueWithSpan, VisitMut, VisitorMut,
+    Expr, Ident, NonBlock, ObjectName, ObjectNamePart, Query, SelectItem, Statement, TableFactor,
+    Value, ValueWithSpan, VisitMut, VisitorMut,
 };
 
 use crate::error::ServerError;
@@ -126,6 +128,14 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
         _ => {}
     }
     let sql = match &s {
+        Statement::Query(query) if q.rollups == 1 && rollup::has_rollup(query) => {
+            vec![rollup::query(query)?]
+        }
+        _ if q.rollups > 0 => {
+            return Err(ServerError::not_supported(
+                "GROUP BY ... WITH ROLLUP in a subquery or a UNION",
+            ))
+        }
         Statement::CreateTable(c) => ddl::create_table(c)?,
         Statement::CreateIndex(c) => vec![ddl::create_index(c)?],
         Statement::AlterTable(a) => ddl::alter_table(a)?,
@@ -292,6 +302,8 @@ struct Qualify<'a> {
     locking_read: Option<LockingRead>,
     /// The `?` placeholders visited so far: those before the expression being visited.
     placeholders: usize,
+    /// The `GROUP BY ... WITH ROLLUP` clauses visited.
+    rollups: usize,
     error: Option<ServerError>,
 }
 
@@ -306,6 +318,7 @@ impl<'a> Qualify<'a> {
             read_session: false,
             locking_read: None,
             placeholders: 0,
+            rollups: 0,
             error: None,
         }
     }
@@ -436,6 +449,9 @@ impl VisitorMut for Qualify<'_> {
 
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
         drop_select_modifiers(&mut q.body);
+        // SQLite has no ROLLUP: the statement's is rewritten after the visit (`rollup.rs`),
+        // which takes one, in the top query.
+        self.rollups += rollup::count(&q.body);
         for lock in q.locks.drain(..) {
             let how = match lock.nonblock {
                 None => LockingRead::Wait,
@@ -458,11 +474,6 @@ impl VisitorMut for Qualify<'_> {
             }
         }
         if let sqlparser::ast::SetExpr::Select(sel) = q.body.as_mut() {
-            // SQLite has no ROLLUP: said so, rather than SQLite's syntax error.
-            if matches!(&sel.group_by, GroupByExpr::Expressions(_, m) if !m.is_empty()) {
-                self.error
-                    .get_or_insert_with(|| ServerError::not_supported("GROUP BY ... WITH ROLLUP"));
-            }
             if let [only] = sel.from.as_slice() {
                 if only.joins.is_empty()
                     && matches!(&only.relation, TableFactor::Table { name, .. } if mdl_sql::is_dual(name))
@@ -563,6 +574,11 @@ mod tests {
     }
 
     pub(super) fn sqlite(sql: &str) -> Vec<String> {
+        rewritten(sql).unwrap().sql
+    }
+
+    /// The rewrite of `sql` in schema `sbtest`.
+    pub(super) fn rewritten(sql: &str) -> Result<Rewritten, ServerError> {
         let parsed = mdl_sql::parse(sql).unwrap();
         let mdl_sql::Statement::Sql { statement, .. } = &parsed[0].statement else {
             panic!("not sql")
@@ -573,7 +589,7 @@ mod tests {
             user_locks: &[Some(1)],
             variable: &env_vars,
         };
-        rewrite(statement, &env).unwrap().sql
+        rewrite(statement, &env)
     }
 
     #[test]
