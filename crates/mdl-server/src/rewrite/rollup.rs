@@ -21,7 +21,8 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Expr, GroupByExpr, Query, Select, SelectItem, SetExpr, Value, VisitMut, VisitorMut,
+    Expr, GroupByExpr, GroupByWithModifier, Query, Select, SelectItem, SetExpr, Value, VisitMut,
+    VisitorMut,
 };
 
 use crate::error::ServerError;
@@ -49,16 +50,19 @@ const AGGREGATES: [&str; 16] = [
 /// Whether `q` is a query of the module's form (its top `SELECT` has `WITH ROLLUP`).
 pub(super) fn has_rollup(q: &Query) -> bool {
     matches!(q.body.as_ref(), SetExpr::Select(s)
-        if matches!(&s.group_by, GroupByExpr::Expressions(_, m) if !m.is_empty()))
+        if is_rollup(&s.group_by))
+}
+
+/// Whether a `GROUP BY` has `WITH ROLLUP`.
+fn is_rollup(g: &GroupByExpr) -> bool {
+    matches!(g, GroupByExpr::Expressions(_, m) if m.contains(&GroupByWithModifier::Rollup))
 }
 
 /// How many `SELECT`s of `body` (its own, or the branches of its set operations) have `WITH
 /// ROLLUP`.
 pub(super) fn count(body: &SetExpr) -> usize {
     match body {
-        SetExpr::Select(s) => {
-            usize::from(matches!(&s.group_by, GroupByExpr::Expressions(_, m) if !m.is_empty()))
-        }
+        SetExpr::Select(s) => usize::from(is_rollup(&s.group_by)),
         SetExpr::SetOperation { left, right, .. } => count(left) + count(right),
         _ => 0,
     }
