@@ -11,18 +11,21 @@
 //!   `DATE_FORMAT`, `TIME_FORMAT`, `STR_TO_DATE`.
 //! * `string`, `numeric`, `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `compare` (`GREATEST`,
 //!   `LEAST`), `regexp` (`REGEXP` / `RLIKE`, `REGEXP_LIKE`).
+//! * `convert`: `HEX`, `BIN`, `OCT`, `CONV`, `BIT_COUNT`, `INET_ATON`, `INET_NTOA`,
+//!   `TO_BASE64`, `FROM_BASE64`.
 //!
 //! How they meet SQLite:
 //!
 //! * SQLite already has, with MySQL's meaning: `IF` (3.48+), `IFNULL`, `NULLIF`, `COALESCE`,
-//!   `ABS`, `ROUND`, `SIGN`, `REPLACE`, `SUBSTR`/`SUBSTRING`, `INSTR`, `TRIM`/`LTRIM`/`RTRIM`,
-//!   `HEX`, `CONCAT_WS`, `OCTET_LENGTH`.
+//!   `ABS`, `ROUND`, `SIGN`, `REPLACE`, `SUBSTR`/`SUBSTRING`, `INSTR`,
+//!   `TRIM`/`LTRIM`/`RTRIM`, `CONCAT_WS`, `OCTET_LENGTH`.
 //! * Overridden, because SQLite's mean otherwise: `CONCAT` (NULL if any argument is NULL;
 //!   SQLite skips NULLs), `LENGTH` (bytes, as MySQL's; SQLite counts characters: MySQL's
 //!   character count is `CHAR_LENGTH`), `LOWER`/`UPPER` (Unicode; SQLite's fold ASCII only),
-//!   and the keywords `CURRENT_TIMESTAMP`/`CURRENT_DATE`/`CURRENT_TIME` (column defaults
-//!   too), which SQLite compiles into calls of functions of those names: they read the
-//!   statement clock below. All are UTC, as this server's `time_zone`, `SYSTEM` = UTC, gives.
+//!   `HEX` (of a number, its value, not its text: `convert`), and the keywords
+//!   `CURRENT_TIMESTAMP`/`CURRENT_DATE`/`CURRENT_TIME` (column defaults too), which SQLite
+//!   compiles into calls of functions of those names: they read the statement clock below.
+//!   All are UTC, as this server's `time_zone`, `SYSTEM` = UTC, gives.
 //! * Strings compare as the engine's columns do, byte for byte (SQLite's BINARY collation):
 //!   `LOCATE`, `FIELD`, `FIND_IN_SET`, `GREATEST` and `LEAST` are case-sensitive, unlike
 //!   MySQL's default `utf8mb4_0900_ai_ci`, so that they agree with `=` on this server.
@@ -41,6 +44,7 @@
 mod calendar;
 mod clock;
 mod compare;
+mod convert;
 mod format;
 mod hash;
 mod interval;
@@ -66,6 +70,7 @@ pub use clock::StatementClock;
 pub fn register(db: &rusqlite::Connection, clock: &Arc<StatementClock>) -> rusqlite::Result<()> {
     string::register(db)?;
     numeric::register(db)?;
+    convert::register(db)?;
     hash::register(db)?;
     compare::register(db)?;
     clock::register(db, clock)?;
