@@ -9,8 +9,9 @@
 //! * `parts`: `YEAR` ... `MICROSECOND`, `WEEK`, `EXTRACT`, `TO_DAYS`, `DATEDIFF`, `TIMEDIFF`,
 //!   ...; `interval`: `DATE_ADD`, `DATE_SUB`, `TIMESTAMPADD`, `TIMESTAMPDIFF`; `format`:
 //!   `DATE_FORMAT`, `TIME_FORMAT`, `STR_TO_DATE`.
-//! * `string`, `numeric`, `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `compare` (`GREATEST`,
-//!   `LEAST`), `regexp` (`REGEXP` / `RLIKE`, `REGEXP_LIKE`).
+//! * `string`, `numeric` (`MOD`, `POW`, `LOG`, `RAND`, `UUID`, ..., `FORMAT`, `UUID_SHORT`,
+//!   `ANY_VALUE`), `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `compare` (`GREATEST`, `LEAST`),
+//!   `regexp` (`REGEXP` / `RLIKE`, `REGEXP_LIKE`).
 //! * `convert`: `HEX`, `BIN`, `OCT`, `CONV`, `BIT_COUNT`, `INET_ATON`, `INET_NTOA`,
 //!   `TO_BASE64`, `FROM_BASE64`.
 //!
@@ -22,7 +23,8 @@
 //! * Overridden, because SQLite's mean otherwise: `CONCAT` (NULL if any argument is NULL;
 //!   SQLite skips NULLs), `LENGTH` (bytes, as MySQL's; SQLite counts characters: MySQL's
 //!   character count is `CHAR_LENGTH`), `LOWER`/`UPPER` (Unicode; SQLite's fold ASCII only),
-//!   `HEX` (of a number, its value, not its text: `convert`), and the keywords
+//!   `HEX` (of a number, its value, not its text: `convert`), `FORMAT` with two or three
+//!   arguments (SQLite's is its `printf`: `numeric`), and the keywords
 //!   `CURRENT_TIMESTAMP`/`CURRENT_DATE`/`CURRENT_TIME` (column defaults too), which SQLite
 //!   compiles into calls of functions of those names: they read the statement clock below.
 //!   All are UTC, as this server's `time_zone`, `SYSTEM` = UTC, gives.
@@ -32,9 +34,9 @@
 //! * The clock: as in MySQL, `NOW()`, `CURDATE()`, `CURTIME()`, `UNIX_TIMESTAMP()` and their
 //!   synonyms read the start of the statement, set once per statement on the engine
 //!   connection ([`StatementClock::start`]); `SYSDATE()` reads the clock at each call.
-//! * Functions whose result depends on more than their arguments (the clock, `RAND`, and
-//!   the date functions, which take a TIME on the statement's date) are not flagged
-//!   deterministic, so SQLite never folds them or puts them in an index.
+//! * Functions whose result depends on more than their arguments (the clock, `RAND`,
+//!   `UUID_SHORT`, and the date functions, which take a TIME on the statement's date) are
+//!   not flagged deterministic, so SQLite never folds them or puts them in an index.
 //! * SQLite has no `INTERVAL`, `EXTRACT(unit FROM x)` or unit keywords: the rewrite
 //!   (`rewrite.rs`) passes units as strings, `DATE_ADD(x, n, 'DAY')` and so on (see
 //!   `interval`).

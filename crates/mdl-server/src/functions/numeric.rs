@@ -1,11 +1,25 @@
 //! MySQL's numeric functions the bundled SQLite lacks (it is built without its math
-//! functions; manual, 14.6.2 "Mathematical Functions"; source `sql/item_func.cc`), and
-//! `UUID()` (14.23 "Miscellaneous Functions"). A NULL argument gives NULL.
+//! functions; manual, 14.6.2 "Mathematical Functions"; source `sql/item_func.cc`);
+//! `FORMAT` (14.8 "String Functions"; `sql/item_strfunc.cc`: `Item_func_format`); and
+//! `UUID()`, `UUID_SHORT()`, `ANY_VALUE` (14.23 "Miscellaneous Functions"). A NULL argument
+//! gives NULL.
+//!
+//! * `FORMAT(x, d[, locale])` overrides SQLite's `format` (its `printf`) for two and three
+//!   arguments: `x` rounded half away from zero to `d` decimals (0 to 30), with `,` between
+//!   groups of three digits and `.` before the decimals (none for `d` = 0). A real `x`
+//!   rounds from its shortest decimal text (`2.675` to `2.68`), as MySQL rounds a DECIMAL
+//!   (MySQL rounds a DOUBLE column's value in binary, `2.67`, and writes its decimals past
+//!   the 17th digit where this pads zeros). The locale is `en_US` whatever the third
+//!   argument says (MySQL's `de_DE` writes `1.234,5`); NULL for an infinite or NaN `x`.
+//! * `UUID_SHORT()`: `(server_id & 255) << 56`, plus the server's start in Unix seconds
+//!   `<< 24`, plus one more at each call in the process, as MySQL's; `server_id` is 1 (MySQL
+//!   8.0's default; this server has no other).
+//! * `ANY_VALUE(x)` is `x`: SQLite never refuses a column outside `GROUP BY`.
 
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rusqlite::functions::Context;
@@ -23,6 +37,20 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
     })?;
     db.create_scalar_function("RAND", 1, flags(false), seeded_rand)?;
     db.create_scalar_function("UUID", 0, flags(false), |_| Ok(uuid_v1()))?;
+    let next = uuid_short_counter();
+    db.create_scalar_function("UUID_SHORT", 0, flags(false), move |_| {
+        let v = next.fetch_add(1, Ordering::Relaxed);
+        Ok(i64::try_from(v).map_or(Value::Real(v as f64), Value::Integer))
+    })?;
+    db.create_scalar_function("ANY_VALUE", 1, f, |ctx| Ok(Value::from(ctx.get_raw(0))))?;
+    for n_arg in [2, 3] {
+        db.create_scalar_function("FORMAT", n_arg, f, |ctx| {
+            Ok(match (number(ctx, 0), int(ctx, 1)) {
+                (Some(x), Some(d)) => format_number(x, d).map_or(Value::Null, Value::Text),
+                _ => Value::Null,
+            })
+        })?;
+    }
     db.create_scalar_function("TRUNCATE", 2, f, |ctx| {
         Ok(match (number(ctx, 0), int(ctx, 1)) {
             (Some(x), Some(d)) => truncate(x, d).into(),
@@ -181,6 +209,66 @@ fn uuid_v1() -> String {
     )
 }
 
+/// `UUID_SHORT()`'s counter: one for the process, starting from its first engine connection
+/// (the server's start).
+fn uuid_short_counter() -> &'static AtomicU64 {
+    static NEXT: OnceLock<AtomicU64> = OnceLock::new();
+    NEXT.get_or_init(|| {
+        const SERVER_ID: u64 = 1;
+        let started = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        AtomicU64::new(((SERVER_ID & 255) << 56).wrapping_add(started << 24))
+    })
+}
+
+/// `FORMAT(x, d)` in `en_US`: None for an infinite or NaN `x`.
+fn format_number(x: Num, d: i64) -> Option<String> {
+    let d = d.clamp(0, 30) as usize;
+    let (negative, text) = match x {
+        Num::Int(n) => (n < 0, n.unsigned_abs().to_string()),
+        Num::Real(x) if x.is_finite() => (x < 0.0, format!("{}", x.abs())),
+        Num::Real(_) => return None,
+    };
+    // Rust writes a double's shortest decimal text, never with an exponent.
+    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let mut digits: Vec<u8> = whole.bytes().collect();
+    digits.extend(frac.bytes().chain(std::iter::repeat(b'0')).take(d));
+    // Half away from zero: the first digit dropped decides.
+    if frac.as_bytes().get(d).is_some_and(|&c| c >= b'5') {
+        let mut i = digits.len();
+        loop {
+            if i == 0 {
+                digits.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if digits[i] == b'9' {
+                digits[i] = b'0';
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    let int_len = digits.len() - d;
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 2);
+    if negative && digits.iter().any(|&c| c != b'0') {
+        out.push('-');
+    }
+    for (i, &c) in digits[..int_len].iter().enumerate() {
+        if i > 0 && (int_len - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(char::from(c));
+    }
+    if d > 0 {
+        out.push('.');
+        out.extend(digits[int_len..].iter().map(|&c| char::from(c)));
+    }
+    Some(out)
+}
+
 /// `TRUNCATE(x, d)` (`Item_func_truncate`): `x` cut toward zero to `d` decimals (`d` < 0
 /// zeroes digits left of the point); an integer stays one.
 fn truncate(x: Num, d: i64) -> Num {
@@ -272,6 +360,57 @@ mod tests {
     }
 
     #[test]
+    fn format_as_mysql() {
+        let f = |x: Num, d: i64| format_number(x, d).unwrap();
+        // The manual's examples.
+        assert_eq!(f(Num::Real(12332.123456), 4), "12,332.1235");
+        assert_eq!(f(Num::Real(12332.1), 4), "12,332.1000");
+        assert_eq!(f(Num::Real(12332.2), 0), "12,332");
+        assert_eq!(f(Num::Real(1234567.891), 2), "1,234,567.89");
+        // Rounding from the decimal text, carries, signs.
+        assert_eq!(f(Num::Real(2.675), 2), "2.68");
+        assert_eq!(f(Num::Real(999.995), 2), "1,000.00");
+        assert_eq!(f(Num::Real(-999999.5), 0), "-1,000,000");
+        assert_eq!(f(Num::Real(-0.001), 2), "0.00");
+        assert_eq!(f(Num::Real(-0.005), 2), "-0.01");
+        assert_eq!(f(Num::Real(0.5), 0), "1");
+        assert_eq!(f(Num::Real(0.1), 30), format!("0.1{}", "0".repeat(29)));
+        assert_eq!(f(Num::Real(1e-7), 2), "0.00");
+        assert_eq!(f(Num::Real(1e21), 0), "1,000,000,000,000,000,000,000");
+        assert_eq!(f(Num::Real(1.5), -3), "2");
+        assert_eq!(f(Num::Real(1.5), i64::MAX).len(), 32);
+        // Integers exact.
+        assert_eq!(f(Num::Int(i64::MIN), 1), "-9,223,372,036,854,775,808.0");
+        assert_eq!(f(Num::Int(100), 0), "100");
+        assert_eq!(f(Num::Int(1000), 2), "1,000.00");
+        assert_eq!(f(Num::Int(0), 0), "0");
+        assert_eq!(format_number(Num::Real(f64::INFINITY), 2), None);
+        assert_eq!(format_number(Num::Real(f64::NAN), 2), None);
+        let db = db();
+        let t = |s: &str| Value::Text(s.into());
+        assert_eq!(eval(&db, "FORMAT(1234567.891, 2)"), t("1,234,567.89"));
+        assert_eq!(eval(&db, "FORMAT(12332.2, 2, 'de_DE')"), t("12,332.20"));
+        assert_eq!(eval(&db, "FORMAT(12332.2, 2, NULL)"), t("12,332.20"));
+        assert_eq!(eval(&db, "FORMAT('1234.5abc', 1)"), t("1,234.5"));
+        assert_eq!(eval(&db, "FORMAT(NULL, 2)"), Value::Null);
+        assert_eq!(eval(&db, "FORMAT(1, NULL)"), Value::Null);
+        // Not SQLite's `format` (its `printf`).
+        assert_eq!(eval(&db, "FORMAT('%d', 5)"), t("0.00000"));
+    }
+
+    #[test]
+    fn uuid_short_counts_up() {
+        let db = db();
+        let (Value::Integer(a), Value::Integer(b)) =
+            (eval(&db, "UUID_SHORT()"), eval(&db, "UUID_SHORT()"))
+        else {
+            panic!("integers")
+        };
+        assert!(b > a, "{a} {b}");
+        assert_eq!(a >> 56, 1, "server_id 1: {a:x}");
+    }
+
+    #[test]
     fn truncate_mod_floor_as_mysql() {
         assert_eq!(truncate(Num::Real(1.223), 1), Num::Real(1.2));
         assert_eq!(truncate(Num::Real(1.999), 0), Num::Real(1.0));
@@ -306,6 +445,9 @@ mod tests {
         assert_eq!(eval(&db, "LOG10(100)"), Value::Real(2.0));
         assert_eq!(eval(&db, "CEILING(-1.5) + FLOOR(1.5)"), Value::Integer(0));
         assert_eq!(eval(&db, "PI()"), Value::Real(std::f64::consts::PI));
+        assert_eq!(eval(&db, "ANY_VALUE(NULL)"), Value::Null);
+        assert_eq!(eval(&db, "ANY_VALUE(X'00')"), Value::Blob(vec![0]));
+        assert_eq!(eval(&db, "ANY_VALUE(1.5)"), Value::Real(1.5));
         let overflow = db.query_row("SELECT POW(10, 400)", [], |r| r.get::<_, f64>(0));
         assert!(format!("{overflow:?}").contains("out of range"));
     }
