@@ -275,6 +275,9 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
     if msg.starts_with("Too-big precision ") {
         return ServerError::new(1426, "42000", msg);
     }
+    if msg.starts_with("DOUBLE value is out of range") {
+        return ServerError::new(1690, "22003", msg);
+    }
     if msg.starts_with("Illegal argument to a regular expression")
         || msg.starts_with("Invalid match mode flag")
     {

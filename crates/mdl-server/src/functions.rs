@@ -12,6 +12,8 @@
 //! * `string`, `numeric` (`MOD`, `POW`, `LOG`, `RAND`, `UUID`, ..., `FORMAT`, `UUID_SHORT`,
 //!   `ANY_VALUE`), `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `compare` (`GREATEST`, `LEAST`),
 //!   `regexp` (`REGEXP` / `RLIKE`, `REGEXP_LIKE`).
+//! * `math`: `SIN`, `COS`, `TAN`, `COT`, `ASIN`, `ACOS`, `ATAN`, `ATAN2`, `DEGREES`,
+//!   `RADIANS`.
 //! * `convert`: `HEX`, `BIN`, `OCT`, `CONV`, `BIT_COUNT`, `INET_ATON`, `INET_NTOA`,
 //!   `TO_BASE64`, `FROM_BASE64`.
 //!
@@ -50,6 +52,7 @@ mod convert;
 mod format;
 mod hash;
 mod interval;
+mod math;
 mod numeric;
 mod parts;
 mod regexp;
@@ -72,6 +75,7 @@ pub use clock::StatementClock;
 pub fn register(db: &rusqlite::Connection, clock: &Arc<StatementClock>) -> rusqlite::Result<()> {
     string::register(db)?;
     numeric::register(db)?;
+    math::register(db)?;
     convert::register(db)?;
     hash::register(db)?;
     compare::register(db)?;

@@ -104,7 +104,7 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
 }
 
 /// A real function defined on part of the line: None outside it.
-type Partial = fn(f64) -> Option<f64>;
+pub(super) type Partial = fn(f64) -> Option<f64>;
 
 impl From<Num> for Value {
     fn from(n: Num) -> Value {
@@ -116,7 +116,7 @@ impl From<Num> for Value {
 }
 
 /// MySQL refuses an infinite or NaN double (error 1690, "DOUBLE value is out of range").
-fn finite(x: f64, name: &str) -> rusqlite::Result<Value> {
+pub(super) fn finite(x: f64, name: &str) -> rusqlite::Result<Value> {
     if x.is_finite() {
         Ok(Value::Real(x))
     } else {
