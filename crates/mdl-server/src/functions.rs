@@ -9,7 +9,8 @@
 //! * `parts`: `YEAR` ... `MICROSECOND`, `WEEK`, `EXTRACT`, `TO_DAYS`, `DATEDIFF`, `TIMEDIFF`,
 //!   ...; `interval`: `DATE_ADD`, `DATE_SUB`, `TIMESTAMPADD`, `TIMESTAMPDIFF`; `format`:
 //!   `DATE_FORMAT`, `TIME_FORMAT`, `STR_TO_DATE`.
-//! * `string`, `numeric` (`MOD`, `POW`, `LOG`, `RAND`, `UUID`, ..., `FORMAT`, `UUID_SHORT`,
+//! * `string` (`CONCAT`, `LPAD`, `LOCATE`, ..., `ELT`, `ORD`, `STRCMP`, `BIT_LENGTH`),
+//!   `numeric` (`MOD`, `POW`, `LOG`, `RAND`, `UUID`, ..., `FORMAT`, `UUID_SHORT`,
 //!   `ANY_VALUE`), `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `compare` (`GREATEST`, `LEAST`),
 //!   `regexp` (`REGEXP` / `RLIKE`, `REGEXP_LIKE`).
 //! * `math`: `SIN`, `COS`, `TAN`, `COT`, `ASIN`, `ACOS`, `ATAN`, `ATAN2`, `DEGREES`,
@@ -31,8 +32,9 @@
 //!   compiles into calls of functions of those names: they read the statement clock below.
 //!   All are UTC, as this server's `time_zone`, `SYSTEM` = UTC, gives.
 //! * Strings compare as the engine's columns do, byte for byte (SQLite's BINARY collation):
-//!   `LOCATE`, `FIELD`, `FIND_IN_SET`, `GREATEST` and `LEAST` are case-sensitive, unlike
-//!   MySQL's default `utf8mb4_0900_ai_ci`, so that they agree with `=` on this server.
+//!   `LOCATE`, `FIELD`, `FIND_IN_SET`, `STRCMP`, `GREATEST` and `LEAST` are case-sensitive,
+//!   unlike MySQL's default `utf8mb4_0900_ai_ci`, so that they agree with `=` on this
+//!   server.
 //! * The clock: as in MySQL, `NOW()`, `CURDATE()`, `CURTIME()`, `UNIX_TIMESTAMP()` and their
 //!   synonyms read the start of the statement, set once per statement on the engine
 //!   connection ([`StatementClock::start`]); `SYSDATE()` reads the clock at each call.

@@ -3,9 +3,9 @@
 //! `utf8mb4`; `LENGTH` counts bytes. A NULL argument gives NULL unless said otherwise.
 
 use rusqlite::functions::Context;
-use rusqlite::types::Value;
+use rusqlite::types::{Value, ValueRef};
 
-use super::{bounded, flags, int, number, text, Num};
+use super::{bounded, bytes, flags, int, number, text, Num};
 
 /// Registers the string functions on `db`.
 pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
@@ -88,10 +88,73 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
     }
     // `ASCII(s)`: the first byte's value, 0 for ''.
     db.create_scalar_function("ASCII", 1, f, |ctx| {
-        Ok(text(ctx, 0).map_or(Value::Null, |s| {
-            Value::Integer(s.bytes().next().map_or(0, i64::from))
+        Ok(bytes(ctx, 0).map_or(Value::Null, |b| {
+            Value::Integer(b.first().map_or(0, |&c| c.into()))
         }))
+    })?;
+    // `ORD(s)` (`Item_func_ord`): the first character's bytes as a big-endian number (its
+    // first byte alone when it is ASCII, not UTF-8, or `s` a blob), 0 for ''.
+    db.create_scalar_function("ORD", 1, f, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Null => Value::Null,
+            ValueRef::Blob(b) => Value::Integer(b.first().map_or(0, |&c| c.into())),
+            _ => bytes(ctx, 0).map_or(Value::Null, |b| Value::Integer(ord(&b))),
+        })
+    })?;
+    // `BIT_LENGTH(s)` (`Item_func_bit_length`): 8 times `LENGTH(s)`.
+    db.create_scalar_function("BIT_LENGTH", 1, f, |ctx| {
+        Ok(bytes(ctx, 0).map_or(Value::Null, |b| Value::Integer(b.len() as i64 * 8)))
+    })?;
+    // `STRCMP(a, b)` (`Item_func_strcmp`): -1, 0 or 1 as `a` sorts before, with or after `b`,
+    // byte for byte as this server's strings compare.
+    db.create_scalar_function("STRCMP", 2, f, |ctx| {
+        Ok(match (bytes(ctx, 0), bytes(ctx, 1)) {
+            (Some(a), Some(b)) => Value::Integer(a.cmp(&b) as i64),
+            _ => Value::Null,
+        })
+    })?;
+    db.create_scalar_function("ELT", -1, f, elt)
+}
+
+/// `ELT(n, s1, s2, ...)` (`Item_func_elt`): `sn`, as a string (a blob stays one); NULL when
+/// `n` is NULL or not among 1, 2, ....
+fn elt(ctx: &Context<'_>) -> rusqlite::Result<Value> {
+    if ctx.len() < 2 {
+        // SQLite's words for it, which `error.rs` turns into MySQL's 1582.
+        return Err(rusqlite::Error::UserFunctionError(
+            "wrong number of arguments to function ELT()".into(),
+        ));
+    }
+    let Some(n) = int(ctx, 0).and_then(|n| usize::try_from(n).ok()) else {
+        return Ok(Value::Null);
+    };
+    if n == 0 || n >= ctx.len() {
+        return Ok(Value::Null);
+    }
+    Ok(match ctx.get_raw(n) {
+        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+        _ => text(ctx, n).map_or(Value::Null, Value::Text),
     })
+}
+
+/// `ORD`'s number for a string's bytes: its first UTF-8 character's bytes, big-endian; the
+/// first byte when they do not start with one.
+fn ord(b: &[u8]) -> i64 {
+    let Some(&first) = b.first() else {
+        return 0;
+    };
+    let width = match first {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => 1,
+    };
+    match b.get(..width) {
+        Some(c) if std::str::from_utf8(c).is_ok() => {
+            c.iter().fold(0, |n, &byte| n << 8 | i64::from(byte))
+        }
+        _ => first.into(),
+    }
 }
 
 /// `CONCAT(s, ...)` (`Item_func_concat`): NULL if any argument is NULL.
@@ -310,6 +373,57 @@ mod tests {
         assert_eq!(eval(&db, "CHAR_LENGTH('é')"), Value::Integer(1));
         assert_eq!(eval(&db, "LENGTH(12)"), Value::Integer(2));
         assert_eq!(eval(&db, "ASCII('a') + ASCII('')"), Value::Integer(97));
+        assert_eq!(eval(&db, "ASCII(X'FF')"), Value::Integer(255));
         assert_eq!(eval(&db, "SUBSTRING_INDEX(NULL, '/', 2)"), Value::Null);
+    }
+
+    #[test]
+    fn elt_ord_strcmp_bit_length_as_mysql() {
+        assert_eq!(ord(b"2"), 50);
+        assert_eq!(ord("é".as_bytes()), 0xC3A9);
+        assert_eq!(ord("€x".as_bytes()), 0xE2_82AC);
+        assert_eq!(ord("😀".as_bytes()), 0xF09F_9880);
+        assert_eq!(ord(&[0xC3]), 0xC3);
+        assert_eq!(ord(&[0xE2, 0x28, 0xA1]), 0xE2);
+        assert_eq!(ord(b""), 0);
+        let db = db();
+        let t = |s: &str| Value::Text(s.into());
+        let cases = [
+            // The manual's examples.
+            ("ELT(1, 'Aa', 'Bb', 'Cc', 'Dd')", t("Aa")),
+            ("ELT(4, 'Aa', 'Bb', 'Cc', 'Dd')", t("Dd")),
+            ("ELT(0, 'a')", Value::Null),
+            ("ELT(2, 'a')", Value::Null),
+            ("ELT(-1, 'a')", Value::Null),
+            ("ELT(NULL, 'a')", Value::Null),
+            ("ELT(1, NULL, 'b')", Value::Null),
+            ("ELT(1.6, 'a', 'b')", t("b")),
+            ("ELT('2', 'a', 'b')", t("b")),
+            ("ELT(1, 5)", t("5")),
+            ("ELT(9223372036854775807, 'a')", Value::Null),
+            ("ELT(1, X'FF')", Value::Blob(vec![0xFF])),
+            ("ORD('2')", Value::Integer(50)),
+            ("ORD('é')", Value::Integer(50_089)),
+            ("ORD(X'C3A9')", Value::Integer(0xC3)),
+            ("ORD(2)", Value::Integer(50)),
+            ("ORD('')", Value::Integer(0)),
+            ("ORD(NULL)", Value::Null),
+            ("STRCMP('text', 'text2')", Value::Integer(-1)),
+            ("STRCMP('text2', 'text')", Value::Integer(1)),
+            ("STRCMP('text', 'text')", Value::Integer(0)),
+            ("STRCMP('a', 'B')", Value::Integer(1)),
+            ("STRCMP(10, 9)", Value::Integer(-1)),
+            ("STRCMP('a', NULL)", Value::Null),
+            ("BIT_LENGTH('text')", Value::Integer(32)),
+            ("BIT_LENGTH('é')", Value::Integer(16)),
+            ("BIT_LENGTH(X'00')", Value::Integer(8)),
+            ("BIT_LENGTH(100)", Value::Integer(24)),
+            ("BIT_LENGTH(NULL)", Value::Null),
+        ];
+        for (expr, want) in cases {
+            assert_eq!(eval(&db, expr), want, "{expr}");
+        }
+        let err = db.query_row("SELECT ELT(1)", [], |r| r.get::<_, String>(0));
+        assert!(format!("{err:?}").contains("wrong number"), "{err:?}");
     }
 }
