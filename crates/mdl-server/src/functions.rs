@@ -11,8 +11,9 @@
 //!   `DATE_FORMAT`, `TIME_FORMAT`, `STR_TO_DATE`.
 //! * `string` (`CONCAT`, `LPAD`, `LOCATE`, ..., `ELT`, `ORD`, `STRCMP`, `BIT_LENGTH`),
 //!   `numeric` (`MOD`, `POW`, `LOG`, `RAND`, `UUID`, ..., `FORMAT`, `UUID_SHORT`,
-//!   `ANY_VALUE`), `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `compare` (`GREATEST`, `LEAST`),
-//!   `regexp` (`REGEXP` / `RLIKE`, `REGEXP_LIKE`).
+//!   `ANY_VALUE`), `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `compare` (`GREATEST`, `LEAST`,
+//!   `ISNULL`), `regexp` (`REGEXP` / `RLIKE`, `REGEXP_LIKE`).
+//! * `splice`: `SUBSTRING` / `SUBSTR` / `MID`, `INSERT`, `TRIM(... remstr FROM str)`.
 //! * `math`: `SIN`, `COS`, `TAN`, `COT`, `ASIN`, `ACOS`, `ATAN`, `ATAN2`, `DEGREES`,
 //!   `RADIANS`.
 //! * `convert`: `HEX`, `BIN`, `OCT`, `CONV`, `BIT_COUNT`, `INET_ATON`, `INET_NTOA`,
@@ -21,13 +22,14 @@
 //! How they meet SQLite:
 //!
 //! * SQLite already has, with MySQL's meaning: `IF` (3.48+), `IFNULL`, `NULLIF`, `COALESCE`,
-//!   `ABS`, `ROUND`, `SIGN`, `REPLACE`, `SUBSTR`/`SUBSTRING`, `INSTR`,
-//!   `TRIM`/`LTRIM`/`RTRIM`, `CONCAT_WS`, `OCTET_LENGTH`.
+//!   `ABS`, `ROUND`, `SIGN`, `REPLACE`, `INSTR`, `TRIM`/`LTRIM`/`RTRIM` of spaces,
+//!   `CONCAT_WS`, `OCTET_LENGTH`.
 //! * Overridden, because SQLite's mean otherwise: `CONCAT` (NULL if any argument is NULL;
 //!   SQLite skips NULLs), `LENGTH` (bytes, as MySQL's; SQLite counts characters: MySQL's
 //!   character count is `CHAR_LENGTH`), `LOWER`/`UPPER` (Unicode; SQLite's fold ASCII only),
 //!   `HEX` (of a number, its value, not its text: `convert`), `FORMAT` with two or three
-//!   arguments (SQLite's is its `printf`: `numeric`), and the keywords
+//!   arguments (SQLite's is its `printf`: `numeric`), `SUBSTRING`/`SUBSTR` (at position 0,
+//!   before the start, with a negative length: `splice`), and the keywords
 //!   `CURRENT_TIMESTAMP`/`CURRENT_DATE`/`CURRENT_TIME` (column defaults too), which SQLite
 //!   compiles into calls of functions of those names: they read the statement clock below.
 //!   All are UTC, as this server's `time_zone`, `SYSTEM` = UTC, gives.
@@ -43,9 +45,12 @@
 //!   not flagged deterministic, so SQLite never folds them or puts them in an index.
 //! * SQLite has no `INTERVAL`, `EXTRACT(unit FROM x)` or unit keywords: the rewrite
 //!   (`rewrite.rs`) passes units as strings, `DATE_ADD(x, n, 'DAY')` and so on (see
-//!   `interval`).
-//! * `CURRENT_TIMESTAMP()`, `CURRENT_DATE()` and `CURRENT_TIME()` with parentheses are
-//!   SQLite syntax errors (its keywords); the rewrite renames them (`sqlite_name`).
+//!   `interval`); likewise it is to make `TRIM(LEADING remstr FROM str)` a call of
+//!   `MYSQL_TRIM('LEADING', remstr, str)` (see `splice`).
+//! * Calls SQLite cannot parse under their MySQL names, its keywords, the rewrite renames
+//!   (`sqlite_name`): `CURRENT_TIMESTAMP()`, `CURRENT_DATE()` and `CURRENT_TIME()` with
+//!   parentheses become `NOW()`, `CURDATE()` and `CURTIME()`; `INSERT(str, pos, len, new)`
+//!   becomes `MYSQL_INSERT(...)`, and `ISNULL(x)` `MYSQL_ISNULL(x)`.
 
 mod calendar;
 mod clock;
@@ -58,6 +63,7 @@ mod math;
 mod numeric;
 mod parts;
 mod regexp;
+mod splice;
 mod string;
 mod temporal;
 
@@ -76,6 +82,7 @@ pub use clock::StatementClock;
 /// Registers the functions on `db`; the clock functions read `clock`.
 pub fn register(db: &rusqlite::Connection, clock: &Arc<StatementClock>) -> rusqlite::Result<()> {
     string::register(db)?;
+    splice::register(db)?;
     numeric::register(db)?;
     math::register(db)?;
     convert::register(db)?;
@@ -89,12 +96,15 @@ pub fn register(db: &rusqlite::Connection, clock: &Arc<StatementClock>) -> rusql
 }
 
 /// The name SQLite knows a MySQL function call `NAME(...)` by, when it is not the same:
-/// SQLite parses `CURRENT_TIMESTAMP` and its kin only without parentheses.
+/// SQLite parses `CURRENT_TIMESTAMP` and its kin only without parentheses, and `INSERT` and
+/// `ISNULL` not as functions at all.
 pub fn sqlite_name(mysql: &str) -> Option<&'static str> {
-    const RENAMED: [(&str, &str); 3] = [
+    const RENAMED: [(&str, &str); 5] = [
         ("CURRENT_TIMESTAMP", "NOW"),
         ("CURRENT_DATE", "CURDATE"),
         ("CURRENT_TIME", "CURTIME"),
+        ("INSERT", "MYSQL_INSERT"),
+        ("ISNULL", "MYSQL_ISNULL"),
     ];
     (RENAMED.iter())
         .find(|(from, _)| from.eq_ignore_ascii_case(mysql))
@@ -243,7 +253,14 @@ mod tests {
         assert_eq!(sqlite_name("CURRENT_TIMESTAMP"), Some("NOW"));
         assert_eq!(sqlite_name("current_date"), Some("CURDATE"));
         assert_eq!(sqlite_name("NOW"), None);
+        assert_eq!(sqlite_name("insert"), Some("MYSQL_INSERT"));
+        assert_eq!(sqlite_name("IsNull"), Some("MYSQL_ISNULL"));
         let db = db();
         assert_eq!(eval(&db, "length(NOW())"), Value::Integer(19));
+        assert_eq!(
+            eval(&db, "MYSQL_INSERT('abc', 2, 1, 'x')"),
+            Value::Text("axc".into())
+        );
+        assert_eq!(eval(&db, "MYSQL_ISNULL(NULL)"), Value::Integer(1));
     }
 }

@@ -1,8 +1,12 @@
-//! `GREATEST` and `LEAST` (manual, 14.4.2 "Comparison Functions and Operators"; source
-//! `sql/item_func.cc`: `Item_func_min_max`): NULL if any argument is NULL; integers compare
-//! as integers, numbers with a real among them as reals; a mix with strings compares as
-//! strings, byte for byte (this server's collation, see the module docs above), and gives
-//! the string.
+//! `GREATEST`, `LEAST` and `ISNULL` (manual, 14.4.2 "Comparison Functions and Operators";
+//! source `sql/item_func.cc`: `Item_func_min_max`, `sql/item_cmpfunc.cc`: `Item_func_isnull`).
+//!
+//! `GREATEST` and `LEAST`: NULL if any argument is NULL; integers compare as integers,
+//! numbers with a real among them as reals; a mix with strings compares as strings, byte for
+//! byte (this server's collation, see the module docs above), and gives the string.
+//!
+//! `ISNULL(x)`: 1 for NULL, else 0. `ISNULL(...)` is an SQLite syntax error (a keyword: SQLite's
+//! `x ISNULL` is MySQL's `x IS NULL`), so the rewrite calls it `MYSQL_ISNULL` (`sqlite_name`).
 
 use std::cmp::Ordering;
 
@@ -11,8 +15,11 @@ use rusqlite::types::{Value, ValueRef};
 
 use super::flags;
 
-/// Registers `GREATEST` and `LEAST` on `db`.
+/// Registers `GREATEST`, `LEAST` and `MYSQL_ISNULL` on `db`.
 pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
+    db.create_scalar_function("MYSQL_ISNULL", 1, flags(true), |ctx| {
+        Ok(i64::from(ctx.get_raw(0) == ValueRef::Null))
+    })?;
     for (name, want) in [("GREATEST", Ordering::Greater), ("LEAST", Ordering::Less)] {
         db.create_scalar_function(name, -1, flags(true), move |ctx| {
             if ctx.len() < 2 {
@@ -117,5 +124,19 @@ mod tests {
             format!("{err:?}").contains("wrong number of arguments"),
             "{err:?}"
         );
+    }
+
+    #[test]
+    fn isnull_as_mysqls() {
+        let db = db();
+        for (expr, want) in [
+            ("MYSQL_ISNULL(NULL)", 1),
+            ("MYSQL_ISNULL(1 / 0)", 1),
+            ("MYSQL_ISNULL(0)", 0),
+            ("MYSQL_ISNULL('')", 0),
+            ("MYSQL_ISNULL(X'')", 0),
+        ] {
+            assert_eq!(eval(&db, expr), Value::Integer(want), "{expr}");
+        }
     }
 }
