@@ -278,6 +278,15 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
     if msg.starts_with("DOUBLE value is out of range") {
         return ServerError::new(1690, "22003", msg);
     }
+    if msg.starts_with("Invalid JSON text in argument ") {
+        return ServerError::new(3141, "22032", msg);
+    }
+    if msg.starts_with("Invalid JSON path expression") {
+        return ServerError::new(3143, "42000", msg);
+    }
+    if msg.starts_with("In this situation, path expressions may not contain") {
+        return ServerError::new(3149, "42000", msg);
+    }
     if msg.starts_with("Illegal argument to a regular expression")
         || msg.starts_with("Invalid match mode flag")
     {

@@ -18,6 +18,7 @@
 //!   `RADIANS`.
 //! * `convert`: `HEX`, `BIN`, `OCT`, `CONV`, `BIT_COUNT`, `INET_ATON`, `INET_NTOA`,
 //!   `TO_BASE64`, `FROM_BASE64`.
+//! * `json`: `JSON_TYPE`, `JSON_UNQUOTE`, `JSON_LENGTH`, `JSON_KEYS`.
 //!
 //! How they meet SQLite:
 //!
@@ -29,10 +30,11 @@
 //!   character count is `CHAR_LENGTH`), `LOWER`/`UPPER` (Unicode; SQLite's fold ASCII only),
 //!   `HEX` (of a number, its value, not its text: `convert`), `FORMAT` with two or three
 //!   arguments (SQLite's is its `printf`: `numeric`), `SUBSTRING`/`SUBSTR` (at position 0,
-//!   before the start, with a negative length: `splice`), and the keywords
-//!   `CURRENT_TIMESTAMP`/`CURRENT_DATE`/`CURRENT_TIME` (column defaults too), which SQLite
-//!   compiles into calls of functions of those names: they read the statement clock below.
-//!   All are UTC, as this server's `time_zone`, `SYSTEM` = UTC, gives.
+//!   before the start, with a negative length: `splice`), `JSON_TYPE` (MySQL's type names:
+//!   `json`), and the keywords `CURRENT_TIMESTAMP`/`CURRENT_DATE`/`CURRENT_TIME` (column
+//!   defaults too), which SQLite compiles into calls of functions of those names: they read
+//!   the statement clock below. All are UTC, as this server's `time_zone`, `SYSTEM` = UTC,
+//!   gives.
 //! * Strings compare as the engine's columns do, byte for byte (SQLite's BINARY collation):
 //!   `LOCATE`, `FIELD`, `FIND_IN_SET`, `STRCMP`, `GREATEST` and `LEAST` are case-sensitive,
 //!   unlike MySQL's default `utf8mb4_0900_ai_ci`, so that they agree with `=` on this
@@ -59,6 +61,7 @@ mod convert;
 mod format;
 mod hash;
 mod interval;
+mod json;
 mod math;
 mod numeric;
 mod parts;
@@ -88,6 +91,7 @@ pub fn register(db: &rusqlite::Connection, clock: &Arc<StatementClock>) -> rusql
     convert::register(db)?;
     hash::register(db)?;
     compare::register(db)?;
+    json::register(db)?;
     clock::register(db, clock)?;
     parts::register(db, clock)?;
     interval::register(db, clock)?;
