@@ -32,7 +32,8 @@
 //!   (`DISTINCT` with one goes through an escaped text); `CAST` / `CONVERT` to MySQL's types
 //!   are SQLite's (`SIGNED` is `INTEGER`, `CHAR(n)` a `substr`, `DATE` `DATE(x)`, ...), and so
 //!   are the literals `DATE '...'`, `TIME '...'`, `TIMESTAMP '...'`; `CONVERT(x USING cs)` is
-//!   `x`; `COLLATE` names SQLite's collation of the same meaning.
+//!   `x`; `COLLATE` names SQLite's collation of the same meaning; `TRIM(remstr FROM s)` calls
+//!   this server's `MYSQL_TRIM`.
 //! * `GROUP BY ... WITH ROLLUP` is the `UNION ALL` of its grouping levels (`rollup.rs`):
 //!   SQLite has no `ROLLUP`.
 //! * MySQL's select modifiers go (`SQL_NO_CACHE`, which dump tools send, `SQL_CACHE`'s

@@ -445,3 +445,32 @@ async fn with_rollup_adds_mysqls_super_aggregate_rows() {
     assert_eq!(n, 1235);
     c.query_drop("DROP TABLE di_roll").await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trim_removes_the_whole_string_as_mysql() {
+    let mut c = conn().await;
+    let row: (String, String, String, String, String) = c
+        .query_first(
+            "SELECT TRIM(LEADING 'xy' FROM 'xyxyAxy'), TRIM(TRAILING 'xy' FROM 'xyAxyxy'), \
+             TRIM(BOTH 'x' FROM 'xxAxx'), TRIM('ab' FROM 'abbaab'), TRIM('  a  ')",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        (
+            "Axy".into(),
+            "xyA".into(),
+            "A".into(),
+            "ba".into(),
+            "a".into()
+        )
+    );
+    let null: Option<String> = c
+        .query_first("SELECT TRIM(LEADING NULL FROM 'a')")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(null, None);
+}

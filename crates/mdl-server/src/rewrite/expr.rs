@@ -88,6 +88,10 @@
 //!   `binary`, is SQLite's `BINARY` (how the server compares already), a `_ci` one SQLite's
 //!   `NOCASE`; another name is 1273 (`ER_UNKNOWN_COLLATION`). Differs: `NOCASE` folds ASCII
 //!   letters only, and no collation here ignores accents (`_ai_ci` is `NOCASE` too).
+//! * **`TRIM([BOTH | LEADING | TRAILING] remstr FROM str)`** (`Item_func_trim` in
+//!   `item_strfunc.cc`: the whole `remstr`, repeatedly, not a set of characters as SQLite's
+//!   `trim(str, chars)`) is this server's `MYSQL_TRIM('BOTH', remstr, str)` (`functions`).
+//!   `TRIM(str)` is SQLite's, which removes spaces as MySQL's does.
 //! * **`CONVERT(x USING charset)`** (`Item_func_conv_charset` in `item_strfunc.cc`) is `(x)`:
 //!   the engine keeps every string as UTF-8.
 
@@ -96,7 +100,8 @@ use std::ops::ControlFlow;
 use sqlparser::ast::{
     BinaryOperator, CastKind, CharacterLength, DataType, DateTimeField, ExactNumberInfo, Expr,
     ExtractSyntax, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments,
-    Ident, Interval, ObjectName, ObjectNamePart, TimezoneInfo, Value, VisitMut, VisitorMut,
+    Ident, Interval, ObjectName, ObjectNamePart, TimezoneInfo, TrimWhereField, Value, VisitMut,
+    VisitorMut,
 };
 
 use crate::error::ServerError;
@@ -158,7 +163,10 @@ pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(
         | Expr::Convert { .. }
         | Expr::Extract { .. }
         | Expr::TypedString(_)
-        | Expr::Collate { .. } => true,
+        | Expr::Collate { .. }
+        | Expr::Trim {
+            trim_what: Some(_), ..
+        } => true,
         _ => false,
     };
     if maybe {
@@ -224,6 +232,19 @@ fn rewrite_form(e: &mut Expr, placeholders_before: usize) -> Result<(), ServerEr
                 other => other.clone(),
             };
             cast(&mut Expr::Value(t.value.clone()), &ty)
+        }
+        Expr::Trim {
+            trim_where,
+            trim_what: Some(what),
+            expr,
+            trim_characters: None,
+        } => {
+            let mode = match trim_where {
+                Some(TrimWhereField::Leading) => "LEADING",
+                Some(TrimWhereField::Trailing) => "TRAILING",
+                _ => "BOTH",
+            };
+            Some(call("MYSQL_TRIM", vec![text(mode), take(what), take(expr)]))
         }
         Expr::Collate { collation, .. } => {
             let name = collation.to_string().trim_matches('`').to_ascii_lowercase();
