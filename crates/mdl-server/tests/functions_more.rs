@@ -310,3 +310,46 @@ async fn errors_are_mysqls() {
     let one: i64 = c.query_first("SELECT 1").await.unwrap().unwrap();
     assert_eq!(one, 1, "the connection goes on");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_extract_and_its_operators_write_mysqls_json() {
+    let mut c = conn().await;
+    let doc = r#"'{"s": "x", "n": 1.5, "o": {"bb": [1, 2], "a": null}}'"#;
+    let row: (String, String, String, Option<String>, String) = c
+        .query_first(format!(
+            "SELECT JSON_EXTRACT({doc}, '$.s'), JSON_EXTRACT({doc}, '$.o'), \
+             JSON_EXTRACT({doc}, '$.s', '$.n', '$.none'), JSON_EXTRACT({doc}, '$.none'), \
+             JSON_EXTRACT({doc}, '$.o.bb[1]')"
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        row,
+        (
+            r#""x""#.into(),
+            r#"{"a": null, "bb": [1, 2]}"#.into(),
+            r#"["x", 1.5]"#.into(),
+            None,
+            "2".into()
+        )
+    );
+    c.query_drop("CREATE TABLE fm_json (j JSON)").await.unwrap();
+    c.query_drop(format!("INSERT INTO fm_json VALUES ({doc})"))
+        .await
+        .unwrap();
+    let ops: (String, String, String) = c
+        .query_first("SELECT j -> '$.s', j ->> '$.s', j -> '$.o' FROM fm_json")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        ops,
+        (
+            r#""x""#.into(),
+            "x".into(),
+            r#"{"a": null, "bb": [1, 2]}"#.into()
+        )
+    );
+    c.query_drop("DROP TABLE fm_json").await.unwrap();
+}

@@ -1,4 +1,4 @@
-//! `JSON_TYPE`, `JSON_UNQUOTE`, `JSON_LENGTH` and `JSON_KEYS` (manual, 14.17 "JSON
+//! `JSON_TYPE`, `JSON_EXTRACT`, `JSON_UNQUOTE`, `JSON_LENGTH` and `JSON_KEYS` (manual, 14.17 "JSON
 //! Functions"; source `sql/item_json_func.cc`, `sql-common/json_path.cc`), reading the
 //! documents with `serde_json`. A NULL argument gives NULL.
 //!
@@ -14,6 +14,11 @@
 //!   and `*`, `**` or a range `[m to n]` error 3149, as in MySQL.
 //! * `JSON_KEYS` lists an object's keys in MySQL's order (shorter keys first, then byte
 //!   order), as MySQL writes an array (`["a", "b"]`); NULL for a value that is no object.
+//! * `JSON_EXTRACT` overrides SQLite's `json_extract`, which gives a string without its quotes
+//!   and writes JSON without spaces: MySQL's gives JSON (`"x"`, `{"a": 1, "bb": [1, 2]}`), with
+//!   several paths the array of the values found (paths as above: MySQL's `JSON_EXTRACT` also
+//!   takes wildcards, 3149 here). The rewrite makes `a -> p` this call and
+//!   `a ->> p` its `JSON_UNQUOTE` (`rewrite/expr.rs`), as MySQL defines the operators.
 //! * `JSON_UNQUOTE(s)`: a string that starts and ends with `"` is read as a JSON string (its
 //!   escapes undone; error 3141 when it is not one), any other comes back as it is.
 
@@ -31,6 +36,7 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
         Ok(doc(ctx, 0, "json_type")?.map_or(Value::Null, |v| Value::Text(type_name(&v).into())))
     })?;
     db.create_scalar_function("JSON_UNQUOTE", 1, f, unquote)?;
+    db.create_scalar_function("JSON_EXTRACT", -1, f, extract)?;
     db.create_scalar_function("JSON_LENGTH", -1, f, |ctx| {
         arity(ctx, "JSON_LENGTH", 2)?;
         Ok(selected(ctx, "json_length")?.map_or(Value::Null, |v| {
@@ -117,7 +123,59 @@ fn selected(ctx: &Context<'_>, func: &str) -> rusqlite::Result<Option<Json>> {
     if ctx.len() < 2 {
         return Ok(Some(v));
     }
-    let path = match ctx.get_raw(1) {
+    at_path(ctx, 1, &v)
+}
+
+/// `JSON_EXTRACT(doc, path, ...)`: the value at the path, or with several paths the array of
+/// the values found, as MySQL writes JSON; NULL when nothing is found or an argument is NULL.
+fn extract(ctx: &Context<'_>) -> rusqlite::Result<Value> {
+    if ctx.len() < 2 {
+        return Err(fail(
+            "wrong number of arguments to function JSON_EXTRACT()".into(),
+        ));
+    }
+    let Some(v) = doc(ctx, 0, "json_extract")? else {
+        return Ok(Value::Null);
+    };
+    let mut found = Vec::new();
+    for i in 1..ctx.len() {
+        if ctx.get_raw(i) == ValueRef::Null {
+            return Ok(Value::Null);
+        }
+        found.extend(at_path(ctx, i, &v)?);
+    }
+    Ok(match (ctx.len(), found.len()) {
+        (_, 0) => Value::Null,
+        (2, _) => Value::Text(mysql_text(&found[0])),
+        _ => Value::Text(mysql_text(&Json::Array(found))),
+    })
+}
+
+/// A JSON value as MySQL prints one: `", "` and `": "` between items, an object's members in
+/// MySQL's order (shorter keys first, then byte order).
+fn mysql_text(v: &Json) -> String {
+    match v {
+        Json::Array(a) => {
+            let items: Vec<String> = a.iter().map(mysql_text).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Json::Object(m) => {
+            let mut members: Vec<(&String, &Json)> = m.iter().collect();
+            members.sort_by(|a, b| (a.0.len(), a.0.as_bytes()).cmp(&(b.0.len(), b.0.as_bytes())));
+            let items: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("{}: {}", Json::from(k.as_str()), mysql_text(v)))
+                .collect();
+            format!("{{{}}}", items.join(", "))
+        }
+        scalar => scalar.to_string(),
+    }
+}
+
+/// The value `v` has at the path of argument `i`; None for a NULL path or one that selects
+/// nothing.
+fn at_path(ctx: &Context<'_>, i: usize, v: &Json) -> rusqlite::Result<Option<Json>> {
+    let path = match ctx.get_raw(i) {
         ValueRef::Null => return Ok(None),
         ValueRef::Text(b) | ValueRef::Blob(b) => String::from_utf8_lossy(b).into_owned(),
         ValueRef::Integer(n) => n.to_string(),
@@ -133,7 +191,7 @@ fn selected(ctx: &Context<'_>, func: &str) -> rusqlite::Result<Option<Json>> {
                 .into(),
         ),
     })?;
-    Ok(select(&v, &legs).cloned())
+    Ok(select(v, &legs).cloned())
 }
 
 /// `JSON_UNQUOTE(s)`.

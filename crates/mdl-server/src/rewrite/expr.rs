@@ -31,6 +31,9 @@
 //!   integers and gives NULL for a zero divisor; a real quotient is truncated by the cast.
 //!   Differs: MySQL divides non-integers as DECIMALs, SQLite as doubles (`0.3 DIV 0.1` is 3 in
 //!   MySQL, 2 here); a quotient past BIGINT is error 1690 in MySQL and the nearest BIGINT here.
+//! * **`a -> path`** is `JSON_EXTRACT(a, path)` and **`a ->> path`** `JSON_UNQUOTE(JSON_EXTRACT(a,
+//!   path))`, as MySQL defines them: this server's functions write JSON as MySQL does
+//!   (`functions/json.rs`), SQLite's operators their own text.
 //! * **`a XOR b`** (`Item_func_xor` in `item_cmpfunc.cc`: 1 if exactly one operand is true,
 //!   NULL if either is NULL) is `((CAST(a AS REAL) <> 0) <> (CAST(b AS REAL) <> 0))`: an
 //!   operand is true as MySQL reads a number from it (`'abc'` is 0, `'2x'` is 2). **`a ^ b`**
@@ -149,7 +152,9 @@ pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(
             | BinaryOperator::MyIntegerDivide
             | BinaryOperator::Modulo
             | BinaryOperator::Xor
-            | BinaryOperator::BitwiseXor => true,
+            | BinaryOperator::BitwiseXor
+            | BinaryOperator::Arrow
+            | BinaryOperator::LongArrow => true,
             _ => false,
         },
         Expr::Function(f) => match f.name.0.last() {
@@ -200,6 +205,13 @@ fn rewrite_form(e: &mut Expr, placeholders_before: usize) -> Result<(), ServerEr
                 format: None,
             }),
             BinaryOperator::Modulo => Some(call("MOD", vec![take(left), take(right)])),
+            // `Item_func_json_extract` / `Item_func_json_unquote` (`sql/item_json_func.cc`):
+            // SQLite's operators give its own JSON text, without MySQL's spaces.
+            BinaryOperator::Arrow => Some(call("JSON_EXTRACT", vec![take(left), take(right)])),
+            BinaryOperator::LongArrow => Some(call(
+                "JSON_UNQUOTE",
+                vec![call("JSON_EXTRACT", vec![take(left), take(right)])],
+            )),
             BinaryOperator::Xor => {
                 let truth = |e: &mut Expr| {
                     let real = cast_as(Expr::Nested(Box::new(take(e))), DataType::Real);
