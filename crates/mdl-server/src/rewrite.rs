@@ -33,7 +33,7 @@
 //!   are SQLite's (`SIGNED` is `INTEGER`, `CHAR(n)` a `substr`, `DATE` `DATE(x)`, ...), and so
 //!   are the literals `DATE '...'`, `TIME '...'`, `TIMESTAMP '...'`; `CONVERT(x USING cs)` is
 //!   `x`; `COLLATE` names SQLite's collation of the same meaning; `TRIM(remstr FROM s)` calls
-//!   this server's `MYSQL_TRIM`.
+//!   this server's `MYSQL_TRIM`, `SUBSTRING(s FROM p FOR n)` is `SUBSTRING(s, p, n)`.
 //! * `GROUP BY ... WITH ROLLUP` is the `UNION ALL` of its grouping levels (`rollup.rs`):
 //!   SQLite has no `ROLLUP`.
 //! * MySQL's select modifiers go (`SQL_NO_CACHE`, which dump tools send, `SQL_CACHE`'s

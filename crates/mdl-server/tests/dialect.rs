@@ -447,7 +447,7 @@ async fn with_rollup_adds_mysqls_super_aggregate_rows() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn trim_removes_the_whole_string_as_mysql() {
+async fn trim_and_substring_in_their_from_forms() {
     let mut c = conn().await;
     let row: (String, String, String, String, String) = c
         .query_first(
@@ -466,6 +466,16 @@ async fn trim_removes_the_whole_string_as_mysql() {
             "ba".into(),
             "a".into()
         )
+    );
+    let sub: (String, String) = c
+        .query_first("SELECT SUBSTRING('Quadratically' FROM 5 FOR 6), SUBSTRING('Sakila' FROM -4)")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        sub,
+        ("ratica".into(), "kila".into()),
+        "SUBSTRING's FROM form"
     );
     let null: Option<String> = c
         .query_first("SELECT TRIM(LEADING NULL FROM 'a')")

@@ -171,7 +171,8 @@ pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(
         | Expr::Collate { .. }
         | Expr::Trim {
             trim_what: Some(_), ..
-        } => true,
+        }
+        | Expr::Substring { special: false, .. } => true,
         _ => false,
     };
     if maybe {
@@ -257,6 +258,15 @@ fn rewrite_form(e: &mut Expr, placeholders_before: usize) -> Result<(), ServerEr
                 _ => "BOTH",
             };
             Some(call("MYSQL_TRIM", vec![text(mode), take(what), take(expr)]))
+        }
+        // `SUBSTRING(s FROM p FOR n)`: SQLite takes only the call form.
+        Expr::Substring {
+            special: special @ false,
+            substring_from: Some(_),
+            ..
+        } => {
+            *special = true;
+            None
         }
         Expr::Collate { collation, .. } => {
             let name = collation.to_string().trim_matches('`').to_ascii_lowercase();
