@@ -157,6 +157,15 @@ fn constraint(msg: &str) -> ServerError {
         let key = msg.rsplit(": ").next().unwrap_or("");
         return ServerError::new(1062, "23000", format!("Duplicate entry for key '{key}'"));
     }
+    let check = msg.strip_prefix("CHECK constraint failed: ").unwrap_or("");
+    if let Some(column) = check.strip_prefix(crate::rewrite::ENUM_CHECK) {
+        // A value an ENUM column does not have (`rewrite/ddl.rs`), as MySQL's strict mode.
+        return ServerError::new(
+            1265,
+            "01000",
+            format!("Data truncated for column '{column}' at row 1"),
+        );
+    }
     ServerError::new(
         3819,
         "HY000",

@@ -23,6 +23,7 @@
 //! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
 //!   SQLite's `t__k`.
 //! * `LIKE` without `ESCAPE` escapes with `\`, as MySQL's does (SQLite's has no escape).
+//! * Index hints (`USE`, `FORCE`, `IGNORE INDEX`) go: they choose a plan, not the rows.
 //! * Expression syntax SQLite spells otherwise (`expr.rs`, which says what differs from MySQL):
 //!   `INTERVAL` arithmetic (`x + INTERVAL n UNIT`, `DATE_ADD`, `ADDDATE`, `DATE_SUB`,
 //!   `SUBDATE`) calls this server's `DATE_ADD(x, n, 'UNIT')` / `DATE_SUB`; the units of
@@ -66,6 +67,8 @@ use sqlparser::ast::{
 use crate::error::ServerError;
 use crate::session_values::SessionValues;
 use crate::wire::Cell;
+
+pub use ddl::ENUM_CHECK;
 
 /// What a rewrite needs from the session.
 pub struct Env<'a> {
@@ -496,6 +499,18 @@ impl VisitorMut for Qualify<'_> {
                     }
                 }
             }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, t: &mut TableFactor) -> ControlFlow<()> {
+        // `USE | FORCE | IGNORE INDEX (...)` are hints to MySQL's optimizer, SQLite has none
+        // of that syntax: the rows are the same without them.
+        if let TableFactor::Table {
+            index_directives, ..
+        } = t
+        {
+            index_directives.clear();
         }
         ControlFlow::Continue(())
     }

@@ -368,3 +368,43 @@ async fn create_table_like_copies_the_definition_and_waits_for_writers_of_the_so
     r.unwrap();
     assert_eq!(count(&mut c, "ddl_late").await, 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enum_and_set_columns_and_index_hints() {
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE TABLE ddl_enum (id INT PRIMARY KEY, status ENUM('new', 'done') NOT NULL \
+         DEFAULT 'new', tags SET('a', 'b'), KEY k_status (status))",
+    )
+    .await
+    .unwrap();
+    c.query_drop("INSERT INTO ddl_enum (id, tags) VALUES (1, 'a,b')")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO ddl_enum VALUES (2, 'done', NULL)")
+        .await
+        .unwrap();
+    let refused = c
+        .query_drop("INSERT INTO ddl_enum VALUES (3, 'lost', NULL)")
+        .await;
+    assert_eq!(
+        code(refused),
+        (1265, "01000".into()),
+        "a value the ENUM lacks"
+    );
+    let rows: Vec<(i64, String, Option<String>)> = c
+        .query(
+            "SELECT id, status, tags FROM ddl_enum FORCE INDEX (k_status) \
+             USE INDEX (PRIMARY) WHERE status IN ('new', 'done') ORDER BY id",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        rows,
+        [
+            (1, "new".into(), Some("a,b".into())),
+            (2, "done".into(), None)
+        ]
+    );
+    c.query_drop("DROP TABLE ddl_enum").await.unwrap();
+}

@@ -12,10 +12,16 @@
 //! SQLite cannot do without rebuilding the table (`MODIFY`, `CHANGE`, `ALTER COLUMN`, a primary
 //! key or a check added or dropped, a column placed `FIRST` or `AFTER` another) is refused with
 //! 1235 before anything changes.
+//!
+//! `ENUM('a', 'b')` and `SET('a', 'b')` columns are `TEXT` (SQLite's type names take numbers
+//! only); an `ENUM`'s values are kept by a check named `mdl_enum_<column>`, so another value is
+//! refused, as MySQL's strict mode refuses it (1265). Differs: `SHOW CREATE TABLE` says `text`,
+//! an `ENUM` sorts by its text (MySQL: by the value's position), and a `SET`'s values are not
+//! checked.
 
 use sqlparser::ast::{
     AlterTable, AlterTableOperation, ColumnDef, ColumnOption, CreateIndex, CreateTable, DataType,
-    RenameTableNameKind, TableConstraint,
+    EnumMember, RenameTableNameKind, TableConstraint,
 };
 
 use super::{last, q_ident, split};
@@ -81,6 +87,9 @@ fn prefix_column(e: &sqlparser::ast::Expr) -> Option<String> {
         _ => None,
     }
 }
+
+/// The name of the check that keeps an `ENUM` column `c`'s values is this, then `c`.
+pub const ENUM_CHECK: &str = "mdl_enum_";
 
 /// `CREATE TABLE` for SQLite (see the module docs).
 pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> {
@@ -158,12 +167,32 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
 /// rowid) and the options SQLite keeps.
 fn column_def(col: &ColumnDef) -> String {
     let auto = col.options.iter().any(|o| is_auto_increment(&o.option));
-    let ty = if auto && is_integer(&col.data_type) {
-        "INTEGER".to_string()
-    } else {
-        col.data_type.to_string()
+    let name = q_ident(&col.name.value);
+    let mut check = None;
+    let ty = match &col.data_type {
+        ty if auto && is_integer(ty) => "INTEGER".to_string(),
+        // SQLite's type names take numbers only: ENUM and SET are text, an ENUM's values kept
+        // by a named check (`error.rs` reports its failure as MySQL's 1265).
+        DataType::Enum(members, _) => {
+            let values: Vec<String> = (members.iter())
+                .map(|m| match m {
+                    EnumMember::Name(v) | EnumMember::NamedValue(v, _) => {
+                        format!("'{}'", v.replace('\'', "''"))
+                    }
+                })
+                .collect();
+            check = Some(format!(
+                " CONSTRAINT {} CHECK ({name} IN ({}))",
+                q_ident(&format!("{ENUM_CHECK}{}", col.name.value)),
+                values.join(", ")
+            ));
+            "TEXT".to_string()
+        }
+        DataType::Set(_) => "TEXT".to_string(),
+        ty => ty.to_string(),
     };
-    let mut d = format!("{} {ty}", q_ident(&col.name.value));
+    let mut d = format!("{name} {ty}");
+    d.extend(check);
     for o in &col.options {
         match &o.option {
             ColumnOption::Null
