@@ -60,7 +60,7 @@ async fn truncate_rename_and_a_drop_of_several_tables_run() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn truncate_and_rename_wait_for_a_transaction_on_the_table() {
+async fn truncate_rename_and_rebuild_wait_for_a_transaction_on_the_table() {
     let mut setup = conn().await;
     setup
         .query_drop("CREATE TABLE ddl_d (x INT)")
@@ -73,10 +73,16 @@ async fn truncate_and_rename_wait_for_a_transaction_on_the_table() {
     ddl.query_drop("SET SESSION lock_wait_timeout = 1")
         .await
         .unwrap();
-    for stmt in ["TRUNCATE TABLE ddl_d", "RENAME TABLE ddl_d TO ddl_e"] {
+    for stmt in [
+        "TRUNCATE TABLE ddl_d",
+        "RENAME TABLE ddl_d TO ddl_e",
+        "ALTER TABLE ddl_d ENGINE=InnoDB",
+    ] {
         assert_eq!(code(ddl.query_drop(stmt).await).0, 1205, "{stmt}");
     }
     trx.query_drop("COMMIT").await.unwrap();
+    // A rebuild (nothing for SQLite to do) once the transaction is gone.
+    ddl.query_drop("ALTER TABLE ddl_d FORCE").await.unwrap();
     ddl.query_drop("RENAME TABLE ddl_d TO ddl_e").await.unwrap();
     ddl.query_drop("DROP TABLE ddl_e").await.unwrap();
 }

@@ -70,6 +70,15 @@ pub enum Statement {
         /// ENABLE (true) or DISABLE.
         enable: bool,
     },
+    /// `ALTER TABLE t ENGINE [=] name` or `ALTER TABLE t FORCE`, optionally with `, ALGORITHM
+    /// [=] a` and `, LOCK [=] l`: a rebuild of the table (MySQL's "null" ALTER TABLE, which DBAs
+    /// run to defragment a table; not in sqlparser). It locks as any ALTER TABLE.
+    AlterTableRebuild {
+        /// The schema, if the name was qualified.
+        schema: Option<String>,
+        /// The table.
+        table: String,
+    },
     /// `LOCK INSTANCE FOR BACKUP` (not in sqlparser).
     LockInstanceForBackup,
     /// `UNLOCK INSTANCE` (not in sqlparser).

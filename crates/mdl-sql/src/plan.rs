@@ -381,8 +381,9 @@ pub fn plan(parsed: &Parsed, state: &SessionState) -> Result<Plan, SqlError> {
         Statement::Do(exprs) => dml::do_exprs(exprs, state)?,
         Statement::LockTables(items) => control::lock_tables(items, state)?,
         Statement::UnlockTables => control::unlock_tables(state),
-        Statement::AlterTableKeys { schema, table, .. } => {
-            ddl::alter_table_keys(schema.as_deref(), table, state)?
+        Statement::AlterTableKeys { schema, table, .. }
+        | Statement::AlterTableRebuild { schema, table } => {
+            ddl::alter_one_table(schema.as_deref(), table, state)?
         }
         Statement::LockInstanceForBackup => control::lock_instance(),
         Statement::UnlockInstance => control::unlock_instance(),

@@ -9,13 +9,14 @@
 //! | `UNLOCK TABLE` | syntax error | recognized (with `UNLOCK TABLES`) |
 //! | `DO expr, ...` | syntax error | recognized, the expressions parsed by sqlparser |
 //! | `ALTER TABLE t DISABLE KEYS` / `ENABLE KEYS` (mysqldump) | syntax error | recognized |
+//! | `ALTER TABLE t ENGINE = x`, `ALTER TABLE t FORCE` (a rebuild) | syntax error | recognized |
 //! | `KILL [QUERY \| CONNECTION] n` | parsed | left to sqlparser |
 //! | `SHOW [FULL] PROCESSLIST` | parsed | left to sqlparser |
 //! | `FLUSH TABLES [t, ...] WITH READ LOCK` | parsed | left to sqlparser |
 //!
 //! The grammar follows MySQL's `sql/sql_yacc.yy` (`lock`, `table_lock`, `lock_option`,
 //! `unlock`, `lock_instance`, `do_stmt`, `alter_commands` with `DISABLE_SYM KEYS` /
-//! `ENABLE_SYM KEYS`).
+//! `ENABLE_SYM KEYS`, `FORCE`, and `create_table_option` `ENGINE_SYM opt_equal ident`).
 
 use sqlparser::ast;
 use sqlparser::dialect::MySqlDialect;
@@ -102,12 +103,46 @@ pub(crate) fn recognize(t: &[TokenWithSpan]) -> Option<Result<Statement, Locatio
                 enable,
             }));
         }
+        if rebuild(t, next) {
+            return Some(Ok(Statement::AlterTableRebuild { schema, table }));
+        }
         return None;
     }
     if kw(0, "DO") {
         return Some(do_exprs(t).map(Statement::Do));
     }
     None
+}
+
+/// Whether the tokens from `i` on are exactly `ENGINE [=] name` or `FORCE`, then any of `,
+/// ALGORITHM [=] a` and `, LOCK [=] l` (anything else is sqlparser's).
+fn rebuild(t: &[TokenWithSpan], mut i: usize) -> bool {
+    // `word [=] value` from `i`: the index after it.
+    let option = |i: usize, word: &str| -> Option<usize> {
+        if !is_kw(t.get(i)?, word) {
+            return None;
+        }
+        let v = match t.get(i + 1)?.token {
+            Token::Eq => i + 2,
+            _ => i + 1,
+        };
+        matches!(t.get(v)?.token, Token::Word(_)).then_some(v + 1)
+    };
+    i = match (option(i, "ENGINE"), t.get(i)) {
+        (Some(after), _) => after,
+        (None, Some(f)) if is_kw(f, "FORCE") => i + 1,
+        _ => return false,
+    };
+    while i < t.len() {
+        if t[i].token != Token::Comma {
+            return false;
+        }
+        match option(i + 1, "ALGORITHM").or_else(|| option(i + 1, "LOCK")) {
+            Some(after) => i = after,
+            None => return false,
+        }
+    }
+    true
 }
 
 fn at(t: &[TokenWithSpan], i: usize) -> Location {
@@ -251,6 +286,29 @@ mod tests {
             stmt("lock table t write"),
             Statement::LockTables(_)
         ));
+    }
+
+    #[test]
+    fn rebuilds_exactly() {
+        assert_eq!(
+            stmt("alter table db.t engine = InnoDB, lock = none"),
+            Statement::AlterTableRebuild {
+                schema: Some("db".into()),
+                table: "t".into()
+            }
+        );
+        assert!(matches!(
+            stmt("ALTER TABLE t FORCE, ALGORITHM=COPY"),
+            Statement::AlterTableRebuild { schema: None, .. }
+        ));
+        // Anything more is sqlparser's (which refuses these).
+        for sql in [
+            "ALTER TABLE t ENGINE",
+            "ALTER TABLE t ENGINE=InnoDB, ADD COLUMN c INT",
+            "ALTER TABLE t FORCE LOCK",
+        ] {
+            assert!(parse(sql).is_err(), "{sql}");
+        }
     }
 
     #[test]

@@ -94,6 +94,23 @@ fn alter_table_and_indexes_take_su_then_x() {
         ],
     );
     assert_eq!(p.upgrades[0].to.abbr(), "X");
+    // A rebuild (MySQL's null ALTER: ENGINE = the same, FORCE) is an ALTER TABLE too.
+    for sql in [
+        "ALTER TABLE d.t1 ENGINE=InnoDB",
+        "ALTER TABLE d.t1 ENGINE InnoDB, ALGORITHM=INPLACE, LOCK=NONE",
+        "ALTER TABLE `d`.`t1` FORCE",
+    ] {
+        let p = locks(
+            sql,
+            &[
+                "GLOBAL IX STATEMENT",
+                "BACKUP LOCK IX TRANSACTION",
+                "SCHEMA d IX TRANSACTION",
+                "TABLE d.t1 SU TRANSACTION",
+            ],
+        );
+        assert_eq!(p.upgrades[0].to.abbr(), "X", "{sql}");
+    }
     // mysql_alter_table: the new name of a rename is locked X (target_mdl_request).
     locks(
         "ALTER TABLE t1 RENAME TO d.t2",

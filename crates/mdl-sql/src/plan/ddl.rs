@@ -163,9 +163,11 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
     }
 }
 
-/// `ALTER TABLE t {DISABLE | ENABLE} KEYS`: an ALTER TABLE (SU, then X: `sql/sql_table.cc`,
-/// `simple_rename_or_index_change` calls `wait_while_table_is_used` for a keys change).
-pub(super) fn alter_table_keys(
+/// `ALTER TABLE t {DISABLE | ENABLE} KEYS` and a rebuild (`ENGINE = x`, `FORCE`): an ALTER
+/// TABLE (SU, then X: `sql/sql_table.cc`, `simple_rename_or_index_change` calls
+/// `wait_while_table_is_used` for a keys change; a rebuild, copying or in place, upgrades to X
+/// to swap in the new table, `mysql_inplace_alter_table` / `mysql_alter_table`).
+pub(super) fn alter_one_table(
     schema: Option<&str>,
     table: &str,
     state: &SessionState,
