@@ -484,3 +484,57 @@ async fn trim_and_substring_in_their_from_forms() {
         .unwrap();
     assert_eq!(null, None);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn multi_table_delete_and_update() {
+    let mut c = conn().await;
+    for sql in [
+        "CREATE TABLE di_o (id INT PRIMARY KEY, cid INT, total INT)",
+        "CREATE TABLE di_c (id INT PRIMARY KEY, country VARCHAR(2), bonus INT)",
+        "INSERT INTO di_c VALUES (1, 'US', 5), (2, 'FR', 7)",
+        "INSERT INTO di_o VALUES (10, 1, 100), (11, 2, 200), (12, 3, 300)",
+    ] {
+        c.query_drop(sql).await.unwrap();
+    }
+    // UPDATE ... JOIN with a value from the other table, and placeholders in ON, SET and WHERE.
+    let stmt = c
+        .prep(
+            "UPDATE di_o o JOIN di_c c ON o.cid = c.id AND c.country <> ? \
+             SET o.total = o.total + c.bonus * ? WHERE o.total < ?",
+        )
+        .await
+        .unwrap();
+    c.exec_drop(&stmt, ("XX", 2, 250)).await.unwrap();
+    assert_eq!(totals(&mut c).await, [(10, 110), (11, 214), (12, 300)]);
+    c.query_drop(
+        "UPDATE di_o, di_c SET di_o.total = 0 WHERE di_o.cid = di_c.id AND di_c.country = 'FR'",
+    )
+    .await
+    .unwrap();
+    assert_eq!(totals(&mut c).await, [(10, 110), (11, 0), (12, 300)]);
+    // DELETE ... LEFT JOIN ... IS NULL: the orders of no customer.
+    c.query_drop("DELETE o FROM di_o o LEFT JOIN di_c c ON o.cid = c.id WHERE c.id IS NULL")
+        .await
+        .unwrap();
+    assert_eq!(totals(&mut c).await, [(10, 110), (11, 0)]);
+    c.query_drop(
+        "DELETE FROM di_o USING di_o JOIN di_c ON di_o.cid = di_c.id WHERE di_c.country = 'US'",
+    )
+    .await
+    .unwrap();
+    assert_eq!(totals(&mut c).await, [(11, 0)]);
+    for refused in [
+        "DELETE o, c FROM di_o o JOIN di_c c ON o.cid = c.id",
+        "UPDATE di_o o JOIN di_c c ON o.cid = c.id SET o.total = 1, c.bonus = 2",
+        "UPDATE di_o o LEFT JOIN di_c c ON o.cid = c.id SET o.total = 1",
+    ] {
+        assert_eq!(code(c.query_drop(refused).await).0, 1235, "{refused}");
+    }
+    c.query_drop("DROP TABLE di_o, di_c").await.unwrap();
+}
+
+async fn totals(c: &mut mysql_async::Conn) -> Vec<(i64, i64)> {
+    c.query("SELECT id, total FROM di_o ORDER BY id")
+        .await
+        .unwrap()
+}

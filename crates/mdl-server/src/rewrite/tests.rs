@@ -1,0 +1,110 @@
+//! The rewrite's texts: what SQLite is given for MySQL statements.
+
+use super::*;
+
+fn env_vars(name: &str) -> Option<Cell> {
+    (name == "version_comment").then(|| Cell::Text("mdl".into()))
+}
+
+pub(super) fn sqlite(sql: &str) -> Vec<String> {
+    rewritten(sql).unwrap().sql
+}
+
+/// The rewrite of `sql` in schema `sbtest`.
+pub(super) fn rewritten(sql: &str) -> Result<Rewritten, ServerError> {
+    let parsed = mdl_sql::parse(sql).unwrap();
+    let mdl_sql::Statement::Sql { statement, .. } = &parsed[0].statement else {
+        panic!("not sql")
+    };
+    let env = Env {
+        schema: Some("sbtest"),
+        values: &SessionValues::new(7, "root", "127.0.0.1:1"),
+        user_locks: &[Some(1)],
+        variable: &env_vars,
+    };
+    rewrite(statement, &env)
+}
+
+#[test]
+fn sysbench_create_table_and_index() {
+    let create = "CREATE TABLE sbtest1(\n id INTEGER NOT NULL AUTO_INCREMENT,\n k INTEGER \
+                  DEFAULT '0' NOT NULL,\n c CHAR(120) DEFAULT '' NOT NULL,\n pad CHAR(60) \
+                  DEFAULT '' NOT NULL,\n PRIMARY KEY (id)\n) /*! ENGINE = innodb */";
+    assert_eq!(
+        sqlite(create),
+        [
+            "CREATE TABLE `sbtest`.`sbtest1` (`id` INTEGER NOT NULL, `k` INTEGER DEFAULT '0' \
+          NOT NULL, `c` CHAR(120) DEFAULT '' NOT NULL, `pad` CHAR(60) DEFAULT '' NOT NULL, \
+          PRIMARY KEY (id))"
+        ]
+    );
+    assert_eq!(
+        sqlite("CREATE INDEX k_1 ON sbtest1(k)"),
+        ["CREATE INDEX `sbtest`.`sbtest1__k_1` ON `sbtest1` (k)"]
+    );
+}
+
+#[test]
+fn names_values_and_functions() {
+    assert_eq!(
+        sqlite("SELECT c FROM sbtest1 WHERE id=?"),
+        ["SELECT c FROM `sbtest`.sbtest1 WHERE id = ?"]
+    );
+    assert_eq!(
+        sqlite("SELECT @@version_comment LIMIT 1"),
+        ["SELECT 'mdl' AS `@@version_comment` LIMIT 1"]
+    );
+    assert_eq!(
+        sqlite("SELECT GET_LOCK('a', 1), \"x\""),
+        ["SELECT 1 AS `GET_LOCK('a', 1)`, 'x' AS `\"x\"`"]
+    );
+}
+
+#[test]
+fn update_and_delete_with_limit_choose_rows_by_rowid() {
+    assert_eq!(
+        sqlite("UPDATE t SET n = n + 1 WHERE v = 1 ORDER BY id DESC LIMIT 2"),
+        [
+            "UPDATE `sbtest`.t SET n = n + 1 WHERE rowid IN (SELECT rowid FROM `sbtest`.t \
+          WHERE v = 1 ORDER BY id DESC LIMIT 2)"
+        ]
+    );
+    assert_eq!(
+        sqlite("DELETE FROM t LIMIT 1"),
+        ["DELETE FROM `sbtest`.t WHERE rowid IN (SELECT rowid FROM `sbtest`.t LIMIT 1)"]
+    );
+    assert_eq!(
+        sqlite("DELETE FROM t WHERE id = 3"),
+        ["DELETE FROM `sbtest`.t WHERE id = 3"]
+    );
+}
+
+#[test]
+fn select_modifiers_go() {
+    assert_eq!(
+        sqlite("SELECT /*!40001 SQL_NO_CACHE */ `id` FROM t UNION SELECT HIGH_PRIORITY 1"),
+        ["SELECT `id` FROM `sbtest`.t UNION SELECT 1"]
+    );
+}
+
+#[test]
+fn like_escapes_with_a_backslash() {
+    assert_eq!(
+        sqlite(r"SELECT 1 FROM t WHERE c LIKE 'a\_b%' AND d NOT LIKE 'x|%' ESCAPE '|'"),
+        [
+            r"SELECT 1 AS `1` FROM `sbtest`.t WHERE c LIKE 'a\_b%' ESCAPE '\' AND d NOT LIKE 'x|%' ESCAPE '|'"
+        ]
+    );
+}
+
+#[test]
+fn locking_reads_and_user_variables() {
+    assert_eq!(
+        sqlite("SELECT c FROM sbtest1 WHERE id = 1 LOCK IN SHARE MODE"),
+        ["SELECT c FROM `sbtest`.sbtest1 WHERE id = 1"]
+    );
+    assert_eq!(
+        sqlite("SET @a = @b + 1, autocommit = 1, @c = 'x'"),
+        ["SELECT NULL + 1, 'x'"]
+    );
+}
