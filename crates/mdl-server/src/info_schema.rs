@@ -1,5 +1,6 @@
-//! `information_schema.SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS` and `PROCESSLIST` (the
-//! rows of `SHOW FULL PROCESSLIST`, which DBAs filter with `WHERE`), and the tables of
+//! `information_schema.SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS`, `PROCESSLIST` (the rows
+//! of `SHOW FULL PROCESSLIST`, which DBAs filter with `WHERE`), the keys (`keys.rs`:
+//! `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE`), and the tables of
 //! constants (`fixed.rs`: `ENGINES`, `CHARACTER_SETS`, `COLLATIONS`, the empty `TRIGGERS`,
 //! `ROUTINES` and `EVENTS`) as SQLite snapshots.
 //!
@@ -28,6 +29,7 @@ use rusqlite::types::Value;
 use sqlparser::ast::{ObjectName, ObjectType, Statement};
 
 mod fixed;
+mod keys;
 
 use crate::catalog::{self, Column, CHARSET, COLLATION};
 use crate::engine::{quote, EngineConn, VIEW_SCHEMAS};
@@ -118,18 +120,22 @@ const STATISTICS: [&str; 18] = [
 
 /// The tables of `information_schema` this server has, with their columns (name and MySQL
 /// 8.0's type; SQLite's affinity follows the type: numbers stay numbers, text text).
-pub const TABLES: [(&str, &[&str]); 11] = [
+pub const TABLES: [(&str, &[&str]); 15] = [
     ("CHARACTER_SETS", &fixed::CHARACTER_SETS),
     ("COLLATIONS", &fixed::COLLATIONS),
     ("COLUMNS", &COLUMNS),
     ("ENGINES", &fixed::ENGINES),
     ("EVENTS", &fixed::EVENTS),
+    ("KEY_COLUMN_USAGE", &keys::KEY_COLUMN_USAGE),
     ("PROCESSLIST", &PROCESSLIST),
+    ("REFERENTIAL_CONSTRAINTS", &fixed::REFERENTIAL_CONSTRAINTS),
     ("ROUTINES", &fixed::ROUTINES),
     ("SCHEMATA", &SCHEMATA),
     ("STATISTICS", &STATISTICS),
     ("TABLES", &TABLES_COLUMNS),
+    ("TABLE_CONSTRAINTS", &keys::TABLE_CONSTRAINTS),
     ("TRIGGERS", &fixed::TRIGGERS),
+    ("VIEWS", &fixed::VIEWS),
 ];
 
 /// MySQL 8.0's `PROCESSLIST` (`SHOW FULL PROCESSLIST`'s rows, as
@@ -194,6 +200,8 @@ pub fn refresh(
             "TABLES" => tables_rows(db)?,
             "COLUMNS" => per_table(db, columns_rows)?,
             "STATISTICS" => per_table(db, statistics_rows)?,
+            "TABLE_CONSTRAINTS" => per_table(db, keys::constraint_rows)?,
+            "KEY_COLUMN_USAGE" => per_table(db, keys::key_column_rows)?,
             "PROCESSLIST" => processlist_rows(&processes()),
             _ => fixed::rows(name),
         };

@@ -392,12 +392,16 @@ async fn queries_over_information_schema_filter_sort_and_join() {
             "COLUMNS",
             "ENGINES",
             "EVENTS",
+            "KEY_COLUMN_USAGE",
             "PROCESSLIST",
+            "REFERENTIAL_CONSTRAINTS",
             "ROUTINES",
             "SCHEMATA",
             "STATISTICS",
             "TABLES",
-            "TRIGGERS"
+            "TABLE_CONSTRAINTS",
+            "TRIGGERS",
+            "VIEWS"
         ]
     );
     c.query_drop("USE test").await.unwrap();
@@ -438,7 +442,7 @@ async fn writes_to_information_schema_are_refused_and_the_connection_goes_on() {
         )
         .await
         .unwrap();
-    assert_eq!(n, Some(11));
+    assert_eq!(n, Some(15));
     // Its tables describe themselves with MySQL's types.
     let described: Vec<(String, String, String, String, Option<String>, String)> =
         c.query("DESCRIBE information_schema.TABLES").await.unwrap();
@@ -632,4 +636,49 @@ async fn the_show_statements_of_client_tools_answer_as_mysql() {
         let e = c.query_drop(show).await.unwrap_err();
         assert!(e.to_string().contains(&code.to_string()), "{show}: {e}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_are_listed_as_orms_read_them() {
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE TABLE is_pk (a INT, b INT, c INT, PRIMARY KEY (a, b), UNIQUE KEY uc (c), KEY kb (b))",
+    )
+    .await
+    .unwrap();
+    let constraints: Vec<(String, String)> = c
+        .query(
+            "SELECT CONSTRAINT_NAME, CONSTRAINT_TYPE FROM information_schema.TABLE_CONSTRAINTS \
+             WHERE TABLE_SCHEMA = 'test' AND TABLE_NAME = 'is_pk' ORDER BY 1",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        constraints,
+        [
+            ("PRIMARY".into(), "PRIMARY KEY".into()),
+            ("uc".into(), "UNIQUE".into())
+        ]
+    );
+    let columns: Vec<(String, String, u64)> = c
+        .query(
+            "SELECT CONSTRAINT_NAME, COLUMN_NAME, ORDINAL_POSITION \
+             FROM information_schema.KEY_COLUMN_USAGE \
+             WHERE TABLE_SCHEMA = 'test' AND TABLE_NAME = 'is_pk' ORDER BY 1, 3",
+        )
+        .await
+        .unwrap();
+    let columns: Vec<(&str, &str, u64)> = (columns.iter())
+        .map(|(k, c, n)| (k.as_str(), c.as_str(), *n))
+        .collect();
+    assert_eq!(
+        columns,
+        [("PRIMARY", "a", 1), ("PRIMARY", "b", 2), ("uc", "c", 1)]
+    );
+    let none: Vec<String> = c
+        .query("SELECT CONSTRAINT_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS")
+        .await
+        .unwrap();
+    assert!(none.is_empty(), "no foreign keys are kept");
+    c.query_drop("DROP TABLE is_pk").await.unwrap();
 }

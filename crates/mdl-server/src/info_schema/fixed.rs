@@ -1,9 +1,10 @@
 //! The `information_schema` tables whose rows are the server's constants: `ENGINES` (SQLite,
 //! and `PERFORMANCE_SCHEMA` for the `performance_schema` tables), `CHARACTER_SETS` and
 //! `COLLATIONS` (the one character set and collation the server's strings have, and MySQL's
-//! `utf8mb3` of `information_schema` itself), and the empty `TRIGGERS`, `ROUTINES` and `EVENTS`
-//! (the server makes no triggers, stored routines or events), for the tools that ask: dump
-//! tools for every table, GUI clients when they connect. MySQL 8.0's columns.
+//! `utf8mb3` of `information_schema` itself), and the empty `TRIGGERS`, `ROUTINES`, `EVENTS`,
+//! `VIEWS` and `REFERENTIAL_CONSTRAINTS` (the server makes no triggers, stored routines,
+//! events or views, and keeps no foreign keys), for the tools that ask: dump tools for every
+//! table, GUI clients when they connect, ORMs for a table's keys. MySQL 8.0's columns.
 
 use rusqlite::types::Value;
 
@@ -95,6 +96,33 @@ pub(super) const EVENTS: [&str; 24] = [
     "CHARACTER_SET_CLIENT varchar(64)",
     "COLLATION_CONNECTION varchar(64)",
     "DATABASE_COLLATION varchar(64)",
+];
+
+pub(super) const VIEWS: [&str; 10] = [
+    "TABLE_CATALOG varchar(64)",
+    "TABLE_SCHEMA varchar(64)",
+    "TABLE_NAME varchar(64)",
+    "VIEW_DEFINITION longtext",
+    "CHECK_OPTION varchar(8)",
+    "IS_UPDATABLE varchar(3)",
+    "DEFINER varchar(288)",
+    "SECURITY_TYPE varchar(7)",
+    "CHARACTER_SET_CLIENT varchar(64)",
+    "COLLATION_CONNECTION varchar(64)",
+];
+
+pub(super) const REFERENTIAL_CONSTRAINTS: [&str; 11] = [
+    "CONSTRAINT_CATALOG varchar(64)",
+    "CONSTRAINT_SCHEMA varchar(64)",
+    "CONSTRAINT_NAME varchar(64)",
+    "UNIQUE_CONSTRAINT_CATALOG varchar(64)",
+    "UNIQUE_CONSTRAINT_SCHEMA varchar(64)",
+    "UNIQUE_CONSTRAINT_NAME varchar(64)",
+    "MATCH_OPTION varchar(7)",
+    "UPDATE_RULE varchar(11)",
+    "DELETE_RULE varchar(11)",
+    "TABLE_NAME varchar(64)",
+    "REFERENCED_TABLE_NAME varchar(64)",
 ];
 
 pub(super) const ENGINES: [&str; 6] = [

@@ -116,6 +116,9 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
         .iter()
         .filter_map(|k| match k {
             TableConstraint::Index(i) => i.name.as_ref().map(|n| n.value.clone()),
+            TableConstraint::Unique(u) => {
+                (u.index_name.as_ref().or(u.name.as_ref())).map(|n| n.value.clone())
+            }
             _ => None,
         })
         .collect();
@@ -125,9 +128,18 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
                 "PRIMARY KEY ({})",
                 index_columns(&p.columns, true)?
             )),
-            TableConstraint::Unique(u) => {
-                defs.push(format!("UNIQUE ({})", index_columns(&u.columns, true)?))
-            }
+            // A named unique key keeps its name (`t__name`, as any index here); an unnamed one
+            // is SQLite's autoindex, which the catalog names after its first column, as MySQL.
+            TableConstraint::Unique(u) => match u.index_name.as_ref().or(u.name.as_ref()) {
+                Some(n) => after.push(format!(
+                    "CREATE UNIQUE INDEX {ine}{}.{} ON {} ({})",
+                    q_ident(&schema),
+                    q_ident(&format!("{table}__{}", n.value)),
+                    q_ident(&table),
+                    index_columns(&u.columns, true)?
+                )),
+                None => defs.push(format!("UNIQUE ({})", index_columns(&u.columns, true)?)),
+            },
             TableConstraint::Check(ch) => defs.push(ch.to_string()),
             TableConstraint::Index(i) => {
                 // An unnamed key is named after its first column, `_2`, `_3`, ... when that
