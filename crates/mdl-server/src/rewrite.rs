@@ -583,6 +583,16 @@ impl VisitorMut for Qualify<'_> {
     fn pre_visit_value(&mut self, v: &mut ValueWithSpan) -> ControlFlow<()> {
         match &v.value {
             Value::DoubleQuotedString(s) => v.value = Value::SingleQuotedString(s.clone()),
+            // MySQL's bit-value literal `b'101'` (`sql_lex.cc`, `MY_LEX_BIN_NUMBER`) as its
+            // number, how BIT columns and arithmetic read it; SQLite has no such literal.
+            Value::SingleQuotedByteStringLiteral(bits)
+                if !bits.is_empty()
+                    && bits.len() <= 63
+                    && bits.bytes().all(|b| b == b'0' || b == b'1') =>
+            {
+                let n = i64::from_str_radix(bits, 2).unwrap_or_default();
+                v.value = Value::Number(n.to_string(), false);
+            }
             Value::Placeholder(_) => self.placeholders += 1,
             _ => {}
         }

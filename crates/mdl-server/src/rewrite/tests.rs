@@ -108,3 +108,11 @@ fn locking_reads_and_user_variables() {
         ["SELECT NULL + 1, 'x'"]
     );
 }
+
+#[test]
+fn bit_value_literals_are_numbers() {
+    assert_eq!(
+        sqlite("SELECT b'101', B'0', b'2' FROM t"),
+        ["SELECT 5 AS `B'101'`, 0 AS `B'0'`, B'2' AS `B'2'` FROM `sbtest`.t"]
+    );
+}
