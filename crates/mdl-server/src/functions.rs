@@ -2,7 +2,8 @@
 //! registered on every engine connection so the queries applications and DBAs type run
 //! unchanged. Each module names the MySQL source or manual section it follows:
 //!
-//! * `clock`: `NOW()` and its kin, `SYSDATE()`, `UNIX_TIMESTAMP`, `FROM_UNIXTIME`, and the
+//! * `clock`: `NOW()` and its kin, `SYSDATE()`, `UNIX_TIMESTAMP`, `FROM_UNIXTIME`, `CONVERT_TZ`
+//!   (offsets and `SYSTEM`), and the
 //!   [`StatementClock`] they read.
 //! * `temporal`: MySQL's DATE, DATETIME and TIME values, read from arguments as MySQL reads
 //!   strings and numbers in a date or time context; `calendar`: day numbers and weeks.

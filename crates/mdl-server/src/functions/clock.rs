@@ -133,7 +133,57 @@ pub(super) fn register(
     })?;
     db.create_scalar_function("FROM_UNIXTIME", 1, flags(true), |ctx| {
         Ok(from_unixtime(ctx))
+    })?;
+    let c = clock.clone();
+    db.create_scalar_function("CONVERT_TZ", 3, flags(false), move |ctx| {
+        Ok(convert_tz(ctx, &c))
     })
+}
+
+/// `CONVERT_TZ(dt, from, to)` (`Item_func_convert_tz` in `item_timefunc.cc`): `dt` read as a
+/// DATETIME in zone `from`, shown in zone `to`. A zone is an offset, `'+hh:mm'` or `'-hh:mm'`
+/// within MySQL's -13:59 to +14:00, or `'SYSTEM'` (this server's: UTC). A named zone
+/// (`'Europe/Paris'`, `'UTC'`) needs MySQL's time zone tables, which this server has not:
+/// NULL, as MySQL gives without them. As MySQL, a time whose UTC value falls outside the
+/// TIMESTAMP range (1970-01-01 00:00:01 to 2038-01-19 03:14:07) is not converted.
+fn convert_tz(ctx: &Context<'_>, clock: &StatementClock) -> Value {
+    let zone = |i: usize| match ctx.get_raw(i) {
+        rusqlite::types::ValueRef::Text(b) => zone_offset(&String::from_utf8_lossy(b)),
+        _ => None,
+    };
+    let (Some(t), Some(from), Some(to)) = (date_arg(ctx, 0, Dates::Whole, clock), zone(1), zone(2))
+    else {
+        return Value::Null;
+    };
+    let Some((secs, micro)) = t.unix() else {
+        return Value::Null;
+    };
+    let utc = secs - from;
+    if !(1..=2_147_483_647).contains(&utc) {
+        return Value::Text(t.text_auto());
+    }
+    Temporal::from_unix(utc + to, micro).map_or(Value::Null, |t| Value::Text(t.text_auto()))
+}
+
+/// Seconds east of UTC of a zone `CONVERT_TZ` knows (see there).
+fn zone_offset(z: &str) -> Option<i64> {
+    if z.eq_ignore_ascii_case("SYSTEM") {
+        return Some(0);
+    }
+    let (sign, rest) = match z.as_bytes().first()? {
+        b'+' => (1, &z[1..]),
+        b'-' => (-1, &z[1..]),
+        _ => return None,
+    };
+    let (h, m) = rest.split_once(':')?;
+    let valid =
+        |p: &str, max: usize| (1..=max).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit());
+    if !valid(h, 2) || m.len() != 2 || !valid(m, 2) {
+        return None;
+    }
+    let (h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
+    let offset = sign * (h * 3600 + m * 60);
+    (m < 60 && (-(13 * 3600 + 59 * 60)..=14 * 3600).contains(&offset)).then_some(offset)
 }
 
 /// The fractional-seconds precision argument: 0 to 6, as MySQL's error 1426 bounds it.
@@ -304,5 +354,41 @@ mod tests {
         );
         let err = db.query_row("SELECT NOW(7)", [], |r| r.get::<_, String>(0));
         assert!(format!("{err:?}").contains("Too-big precision 7"));
+    }
+
+    #[test]
+    fn convert_tz_between_offsets() {
+        let db = db();
+        let t = |s: &str| Value::Text(s.into());
+        for (expr, want) in [
+            (
+                "CONVERT_TZ('2004-01-01 12:00:00', '+00:00', '+10:00')",
+                t("2004-01-01 22:00:00"),
+            ),
+            (
+                "CONVERT_TZ('2004-01-01 12:00:00', '-07:30', 'SYSTEM')",
+                t("2004-01-01 19:30:00"),
+            ),
+            (
+                "CONVERT_TZ('2004-01-01 12:00:00.5', '+01:00', '+00:00')",
+                t("2004-01-01 11:00:00.500000"),
+            ),
+            (
+                "CONVERT_TZ('2004-01-01 12:00:00', 'GMT', 'MET')",
+                Value::Null,
+            ),
+            (
+                "CONVERT_TZ('2004-01-01 12:00:00', '+15:00', '+00:00')",
+                Value::Null,
+            ),
+            ("CONVERT_TZ(NULL, '+00:00', '+01:00')", Value::Null),
+            // Outside TIMESTAMP's range: not converted.
+            (
+                "CONVERT_TZ('1960-01-01 00:00:00', '+00:00', '+01:00')",
+                t("1960-01-01 00:00:00"),
+            ),
+        ] {
+            assert_eq!(eval(&db, expr), want, "{expr}");
+        }
     }
 }
