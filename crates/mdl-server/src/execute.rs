@@ -368,12 +368,8 @@ impl Connection {
             )
             .await;
             let out = match (out, rw.as_deref()) {
-                (Ok(Output::Rows(r)), Some(rw)) if kind == StatementKind::Set => {
-                    let row = r.rows.into_iter().next().unwrap_or_default();
-                    for (name, v) in rw.user_vars.iter().zip(row) {
-                        values.set_user_var(name, v);
-                    }
-                    Ok(Output::OK)
+                (Ok(Output::Rows(r)), Some(rw)) if !rw.user_vars.is_empty() => {
+                    keep_row(values, &rw.user_vars, r)
                 }
                 (out, _) => out,
             };
@@ -514,4 +510,36 @@ fn create_like(
         sqlparser::ast::Ident::with_quote('`', table),
     ]);
     rewrite_in(shared, values, session, &Statement::CreateTable(copy), &[])
+}
+
+/// The row of a `SET @a = x` or a `SELECT ... INTO @a` kept as the variables, as MySQL keeps
+/// it (`Query_result_dumpvar::send_data`, `sql/sql_class.cc`): more than one row is 1172, no
+/// row leaves the variables as they were, a column count other than the variables' is 1222.
+fn keep_row(
+    values: &mut crate::session_values::SessionValues,
+    names: &[String],
+    r: crate::wire::ResultSet,
+) -> Result<Output, ServerError> {
+    if r.columns.len() != names.len() {
+        return Err(ServerError::new(
+            1222,
+            "21000",
+            "The used SELECT statements have a different number of columns",
+        ));
+    }
+    let mut rows = r.rows.into_iter();
+    match (rows.next(), rows.next()) {
+        (Some(row), None) => {
+            for (name, v) in names.iter().zip(row) {
+                values.set_user_var(name, v);
+            }
+            Ok(Output::OK)
+        }
+        (None, _) => Ok(Output::OK),
+        (Some(_), Some(_)) => Err(ServerError::new(
+            1172,
+            "42000",
+            "Result consisted of more than one row",
+        )),
+    }
 }

@@ -8,7 +8,8 @@
 //!   `USER()`, `CURRENT_USER()`, `LAST_INSERT_ID()`, `ROW_COUNT()`: `session_values.rs`) and
 //!   the user-level lock functions (whose values `mdl-sql` computed with the locks) become
 //!   literals, and an unnamed select item that held one keeps MySQL's column name as an alias.
-//! * `SET @a = x, @b = y` is `SELECT x, y`, whose row the server keeps as the variables.
+//! * `SET @a = x, @b = y` is `SELECT x, y`, whose row the server keeps as the variables, and
+//!   so is a `SELECT ... INTO @a, @b` without its `INTO`.
 //! * Locking reads: SQLite has no row locks, and one writer. `SELECT ... FOR UPDATE` / `FOR
 //!   SHARE` / `LOCK IN SHARE MODE` keep their metadata locks (SW / SR, `mdl-sql`) and run as a
 //!   plain SELECT after the statement took the engine's writer (`engine.rs`), held to the end of
@@ -23,7 +24,8 @@
 //! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
 //!   SQLite's `t__k`.
 //! * `LIKE` without `ESCAPE` escapes with `\`, as MySQL's does (SQLite's has no escape).
-//! * Index hints (`USE`, `FORCE`, `IGNORE INDEX`) go: they choose a plan, not the rows.
+//! * Index hints (`USE`, `FORCE`, `IGNORE INDEX`) go, and `STRAIGHT_JOIN` is `JOIN`: they
+//!   choose a plan, not the rows. `LIMIT 18446744073709551615` (all rows) is SQLite's `-1`.
 //! * Expression syntax SQLite spells otherwise (`expr.rs`, which says what differs from MySQL):
 //!   `INTERVAL` arithmetic (`x + INTERVAL n UNIT`, `DATE_ADD`, `ADDDATE`, `DATE_SUB`,
 //!   `SUBDATE`) calls this server's `DATE_ADD(x, n, 'UNIT')` / `DATE_SUB`; the units of
@@ -101,7 +103,8 @@ pub struct Rewritten {
     pub read_session: bool,
     /// A locking read (`FOR UPDATE`, `FOR SHARE`): whether it may wait for the engine's writer.
     pub locking_read: Option<LockingRead>,
-    /// `SET @a = x, ...`: the variables the one row of `sql[0]` gives values to, in order.
+    /// `SET @a = x, ...` and `SELECT ... INTO @a, ...`: the variables the one row of `sql[0]`
+    /// gives values to, in order.
     pub user_vars: Vec<String>,
 }
 
@@ -122,12 +125,14 @@ pub enum LockingRead {
 /// `GROUP_CONCAT(DISTINCT ...)` with the byte 0x01 in its separator: `expr.rs`).
 pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     let mut s = s.clone();
+    // Taken before the visit, which reads `@a` in expressions as its value.
+    let select_into = select_into_variables(&mut s)?;
     let mut q = Qualify::new(env);
     let _ = s.visit(&mut q);
     if let Some(e) = q.error {
         return Err(e);
     }
-    let mut user_vars = Vec::new();
+    let mut user_vars = select_into;
     match &mut s {
         Statement::Insert(ins) => insert::mysql_insert(ins),
         Statement::Update(u) => limited::update(u)?,
@@ -255,6 +260,31 @@ fn user_var_assignments(set: &sqlparser::ast::Set) -> (Vec<String>, Vec<String>)
         .filter(|(n, _)| n.starts_with('@') && !n.starts_with("@@"))
         .map(|(n, e)| (n, e.to_string()))
         .unzip()
+}
+
+/// `SELECT ... INTO @a, @b ...`: the clause removed from the query, the variables the one row
+/// it gives is kept as (as `SET @a = x`, `execute.rs`). An `INTO` of anything else (a
+/// file, a stored program's variable) is 1235.
+fn select_into_variables(s: &mut Statement) -> Result<Vec<String>, ServerError> {
+    let Statement::Query(q) = s else {
+        return Ok(Vec::new());
+    };
+    let sqlparser::ast::SetExpr::Select(select) = q.body.as_mut() else {
+        return Ok(Vec::new());
+    };
+    let Some(into) = select.into.take() else {
+        return Ok(Vec::new());
+    };
+    (into.targets.iter())
+        .map(|t| match t {
+            Expr::Identifier(i) if i.value.starts_with('@') && !i.value.starts_with("@@") => {
+                Ok(i.value.clone())
+            }
+            _ => Err(ServerError::not_supported(
+                "SELECT ... INTO other than @variables",
+            )),
+        })
+        .collect()
 }
 
 fn q_ident(s: &str) -> String {
@@ -426,15 +456,42 @@ impl<'a> Qualify<'a> {
 
 /// A call with no arguments: `f()`.
 /// Drops MySQL's select modifiers from every SELECT of a query body (see the module docs).
+/// MySQL's select modifiers go (module docs), and a `STRAIGHT_JOIN` between tables (which
+/// fixes MySQL's join order, not the rows) is a plain `JOIN`.
 fn drop_select_modifiers(body: &mut sqlparser::ast::SetExpr) {
-    use sqlparser::ast::SetExpr;
+    use sqlparser::ast::{JoinOperator, SetExpr};
     match body {
-        SetExpr::Select(sel) => sel.select_modifiers = None,
+        SetExpr::Select(sel) => {
+            sel.select_modifiers = None;
+            for join in sel.from.iter_mut().flat_map(|t| t.joins.iter_mut()) {
+                if let JoinOperator::StraightJoin(c) = &join.join_operator {
+                    join.join_operator = JoinOperator::Join(c.clone());
+                }
+            }
+        }
         SetExpr::SetOperation { left, right, .. } => {
             drop_select_modifiers(left);
             drop_select_modifiers(right);
         }
         _ => {}
+    }
+}
+
+/// `LIMIT 18446744073709551615`, MySQL's idiom for "all rows" (with an offset), is past
+/// SQLite's integers: a row count past BIGINT is SQLite's `-1`, no limit.
+fn no_limit_past_bigint(q: &mut Query) {
+    use sqlparser::ast::LimitClause;
+    let limit = match &mut q.limit_clause {
+        Some(LimitClause::LimitOffset { limit: Some(l), .. }) => l,
+        Some(LimitClause::OffsetCommaLimit { limit, .. }) => limit,
+        _ => return,
+    };
+    if let Expr::Value(v) = limit {
+        if let Value::Number(n, _) = &mut v.value {
+            if n.parse::<i64>().is_err() && n.bytes().all(|b| b.is_ascii_digit()) {
+                *n = "-1".into();
+            }
+        }
     }
 }
 
@@ -462,6 +519,7 @@ impl VisitorMut for Qualify<'_> {
 
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
         drop_select_modifiers(&mut q.body);
+        no_limit_past_bigint(q);
         // SQLite has no ROLLUP: the statement's is rewritten after the visit (`rollup.rs`),
         // which takes one, in the top query.
         self.rollups += rollup::count(&q.body);

@@ -538,3 +538,50 @@ async fn totals(c: &mut mysql_async::Conn) -> Vec<(i64, i64)> {
         .await
         .unwrap()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn select_into_straight_join_and_limit_past_bigint() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE di_into (id INT PRIMARY KEY, v INT)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO di_into VALUES (1, 10), (2, 20), (3, 30)")
+        .await
+        .unwrap();
+    c.query_drop("SELECT COUNT(*), MAX(v) INTO @n, @m FROM di_into")
+        .await
+        .unwrap();
+    let kept: (i64, i64) = c.query_first("SELECT @n, @m").await.unwrap().unwrap();
+    assert_eq!(kept, (3, 30));
+    // No row leaves the variables as they were; several rows, or a column count other than
+    // the variables', are MySQL's errors.
+    c.query_drop("SELECT v INTO @m FROM di_into WHERE id > 9")
+        .await
+        .unwrap();
+    let m: i64 = c.query_first("SELECT @m").await.unwrap().unwrap();
+    assert_eq!(m, 30);
+    assert_eq!(
+        code(c.query_drop("SELECT v INTO @m FROM di_into").await).0,
+        1172
+    );
+    assert_eq!(
+        code(c.query_drop("SELECT id, v INTO @m FROM di_into").await).0,
+        1222
+    );
+    let joined: Vec<(i64, i64)> = c
+        .query("SELECT a.id, b.v FROM di_into a STRAIGHT_JOIN di_into b ON a.id = b.id ORDER BY 1")
+        .await
+        .unwrap();
+    assert_eq!(joined, [(1, 10), (2, 20), (3, 30)]);
+    let rest: Vec<i64> = c
+        .query("SELECT v FROM di_into ORDER BY v LIMIT 18446744073709551615 OFFSET 1")
+        .await
+        .unwrap();
+    assert_eq!(rest, [20, 30]);
+    let rest: Vec<i64> = c
+        .query("SELECT v FROM di_into ORDER BY v LIMIT 2, 18446744073709551615")
+        .await
+        .unwrap();
+    assert_eq!(rest, [30]);
+    c.query_drop("DROP TABLE di_into").await.unwrap();
+}
