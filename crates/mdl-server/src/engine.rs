@@ -276,6 +276,8 @@ pub struct EngineConn {
     in_txn: bool,
     /// When the running statement started: what `NOW()` reads (`functions.rs`).
     clock: Arc<StatementClock>,
+    /// What the running statement's calls set (`LAST_INSERT_ID(expr)`).
+    outcome: Arc<crate::functions::StatementOutcome>,
 }
 
 impl EngineConn {
@@ -294,7 +296,8 @@ impl EngineConn {
             .set(EngineInterrupt(db.get_interrupt_handle()));
         db.set_prepared_statement_cache_capacity(128);
         let clock = Arc::new(StatementClock::new());
-        crate::functions::register(&db, &clock).map_err(engine_err)?;
+        let outcome = Arc::default();
+        crate::functions::register(&db, &clock, &outcome).map_err(engine_err)?;
         for v in VIEW_SCHEMAS {
             db.execute_batch(&format!("ATTACH DATABASE ':memory:' AS {}", quote(v)))
                 .map_err(engine_err)?;
@@ -307,6 +310,7 @@ impl EngineConn {
             writer: None,
             in_txn: false,
             clock,
+            outcome,
         };
         c.refresh();
         Ok(c)
@@ -320,6 +324,12 @@ impl EngineConn {
     /// A statement starts executing: `NOW()` and its kin read this time until the next.
     pub fn start_statement(&self) {
         self.clock.start();
+        self.outcome.take_last_insert_id();
+    }
+
+    /// The value a `LAST_INSERT_ID(expr)` of the statement set, if one ran.
+    pub fn take_last_insert_id(&self) -> Option<i64> {
+        self.outcome.take_last_insert_id()
     }
 
     /// The engine.

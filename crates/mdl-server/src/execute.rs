@@ -184,6 +184,9 @@ impl Connection {
         if !statement.is_some_and(crate::session_values::is_show_diagnostics) {
             self.values.after_statement(insert, &mut out);
         }
+        if let (Some(id), true) = (self.db.take_last_insert_id(), out.is_ok()) {
+            self.values.set_last_insert_id(id, &mut out);
+        }
         out
     }
 

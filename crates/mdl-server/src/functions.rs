@@ -83,8 +83,41 @@ const MAX_RESULT: usize = 64 << 20;
 
 pub use clock::StatementClock;
 
-/// Registers the functions on `db`; the clock functions read `clock`.
-pub fn register(db: &rusqlite::Connection, clock: &Arc<StatementClock>) -> rusqlite::Result<()> {
+/// What a statement's calls leave for the server to read once it ends: the value
+/// `LAST_INSERT_ID(expr)` set (`Item_func_last_insert_id` in `item_func.cc`: the argument is
+/// returned and becomes the session's `LAST_INSERT_ID()`, and the statement's insert id).
+#[derive(Debug, Default)]
+pub struct StatementOutcome {
+    last_insert_id: std::sync::Mutex<Option<i64>>,
+}
+
+impl StatementOutcome {
+    /// The value the last `LAST_INSERT_ID(expr)` of the statement set, if one ran.
+    pub fn take_last_insert_id(&self) -> Option<i64> {
+        self.last_insert_id
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+}
+
+/// Registers the functions on `db`; the clock functions read `clock`, `LAST_INSERT_ID(expr)`
+/// writes `outcome`.
+pub fn register(
+    db: &rusqlite::Connection,
+    clock: &Arc<StatementClock>,
+    outcome: &Arc<StatementOutcome>,
+) -> rusqlite::Result<()> {
+    let o = outcome.clone();
+    db.create_scalar_function("LAST_INSERT_ID", 1, flags(false), move |ctx| {
+        Ok(match int(ctx, 0) {
+            Some(n) => {
+                *o.last_insert_id.lock().unwrap_or_else(|e| e.into_inner()) = Some(n);
+                Value::Integer(n)
+            }
+            None => Value::Null,
+        })
+    })?;
     string::register(db)?;
     splice::register(db)?;
     numeric::register(db)?;
@@ -233,7 +266,7 @@ mod tests {
     /// A connection with the functions, for the modules' tests.
     pub(super) fn db() -> rusqlite::Connection {
         let db = rusqlite::Connection::open_in_memory().unwrap();
-        register(&db, &Arc::new(StatementClock::new())).unwrap();
+        register(&db, &Arc::new(StatementClock::new()), &Arc::default()).unwrap();
         db
     }
 

@@ -397,7 +397,8 @@ impl<'a> Qualify<'a> {
                         Some(Cell::Text(format!("{}@{}", v.user, v.host)))
                     }
                     "CURRENT_USER" => Some(Cell::Text(format!("{}@%", self.env.values.user))),
-                    // With an argument, LAST_INSERT_ID(expr) sets the value: not kept here.
+                    // With an argument, LAST_INSERT_ID(expr) sets the value: a function
+                    // (`functions.rs`), whose value the server keeps after the statement.
                     "LAST_INSERT_ID" if no_args(f) => {
                         self.read_session = true;
                         Some(Cell::Int(self.env.values.last_insert_id as i64))

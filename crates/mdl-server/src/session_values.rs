@@ -9,7 +9,8 @@
 //! * `LAST_INSERT_ID()`: the rowid of the last row an INSERT stored, kept until the next INSERT
 //!   (SQLite's `last_insert_rowid()`: an `INTEGER PRIMARY KEY` is the table's rowid, which is how
 //!   `AUTO_INCREMENT` columns are stored here; MySQL changes it only when it generated the value,
-//!   here an explicit id counts too).
+//!   here an explicit id counts too), or the value of the statement's last `LAST_INSERT_ID(expr)`
+//!   (`functions.rs`), which is also the statement's insert id.
 //! * `@name`: set by `SET @name = expr` (the engine evaluates `expr`), read as a literal, NULL
 //!   when never set; names without case, as MySQL's (`Item_func_set_user_var`, `sql/item_func.cc`).
 //! * `SHOW WARNINGS` / `SHOW ERRORS`: the error the previous statement ended with, if any (this
@@ -91,6 +92,18 @@ impl SessionValues {
                 }
             }
             Ok(Output::Rows(_)) | Err(_) => self.row_count = -1,
+        }
+    }
+}
+
+impl SessionValues {
+    /// `LAST_INSERT_ID(expr)` ran in the statement: its value is the session's
+    /// `LAST_INSERT_ID()` and the statement's insert id, as in MySQL.
+    pub fn set_last_insert_id(&mut self, id: i64, out: &mut Result<Output, ServerError>) {
+        // MySQL's value is unsigned: -1 is 2^64 - 1 there too.
+        self.last_insert_id = id as u64;
+        if let Ok(Output::Done { last_insert_id, .. }) = out {
+            *last_insert_id = id as u64;
         }
     }
 }

@@ -331,3 +331,37 @@ async fn set_of_an_unknown_system_variable_is_1193_and_sets_nothing() {
             .unwrap_or_else(|e| panic!("{set}: {e}"));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn last_insert_id_of_an_expression_is_the_sessions_next_value() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE se_seq (id INT NOT NULL)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO se_seq VALUES (41)")
+        .await
+        .unwrap();
+    // MySQL's sequence idiom: the UPDATE's new value is LAST_INSERT_ID() and its insert id.
+    c.query_drop("UPDATE se_seq SET id = LAST_INSERT_ID(id + 1)")
+        .await
+        .unwrap();
+    assert_eq!(c.last_insert_id(), Some(42), "the OK packet's insert id");
+    let (id, seq): (i64, i64) = c
+        .query_first("SELECT LAST_INSERT_ID(), (SELECT id FROM se_seq)")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((id, seq), (42, 42));
+    let set: i64 = c
+        .query_first("SELECT LAST_INSERT_ID(7)")
+        .await
+        .unwrap()
+        .unwrap();
+    let kept: i64 = c
+        .query_first("SELECT LAST_INSERT_ID()")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((set, kept), (7, 7));
+    c.query_drop("DROP TABLE se_seq").await.unwrap();
+}

@@ -252,7 +252,7 @@ mod tests {
     fn the_clock_stands_still_within_a_statement() {
         let clock = Arc::new(StatementClock::new());
         let db = rusqlite::Connection::open_in_memory().unwrap();
-        super::super::register(&db, &clock).unwrap();
+        super::super::register(&db, &clock, &Arc::default()).unwrap();
         clock.micros.store(1_709_164_800_123_456, Ordering::Relaxed);
         let row: (String, String, String, String, i64) = db
             .query_row(
