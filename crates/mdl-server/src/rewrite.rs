@@ -641,7 +641,9 @@ impl VisitorMut for Qualify<'_> {
 
     fn pre_visit_value(&mut self, v: &mut ValueWithSpan) -> ControlFlow<()> {
         match &v.value {
-            Value::DoubleQuotedString(s) => v.value = Value::SingleQuotedString(s.clone()),
+            Value::DoubleQuotedString(s) | Value::NationalStringLiteral(s) => {
+                v.value = Value::SingleQuotedString(s.clone())
+            }
             // MySQL's bit-value literal `b'101'` (`sql_lex.cc`, `MY_LEX_BIN_NUMBER`) as its
             // number, how BIT columns and arithmetic read it; SQLite has no such literal.
             Value::SingleQuotedByteStringLiteral(bits)

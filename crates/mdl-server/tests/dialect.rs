@@ -585,3 +585,29 @@ async fn select_into_straight_join_and_limit_past_bigint() {
     assert_eq!(rest, [30]);
     c.query_drop("DROP TABLE di_into").await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn introducers_null_safe_equality_and_charsets() {
+    let mut c = conn().await;
+    let strings: (String, String, String) = c
+        .query_first("SELECT _utf8mb4'abc', N'déjà', _binary'x' COLLATE binary")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(strings, ("abc".into(), "déjà".into(), "x".into()));
+    let eq: (i64, i64, i64, i64) = c
+        .query_first("SELECT 1 <=> 1, 1 <=> NULL, NULL <=> NULL, 'a' <=> 'b'")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(eq, (1, 0, 1, 0));
+    let cs: (String, String, String) = c
+        .query_first("SELECT CHARSET('a'), COLLATION(_utf8mb4'a'), CHARSET(1)")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        cs,
+        ("utf8mb4".into(), "utf8mb4_bin".into(), "binary".into())
+    );
+}

@@ -17,6 +17,20 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
         })
     })?;
     db.create_scalar_function("CONCAT", -1, f, concat)?;
+    // `CHARSET(x)`, `COLLATION(x)` (`Item_func_charset`, `Item_func_collation` in
+    // `item_strfunc.cc`): a string's are the server's, anything else's `binary`, as MySQL says
+    // of a number.
+    for (name, text_is) in [
+        ("CHARSET", crate::catalog::CHARSET),
+        ("COLLATION", crate::catalog::COLLATION),
+    ] {
+        db.create_scalar_function(name, 1, f, move |ctx| {
+            Ok(Value::Text(match ctx.get_raw(0) {
+                rusqlite::types::ValueRef::Text(_) => text_is.into(),
+                _ => "binary".into(),
+            }))
+        })?;
+    }
     for (name, left) in [("LPAD", true), ("RPAD", false)] {
         db.create_scalar_function(name, 3, f, move |ctx| {
             Ok(match (text(ctx, 0), int(ctx, 1), text(ctx, 2)) {

@@ -95,6 +95,8 @@
 //!   `item_strfunc.cc`: the whole `remstr`, repeatedly, not a set of characters as SQLite's
 //!   `trim(str, chars)`) is this server's `MYSQL_TRIM('BOTH', remstr, str)` (`functions`).
 //!   `TRIM(str)` is SQLite's, which removes spaces as MySQL's does.
+//! * **`a <=> b`** (`Item_func_equal`: NULL-safe equality) is `a IS NOT DISTINCT FROM b`;
+//!   **`_charset'str'`** (an introducer) is `'str'`, and `N'str'` too (`rewrite.rs`).
 //! * **`CONVERT(x USING charset)`** (`Item_func_conv_charset` in `item_strfunc.cc`) is `(x)`:
 //!   the engine keeps every string as UTF-8.
 
@@ -154,7 +156,8 @@ pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(
             | BinaryOperator::Xor
             | BinaryOperator::BitwiseXor
             | BinaryOperator::Arrow
-            | BinaryOperator::LongArrow => true,
+            | BinaryOperator::LongArrow
+            | BinaryOperator::Spaceship => true,
             _ => false,
         },
         Expr::Function(f) => match f.name.0.last() {
@@ -172,7 +175,8 @@ pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(
         | Expr::Trim {
             trim_what: Some(_), ..
         }
-        | Expr::Substring { special: false, .. } => true,
+        | Expr::Substring { special: false, .. }
+        | Expr::Prefixed { .. } => true,
         _ => false,
     };
     if maybe {
@@ -212,6 +216,11 @@ fn rewrite_form(e: &mut Expr, placeholders_before: usize) -> Result<(), ServerEr
             BinaryOperator::LongArrow => Some(call(
                 "JSON_UNQUOTE",
                 vec![call("JSON_EXTRACT", vec![take(left), take(right)])],
+            )),
+            // `Item_func_equal`: NULL-safe equality, SQLite's IS NOT DISTINCT FROM.
+            BinaryOperator::Spaceship => Some(Expr::IsNotDistinctFrom(
+                Box::new(take(left)),
+                Box::new(take(right)),
             )),
             BinaryOperator::Xor => {
                 let truth = |e: &mut Expr| {
@@ -259,6 +268,9 @@ fn rewrite_form(e: &mut Expr, placeholders_before: usize) -> Result<(), ServerEr
             };
             Some(call("MYSQL_TRIM", vec![text(mode), take(what), take(expr)]))
         }
+        // A character set introducer (`_utf8mb4'x'`, `_binary'x'`): the engine's strings are
+        // all UTF-8, so the string as it is.
+        Expr::Prefixed { prefix, value } if prefix.value.starts_with('_') => Some(take(value)),
         // `SUBSTRING(s FROM p FOR n)`: SQLite takes only the call form.
         Expr::Substring {
             special: special @ false,
