@@ -142,7 +142,8 @@ const SIMPLE_UNITS: usize = 9;
 /// on a function name's length), inlined in the caller: no call, no allocation.
 ///
 /// # Errors
-/// 1235 for `GROUP_CONCAT(DISTINCT ... SEPARATOR s)` with the byte 0x01 in `s`.
+/// 1235 for `GROUP_CONCAT(DISTINCT ... SEPARATOR s)` with the byte 0x01 in `s`, and for
+/// `@a := x`.
 #[inline(always)]
 pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(), ServerError> {
     let maybe = match e {
@@ -157,7 +158,8 @@ pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(
             | BinaryOperator::BitwiseXor
             | BinaryOperator::Arrow
             | BinaryOperator::LongArrow
-            | BinaryOperator::Spaceship => true,
+            | BinaryOperator::Spaceship
+            | BinaryOperator::Assignment => true,
             _ => false,
         },
         Expr::Function(f) => match f.name.0.last() {
@@ -217,6 +219,13 @@ fn rewrite_form(e: &mut Expr, placeholders_before: usize) -> Result<(), ServerEr
                 "JSON_UNQUOTE",
                 vec![call("JSON_EXTRACT", vec![take(left), take(right)])],
             )),
+            // `@a := x` in an expression (deprecated in MySQL 8.0) sets a variable row by row:
+            // SQLite has no such thing.
+            BinaryOperator::Assignment => {
+                return Err(ServerError::not_supported(
+                    "setting a user variable within an expression (:=)",
+                ))
+            }
             // `Item_func_equal`: NULL-safe equality, SQLite's IS NOT DISTINCT FROM.
             BinaryOperator::Spaceship => Some(Expr::IsNotDistinctFrom(
                 Box::new(take(left)),

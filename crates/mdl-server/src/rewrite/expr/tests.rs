@@ -221,3 +221,13 @@ fn xor_literals_and_collations() {
         "SELECT c FROM `sbtest`.t ORDER BY c COLLATE NOCASE, c COLLATE BINARY"
     );
 }
+
+#[test]
+fn assignment_in_an_expression_is_refused() {
+    let mut e = sqlparser::parser::Parser::new(&sqlparser::dialect::MySqlDialect {})
+        .try_with_sql("@r := @r + 1")
+        .unwrap()
+        .parse_expr()
+        .unwrap();
+    assert_eq!(super::mysql_syntax(&mut e, 0).unwrap_err().code, 1235);
+}
