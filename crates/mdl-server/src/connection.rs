@@ -66,6 +66,9 @@ pub struct Connection {
     pub(crate) session: Session,
     pub(crate) db: EngineConn,
     pub(crate) prepared: HashMap<u32, Prepared>,
+    /// The statements `PREPARE name FROM ...` made (`sql_prepare.rs`): their id in `prepared`
+    /// and their count of `?`, by name (lowercase).
+    pub(crate) sql_prepared: HashMap<String, (u32, usize)>,
     /// What its statements read of it (`session_values.rs`).
     pub(crate) values: SessionValues,
     next_stmt: u32,
@@ -79,6 +82,12 @@ pub(crate) enum Ended {
 }
 
 impl Connection {
+    /// The id of a new prepared statement.
+    pub(crate) fn next_statement_id(&mut self) -> u32 {
+        self.next_stmt += 1;
+        self.next_stmt
+    }
+
     /// A connection whose context has the connection's id and records its metadata-lock waits
     /// on `thread`, the connection's pfs thread.
     ///
@@ -112,6 +121,7 @@ impl Connection {
             session,
             db,
             prepared: HashMap::new(),
+            sql_prepared: HashMap::new(),
             next_stmt: 0,
             watch,
         })
@@ -122,7 +132,7 @@ impl Connection {
     }
 
     /// One statement from the client, start to end: activity, kill reset, run, counters.
-    async fn statement(
+    pub(crate) async fn statement(
         &mut self,
         command: &'static str,
         text: Arc<str>,
@@ -242,7 +252,7 @@ fn param(v: ValueInner<'_>) -> Value {
 
 /// Parses a client's text: one statement (MySQL without `CLIENT_MULTI_STATEMENTS` refuses
 /// more with 1064), no deeper than `depth.rs` allows.
-fn parse_one(text: &str) -> Result<Parsed, ServerError> {
+pub(crate) fn parse_one(text: &str) -> Result<Parsed, ServerError> {
     crate::depth::check_text(text)?;
     let mut v = mdl_sql::parse(text)?;
     for p in &v {
@@ -307,8 +317,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             Ok(d) => d,
             Err(e) => return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
         };
-        self.next_stmt += 1;
-        let id = self.next_stmt;
+        let id = self.next_statement_id();
         let params: Vec<Column> = (0..params).map(|_| var_string("?")).collect();
         let columns: Vec<Column> = columns.iter().map(|c| var_string(c)).collect();
         self.prepared.insert(
@@ -363,6 +372,15 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         query: &'a str,
         results: QueryResultWriter<'a, W>,
     ) -> io::Result<()> {
+        if let Some(cmd) = crate::sql_prepare::recognize(query) {
+            return match cmd {
+                Ok(cmd) => match self.sql_prepare(cmd).await {
+                    Ok(out) => write_result(results, out).await,
+                    Err(Ended::Gone) => Err(gone()),
+                },
+                Err(e) => write_result(results, Err(e)).await,
+            };
+        }
         // The schema borrowed, not cloned: this runs for every text query.
         let (engine, current) = (&self.shared.engine, &self.session.state().current_schema);
         let shown = crate::show_query::rewrite(

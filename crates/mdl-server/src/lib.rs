@@ -65,6 +65,7 @@ mod server;
 mod session_values;
 mod show_query;
 mod show_table;
+mod sql_prepare;
 mod wire;
 
 pub use config::{FastPathFlag, HashFlag, Mode, ServerConfig};

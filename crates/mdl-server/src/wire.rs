@@ -35,7 +35,8 @@ pub enum Cell {
 }
 
 impl Cell {
-    fn text(&self) -> Option<String> {
+    /// The value as text, as the text protocol sends it (`None` for NULL).
+    pub fn text(&self) -> Option<String> {
         match self {
             Cell::Null => None,
             Cell::Int(i) => Some(i.to_string()),

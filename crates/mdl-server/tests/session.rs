@@ -365,3 +365,35 @@ async fn last_insert_id_of_an_expression_is_the_sessions_next_value() {
     assert_eq!((set, kept), (7, 7));
     c.query_drop("DROP TABLE se_seq").await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prepare_execute_and_deallocate_in_sql() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE se_prep (id INT PRIMARY KEY, v VARCHAR(10))")
+        .await
+        .unwrap();
+    c.query_drop("PREPARE ins FROM 'INSERT INTO se_prep VALUES (?, ?)'")
+        .await
+        .unwrap();
+    c.query_drop("SET @id = 1, @v = 'one'").await.unwrap();
+    c.query_drop("EXECUTE ins USING @id, @v").await.unwrap();
+    c.query_drop("SET @id = 2, @v = 'two'").await.unwrap();
+    c.query_drop("EXECUTE INS USING @id, @v").await.unwrap();
+    c.query_drop("SET @sql = 'SELECT v FROM se_prep WHERE id > ? ORDER BY id'")
+        .await
+        .unwrap();
+    c.query_drop("PREPARE sel FROM @sql").await.unwrap();
+    c.query_drop("SET @from = 0").await.unwrap();
+    let rows: Vec<String> = c.query("EXECUTE sel USING @from").await.unwrap();
+    assert_eq!(rows, ["one", "two"]);
+    // MySQL's errors: a count of variables other than the `?`, an unknown name.
+    assert_eq!(code(c.query_drop("EXECUTE sel").await).0, 1210);
+    c.query_drop("DEALLOCATE PREPARE sel").await.unwrap();
+    assert_eq!(code(c.query_drop("EXECUTE sel USING @from").await).0, 1243);
+    assert_eq!(code(c.query_drop("DROP PREPARE sel").await).0, 1243);
+    assert_eq!(
+        code(c.query_drop("PREPARE bad FROM 'SELEC 1'").await).0,
+        1064
+    );
+    c.query_drop("DROP TABLE se_prep").await.unwrap();
+}
