@@ -9,7 +9,8 @@
 //!    (`Session::execute`, waiting with `acquire_async`); an open engine transaction that the
 //!    statement commits implicitly is committed first, under COMMIT IX
 //!    (`Session::begin_commit`). ALTER TABLE (and CREATE TABLE) upgrade before the engine
-//!    changes anything.
+//!    changes anything; an ALTER TABLE SQLite cannot do in place is rebuilt then
+//!    (`rebuild.rs`), as is the definition of a CREATE TABLE ... LIKE.
 //! 4. The engine runs it (`engine_step.rs`; `engine.rs`: writes take the engine's writer first).
 //! 5. The statement ends (`StatementGuard::finish`, or dropped on error: its locks go); the
 //!    engine's transaction follows the session's (committed when the session's ends,
@@ -31,6 +32,7 @@ use rusqlite::types::Value;
 use sqlparser::ast::Statement;
 
 mod engine_step;
+mod rebuild;
 
 use crate::admin::{self, SessionVars};
 use crate::connection::Connection;
@@ -352,6 +354,19 @@ impl Connection {
                     Some(Statement::CreateTable(c)) if c.like.is_some() => Some(Arc::new(
                         create_like(db, c, &self.shared, values, stmt.session())?,
                     )),
+                    Some(Statement::AlterTable(a)) if crate::rewrite::needs_rebuild(a) => {
+                        let current = stmt.session().state().current_schema.clone();
+                        let (schema, table) =
+                            crate::rewrite::table_name(&a.name, current.as_deref())?;
+                        let write = |s: &Statement| {
+                            rewrite_in(&self.shared, values, stmt.session(), s, &[])
+                        };
+                        let sql = rebuild::rebuild(db, a, &schema, &table, &write)?;
+                        Some(Arc::new(Rewritten {
+                            sql,
+                            ..rw.as_deref().cloned().unwrap_or_default()
+                        }))
+                    }
                     _ => rw,
                 };
             let schema = stmt.session().state().current_schema.clone();

@@ -73,7 +73,7 @@ use crate::error::ServerError;
 use crate::session_values::SessionValues;
 use crate::wire::Cell;
 
-pub use ddl::ENUM_CHECK;
+pub use ddl::{needs_rebuild, ENUM_CHECK};
 
 /// What a rewrite needs from the session.
 pub struct Env<'a> {

@@ -216,12 +216,19 @@ async fn alter_table_of_several_operations_is_all_or_nothing() {
             "ALTER TABLE alt ADD COLUMN y INT, DROP INDEX nosuch",
             (1091, "42000"),
         ),
+        // Rebuilt (`MODIFY`, `AFTER`): the same all or nothing.
         (
-            "ALTER TABLE alt ADD COLUMN y INT, MODIFY COLUMN x BIGINT",
-            (1235, "42000"),
+            "ALTER TABLE alt ADD COLUMN y INT, MODIFY COLUMN nosuch BIGINT",
+            (1054, "42S22"),
         ),
-        ("ALTER TABLE alt ADD COLUMN y INT AFTER id", (1235, "42000")),
-        ("ALTER TABLE alt DROP PRIMARY KEY", (1235, "42000")),
+        (
+            "ALTER TABLE alt ADD COLUMN y INT AFTER nosuch",
+            (1054, "42S22"),
+        ),
+        (
+            "ALTER TABLE alt ADD COLUMN y INT FIRST, DROP INDEX nosuch",
+            (1091, "42000"),
+        ),
     ] {
         let (code, state) = code(c.query_drop(sql).await);
         assert_eq!((code, state.as_str()), want, "{sql}");
@@ -413,4 +420,76 @@ async fn enum_and_set_columns_and_index_hints() {
         ]
     );
     c.query_drop("DROP TABLE ddl_enum").await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn alter_table_rebuilds_what_sqlite_cannot_change_in_place() {
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE TABLE ddl_rb (id INT PRIMARY KEY AUTO_INCREMENT, a INT, b VARCHAR(5), KEY kb (b))",
+    )
+    .await
+    .unwrap();
+    c.query_drop("INSERT INTO ddl_rb (a, b) VALUES (10, 'x'), (NULL, 'y')")
+        .await
+        .unwrap();
+    c.query_drop(
+        "ALTER TABLE ddl_rb MODIFY b VARCHAR(20) NOT NULL DEFAULT 'z', \
+         ADD COLUMN c INT DEFAULT 7 AFTER id, CHANGE a a2 BIGINT",
+    )
+    .await
+    .unwrap();
+    type Row = (i64, Option<i64>, Option<i64>, String);
+    let rows: Vec<Row> = c.query("SELECT * FROM ddl_rb ORDER BY id").await.unwrap();
+    assert_eq!(
+        rows,
+        [
+            (1, Some(7), Some(10), "x".into()),
+            (2, Some(7), None, "y".into())
+        ],
+        "the rows kept, the columns in their new order"
+    );
+    c.query_drop("ALTER TABLE ddl_rb ALTER COLUMN a2 SET DEFAULT 5")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO ddl_rb (b) VALUES ('w')")
+        .await
+        .unwrap();
+    let last: (i64, Option<i64>) = c
+        .query_first("SELECT id, a2 FROM ddl_rb WHERE b = 'w'")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        last,
+        (3, Some(5)),
+        "AUTO_INCREMENT goes on, the new default applies"
+    );
+    let show = "SHOW CREATE TABLE ddl_rb";
+    let (_, before): (String, String) = c.query_first(show).await.unwrap().unwrap();
+    assert!(before.contains("KEY `kb` (`b`)"), "{before}");
+    // A NULL where the new definition wants none: the statement fails, nothing changes.
+    let refused = c
+        .query_drop("ALTER TABLE ddl_rb MODIFY a2 BIGINT NOT NULL")
+        .await;
+    assert_eq!(code(refused).0, 1048);
+    let (_, after): (String, String) = c.query_first(show).await.unwrap().unwrap();
+    assert_eq!(after, before);
+    assert_eq!(
+        code(c.query_drop("ALTER TABLE ddl_rb MODIFY nosuch INT").await).0,
+        1054
+    );
+    c.query_drop("ALTER TABLE ddl_rb DROP PRIMARY KEY, ADD PRIMARY KEY (id, b)")
+        .await
+        .unwrap();
+    let keys: Vec<(String, String)> = c
+        .query(
+            "SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS \
+             WHERE TABLE_NAME = 'ddl_rb' ORDER BY INDEX_NAME, SEQ_IN_INDEX",
+        )
+        .await
+        .unwrap();
+    let keys: Vec<(&str, &str)> = keys.iter().map(|(k, c)| (k.as_str(), c.as_str())).collect();
+    assert_eq!(keys, [("PRIMARY", "id"), ("PRIMARY", "b"), ("kb", "b")]);
+    c.query_drop("DROP TABLE ddl_rb").await.unwrap();
 }

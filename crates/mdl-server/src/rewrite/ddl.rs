@@ -10,8 +10,8 @@
 //! as MySQL names it) and `DROP {INDEX | KEY}` a `DROP INDEX`; `ALGORITHM=` and `LOCK=` ask for
 //! nothing SQLite can change, and a `FOREIGN KEY` is not kept (as in `CREATE TABLE`). What
 //! SQLite cannot do without rebuilding the table (`MODIFY`, `CHANGE`, `ALTER COLUMN`, a primary
-//! key or a check added or dropped, a column placed `FIRST` or `AFTER` another) is refused with
-//! 1235 before anything changes.
+//! key added or dropped, a column placed `FIRST` or `AFTER` another) is left to the executor,
+//! which rebuilds the table under the statement's locks (`execute/rebuild.rs`).
 //!
 //! `ENUM('a', 'b')` and `SET('a', 'b')` columns are `TEXT` (SQLite's type names take numbers
 //! only); an `ENUM`'s values are kept by a check named `mdl_enum_<column>`, so another value is
@@ -219,9 +219,34 @@ fn column_def(col: &ColumnDef) -> String {
     d
 }
 
-/// `ALTER TABLE` for SQLite: a statement per operation (see the module docs).
+/// Whether an `ALTER TABLE` has an operation SQLite cannot do in place (`MODIFY`, `CHANGE`,
+/// `ALTER COLUMN`, `FIRST` / `AFTER`, a primary key added or dropped): the statement rebuilds
+/// the table under its locks (`execute/rebuild.rs`).
+pub fn needs_rebuild(a: &AlterTable) -> bool {
+    use AlterTableOperation as Op;
+    a.operations.iter().any(|op| match op {
+        Op::ModifyColumn { .. }
+        | Op::ChangeColumn { .. }
+        | Op::AlterColumn { .. }
+        | Op::DropPrimaryKey { .. } => true,
+        Op::AddColumn {
+            column_position, ..
+        } => column_position.is_some(),
+        Op::AddConstraint { constraint, .. } => {
+            matches!(constraint, TableConstraint::PrimaryKey(_))
+        }
+        Op::DropIndex { name } => name.value.eq_ignore_ascii_case("PRIMARY"),
+        _ => false,
+    })
+}
+
+/// `ALTER TABLE` for SQLite: a statement per operation (see the module docs); none for one
+/// the executor rebuilds ([`needs_rebuild`]).
 pub(super) fn alter_table(a: &AlterTable) -> Result<Vec<String>, ServerError> {
     use AlterTableOperation as Op;
+    if needs_rebuild(a) {
+        return Ok(Vec::new());
+    }
     let (schema, table) = split(&a.name);
     let target = format!("{}.{}", q_ident(&schema), q_ident(&table));
     let refuse = |what: &str| {
