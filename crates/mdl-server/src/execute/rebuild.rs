@@ -13,6 +13,12 @@
 //! their new names), the old table dropped. A row the new definition refuses (a NULL in a
 //! column made `NOT NULL`, a duplicate under a new unique key) fails the statement and
 //! changes nothing.
+//!
+//! Differs: MySQL copies under SHARED_UPGRADABLE (reads of the table go on, writes wait) and
+//! takes EXCLUSIVE only to swap the tables in; here the whole copy runs under EXCLUSIVE, as the
+//! server's ALTER TABLE upgrades before the engine changes anything, so reads wait for the
+//! copy too. The new column types are SQLite's affinities: a value is kept, not converted as
+//! MySQL converts it to the new type (a `VARCHAR(2)` keeps a longer string).
 
 use sqlparser::ast::{
     AlterColumnOperation, AlterTable, AlterTableOperation as Op, ColumnDef, ColumnOption,
