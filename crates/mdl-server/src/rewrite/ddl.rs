@@ -8,7 +8,7 @@
 //! `ADD [COLUMN]`, `DROP [COLUMN]`, `RENAME COLUMN`, `RENAME [TO | AS]` are SQLite's own; `ADD
 //! {INDEX | KEY | UNIQUE}` is a `CREATE [UNIQUE] INDEX` (unnamed: named after its first column,
 //! as MySQL names it) and `DROP {INDEX | KEY}` a `DROP INDEX`; `ALGORITHM=` and `LOCK=` ask for
-//! nothing SQLite can change, and a `FOREIGN KEY` is not kept (as in `CREATE TABLE`). What
+//! nothing SQLite can change, and a `FOREIGN KEY` or `FULLTEXT` key is not kept (as in `CREATE TABLE`). What
 //! SQLite cannot do without rebuilding the table (`MODIFY`, `CHANGE`, `ALTER COLUMN`, a primary
 //! key added or dropped, a column placed `FIRST` or `AFTER` another) is left to the executor,
 //! which rebuilds the table under the statement's locks (`execute/rebuild.rs`).
@@ -303,8 +303,9 @@ pub(super) fn alter_table(a: &AlterTable) -> Result<Vec<String>, ServerError> {
                     (u.index_name.as_ref().or(u.name.as_ref())).map(|n| n.value.as_str()),
                     &u.columns,
                 )?),
-                TableConstraint::ForeignKey(_) => {}
-                _ => return refuse("ADD PRIMARY KEY | CHECK"),
+                // Not kept, as in CREATE TABLE (module docs).
+                TableConstraint::ForeignKey(_) | TableConstraint::FulltextOrSpatial(_) => {}
+                _ => return refuse("ADD CHECK"),
             },
             Op::DropIndex { name } if !name.value.eq_ignore_ascii_case("PRIMARY") => {
                 out.push(format!(
