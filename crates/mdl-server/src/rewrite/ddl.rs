@@ -8,10 +8,11 @@
 //! `ADD [COLUMN]`, `DROP [COLUMN]`, `RENAME COLUMN`, `RENAME [TO | AS]` are SQLite's own; `ADD
 //! {INDEX | KEY | UNIQUE}` is a `CREATE [UNIQUE] INDEX` (unnamed: named after its first column,
 //! as MySQL names it) and `DROP {INDEX | KEY}` a `DROP INDEX`; `ALGORITHM=` and `LOCK=` ask for
-//! nothing SQLite can change, and a `FOREIGN KEY` or `FULLTEXT` key is not kept (as in `CREATE TABLE`). What
-//! SQLite cannot do without rebuilding the table (`MODIFY`, `CHANGE`, `ALTER COLUMN`, a primary
-//! key added or dropped, a column placed `FIRST` or `AFTER` another) is left to the executor,
-//! which rebuilds the table under the statement's locks (`execute/rebuild.rs`).
+//! nothing SQLite can change, and a `FOREIGN KEY` or `FULLTEXT` key is not kept (as in `CREATE
+//! TABLE`). What SQLite cannot do without rebuilding the table (`MODIFY`, `CHANGE`, `ALTER
+//! COLUMN`, a primary key added or dropped, a column placed `FIRST` or `AFTER` another) is left
+//! to the executor, which rebuilds the table under the statement's locks
+//! (`execute/rebuild.rs`).
 //!
 //! `ENUM('a', 'b')` and `SET('a', 'b')` columns are `TEXT` (SQLite's type names take numbers
 //! only); an `ENUM`'s values are kept by a check named `mdl_enum_<column>`, so another value is
