@@ -419,6 +419,11 @@ async fn enum_and_set_columns_and_index_hints() {
             (2, "done".into(), None)
         ]
     );
+    // A rebuild would lose the ENUM's check: refused.
+    let rebuild = c
+        .query_drop("ALTER TABLE ddl_enum MODIFY tags VARCHAR(10)")
+        .await;
+    assert_eq!(code(rebuild).0, 1235);
     c.query_drop("DROP TABLE ddl_enum").await.unwrap();
 }
 
