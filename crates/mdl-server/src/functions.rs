@@ -86,18 +86,27 @@ pub use clock::StatementClock;
 /// What a statement's calls leave for the server to read once it ends: the value
 /// `LAST_INSERT_ID(expr)` set (`Item_func_last_insert_id` in `item_func.cc`: the argument is
 /// returned and becomes the session's `LAST_INSERT_ID()`, and the statement's insert id).
+/// Two relaxed atomics, not a mutex: every statement asks, once at its start and once at its
+/// end, and the engine connection runs one statement at a time.
 #[derive(Debug, Default)]
 pub struct StatementOutcome {
-    last_insert_id: std::sync::Mutex<Option<i64>>,
+    last_insert_id_set: std::sync::atomic::AtomicBool,
+    last_insert_id: std::sync::atomic::AtomicI64,
 }
 
 impl StatementOutcome {
-    /// The value the last `LAST_INSERT_ID(expr)` of the statement set, if one ran.
+    /// The value the last `LAST_INSERT_ID(expr)` of the statement set, if one ran (a load
+    /// when none did).
     pub fn take_last_insert_id(&self) -> Option<i64> {
-        self.last_insert_id
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.last_insert_id_set.load(Relaxed) && self.last_insert_id_set.swap(false, Relaxed))
+            .then(|| self.last_insert_id.load(Relaxed))
+    }
+
+    fn set_last_insert_id(&self, n: i64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.last_insert_id.store(n, Relaxed);
+        self.last_insert_id_set.store(true, Relaxed);
     }
 }
 
@@ -112,7 +121,7 @@ pub fn register(
     db.create_scalar_function("LAST_INSERT_ID", 1, flags(false), move |ctx| {
         Ok(match int(ctx, 0) {
             Some(n) => {
-                *o.last_insert_id.lock().unwrap_or_else(|e| e.into_inner()) = Some(n);
+                o.set_last_insert_id(n);
                 Value::Integer(n)
             }
             None => Value::Null,
