@@ -496,5 +496,12 @@ async fn alter_table_rebuilds_what_sqlite_cannot_change_in_place() {
         .unwrap();
     let keys: Vec<(&str, &str)> = keys.iter().map(|(k, c)| (k.as_str(), c.as_str())).collect();
     assert_eq!(keys, [("PRIMARY", "id"), ("PRIMARY", "b"), ("kb", "b")]);
+    // A column whose name holds CHECK is no check.
+    c.query_drop("ALTER TABLE ddl_rb ADD COLUMN checked INT")
+        .await
+        .unwrap();
+    c.query_drop("ALTER TABLE ddl_rb MODIFY checked BIGINT FIRST")
+        .await
+        .unwrap();
     c.query_drop("DROP TABLE ddl_rb").await.unwrap();
 }

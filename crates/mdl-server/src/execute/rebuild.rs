@@ -63,7 +63,8 @@ pub(super) fn rebuild(
             |r| r.get(0),
         )
         .map_err(|e| ServerError::from_engine(&e, None))?;
-    if definition.to_ascii_uppercase().contains("CHECK") {
+    let upper = definition.to_ascii_uppercase();
+    if upper.contains(" CHECK (") || upper.contains(" CHECK(") {
         return Err(ServerError::not_supported(
             "this ALTER TABLE of a table with a CHECK or an ENUM column",
         ));
