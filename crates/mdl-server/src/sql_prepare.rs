@@ -12,14 +12,13 @@
 
 use std::sync::Arc;
 
-use rusqlite::types::Value;
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::connection::{Connection, Ended, Prepared};
 use crate::error::ServerError;
 use crate::memo::Memo;
-use crate::wire::{Cell, Output};
+use crate::wire::Output;
 
 /// One of the module's statements.
 #[derive(Debug, PartialEq)]
@@ -147,7 +146,7 @@ impl Connection {
                     )));
                 }
                 let values = (using.iter())
-                    .map(|v| param(self.values.user_var(v)))
+                    .map(|v| crate::catalog::value(self.values.user_var(v)))
                     .collect();
                 let Some(p) = self.prepared.get(&id) else {
                     return Ok(Err(unknown(&name, "EXECUTE")));
@@ -184,17 +183,6 @@ impl Connection {
         self.prepared.insert(id, prepared);
         self.sql_prepared.insert(name, (id, count));
         Ok(Output::OK)
-    }
-}
-
-/// A user variable's value as a statement parameter.
-fn param(c: Cell) -> Value {
-    match c {
-        Cell::Null => Value::Null,
-        Cell::Int(i) => Value::Integer(i),
-        Cell::Real(r) => Value::Real(r),
-        Cell::Text(t) => Value::Text(t),
-        Cell::Blob(b) => Value::Blob(b),
     }
 }
 

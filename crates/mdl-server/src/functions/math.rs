@@ -10,7 +10,7 @@
 
 use rusqlite::types::Value;
 
-use super::numeric::{finite, Partial};
+use super::numeric::{finite, register_partial, Partial};
 use super::{flags, number};
 
 /// Registers the functions on `db`.
@@ -27,14 +27,7 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
         ("DEGREES", |x| Some(x.to_degrees())),
         ("RADIANS", |x| Some(x.to_radians())),
     ];
-    for (name, op) in unary {
-        db.create_scalar_function(name, 1, f, move |ctx| {
-            match number(ctx, 0).and_then(|x| op(x.real())) {
-                Some(y) => finite(y, name),
-                None => Ok(Value::Null),
-            }
-        })?;
-    }
+    register_partial(db, &unary)?;
     // ATAN(y, x) is ATAN2(y, x): the angle of the point (x, y), in (-pi, pi].
     for name in ["ATAN", "ATAN2"] {
         db.create_scalar_function(name, 2, f, move |ctx| {

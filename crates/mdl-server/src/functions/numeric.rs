@@ -83,14 +83,7 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
         ("LOG10", |x| (x > 0.0).then(|| x.log10())),
         ("EXP", |x| Some(x.exp())),
     ];
-    for (name, op) in unary {
-        db.create_scalar_function(name, 1, f, move |ctx| {
-            match number(ctx, 0).and_then(|x| op(x.real())) {
-                Some(y) => finite(y, name),
-                None => Ok(Value::Null),
-            }
-        })?;
-    }
+    register_partial(db, &unary)?;
     // LOG(b, x): the logarithm of x to base b; NULL when b <= 0, b = 1 or x <= 0.
     db.create_scalar_function("LOG", 2, f, |ctx| {
         Ok(match (number(ctx, 0), number(ctx, 1)) {
@@ -116,6 +109,23 @@ impl From<Num> for Value {
 }
 
 /// MySQL refuses an infinite or NaN double (error 1690, "DOUBLE value is out of range").
+/// Registers one-argument functions of a double: NULL for a NULL argument or outside the
+/// function's domain (`None`), MySQL's 1690 for a result past the doubles.
+pub(super) fn register_partial(
+    db: &rusqlite::Connection,
+    functions: &[(&'static str, Partial)],
+) -> rusqlite::Result<()> {
+    for &(name, op) in functions {
+        db.create_scalar_function(name, 1, flags(true), move |ctx| {
+            match number(ctx, 0).and_then(|x| op(x.real())) {
+                Some(y) => finite(y, name),
+                None => Ok(Value::Null),
+            }
+        })?;
+    }
+    Ok(())
+}
+
 pub(super) fn finite(x: f64, name: &str) -> rusqlite::Result<Value> {
     if x.is_finite() {
         Ok(Value::Real(x))
