@@ -5,8 +5,9 @@
 //!
 //! How MySQL's definitions come back out of SQLite's (the rewrite, `rewrite.rs`, put them in):
 //! * An `AUTO_INCREMENT` integer column was stored as `INTEGER`: as the table's only primary
-//!   key column it is SQLite's rowid, which counts by itself; such a column is MySQL's
-//!   `auto_increment` (`EXTRA`), and its type is shown as `int`.
+//!   key column it is SQLite's rowid, which counts by itself (with `AUTOINCREMENT`, from the
+//!   counter in `sqlite_sequence`); such a column is MySQL's `auto_increment` (`EXTRA`), and its
+//!   type is shown as `int`.
 //! * The primary key is index `PRIMARY`: SQLite's `pk` autoindex, or, for a rowid primary key,
 //!   which has no index of its own, the table's `pk` columns.
 //! * An inline `UNIQUE` is SQLite's `u` autoindex, which has no name: it is named after its
@@ -210,6 +211,65 @@ pub fn columns(db: &mut EngineConn, schema: &str, table: &str) -> Result<Vec<Col
         c.auto_increment = pks == 1 && c.pk == 1 && c.decl_type.eq_ignore_ascii_case("INTEGER");
     }
     Ok(cols)
+}
+
+/// The name SQLite keeps for `schema.table` if its counted column has SQLite's counter
+/// (`INTEGER PRIMARY KEY AUTOINCREMENT`, as this server creates an `AUTO_INCREMENT` primary
+/// key: `rewrite/ddl.rs`); `None` for a table without one (a file made elsewhere, or by an
+/// earlier version of this server, counts from the largest rowid).
+///
+/// # Errors
+/// SQLite errors.
+pub fn counter_name(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+) -> Result<Option<String>, ServerError> {
+    let sql = format!(
+        "SELECT name, sql FROM {}.sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
+        quote(schema)
+    );
+    let mut st = db.db().prepare_cached(&sql).map_err(engine_err)?;
+    let mut rows = st.query([table]).map_err(engine_err)?;
+    let Some(row) = rows.next().map_err(engine_err)? else {
+        return Ok(None);
+    };
+    let (name, definition): (String, String) = (
+        row.get(0).map_err(engine_err)?,
+        row.get(1).map_err(engine_err)?,
+    );
+    Ok(definition
+        .to_ascii_uppercase()
+        .contains(" AUTOINCREMENT")
+        .then_some(name))
+}
+
+/// The value the next row of `schema.table` gets in its `AUTO_INCREMENT` column (MySQL's
+/// `AUTO_INCREMENT` of `SHOW CREATE TABLE` and `information_schema.TABLES`): one past the
+/// larger of the counter and the largest rowid; `None` for a table without such a column.
+///
+/// # Errors
+/// SQLite errors.
+pub fn next_auto_increment(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+) -> Result<Option<i64>, ServerError> {
+    if !columns(db, schema, table)?.iter().any(|c| c.auto_increment) {
+        return Ok(None);
+    }
+    let s = quote(schema);
+    let counter = match counter_name(db, schema, table)? {
+        Some(name) => {
+            let sql =
+                format!("SELECT coalesce(max(seq), 0) FROM {s}.sqlite_sequence WHERE name = ?1");
+            (db.db().query_row(&sql, [name], |r| r.get::<_, i64>(0))).map_err(engine_err)?
+        }
+        None => 0,
+    };
+    let sql = format!("SELECT coalesce(max(rowid), 0) FROM {s}.{}", quote(table));
+    let last: i64 = (db.db().query_row(&sql, [], |r| r.get(0))).map_err(engine_err)?;
+    Ok(Some(counter.max(last).saturating_add(1)))
 }
 
 /// A default as SQLite keeps it (`'abc'`, `7`, `NULL`) as MySQL shows it (`abc`, `7`, none).

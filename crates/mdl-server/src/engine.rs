@@ -524,13 +524,15 @@ impl EngineConn {
         self.batch(sql)
     }
 
-    /// The tables of `schema`, sorted.
+    /// The tables of `schema`, sorted; not SQLite's own (`sqlite_sequence`, which holds the
+    /// `AUTO_INCREMENT` counters, and `sqlite_stat1`: SQLite reserves the prefix).
     ///
     /// # Errors
     /// SQLite errors.
     pub fn tables(&mut self, schema: &str) -> Result<Vec<String>, ServerError> {
         let sql = format!(
-            "SELECT name FROM {}.sqlite_master WHERE type = 'table' ORDER BY name",
+            "SELECT name FROM {}.sqlite_master WHERE type = 'table' \
+             AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
             quote(schema)
         );
         let out = self.run(&sql, &[], None)?;

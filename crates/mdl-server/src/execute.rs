@@ -10,7 +10,8 @@
 //!    statement commits implicitly is committed first, under COMMIT IX
 //!    (`Session::begin_commit`). ALTER TABLE (and CREATE TABLE) upgrade before the engine
 //!    changes anything; an ALTER TABLE SQLite cannot do in place is rebuilt then
-//!    (`rebuild.rs`), as is the definition of a CREATE TABLE ... LIKE.
+//!    (`rebuild.rs`), as is the definition of a CREATE TABLE ... LIKE; TRUNCATE and ALTER
+//!    TABLE ... AUTO_INCREMENT = n also set the table's counter (`counter.rs`).
 //! 4. The engine runs it (`engine_step.rs`; `engine.rs`: writes take the engine's writer first).
 //! 5. The statement ends (`StatementGuard::finish`, or dropped on error: its locks go); the
 //!    engine's transaction follows the session's (committed when the session's ends,
@@ -31,6 +32,7 @@ use mdl_sql::{Parsed, StatementKind};
 use rusqlite::types::Value;
 use sqlparser::ast::Statement;
 
+mod counter;
 mod engine_step;
 mod rebuild;
 
@@ -370,6 +372,19 @@ impl Connection {
                     _ => rw,
                 };
             let schema = stmt.session().state().current_schema.clone();
+            let rw = match statement {
+                Some(s @ (Statement::Truncate(_) | Statement::AlterTable(_))) => {
+                    let more = counter::statements(db, s, schema.as_deref())?;
+                    match (rw, more.is_empty()) {
+                        (Some(mut rw), false) => {
+                            Arc::make_mut(&mut rw).sql.extend(more);
+                            Some(rw)
+                        }
+                        (rw, _) => rw,
+                    }
+                }
+                _ => rw,
+            };
             if let Some(d) = rw.as_ref().map(|r| r.sleep).filter(|d| !d.is_zero()) {
                 info.set_state("User sleep");
                 tokio::time::sleep(d).await;

@@ -17,9 +17,9 @@
 //! `SHOW INDEX`); in `TABLES` also the `performance_schema` tables (`BASE TABLE`, engine
 //! `PERFORMANCE_SCHEMA`, as in MySQL), `sys.schema_table_lock_waits` (`VIEW`) and these
 //! (`SYSTEM VIEW`). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
-//! until rows are deleted, read without a scan), `AUTO_INCREMENT` the next rowid; sizes, times
-//! and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`, the collation
-//! `utf8mb4_bin` (`catalog.rs`).
+//! until rows are deleted, read without a scan), `AUTO_INCREMENT` the counter's next value;
+//! sizes, times and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`,
+//! the collation `utf8mb4_bin` (`catalog.rs`).
 //!
 //! Writes to `information_schema` (DML or DDL whose target is one of its tables) are refused
 //! as MySQL 8.0 refuses them: 1044 (`ER_DBACCESS_DENIED_ERROR`); a table it does not have is 1109
@@ -322,10 +322,8 @@ fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
                 _ => None,
             };
             r[7] = last.map_or(Value::Null, Value::Integer);
-            let auto_increment =
-                (catalog::columns(db, &schema, &table)?.iter()).any(|c| c.auto_increment);
-            if let (true, Some(last)) = (auto_increment, last) {
-                r[13] = Value::Integer(last + 1);
+            if let Some(next) = catalog::next_auto_increment(db, &schema, &table)? {
+                r[13] = Value::Integer(next);
             }
             rows.push(r);
         }

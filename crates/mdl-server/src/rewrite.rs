@@ -17,10 +17,11 @@
 //!   whole engine, and two FOR SHARE readers wait for each other). `NOWAIT` fails with 3572 when
 //!   the writer is taken; `SKIP LOCKED` is refused (1235): with one lock for every row, it
 //!   would skip every row or none.
-//! * `CREATE TABLE`: column types and options SQLite keeps, without `AUTO_INCREMENT` (an
-//!   `INTEGER PRIMARY KEY` counts by itself), table options (`ENGINE=`, charsets, comments:
-//!   `/*! */` comments were already resolved by `mdl-sql`) and foreign keys; inline `KEY`/`INDEX`
-//!   definitions become `CREATE INDEX` statements.
+//! * `CREATE TABLE`: column types and options SQLite keeps; an `AUTO_INCREMENT` primary key
+//!   is SQLite's `INTEGER PRIMARY KEY AUTOINCREMENT`, whose counter starts at the `AUTO_INCREMENT
+//!   = N` option; other table options (`ENGINE=`, charsets, comments: `/*! */` comments were
+//!   already resolved by `mdl-sql`) and foreign keys go; inline `KEY`/`INDEX` definitions become
+//!   `CREATE INDEX` statements.
 //! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
 //!   SQLite's `t__k`.
 //! * `LIKE` without `ESCAPE` escapes with `\`, as MySQL's does (SQLite's has no escape).

@@ -138,12 +138,16 @@ pub(crate) fn show_create(
     };
     let (schema, table) = crate::rewrite::table_name(obj_name, current.as_deref())?;
     let (cols, parts) = described(db, &schema, &table)?;
+    let mut text = create_table(&table, &cols, &parts);
+    // The counter's next value once past 1, as MySQL prints it (`store_create_info`,
+    // `sql/sql_show.cc`), so that a dump restores it; not part of what LIKE copies.
+    if let Some(n) = catalog::next_auto_increment(db, &schema, &table)?.filter(|n| *n > 1) {
+        let engine = format!(" ENGINE={}", catalog::ENGINE);
+        text = text.replacen(&engine, &format!("{engine} AUTO_INCREMENT={n}"), 1);
+    }
     Ok(Output::Rows(ResultSet {
         columns: vec!["Table".into(), "Create Table".into()],
-        rows: vec![vec![
-            Cell::Text(table.clone()),
-            Cell::Text(create_table(&table, &cols, &parts)),
-        ]],
+        rows: vec![vec![Cell::Text(table.clone()), Cell::Text(text)]],
     }))
 }
 

@@ -330,11 +330,12 @@ async fn create_table_like_copies_the_definition_and_waits_for_writers_of_the_so
     c.query_drop("CREATE TABLE ddl_copy LIKE ddl_src")
         .await
         .unwrap();
-    // The same definition under the new name, and none of the rows.
+    // The same definition under the new name, and none of the rows (nor the counter).
     let show = |t: &'static str| format!("SHOW CREATE TABLE {t}");
     let src: (String, String) = c.query_first(show("ddl_src")).await.unwrap().unwrap();
     let copy: (String, String) = c.query_first(show("ddl_copy")).await.unwrap().unwrap();
-    assert_eq!(copy.1, src.1.replace("`ddl_src`", "`ddl_copy`"));
+    let expected = (src.1.replace("`ddl_src`", "`ddl_copy`")).replace(" AUTO_INCREMENT=2", "");
+    assert_eq!(copy.1, expected);
     assert_eq!(count(&mut c, "ddl_copy").await, 0);
     c.query_drop("INSERT INTO ddl_copy (k, c) VALUES (1, 'y')")
         .await
@@ -504,4 +505,88 @@ async fn alter_table_rebuilds_what_sqlite_cannot_change_in_place() {
         .await
         .unwrap();
     c.query_drop("DROP TABLE ddl_rb").await.unwrap();
+}
+
+/// The AUTO_INCREMENT counter as InnoDB keeps it since MySQL 8.0: it starts at the table
+/// option's value, never gives a value twice (a deleted largest row is not reused), is set by
+/// ALTER TABLE (not below the largest value), survives a rebuild, is shown by SHOW CREATE TABLE
+/// and `information_schema.TABLES`, is not copied by LIKE, and starts again after TRUNCATE.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_auto_increment_counter_is_kept_as_innodb_keeps_it() {
+    let mut c = conn().await;
+    let ids = |t: &'static str| format!("SELECT id FROM {t} ORDER BY id");
+    c.query_drop(
+        "CREATE TABLE ddl_ai (id INT NOT NULL AUTO_INCREMENT, v INT, PRIMARY KEY (id)) \
+         ENGINE=InnoDB AUTO_INCREMENT=100",
+    )
+    .await
+    .unwrap();
+    c.query_drop("INSERT INTO ddl_ai (v) VALUES (1), (2)")
+        .await
+        .unwrap();
+    c.query_drop("DELETE FROM ddl_ai WHERE id = 101")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO ddl_ai (v) VALUES (3)")
+        .await
+        .unwrap();
+    let got: Vec<i64> = c.query(ids("ddl_ai")).await.unwrap();
+    assert_eq!(got, [100, 102], "101 is not given again");
+
+    c.query_drop("ALTER TABLE ddl_ai AUTO_INCREMENT = 1000")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO ddl_ai (v) VALUES (4)")
+        .await
+        .unwrap();
+    // Not below the largest value: the next is one past it.
+    c.query_drop("ALTER TABLE ddl_ai AUTO_INCREMENT = 5")
+        .await
+        .unwrap();
+    // A rebuild keeps the counter.
+    c.query_drop("ALTER TABLE ddl_ai MODIFY v BIGINT NOT NULL")
+        .await
+        .unwrap();
+    let (_, text): (String, String) = c
+        .query_first("SHOW CREATE TABLE ddl_ai")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        text.contains(") ENGINE=SQLite AUTO_INCREMENT=1001 "),
+        "{text}"
+    );
+    let next: Option<u64> = c
+        .query_first(
+            "SELECT AUTO_INCREMENT FROM information_schema.TABLES \
+             WHERE TABLE_SCHEMA = 'test' AND TABLE_NAME = 'ddl_ai'",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(next, Some(1001));
+    c.query_drop("INSERT INTO ddl_ai (v) VALUES (5)")
+        .await
+        .unwrap();
+    let got: Vec<i64> = c.query(ids("ddl_ai")).await.unwrap();
+    assert_eq!(got, [100, 102, 1000, 1001]);
+
+    c.query_drop("CREATE TABLE ddl_ai_copy LIKE ddl_ai")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO ddl_ai_copy (v) VALUES (1)")
+        .await
+        .unwrap();
+    let got: Vec<i64> = c.query(ids("ddl_ai_copy")).await.unwrap();
+    assert_eq!(got, [1], "LIKE copies the definition, not the counter");
+
+    c.query_drop("TRUNCATE TABLE ddl_ai").await.unwrap();
+    c.query_drop("INSERT INTO ddl_ai (v) VALUES (6)")
+        .await
+        .unwrap();
+    let got: Vec<i64> = c.query(ids("ddl_ai")).await.unwrap();
+    assert_eq!(got, [1]);
+    c.query_drop("DROP TABLE ddl_ai, ddl_ai_copy")
+        .await
+        .unwrap();
 }

@@ -108,6 +108,7 @@ pub(super) fn rebuild(
             .iter()
             .map(|i| format!("DROP INDEX {s}.{}", quote(i))),
     );
+    let counted = (created.sql.first()).is_some_and(|c| c.contains(" AUTOINCREMENT"));
     sql.extend(created.sql);
     let kept: Vec<(&str, &str)> = (columns.iter())
         .filter_map(|c| c.was.as_deref().map(|was| (c.def.name.value.as_str(), was)))
@@ -120,6 +121,20 @@ pub(super) fn rebuild(
             quote(table),
             into.join(", "),
             from.join(", ")
+        ));
+    }
+    // The counter goes on from where it was, not from the largest value copied.
+    if counted && crate::catalog::counter_name(db, schema, table)?.is_some() {
+        let literal = |n: &str| format!("'{}'", n.replace('\'', "''"));
+        sql.push(format!(
+            "DELETE FROM {s}.sqlite_sequence WHERE name = {}",
+            literal(table)
+        ));
+        sql.push(format!(
+            "INSERT INTO {s}.sqlite_sequence (name, seq) \
+             SELECT {}, seq FROM {s}.sqlite_sequence WHERE name = {}",
+            literal(table),
+            literal(&format!("{table}__mdl_rebuild"))
         ));
     }
     sql.push(format!("DROP TABLE {s}.{old}"));

@@ -110,7 +110,10 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
             return Ok(vec![format!("CREATE TABLE {ine}{name} AS {q}")]);
         }
     }
-    let mut defs: Vec<String> = c.columns.iter().map(column_def).collect();
+    let counted = counted_column(c);
+    let mut defs: Vec<String> = (c.columns.iter())
+        .map(|col| column_def(col, counted == Some(col.name.value.as_str())))
+        .collect();
     let mut after = Vec::new();
     let mut names: Vec<String> = c
         .constraints
@@ -125,6 +128,9 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
         .collect();
     for k in &c.constraints {
         match k {
+            // The counted column is the primary key, declared on the column (SQLite takes
+            // AUTOINCREMENT there only).
+            TableConstraint::PrimaryKey(_) if counted.is_some() => {}
             TableConstraint::PrimaryKey(p) => defs.push(format!(
                 "PRIMARY KEY ({})",
                 index_columns(&p.columns, true)?
@@ -173,12 +179,67 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
     }
     let mut out = vec![format!("CREATE TABLE {ine}{name} ({})", defs.join(", "))];
     out.extend(after);
+    // `AUTO_INCREMENT = N`: the counter starts at N (SQLite's is the last value given).
+    if let (Some(_), Some(n)) = (counted, start_value(c)) {
+        let seq = format!("{}.sqlite_sequence", q_ident(&schema));
+        let quoted = format!("'{}'", table.replace('\'', "''"));
+        out.push(format!(
+            "INSERT INTO {seq} (name, seq) SELECT {quoted}, {} \
+             WHERE NOT EXISTS (SELECT 1 FROM {seq} WHERE name = {quoted})",
+            n.saturating_sub(1)
+        ));
+    }
     Ok(out)
 }
 
+/// The column that counts by itself: an `AUTO_INCREMENT` integer that is the whole primary
+/// key (on the column or as a one-column `PRIMARY KEY`), SQLite's `INTEGER PRIMARY KEY
+/// AUTOINCREMENT`. Its counter (`sqlite_sequence`) is never lowered by a delete and never gives
+/// a value twice, as InnoDB's has been since MySQL 8.0 (persisted, WL#6204), where a rowid
+/// alias alone would give the largest value again once that row is deleted.
+fn counted_column(c: &CreateTable) -> Option<&str> {
+    let auto = (c.columns.iter()).find(|col| {
+        is_integer(&col.data_type) && col.options.iter().any(|o| is_auto_increment(&o.option))
+    })?;
+    let inline = (auto.options.iter()).any(|o| matches!(o.option, ColumnOption::PrimaryKey(_)));
+    let constraint = c.constraints.iter().any(|k| match k {
+        TableConstraint::PrimaryKey(p) => match p.columns.as_slice() {
+            [one] => one
+                .column
+                .expr
+                .to_string()
+                .trim_matches('`')
+                .eq_ignore_ascii_case(&auto.name.value),
+            _ => false,
+        },
+        _ => false,
+    });
+    (inline || constraint).then_some(auto.name.value.as_str())
+}
+
+/// The `AUTO_INCREMENT = N` table option, if above 1 (the counter's first value).
+fn start_value(c: &CreateTable) -> Option<u64> {
+    use sqlparser::ast::{CreateTableOptions, Expr, SqlOption, Value};
+    let (CreateTableOptions::Plain(options) | CreateTableOptions::With(options)) = &c.table_options
+    else {
+        return None;
+    };
+    options.iter().find_map(|o| match o {
+        SqlOption::KeyValue {
+            key,
+            value: Expr::Value(v),
+        } if key.to_string().eq_ignore_ascii_case("AUTO_INCREMENT") => match &v.value {
+            Value::Number(n, _) => n.parse::<u64>().ok().filter(|n| *n > 1),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
 /// A column's definition for SQLite: its type (`INTEGER` for an `AUTO_INCREMENT` integer, the
-/// rowid) and the options SQLite keeps.
-fn column_def(col: &ColumnDef) -> String {
+/// rowid) and the options SQLite keeps; `counted`: the table's counted column
+/// ([`counted_column`]), its primary key.
+fn column_def(col: &ColumnDef, counted: bool) -> String {
     let auto = col.options.iter().any(|o| is_auto_increment(&o.option));
     let name = q_ident(&col.name.value);
     let mut check = None;
@@ -212,10 +273,14 @@ fn column_def(col: &ColumnDef) -> String {
             | ColumnOption::NotNull
             | ColumnOption::Default(_)
             | ColumnOption::Check(_) => d.push_str(&format!(" {}", o.option)),
+            ColumnOption::PrimaryKey(_) if counted => {}
             ColumnOption::PrimaryKey(_) => d.push_str(" PRIMARY KEY"),
             ColumnOption::Unique(_) => d.push_str(" UNIQUE"),
             _ => {}
         }
+    }
+    if counted {
+        d.push_str(" PRIMARY KEY AUTOINCREMENT");
     }
     d
 }
@@ -262,7 +327,10 @@ pub(super) fn alter_table(a: &AlterTable) -> Result<Vec<String>, ServerError> {
                 column_def: c,
                 column_position: None,
                 ..
-            } => out.push(format!("ALTER TABLE {target} ADD COLUMN {}", column_def(c))),
+            } => out.push(format!(
+                "ALTER TABLE {target} ADD COLUMN {}",
+                column_def(c, false)
+            )),
             Op::AddColumn { .. } => return refuse("ADD COLUMN ... FIRST | AFTER"),
             Op::DropColumn {
                 column_names,
@@ -316,6 +384,9 @@ pub(super) fn alter_table(a: &AlterTable) -> Result<Vec<String>, ServerError> {
                 ))
             }
             Op::DropForeignKey { .. } | Op::Algorithm { .. } | Op::Lock { .. } => {}
+            // The counter is set by the executor, which reads the table's definition
+            // (`execute/counter.rs`).
+            Op::AutoIncrement { .. } => {}
             other => {
                 let what = other.to_string();
                 let words = if what.starts_with("DROP PRIMARY") {

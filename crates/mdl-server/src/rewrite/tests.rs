@@ -33,9 +33,9 @@ fn sysbench_create_table_and_index() {
     assert_eq!(
         sqlite(create),
         [
-            "CREATE TABLE `sbtest`.`sbtest1` (`id` INTEGER NOT NULL, `k` INTEGER DEFAULT '0' \
-          NOT NULL, `c` CHAR(120) DEFAULT '' NOT NULL, `pad` CHAR(60) DEFAULT '' NOT NULL, \
-          PRIMARY KEY (id))"
+            "CREATE TABLE `sbtest`.`sbtest1` (`id` INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \
+          `k` INTEGER DEFAULT '0' NOT NULL, `c` CHAR(120) DEFAULT '' NOT NULL, `pad` CHAR(60) \
+          DEFAULT '' NOT NULL)"
         ]
     );
     assert_eq!(
