@@ -163,6 +163,7 @@ impl Connection {
     ) -> Result<Output, ServerError> {
         // MySQL's `THD::query_start`: what `NOW()` reads, before any lock wait.
         self.db.start_statement();
+        let started = std::time::SystemTime::now();
         let statement = match &p.statement {
             mdl_sql::Statement::Sql { statement, .. } => Some(&**statement),
             _ => None,
@@ -181,9 +182,24 @@ impl Connection {
         // workers while the statement waits, and a DBA sees the statement in
         // `events_statements_current` with its metadata-lock wait nested in it, as in MySQL.
         let event = self.thread.statement_start(cls, digest);
-        let insert = matches!(&plan, Ok(p) if p.kind == StatementKind::Insert);
+        let kind = plan.as_ref().ok().map(|p| p.kind);
+        let insert = kind == Some(StatementKind::Insert);
         let mut out = self.run_inner(plan, statement, params, prepared).await;
         event.end();
+        // What INNODB_TRX shows of the session's transaction (`processlist.rs`).
+        let writes = matches!(
+            kind,
+            Some(StatementKind::Insert | StatementKind::Update | StatementKind::Delete)
+        );
+        let modified = match &out {
+            Ok(Output::Done { affected, .. }) if writes => *affected,
+            _ => 0,
+        };
+        let (open, begins) = (
+            self.session.state().in_transaction,
+            kind == Some(StatementKind::Begin),
+        );
+        self.info.after_statement(open, begins, started, modified);
         // SHOW WARNINGS keeps what it shows.
         if !statement.is_some_and(crate::session_values::is_show_diagnostics) {
             self.values.after_statement(insert, &mut out);

@@ -1,5 +1,6 @@
 //! `information_schema.SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS`, `PROCESSLIST` (the rows
-//! of `SHOW FULL PROCESSLIST`, which DBAs filter with `WHERE`), the keys (`keys.rs`:
+//! of `SHOW FULL PROCESSLIST`, which DBAs filter with `WHERE`), `INNODB_TRX` (the open
+//! transactions, `transactions.rs`), the keys (`keys.rs`:
 //! `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE`), and the tables of
 //! constants (`fixed.rs`: `ENGINES`, `CHARACTER_SETS`, `COLLATIONS`, the empty `TRIGGERS`,
 //! `ROUTINES` and `EVENTS`) as SQLite snapshots.
@@ -30,6 +31,7 @@ use sqlparser::ast::{ObjectName, ObjectType, Statement};
 
 mod fixed;
 mod keys;
+mod transactions;
 
 use crate::catalog::{self, Column, CHARSET, COLLATION};
 use crate::engine::{quote, EngineConn, VIEW_SCHEMAS};
@@ -120,12 +122,13 @@ const STATISTICS: [&str; 18] = [
 
 /// The tables of `information_schema` this server has, with their columns (name and MySQL
 /// 8.0's type; SQLite's affinity follows the type: numbers stay numbers, text text).
-pub const TABLES: [(&str, &[&str]); 15] = [
+pub const TABLES: [(&str, &[&str]); 16] = [
     ("CHARACTER_SETS", &fixed::CHARACTER_SETS),
     ("COLLATIONS", &fixed::COLLATIONS),
     ("COLUMNS", &COLUMNS),
     ("ENGINES", &fixed::ENGINES),
     ("EVENTS", &fixed::EVENTS),
+    ("INNODB_TRX", &transactions::INNODB_TRX),
     ("KEY_COLUMN_USAGE", &keys::KEY_COLUMN_USAGE),
     ("PROCESSLIST", &PROCESSLIST),
     ("REFERENTIAL_CONSTRAINTS", &fixed::REFERENTIAL_CONSTRAINTS),
@@ -203,6 +206,7 @@ pub fn refresh(
             "TABLE_CONSTRAINTS" => per_table(db, keys::constraint_rows)?,
             "KEY_COLUMN_USAGE" => per_table(db, keys::key_column_rows)?,
             "PROCESSLIST" => processlist_rows(&processes()),
+            "INNODB_TRX" => transactions::rows(&processes()),
             _ => fixed::rows(name),
         };
         load(db, name, columns, rows)?;

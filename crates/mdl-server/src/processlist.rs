@@ -13,11 +13,15 @@
 //! connection, and SQLite's interrupt of the connection's engine connection, which ends a
 //! statement SQLite is running (`engine.rs`: the engine also polls the signal while it runs,
 //! so a kill that lands just before SQLite starts is not lost).
+//!
+//! A connection also says when its transaction started ([`ConnInfo::after_statement`]), for
+//! `information_schema.INNODB_TRX`, where a DBA finds the old transaction that holds the
+//! metadata lock an `ALTER TABLE` waits for.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use mdl_core::{ContextId, KillScope, MdlManager};
 use tokio::sync::Notify;
@@ -93,6 +97,9 @@ impl KillSignal {
     }
 }
 
+/// The state of a connection that waits for the engine's writer (`engine_step.rs`).
+pub const WAITING_FOR_WRITER: &str = "waiting for the engine's writer";
+
 /// A registered connection.
 #[derive(Debug)]
 pub struct ConnInfo {
@@ -108,7 +115,24 @@ pub struct ConnInfo {
     pub kill: KillSignal,
     /// Interrupts what its engine connection runs (set when the connection has one).
     pub interrupt: OnceLock<EngineInterrupt>,
+    /// Its open transaction, if any.
+    pub transaction: Mutex<Option<Transaction>>,
 }
+
+/// An open transaction of a connection, as `information_schema.INNODB_TRX` shows it.
+#[derive(Debug, Clone, Copy)]
+pub struct Transaction {
+    /// Its number, in the order transactions started on this server (`trx_id`).
+    pub id: u64,
+    /// When its first statement started (`trx_started`): InnoDB starts a transaction at its
+    /// first statement, not at `BEGIN`.
+    pub started: SystemTime,
+    /// The rows its statements inserted, updated or deleted (`trx_rows_modified`).
+    pub rows_modified: u64,
+}
+
+/// The transaction numbers.
+static NEXT_TRANSACTION: AtomicU64 = AtomicU64::new(1);
 
 /// SQLite's interrupt of a connection's engine connection (callable from any thread).
 pub struct EngineInterrupt(pub rusqlite::InterruptHandle);
@@ -147,6 +171,28 @@ impl ConnInfo {
             .state = state;
     }
 
+    /// After a statement that started at `started` and changed `modified` rows: `open` says
+    /// whether the session's transaction is open now (`SessionState::in_transaction`); a
+    /// `BEGIN` (`begins`) opens one that InnoDB would not show until its first statement.
+    pub fn after_statement(&self, open: bool, begins: bool, started: SystemTime, modified: u64) {
+        let mut t = self.transaction.lock().unwrap_or_else(|e| e.into_inner());
+        if !open {
+            *t = None;
+            return;
+        }
+        match &mut *t {
+            Some(trx) => trx.rows_modified += modified,
+            None if !begins => {
+                *t = Some(Transaction {
+                    id: NEXT_TRANSACTION.fetch_add(1, Ordering::Relaxed),
+                    started,
+                    rows_modified: modified,
+                })
+            }
+            None => {}
+        }
+    }
+
     /// Back to `Sleep`.
     pub fn end(&self, db: Option<String>) {
         self.begin("Sleep", None, db);
@@ -173,6 +219,11 @@ pub struct Process {
     pub state: String,
     /// Info.
     pub info: Option<String>,
+    /// Its open transaction.
+    pub transaction: Option<Transaction>,
+    /// It waits for the engine's writer (InnoDB's row locks' counterpart here), not for a
+    /// metadata lock.
+    pub waits_for_writer: bool,
 }
 
 /// Every live connection, by id.
@@ -197,6 +248,7 @@ impl Processlist {
             }),
             kill: KillSignal::default(),
             interrupt: OnceLock::new(),
+            transaction: Mutex::new(None),
         });
         self.lock().insert(id, info.clone());
         info
@@ -250,8 +302,10 @@ impl Processlist {
                     db: a.db.clone(),
                     command: a.command,
                     time: a.since.elapsed().as_secs(),
+                    waits_for_writer: waiting.is_none() && a.state == WAITING_FOR_WRITER,
                     state: waiting.unwrap_or_else(|| a.state.to_string()),
                     info: a.info.as_deref().map(str::to_string),
+                    transaction: *c.transaction.lock().unwrap_or_else(|e| e.into_inner()),
                 }
             })
             .collect()

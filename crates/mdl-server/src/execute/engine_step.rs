@@ -63,7 +63,7 @@ pub(super) async fn run(
             match rw.and_then(|r| r.locking_read) {
                 Some(LockingRead::NoWait) => db.try_take_writer()?,
                 _ => {
-                    info.set_state("waiting for the engine's writer");
+                    info.set_state(crate::processlist::WAITING_FOR_WRITER);
                     db.take_writer(&info.kill).await?;
                     info.set_state("executing");
                 }
@@ -110,7 +110,7 @@ pub(super) async fn run(
             None => Ok(Output::OK),
         },
         K::Insert | K::Update | K::Delete => {
-            info.set_state("waiting for the engine's writer");
+            info.set_state(crate::processlist::WAITING_FOR_WRITER);
             db.take_writer(&info.kill).await?;
             info.set_state("updating");
             if multi {
