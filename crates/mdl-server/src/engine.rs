@@ -325,6 +325,13 @@ impl EngineConn {
     pub fn start_statement(&self) {
         self.clock.start();
         self.outcome.take_last_insert_id();
+        self.outcome.take_updated_rows();
+    }
+
+    /// The rows the statement's UPDATE (or upsert) updated, and those of them it left as they
+    /// were (`rewrite/changed.rs`).
+    pub fn take_updated_rows(&self) -> (u64, u64) {
+        self.outcome.take_updated_rows()
     }
 
     /// The value a `LAST_INSERT_ID(expr)` of the statement set, if one ran.

@@ -88,11 +88,20 @@ pub use clock::StatementClock;
 /// returned and becomes the session's `LAST_INSERT_ID()`, and the statement's insert id).
 /// Two relaxed atomics, not a mutex: every statement asks, once at its start and once at its
 /// end, and the engine connection runs one statement at a time.
+/// Also the rows an UPDATE or an upsert updated, and of those the ones left as they were
+/// (`MDL_UPDATED_ROW`, which the rewrite puts in: `rewrite/changed.rs`).
 #[derive(Debug, Default)]
 pub struct StatementOutcome {
     last_insert_id_set: std::sync::atomic::AtomicBool,
     last_insert_id: std::sync::atomic::AtomicI64,
+    updated: std::sync::atomic::AtomicU64,
+    unchanged: std::sync::atomic::AtomicU64,
 }
+
+/// The function through which an UPDATE's (or an upsert's) last assigned value goes:
+/// `MDL_UPDATED_ROW(value, unchanged)` is `value`, and counts the row, as unchanged if
+/// `unchanged` is true (`rewrite/changed.rs`).
+pub const UPDATED_ROW: &str = "MDL_UPDATED_ROW";
 
 impl StatementOutcome {
     /// The value the last `LAST_INSERT_ID(expr)` of the statement set, if one ran (a load
@@ -101,6 +110,16 @@ impl StatementOutcome {
         use std::sync::atomic::Ordering::Relaxed;
         (self.last_insert_id_set.load(Relaxed) && self.last_insert_id_set.swap(false, Relaxed))
             .then(|| self.last_insert_id.load(Relaxed))
+    }
+
+    /// The rows the statement's UPDATE (or upsert) updated, and those of them it left as they
+    /// were; both counts start again.
+    pub fn take_updated_rows(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (
+            self.updated.swap(0, Relaxed),
+            self.unchanged.swap(0, Relaxed),
+        )
     }
 
     fn set_last_insert_id(&self, n: i64) {
@@ -126,6 +145,15 @@ pub fn register(
             }
             None => Value::Null,
         })
+    })?;
+    let o = outcome.clone();
+    db.create_scalar_function(UPDATED_ROW, 2, flags(false), move |ctx| {
+        use std::sync::atomic::Ordering::Relaxed;
+        o.updated.fetch_add(1, Relaxed);
+        if ctx.get::<Option<bool>>(1)? == Some(true) {
+            o.unchanged.fetch_add(1, Relaxed);
+        }
+        ctx.get::<Value>(0)
     })?;
     string::register(db)?;
     splice::register(db)?;

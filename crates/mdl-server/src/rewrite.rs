@@ -55,6 +55,7 @@
 //!   TABLE` of several tables one `DROP TABLE` each (run in one savepoint after a check that
 //!   every table exists, so all or none go, as in MySQL 8.0: `execute/engine_step.rs`).
 
+mod changed;
 mod ddl;
 mod expr;
 mod insert;
@@ -136,7 +137,15 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     let mut user_vars = select_into;
     match &mut s {
         Statement::Insert(ins) => insert::mysql_insert(ins),
-        Statement::Update(u) => limited::update(u)?,
+        Statement::Update(u) => {
+            // MySQL's affected rows: the rows changed, not matched (`changed.rs`); a
+            // multi-table UPDATE is counted as SQLite counts it.
+            if u.table.joins.is_empty() && u.from.is_none() {
+                changed::number_parameters(u);
+                changed::count_rows(&mut u.assignments);
+            }
+            limited::update(u)?
+        }
         Statement::Delete(d) => limited::delete(d)?,
         _ => {}
     }

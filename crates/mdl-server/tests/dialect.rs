@@ -611,3 +611,86 @@ async fn introducers_null_safe_equality_and_charsets() {
         ("utf8mb4".into(), "utf8mb4_bin".into(), "binary".into())
     );
 }
+
+/// The affected rows of `sql` (the OK packet's, which `ROW_COUNT()` must repeat).
+async fn affected(c: &mut mysql_async::Conn, sql: &str) -> u64 {
+    c.query_drop(sql).await.unwrap();
+    let n = c.affected_rows();
+    let row_count: Option<i64> = c.query_first("SELECT ROW_COUNT()").await.unwrap();
+    assert_eq!(row_count, Some(n as i64), "{sql}");
+    n
+}
+
+/// Affected rows as MySQL counts them: an UPDATE's changed rows, an upsert's 1 per row inserted, 2 per row updated, 0 per row left as it
+/// was; `ROW_COUNT()` follows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn affected_rows_are_the_changed_rows() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE dia_aff (id INT PRIMARY KEY, v INT, w INT)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO dia_aff VALUES (1, 1, 0), (2, 2, 0), (3, 3, 0)")
+        .await
+        .unwrap();
+    assert_eq!(affected(&mut c, "UPDATE dia_aff SET v = v").await, 0);
+    assert_eq!(
+        affected(&mut c, "UPDATE dia_aff SET w = 1 WHERE id >= 2").await,
+        2
+    );
+    // One of the two assignments changes row 1; none changes row 2 (2, 1 already).
+    assert_eq!(
+        affected(&mut c, "UPDATE dia_aff SET v = 2, w = 1 WHERE id <= 2").await,
+        1
+    );
+    assert_eq!(
+        affected(
+            &mut c,
+            "INSERT INTO dia_aff VALUES (4, 4, 0) ON DUPLICATE KEY UPDATE v = 40"
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        affected(
+            &mut c,
+            "INSERT INTO dia_aff VALUES (4, 4, 0) ON DUPLICATE KEY UPDATE v = 40"
+        )
+        .await,
+        2
+    );
+    assert_eq!(
+        affected(
+            &mut c,
+            "INSERT INTO dia_aff VALUES (4, 4, 0) ON DUPLICATE KEY UPDATE v = 40"
+        )
+        .await,
+        0
+    );
+    assert_eq!(
+        affected(
+            &mut c,
+            "INSERT INTO dia_aff VALUES (3, 3, 0), (5, 5, 0) \
+             ON DUPLICATE KEY UPDATE v = VALUES(v) + 100"
+        )
+        .await,
+        3
+    );
+    // With parameters (prepared), each read where its expression is written.
+    c.exec_drop("UPDATE dia_aff SET v = ?, w = ? WHERE id = ?", (6, 7, 5))
+        .await
+        .unwrap();
+    assert_eq!(c.affected_rows(), 1);
+    c.exec_drop("UPDATE dia_aff SET v = ?, w = ? WHERE id = ?", (6, 7, 5))
+        .await
+        .unwrap();
+    assert_eq!(c.affected_rows(), 0);
+    let stmt = "INSERT INTO dia_aff VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE v = ?, w = ?";
+    c.exec_drop(stmt, (5, 0, 0, 5, 0)).await.unwrap();
+    assert_eq!(c.affected_rows(), 2);
+    let v: Vec<(i64, i64)> = c
+        .query("SELECT id, v FROM dia_aff ORDER BY id")
+        .await
+        .unwrap();
+    assert_eq!(v, [(1, 2), (2, 2), (3, 103), (4, 40), (5, 5)]);
+    c.query_drop("DROP TABLE dia_aff").await.unwrap();
+}

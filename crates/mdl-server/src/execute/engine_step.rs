@@ -116,7 +116,8 @@ pub(super) async fn run(
             if multi {
                 db.begin()?;
             }
-            db.run(first(), params, schema.as_deref())
+            let out = db.run(first(), params, schema.as_deref())?;
+            Ok(mysql_counts(db, kind, out))
         }
         K::CreateTable
         | K::AlterTable
@@ -178,6 +179,34 @@ pub(super) async fn run(
             Ok(Output::OK)
         }
         _ => Ok(Output::OK),
+    }
+}
+
+/// MySQL's affected rows of a write whose rows SQLite counted (`rewrite/changed.rs`): an
+/// UPDATE's changed rows, not its matched ones; an upsert's 1 per row inserted, 2 per row
+/// updated, 0 per row left as it was.
+///
+/// MySQL's OK packet also says an UPDATE's matched rows in its info ("Rows matched: ...
+/// Changed: ..."): not sent, as opensrv-mysql 0.7 writes the info as a string to the packet's
+/// end when the client has no `CLIENT_SESSION_TRACK`, where MySQL writes a length-prefixed
+/// string (`net_send_ok`, `sql/protocol_classic.cc`), which clients such as mysql_async read.
+fn mysql_counts(db: &EngineConn, kind: StatementKind, out: Output) -> Output {
+    let Output::Done {
+        affected,
+        last_insert_id,
+    } = out
+    else {
+        return out;
+    };
+    let (updated, unchanged) = db.take_updated_rows();
+    let affected = match kind {
+        StatementKind::Update => affected.saturating_sub(unchanged),
+        StatementKind::Insert => (affected + updated).saturating_sub(2 * unchanged),
+        _ => affected,
+    };
+    Output::Done {
+        affected,
+        last_insert_id,
     }
 }
 

@@ -638,7 +638,7 @@ fn empty_list() -> FunctionArgumentList {
 }
 
 /// `name(args...)`.
-fn call(name: &str, args: Vec<Expr>) -> Expr {
+pub(super) fn call(name: &str, args: Vec<Expr>) -> Expr {
     Expr::Function(Function {
         name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new(name))]),
         uses_odbc_syntax: false,

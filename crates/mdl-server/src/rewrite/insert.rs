@@ -5,8 +5,8 @@
 //!   also turns other errors into warnings; SQLite's IGNORE covers constraints only).
 //! * `ON DUPLICATE KEY UPDATE a = VALUES(a) + 1` is `ON CONFLICT DO UPDATE SET a = excluded.a + 1`:
 //!   SQLite's upsert without a conflict target fires on any uniqueness constraint, as MySQL's
-//!   fires on any unique key. The affected-rows count is SQLite's (1 for an updated row where
-//!   MySQL says 2).
+//!   fires on any unique key. The affected rows are MySQL's: 1 per row inserted, 2 per row
+//!   updated, 0 per row left as it was (`changed.rs`).
 
 use std::ops::ControlFlow;
 
@@ -34,9 +34,13 @@ pub(super) fn mysql_insert(ins: &mut Insert) {
         ins.ignore = false;
         ins.or = Some(SqliteOnConflict::Ignore);
     }
+    if matches!(ins.on, Some(OnInsert::DuplicateKeyUpdate(_))) {
+        super::changed::number_parameters(ins);
+    }
     if let Some(OnInsert::DuplicateKeyUpdate(assignments)) = &mut ins.on {
         let mut assignments: Vec<Assignment> = std::mem::take(assignments);
         let _ = assignments.visit(&mut ExcludedValues);
+        super::changed::count_rows(&mut assignments);
         ins.on = Some(OnInsert::OnConflict(OnConflict {
             conflict_target: None,
             action: OnConflictAction::DoUpdate(DoUpdate {

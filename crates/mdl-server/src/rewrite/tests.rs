@@ -65,8 +65,8 @@ fn update_and_delete_with_limit_choose_rows_by_rowid() {
     assert_eq!(
         sqlite("UPDATE t SET n = n + 1 WHERE v = 1 ORDER BY id DESC LIMIT 2"),
         [
-            "UPDATE `sbtest`.t SET n = n + 1 WHERE rowid IN (SELECT rowid FROM `sbtest`.t \
-          WHERE v = 1 ORDER BY id DESC LIMIT 2)"
+            "UPDATE `sbtest`.t SET n = MDL_UPDATED_ROW(n + 1, (n IS NOT DISTINCT FROM n + 1)) \
+          WHERE rowid IN (SELECT rowid FROM `sbtest`.t WHERE v = 1 ORDER BY id DESC LIMIT 2)"
         ]
     );
     assert_eq!(
