@@ -102,6 +102,11 @@
 //! | CREATE / DROP DATABASE | GLOBAL IX, SCHEMA X, BACKUP_LOCK IX (+ the schema's tables X) | `sql/lock.cc` `lock_schema_name`, `sql/sql_db.cc` `mysql_rm_db` |
 //! | LOCK TABLES | READ SRO, READ LOCAL SR, WRITE SNRW (+ GLOBAL IX, SCHEMA IX), all EXPLICIT | `sql_yacc.yy` `table_lock`, `THD::enter_locked_tables_mode` |
 //! | FLUSH TABLES WITH READ LOCK | GLOBAL S, COMMIT S (EXPLICIT) | `sql/lock.cc` `Global_read_lock` |
+//! | FLUSH TABLES t, ... FOR EXPORT | the tables SNW, LOCK TABLES mode | `sql/sql_reload.cc` `flush_tables_for_export` |
+//! | FLUSH TABLES [t, ...], FLUSH PRIVILEGES / LOGS / STATUS / ... | none (implicit commit) | `sql/sql_reload.cc` `handle_reload_request` |
+//! | ANALYZE / CHECK TABLE | each table SR, BACKUP_LOCK IX; implicit commit | `sql/sql_admin.cc` `mysql_admin_table` |
+//! | OPTIMIZE / REPAIR TABLE | each table SNRW then X, GLOBAL IX, SCHEMA IX, BACKUP_LOCK IX; implicit commit | `mysql_admin_table`, `sql/sql_base.cc` `lock_table_names` |
+//! | CHECKSUM TABLE | each table SR | `sql/sql_table.cc` `mysql_checksum_table` |
 //! | LOCK INSTANCE FOR BACKUP | BACKUP_LOCK S (EXPLICIT) | `sql/sql_backup_lock.cc` |
 //! | GET_LOCK and friends | USER_LEVEL_LOCK X (EXPLICIT), reference-counted per session | `sql/item_func.cc` `Item_func_get_lock::val_int` |
 //!
@@ -117,7 +122,9 @@
 //! session holds the global read lock), 1792 (a write in a READ ONLY transaction), 3057 / 4163
 //! (user-level lock names), 1064 / 1065 (syntax), 1235 (not supported here). Each rule is
 //! written next to the MySQL function it transcribes in the source of this crate
-//! (`src/plan/*.rs`, `src/tables.rs`, `src/user_lock.rs`, `src/session.rs`).
+//! (`src/plan/*.rs`, `src/tables.rs`, `src/user_lock.rs`, `src/session.rs`). The table
+//! maintenance statements take all their tables' locks at once, where MySQL takes and releases
+//! them table by table (`src/plan/maintenance.rs`).
 //!
 //! ## Not modelled
 //!
@@ -155,7 +162,7 @@ pub use plan::{
     describe_request, plan, Assigned, Effect, LockedTable, Plan, SessionState, StatementKind,
     Upgrade,
 };
-pub use recognize::{TableLock, TableLockMode};
+pub use recognize::{Maintenance, NamedTable, TableLock, TableLockMode};
 pub use session::{CommitGuard, Session, StatementGuard};
 pub use tables::is_dual;
 pub use user_lock::{

@@ -28,7 +28,7 @@ use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace
 
 use crate::comments::resolve_versioned_comments;
 use crate::error::SqlError;
-use crate::recognize::{recognize, TableLock};
+use crate::recognize::{recognize, Maintenance, NamedTable, TableLock};
 
 /// One statement of a client's text.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,6 +79,15 @@ pub enum Statement {
         /// The table.
         table: String,
     },
+    /// `ANALYZE | CHECK | OPTIMIZE | REPAIR | CHECKSUM TABLE t, ...` (sqlparser has none of
+    /// them but Hive's one-table `ANALYZE TABLE`); the maintenance options are dropped
+    /// (`recognize.rs`).
+    TableMaintenance {
+        /// Which statement.
+        op: Maintenance,
+        /// The tables, in statement order.
+        tables: Vec<NamedTable>,
+    },
     /// `LOCK INSTANCE FOR BACKUP` (not in sqlparser).
     LockInstanceForBackup,
     /// `UNLOCK INSTANCE` (not in sqlparser).
@@ -105,7 +114,8 @@ pub struct Modifiers {
 /// 8.0.45 (`/*! ... */` and `/*!NNNNN ... */` up to 80045 are executed, later ones dropped;
 /// sqlparser would execute all of them); `LOCK INSTANCE FOR BACKUP`, `UNLOCK INSTANCE`,
 /// `LOCK TABLE[S]` (with `db.t` names), `UNLOCK TABLE`, `DO` and `ALTER TABLE t {DISABLE |
-/// ENABLE} KEYS` are recognized here (sqlparser
+/// ENABLE} KEYS`, `ANALYZE`, `CHECK`, `OPTIMIZE`, `REPAIR` and `CHECKSUM TABLE` are recognized
+/// here (sqlparser
 /// rejects them, see [`Statement`]); `LOCK IN SHARE MODE`, the `UPDATE`/`DELETE` modifiers
 /// `LOW_PRIORITY`, `QUICK`, `IGNORE`, multi-table `UPDATE a, b SET` and `START TRANSACTION WITH
 /// CONSISTENT SNAPSHOT` are rewritten into what sqlparser parses, the modifiers kept in
@@ -449,6 +459,16 @@ mod tests {
             "ALTER TABLE",
             "DISABLE",
             "KEYS",
+            "ANALYZE",
+            "CHECK",
+            "OPTIMIZE",
+            "REPAIR",
+            "CHECKSUM",
+            "NO_WRITE_TO_BINLOG",
+            "UPDATE HISTOGRAM",
+            "FOR UPGRADE",
+            "FLUSH",
+            "EXPORT",
         ];
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         let state = crate::SessionState::in_schema("test");

@@ -15,9 +15,10 @@
 //! * errors MySQL raises before any lock (1223, 1100, 1099, 1046, 1192, 1792, ...).
 //!
 //! The rules are in `plan/dml.rs` (SELECT, INSERT, UPDATE, DELETE, DO), `plan/ddl.rs`
-//! (tables and schemas) and `plan/control.rs` (transactions, LOCK TABLES, FLUSH TABLES WITH
-//! READ LOCK, LOCK INSTANCE, SET, USE, SHOW, KILL), each rule next to the MySQL function it
-//! transcribes. [`crate::Session`] applies a plan to an `MdlContext`.
+//! (tables and schemas), `plan/maintenance.rs` (ANALYZE, CHECK, OPTIMIZE, REPAIR, CHECKSUM
+//! TABLE) and `plan/control.rs` (transactions, LOCK TABLES, FLUSH, LOCK INSTANCE, SET, USE,
+//! SHOW, KILL), each rule next to the MySQL function it transcribes. [`crate::Session`]
+//! applies a plan to an `MdlContext`.
 //!
 //! Requests are listed in the order they are taken: MySQL's `acquire_locks` order (by key,
 //! stronger type first for one key), one request per key and duration (MySQL asks once per
@@ -27,6 +28,7 @@
 mod control;
 mod ddl;
 mod dml;
+mod maintenance;
 
 use std::fmt;
 use std::time::Duration;
@@ -146,6 +148,14 @@ pub enum StatementKind {
     Show,
     Kill,
     Explain,
+    Analyze,
+    Check,
+    Optimize,
+    Repair,
+    Checksum,
+    /// Every FLUSH but FLUSH TABLES WITH READ LOCK (`FLUSH TABLES [t, ...]`, `FLUSH TABLES t
+    /// FOR EXPORT`, `FLUSH PRIVILEGES`, `FLUSH LOGS`, ...).
+    Flush,
 }
 
 /// An upgrade step: the server calls [`crate::StatementGuard::upgrade`] when the statement
@@ -385,6 +395,7 @@ pub fn plan(parsed: &Parsed, state: &SessionState) -> Result<Plan, SqlError> {
         | Statement::AlterTableRebuild { schema, table } => {
             ddl::alter_one_table(schema.as_deref(), table, state)?
         }
+        Statement::TableMaintenance { op, tables } => maintenance::maintenance(*op, tables, state)?,
         Statement::LockInstanceForBackup => control::lock_instance(),
         Statement::UnlockInstance => control::unlock_instance(),
     };

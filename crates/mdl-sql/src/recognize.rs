@@ -12,11 +12,20 @@
 //! | `ALTER TABLE t ENGINE = x`, `ALTER TABLE t FORCE` (a rebuild) | syntax error | recognized |
 //! | `KILL [QUERY \| CONNECTION] n` | parsed | left to sqlparser |
 //! | `SHOW [FULL] PROCESSLIST` | parsed | left to sqlparser |
-//! | `FLUSH TABLES [t, ...] WITH READ LOCK` | parsed | left to sqlparser |
+//! | `FLUSH TABLES [t, ...] WITH READ LOCK`, `FLUSH TABLES [t, ...] [FOR EXPORT]`, `FLUSH PRIVILEGES` ... | parsed | left to sqlparser |
+//! | `ANALYZE TABLE t1, t2` | parsed as Hive's `ANALYZE TABLE`, one table only | recognized (all `ANALYZE [NO_WRITE_TO_BINLOG \| LOCAL] TABLE[S]`) |
+//! | `CHECK TABLE t`, `OPTIMIZE TABLE t`, `REPAIR TABLE t`, `CHECKSUM TABLE t` | syntax error | recognized |
 //!
 //! The grammar follows MySQL's `sql/sql_yacc.yy` (`lock`, `table_lock`, `lock_option`,
 //! `unlock`, `lock_instance`, `do_stmt`, `alter_commands` with `DISABLE_SYM KEYS` /
-//! `ENABLE_SYM KEYS`, `FORCE`, and `create_table_option` `ENGINE_SYM opt_equal ident`).
+//! `ENABLE_SYM KEYS`, `FORCE`, and `create_table_option` `ENGINE_SYM opt_equal ident`; the
+//! table maintenance statements `analyze_table_stmt` (`opt_histogram`), `check_table_stmt`
+//! (`opt_mi_check_types`), `optimize_table_stmt`, `repair_table_stmt`
+//! (`opt_mi_repair_types`) and `checksum` (`opt_checksum_type`), each with `table_or_tables`
+//! and, but for CHECK and CHECKSUM, `opt_no_write_to_binlog`). The maintenance options
+//! (`QUICK`, `EXTENDED`, `FOR UPGRADE`, `USE_FRM`, ...) are checked and dropped: they change
+//! how an engine checks or repairs, not the locks (`mysql_admin_table` chooses those from the
+//! statement alone).
 
 use sqlparser::ast;
 use sqlparser::dialect::MySqlDialect;
@@ -56,6 +65,48 @@ impl TableLockMode {
     /// Whether the table may be written under LOCK TABLES.
     pub fn is_write(self) -> bool {
         matches!(self, TableLockMode::Write | TableLockMode::LowPriorityWrite)
+    }
+}
+
+/// A table named by a statement: `[schema.]table`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NamedTable {
+    /// The schema, if the name was qualified.
+    pub schema: Option<String>,
+    /// The table.
+    pub table: String,
+}
+
+/// Which table maintenance statement ([`Statement::TableMaintenance`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Maintenance {
+    /// `ANALYZE TABLE`.
+    Analyze,
+    /// `ANALYZE TABLE ... UPDATE HISTOGRAM | DROP HISTOGRAM` (not supported: 1235).
+    Histogram,
+    /// `CHECK TABLE`.
+    Check,
+    /// `OPTIMIZE TABLE`.
+    Optimize,
+    /// `REPAIR TABLE`.
+    Repair,
+    /// `CHECKSUM TABLE`.
+    Checksum,
+}
+
+impl Maintenance {
+    /// The `Op` column of the statement's result (`analyze`, `check`, ...), and its name in
+    /// messages.
+    pub fn op(self) -> &'static str {
+        match self {
+            Maintenance::Analyze | Maintenance::Histogram => "analyze",
+            Maintenance::Check => "check",
+            Maintenance::Optimize => "optimize",
+            Maintenance::Repair => "repair",
+            Maintenance::Checksum => "checksum",
+        }
     }
 }
 
@@ -111,7 +162,79 @@ pub(crate) fn recognize(t: &[TokenWithSpan]) -> Option<Result<Statement, Locatio
     if kw(0, "DO") {
         return Some(do_exprs(t).map(Statement::Do));
     }
-    None
+    maintenance(t)
+}
+
+/// `ANALYZE | CHECK | OPTIMIZE | REPAIR | CHECKSUM ... TABLE[S] t, ... [options]`
+/// (`sql_yacc.yy`: `analyze_table_stmt`, `check_table_stmt`, `optimize_table_stmt`,
+/// `repair_table_stmt`, `checksum`).
+fn maintenance(t: &[TokenWithSpan]) -> Option<Result<Statement, Location>> {
+    let kw = |i: usize, k: &str| t.get(i).is_some_and(|x| is_kw(x, k));
+    let (op, binlog_option, options): (Maintenance, bool, &[&str]) = if kw(0, "ANALYZE") {
+        (Maintenance::Analyze, true, &[])
+    } else if kw(0, "CHECK") {
+        let types = &["QUICK", "FAST", "MEDIUM", "EXTENDED", "CHANGED", "FOR"];
+        (Maintenance::Check, false, types)
+    } else if kw(0, "OPTIMIZE") {
+        (Maintenance::Optimize, true, &[])
+    } else if kw(0, "REPAIR") {
+        (Maintenance::Repair, true, &["QUICK", "EXTENDED", "USE_FRM"])
+    } else if kw(0, "CHECKSUM") {
+        (Maintenance::Checksum, false, &["QUICK", "EXTENDED"])
+    } else {
+        return None;
+    };
+    let mut i = 1;
+    if binlog_option && (kw(i, "NO_WRITE_TO_BINLOG") || kw(i, "LOCAL")) {
+        i += 1;
+    }
+    if !(kw(i, "TABLE") || kw(i, "TABLES")) {
+        // `ANALYZE` alone and the like: MySQL's syntax error (sqlparser would take other
+        // words after ANALYZE as its own dialects' statements).
+        return Some(Err(at(t, i)));
+    }
+    i += 1;
+    let mut tables = Vec::new();
+    loop {
+        let Some(first) = ident(t, i) else {
+            return Some(Err(at(t, i)));
+        };
+        i += 1;
+        let (schema, table) = if t.get(i).is_some_and(|x| x.token == Token::Period) {
+            let Some(name) = ident(t, i + 1) else {
+                return Some(Err(at(t, i + 1)));
+            };
+            i += 2;
+            (Some(first), name)
+        } else {
+            (None, first)
+        };
+        tables.push(NamedTable { schema, table });
+        match t.get(i) {
+            Some(x) if x.token == Token::Comma => i += 1,
+            _ => break,
+        }
+    }
+    let mut op = op;
+    if op == Maintenance::Analyze && (kw(i, "UPDATE") || kw(i, "DROP")) && kw(i + 1, "HISTOGRAM") {
+        // opt_histogram: refused by the plan, whatever follows.
+        op = Maintenance::Histogram;
+        i = t.len();
+    }
+    // The options: CHECK takes any number (`FOR UPGRADE` as one), REPAIR each once, CHECKSUM
+    // one (MySQL's grammar allows REPAIR's repeated; that changes nothing here).
+    let mut seen = 0;
+    while i < t.len() {
+        let word = options.iter().find(|o| kw(i, o));
+        match word {
+            Some(&"FOR") if kw(i + 1, "UPGRADE") => i += 2,
+            Some(&"FOR") | None => return Some(Err(at(t, i))),
+            Some(_) if op == Maintenance::Checksum && seen == 1 => return Some(Err(at(t, i))),
+            Some(_) => i += 1,
+        }
+        seen += 1;
+    }
+    Some(Ok(Statement::TableMaintenance { op, tables }))
 }
 
 /// Whether the tokens from `i` on are exactly `ENGINE [=] name` or `FORCE`, then any of `,
@@ -329,6 +452,41 @@ mod tests {
         };
         assert_eq!(e.len(), 2);
         assert_eq!(e[0].to_string(), "GET_LOCK('a', 10)");
+    }
+
+    #[test]
+    fn maintenance_statements() {
+        let named = |s: Option<&str>, t: &str| NamedTable {
+            schema: s.map(str::to_string),
+            table: t.to_string(),
+        };
+        assert_eq!(
+            stmt("ANALYZE TABLE t1, `d`.`t 2`"),
+            Statement::TableMaintenance {
+                op: Maintenance::Analyze,
+                tables: vec![named(None, "t1"), named(Some("d"), "t 2")]
+            }
+        );
+        for (sql, op) in [
+            (
+                "check tables t quick fast medium extended changed",
+                Maintenance::Check,
+            ),
+            ("CHECK TABLE t FOR UPGRADE", Maintenance::Check),
+            ("OPTIMIZE NO_WRITE_TO_BINLOG TABLE t", Maintenance::Optimize),
+            ("REPAIR LOCAL TABLES t USE_FRM", Maintenance::Repair),
+            ("CHECKSUM TABLE t EXTENDED", Maintenance::Checksum),
+            (
+                "ANALYZE TABLE t UPDATE HISTOGRAM ON a, b WITH 4 BUCKETS",
+                Maintenance::Histogram,
+            ),
+        ] {
+            let Statement::TableMaintenance { op: got, tables } = stmt(sql) else {
+                panic!("{sql}")
+            };
+            assert_eq!((got, tables), (op, vec![named(None, "t")]), "{sql}");
+        }
+        assert_eq!(Maintenance::Histogram.op(), "analyze");
     }
 
     #[test]

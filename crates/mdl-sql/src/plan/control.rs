@@ -12,6 +12,9 @@
 //! | `UNLOCK TABLES` | under LOCK TABLES: commit, release the tables' locks; then the global read lock's | `SQLCOM_UNLOCK_TABLES`: `trans_commit_implicit`, `unlock_locked_tables`, `release_transactional_locks`, `unlock_global_read_lock` (no commit outside LOCK TABLES: "critical for mysqldump") |
 //! | `FLUSH TABLES WITH READ LOCK` | commits first; GLOBAL S then COMMIT S, EXPLICIT; 1192 under LOCK TABLES; nothing if already held | `sql/sql_reload.cc`, `handle_reload_request`; `sql/lock.cc`, `Global_read_lock::lock_global_read_lock`, `make_global_read_lock_block_commit`; FLUSH is `CF_AUTO_COMMIT_TRANS` |
 //! | `FLUSH TABLES t, ... WITH READ LOCK` | commits first; each table SNW, no scoped lock; enters LOCK TABLES mode with the tables READ | `sql/sql_reload.cc`, `flush_tables_with_read_lock` (`MYSQL_OPEN_SKIP_SCOPED_MDL_LOCK`; `sql_yacc.yy` sets `MDL_SHARED_NO_WRITE`) |
+//! | `FLUSH TABLES [t, ...]` | commits first; no lock | `sql/sql_reload.cc`, `handle_reload_request` (`close_cached_tables`: a table-cache wait, no metadata lock) |
+//! | `FLUSH TABLES t, ... FOR EXPORT` | as `FLUSH TABLES t, ... WITH READ LOCK` | `sql/sql_reload.cc`, `flush_tables_for_export` (`MYSQL_OPEN_SKIP_SCOPED_MDL_LOCK`, tables `MDL_SHARED_NO_WRITE`) |
+//! | `FLUSH PRIVILEGES`, `FLUSH [BINARY \| ENGINE \| ERROR \| GENERAL \| SLOW \| RELAY] LOGS`, `FLUSH STATUS \| HOSTS \| OPTIMIZER_COSTS \| USER_RESOURCES` | commits first; no lock | `handle_reload_request` (`CF_AUTO_COMMIT_TRANS`) |
 //! | `LOCK INSTANCE FOR BACKUP` | BACKUP_LOCK S, EXPLICIT: blocks DDL (BACKUP_LOCK IX), not DML | `sql/sql_backup_lock.cc`, `Sql_cmd_lock_instance::execute`, `acquire_exclusive_backup_lock` |
 //! | `UNLOCK INSTANCE` | releases every BACKUP_LOCK lock the session took explicitly | `Sql_cmd_unlock_instance::execute`, `release_backup_lock` |
 //! | `SHOW CREATE TABLE t` | t SH, for the statement | `sql/sql_show.cc`, `mysqld_show_create` (`MYSQL_OPEN_FORCE_SHARED_HIGH_PRIO_MDL`) |
@@ -132,6 +135,14 @@ pub(super) fn control(s: &Statement, state: &SessionState) -> Result<Plan, SqlEr
             export: false,
             tables,
         } => flush_tables_with_read_lock(tables, state)?,
+        Statement::Flush {
+            object_type,
+            channel,
+            read_lock: false,
+            export,
+            tables,
+            ..
+        } => flush(object_type, channel.is_some(), *export, tables, state)?,
         other => return Err(SqlError::not_supported(&statement_name(other))),
     })
 }
@@ -398,6 +409,61 @@ fn flush_tables_with_read_lock(
     }
     p.effect = Effect::LockTables(locked);
     Ok(p)
+}
+
+/// Every `FLUSH` but `FLUSH TABLES [t, ...] WITH READ LOCK`: `CF_AUTO_COMMIT_TRANS`
+/// (`init_sql_command_flags`, `sql/sql_parse.cc`), so it commits an open transaction first.
+///
+/// * `FLUSH TABLES [t, ...]`: no metadata lock (`sql/sql_reload.cc`, `handle_reload_request`
+///   calls `close_cached_tables`, which only waits for old versions of the tables in the table
+///   cache to be closed).
+/// * `FLUSH TABLES t, ... FOR EXPORT`: locked as `FLUSH TABLES t, ... WITH READ LOCK` (each
+///   table SNW, no scoped lock, LOCK TABLES mode until UNLOCK TABLES; 1192 under LOCK TABLES):
+///   `flush_tables_for_export` (`MYSQL_OPEN_SKIP_SCOPED_MDL_LOCK`); without tables it is a
+///   syntax error in MySQL's grammar (`flush_options_list`: `opt_flush_lock` needs a
+///   `table_list` for `FOR EXPORT`).
+/// * `PRIVILEGES`, `[BINARY | ENGINE | ERROR | GENERAL | SLOW | RELAY] LOGS`, `STATUS`,
+///   `HOSTS`, `OPTIMIZER_COSTS`, `USER_RESOURCES`: no metadata lock (`handle_reload_request`
+///   reloads grant tables, rotates logs, resets counters: none of them a table's MDL).
+fn flush(
+    object_type: &FlushType,
+    channel: bool,
+    export: bool,
+    tables: &[sqlparser::ast::ObjectName],
+    state: &SessionState,
+) -> Result<Plan, SqlError> {
+    let mut p = Plan::new(StatementKind::Flush);
+    p.commits_before = true;
+    p.commits_after = true;
+    match object_type {
+        FlushType::Tables if export => {
+            if tables.is_empty() {
+                return Err(SqlError::parse("FOR EXPORT", 1));
+            }
+            let mut p = flush_tables_with_read_lock(tables, state)?;
+            p.kind = StatementKind::Flush;
+            Ok(p)
+        }
+        FlushType::Tables => {
+            for n in tables {
+                resolve_object(n, state)?; // 1046 without a current schema, as MySQL's
+            }
+            Ok(p)
+        }
+        FlushType::RelayLogs => Ok(p),
+        _ if channel => Err(SqlError::parse("FOR CHANNEL", 1)),
+        FlushType::Privileges
+        | FlushType::Logs
+        | FlushType::BinaryLogs
+        | FlushType::EngineLogs
+        | FlushType::ErrorLogs
+        | FlushType::GeneralLogs
+        | FlushType::SlowLogs
+        | FlushType::Status
+        | FlushType::Hosts
+        | FlushType::OptimizerCosts
+        | FlushType::UserResources => Ok(p),
+    }
 }
 
 /// `LOCK INSTANCE FOR BACKUP`.
