@@ -12,7 +12,8 @@
 //!    changes anything; an ALTER TABLE SQLite cannot do in place is rebuilt then
 //!    (`rebuild.rs`), as is the definition of a CREATE TABLE ... LIKE; TRUNCATE and ALTER
 //!    TABLE ... AUTO_INCREMENT = n also set the table's counter (`counter.rs`).
-//! 4. The engine runs it (`engine_step.rs`; `engine.rs`: writes take the engine's writer first).
+//! 4. The engine runs it (`engine_step.rs`; `engine.rs`: writes take the engine's writer first;
+//!    ANALYZE, CHECK, OPTIMIZE, REPAIR and CHECKSUM TABLE: `maintenance.rs`).
 //! 5. The statement ends (`StatementGuard::finish`, or dropped on error: its locks go); the
 //!    engine's transaction follows the session's (committed when the session's ends,
 //!    rolled back after a deadlock).
@@ -34,6 +35,7 @@ use sqlparser::ast::Statement;
 
 mod counter;
 mod engine_step;
+mod maintenance;
 mod rebuild;
 
 use crate::admin::{self, SessionVars};
@@ -69,7 +71,12 @@ fn class_name(kind: Option<StatementKind>, s: Option<&Statement>) -> &'static st
         (Some(K::DropTable), _) => "drop_table",
         (Some(K::LockTables), _) => "lock_tables",
         (Some(K::UnlockTables), _) => "unlock_tables",
-        (Some(K::FlushTablesWithReadLock), _) => "flush",
+        (Some(K::FlushTablesWithReadLock | K::Flush), _) => "flush",
+        (Some(K::Analyze), _) => "analyze",
+        (Some(K::Check), _) => "check",
+        (Some(K::Optimize), _) => "optimize",
+        (Some(K::Repair), _) => "repair",
+        (Some(K::Checksum), _) => "checksum",
         (Some(K::Set), _) => "set_option",
         (Some(K::Do), _) => "do",
         (_, Some(Statement::ShowProcessList { .. })) => "show_processlist",
@@ -184,7 +191,7 @@ impl Connection {
         let event = self.thread.statement_start(cls, digest);
         let kind = plan.as_ref().ok().map(|p| p.kind);
         let insert = kind == Some(StatementKind::Insert);
-        let mut out = self.run_inner(plan, statement, params, prepared).await;
+        let mut out = (self.run_inner(plan, statement, &p.statement, params, prepared)).await;
         event.end();
         // What INNODB_TRX shows of the session's transaction (`processlist.rs`).
         let writes = matches!(
@@ -214,6 +221,7 @@ impl Connection {
         &mut self,
         plan: Result<Arc<mdl_sql::Plan>, mdl_sql::SqlError>,
         statement: Option<&Statement>,
+        parsed: &mdl_sql::Statement,
         params: &[Value],
         prepared: Option<u32>,
     ) -> Result<Output, ServerError> {
@@ -246,7 +254,7 @@ impl Connection {
             }
             self.refresh_views(&rw.tables)?;
         }
-        self.locked(plan?, statement, rw, params).await
+        self.locked(plan?, statement, parsed, rw, params).await
     }
 
     /// The statement's rewrite, kept by its prepared statement where it may be reused.
@@ -303,6 +311,7 @@ impl Connection {
         &mut self,
         mut plan: Arc<mdl_sql::Plan>,
         statement: Option<&Statement>,
+        parsed: &mdl_sql::Statement,
         rw: Option<Arc<Rewritten>>,
         params: &[Value],
     ) -> Result<Output, ServerError> {
@@ -405,17 +414,15 @@ impl Connection {
                 info.set_state("User sleep");
                 tokio::time::sleep(d).await;
             }
-            let out = engine_step::run(
-                db,
-                info,
-                kind,
-                statement,
-                rw.as_deref(),
-                params,
-                multi,
-                schema,
-            )
-            .await;
+            let out = match parsed {
+                mdl_sql::Statement::TableMaintenance { op, tables } => {
+                    maintenance::run(db, info, *op, tables, schema.as_deref()).await
+                }
+                _ => {
+                    let rw = rw.as_deref();
+                    engine_step::run(db, info, kind, statement, rw, params, multi, schema).await
+                }
+            };
             let out = match (out, rw.as_deref()) {
                 (Ok(Output::Rows(r)), Some(rw)) if !rw.user_vars.is_empty() => {
                     keep_row(values, &rw.user_vars, r)
