@@ -18,6 +18,7 @@
 //!      multi-table `UPDATE t1, t2 SET ...` becomes `UPDATE t1 CROSS JOIN t2 SET ...` (a comma
 //!      join is an inner join without a condition; the comma binds looser than JOIN in MySQL,
 //!      which changes which ON clause may name which table, not which tables are referenced);
+//!    * `FLUSH TABLE` becomes `FLUSH TABLES` (`table_or_tables` in MySQL's `flush_options`);
 //!    * `START TRANSACTION WITH CONSISTENT SNAPSHOT` loses the option (it starts an InnoDB read
 //!      view, nothing a metadata lock depends on).
 
@@ -113,16 +114,15 @@ pub struct Modifiers {
 /// On top of sqlparser 0.64's `MySqlDialect`: versioned comments are resolved for MySQL
 /// 8.0.45 (`/*! ... */` and `/*!NNNNN ... */` up to 80045 are executed, later ones dropped;
 /// sqlparser would execute all of them); `LOCK INSTANCE FOR BACKUP`, `UNLOCK INSTANCE`,
-/// `LOCK TABLE[S]` (with `db.t` names), `UNLOCK TABLE`, `DO` and `ALTER TABLE t {DISABLE |
-/// ENABLE} KEYS`, `ANALYZE`, `CHECK`, `OPTIMIZE`, `REPAIR` and `CHECKSUM TABLE` are recognized
-/// here (sqlparser
-/// rejects them, see [`Statement`]); `LOCK IN SHARE MODE`, the `UPDATE`/`DELETE` modifiers
-/// `LOW_PRIORITY`, `QUICK`, `IGNORE`, multi-table `UPDATE a, b SET` and `START TRANSACTION WITH
-/// CONSISTENT SNAPSHOT` are rewritten into what sqlparser parses, the modifiers kept in
-/// [`Modifiers`], and so are `a MOD b` (as `a % b`), compound interval units (`INTERVAL '1:30'
-/// HOUR_MINUTE` as `HOUR TO MINUTE`), `CAST(x AS UNSIGNED INT)` and a cast's `CHARACTER SET`
-/// (dropped). `KILL`, `SHOW [FULL] PROCESSLIST` and `FLUSH TABLES ... WITH READ LOCK` are
-/// sqlparser's own.
+/// `LOCK TABLE[S]` (with `db.t` names), `UNLOCK TABLE`, `DO`, `ALTER TABLE t {DISABLE |
+/// ENABLE} KEYS`, `ANALYZE`, `CHECK`, `OPTIMIZE`, `REPAIR` and `CHECKSUM TABLE` are
+/// recognized here (sqlparser rejects them, see [`Statement`]); `LOCK IN SHARE MODE`, the
+/// `UPDATE`/`DELETE` modifiers `LOW_PRIORITY`, `QUICK`, `IGNORE`, multi-table `UPDATE a, b
+/// SET`, `START TRANSACTION WITH CONSISTENT SNAPSHOT` and `FLUSH TABLE` (as `TABLES`) are
+/// rewritten into what sqlparser parses, the modifiers kept in [`Modifiers`], and so are `a
+/// MOD b` (as `a % b`), compound interval units (`INTERVAL '1:30' HOUR_MINUTE` as `HOUR TO
+/// MINUTE`), `CAST(x AS UNSIGNED INT)` and a cast's `CHARACTER SET` (dropped). `KILL`, `SHOW
+/// [FULL] PROCESSLIST` and the other `FLUSH` statements are sqlparser's own.
 ///
 /// ```
 /// use mdl_sql::{parse, Statement};
@@ -271,6 +271,17 @@ fn rewrite(mut t: Vec<TokenWithSpan>, m: &mut Modifiers) -> Vec<TokenWithSpan> {
             }
             if update {
                 commas_to_cross_joins(&mut t);
+            }
+        }
+        Some(f) if is_kw(f, "FLUSH") => {
+            // `FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE ...` -> `TABLES` (MySQL's
+            // `table_or_tables` in `flush_options`; sqlparser knows only `TABLES`).
+            let i = match t.get(1) {
+                Some(x) if is_kw(x, "NO_WRITE_TO_BINLOG") || is_kw(x, "LOCAL") => 2,
+                _ => 1,
+            };
+            if t.get(i).is_some_and(|x| is_kw(x, "TABLE")) {
+                t[i] = keyword_token("TABLES", &t[i]);
             }
         }
         Some(f) if is_kw(f, "START") => {

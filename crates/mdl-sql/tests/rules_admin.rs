@@ -161,6 +161,8 @@ fn flush_takes_no_lock() {
         "FLUSH TABLES",
         "FLUSH TABLES t1, d.t2",
         "FLUSH LOCAL TABLES t1",
+        "FLUSH TABLE t1",
+        "FLUSH NO_WRITE_TO_BINLOG TABLE",
         "FLUSH NO_WRITE_TO_BINLOG TABLES",
         "FLUSH PRIVILEGES",
         "FLUSH LOGS",
@@ -211,4 +213,18 @@ fn flush_tables_for_export() {
         1192,
     );
     error_in("FLUSH TABLES FOR EXPORT", &test_schema(), 1064);
+    error_in(
+        "FLUSH TABLES t1 WITH READ LOCK FOR EXPORT",
+        &test_schema(),
+        1064,
+    );
+    locks(
+        "FLUSH LOCAL TABLE t1 FOR EXPORT",
+        &["TABLE test.t1 SNW TRANSACTION"],
+    );
+    // The binary-log option changes nothing for FLUSH TABLES WITH READ LOCK either.
+    locks(
+        "FLUSH NO_WRITE_TO_BINLOG TABLES WITH READ LOCK",
+        &["GLOBAL S EXPLICIT", "COMMIT S EXPLICIT"],
+    );
 }

@@ -127,14 +127,21 @@ pub(super) fn control(s: &Statement, state: &SessionState) -> Result<Plan, SqlEr
         | Statement::ExplainTable { .. }
         | Statement::ShowColumns { .. } => Plan::new(K::Show),
         Statement::Kill { .. } => Plan::new(K::Kill),
+        // `NO_WRITE_TO_BINLOG` / `LOCAL` only keep the statement out of the binary log.
         Statement::Flush {
             object_type: FlushType::Tables,
-            location: None,
             channel: None,
             read_lock: true,
             export: false,
             tables,
+            ..
         } => flush_tables_with_read_lock(tables, state)?,
+        // `opt_flush_lock` is one of WITH READ LOCK and FOR EXPORT (sql_yacc.yy).
+        Statement::Flush {
+            read_lock: true,
+            export: true,
+            ..
+        } => return Err(SqlError::parse("FOR EXPORT", 1)),
         Statement::Flush {
             object_type,
             channel,
