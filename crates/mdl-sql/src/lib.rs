@@ -135,7 +135,7 @@
 //! (1235). Names compare as written (`lower_case_table_names=0`), or folded to lowercase with
 //! [`SessionState::lower_case_table_names`] (`=1`). FLUSH TABLES WITH READ LOCK
 //! does not wait for tables in use to be closed (a table-cache wait in MySQL, not a metadata
-//! lock). MySQL opens a DML statement's tables one at a time in statement order; here a
+//! lock), and plain FLUSH TABLES, which only has that wait, plans nothing but its commit. MySQL opens a DML statement's tables one at a time in statement order; here a
 //! statement's requests are taken in `acquire_locks` order (by key), which avoids deadlocks
 //! between statements on the same tables. A DML deadlock victim backs off and retries, or rolls
 //! its transaction back, as MySQL's `Open_table_context` does.

@@ -154,6 +154,14 @@ pub(super) async fn run(
             Ok(Output::OK)
         }
         K::CreateSchema | K::DropSchema => schema_ddl(db, s),
+        // FLUSH (but WITH READ LOCK and FOR EXPORT, whose locks are the statement): MySQL's
+        // `handle_reload_request` (`sql/sql_reload.cc`) has nothing to do here. FLUSH TABLES
+        // closes cached table handles, and this server caches none (every statement sees
+        // SQLite's current schema), so OK at once is MySQL's answer on an idle table cache;
+        // there are no grant tables (PRIVILEGES, USER_RESOURCES), logs (LOGS, BINARY LOGS,
+        // ...), host cache (HOSTS), cost tables (OPTIMIZER_COSTS) or session status counters
+        // (STATUS: SHOW STATUS shows server-wide counters, which FLUSH STATUS keeps) to reload.
+        K::Flush => Ok(Output::OK),
         K::Commit => db.end(true).map(|()| Output::OK),
         K::Rollback => db.end(false).map(|()| Output::OK),
         K::Savepoint | K::ReleaseSavepoint | K::RollbackToSavepoint if db.in_transaction() => {
