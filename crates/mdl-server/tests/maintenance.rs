@@ -140,6 +140,16 @@ async fn each_statement_answers_as_mysql_with_innodb() {
         .unwrap();
     let after = checksums(&mut c, "CHECKSUM TABLES mt_rows EXTENDED").await;
     assert_ne!(after[0].1, got[0].1);
+    // performance_schema's engine supports none of them (MySQL's note).
+    assert_eq!(
+        admin(&mut c, "CHECK TABLE performance_schema.threads").await,
+        rows(&[(
+            "performance_schema.threads",
+            "check",
+            "note",
+            "The storage engine for the table doesn't support check"
+        )])
+    );
     // The histogram forms are refused before any lock.
     let e = c
         .query_drop("ANALYZE TABLE mt_rows UPDATE HISTOGRAM ON v")

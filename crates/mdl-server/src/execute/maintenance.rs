@@ -13,6 +13,7 @@
 //! | CHECK | `status` `OK`, or `error` rows then `error` `Corrupt` (`HA_ADMIN_CORRUPT`) | SQLite's `PRAGMA "schema".quick_check("table")`: `ok`, or its messages |
 //! | OPTIMIZE | `note` `Table does not support optimize, doing recreate + analyze instead`, `status` `OK` | the table recreated as `ALTER TABLE t FORCE` does (InnoDB's `admin_recreate_table`), then analyzed |
 //! | REPAIR | `note` `The storage engine for the table doesn't support repair` | nothing (`HA_ADMIN_NOT_IMPLEMENTED`) |
+//! | a table of `performance_schema` | `note` `The storage engine for the table doesn't support <op>` (CHECKSUM: NULL) | nothing: a view of the server's state |
 //! | a table that does not exist (or whose schema does not) | `Error` `Table 'db.t' doesn't exist`, `status` `Operation failed` | the statement itself succeeds, as MySQL's |
 //!
 //! `ALTER TABLE t FORCE` changes nothing in SQLite here (a table's pages are not InnoDB's
@@ -50,6 +51,21 @@ pub(super) async fn run(
         let schema = schema.to_ascii_lowercase();
         let name = t.table.to_ascii_lowercase();
         let label = format!("{schema}.{name}");
+        if schema == "performance_schema" && crate::pfs_views::TABLES.contains(&name.as_str()) {
+            // Views of the server's own state: as MySQL's PERFORMANCE_SCHEMA engine, which
+            // implements none of the four (`HA_ADMIN_NOT_IMPLEMENTED`), and nothing to sum.
+            rows.push(match op {
+                Maintenance::Checksum => vec![Cell::Text(label), Cell::Null],
+                _ => {
+                    let msg = format!(
+                        "The storage engine for the table doesn't support {}",
+                        op.op()
+                    );
+                    row(&label, op, "note", &msg)
+                }
+            });
+            continue;
+        }
         let stored = match db.engine().has_schema(&schema) {
             true => (db.tables(&schema)?.into_iter()).find(|n| n.eq_ignore_ascii_case(&name)),
             false => None,
