@@ -105,13 +105,8 @@ pub(super) async fn run(
             )),
             Maintenance::Check => {
                 let found = quick_check(db, &schema, &stored)?;
-                if found.len() == 1 && found[0] == "ok" {
-                    rows.push(row(&label, op, "status", "OK"));
-                } else {
-                    for m in &found {
-                        rows.push(row(&label, op, "error", m));
-                    }
-                    rows.push(row(&label, op, "error", "Corrupt"));
+                for (kind, text) in check_result(&found) {
+                    rows.push(row(&label, op, kind, text));
                 }
             }
             Maintenance::Checksum => {
@@ -171,6 +166,20 @@ fn quick_check(db: &mut EngineConn, schema: &str, table: &str) -> Result<Vec<Str
     Ok(found)
 }
 
+/// CHECK's `Msg_type`, `Msg_text` rows from what `quick_check` found: `status` `OK` for its
+/// `ok`; else each message as an `error`, then `error` `Corrupt` (`mysql_admin_table`'s
+/// `HA_ADMIN_CORRUPT`).
+fn check_result(found: &[String]) -> Vec<(&'static str, &str)> {
+    if let [ok] = found {
+        if ok == "ok" {
+            return vec![("status", "OK")];
+        }
+    }
+    let mut out: Vec<(&'static str, &str)> = found.iter().map(|m| ("error", m.as_str())).collect();
+    out.push(("error", "Corrupt"));
+    out
+}
+
 /// The sum of the rows' CRC-32s (the module docs).
 fn checksum(db: &mut EngineConn, target: &str) -> Result<u32, ServerError> {
     let engine = |e: rusqlite::Error| ServerError::from_engine(&e, None);
@@ -203,4 +212,28 @@ fn checksum(db: &mut EngineConn, target: &str) -> Result<u32, ServerError> {
         sum = sum.wrapping_add(h.finalize());
     }
     Ok(sum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_result;
+
+    #[test]
+    fn check_answers_ok_or_corrupt() {
+        assert_eq!(check_result(&["ok".to_string()]), [("status", "OK")]);
+        let found = [
+            "row 3 missing from index k_1".to_string(),
+            "wrong # of entries in index k_1".to_string(),
+        ];
+        assert_eq!(
+            check_result(&found),
+            [
+                ("error", "row 3 missing from index k_1"),
+                ("error", "wrong # of entries in index k_1"),
+                ("error", "Corrupt"),
+            ]
+        );
+        // No answer at all is no proof of health either.
+        assert_eq!(check_result(&[]), [("error", "Corrupt")]);
+    }
 }
