@@ -271,7 +271,9 @@ pub struct EngineConn {
     db: Mutex<rusqlite::Connection>,
     attached: BTreeMap<String, u64>,
     version: u64,
-    writer: Option<OwnedMutexGuard<()>>,
+    writer: Option<HeldWriter>,
+    /// The client connection this engine connection serves.
+    conn: Arc<ConnInfo>,
     /// A `BEGIN IMMEDIATE` transaction is open.
     in_txn: bool,
     /// When the running statement started: what `NOW()` reads (`functions.rs`).
@@ -308,6 +310,7 @@ impl EngineConn {
             attached: BTreeMap::new(),
             version: 0,
             writer: None,
+            conn: info.clone(),
             in_txn: false,
             clock,
             outcome,
@@ -412,7 +415,7 @@ impl EngineConn {
         };
         match got {
             Ok(g) => {
-                self.writer = Some(g);
+                self.writer = Some(HeldWriter::new(g, &self.conn));
                 Ok(())
             }
             Err(_) => {
@@ -439,7 +442,7 @@ impl EngineConn {
                      NOWAIT is set.",
                 )
             })?;
-            self.writer = Some(g);
+            self.writer = Some(HeldWriter::new(g, &self.conn));
         }
         Ok(())
     }
@@ -554,6 +557,31 @@ impl EngineConn {
                 .collect(),
             Output::Done { .. } => Vec::new(),
         })
+    }
+}
+
+/// The engine's writer, held by a connection, which says so while it holds it
+/// (`ConnInfo::holds_writer`: `sys.innodb_lock_waits` names the connection its waiters wait
+/// for).
+#[derive(Debug)]
+struct HeldWriter {
+    _guard: OwnedMutexGuard<()>,
+    conn: Arc<ConnInfo>,
+}
+
+impl HeldWriter {
+    fn new(guard: OwnedMutexGuard<()>, conn: &Arc<ConnInfo>) -> HeldWriter {
+        conn.holds_writer.store(true, Ordering::Relaxed);
+        HeldWriter {
+            _guard: guard,
+            conn: conn.clone(),
+        }
+    }
+}
+
+impl Drop for HeldWriter {
+    fn drop(&mut self) {
+        self.conn.holds_writer.store(false, Ordering::Relaxed);
     }
 }
 

@@ -16,8 +16,8 @@
 //! What is in them: the schemas this server has (`SHOW DATABASES`'s list); every table and
 //! view of the schema files, as `catalog.rs` reads them (the rows of `STATISTICS` are those of
 //! `SHOW INDEX`); in `TABLES` also the `performance_schema` tables (`BASE TABLE`, engine
-//! `PERFORMANCE_SCHEMA`, as in MySQL), `sys.schema_table_lock_waits` (`VIEW`) and these
-//! (`SYSTEM VIEW`). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
+//! `PERFORMANCE_SCHEMA`, as in MySQL), `sys.innodb_lock_waits` and
+//! `sys.schema_table_lock_waits` (`VIEW`) and these (`SYSTEM VIEW`). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
 //! until rows are deleted, read without a scan), `AUTO_INCREMENT` the counter's next value;
 //! sizes, times and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`,
 //! the collation `utf8mb4_bin` (`catalog.rs`).
@@ -209,7 +209,7 @@ pub fn refresh(
             "INNODB_TRX" => transactions::rows(&processes()),
             _ => fixed::rows(name),
         };
-        load(db, name, columns, rows)?;
+        load(db, SCHEMA, name, columns, rows)?;
         done.push(name);
     }
     Ok(())
@@ -336,6 +336,7 @@ fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
         let engine = Some("PERFORMANCE_SCHEMA");
         rows.push(table_row("performance_schema", t, "BASE TABLE", engine));
     }
+    rows.push(table_row("sys", "innodb_lock_waits", "VIEW", None));
     rows.push(table_row("sys", "schema_table_lock_waits", "VIEW", None));
     for (t, _) in TABLES {
         rows.push(table_row(SCHEMA, t, "SYSTEM VIEW", None));
@@ -496,15 +497,17 @@ impl TypeFacts {
     }
 }
 
-/// Copies `rows` into `information_schema.<name>` (`columns`: each column's name and MySQL's
-/// type, which `DESCRIBE` shows), in one transaction unless the session's is open.
-fn load(
+/// Copies `rows` into `<schema>.<name>` of the connection's own view schemas
+/// (`information_schema` here, `sys` for `pfs_views.rs`; `columns`: each column's name and
+/// MySQL's type, which `DESCRIBE` shows), in one transaction unless the session's is open.
+pub(crate) fn load(
     db: &mut EngineConn,
+    schema: &str,
     name: &str,
     columns: &[&str],
     rows: Vec<Vec<Value>>,
 ) -> Result<(), ServerError> {
-    let target = format!("{}.{}", quote(SCHEMA), quote(name));
+    let target = format!("{}.{}", quote(schema), quote(name));
     let own = !db.in_transaction();
     let cols: Vec<String> = (columns.iter())
         .map(|c| {

@@ -1,4 +1,5 @@
-//! `performance_schema.*` and `sys.schema_table_lock_waits` as real SQLite tables.
+//! `performance_schema.*`, `sys.schema_table_lock_waits` and `sys.innodb_lock_waits` as real
+//! SQLite tables.
 //!
 //! Before a statement that names one of these tables runs, the connection copies a snapshot of
 //! the rows `pfs` (and the lock manager, and the process list) give at that moment into a
@@ -13,12 +14,17 @@
 //! connection ids (`OWNER_CONTEXT_ID`) as the pids. Like MySQL's, it lists a waiting ALTER
 //! TABLE as blocked by its own SHARED_UPGRADABLE too.
 //!
+//! `sys.innodb_lock_waits` lists the waits for the engine's writer, InnoDB's row locks'
+//! counterpart here, with the connection that holds it (`innodb_lock_waits.rs`).
+//!
 //! `UPDATE performance_schema.setup_instruments | setup_consumers SET ENABLED = ..., TIMED =
 //! ... WHERE ...` changes the live switches: SQLite evaluates the `WHERE` over a snapshot and
 //! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
 //! history tables resets them. Other writes are refused as in MySQL (1142).
 
 use std::fmt::Write as _;
+
+mod innodb_lock_waits;
 
 use pfs::tables::{Row, Table};
 use serde_json::Value as Json;
@@ -93,6 +99,11 @@ pub fn refresh(
                     }
                 }
                 db.execute_batch(SCHEMA_TABLE_LOCK_WAITS)?;
+            }
+            "sys" if key.1 == "innodb_lock_waits" => {
+                let rows = innodb_lock_waits::rows(&(src.processes)());
+                let columns = &innodb_lock_waits::COLUMNS;
+                crate::info_schema::load(db, "sys", "innodb_lock_waits", columns, rows)?;
             }
             "sys" => return Err(no_such_table(&key.0, &key.1)),
             _ => {}

@@ -19,7 +19,7 @@
 //! metadata lock an `ALTER TABLE` waits for.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Instant, SystemTime};
 
@@ -117,6 +117,8 @@ pub struct ConnInfo {
     pub interrupt: OnceLock<EngineInterrupt>,
     /// Its open transaction, if any.
     pub transaction: Mutex<Option<Transaction>>,
+    /// It holds the engine's writer (`engine.rs`).
+    pub holds_writer: AtomicBool,
 }
 
 /// An open transaction of a connection, as `information_schema.INNODB_TRX` shows it.
@@ -224,6 +226,8 @@ pub struct Process {
     /// It waits for the engine's writer (InnoDB's row locks' counterpart here), not for a
     /// metadata lock.
     pub waits_for_writer: bool,
+    /// It holds the engine's writer.
+    pub holds_writer: bool,
 }
 
 /// Every live connection, by id.
@@ -249,6 +253,7 @@ impl Processlist {
             kill: KillSignal::default(),
             interrupt: OnceLock::new(),
             transaction: Mutex::new(None),
+            holds_writer: AtomicBool::new(false),
         });
         self.lock().insert(id, info.clone());
         info
@@ -306,6 +311,7 @@ impl Processlist {
                     state: waiting.unwrap_or_else(|| a.state.to_string()),
                     info: a.info.as_deref().map(str::to_string),
                     transaction: *c.transaction.lock().unwrap_or_else(|e| e.into_inner()),
+                    holds_writer: c.holds_writer.load(Ordering::Relaxed),
                 }
             })
             .collect()

@@ -1,5 +1,6 @@
-//! `information_schema.INNODB_TRX`: the open transactions, as a DBA reads them to find the
-//! transaction behind a metadata-lock pile-up.
+//! `information_schema.INNODB_TRX` and `sys.innodb_lock_waits`: the open transactions and
+//! who waits for whom on the engine's writer, as a DBA reads them to find the transaction
+//! behind a pile-up.
 
 mod common;
 
@@ -73,6 +74,21 @@ async fn open_transactions_are_listed_with_their_state_and_rows() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // sys.innodb_lock_waits names the writer's holder and how to end it.
+    let waits: Vec<(u64, u64, String, Option<u64>)> = obs
+        .query(
+            "SELECT waiting_pid, blocking_pid, sql_kill_blocking_connection, blocking_trx_id \
+             FROM sys.innodb_lock_waits",
+        )
+        .await
+        .unwrap();
+    let ours: Vec<_> = waits.iter().filter(|w| w.0 == idb).collect();
+    assert_eq!(ours.len(), 1, "{waits:?}");
+    assert_eq!(
+        (ours[0].1, ours[0].2.as_str()),
+        (ida, &*format!("KILL {ida}"))
+    );
+    assert!(ours[0].3.is_some(), "the blocker's transaction");
     // The DBA's join: the connection of the oldest transaction, to KILL.
     let oldest: Option<u64> = obs
         .query_first(format!(
