@@ -80,6 +80,32 @@ pub enum Statement {
         /// The table.
         table: String,
     },
+    /// `ALTER TABLE t RENAME {INDEX | KEY} a TO b`, optionally with `ALGORITHM [=] a` and
+    /// `LOCK [=] l` (not in sqlparser; MySQL 5.7+, which InnoDB does in place). It locks as
+    /// any ALTER TABLE. With other operations it is refused (1235).
+    AlterTableRenameIndex {
+        /// The schema, if the name was qualified.
+        schema: Option<String>,
+        /// The table.
+        table: String,
+        /// The index's name.
+        from: String,
+        /// Its new name.
+        to: String,
+    },
+    /// `ALTER TABLE t` with table options only (`COMMENT`, `ROW_FORMAT`, `[DEFAULT] CHARSET`,
+    /// `COLLATE`, `KEY_BLOCK_SIZE`, `STATS_*`, `PACK_KEYS`, `CHECKSUM`, `DELAY_KEY_WRITE`,
+    /// `MAX_ROWS`, `MIN_ROWS`, `AVG_ROW_LENGTH`, `ENGINE`) and `CONVERT TO CHARACTER SET`,
+    /// optionally with `ALGORITHM` and `LOCK` (not in sqlparser). It locks as any ALTER TABLE.
+    /// A character set MySQL does not know is 1115 when parsed.
+    AlterTableOptions {
+        /// The schema, if the name was qualified.
+        schema: Option<String>,
+        /// The table.
+        table: String,
+        /// `CONVERT TO CHARACTER SET x`: `x`, lower case (`utf8` as `utf8mb3`; `default`).
+        convert_to: Option<String>,
+    },
     /// `ANALYZE | CHECK | OPTIMIZE | REPAIR | CHECKSUM TABLE t, ...` (sqlparser has none of
     /// them but Hive's one-table `ANALYZE TABLE`); the maintenance options are dropped
     /// (`recognize.rs`).
@@ -115,7 +141,8 @@ pub struct Modifiers {
 /// 8.0.45 (`/*! ... */` and `/*!NNNNN ... */` up to 80045 are executed, later ones dropped;
 /// sqlparser would execute all of them); `LOCK INSTANCE FOR BACKUP`, `UNLOCK INSTANCE`,
 /// `LOCK TABLE[S]` (with `db.t` names), `UNLOCK TABLE`, `DO`, `ALTER TABLE t {DISABLE |
-/// ENABLE} KEYS`, `ANALYZE`, `CHECK`, `OPTIMIZE`, `REPAIR` and `CHECKSUM TABLE` are
+/// ENABLE} KEYS`, `ALTER TABLE t RENAME INDEX a TO b`, `ALTER TABLE t` with table options
+/// only, `ANALYZE`, `CHECK`, `OPTIMIZE`, `REPAIR` and `CHECKSUM TABLE` are
 /// recognized here (sqlparser rejects them, see [`Statement`]); `LOCK IN SHARE MODE`, the
 /// `UPDATE`/`DELETE` modifiers `LOW_PRIORITY`, `QUICK`, `IGNORE`, multi-table `UPDATE a, b
 /// SET`, `START TRANSACTION WITH CONSISTENT SNAPSHOT` and `FLUSH TABLE` (as `TABLES`) are
@@ -151,9 +178,11 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         let start = lines.offset(&text, first.span.start);
         let end = lines.offset(&text, last.span.end);
         let own_text = text[start..end].to_string();
-        let statement = match recognize(&stmt) {
-            Some(r) => r.map_err(|at| lines.error_at(&text, at))?,
-            None => parse_with_sqlparser(stmt).map_err(|e| match e {
+        let alter = || crate::recognize::alter::recognize(&stmt);
+        let statement = match (recognize(&stmt), alter()) {
+            (Some(r), _) => r.map_err(|at| lines.error_at(&text, at))?,
+            (None, Some(r)) => r?,
+            (None, None) => parse_with_sqlparser(stmt).map_err(|e| match e {
                 ParseFailure::At(at) => lines.error_at(&text, at),
                 ParseFailure::Other(msg) => SqlError::parse(&msg, 1),
             })?,

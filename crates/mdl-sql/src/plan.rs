@@ -392,7 +392,9 @@ pub fn plan(parsed: &Parsed, state: &SessionState) -> Result<Plan, SqlError> {
         Statement::LockTables(items) => control::lock_tables(items, state)?,
         Statement::UnlockTables => control::unlock_tables(state),
         Statement::AlterTableKeys { schema, table, .. }
-        | Statement::AlterTableRebuild { schema, table } => {
+        | Statement::AlterTableRebuild { schema, table }
+        | Statement::AlterTableRenameIndex { schema, table, .. }
+        | Statement::AlterTableOptions { schema, table, .. } => {
             ddl::alter_one_table(schema.as_deref(), table, state)?
         }
         Statement::TableMaintenance { op, tables } => maintenance::maintenance(*op, tables, state)?,

@@ -10,6 +10,7 @@
 //! | `DO expr, ...` | syntax error | recognized, the expressions parsed by sqlparser |
 //! | `ALTER TABLE t DISABLE KEYS` / `ENABLE KEYS` (mysqldump) | syntax error | recognized |
 //! | `ALTER TABLE t ENGINE = x`, `ALTER TABLE t FORCE` (a rebuild) | syntax error | recognized |
+//! | `ALTER TABLE t RENAME INDEX a TO b`, `ALTER TABLE t COMMENT 'x'` and other table options | syntax error | recognized (`alter.rs`) |
 //! | `KILL [QUERY \| CONNECTION] n` | parsed | left to sqlparser |
 //! | `SHOW [FULL] PROCESSLIST` | parsed | left to sqlparser |
 //! | `FLUSH TABLES [t, ...] WITH READ LOCK`, `FLUSH TABLES [t, ...] [FOR EXPORT]`, `FLUSH PRIVILEGES` ... | parsed | left to sqlparser |
@@ -33,6 +34,8 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan};
 
 use crate::parse::{is_kw, Statement};
+
+pub(crate) mod alter;
 
 /// One table of `LOCK TABLES`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -111,6 +111,27 @@ fn alter_table_and_indexes_take_su_then_x() {
         );
         assert_eq!(p.upgrades[0].to.abbr(), "X", "{sql}");
     }
+    // sql/sql_table.cc, mysql_inplace_alter_table: RENAME INDEX and the table options InnoDB
+    // changes in place (COMMENT, STATS_*, ...) take SU, then X to commit the new definition;
+    // CONVERT TO CHARACTER SET copies (mysql_alter_table), with the same SU -> X.
+    for sql in [
+        "ALTER TABLE d.t1 RENAME INDEX a TO b",
+        "ALTER TABLE d.t1 RENAME KEY a TO b, ALGORITHM=INPLACE, LOCK=NONE",
+        "ALTER TABLE d.t1 COMMENT 'orders' ROW_FORMAT=DYNAMIC",
+        "ALTER TABLE d.t1 DEFAULT CHARSET=utf8mb4, COLLATE utf8mb4_bin, STATS_PERSISTENT=0",
+        "ALTER TABLE d.t1 CONVERT TO CHARACTER SET latin1",
+    ] {
+        let p = locks(
+            sql,
+            &[
+                "GLOBAL IX STATEMENT",
+                "BACKUP LOCK IX TRANSACTION",
+                "SCHEMA d IX TRANSACTION",
+                "TABLE d.t1 SU TRANSACTION",
+            ],
+        );
+        assert_eq!(p.upgrades[0].to.abbr(), "X", "{sql}");
+    }
     // mysql_alter_table: the new name of a rename is locked X (target_mdl_request).
     locks(
         "ALTER TABLE t1 RENAME TO d.t2",

@@ -163,10 +163,12 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
     }
 }
 
-/// `ALTER TABLE t {DISABLE | ENABLE} KEYS` and a rebuild (`ENGINE = x`, `FORCE`): an ALTER
-/// TABLE (SU, then X: `sql/sql_table.cc`, `simple_rename_or_index_change` calls
-/// `wait_while_table_is_used` for a keys change; a rebuild, copying or in place, upgrades to X
-/// to swap in the new table, `mysql_inplace_alter_table` / `mysql_alter_table`).
+/// `ALTER TABLE t {DISABLE | ENABLE} KEYS`, a rebuild (`ENGINE = x`, `FORCE`), `RENAME INDEX`
+/// and table options: an ALTER TABLE (SU, then X: `sql/sql_table.cc`,
+/// `simple_rename_or_index_change` calls `wait_while_table_is_used` for a keys change; a
+/// rebuild, copying or in place, upgrades to X to swap in the new table, and an index rename
+/// or a table option InnoDB changes in place upgrades to X to commit the new definition,
+/// `mysql_inplace_alter_table` / `mysql_alter_table`).
 pub(super) fn alter_one_table(
     schema: Option<&str>,
     table: &str,
