@@ -11,7 +11,8 @@
 //!    (`Session::begin_commit`). ALTER TABLE (and CREATE TABLE) upgrade before the engine
 //!    changes anything; an ALTER TABLE SQLite cannot do in place is rebuilt then
 //!    (`rebuild.rs`), as is the definition of a CREATE TABLE ... LIKE; TRUNCATE and ALTER
-//!    TABLE ... AUTO_INCREMENT = n also set the table's counter (`counter.rs`).
+//!    TABLE ... AUTO_INCREMENT = n also set the table's counter (`counter.rs`). RENAME INDEX
+//!    and table options are checked under SU, before the upgrade (`alter_more.rs`).
 //! 4. The engine runs it (`engine_step.rs`; `engine.rs`: writes take the engine's writer first;
 //!    ANALYZE, CHECK, OPTIMIZE, REPAIR and CHECKSUM TABLE: `maintenance.rs`).
 //! 5. The statement ends (`StatementGuard::finish`, or dropped on error: its locks go); the
@@ -33,6 +34,7 @@ use mdl_sql::{Parsed, StatementKind};
 use rusqlite::types::Value;
 use sqlparser::ast::Statement;
 
+mod alter_more;
 mod counter;
 mod engine_step;
 mod maintenance;
@@ -254,7 +256,9 @@ impl Connection {
             }
             self.refresh_views(&rw.tables)?;
         }
-        self.locked(plan?, statement, parsed, rw, params).await
+        let plan = plan?;
+        alter_more::refuse_convert(parsed)?;
+        self.locked(plan, statement, parsed, rw, params).await
     }
 
     /// The statement's rewrite, kept by its prepared statement where it may be reused.
@@ -363,6 +367,8 @@ impl Connection {
                     }
                 }
             }
+            let schema = stmt.session().state().current_schema.clone();
+            let alter = alter_more::prepare(db, parsed, schema.as_deref())?;
             stmt.upgrade().await?;
             let locks = stmt.user_lock_values().to_vec();
             let multi = stmt.session().state().in_multi_statement_mode();
@@ -414,10 +420,11 @@ impl Connection {
                 info.set_state("User sleep");
                 tokio::time::sleep(d).await;
             }
-            let out = match parsed {
-                mdl_sql::Statement::TableMaintenance { op, tables } => {
+            let out = match (parsed, alter) {
+                (mdl_sql::Statement::TableMaintenance { op, tables }, _) => {
                     maintenance::run(db, info, *op, tables, schema.as_deref()).await
                 }
+                (_, Some(sql)) => alter_more::run(db, info, &sql).await,
                 _ => {
                     let rw = rw.as_deref();
                     engine_step::run(db, info, kind, statement, rw, params, multi, schema).await
