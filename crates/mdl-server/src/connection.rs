@@ -383,14 +383,22 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         }
         // The schema borrowed, not cloned: this runs for every text query.
         let (engine, current) = (&self.shared.engine, &self.session.state().current_schema);
-        let shown = crate::show_query::rewrite(
-            query,
-            &crate::show_query::ShowEnv {
-                current: current.as_deref(),
-                user: self.info.user(),
-                has_schema: &|s| engine.has_schema(s),
-            },
-        );
+        let shown = {
+            let db = std::cell::RefCell::new(&mut self.db);
+            let has_table = |s: &str, t: &str| {
+                (db.borrow_mut().tables(s))
+                    .is_ok_and(|v| v.iter().any(|n| n.eq_ignore_ascii_case(t)))
+            };
+            crate::show_query::rewrite(
+                query,
+                &crate::show_query::ShowEnv {
+                    current: current.as_deref(),
+                    user: self.info.user(),
+                    has_schema: &|s| engine.has_schema(s),
+                    has_table: &has_table,
+                },
+            )
+        };
         let parsed = match shown {
             Some(select) => select.and_then(|sql| parse_one(&sql)),
             None => parse_one(query),

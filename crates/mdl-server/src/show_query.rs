@@ -33,6 +33,9 @@
 //!   (`SHOW ENGINE INNODB STATUS`: there is no InnoDB here).
 //! * `SHOW CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] db`: MySQL's text, with the server's
 //!   character set and collation.
+//! * `SHOW [FULL] TABLES`, `SHOW [FULL] COLUMNS FROM t`, `SHOW INDEX FROM t` with `FULL`,
+//!   `LIKE` or `WHERE`: `information_schema.TABLES`, `COLUMNS`, `STATISTICS`
+//!   (`table_forms.rs`).
 //! * `SHOW GRANTS [FOR user]`: `GRANT ALL PRIVILEGES ON *.* ... WITH GRANT OPTION`, the truth
 //!   for every account: the server checks no privileges (it accepts any login).
 
@@ -42,6 +45,8 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 use crate::catalog::{CHARSET, COLLATION};
 use crate::error::ServerError;
 
+mod table_forms;
+
 /// What a `SHOW` is rewritten in view of.
 pub struct ShowEnv<'a> {
     /// The session's schema.
@@ -50,6 +55,8 @@ pub struct ShowEnv<'a> {
     pub user: &'a str,
     /// Whether the server has a schema (its name lowercase, as this server folds names).
     pub has_schema: &'a dyn Fn(&str) -> bool,
+    /// Whether a schema (lowercase) has a table (any case).
+    pub has_table: &'a dyn Fn(&str, &str) -> bool,
 }
 
 /// Where a form's schema comes from when the statement names none.
@@ -238,6 +245,9 @@ pub fn rewrite(text: &str, env: &ShowEnv<'_>) -> Option<Result<String, ServerErr
         ("GRANTS", _) => return Some(grants(&tokens[1..], env)),
         _ => {}
     }
+    if let Some(r) = table_forms::rewrite(&tokens, env) {
+        return Some(r);
+    }
     let form = (FORMS.iter()).find(|f| (f.words.iter().enumerate()).all(|(i, w)| word(i) == *w))?;
     Some(form_query(form, &tokens[form.words.len()..], env))
 }
@@ -395,6 +405,7 @@ mod tests {
             current: Some("test"),
             user: "dba",
             has_schema: &|s| s == "test" || s == "other",
+            has_table: &|s, t| s == "test" && t.eq_ignore_ascii_case("t"),
         };
         rewrite(text, &env)
     }
@@ -415,10 +426,33 @@ mod tests {
             "SHOW STATUS",
             "sh",
             "SHOW OPEN",
-            "SHOW FULL TABLES",
+            "SHOW COLUMNS FROM t",
+            "SHOW INDEX FROM t",
         ] {
             assert!(run(text).is_none(), "{text}");
         }
+    }
+
+    #[test]
+    fn table_forms_filter_information_schema() {
+        let q = query("SHOW FULL TABLES WHERE Table_type = 'VIEW'");
+        assert!(q.starts_with("SELECT `Tables_in_test` AS `Tables_in_test`, `Table_type` FROM"));
+        assert!(q.contains("WHERE TABLE_SCHEMA = 'test') AS shown WHERE Table_type = 'VIEW'"));
+        let q = query("SHOW TABLES FROM other LIKE 'a%'");
+        assert!(q.starts_with("SELECT `Tables_in_other` AS `Tables_in_other (a%)` FROM"));
+        let q = query("SHOW FULL FIELDS IN test.t");
+        assert!(q.contains("`Collation`, `Null`"), "{q}");
+        assert!(q.ends_with("lower(TABLE_NAME) = lower('t')) AS shown ORDER BY pos"));
+        let q = query("SHOW KEYS FROM T FROM test WHERE Key_name = 'PRIMARY'");
+        assert!(q.contains("INDEX_NAME AS `Key_name`"), "{q}");
+        assert!(
+            q.contains("AS shown WHERE Key_name = 'PRIMARY' ORDER BY pos"),
+            "{q}"
+        );
+        assert_eq!(code("SHOW INDEX FROM nope WHERE 1"), 1146);
+        assert_eq!(code("SHOW COLUMNS FROM t FROM gone LIKE 'x'"), 1049);
+        assert_eq!(code("SHOW INDEX FROM t LIKE 'x'"), 1064);
+        assert_eq!(code("SHOW TABLES WHERE"), 1064);
     }
 
     #[test]
@@ -517,6 +551,7 @@ mod tests {
             current: None,
             user: "dba",
             has_schema: &|_| true,
+            has_table: &|_, _| true,
         };
         let none = rewrite("SHOW TABLE STATUS", &env);
         assert_eq!(none.unwrap().unwrap_err().code, 1046);
