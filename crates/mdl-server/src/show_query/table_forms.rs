@@ -14,7 +14,9 @@
 //!   `SHOW INDEX` (`catalog::SHOW_INDEX_COLUMNS`). MySQL's grammar has no `LIKE` here.
 //!
 //! The plain forms (no `FULL`, `LIKE` or `WHERE`) are left to `admin.rs` and `show_table.rs`,
-//! which answer them from the catalog. A table that does not exist is 1146, as there.
+//! which answer them from the catalog. A table that does not exist is 1146, as there. So are
+//! the columns and keys of the tables of `information_schema`, `performance_schema` and `sys`
+//! (not in `information_schema.COLUMNS` here), whose `LIKE` or `WHERE` is then not applied.
 
 use sqlparser::tokenizer::Token;
 
@@ -39,10 +41,10 @@ pub(super) fn rewrite(tokens: &[&Token], env: &ShowEnv<'_>) -> Option<Result<Str
             Some(tables(&tokens[at + 1..], full, env))
         }
         "COLUMNS" | "FIELDS" if full || filtered(&tokens[at + 1..]) => {
-            Some(columns(&tokens[at + 1..], full, env))
+            columns(&tokens[at + 1..], full, env).transpose()
         }
         "INDEX" | "INDEXES" | "KEYS" if !full && filtered(&tokens[1..]) => {
-            Some(keys(&tokens[1..], env))
+            keys(&tokens[1..], env).transpose()
         }
         _ => None,
     }
@@ -112,8 +114,13 @@ fn filter(
 }
 
 /// `t` or `db.t`, then `[{FROM | IN} db]`, from `rest[1]` (`rest[0]` is `FROM` / `IN`):
-/// `(schema, table, next)`, the table checked (1146).
-fn table_of(rest: &[&Token], env: &ShowEnv<'_>) -> Result<(String, String, usize), ServerError> {
+/// `(schema, table, next)`, the table checked (1146). `None` for a table of
+/// `information_schema`, `performance_schema` or `sys`, whose columns are not in
+/// `information_schema.COLUMNS` here: left to `show_table.rs`.
+fn table_of(
+    rest: &[&Token],
+    env: &ShowEnv<'_>,
+) -> Result<Option<(String, String, usize)>, ServerError> {
     if !is_word(rest.first(), &["FROM", "IN"]) {
         return Err(near(rest.first().copied()));
     }
@@ -128,6 +135,9 @@ fn table_of(rest: &[&Token], env: &ShowEnv<'_>) -> Result<(String, String, usize
         schema = Some(db);
     }
     let schema = schema_of(schema, env)?;
+    if crate::engine::VIEW_SCHEMAS.contains(&schema.as_str()) {
+        return Ok(None);
+    }
     if !(env.has_table)(&schema, &table) {
         return Err(ServerError::new(
             1146,
@@ -135,7 +145,7 @@ fn table_of(rest: &[&Token], env: &ShowEnv<'_>) -> Result<(String, String, usize
             format!("Table '{schema}.{table}' doesn't exist"),
         ));
     }
-    Ok((schema, table, i))
+    Ok(Some((schema, table, i)))
 }
 
 fn tables(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<String, ServerError> {
@@ -159,15 +169,17 @@ fn tables(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<String, Serv
     ))
 }
 
-fn columns(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<String, ServerError> {
-    let (schema, table, i) = table_of(rest, env)?;
+fn columns(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<Option<String>, ServerError> {
+    let Some((schema, table, i)) = table_of(rest, env)? else {
+        return Ok(None);
+    };
     let (filter, _) = filter(rest, i, "Field", true)?;
     let shown = if full {
         "`Field`, `Type`, `Collation`, `Null`, `Key`, `Default`, `Extra`, `Privileges`, `Comment`"
     } else {
         "`Field`, `Type`, `Null`, `Key`, `Default`, `Extra`"
     };
-    Ok(format!(
+    Ok(Some(format!(
         "SELECT {shown} FROM (SELECT COLUMN_NAME AS `Field`, COLUMN_TYPE AS `Type`, \
          COLLATION_NAME AS `Collation`, IS_NULLABLE AS `Null`, COLUMN_KEY AS `Key`, \
          COLUMN_DEFAULT AS `Default`, EXTRA AS `Extra`, PRIVILEGES AS `Privileges`, \
@@ -175,11 +187,13 @@ fn columns(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<String, Ser
          WHERE TABLE_SCHEMA = {} AND lower(TABLE_NAME) = lower({})) AS shown{filter} ORDER BY pos",
         literal(&schema),
         literal(&table)
-    ))
+    )))
 }
 
-fn keys(rest: &[&Token], env: &ShowEnv<'_>) -> Result<String, ServerError> {
-    let (schema, table, i) = table_of(rest, env)?;
+fn keys(rest: &[&Token], env: &ShowEnv<'_>) -> Result<Option<String>, ServerError> {
+    let Some((schema, table, i)) = table_of(rest, env)? else {
+        return Ok(None);
+    };
     let (filter, _) = filter(rest, i, "", false)?;
     const SOURCES: [&str; 15] = [
         "TABLE_NAME",
@@ -206,12 +220,12 @@ fn keys(rest: &[&Token], env: &ShowEnv<'_>) -> Result<String, ServerError> {
         .map(|c| format!("`{c}`"))
         .collect();
     // The rows in `STATISTICS`' order, which is `SHOW INDEX`'s (`catalog::indexes`).
-    Ok(format!(
+    Ok(Some(format!(
         "SELECT {} FROM (SELECT {}, rowid AS pos FROM information_schema.STATISTICS \
          WHERE TABLE_SCHEMA = {} AND lower(TABLE_NAME) = lower({})) AS shown{filter} ORDER BY pos",
         shown.join(", "),
         select.join(", "),
         literal(&schema),
         literal(&table)
-    ))
+    )))
 }
