@@ -326,8 +326,10 @@ fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
                 _ => None,
             };
             r[7] = last.map_or(Value::Null, Value::Integer);
-            if let Some(next) = catalog::next_auto_increment(db, &schema, &table)? {
-                r[13] = Value::Integer(next);
+            match catalog::next_auto_increment(db, &schema, &table) {
+                Ok(next) => r[13] = next.map_or(Value::Null, Value::Integer),
+                Err(e) if e.code == 1146 => continue, // dropped meanwhile (below)
+                Err(e) => return Err(e),
             }
             rows.push(r);
         }
