@@ -250,6 +250,18 @@ async fn table_options_succeed_and_change_nothing() {
             "ALTER TABLE am_nosuch_opt COMMENT 'x'",
             (1146, "Table 'test.am_nosuch_opt' doesn't exist"),
         ),
+        (
+            "ALTER TABLE am_nosuch_opt FORCE",
+            (1146, "Table 'test.am_nosuch_opt' doesn't exist"),
+        ),
+        (
+            "ALTER TABLE am_nosuch_opt ENGINE = InnoDB",
+            (1146, "Table 'test.am_nosuch_opt' doesn't exist"),
+        ),
+        (
+            "ALTER TABLE am_nosuch_opt DISABLE KEYS",
+            (1146, "Table 'test.am_nosuch_opt' doesn't exist"),
+        ),
     ] {
         let (code, message) = error(&mut c, sql).await;
         assert_eq!((code, message.as_str()), want, "{sql}");

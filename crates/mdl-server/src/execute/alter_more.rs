@@ -18,7 +18,10 @@
 //!   `DEFAULT` (text is UTF-8 here already) and refused for any other (1235, before any lock:
 //!   [`refuse_convert`]).
 //!
-//! Either way a table that does not exist is 1146, an unknown schema 1049.
+//! * `ALTER TABLE t {DISABLE | ENABLE} KEYS` and a rebuild (`ENGINE = x`, `FORCE`): nothing for
+//!   SQLite to do beyond the locks (its pages are not InnoDB's clustered index to rebuild).
+//!
+//! Each way a table that does not exist is 1146, an unknown schema 1049.
 
 use mdl_sql::Statement;
 
@@ -57,7 +60,9 @@ pub(super) fn prepare(
             from,
             to,
         } => (schema, table, Some((from, to))),
-        Statement::AlterTableOptions { schema, table, .. } => (schema, table, None),
+        Statement::AlterTableOptions { schema, table, .. }
+        | Statement::AlterTableKeys { schema, table, .. }
+        | Statement::AlterTableRebuild { schema, table } => (schema, table, None),
         _ => return Ok(None),
     };
     // The plan said 1046 already without a schema.
