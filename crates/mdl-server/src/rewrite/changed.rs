@@ -65,7 +65,8 @@ pub(super) fn count_rows(assignments: &mut [Assignment]) {
 }
 
 /// Numbers the `?` parameters of `s` in the order they are bound (the order the parser's
-/// visitor meets them, as `execute.rs` counts them).
+/// visitor meets them, as `execute.rs` counts them); also for a multi-table UPDATE, whose
+/// clauses move (`multi_table.rs`).
 pub(super) fn number_parameters<V: VisitMut>(s: &mut V) {
     struct Numbered(usize);
     impl VisitorMut for Numbered {

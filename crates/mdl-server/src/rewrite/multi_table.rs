@@ -13,11 +13,9 @@
 //!   unqualified columns are the first table's) are taken; the rest is 1235. The placeholders
 //!   are numbered in the statement's order first, as the clauses move.
 
-use std::ops::ControlFlow;
-
 use sqlparser::ast::{
     AssignmentTarget, Delete, FromTable, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart,
-    TableFactor, TableWithJoins, Update, Value, ValueWithSpan, VisitMut, VisitorMut,
+    TableFactor, TableWithJoins, Update,
 };
 
 use crate::error::ServerError;
@@ -56,7 +54,8 @@ pub(super) fn update(u: &Update) -> Result<Option<String>, ServerError> {
         return Ok(None);
     }
     let mut u = u.clone();
-    let _ = u.visit(&mut NumberPlaceholders(0));
+    // SQLite binds `?n` by its number wherever the clauses move.
+    super::changed::number_parameters(&mut u);
     // SQLite's UPDATE takes an alias only after AS.
     let all = std::iter::once(&mut u.table.relation)
         .chain(u.table.joins.iter_mut().map(|j| &mut j.relation));
@@ -180,24 +179,6 @@ fn relation_named(joined: &[TableWithJoins], target: &ObjectName) -> Option<(Str
 fn list(t: &[TableWithJoins]) -> String {
     let items: Vec<String> = t.iter().map(ToString::to_string).collect();
     items.join(", ")
-}
-
-/// Numbers the `?` placeholders in the order they are visited (the statement's): SQLite binds
-/// `?n` by its number wherever the clause moves.
-struct NumberPlaceholders(usize);
-
-impl VisitorMut for NumberPlaceholders {
-    type Break = ();
-
-    fn pre_visit_value(&mut self, v: &mut ValueWithSpan) -> ControlFlow<()> {
-        if let Value::Placeholder(p) = &mut v.value {
-            if p == "?" {
-                self.0 += 1;
-                *p = format!("?{}", self.0);
-            }
-        }
-        ControlFlow::Continue(())
-    }
 }
 
 #[cfg(test)]
