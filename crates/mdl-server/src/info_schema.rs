@@ -33,6 +33,8 @@ mod fixed;
 mod keys;
 mod transactions;
 
+pub(crate) use transactions::datetime;
+
 use crate::catalog::{self, Column, CHARSET, COLLATION};
 use crate::engine::{quote, EngineConn, VIEW_SCHEMAS};
 use crate::error::ServerError;

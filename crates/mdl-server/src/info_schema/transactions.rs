@@ -51,11 +51,7 @@ pub(super) const INNODB_TRX: [&str; 25] = [
 
 /// The rows: one per connection with an open transaction, by connection id.
 pub(super) fn rows(processes: &[Process]) -> Vec<Vec<Value>> {
-    let time = |t: SystemTime| {
-        // In UTC, as this server's NOW() (`functions/clock.rs`).
-        let utc = chrono::DateTime::<chrono::Utc>::from(t);
-        Value::Text(utc.format("%Y-%m-%d %H:%M:%S").to_string())
-    };
+    let time = datetime;
     let int = |n: u64| Value::Integer(i64::try_from(n).unwrap_or(i64::MAX));
     (processes.iter())
         .filter_map(|p| {
@@ -94,4 +90,10 @@ pub(super) fn rows(processes: &[Process]) -> Vec<Vec<Value>> {
             ])
         })
         .collect()
+}
+
+/// `t` as a `DATETIME` value, in UTC as this server's `NOW()` (`functions/clock.rs`).
+pub(crate) fn datetime(t: SystemTime) -> Value {
+    let utc = chrono::DateTime::<chrono::Utc>::from(t);
+    Value::Text(utc.format("%Y-%m-%d %H:%M:%S").to_string())
 }

@@ -14,6 +14,7 @@ use std::time::{Duration, SystemTime};
 
 use rusqlite::types::Value;
 
+use crate::info_schema::datetime;
 use crate::processlist::{Process, Transaction};
 
 /// sys 8.0's `innodb_lock_waits` columns (with MySQL's types).
@@ -111,11 +112,6 @@ fn int(n: u64) -> Value {
 
 fn text(s: &str) -> Value {
     Value::Text(s.to_string())
-}
-
-fn datetime(t: SystemTime) -> Value {
-    let utc = chrono::DateTime::<chrono::Utc>::from(t);
-    Value::Text(utc.format("%Y-%m-%d %H:%M:%S").to_string())
 }
 
 /// A duration as MySQL's `TIME`, `HH:MM:SS`.
