@@ -51,7 +51,6 @@ pub(super) const INNODB_TRX: [&str; 25] = [
 
 /// The rows: one per connection with an open transaction, by connection id.
 pub(super) fn rows(processes: &[Process]) -> Vec<Vec<Value>> {
-    let time = datetime;
     let int = |n: u64| Value::Integer(i64::try_from(n).unwrap_or(i64::MAX));
     (processes.iter())
         .filter_map(|p| {
@@ -61,10 +60,10 @@ pub(super) fn rows(processes: &[Process]) -> Vec<Vec<Value>> {
             Some(vec![
                 int(t.id),
                 Value::Text(if waits { "LOCK WAIT" } else { "RUNNING" }.to_string()),
-                time(t.started),
+                datetime(t.started),
                 Value::Null,
                 match waits {
-                    true => time(SystemTime::now() - wait_started),
+                    true => datetime(SystemTime::now() - wait_started),
                     false => Value::Null,
                 },
                 int(t.rows_modified),
