@@ -164,6 +164,30 @@ fn counts_exact_and_truncate_resets() {
     assert_eq!(global_waits(name).count_star, 0);
 }
 
+/// A thread that exits with a wait in progress (its guard leaked) hands its slot back; the
+/// next thread to get the slot starts with an empty wait stack, so its own ended wait is its
+/// current row (it was shown as none when the slot kept the old thread's level).
+#[cfg(feature = "timers")]
+#[test]
+fn a_reused_thread_slot_starts_with_no_wait_in_progress() {
+    let _s = serial();
+    events_on();
+    let class = pfs::register_class(ClassKind::TableIo, "wait/io/table/t_events/handover");
+    std::thread::spawn(move || std::mem::forget(pfs::wait_start(class, 1)))
+        .join()
+        .unwrap();
+    std::thread::spawn(move || {
+        let me = pfs::current_thread_id();
+        pfs::wait_start(class, 2).end();
+        let cur = of_thread!(pfs::events_waits_current(), me);
+        assert_eq!(cur.len(), 1, "{cur:?}");
+        assert_eq!(cur[0].object_instance_begin, 2);
+        assert!(cur[0].event.end_event_id.is_some() && cur[0].nesting_event_id.is_none());
+    })
+    .join()
+    .unwrap();
+}
+
 #[test]
 fn wait_stack_overflow_counts_locker_lost() {
     let _s = serial();
@@ -174,6 +198,11 @@ fn wait_stack_overflow_counts_locker_lost() {
         let _g: Vec<_> = (0..7).map(|i| pfs::wait_start(class, i)).collect();
     }
     assert_eq!(pfs::status().locker_lost - before, 2);
+    // The guards dropped first to last, not innermost first: none is left in progress.
+    let me = pfs::current_thread_id();
+    let cur = of_thread!(pfs::events_waits_current(), me);
+    assert_eq!(cur.len(), 1, "{cur:?}");
+    assert!(cur[0].event.end_event_id.is_some());
     assert_eq!(
         global_waits("wait/io/table/t_events/deep").count_star,
         7,

@@ -13,7 +13,9 @@
 //! its start there; when it ends, the end fields are written into the same record, which then
 //! *is* the history entry: no copy. The records of the events in progress are listed in a
 //! small stack (`events_*_current`); with no event in progress, the current table shows the
-//! last one. A record written while the history consumer was off carries no history bit and is
+//! last one. Guards may drop out of order, so an end takes its level and every level above it
+//! off the stack and never puts one back; a slot handed to a new thread starts with an empty
+//! stack, whatever its previous thread left in progress. A record written while the history consumer was off carries no history bit and is
 //! not shown as history. An event that outlives `history_size + STACK` newer events of its
 //! family (a long outer wait with many short inner ones) finds its record reused and is not
 //! recorded (its statistics still are).
@@ -286,7 +288,13 @@ impl EventLog {
         end_event_id: u64,
         timer_end: u64,
     ) -> Option<&EventRecord> {
-        self.depth.store(claim.level(), Ordering::Relaxed);
+        // An end takes its event, and every event begun after it, off the stack, and never
+        // raises the depth: guards can drop out of order (a `Vec` of guards drops its first
+        // first), and a later end of an inner event must not bring back levels already left.
+        let level = claim.level();
+        if level < self.depth.load(Ordering::Relaxed) {
+            self.depth.store(level, Ordering::Relaxed);
+        }
         let r = &self.recs[claim.index() as usize];
         if r.own_event_id() != event_id {
             return None;
@@ -329,6 +337,16 @@ impl EventLog {
         let extra = v.len().saturating_sub(self.history);
         v.drain(..extra);
         v
+    }
+
+    /// Start afresh for a new owner: no event in progress, the next record the first. The
+    /// previous owner may have left events in progress (a guard leaked, or still alive when
+    /// its thread exited); their levels must not be the new owner's. Called when the slot has
+    /// no owner (under the `threads` lock, before it is handed over).
+    pub(crate) fn restart(&self) {
+        self.clear();
+        self.depth.store(0, Ordering::Relaxed);
+        self.next.store(0, Ordering::Relaxed);
     }
 
     /// Forget every record (truncate, or a slot handed to a new thread).
@@ -428,6 +446,45 @@ mod tests {
             bits: B_TIMED | B_HISTORY,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn out_of_order_ends_never_raise_the_depth() {
+        let log = EventLog::new(3);
+        // A `Vec` of guards drops its first element first.
+        let claims: Vec<Claim> = (1..=3).map(|i| begin(&log, &ev(i)).unwrap()).collect();
+        assert_eq!(log.depth(), 3);
+        for (c, id) in claims.into_iter().zip(1..) {
+            log.end(c, id, 3, 0);
+            assert_eq!(log.depth(), 0, "ending event {id} left levels on the stack");
+        }
+        // Nothing in progress: the current table shows the last event begun, ended.
+        let cur = log.current();
+        assert_eq!(cur.len(), 1);
+        assert_eq!((cur[0].event_id, cur[0].end_event_id), (3, 3));
+        // An event begun after an outer one ended early nests at the level left free.
+        let outer = begin(&log, &ev(4)).unwrap();
+        let inner = begin(&log, &ev(5)).unwrap();
+        log.end(outer, 4, 5, 0);
+        let next = begin(&log, &ev(6)).unwrap();
+        assert_eq!(log.depth(), 1);
+        log.end(inner, 5, 6, 0);
+        assert_eq!(log.depth(), 1, "the late inner end must not drop event 6");
+        assert_eq!(log.top_event_id(), 6);
+        log.end(next, 6, 6, 0);
+        assert_eq!(log.depth(), 0);
+    }
+
+    #[test]
+    fn a_restarted_log_has_no_levels_of_its_previous_owner() {
+        let log = EventLog::new(3);
+        let _leaked = begin(&log, &ev(1)).unwrap();
+        assert_eq!(log.depth(), 1);
+        log.restart();
+        assert_eq!((log.depth(), log.top_event_id()), (0, 0));
+        let c = begin(&log, &ev(1)).unwrap();
+        log.end(c, 1, 1, 0);
+        assert_eq!(log.current().len(), 1);
     }
 
     #[test]

@@ -392,6 +392,9 @@ impl Threads {
             self.thread_switches(name.as_deref().unwrap_or("thread/unnamed"));
         t.thread_id.store(id, Ordering::Relaxed);
         t.next_event_id.store(1, Ordering::Relaxed);
+        for l in &t.logs {
+            l.restart();
+        }
         t.session.store(session.is_some(), Ordering::Relaxed);
         t.processlist_id
             .store(session.unwrap_or(0), Ordering::Relaxed);
