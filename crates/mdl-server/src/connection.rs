@@ -228,6 +228,14 @@ async fn peer_gone(s: &TcpStream) {
     }
 }
 
+/// The statement a `COM_QUERY` or `COM_STMT_PREPARE` carries: without the NUL bytes that end
+/// it. Some clients count the C string's terminator in the packet (`mysqlslap`), and MySQL's
+/// lexer takes a NUL at the end of the text as the end of the input (`MY_LEX_EOL` in
+/// `lex_one_token`, `sql/sql_lex.cc`); inside the text it is a syntax error there, and here.
+fn query_text(query: &str) -> &str {
+    query.trim_end_matches('\0')
+}
+
 fn gone() -> io::Error {
     io::Error::new(
         io::ErrorKind::ConnectionAborted,
@@ -309,6 +317,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         query: &'a str,
         info: StatementMetaWriter<'a, W>,
     ) -> io::Result<()> {
+        let query = query_text(query);
         let parsed = match parse_one(query) {
             Ok(p) => p,
             Err(e) => return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
@@ -372,6 +381,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         query: &'a str,
         results: QueryResultWriter<'a, W>,
     ) -> io::Result<()> {
+        let query = query_text(query);
         if let Some(cmd) = crate::sql_prepare::recognize(query) {
             return match cmd {
                 Ok(cmd) => match self.sql_prepare(cmd).await {

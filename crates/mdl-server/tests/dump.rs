@@ -6,56 +6,12 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::clients::{run, tools_or_skip};
 use common::*;
 use mysql_async::prelude::*;
 use mysql_async::Row;
-
-/// The first of `names` on PATH.
-fn tool(names: &[&str]) -> Option<String> {
-    names.iter().map(|n| n.to_string()).find(|n| {
-        Command::new("sh")
-            .args(["-c", &format!("command -v {n}")])
-            .stdout(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    })
-}
-
-/// Runs `program args` (stdin from `input`), at most 60 s; its stdout.
-fn run(program: &str, args: &[String], input: Option<&str>) -> String {
-    let mut cmd = Command::new("timeout");
-    cmd.arg("60").arg(program).args(args);
-    cmd.stdin(if input.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    });
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    if let Some(text) = input {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(text.as_bytes())
-            .expect("write");
-    }
-    let out = child.wait_with_output().expect("wait");
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
 
 /// Every row of every table of `schema`, and each table's definition, in name order.
 async fn contents(c: &mut mysql_async::Conn, schema: &str) -> Vec<(String, String, Vec<Row>)> {
@@ -86,20 +42,10 @@ fn stable(dump: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dump_restores_to_the_same_tables() {
-    let dump_tool = tool(&["mariadb-dump", "mysqldump"]);
-    let client = tool(&["mariadb", "mysql"]);
-    let (Some(dump_tool), Some(client)) = (dump_tool, client) else {
-        assert!(
-            std::env::var_os("MDL_SERVER_REQUIRE_CLIENTS").is_none(),
-            "MDL_SERVER_REQUIRE_CLIENTS is set, but mariadb-dump or mariadb is not on PATH"
-        );
-        // Straight to stderr, past the test harness's capture of `eprintln!`: a skip is seen.
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n*** SKIPPED a_dump_restores_to_the_same_tables: no mariadb-dump/mysqldump or \
-             mariadb/mysql on PATH (Debian: apt-get install mariadb-client) ***\n"
-        );
+    let Some([dump_tool, client]) = tools_or_skip(
+        "a_dump_restores_to_the_same_tables",
+        [&["mariadb-dump", "mysqldump"], &["mariadb", "mysql"]],
+    ) else {
         return;
     };
     let addr = server();

@@ -33,6 +33,33 @@ fn is_auto_increment(o: &ColumnOption) -> bool {
         if toks.iter().any(|t| t.to_string().eq_ignore_ascii_case("AUTO_INCREMENT")))
 }
 
+/// MySQL's `SERIAL` type, an alias of `BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE` (the
+/// manual's "Numeric Data Type Syntax"; `mysqlslap --auto-generate-sql-add-autoincrement`
+/// creates its table with one).
+fn is_serial(t: &DataType) -> bool {
+    matches!(t, DataType::Custom(name, args)
+        if args.is_empty() && name.to_string().eq_ignore_ascii_case("SERIAL"))
+}
+
+/// An `AUTO_INCREMENT` integer column, or a `SERIAL` one.
+fn counts(col: &ColumnDef) -> bool {
+    is_serial(&col.data_type)
+        || (is_integer(&col.data_type) && col.options.iter().any(|o| is_auto_increment(&o.option)))
+}
+
+/// Whether `k` is a key of `col` alone.
+fn one_column_key(k: &[sqlparser::ast::IndexColumn], col: &str) -> bool {
+    match k {
+        [one] => one
+            .column
+            .expr
+            .to_string()
+            .trim_matches('`')
+            .eq_ignore_ascii_case(col),
+        _ => false,
+    }
+}
+
 fn is_integer(t: &DataType) -> bool {
     let s = t.to_string().to_ascii_uppercase();
     [
@@ -131,6 +158,9 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
             // The counted column is the primary key, declared on the column (SQLite takes
             // AUTOINCREMENT there only).
             TableConstraint::PrimaryKey(_) if counted.is_some() => {}
+            // The counted column's own unique key is its primary key now.
+            TableConstraint::Unique(u)
+                if counted.is_some_and(|col| one_column_key(&u.columns, col)) => {}
             TableConstraint::PrimaryKey(p) => defs.push(format!(
                 "PRIMARY KEY ({})",
                 index_columns(&p.columns, true)?
@@ -192,29 +222,45 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
     Ok(out)
 }
 
-/// The column that counts by itself: an `AUTO_INCREMENT` integer that is the whole primary
-/// key (on the column or as a one-column `PRIMARY KEY`), SQLite's `INTEGER PRIMARY KEY
-/// AUTOINCREMENT`. Its counter (`sqlite_sequence`) is never lowered by a delete and never gives
-/// a value twice, as InnoDB's has been since MySQL 8.0 (persisted, WL#6204), where a rowid
-/// alias alone would give the largest value again once that row is deleted.
+/// The column that counts by itself: an `AUTO_INCREMENT` integer (or `SERIAL`) that is the
+/// whole primary key (on the column or as a one-column `PRIMARY KEY`), or, in a table without
+/// a primary key, a unique key of its own (`SERIAL`'s `UNIQUE`; InnoDB then clusters the rows
+/// by it, and `DESCRIBE` calls it `PRI`): SQLite's `INTEGER PRIMARY KEY AUTOINCREMENT`. Its
+/// counter (`sqlite_sequence`) is never lowered by a delete and never gives a value twice, as
+/// InnoDB's has been since MySQL 8.0 (persisted, WL#6204), where a rowid alias alone would give
+/// the largest value again once that row is deleted.
 fn counted_column(c: &CreateTable) -> Option<&str> {
-    let auto = (c.columns.iter()).find(|col| {
-        is_integer(&col.data_type) && col.options.iter().any(|o| is_auto_increment(&o.option))
-    })?;
-    let inline = (auto.options.iter()).any(|o| matches!(o.option, ColumnOption::PrimaryKey(_)));
-    let constraint = c.constraints.iter().any(|k| match k {
-        TableConstraint::PrimaryKey(p) => match p.columns.as_slice() {
-            [one] => one
-                .column
-                .expr
-                .to_string()
-                .trim_matches('`')
-                .eq_ignore_ascii_case(&auto.name.value),
+    let auto = c.columns.iter().find(|col| counts(col))?;
+    let name = auto.name.value.as_str();
+    let has = |f: fn(&ColumnOption) -> bool| auto.options.iter().any(|o| f(&o.option));
+    let pk_inline = has(|o| matches!(o, ColumnOption::PrimaryKey(_)));
+    let pk_constraint = |col: &str| {
+        c.constraints.iter().any(|k| match k {
+            TableConstraint::PrimaryKey(p) => one_column_key(&p.columns, col),
             _ => false,
-        },
+        })
+    };
+    if pk_inline || pk_constraint(name) {
+        return Some(name);
+    }
+    let no_primary_key = !c
+        .constraints
+        .iter()
+        .any(|k| matches!(k, TableConstraint::PrimaryKey(_)))
+        && !(c.columns.iter().flat_map(|col| &col.options))
+            .any(|o| matches!(o.option, ColumnOption::PrimaryKey(_)));
+    let unique = is_serial(&auto.data_type)
+        || has(|o| matches!(o, ColumnOption::Unique(_)))
+        || unique_constraint(c, name);
+    (no_primary_key && unique).then_some(name)
+}
+
+/// Whether `c` has a one-column `UNIQUE` key on `col`.
+fn unique_constraint(c: &CreateTable, col: &str) -> bool {
+    c.constraints.iter().any(|k| match k {
+        TableConstraint::Unique(u) => one_column_key(&u.columns, col),
         _ => false,
-    });
-    (inline || constraint).then_some(auto.name.value.as_str())
+    })
 }
 
 /// The `AUTO_INCREMENT = N` table option, if above 1 (the counter's first value).
@@ -243,8 +289,10 @@ fn column_def(col: &ColumnDef, counted: bool) -> String {
     let auto = col.options.iter().any(|o| is_auto_increment(&o.option));
     let name = q_ident(&col.name.value);
     let mut check = None;
+    let serial = is_serial(&col.data_type);
     let ty = match &col.data_type {
-        ty if auto && is_integer(ty) => "INTEGER".to_string(),
+        ty if counted || (auto && is_integer(ty)) => "INTEGER".to_string(),
+        _ if serial => "BIGINT UNSIGNED NOT NULL UNIQUE".to_string(),
         // SQLite's type names take numbers only: ENUM and SET are text, an ENUM's values kept
         // by a named check (`error.rs` reports its failure as MySQL's 1265).
         DataType::Enum(members, _) => {
@@ -273,13 +321,16 @@ fn column_def(col: &ColumnDef, counted: bool) -> String {
             | ColumnOption::NotNull
             | ColumnOption::Default(_)
             | ColumnOption::Check(_) => d.push_str(&format!(" {}", o.option)),
-            ColumnOption::PrimaryKey(_) if counted => {}
+            ColumnOption::PrimaryKey(_) | ColumnOption::Unique(_) if counted => {}
             ColumnOption::PrimaryKey(_) => d.push_str(" PRIMARY KEY"),
             ColumnOption::Unique(_) => d.push_str(" UNIQUE"),
             _ => {}
         }
     }
     if counted {
+        if serial {
+            d.push_str(" NOT NULL");
+        }
         d.push_str(" PRIMARY KEY AUTOINCREMENT");
     }
     d

@@ -45,6 +45,31 @@ fn sysbench_create_table_and_index() {
 }
 
 #[test]
+fn serial_is_the_counted_column_without_another_primary_key() {
+    // mysqlslap's table: SERIAL is BIGINT UNSIGNED NOT NULL AUTO_INCREMENT UNIQUE.
+    assert_eq!(
+        sqlite("CREATE TABLE t1 (id serial,intcol1 INT(32) ,charcol1 VARCHAR(128))"),
+        [
+            "CREATE TABLE `sbtest`.`t1` (`id` INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \
+          `intcol1` INT(32), `charcol1` VARCHAR(128))"
+        ]
+    );
+    // An AUTO_INCREMENT column whose unique key is the table's only key counts too.
+    assert_eq!(
+        sqlite("CREATE TABLE t2 (id BIGINT NOT NULL AUTO_INCREMENT, v INT, UNIQUE KEY (id))"),
+        [
+            "CREATE TABLE `sbtest`.`t2` (`id` INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \
+          `v` INT)"
+        ]
+    );
+    // Beside another primary key, SERIAL is a unique NOT NULL BIGINT UNSIGNED.
+    assert_eq!(
+        sqlite("CREATE TABLE t3 (id SERIAL, k INT PRIMARY KEY)"),
+        ["CREATE TABLE `sbtest`.`t3` (`id` BIGINT UNSIGNED NOT NULL UNIQUE, `k` INT PRIMARY KEY)"]
+    );
+}
+
+#[test]
 fn names_values_and_functions() {
     assert_eq!(
         sqlite("SELECT c FROM sbtest1 WHERE id=?"),

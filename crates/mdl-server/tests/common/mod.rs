@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod clients;
+
 use std::net::SocketAddr;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};

@@ -1,0 +1,119 @@
+//! What `mysqlslap` (`mariadb-slap`), unmodified, needs and does: its auto-generated loads run
+//! at concurrency 4 and leave no schema and no metadata lock behind. It sends each statement
+//! with the C string's NUL terminator inside the packet and creates its table with a `SERIAL`
+//! column; both are also checked with `mysql_async`, so they hold where the tool is missing.
+//! The tool's runs are skipped, loudly, without it (Debian's `mariadb-client`);
+//! `MDL_SERVER_REQUIRE_CLIENTS=1` (CI) makes that a failure. Every run is bounded in time.
+
+mod common;
+
+use common::clients::{run, tools_or_skip};
+use common::*;
+use mysql_async::prelude::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nul_terminator_ends_the_statement() {
+    let mut c = conn().await;
+    let one: Option<i64> = c.query_first("SELECT 1\0").await.unwrap();
+    assert_eq!(one, Some(1));
+    let v: Option<i64> = c.exec_first("SELECT ? + 1\0", (41,)).await.unwrap();
+    assert_eq!(v, Some(42));
+    // Inside the text it is not the end: a syntax error, and the connection goes on.
+    assert_eq!(code(c.query_drop("SELECT 1\0 + 1").await).0, 1064);
+    let two: Option<i64> = c.query_first("SELECT 2").await.unwrap();
+    assert_eq!(two, Some(2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serial_counts_as_a_bigint_unsigned_auto_increment_unique() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE slap_serial (id SERIAL, v INT)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO slap_serial VALUES (NULL, 1), (NULL, 2)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO slap_serial (v) VALUES (3)")
+        .await
+        .unwrap();
+    let rows: Vec<(u64, i64)> = c
+        .query("SELECT id, v FROM slap_serial ORDER BY id")
+        .await
+        .unwrap();
+    assert_eq!(rows, [(1, 1), (2, 2), (3, 3)]);
+    let last: Option<u64> = c.query_first("SELECT LAST_INSERT_ID()").await.unwrap();
+    assert_eq!(last, Some(3));
+    // No primary key besides: the column is the one InnoDB clusters by, `PRI` in DESCRIBE.
+    let (_, _, null, key, _, extra): (String, String, String, String, Option<String>, String) = c
+        .query_first("DESCRIBE slap_serial")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((null.as_str(), key.as_str()), ("NO", "PRI"));
+    assert_eq!(extra, "auto_increment");
+    // Beside another primary key, it is a NOT NULL unique column.
+    c.query_drop("CREATE TABLE slap_serial2 (id SERIAL, k INT PRIMARY KEY)")
+        .await
+        .unwrap();
+    let (_, create): (String, String) = c
+        .query_first("SHOW CREATE TABLE slap_serial2")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(create.contains("`id` bigint unsigned NOT NULL"), "{create}");
+    assert!(create.contains("UNIQUE KEY `id` (`id`)"), "{create}");
+    c.query_drop("DROP TABLE slap_serial, slap_serial2")
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mysqlslap_auto_generated_loads_run() {
+    let Some([slap]) = tools_or_skip(
+        "mysqlslap_auto_generated_loads_run",
+        [&["mariadb-slap", "mysqlslap"]],
+    ) else {
+        return;
+    };
+    let addr = server();
+    let loads: [(&str, &[&str]); 6] = [
+        ("mixed", &["--auto-generate-sql-add-autoincrement"]),
+        ("key", &["--auto-generate-sql-add-autoincrement"]),
+        ("update", &["--auto-generate-sql-add-autoincrement"]),
+        ("write", &["--auto-generate-sql-secondary-indexes=2"]),
+        ("read", &["--commit=10"]),
+        ("key", &["--auto-generate-sql-guid-primary"]),
+    ];
+    for (i, (load, extra)) in loads.iter().enumerate() {
+        let schema = format!("slap{i}");
+        let mut args: Vec<String> = [
+            "-h127.0.0.1".to_string(),
+            format!("-P{}", addr.port()),
+            "-uroot".into(),
+            format!("--create-schema={schema}"),
+            "--auto-generate-sql".into(),
+            format!("--auto-generate-sql-load-type={load}"),
+            "--concurrency=4".into(),
+            "--iterations=1".into(),
+            "--number-of-queries=200".into(),
+        ]
+        .into();
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let out = tokio::task::block_in_place(|| run(&slap, &args, None));
+        assert!(
+            out.contains("Number of clients running queries: 4"),
+            "{load} {extra:?}: {out}"
+        );
+        let mut c = conn().await;
+        let schemas: Vec<String> = c.query("SHOW DATABASES").await.unwrap();
+        assert!(!schemas.contains(&schema), "{load}: {schemas:?}");
+        let left: Vec<(String, String)> = c
+            .query(format!(
+                "SELECT OBJECT_TYPE, LOCK_TYPE FROM performance_schema.metadata_locks \
+                 WHERE OBJECT_SCHEMA = '{schema}'"
+            ))
+            .await
+            .unwrap();
+        assert!(left.is_empty(), "{load}: {left:?}");
+    }
+}
