@@ -43,6 +43,7 @@ use crate::engine::EngineConn;
 use crate::error::ServerError;
 use crate::memo::Memo;
 use crate::processlist::ConnInfo;
+use crate::reset_command::EmptyQueries;
 use crate::server::Shared;
 use crate::session_values::SessionValues;
 use crate::wire::{marked, write_result, Output};
@@ -73,6 +74,8 @@ pub struct Connection {
     pub(crate) values: SessionValues,
     next_stmt: u32,
     watch: Arc<TcpStream>,
+    /// Which empty queries are `COM_RESET_CONNECTION`s (`reset_command.rs`).
+    empty_queries: EmptyQueries,
 }
 
 /// How a statement ended, besides its result.
@@ -98,6 +101,7 @@ impl Connection {
         info: Arc<ConnInfo>,
         watch: Arc<TcpStream>,
         thread: &pfs::SessionThread,
+        empty_queries: EmptyQueries,
     ) -> Result<Connection, ServerError> {
         let builder = shared.mgr.build_context().id(info.id);
         #[cfg(feature = "pfs")]
@@ -124,7 +128,30 @@ impl Connection {
             sql_prepared: HashMap::new(),
             next_stmt: 0,
             watch,
+            empty_queries,
         })
+    }
+
+    /// `COM_RESET_CONNECTION`: the session becomes a new connection's, on the same connection
+    /// id, login and current schema. As MySQL's `THD::cleanup_connection` (`THD::cleanup`,
+    /// `sql/sql_class.cc`): the transaction rolled back, LOCK TABLES left, the global read lock,
+    /// the user-level locks and the backup lock released, with every metadata lock; then
+    /// session variables from their global values, autocommit on, no prepared statement, no
+    /// `@` variable, `LAST_INSERT_ID()` 0.
+    fn reset(&mut self) -> Output {
+        self.info.begin("Reset connection", None, self.schema());
+        let _ = self.db.end(false);
+        self.session.reset();
+        let timeout = self.shared.global_lock_wait_timeout.load(Ordering::Relaxed);
+        self.session
+            .set_lock_wait_timeout(Duration::from_secs(timeout));
+        self.prepared.clear();
+        self.sql_prepared.clear();
+        self.values = SessionValues::new(self.info.id, self.info.user(), &self.info.host);
+        self.info
+            .after_statement(false, false, std::time::SystemTime::now(), 0);
+        self.info.end(self.schema());
+        Output::OK
     }
 
     fn schema(&self) -> Option<String> {
@@ -382,6 +409,9 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         results: QueryResultWriter<'a, W>,
     ) -> io::Result<()> {
         let query = query_text(query);
+        if query.is_empty() && self.empty_queries.next_is_reset() {
+            return write_result(results, Ok(self.reset())).await;
+        }
         if let Some(cmd) = crate::sql_prepare::recognize(query) {
             return match cmd {
                 Ok(cmd) => match self.sql_prepare(cmd).await {

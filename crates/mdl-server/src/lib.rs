@@ -59,6 +59,7 @@ mod info_schema;
 mod memo;
 mod pfs_views;
 mod processlist;
+mod reset_command;
 mod rewrite;
 mod schema_name;
 mod server;

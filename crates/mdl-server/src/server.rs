@@ -31,6 +31,7 @@ use crate::constant::Constant;
 use crate::engine::Engine;
 use crate::error::ServerError;
 use crate::processlist::{ConnInfo, Processlist};
+use crate::reset_command::{EmptyQueries, ResetCommand};
 use crate::wire::ErrorCodes;
 
 /// The stack of a connection's thread: a statement as deep as `depth.rs` lets through is
@@ -212,6 +213,8 @@ async fn serve(
     let sock = TcpStream::from_std(std)?;
     let (r, w) = sock.into_split();
     let w = ErrorCodes::new(w);
+    let empty = EmptyQueries::default();
+    let r = ResetCommand::new(r, empty.clone());
     let opts = IntermediaryOptions::default();
     // Registered in either mode, so that stopping the server closes the connection.
     let info = shared.procs.add(id, peer.to_string());
@@ -227,7 +230,13 @@ async fn serve(
         // instrumented locks) land here, as a connection's do on its `PFS_thread` in MySQL.
         // Its account is set by the handshake (`Connection::authenticate`).
         let thread = pfs::SessionThread::new("thread/sql/one_connection", id);
-        match Connection::new(shared.clone(), info.clone(), Arc::new(watch), &thread) {
+        match Connection::new(
+            shared.clone(),
+            info.clone(),
+            Arc::new(watch),
+            &thread,
+            empty,
+        ) {
             Ok(conn) => {
                 let run = AsyncMysqlIntermediary::run_with_options(conn, r, w, &opts);
                 until_killed(&info, thread.instrument(run)).await

@@ -202,6 +202,28 @@ impl Session {
         }
     }
 
+    /// A connection reset (`COM_RESET_CONNECTION`, `COM_CHANGE_USER`): the session as a new
+    /// connection's, with its current schema and name folding. As MySQL's `THD::cleanup`
+    /// (`sql/sql_class.cc`): LOCK TABLES left, the transaction's locks released, the global read
+    /// lock, the user-level locks (`mysql_ull_cleanup`) and the backup lock released; no lock
+    /// is left. The server rolls its engine's transaction back.
+    pub fn reset(&mut self) {
+        self.leave_lock_tables();
+        self.end_transaction();
+        let explicit: Vec<Ticket> = (self.global_read_lock.drain(..))
+            .chain(self.backup.drain(..))
+            .chain(self.user_locks.drain().map(|(_, (t, _))| t))
+            .collect();
+        for t in explicit {
+            let _ = self.ctx.release(t);
+        }
+        self.state = SessionState {
+            current_schema: self.state.current_schema.take(),
+            lower_case_table_names: self.state.lower_case_table_names,
+            ..SessionState::default()
+        };
+    }
+
     /// ROLLBACK: every STATEMENT and TRANSACTION lock released.
     pub fn rollback(&mut self) {
         self.end_transaction();

@@ -284,6 +284,37 @@ async fn backup_lock_blocks_ddl_not_dml() {
     ok(&mut other, "ALTER TABLE t1 ADD COLUMN b INT").await;
 }
 
+/// A connection reset (THD::cleanup in sql/sql_class.cc): every kind of lock a session can
+/// keep between statements goes, and the session is a new one's, with its current schema.
+#[tokio::test]
+async fn a_reset_releases_every_lock_the_session_keeps() {
+    let mgr = manager();
+    let mut other = impatient(&mgr);
+    for hold in [
+        "SELECT GET_LOCK('r', 0), GET_LOCK('r', 0)",
+        "BEGIN; UPDATE t1 SET a = 1; SAVEPOINT s",
+        "LOCK TABLES t1 WRITE",
+        "FLUSH TABLES WITH READ LOCK",
+        "LOCK INSTANCE FOR BACKUP",
+        "SET autocommit = 0; SELECT * FROM t1",
+    ] {
+        let mut a = session(&mgr);
+        ok(&mut a, hold).await;
+        assert!(a.context().has_locks(), "{hold}");
+        a.reset();
+        assert!(!a.context().has_locks(), "{hold}");
+        let st = a.state();
+        assert!(
+            st.autocommit && !st.in_transaction && st.locked_tables.is_none(),
+            "{hold}"
+        );
+        assert!(!st.global_read_lock && !st.backup_lock, "{hold}");
+        assert_eq!(st.current_schema.as_deref(), Some("test"));
+        assert!(a.user_locks().is_empty());
+        ok(&mut other, "ALTER TABLE t1 ADD COLUMN b INT").await;
+    }
+}
+
 /// GET_LOCK and friends (sql/item_func.cc): reference counts for a name taken twice, 0 on
 /// timeout, NULL for a lock nobody holds, the holder's id from IS_USED_LOCK, RELEASE_ALL_LOCKS
 /// counting references, locks surviving COMMIT and ROLLBACK.

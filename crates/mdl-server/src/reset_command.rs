@@ -1,0 +1,190 @@
+//! `COM_RESET_CONNECTION`, which `opensrv-mysql` 0.7 does not parse: it answers every command it
+//! does not know with OK and does nothing, so a client that resets a pooled connection
+//! (`mysql_async`'s pool does, each time a connection goes back to it) would keep the previous
+//! user's open transaction, LOCK TABLES, user-level locks and global read lock, and the metadata
+//! locks that come with them.
+//!
+//! The connection's reader goes through [`ResetCommand`], which follows the packets the client
+//! sends (a 3-byte length and a sequence id; a command is the first packet of a sequence, id 0,
+//! unless the packet before it was a full 16 MiB one that it continues) and turns the payload of
+//! a `COM_RESET_CONNECTION` (the byte `0x1F` alone) into that of an empty `COM_QUERY` (`0x03`)
+//! in place: same length, no copy, a header check per packet. Each empty query, rewritten or
+//! sent so, queues whether it is a reset in the [`EmptyQueries`] the connection shares; `on_query`
+//! takes one entry per empty query, in order: a reset runs MySQL's `THD::cleanup_connection`
+//! (`Connection::reset`), a client's own empty query stays MySQL's 1065.
+
+use std::collections::VecDeque;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, ReadBuf};
+
+const COM_QUERY: u8 = 0x03;
+const COM_RESET_CONNECTION: u8 = 0x1f;
+/// A packet of this length is continued by the next one.
+const FULL_PACKET: usize = 0xff_ffff;
+
+/// For each empty `COM_QUERY` read, in order: whether it was a `COM_RESET_CONNECTION`.
+#[derive(Debug, Clone, Default)]
+pub struct EmptyQueries(Arc<Mutex<VecDeque<bool>>>);
+
+impl EmptyQueries {
+    fn push(&self, reset: bool) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_back(reset);
+    }
+
+    /// Whether the empty query being run is a reset (see the module docs).
+    pub fn next_is_reset(&self) -> bool {
+        let mut q = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        q.pop_front().unwrap_or(false)
+    }
+}
+
+/// Where the reader is in the client's packets.
+#[derive(Debug, Default)]
+struct Framer {
+    header: [u8; 4],
+    /// Header bytes read of the next packet.
+    header_len: usize,
+    /// Payload bytes of the current packet still to pass.
+    payload_left: usize,
+    /// The current packet is a command whose whole payload is one byte, not read yet.
+    one_byte_command: bool,
+    /// The current packet is followed by a continuation.
+    continued: bool,
+}
+
+impl Framer {
+    /// Follows the packets through `bytes` (the next bytes read), rewriting in place.
+    fn scan(&mut self, bytes: &mut [u8], empty: &EmptyQueries) {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.payload_left > 0 {
+                if std::mem::take(&mut self.one_byte_command) {
+                    match bytes[i] {
+                        COM_RESET_CONNECTION => {
+                            bytes[i] = COM_QUERY;
+                            empty.push(true);
+                        }
+                        COM_QUERY => empty.push(false),
+                        _ => {}
+                    }
+                }
+                let n = self.payload_left.min(bytes.len() - i);
+                self.payload_left -= n;
+                i += n;
+                continue;
+            }
+            self.header[self.header_len] = bytes[i];
+            self.header_len += 1;
+            i += 1;
+            if self.header_len == 4 {
+                self.header_len = 0;
+                let [a, b, c, seq] = self.header;
+                let len = usize::from(a) | usize::from(b) << 8 | usize::from(c) << 16;
+                let command = seq == 0 && !self.continued;
+                self.continued = len == FULL_PACKET;
+                self.payload_left = len;
+                self.one_byte_command = command && len == 1;
+            }
+        }
+    }
+}
+
+/// The client's bytes, with `COM_RESET_CONNECTION` turned into an empty `COM_QUERY`.
+#[derive(Debug)]
+pub struct ResetCommand<R> {
+    inner: R,
+    framer: Framer,
+    empty: EmptyQueries,
+}
+
+impl<R> ResetCommand<R> {
+    /// Reads `inner`; the empty queries are queued in `empty`.
+    pub fn new(inner: R, empty: EmptyQueries) -> ResetCommand<R> {
+        ResetCommand {
+            inner,
+            framer: Framer::default(),
+            empty,
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for ResetCommand<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let r = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = r {
+            let (framer, empty) = (&mut this.framer, &this.empty);
+            framer.scan(&mut buf.filled_mut()[before..], empty);
+        }
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packet(seq: u8, payload: &[u8]) -> Vec<u8> {
+        let n = payload.len();
+        let mut p = vec![n as u8, (n >> 8) as u8, (n >> 16) as u8, seq];
+        p.extend_from_slice(payload);
+        p
+    }
+
+    /// `stream` scanned in chunks of `chunk` bytes.
+    fn scanned(stream: &[u8], chunk: usize) -> (Vec<u8>, Vec<bool>) {
+        let (mut f, q) = (Framer::default(), EmptyQueries::default());
+        let mut out = stream.to_vec();
+        for c in out.chunks_mut(chunk) {
+            f.scan(c, &q);
+        }
+        let queued = q.0.lock().unwrap().iter().copied().collect();
+        (out, queued)
+    }
+
+    #[test]
+    fn a_reset_becomes_an_empty_query_and_nothing_else_changes() {
+        let stream: Vec<u8> = [
+            packet(1, &[0x1f, 0x1f, 0x1f]), // a handshake response: not a command
+            packet(0, b"\x03SELECT 1"),     // a query
+            packet(0, &[COM_RESET_CONNECTION]), // the reset
+            packet(1, &[COM_RESET_CONNECTION]), // not the first packet of its sequence
+            packet(0, &[COM_QUERY]),        // a client's own empty query
+            packet(0, &[0x0e]),             // COM_PING
+        ]
+        .concat();
+        let mut want = stream.clone();
+        let at = packet(1, &[0; 3]).len() + packet(0, b"\x03SELECT 1").len() + 4;
+        want[at] = COM_QUERY;
+        for chunk in [1, 2, 3, 5, 7, stream.len()] {
+            assert_eq!(
+                scanned(&stream, chunk),
+                (want.clone(), vec![true, false]),
+                "{chunk}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_continuation_packet_is_not_a_command() {
+        let mut stream = packet(0, &vec![b'x'; FULL_PACKET]);
+        stream[4] = COM_QUERY;
+        // The continuation happens to hold one 0x1F byte, with sequence id 0 after a wrap.
+        stream.extend(packet(0, &[COM_RESET_CONNECTION]));
+        let (out, queued) = scanned(&stream, 65536);
+        assert_eq!(out, stream);
+        assert!(queued.is_empty());
+    }
+}
