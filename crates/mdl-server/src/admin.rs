@@ -162,6 +162,66 @@ pub fn check_set(shared: &Shared, s: &SessionVars, set: &Set) -> Result<(), Serv
     Ok(())
 }
 
+/// `SHOW [GLOBAL | SESSION] VARIABLES`' rows, by name: each variable the server lists, its value
+/// as text (`global`: the global values, else the session's). `performance_schema`'s
+/// `global_variables` and `session_variables` are these rows (`pfs_views/variables.rs`).
+pub fn variables(shared: &Shared, s: &SessionVars, global: bool) -> Vec<(String, String)> {
+    (VARIABLE_NAMES.iter())
+        .filter_map(|n| {
+            let v = match global {
+                true => variable(shared, s, &format!("global.{n}"))?,
+                false => variable(shared, s, n)?,
+            };
+            let v = match v {
+                Cell::Int(i) => i.to_string(),
+                Cell::Text(t) => t,
+                _ => String::new(),
+            };
+            Some((n.to_string(), v))
+        })
+        .collect()
+}
+
+/// `SHOW [GLOBAL | SESSION] STATUS`' rows, by name: the server's counters, the same for every
+/// session (the server keeps none per session). `performance_schema`'s `global_status` and
+/// `session_status` are these rows (`pfs_views/variables.rs`).
+pub fn status(shared: &Shared) -> Vec<(String, String)> {
+    let c = &shared.engine.counters;
+    let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed).to_string();
+    let procs = shared.procs.rows(&shared.mgr);
+    let running = procs.iter().filter(|p| p.command != "Sleep").count();
+    let questions = load(&shared.counters.questions);
+    let mut rows = vec![
+        ("Threads_connected".to_string(), procs.len().to_string()),
+        ("Threads_running".into(), running.to_string()),
+        ("Connections".into(), shared.connections().to_string()),
+        // No stored programs: every statement came from a client.
+        ("Queries".into(), questions.clone()),
+        ("Questions".into(), questions),
+        (
+            "Uptime".into(),
+            shared.started.elapsed().as_secs().to_string(),
+        ),
+        ("Engine_writer_timeouts".into(), load(&c.writer_timeouts)),
+        ("Engine_busy_deadlocks".into(), load(&c.busy)),
+        (
+            "Statements_failed_1213".into(),
+            load(&shared.counters.deadlocks),
+        ),
+        (
+            "Statements_failed_1205".into(),
+            load(&shared.counters.timeouts),
+        ),
+    ];
+    #[cfg(feature = "pfs")]
+    rows.push((
+        "Performance_schema_metadata_lock_lost".into(),
+        shared.mgr.metadata_locks_lost().to_string(),
+    ));
+    rows.sort();
+    rows
+}
+
 fn like(filter: &Option<ShowStatementFilter>, name: &str) -> bool {
     match filter {
         Some(ShowStatementFilter::Like(p)) => pfs::Pattern::parse(p)
@@ -239,21 +299,9 @@ pub fn show(
         Statement::ShowProcessList { full } => Ok(show_processlist(shared, *full)),
         Statement::Kill { modifier, id } => kill(shared, *modifier, *id),
         Statement::ShowVariables { filter, global, .. } => {
-            let rows = VARIABLE_NAMES
-                .iter()
-                .filter(|n| like(filter, n))
-                .filter_map(|n| {
-                    let v = match global {
-                        true => variable(shared, vars, &format!("global.{n}"))?,
-                        false => variable(shared, vars, n)?,
-                    };
-                    let v = match v {
-                        Cell::Int(i) => i.to_string(),
-                        Cell::Text(t) => t,
-                        _ => String::new(),
-                    };
-                    Some(vec![Some(n.to_string()), Some(v)])
-                })
+            let rows = (variables(shared, vars, *global).into_iter())
+                .filter(|(n, _)| like(filter, n))
+                .map(|(n, v)| vec![Some(n), Some(v)])
                 .collect();
             Ok(Output::Rows(ResultSet::text(
                 &["Variable_name", "Value"],
@@ -261,47 +309,13 @@ pub fn show(
             )))
         }
         Statement::ShowStatus { filter, .. } => {
-            let c = &shared.engine.counters;
-            let load = |a: &std::sync::atomic::AtomicU64| {
-                a.load(std::sync::atomic::Ordering::Relaxed).to_string()
-            };
-            let procs = shared.procs.rows(&shared.mgr);
-            let running = procs.iter().filter(|p| p.command != "Sleep").count();
-            let questions = load(&shared.counters.questions);
-            let mut rows = vec![
-                ("Threads_connected".to_string(), procs.len().to_string()),
-                ("Threads_running".into(), running.to_string()),
-                ("Connections".into(), shared.connections().to_string()),
-                // No stored programs: every statement came from a client.
-                ("Queries".into(), questions.clone()),
-                ("Questions".into(), questions),
-                (
-                    "Uptime".into(),
-                    shared.started.elapsed().as_secs().to_string(),
-                ),
-                ("Engine_writer_timeouts".into(), load(&c.writer_timeouts)),
-                ("Engine_busy_deadlocks".into(), load(&c.busy)),
-                (
-                    "Statements_failed_1213".into(),
-                    load(&shared.counters.deadlocks),
-                ),
-                (
-                    "Statements_failed_1205".into(),
-                    load(&shared.counters.timeouts),
-                ),
-            ];
-            #[cfg(feature = "pfs")]
-            rows.push((
-                "Performance_schema_metadata_lock_lost".into(),
-                shared.mgr.metadata_locks_lost().to_string(),
-            ));
-            rows.retain(|(n, _)| like(filter, n));
-            rows.sort();
+            let rows = (status(shared).into_iter())
+                .filter(|(n, _)| like(filter, n))
+                .map(|(n, v)| vec![Some(n), Some(v)])
+                .collect();
             Ok(Output::Rows(ResultSet::text(
                 &["Variable_name", "Value"],
-                rows.into_iter()
-                    .map(|(n, v)| vec![Some(n), Some(v)])
-                    .collect(),
+                rows,
             )))
         }
         Statement::ShowDatabases { .. } | Statement::ShowSchemas { .. } => {
@@ -323,6 +337,12 @@ pub fn show(
                     .map(|s| s.to_string())
                     .collect();
                 return Some(Ok(text1("Tables_in_performance_schema", v)));
+            }
+            if schema == "sys" {
+                let v = (crate::pfs_views::SYS_TABLES.iter())
+                    .map(|s| s.to_string())
+                    .collect();
+                return Some(Ok(text1("Tables_in_sys", v)));
             }
             if schema.eq_ignore_ascii_case(crate::info_schema::SCHEMA) {
                 let v = (crate::info_schema::TABLES.iter())

@@ -123,14 +123,30 @@ impl Connection {
     }
 
     fn refresh_views(&mut self, tables: &[(String, String)]) -> Result<(), ServerError> {
+        self.with_sources(|db, src| {
+            pfs_views::refresh(db, tables, src)?;
+            crate::info_schema::refresh(db, tables, src.processes)
+        })
+    }
+
+    /// Runs `f` on the engine connection with what the snapshots read besides `pfs`: the lock
+    /// manager, the process list, this session's variables and the server's status.
+    fn with_sources<R>(
+        &mut self,
+        f: impl FnOnce(&mut crate::engine::EngineConn, &Sources<'_>) -> R,
+    ) -> R {
         let shared = self.shared.clone();
+        let vars = self.vars();
         let procs = || shared.procs.rows(&shared.mgr);
+        let variables = |global: bool| admin::variables(&shared, &vars, global);
+        let status = || admin::status(&shared);
         let src = Sources {
-            mgr: &self.shared.mgr,
+            mgr: &shared.mgr,
             processes: &procs,
+            variables: &variables,
+            status: &status,
         };
-        pfs_views::refresh(&mut self.db, tables, &src)?;
-        crate::info_schema::refresh(&mut self.db, tables, &procs)
+        f(&mut self.db, &src)
     }
 
     /// A prepared statement's parameter count and column names.
@@ -301,13 +317,7 @@ impl Connection {
             Statement::Update(u) => u.selection.as_ref().map(|w| w.to_string()),
             _ => None,
         };
-        let shared = self.shared.clone();
-        let procs = || shared.procs.rows(&shared.mgr);
-        let src = Sources {
-            mgr: &self.shared.mgr,
-            processes: &procs,
-        };
-        pfs_views::write(&mut self.db, s, selection, tables, &src)
+        self.with_sources(|db, src| pfs_views::write(db, s, selection, tables, src))
     }
 
     /// Steps 3 to 5 of the module docs.

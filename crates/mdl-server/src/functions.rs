@@ -20,6 +20,8 @@
 //! * `convert`: `HEX`, `BIN`, `OCT`, `CONV`, `BIT_COUNT`, `INET_ATON`, `INET_NTOA`,
 //!   `TO_BASE64`, `FROM_BASE64`.
 //! * `json`: `JSON_TYPE`, `JSON_UNQUOTE`, `JSON_LENGTH`, `JSON_KEYS`.
+//! * `pfs_format`: `FORMAT_PICO_TIME`, `FORMAT_BYTES` (the sys schema's formatted views use
+//!   them).
 //!
 //! How they meet SQLite:
 //!
@@ -66,6 +68,7 @@ mod json;
 mod math;
 mod numeric;
 mod parts;
+mod pfs_format;
 mod regexp;
 mod splice;
 mod string;
@@ -167,6 +170,7 @@ pub fn register(
     parts::register(db, clock)?;
     interval::register(db, clock)?;
     format::register(db, clock)?;
+    pfs_format::register(db)?;
     regexp::register(db)
 }
 

@@ -16,8 +16,8 @@
 //! What is in them: the schemas this server has (`SHOW DATABASES`'s list); every table and
 //! view of the schema files, as `catalog.rs` reads them (the rows of `STATISTICS` are those of
 //! `SHOW INDEX`); in `TABLES` also the `performance_schema` tables (`BASE TABLE`, engine
-//! `PERFORMANCE_SCHEMA`, as in MySQL), `sys.innodb_lock_waits` and
-//! `sys.schema_table_lock_waits` (`VIEW`) and these (`SYSTEM VIEW`). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
+//! `PERFORMANCE_SCHEMA`, as in MySQL), the `sys` views (`VIEW`: `pfs_views::SYS_TABLES`)
+//! and these (`SYSTEM VIEW`). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
 //! until rows are deleted, read without a scan), `AUTO_INCREMENT` the counter's next value;
 //! sizes, times and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`,
 //! the collation `utf8mb4_bin` (`catalog.rs`).
@@ -340,8 +340,9 @@ fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
         let engine = Some("PERFORMANCE_SCHEMA");
         rows.push(table_row("performance_schema", t, "BASE TABLE", engine));
     }
-    rows.push(table_row("sys", "innodb_lock_waits", "VIEW", None));
-    rows.push(table_row("sys", "schema_table_lock_waits", "VIEW", None));
+    for t in crate::pfs_views::SYS_TABLES {
+        rows.push(table_row("sys", t, "VIEW", None));
+    }
     for (t, _) in TABLES {
         rows.push(table_row(SCHEMA, t, "SYSTEM VIEW", None));
     }

@@ -17,6 +17,13 @@
 //! `sys.innodb_lock_waits` lists the waits for the engine's writer, InnoDB's row locks'
 //! counterpart here, with the connection that holds it (`innodb_lock_waits.rs`).
 //!
+//! `sys.processlist`, `sys.x$processlist`, `sys.session` and `sys.x$session` are MySQL's views
+//! too, SQL over fresh snapshots of `threads`, `processlist`, `events_statements_current` and
+//! `events_waits_current` (`sys_processlist.rs`: what each column shows, and which are NULL).
+//!
+//! `global_variables`, `session_variables`, `global_status` and `session_status` are the rows
+//! of `SHOW VARIABLES` and `SHOW STATUS`, the asking session's (`variables.rs`).
+//!
 //! `UPDATE performance_schema.setup_instruments | setup_consumers SET ENABLED = ..., TIMED =
 //! ... WHERE ...` changes the live switches: SQLite evaluates the `WHERE` over a snapshot and
 //! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
@@ -25,6 +32,8 @@
 use std::fmt::Write as _;
 
 mod innodb_lock_waits;
+mod sys_processlist;
+mod variables;
 
 use pfs::tables::{Row, Table};
 use serde_json::Value as Json;
@@ -41,10 +50,15 @@ pub struct Sources<'a> {
     pub mgr: &'a mdl_core::MdlManager,
     /// The process list, already read.
     pub processes: &'a dyn Fn() -> Vec<Process>,
+    /// The asking session's `SHOW VARIABLES` rows, or (`true`) `SHOW GLOBAL VARIABLES`'
+    /// (`admin::variables`).
+    pub variables: &'a dyn Fn(bool) -> Vec<(String, String)>,
+    /// `SHOW STATUS`' rows (`admin::status`).
+    pub status: &'a dyn Fn() -> Vec<(String, String)>,
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 26] = [
+pub const TABLES: [&str; 30] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -71,6 +85,20 @@ pub const TABLES: [&str; 26] = [
     "events_waits_summary_by_instance",
     "events_waits_summary_by_thread_by_event_name",
     "events_statements_summary_by_digest",
+    "global_variables",
+    "session_variables",
+    "global_status",
+    "session_status",
+];
+
+/// The `sys` views this server has, by name (`SHOW TABLES FROM sys`).
+pub const SYS_TABLES: [&str; 6] = [
+    "innodb_lock_waits",
+    "processlist",
+    "schema_table_lock_waits",
+    "session",
+    "x$processlist",
+    "x$session",
 ];
 
 /// Refreshes the snapshot tables `tables` (`(schema, table)`, any schema: others are
@@ -104,6 +132,13 @@ pub fn refresh(
                 let rows = innodb_lock_waits::rows(&(src.processes)());
                 let columns = &innodb_lock_waits::COLUMNS;
                 crate::info_schema::load(db, "sys", "innodb_lock_waits", columns, rows)?;
+            }
+            "sys" if sys_processlist::VIEWS.contains(&key.1.as_str()) => {
+                sys_processlist::refresh(db, src)?;
+                let filled = (sys_processlist::SOURCES.iter())
+                    .map(|t| ("performance_schema", *t))
+                    .chain(sys_processlist::VIEWS.iter().map(|v| ("sys", *v)));
+                done.extend(filled.map(|(s, t)| (s.to_string(), t.to_string())));
             }
             "sys" => return Err(no_such_table(&key.0, &key.1)),
             _ => {}
@@ -208,6 +243,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         "events_statements_summary_by_digest" => {
             load(db, name, &pfs::events_statements_summary_by_digest(), &[])
         }
+        _ if variables::TABLES.contains(&name) => variables::fill(db, name, src),
         _ => Err(no_such_table("performance_schema", name)),
     }
 }

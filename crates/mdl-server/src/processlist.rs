@@ -217,6 +217,8 @@ pub struct Process {
     pub command: &'static str,
     /// Time (seconds in the command).
     pub time: u64,
+    /// The time in the command, to the nanosecond (`sys.processlist`'s latencies).
+    pub elapsed: std::time::Duration,
     /// State.
     pub state: String,
     /// Info.
@@ -307,6 +309,7 @@ impl Processlist {
                     db: a.db.clone(),
                     command: a.command,
                     time: a.since.elapsed().as_secs(),
+                    elapsed: a.since.elapsed(),
                     waits_for_writer: waiting.is_none() && a.state == WAITING_FOR_WRITER,
                     state: waiting.unwrap_or_else(|| a.state.to_string()),
                     info: a.info.as_deref().map(str::to_string),

@@ -47,14 +47,10 @@ pub struct SessionValues {
 impl SessionValues {
     /// The values of a new connection.
     pub fn new(connection_id: u64, user: &str, host_port: &str) -> SessionValues {
-        let host = match host_port.rsplit_once(':') {
-            Some((h, p)) if p.bytes().all(|b| b.is_ascii_digit()) => h,
-            _ => host_port,
-        };
         SessionValues {
             connection_id,
             user: user.to_string(),
-            host: host.trim_matches(['[', ']']).to_string(),
+            host: host_of(host_port).to_string(),
             last_insert_id: 0,
             row_count: -1,
             user_vars: HashMap::new(),
@@ -94,6 +90,15 @@ impl SessionValues {
             Ok(Output::Rows(_)) | Err(_) => self.row_count = -1,
         }
     }
+}
+
+/// The host of a client's `host:port` (an IPv6 address without its brackets).
+pub fn host_of(host_port: &str) -> &str {
+    let host = match host_port.rsplit_once(':') {
+        Some((h, p)) if p.bytes().all(|b| b.is_ascii_digit()) => h,
+        _ => host_port,
+    };
+    host.trim_matches(['[', ']'])
 }
 
 impl SessionValues {
