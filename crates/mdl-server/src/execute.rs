@@ -440,11 +440,15 @@ impl Connection {
                     engine_step::run(db, info, kind, statement, rw, params, multi, schema).await
                 }
             };
-            let out = match (out, rw.as_deref()) {
-                (Ok(Output::Rows(r)), Some(rw)) if !rw.user_vars.is_empty() => {
+            let out = match (out, rw.as_deref(), statement) {
+                (Ok(Output::Rows(r)), Some(rw), _) if !rw.user_vars.is_empty() => {
                     keep_row(values, &rw.user_vars, r)
                 }
-                (out, _) => out,
+                (Err(e), _, Some(s)) if e.code == 1091 => {
+                    let current = stmt.session().state().current_schema.as_deref();
+                    Err(alter_more::missing_table(db, s, current).unwrap_or(e))
+                }
+                (out, _, _) => out,
             };
             match out {
                 Ok(o) => stmt.finish().await.map(|()| o).map_err(ServerError::from),
