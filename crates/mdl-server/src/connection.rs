@@ -39,11 +39,11 @@ use rusqlite::types::Value;
 use tokio::io::{AsyncWrite, Interest};
 use tokio::net::TcpStream;
 
+use crate::command_map::{EmptyQueries, EmptyQuery};
 use crate::engine::EngineConn;
 use crate::error::ServerError;
 use crate::memo::Memo;
 use crate::processlist::ConnInfo;
-use crate::reset_command::EmptyQueries;
 use crate::server::Shared;
 use crate::session_values::SessionValues;
 use crate::wire::{marked, write_result, Output};
@@ -74,7 +74,7 @@ pub struct Connection {
     pub(crate) values: SessionValues,
     next_stmt: u32,
     watch: Arc<TcpStream>,
-    /// Which empty queries are `COM_RESET_CONNECTION`s (`reset_command.rs`).
+    /// What the empty queries were sent as (`command_map.rs`).
     empty_queries: EmptyQueries,
 }
 
@@ -409,8 +409,15 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         results: QueryResultWriter<'a, W>,
     ) -> io::Result<()> {
         let query = query_text(query);
-        if query.is_empty() && self.empty_queries.next_is_reset() {
-            return write_result(results, Ok(self.reset())).await;
+        if query.is_empty() {
+            match self.empty_queries.next() {
+                EmptyQuery::Reset => return write_result(results, Ok(self.reset())).await,
+                EmptyQuery::Statistics => {
+                    let line = crate::admin::statistics(&self.shared);
+                    return write_result(results, Err(crate::wire::raw_reply(line))).await;
+                }
+                EmptyQuery::Query => {}
+            }
         }
         if let Some(cmd) = crate::sql_prepare::recognize(query) {
             return match cmd {

@@ -46,6 +46,7 @@
 
 mod admin;
 mod catalog;
+mod command_map;
 mod config;
 mod connection;
 mod constant;
@@ -59,7 +60,6 @@ mod info_schema;
 mod memo;
 mod pfs_views;
 mod processlist;
-mod reset_command;
 mod rewrite;
 mod schema_name;
 mod server;

@@ -25,13 +25,13 @@ use opensrv_mysql::{AsyncMysqlIntermediary, IntermediaryOptions};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
+use crate::command_map::{CommandMap, EmptyQueries};
 use crate::config::{Mode, ServerConfig};
 use crate::connection::Connection;
 use crate::constant::Constant;
 use crate::engine::Engine;
 use crate::error::ServerError;
 use crate::processlist::{ConnInfo, Processlist};
-use crate::reset_command::{EmptyQueries, ResetCommand};
 use crate::wire::ErrorCodes;
 
 /// The stack of a connection's thread: a statement as deep as `depth.rs` lets through is
@@ -214,7 +214,7 @@ async fn serve(
     let (r, w) = sock.into_split();
     let w = ErrorCodes::new(w);
     let empty = EmptyQueries::default();
-    let r = ResetCommand::new(r, empty.clone());
+    let r = CommandMap::new(r, empty.clone());
     let opts = IntermediaryOptions::default();
     // Registered in either mode, so that stopping the server closes the connection.
     let info = shared.procs.add(id, peer.to_string());

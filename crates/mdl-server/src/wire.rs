@@ -9,6 +9,10 @@
 //! output stream, rewrites each ERR packet (payload starting with `0xFF`, which no other
 //! packet of a result can start with) to carry them: the code field, the SQLSTATE after `#`,
 //! the message without the marker, and the packet's length.
+//!
+//! The same path carries the one reply that is no result and no error: `COM_STATISTICS`'s line
+//! of text (`command_map.rs`). Marked with code 0000, which no error has, the packet becomes a
+//! payload of that text alone ([`raw_reply`]).
 
 use std::io;
 use std::pin::Pin;
@@ -194,6 +198,14 @@ pub async fn write_error<W: AsyncWrite + Send + Unpin>(
     w.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(e)).await
 }
 
+/// A reply whose whole payload is `text` (see the module docs), written as an error.
+pub fn raw_reply(text: String) -> ServerError {
+    ServerError::new(RAW_REPLY, "00000", text)
+}
+
+/// The code that marks a [`raw_reply`].
+const RAW_REPLY: u16 = 0;
+
 /// The message with the marker of the module docs in front.
 pub fn marked(e: &ServerError) -> Vec<u8> {
     let mut m = Vec::with_capacity(MARKER_LEN + e.message.len());
@@ -256,10 +268,12 @@ impl<W> ErrorCodes<W> {
                     .and_then(|s| s.parse().ok())
                     .unwrap_or(1105);
                 let mut p = Vec::with_capacity(len - MARKER_LEN);
-                p.push(0xFF);
-                p.extend_from_slice(&code.to_le_bytes());
-                p.push(b'#');
-                p.extend_from_slice(&payload[14..19]);
+                if code != RAW_REPLY {
+                    p.push(0xFF);
+                    p.extend_from_slice(&code.to_le_bytes());
+                    p.push(b'#');
+                    p.extend_from_slice(&payload[14..19]);
+                }
                 p.extend_from_slice(&payload[19..]);
                 let n = p.len();
                 self.out

@@ -1,17 +1,20 @@
-//! `COM_RESET_CONNECTION`, which `opensrv-mysql` 0.7 does not parse: it answers every command it
-//! does not know with OK and does nothing, so a client that resets a pooled connection
-//! (`mysql_async`'s pool does, each time a connection goes back to it) would keep the previous
-//! user's open transaction, LOCK TABLES, user-level locks and global read lock, and the metadata
-//! locks that come with them.
+//! Commands `opensrv-mysql` 0.7 does not parse: it answers every command it does not know with
+//! OK and does nothing. Two matter:
 //!
-//! The connection's reader goes through [`ResetCommand`], which follows the packets the client
+//! * `COM_RESET_CONNECTION`: a client that resets a pooled connection (`mysql_async`'s pool
+//!   does, each time a connection goes back to it) would keep the previous user's open
+//!   transaction, LOCK TABLES, user-level locks and global read lock, and the metadata locks that
+//!   come with them. `Connection::reset` runs MySQL's `THD::cleanup_connection`.
+//! * `COM_STATISTICS` (`mysql_stat()`: `mariadb-admin status` and `version`): its reply is a
+//!   line of text, not an OK packet, which the client reads as "Wrong host info".
+//!
+//! The connection's reader goes through [`CommandMap`], which follows the packets the client
 //! sends (a 3-byte length and a sequence id; a command is the first packet of a sequence, id 0,
 //! unless the packet before it was a full 16 MiB one that it continues) and turns the payload of
-//! a `COM_RESET_CONNECTION` (the byte `0x1F` alone) into that of an empty `COM_QUERY` (`0x03`)
-//! in place: same length, no copy, a header check per packet. Each empty query, rewritten or
-//! sent so, queues whether it is a reset in the [`EmptyQueries`] the connection shares; `on_query`
-//! takes one entry per empty query, in order: a reset runs MySQL's `THD::cleanup_connection`
-//! (`Connection::reset`), a client's own empty query stays MySQL's 1065.
+//! either command (its command byte alone) into that of an empty `COM_QUERY` (`0x03`) in place:
+//! same length, no copy, a header check per packet. Each empty query, rewritten or sent so,
+//! queues what it was sent as in the [`EmptyQueries`] the connection shares; `on_query` takes one
+//! entry per empty query, in order, and a client's own empty query stays MySQL's 1065.
 
 use std::collections::VecDeque;
 use std::io;
@@ -22,26 +25,38 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, ReadBuf};
 
 const COM_QUERY: u8 = 0x03;
+const COM_STATISTICS: u8 = 0x09;
 const COM_RESET_CONNECTION: u8 = 0x1f;
 /// A packet of this length is continued by the next one.
 const FULL_PACKET: usize = 0xff_ffff;
 
-/// For each empty `COM_QUERY` read, in order: whether it was a `COM_RESET_CONNECTION`.
+/// What an empty `COM_QUERY` the connection reads was sent as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmptyQuery {
+    /// An empty query (MySQL's 1065).
+    Query,
+    /// `COM_RESET_CONNECTION`.
+    Reset,
+    /// `COM_STATISTICS`.
+    Statistics,
+}
+
+/// For each empty `COM_QUERY` read, in order: what it was sent as.
 #[derive(Debug, Clone, Default)]
-pub struct EmptyQueries(Arc<Mutex<VecDeque<bool>>>);
+pub struct EmptyQueries(Arc<Mutex<VecDeque<EmptyQuery>>>);
 
 impl EmptyQueries {
-    fn push(&self, reset: bool) {
+    fn push(&self, q: EmptyQuery) {
         self.0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push_back(reset);
+            .push_back(q);
     }
 
-    /// Whether the empty query being run is a reset (see the module docs).
-    pub fn next_is_reset(&self) -> bool {
+    /// What the empty query being run was sent as (see the module docs).
+    pub fn next(&self) -> EmptyQuery {
         let mut q = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        q.pop_front().unwrap_or(false)
+        q.pop_front().unwrap_or(EmptyQuery::Query)
     }
 }
 
@@ -66,13 +81,15 @@ impl Framer {
         while i < bytes.len() {
             if self.payload_left > 0 {
                 if std::mem::take(&mut self.one_byte_command) {
-                    match bytes[i] {
-                        COM_RESET_CONNECTION => {
-                            bytes[i] = COM_QUERY;
-                            empty.push(true);
-                        }
-                        COM_QUERY => empty.push(false),
-                        _ => {}
+                    let sent_as = match bytes[i] {
+                        COM_QUERY => Some(EmptyQuery::Query),
+                        COM_RESET_CONNECTION => Some(EmptyQuery::Reset),
+                        COM_STATISTICS => Some(EmptyQuery::Statistics),
+                        _ => None,
+                    };
+                    if let Some(q) = sent_as {
+                        bytes[i] = COM_QUERY;
+                        empty.push(q);
                     }
                 }
                 let n = self.payload_left.min(bytes.len() - i);
@@ -96,18 +113,19 @@ impl Framer {
     }
 }
 
-/// The client's bytes, with `COM_RESET_CONNECTION` turned into an empty `COM_QUERY`.
+/// The client's bytes, with `COM_RESET_CONNECTION` and `COM_STATISTICS` turned into empty
+/// `COM_QUERY`s.
 #[derive(Debug)]
-pub struct ResetCommand<R> {
+pub struct CommandMap<R> {
     inner: R,
     framer: Framer,
     empty: EmptyQueries,
 }
 
-impl<R> ResetCommand<R> {
+impl<R> CommandMap<R> {
     /// Reads `inner`; the empty queries are queued in `empty`.
-    pub fn new(inner: R, empty: EmptyQueries) -> ResetCommand<R> {
-        ResetCommand {
+    pub fn new(inner: R, empty: EmptyQueries) -> CommandMap<R> {
+        CommandMap {
             inner,
             framer: Framer::default(),
             empty,
@@ -115,7 +133,7 @@ impl<R> ResetCommand<R> {
     }
 }
 
-impl<R: AsyncRead + Unpin> AsyncRead for ResetCommand<R> {
+impl<R: AsyncRead + Unpin> AsyncRead for CommandMap<R> {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -144,7 +162,7 @@ mod tests {
     }
 
     /// `stream` scanned in chunks of `chunk` bytes.
-    fn scanned(stream: &[u8], chunk: usize) -> (Vec<u8>, Vec<bool>) {
+    fn scanned(stream: &[u8], chunk: usize) -> (Vec<u8>, Vec<EmptyQuery>) {
         let (mut f, q) = (Framer::default(), EmptyQueries::default());
         let mut out = stream.to_vec();
         for c in out.chunks_mut(chunk) {
@@ -155,7 +173,7 @@ mod tests {
     }
 
     #[test]
-    fn a_reset_becomes_an_empty_query_and_nothing_else_changes() {
+    fn a_reset_and_a_stat_become_empty_queries_and_nothing_else_changes() {
         let stream: Vec<u8> = [
             packet(1, &[0x1f, 0x1f, 0x1f]), // a handshake response: not a command
             packet(0, b"\x03SELECT 1"),     // a query
@@ -163,15 +181,19 @@ mod tests {
             packet(1, &[COM_RESET_CONNECTION]), // not the first packet of its sequence
             packet(0, &[COM_QUERY]),        // a client's own empty query
             packet(0, &[0x0e]),             // COM_PING
+            packet(0, &[COM_STATISTICS]),   // mysql_stat()
         ]
         .concat();
         let mut want = stream.clone();
         let at = packet(1, &[0; 3]).len() + packet(0, b"\x03SELECT 1").len() + 4;
         want[at] = COM_QUERY;
+        let last = want.len() - 1;
+        want[last] = COM_QUERY;
+        let kinds = vec![EmptyQuery::Reset, EmptyQuery::Query, EmptyQuery::Statistics];
         for chunk in [1, 2, 3, 5, 7, stream.len()] {
             assert_eq!(
                 scanned(&stream, chunk),
-                (want.clone(), vec![true, false]),
+                (want.clone(), kinds.clone()),
                 "{chunk}"
             );
         }

@@ -1,9 +1,11 @@
-//! What `mysqlslap` (`mariadb-slap`), unmodified, needs and does: its auto-generated loads run
-//! at concurrency 4 and leave no schema and no metadata lock behind. It sends each statement
-//! with the C string's NUL terminator inside the packet and creates its table with a `SERIAL`
-//! column; both are also checked with `mysql_async`, so they hold where the tool is missing.
-//! The tool's runs are skipped, loudly, without it (Debian's `mariadb-client`);
-//! `MDL_SERVER_REQUIRE_CLIENTS=1` (CI) makes that a failure. Every run is bounded in time.
+//! Real command-line clients, unmodified, beyond the dump of `tests/dump.rs`: `mysqlslap`
+//! (`mariadb-slap`), whose auto-generated loads run at concurrency 4 and leave no schema and no
+//! metadata lock behind, and `mariadb-admin` (`mysqladmin`), whose `status` and `version` read
+//! `COM_STATISTICS`. `mysqlslap` sends each statement with the C string's NUL terminator inside
+//! the packet and creates its table with a `SERIAL` column; both are also checked with
+//! `mysql_async`, so they hold where the tools are missing. The tools' runs are skipped, loudly,
+//! without them (Debian's `mariadb-client`); `MDL_SERVER_REQUIRE_CLIENTS=1` (CI) makes that a
+//! failure. Every run is bounded in time.
 
 mod common;
 
@@ -116,4 +118,37 @@ async fn mysqlslap_auto_generated_loads_run() {
             .unwrap();
         assert!(left.is_empty(), "{load}: {left:?}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mysqladmin_status_and_version_read_com_statistics() {
+    let Some([admin]) = tools_or_skip(
+        "mysqladmin_status_and_version_read_com_statistics",
+        [&["mariadb-admin", "mysqladmin"]],
+    ) else {
+        return;
+    };
+    let addr = server();
+    let args = |command: &str| -> Vec<String> {
+        vec![
+            "-h127.0.0.1".into(),
+            format!("-P{}", addr.port()),
+            "-uroot".into(),
+            command.into(),
+        ]
+    };
+    let status = tokio::task::block_in_place(|| run(&admin, &args("status"), None));
+    assert!(status.starts_with("Uptime: "), "{status}");
+    for part in ["  Threads: ", "  Questions: ", "  Queries per second avg: "] {
+        assert!(status.contains(part), "{part}: {status}");
+    }
+    let version = tokio::task::block_in_place(|| run(&admin, &args("version"), None));
+    assert!(version.contains("8.0.45-mdl"), "{version}");
+    assert!(
+        version.contains("Uptime:") && version.contains("Threads: "),
+        "{version}"
+    );
+    assert!(!version.contains("Wrong"), "{version}");
+    let ping = tokio::task::block_in_place(|| run(&admin, &args("ping"), None));
+    assert!(ping.contains("is alive"), "{ping}");
 }
