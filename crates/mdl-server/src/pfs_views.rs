@@ -156,17 +156,21 @@ fn no_such_table(schema: &str, table: &str) -> ServerError {
     )
 }
 
-/// MySQL's `sys.schema_table_lock_waits`, over the snapshots (see the module docs).
+/// MySQL's `sys.schema_table_lock_waits`, over the snapshots (see the module docs). Its
+/// accounts are `user@host` without the client's port, as MySQL's (`threads.PROCESSLIST_HOST`),
+/// where the process list's `HOST` has it.
 const SCHEMA_TABLE_LOCK_WAITS: &str = "
 DROP TABLE IF EXISTS sys.schema_table_lock_waits;
 CREATE TABLE sys.schema_table_lock_waits AS
 SELECT g.OBJECT_SCHEMA AS object_schema, g.OBJECT_NAME AS object_name,
        p.OWNER_THREAD_ID AS waiting_thread_id, p.OWNER_CONTEXT_ID AS waiting_pid,
-       pt.USER || '@' || pt.HOST AS waiting_account,
+       pt.USER || '@' || CASE WHEN pt.HOST GLOB '*:[0-9]*'
+           THEN rtrim(rtrim(pt.HOST, '0123456789'), ':') ELSE pt.HOST END AS waiting_account,
        p.LOCK_TYPE AS waiting_lock_type, p.LOCK_DURATION AS waiting_lock_duration,
        pt.INFO AS waiting_query, pt.TIME AS waiting_query_secs,
        g.OWNER_THREAD_ID AS blocking_thread_id, g.OWNER_CONTEXT_ID AS blocking_pid,
-       gt.USER || '@' || gt.HOST AS blocking_account,
+       gt.USER || '@' || CASE WHEN gt.HOST GLOB '*:[0-9]*'
+           THEN rtrim(rtrim(gt.HOST, '0123456789'), ':') ELSE gt.HOST END AS blocking_account,
        g.LOCK_TYPE AS blocking_lock_type, g.LOCK_DURATION AS blocking_lock_duration,
        'KILL QUERY ' || g.OWNER_CONTEXT_ID AS sql_kill_blocking_query,
        'KILL ' || g.OWNER_CONTEXT_ID AS sql_kill_blocking_connection

@@ -129,14 +129,16 @@ async fn pile_up_behind_alter_is_shown_and_cleared_by_kill() {
         )]
     );
     // ... and who to kill, from sys.
-    let kill: Vec<String> = obs
+    let kill: Vec<(String, String)> = obs
         .query(format!(
-            "SELECT sql_kill_blocking_connection FROM sys.schema_table_lock_waits \
+            "SELECT sql_kill_blocking_connection, blocking_account \
+             FROM sys.schema_table_lock_waits \
              WHERE object_name = 'pile' AND waiting_pid = {a} AND blocking_lock_type = 'SHARED_READ'"
         ))
         .await
         .unwrap();
-    assert_eq!(kill, [format!("KILL {h}")]);
+    // The account is user@host, without the client's port, as MySQL's.
+    assert_eq!(kill, [(format!("KILL {h}"), "root@127.0.0.1".to_string())]);
     // SHOW OPEN TABLES counts the table's locks and requests: SR, SU, X pending, SR pending.
     let open: Vec<(String, String, u64, u64)> = obs
         .query("SHOW OPEN TABLES WHERE `Table` = 'pile' AND In_use > 0")
