@@ -197,8 +197,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         "metadata_lock_waits" => load(db, name, &src.mgr.metadata_lock_waits(), &[]),
         #[cfg(feature = "pfs")]
         "metadata_deadlocks" => load(db, name, &src.mgr.metadata_deadlocks(), &[]),
-        // Connections are session threads (`PROCESSLIST_ID` their id), the rest OS threads.
-        "threads" => load(db, name, &pfs::threads(), &[]),
+        "threads" => threads(db, src),
         "processlist" => processlist(db, &(src.processes)()),
         "setup_instruments" => load(db, name, &pfs::setup_instruments(), &[]),
         "setup_consumers" => load(db, name, &pfs::setup_consumers(), &[]),
@@ -325,6 +324,29 @@ fn processlist(db: &mut EngineConn, rows: &[Process]) -> Result<(), ServerError>
         );
     }
     wrap(db, &sql)
+}
+
+/// `threads`: connections are session threads (`PROCESSLIST_ID` their id), the rest OS threads.
+/// MySQL's table also carries a connection's process-list columns (`PROCESSLIST_DB`,
+/// `_COMMAND`, `_TIME`, `_STATE`, `_INFO`, in its column order), which `pfs` does not know: they
+/// come from a fresh `processlist` snapshot, so a join of `metadata_locks` with `threads`
+/// alone names each lock's statement, as DBAs write it for MySQL.
+fn threads(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), ServerError> {
+    load(db, "mdl_threads", &pfs::threads(), &[])?;
+    processlist(db, &(src.processes)())?;
+    wrap(
+        db,
+        "DROP TABLE IF EXISTS performance_schema.threads;
+         CREATE TABLE performance_schema.threads AS
+         SELECT t.THREAD_ID, t.NAME, t.TYPE, t.PROCESSLIST_ID, t.PROCESSLIST_USER,
+                t.PROCESSLIST_HOST, p.DB AS PROCESSLIST_DB, p.COMMAND AS PROCESSLIST_COMMAND,
+                p.TIME AS PROCESSLIST_TIME, p.STATE AS PROCESSLIST_STATE,
+                p.INFO AS PROCESSLIST_INFO, t.INSTRUMENTED, t.HISTORY
+         FROM performance_schema.mdl_threads t
+         LEFT JOIN performance_schema.processlist p ON p.ID = t.PROCESSLIST_ID
+         ORDER BY t.THREAD_ID;
+         DROP TABLE performance_schema.mdl_threads;",
+    )
 }
 
 /// Whether `s` writes one of these schemas' tables, and so is handled here.

@@ -128,6 +128,29 @@ async fn pile_up_behind_alter_is_shown_and_cleared_by_kill() {
             Some("ALTER TABLE pile ADD COLUMN w INT".to_string())
         )]
     );
+    // ... the DBA's join of metadata_locks with threads alone names each statement...
+    let pending: Vec<(u64, String, Option<String>)> = obs
+        .query(
+            "SELECT PROCESSLIST_ID, PROCESSLIST_STATE, PROCESSLIST_INFO \
+             FROM performance_schema.metadata_locks \
+             JOIN performance_schema.threads ON THREAD_ID = OWNER_THREAD_ID \
+             WHERE OBJECT_NAME = 'pile' AND LOCK_STATUS = 'PENDING' \
+               AND PROCESSLIST_ID <> CONNECTION_ID() ORDER BY PROCESSLIST_ID",
+        )
+        .await
+        .unwrap();
+    let waiting = "Waiting for table metadata lock".to_string();
+    assert_eq!(
+        pending,
+        [
+            (
+                a,
+                waiting.clone(),
+                Some("ALTER TABLE pile ADD COLUMN w INT".into())
+            ),
+            (r, waiting, Some("SELECT * FROM pile".into())),
+        ]
+    );
     // ... and who to kill, from sys.
     let kill: Vec<(String, String)> = obs
         .query(format!(
