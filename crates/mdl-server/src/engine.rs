@@ -300,6 +300,11 @@ impl EngineConn {
         let clock = Arc::new(StatementClock::new());
         let outcome = Arc::default();
         crate::functions::register(&db, &clock, &outcome).map_err(engine_err)?;
+        // SQLite fires delete triggers for the rows REPLACE deletes only with this on, and
+        // REPLACE's affected rows count them so (`replace_rows.rs`); the server makes no other
+        // triggers. Set once: setting the flag expires every prepared statement.
+        db.execute_batch("PRAGMA recursive_triggers = ON")
+            .map_err(engine_err)?;
         for v in VIEW_SCHEMAS {
             db.execute_batch(&format!("ATTACH DATABASE ':memory:' AS {}", quote(v)))
                 .map_err(engine_err)?;
@@ -329,12 +334,18 @@ impl EngineConn {
         self.clock.start();
         self.outcome.take_last_insert_id();
         self.outcome.take_updated_rows();
+        self.outcome.replaced().take_deleted();
     }
 
     /// The rows the statement's UPDATE (or upsert) updated, and those of them it left as they
     /// were (`rewrite/changed.rs`).
     pub fn take_updated_rows(&self) -> (u64, u64) {
         self.outcome.take_updated_rows()
+    }
+
+    /// What the running REPLACE's triggers report (`replace_rows.rs`).
+    pub fn replaced(&self) -> &crate::replace_rows::Replaced {
+        self.outcome.replaced()
     }
 
     /// The value a `LAST_INSERT_ID(expr)` of the statement set, if one ran.

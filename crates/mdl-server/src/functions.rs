@@ -92,13 +92,15 @@ pub use clock::StatementClock;
 /// Two relaxed atomics, not a mutex: every statement asks, once at its start and once at its
 /// end, and the engine connection runs one statement at a time.
 /// Also the rows an UPDATE or an upsert updated, and of those the ones left as they were
-/// (`MDL_UPDATED_ROW`, which the rewrite puts in: `rewrite/changed.rs`).
+/// (`MDL_UPDATED_ROW`, which the rewrite puts in: `rewrite/changed.rs`), and the rows a
+/// REPLACE deleted (`replace_rows.rs`).
 #[derive(Debug, Default)]
 pub struct StatementOutcome {
     last_insert_id_set: std::sync::atomic::AtomicBool,
     last_insert_id: std::sync::atomic::AtomicI64,
     updated: std::sync::atomic::AtomicU64,
     unchanged: std::sync::atomic::AtomicU64,
+    replaced: crate::replace_rows::Replaced,
 }
 
 /// The function through which an UPDATE's (or an upsert's) last assigned value goes:
@@ -123,6 +125,11 @@ impl StatementOutcome {
             self.updated.swap(0, Relaxed),
             self.unchanged.swap(0, Relaxed),
         )
+    }
+
+    /// What the running REPLACE's triggers report (`replace_rows.rs`).
+    pub fn replaced(&self) -> &crate::replace_rows::Replaced {
+        &self.replaced
     }
 
     fn set_last_insert_id(&self, n: i64) {
@@ -158,6 +165,7 @@ pub fn register(
         }
         ctx.get::<Value>(0)
     })?;
+    crate::replace_rows::register(db, outcome)?;
     string::register(db)?;
     splice::register(db)?;
     numeric::register(db)?;

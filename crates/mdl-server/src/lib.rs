@@ -27,6 +27,7 @@
 //! * `engine`: SQLite, one file per schema, the engine's single writer.
 //! * `schema_name`: the schema names SQLite can attach, checked before a file exists.
 //! * `functions`: MySQL's scalar functions SQLite lacks or means otherwise (`NOW`, `LPAD`, ...).
+//! * `replace_rows`: `REPLACE`'s affected rows as MySQL counts them (the rows it deleted too).
 //! * `admin`: `SHOW PROCESSLIST`, `KILL`, `SHOW VARIABLES`, system variables.
 //! * `pfs_views`: `performance_schema` and `sys` tables as SQLite snapshots of `pfs`.
 //! * `info_schema`: `information_schema`'s `SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS` as
@@ -60,6 +61,7 @@ mod info_schema;
 mod memo;
 mod pfs_views;
 mod processlist;
+mod replace_rows;
 mod rewrite;
 mod schema_name;
 mod server;

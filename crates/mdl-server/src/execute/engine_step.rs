@@ -116,7 +116,12 @@ pub(super) async fn run(
             if multi {
                 db.begin()?;
             }
-            let out = db.run(first(), params, schema.as_deref())?;
+            let out = match s {
+                Some(Statement::Insert(ins)) if ins.replace_into => {
+                    crate::replace_rows::run(db, ins, first(), params, schema.as_deref())?
+                }
+                _ => db.run(first(), params, schema.as_deref())?,
+            };
             Ok(mysql_counts(db, kind, out))
         }
         K::CreateTable
@@ -192,7 +197,8 @@ pub(super) async fn run(
 
 /// MySQL's affected rows of a write whose rows SQLite counted (`rewrite/changed.rs`): an
 /// UPDATE's changed rows, not its matched ones; an upsert's 1 per row inserted, 2 per row
-/// updated, 0 per row left as it was.
+/// updated, 0 per row left as it was; a REPLACE's rows written and the rows it deleted for
+/// them (`replace_rows.rs`).
 ///
 /// MySQL's OK packet also says an UPDATE's matched rows in its info ("Rows matched: ...
 /// Changed: ..."): not sent, as opensrv-mysql 0.7 writes the info as a string to the packet's
@@ -207,9 +213,10 @@ fn mysql_counts(db: &EngineConn, kind: StatementKind, out: Output) -> Output {
         return out;
     };
     let (updated, unchanged) = db.take_updated_rows();
+    let deleted = db.replaced().take_deleted();
     let affected = match kind {
         StatementKind::Update => affected.saturating_sub(unchanged),
-        StatementKind::Insert => (affected + updated).saturating_sub(2 * unchanged),
+        StatementKind::Insert => (affected + updated + deleted).saturating_sub(2 * unchanged),
         _ => affected,
     };
     Output::Done {

@@ -1,5 +1,6 @@
 //! MySQL's INSERT forms in SQLite's (see the parent module's docs):
 //!
+//! * `INSERT t ...` / `REPLACE t ...` is `INSERT INTO t ...`: `INTO` is optional in MySQL only.
 //! * `INSERT ... SET a = x, b = y` is `INSERT ... (a, b) VALUES (x, y)`.
 //! * `INSERT IGNORE` is `INSERT OR IGNORE`: a row that would break a unique key is skipped (MySQL
 //!   also turns other errors into warnings; SQLite's IGNORE covers constraints only).
@@ -20,6 +21,7 @@ use super::last;
 
 /// Rewrites `ins` in place (see the module docs).
 pub(super) fn mysql_insert(ins: &mut Insert) {
+    ins.into = true;
     if !ins.assignments.is_empty() && ins.source.is_none() {
         let (columns, values): (Vec<_>, Vec<_>) = (ins.assignments.drain(..))
             .filter_map(|a| match a.target {

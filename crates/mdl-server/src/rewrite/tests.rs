@@ -141,3 +141,15 @@ fn bit_value_literals_are_numbers() {
         ["SELECT 5 AS `B'101'`, 0 AS `B'0'`, B'2' AS `B'2'` FROM `sbtest`.t"]
     );
 }
+
+#[test]
+fn insert_and_replace_without_into_get_it() {
+    assert_eq!(
+        sqlite("REPLACE t SET id = 1, v = 2"),
+        ["REPLACE INTO `sbtest`.t (id, v) VALUES (1, 2)"]
+    );
+    assert_eq!(
+        sqlite("INSERT t VALUES (1)"),
+        ["INSERT INTO `sbtest`.t VALUES (1)"]
+    );
+}
