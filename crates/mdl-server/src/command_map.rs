@@ -77,39 +77,52 @@ struct Framer {
 impl Framer {
     /// Follows the packets through `bytes` (the next bytes read), rewriting in place.
     fn scan(&mut self, bytes: &mut [u8], empty: &EmptyQueries) {
-        let mut i = 0;
-        while i < bytes.len() {
-            if self.payload_left > 0 {
-                if std::mem::take(&mut self.one_byte_command) {
-                    let sent_as = match bytes[i] {
-                        COM_QUERY => Some(EmptyQuery::Query),
-                        COM_RESET_CONNECTION => Some(EmptyQuery::Reset),
-                        COM_STATISTICS => Some(EmptyQuery::Statistics),
-                        _ => None,
-                    };
-                    if let Some(q) = sent_as {
-                        bytes[i] = COM_QUERY;
-                        empty.push(q);
+        let (mut i, n) = (0, bytes.len());
+        while i < n {
+            if self.payload_left == 0 {
+                // A header: usually whole in one read, else byte by byte across reads.
+                if self.header_len == 0 && n - i >= 4 {
+                    self.header.copy_from_slice(&bytes[i..i + 4]);
+                    i += 4;
+                } else {
+                    self.header[self.header_len] = bytes[i];
+                    self.header_len += 1;
+                    i += 1;
+                    if self.header_len < 4 {
+                        continue;
                     }
+                    self.header_len = 0;
                 }
-                let n = self.payload_left.min(bytes.len() - i);
-                self.payload_left -= n;
-                i += n;
+                self.start_packet();
                 continue;
             }
-            self.header[self.header_len] = bytes[i];
-            self.header_len += 1;
-            i += 1;
-            if self.header_len == 4 {
-                self.header_len = 0;
-                let [a, b, c, seq] = self.header;
-                let len = usize::from(a) | usize::from(b) << 8 | usize::from(c) << 16;
-                let command = seq == 0 && !self.continued;
-                self.continued = len == FULL_PACKET;
-                self.payload_left = len;
-                self.one_byte_command = command && len == 1;
+            if std::mem::take(&mut self.one_byte_command) {
+                let sent_as = match bytes[i] {
+                    COM_QUERY => Some(EmptyQuery::Query),
+                    COM_RESET_CONNECTION => Some(EmptyQuery::Reset),
+                    COM_STATISTICS => Some(EmptyQuery::Statistics),
+                    _ => None,
+                };
+                if let Some(q) = sent_as {
+                    bytes[i] = COM_QUERY;
+                    empty.push(q);
+                }
             }
+            let k = self.payload_left.min(n - i);
+            self.payload_left -= k;
+            i += k;
         }
+    }
+
+    /// The header read: where the packet's payload ends, and whether it is a command made of
+    /// its command byte alone.
+    fn start_packet(&mut self) {
+        let [a, b, c, seq] = self.header;
+        let len = usize::from(a) | usize::from(b) << 8 | usize::from(c) << 16;
+        let command = seq == 0 && !self.continued;
+        self.continued = len == FULL_PACKET;
+        self.payload_left = len;
+        self.one_byte_command = command && len == 1;
     }
 }
 
