@@ -132,7 +132,23 @@ impl Connection {
         })
     }
 
-    /// `COM_RESET_CONNECTION`: the session becomes a new connection's, on the same connection
+    /// `COM_INIT_DB`, and the schema a `COM_CHANGE_USER` names: `db` becomes the current
+    /// schema.
+    ///
+    /// # Errors
+    /// 1049 for a schema the server does not have.
+    fn use_schema(&mut self, db: &str) -> Result<(), ServerError> {
+        let folded = db.to_ascii_lowercase(); // lower_case_table_names = 1
+        if !self.shared.engine.has_schema(&folded) {
+            return Err(ServerError::unknown_database(db));
+        }
+        self.session.set_current_schema(Some(db.to_string()));
+        self.info.end(self.schema());
+        Ok(())
+    }
+
+    /// `COM_RESET_CONNECTION` (and `COM_CHANGE_USER`, whose login stays the handshake's: this
+    /// server has no accounts): the session becomes a new connection's, on the same connection
     /// id, login and current schema. As MySQL's `THD::cleanup_connection` (`THD::cleanup`,
     /// `sql/sql_class.cc`): the transaction rolled back, LOCK TABLES left, the global read lock,
     /// the user-level locks and the backup lock released, with every metadata lock; then
@@ -416,6 +432,14 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
                     let line = crate::admin::statistics(&self.shared);
                     return write_result(results, Err(crate::wire::raw_reply(line))).await;
                 }
+                EmptyQuery::ChangeUser { schema } => {
+                    let out = self.reset();
+                    let out = match schema {
+                        Some(db) => self.use_schema(&db).map(|()| out),
+                        None => Ok(out),
+                    };
+                    return write_result(results, out).await;
+                }
                 EmptyQuery::Query => {}
             }
         }
@@ -461,14 +485,9 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
     }
 
     async fn on_init<'a>(&'a mut self, db: &'a str, w: InitWriter<'a, W>) -> io::Result<()> {
-        let folded = db.to_ascii_lowercase(); // lower_case_table_names = 1
-        if self.shared.engine.has_schema(&folded) {
-            self.session.set_current_schema(Some(db.to_string()));
-            self.info.end(self.schema());
-            w.ok().await
-        } else {
-            let e = ServerError::unknown_database(db);
-            w.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await
+        match self.use_schema(db) {
+            Ok(()) => w.ok().await,
+            Err(e) => w.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
         }
     }
 }

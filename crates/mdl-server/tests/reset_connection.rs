@@ -127,3 +127,32 @@ async fn a_pooled_connection_comes_back_without_the_last_users_locks() {
     drop(c);
     pool.disconnect().await.unwrap();
 }
+
+/// `COM_CHANGE_USER` (`mysql_async`'s `change_user`, and its pool's reset where a server has no
+/// `COM_RESET_CONNECTION`): a reset too, into the schema it names. This server has no
+/// accounts: the login stays the handshake's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_user_resets_the_session_into_its_schema() {
+    let mut a = conn().await;
+    let mut obs = conn().await;
+    a.query_drop("CREATE DATABASE IF NOT EXISTS reset_db")
+        .await
+        .unwrap();
+    let me = id(&mut a).await;
+    let got: Option<i64> = a
+        .query_first("SELECT GET_LOCK('reset_cu', 0)")
+        .await
+        .unwrap();
+    assert_eq!(got, Some(1));
+    a.query_drop("SET @y = 1").await.unwrap();
+    let opts = mysql_async::ChangeUserOpts::default().with_db_name(Some("reset_db".into()));
+    tokio::time::timeout(Duration::from_secs(10), a.change_user(opts))
+        .await
+        .expect("change_user ends")
+        .unwrap();
+    assert_eq!(id(&mut a).await, me, "the same connection");
+    assert_eq!(locks_of(&mut obs, me).await, []);
+    let row: Option<(Option<i64>, String)> = a.query_first("SELECT @y, DATABASE()").await.unwrap();
+    assert_eq!(row, Some((None, "reset_db".to_string())));
+    a.query_drop("DROP DATABASE reset_db").await.unwrap();
+}
