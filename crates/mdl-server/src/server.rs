@@ -213,8 +213,6 @@ async fn serve(
     let sock = TcpStream::from_std(std)?;
     let (r, w) = sock.into_split();
     let w = ErrorCodes::new(w);
-    let empty = EmptyQueries::default();
-    let r = CommandMap::new(r, empty.clone());
     let opts = IntermediaryOptions::default();
     // Registered in either mode, so that stopping the server closes the connection.
     let info = shared.procs.add(id, peer.to_string());
@@ -230,6 +228,10 @@ async fn serve(
         // instrumented locks) land here, as a connection's do on its `PFS_thread` in MySQL.
         // Its account is set by the handshake (`Connection::authenticate`).
         let thread = pfs::SessionThread::new("thread/sql/one_connection", id);
+        // The commands opensrv-mysql does not parse (`command_map.rs`); the constant mode,
+        // which answers no statement, reads the client as it is.
+        let empty = EmptyQueries::default();
+        let r = CommandMap::new(r, empty.clone());
         match Connection::new(
             shared.clone(),
             info.clone(),
