@@ -184,6 +184,26 @@ pub fn tables(db: &mut EngineConn, schema: &str) -> Result<Vec<(String, bool)>, 
     rows.collect::<Result<_, _>>().map_err(engine_err)
 }
 
+/// The columns of `schema.table`, which must exist: 1049 for a schema the server does not
+/// have, 1146 for a table it does not have, as MySQL's open of the table fails.
+///
+/// # Errors
+/// 1049, 1146, SQLite errors.
+pub fn existing_columns(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+) -> Result<Vec<Column>, ServerError> {
+    if !db.engine().has_schema(schema) {
+        return Err(ServerError::unknown_database(schema));
+    }
+    let cols = columns(db, schema, table)?;
+    if cols.is_empty() {
+        return Err(ServerError::no_such_table(schema, table));
+    }
+    Ok(cols)
+}
+
 /// The columns of `schema.table`, in order; empty if there is no such table.
 ///
 /// # Errors

@@ -74,6 +74,15 @@ impl ServerError {
         ServerError::new(1049, "42000", format!("Unknown database '{name}'"))
     }
 
+    /// `ER_NO_SUCH_TABLE` (1146) for `schema.table`.
+    pub fn no_such_table(schema: &str, table: &str) -> ServerError {
+        ServerError::new(
+            1146,
+            "42S02",
+            format!("Table '{schema}.{table}' doesn't exist"),
+        )
+    }
+
     /// `ER_NO_SUCH_THREAD` (1094).
     pub fn no_such_thread(id: u64) -> ServerError {
         ServerError::new(

@@ -369,11 +369,8 @@ impl Connection {
                         && (db.tables(&t.table.schema)?.iter())
                             .any(|n| n.eq_ignore_ascii_case(&t.table.name));
                     if !exists {
-                        return Err(ServerError::new(
-                            1146,
-                            "42S02",
-                            format!("Table '{}.{}' doesn't exist", t.table.schema, t.table.name),
-                        ));
+                        let (schema, table) = (&t.table.schema, &t.table.name);
+                        return Err(ServerError::no_such_table(schema, table));
                     }
                 }
             }

@@ -140,20 +140,12 @@ pub fn refresh(
                     .chain(sys_processlist::VIEWS.iter().map(|v| ("sys", *v)));
                 done.extend(filled.map(|(s, t)| (s.to_string(), t.to_string())));
             }
-            "sys" => return Err(no_such_table(&key.0, &key.1)),
+            "sys" => return Err(ServerError::no_such_table(&key.0, &key.1)),
             _ => {}
         }
         done.push(key);
     }
     Ok(())
-}
-
-fn no_such_table(schema: &str, table: &str) -> ServerError {
-    ServerError::new(
-        1146,
-        "42S02",
-        format!("Table '{schema}.{table}' doesn't exist"),
-    )
 }
 
 /// MySQL's `sys.schema_table_lock_waits`, over the snapshots (see the module docs). Its
@@ -247,7 +239,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
             load(db, name, &pfs::events_statements_summary_by_digest(), &[])
         }
         _ if variables::TABLES.contains(&name) => variables::fill(db, name, src),
-        _ => Err(no_such_table("performance_schema", name)),
+        _ => Err(ServerError::no_such_table("performance_schema", name)),
     }
 }
 

@@ -47,17 +47,7 @@ fn described(
     schema: &str,
     table: &str,
 ) -> Result<(Vec<catalog::Column>, Vec<catalog::IndexPart>), ServerError> {
-    if !db.engine().has_schema(schema) {
-        return Err(ServerError::unknown_database(schema));
-    }
-    let cols = catalog::columns(db, schema, table)?;
-    if cols.is_empty() {
-        return Err(ServerError::new(
-            1146,
-            "42S02",
-            format!("Table '{schema}.{table}' doesn't exist"),
-        ));
-    }
+    let cols = catalog::existing_columns(db, schema, table)?;
     let parts = catalog::indexes(db, schema, table, &cols)?;
     Ok((cols, parts))
 }

@@ -71,7 +71,7 @@ pub(super) fn prepare(
         .or(current)
         .unwrap_or("")
         .to_ascii_lowercase();
-    let cols = existing_columns(db, &schema, table)?;
+    let cols = catalog::existing_columns(db, &schema, table)?;
     let Some((from, to)) = rename else {
         return Ok(Some(Vec::new()));
     };
@@ -119,27 +119,6 @@ pub(super) fn prepare(
     ]))
 }
 
-/// The columns of `schema.table`, which must exist: 1049 for an unknown schema, 1146 for a
-/// table it does not have, as MySQL's open of the table fails.
-fn existing_columns(
-    db: &mut EngineConn,
-    schema: &str,
-    table: &str,
-) -> Result<Vec<catalog::Column>, ServerError> {
-    if !db.engine().has_schema(schema) {
-        return Err(ServerError::unknown_database(schema));
-    }
-    let cols = catalog::columns(db, schema, table)?;
-    if cols.is_empty() {
-        return Err(ServerError::new(
-            1146,
-            "42S02",
-            format!("Table '{schema}.{table}' doesn't exist"),
-        ));
-    }
-    Ok(cols)
-}
-
 /// For an `ALTER TABLE ... DROP {INDEX | KEY}` or `DROP INDEX ... ON t` whose key SQLite did
 /// not find (1091): 1146 or 1049 when the table itself is missing, as MySQL opens the table
 /// first. SQLite's `DROP INDEX` names only the index, so its error cannot tell.
@@ -159,7 +138,7 @@ pub(super) fn missing_table(
         _ => return None,
     };
     let (schema, table) = crate::rewrite::table_name(name, current).ok()?;
-    existing_columns(db, &schema.to_ascii_lowercase(), &table).err()
+    catalog::existing_columns(db, &schema.to_ascii_lowercase(), &table).err()
 }
 
 /// SQLite's name of key `key` of `table` and its `CREATE INDEX` text (`None`: an index SQLite

@@ -139,11 +139,7 @@ fn table_of(
         return Ok(None);
     }
     if !(env.has_table)(&schema, &table) {
-        return Err(ServerError::new(
-            1146,
-            "42S02",
-            format!("Table '{schema}.{table}' doesn't exist"),
-        ));
+        return Err(ServerError::no_such_table(&schema, &table));
     }
     Ok(Some((schema, table, i)))
 }
