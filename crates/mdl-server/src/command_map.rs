@@ -227,8 +227,8 @@ fn change_user_schema(fields: &[u8]) -> Option<String> {
     (!db.is_empty()).then(|| db.to_string())
 }
 
-/// The client's bytes, with `COM_RESET_CONNECTION` and `COM_STATISTICS` turned into empty
-/// `COM_QUERY`s.
+/// The client's bytes, with `COM_RESET_CONNECTION`, `COM_CHANGE_USER` and `COM_STATISTICS`
+/// turned into empty `COM_QUERY`s (see the module docs).
 #[derive(Debug)]
 pub struct CommandMap<R> {
     inner: R,

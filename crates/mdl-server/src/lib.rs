@@ -19,7 +19,9 @@
 //! * `config`: the flags (`mdl-server --help`).
 //! * `server`: listen, accept, one thread per connection, `KILL CONNECTION`.
 //! * `connection`: `opensrv-mysql`'s shim, prepared statements, the watch that notices a
-//!   client gone while its statement waits.
+//!   client gone while its statement waits, the reset of `COM_RESET_CONNECTION`.
+//! * `command_map`: the commands `opensrv-mysql` does not parse (`COM_RESET_CONNECTION`,
+//!   `COM_CHANGE_USER`, `COM_STATISTICS`), read as empty queries.
 //! * `execute`: a statement's path: locks from `mdl-sql`, then the engine.
 //! * `depth`: how deep a statement may nest (1436 past it), checked before and after parsing.
 //! * `memo`: what a prepared statement keeps between executions (its lock plan and rewrite).
@@ -39,7 +41,7 @@
 //! * `show_query`: `SHOW TABLE STATUS`, a query over `information_schema.TABLES`.
 //! * `processlist`: the live connections and their kill signals.
 //! * `constant`: `--mode constant`, the protocol floor.
-//! * `wire`: result sets and MySQL's error codes on the wire.
+//! * `wire`: result sets and MySQL's error codes on the wire, and `COM_STATISTICS`'s line.
 //! * `error`: MySQL errors, and SQLite's mapped to them.
 
 #![forbid(unsafe_code)]
