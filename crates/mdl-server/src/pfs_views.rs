@@ -1,5 +1,5 @@
-//! `performance_schema.*`, `sys.schema_table_lock_waits` and `sys.innodb_lock_waits` as real
-//! SQLite tables.
+//! `performance_schema.*` and the `sys` views (`schema_table_lock_waits`,
+//! `innodb_lock_waits`, `processlist`, `session` and their `x$` forms) as real SQLite tables.
 //!
 //! Before a statement that names one of these tables runs, the connection copies a snapshot of
 //! the rows `pfs` (and the lock manager, and the process list) give at that moment into a
@@ -7,12 +7,13 @@
 //! then runs the statement as written, so `WHERE`, `ORDER BY`, `GROUP BY` and joins (a
 //! lock's `OWNER_CONTEXT_ID` with the process list's `ID`, its `OWNER_THREAD_ID` with
 //! `threads`) work as in MySQL without an evaluator of our own. Columns keep MySQL's names;
-//! numbers are integers, `YES`/`NO` switches text.
+//! numbers are integers, `YES`/`NO` switches text. `threads` also has MySQL's
+//! `PROCESSLIST_DB`, `_COMMAND`, `_TIME`, `_STATE` and `_INFO`, from the process list.
 //!
 //! `sys.schema_table_lock_waits` is MySQL's view (sys 8.0: each pending TABLE lock joined with
 //! each granted lock on the same object) computed by SQLite over the fresh snapshots, with
-//! connection ids (`OWNER_CONTEXT_ID`) as the pids. Like MySQL's, it lists a waiting ALTER
-//! TABLE as blocked by its own SHARED_UPGRADABLE too.
+//! connection ids (`OWNER_CONTEXT_ID`) as the pids and `user@host` accounts without the port.
+//! Like MySQL's, it lists a waiting ALTER TABLE as blocked by its own SHARED_UPGRADABLE too.
 //!
 //! `sys.innodb_lock_waits` lists the waits for the engine's writer, InnoDB's row locks'
 //! counterpart here, with the connection that holds it (`innodb_lock_waits.rs`).
