@@ -563,18 +563,24 @@ impl VisitorMut for Qualify<'_> {
                     sel.from.clear();
                 }
             }
+            // A result column is named as MySQL names it: an expression by its text, a column
+            // by its name as the statement spells it (`SELECT ID` is `ID` whatever the table's
+            // case, `SELECT t.v` is `v`), where SQLite would give the table's spelling.
             for item in sel.projection.iter_mut() {
                 if let SelectItem::UnnamedExpr(e) = item {
-                    if !matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_))
-                        || matches!(e, Expr::Identifier(i) if i.value.starts_with('@'))
-                        || matches!(e, Expr::CompoundIdentifier(p) if p.first().is_some_and(|p| p.value.starts_with("@@")))
-                    {
-                        let alias = Ident::with_quote('`', e.to_string());
-                        *item = SelectItem::ExprWithAlias {
-                            expr: e.clone(),
-                            alias,
-                        };
-                    }
+                    let named = match &*e {
+                        Expr::Identifier(i) if !i.value.starts_with('@') => i.value.clone(),
+                        Expr::CompoundIdentifier(p)
+                            if !p.first().is_some_and(|p| p.value.starts_with("@@")) =>
+                        {
+                            p.last().map_or_else(String::new, |i| i.value.clone())
+                        }
+                        e => e.to_string(),
+                    };
+                    *item = SelectItem::ExprWithAlias {
+                        expr: e.clone(),
+                        alias: Ident::with_quote('`', named),
+                    };
                 }
             }
         }

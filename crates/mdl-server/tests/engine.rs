@@ -317,3 +317,26 @@ async fn deep_statements_get_an_error_and_the_server_stays_up() {
     let one: Option<i64> = other.query_first("SELECT 1").await.unwrap();
     assert_eq!(one, Some(1));
 }
+
+/// MySQL names a result column by the statement's spelling (a column as written, without its
+/// table; an expression by its text), not by the table's definition.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn result_columns_are_named_as_the_statement_spells_them() {
+    use mysql_async::Row;
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE eng_names (id INT PRIMARY KEY, Pad TEXT)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO eng_names VALUES (1, 'x')")
+        .await
+        .unwrap();
+    let rows: Vec<Row> = c
+        .query("SELECT ID, e.pad, id AS Alias, id + 1 FROM eng_names e")
+        .await
+        .unwrap();
+    let names: Vec<String> = (rows[0].columns_ref().iter())
+        .map(|col| col.name_str().into_owned())
+        .collect();
+    assert_eq!(names, ["ID", "pad", "Alias", "id + 1"]);
+    c.query_drop("DROP TABLE eng_names").await.unwrap();
+}

@@ -70,10 +70,18 @@ fn serial_is_the_counted_column_without_another_primary_key() {
 }
 
 #[test]
+fn a_column_is_named_as_the_statement_spells_it() {
+    assert_eq!(
+        sqlite("SELECT ID, t.Pad, k + 1 FROM sbtest1 t"),
+        ["SELECT ID AS `ID`, t.Pad AS `Pad`, k + 1 AS `k + 1` FROM `sbtest`.sbtest1 t"]
+    );
+}
+
+#[test]
 fn names_values_and_functions() {
     assert_eq!(
         sqlite("SELECT c FROM sbtest1 WHERE id=?"),
-        ["SELECT c FROM `sbtest`.sbtest1 WHERE id = ?"]
+        ["SELECT c AS `c` FROM `sbtest`.sbtest1 WHERE id = ?"]
     );
     assert_eq!(
         sqlite("SELECT @@version_comment LIMIT 1"),
@@ -126,7 +134,7 @@ fn like_escapes_with_a_backslash() {
 fn locking_reads_and_user_variables() {
     assert_eq!(
         sqlite("SELECT c FROM sbtest1 WHERE id = 1 LOCK IN SHARE MODE"),
-        ["SELECT c FROM `sbtest`.sbtest1 WHERE id = 1"]
+        ["SELECT c AS `c` FROM `sbtest`.sbtest1 WHERE id = 1"]
     );
     assert_eq!(
         sqlite("SET @a = @b + 1, autocommit = 1, @c = 'x'"),

@@ -218,7 +218,7 @@ fn xor_literals_and_collations() {
     );
     assert_eq!(
         one("SELECT c FROM t ORDER BY c COLLATE utf8mb4_0900_ai_ci, c COLLATE utf8mb4_bin"),
-        "SELECT c FROM `sbtest`.t ORDER BY c COLLATE NOCASE, c COLLATE BINARY"
+        "SELECT c AS `c` FROM `sbtest`.t ORDER BY c COLLATE NOCASE, c COLLATE BINARY"
     );
 }
 
