@@ -374,7 +374,8 @@ mod tests {
 
     use super::*;
 
-    fn stmt(sql: &str) -> Statement {
+    /// The one statement `sql` parses to (also for the submodules' tests).
+    pub(super) fn stmt(sql: &str) -> Statement {
         parse(sql)
             .unwrap_or_else(|e| panic!("{sql}: {e}"))
             .remove(0)

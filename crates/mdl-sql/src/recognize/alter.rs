@@ -260,13 +260,7 @@ fn word(s: &[TokenWithSpan], i: usize) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use crate::parse::{parse, Statement};
-
-    fn stmt(sql: &str) -> Statement {
-        parse(sql)
-            .unwrap_or_else(|e| panic!("{sql}: {e}"))
-            .remove(0)
-            .statement
-    }
+    use crate::recognize::tests::stmt;
 
     #[test]
     fn rename_index() {
