@@ -119,7 +119,12 @@ pub fn refresh(
             continue;
         }
         match key.0.as_str() {
-            "performance_schema" => fill(db, &key.1, src)?,
+            "performance_schema" => {
+                fill(db, &key.1, src)?;
+                if key.1 == "threads" {
+                    done.push(("performance_schema".into(), "processlist".into()));
+                }
+            }
             "sys" if key.1 == "schema_table_lock_waits" => {
                 for t in ["metadata_locks", "processlist"] {
                     if !done.contains(&("performance_schema".into(), t.into())) {
@@ -190,7 +195,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         "metadata_lock_waits" => load(db, name, &src.mgr.metadata_lock_waits(), &[]),
         #[cfg(feature = "pfs")]
         "metadata_deadlocks" => load(db, name, &src.mgr.metadata_deadlocks(), &[]),
-        "threads" => threads(db, src),
+        "threads" => threads(db, &(src.processes)()),
         "processlist" => processlist(db, &(src.processes)()),
         "setup_instruments" => load(db, name, &pfs::setup_instruments(), &[]),
         "setup_consumers" => load(db, name, &pfs::setup_consumers(), &[]),
@@ -322,11 +327,12 @@ fn processlist(db: &mut EngineConn, rows: &[Process]) -> Result<(), ServerError>
 /// `threads`: connections are session threads (`PROCESSLIST_ID` their id), the rest OS threads.
 /// MySQL's table also carries a connection's process-list columns (`PROCESSLIST_DB`,
 /// `_COMMAND`, `_TIME`, `_STATE`, `_INFO`, in its column order), which `pfs` does not know: they
-/// come from a fresh `processlist` snapshot, so a join of `metadata_locks` with `threads`
-/// alone names each lock's statement, as DBAs write it for MySQL.
-fn threads(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), ServerError> {
+/// come from `procs`, whose `processlist` snapshot this also makes, so a join of
+/// `metadata_locks` with `threads` alone names each lock's statement, as DBAs write it for
+/// MySQL.
+fn threads(db: &mut EngineConn, procs: &[Process]) -> Result<(), ServerError> {
     load(db, "mdl_threads", &pfs::threads(), &[])?;
-    processlist(db, &(src.processes)())?;
+    processlist(db, procs)?;
     wrap(
         db,
         "DROP TABLE IF EXISTS performance_schema.threads;

@@ -178,7 +178,9 @@ pub(super) fn refresh(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), Serv
     let procs = (src.processes)();
     for t in SOURCES {
         match t {
-            "processlist" => super::processlist(db, &procs)?,
+            // The same read for both: `threads` makes the `processlist` snapshot too.
+            "threads" => super::threads(db, &procs)?,
+            "processlist" => {}
             _ => super::fill(db, t, src)?,
         }
     }
