@@ -18,11 +18,15 @@
 //! commands into a `COM_QUERY` (`0x03`) of the same length whose text is empty once its
 //! trailing NULs go (`Connection::on_query` trims them, as MySQL's lexer ends a query at one):
 //! the command byte rewritten in place, a `COM_CHANGE_USER`'s fields kept (for its schema) and
-//! overwritten with NULs. No copy, a header check per packet and a look at each command's first
-//! byte. Each such empty query queues what it was sent as in the [`EmptyQueries`] the
-//! connection shares, and so does a client's own empty `COM_QUERY` (empty, or NULs only: the
-//! first byte of any other text ends the look); `on_query` takes one entry per empty query, in
-//! order, and a client's own stays MySQL's 1065.
+//! overwritten with NULs. A header check per packet and a look at each command's first byte.
+//! Each such empty query queues what it was sent as in the [`EmptyQueries`] the connection
+//! shares, and so does a client's own empty `COM_QUERY` (empty, or NULs only: the first byte of
+//! any other text ends the look); `on_query` takes one entry per empty query, in order, and a
+//! client's own stays MySQL's 1065.
+//!
+//! The reader also hands `opensrv-mysql` one packet per read, which its packet reader needs
+//! ([`CommandMap`]; the constant mode reads through it too, mapping nothing): bytes read past
+//! a packet's end are kept for the next read, the only bytes it copies.
 
 use std::collections::VecDeque;
 use std::io;
@@ -110,8 +114,10 @@ struct Framer {
 }
 
 impl Framer {
-    /// Follows the packets through `bytes` (the next bytes read), rewriting in place.
-    fn scan(&mut self, bytes: &mut [u8], empty: &EmptyQueries) {
+    /// Follows the packets through `bytes` (the next bytes read), rewriting in place; returns
+    /// how many it took: all of them, or those up to the end of the first packet that ends in
+    /// them (see [`CommandMap`] for why no more).
+    fn scan(&mut self, bytes: &mut [u8], empty: Option<&EmptyQueries>) -> usize {
         let (mut i, n) = (0, bytes.len());
         while i < n {
             if self.payload_left == 0 {
@@ -129,13 +135,20 @@ impl Framer {
                     self.header_len = 0;
                 }
                 self.start_packet(empty);
-                if self.payload_left == 0 || i == n {
+                if self.payload_left == 0 {
+                    // An empty packet, ended with its header.
+                    return i;
+                }
+                if i == n {
                     continue;
                 }
             }
             // The payload, in the same pass as its header when the read holds both.
             if let Watch::Command(len) = self.watch {
-                self.watch = self.command(&mut bytes[i], len, empty);
+                self.watch = match empty {
+                    Some(empty) => self.command(&mut bytes[i], len, empty),
+                    None => Watch::Nothing,
+                };
                 i += 1;
                 self.payload_left -= 1;
             }
@@ -160,12 +173,14 @@ impl Framer {
             }
             if self.payload_left == 0 {
                 self.end_packet(empty);
+                return i;
             }
         }
+        n
     }
 
     /// The header read: where the packet's payload ends, and what to watch in it.
-    fn start_packet(&mut self, empty: &EmptyQueries) {
+    fn start_packet(&mut self, empty: Option<&EmptyQueries>) {
         let [a, b, c, seq] = self.header;
         let len = usize::from(a) | usize::from(b) << 8 | usize::from(c) << 16;
         let command = seq == 0 && !self.continued;
@@ -200,7 +215,8 @@ impl Framer {
 
     /// The end of a packet: at the end of a command (no continuation follows), an empty query
     /// or a change of user is queued.
-    fn end_packet(&mut self, empty: &EmptyQueries) {
+    fn end_packet(&mut self, empty: Option<&EmptyQueries>) {
+        let Some(empty) = empty else { return };
         if self.continued || self.watch == Watch::Nothing {
             return;
         }
@@ -228,21 +244,46 @@ fn change_user_schema(fields: &[u8]) -> Option<String> {
 }
 
 /// The client's bytes, with `COM_RESET_CONNECTION`, `COM_CHANGE_USER` and `COM_STATISTICS`
-/// turned into empty `COM_QUERY`s (see the module docs).
+/// turned into empty `COM_QUERY`s (see the module docs), at most one packet per read.
+///
+/// One packet per read, because `opensrv-mysql` 0.7's packet reader frees its buffer while the
+/// packet it returns still points into it when a read brought the start of the next packet
+/// too (`PacketReader::next_async`: `self.bytes = rest.to_vec()`; upstream's issue
+/// databendlabs/opensrv#66, fixed after 0.7.0, which is the last release). A client that sends
+/// a command it expects no reply to, then the next (`COM_STMT_CLOSE` and a query: what
+/// `mysql_async` does when it closes a statement), had the first parsed from freed memory:
+/// opensrv answered an OK to no command, and every later reply went to the command after
+/// the one that asked. Bytes past a packet's end wait here for the next read, so opensrv's
+/// buffer never holds more than the packet it parses, and it never takes that path.
 #[derive(Debug)]
 pub struct CommandMap<R> {
     inner: R,
     framer: Framer,
-    empty: EmptyQueries,
+    /// `None`: the commands pass as they are (the constant mode, which answers no statement).
+    empty: Option<EmptyQueries>,
+    /// Bytes read past a packet's end, from `held_at` on, for the next reads.
+    held: Vec<u8>,
+    held_at: usize,
 }
 
 impl<R> CommandMap<R> {
     /// Reads `inner`; the empty queries are queued in `empty`.
     pub fn new(inner: R, empty: EmptyQueries) -> CommandMap<R> {
+        CommandMap::with(inner, Some(empty))
+    }
+
+    /// Reads `inner` a packet at a time and maps no command.
+    pub fn unmapped(inner: R) -> CommandMap<R> {
+        CommandMap::with(inner, None)
+    }
+
+    fn with(inner: R, empty: Option<EmptyQueries>) -> CommandMap<R> {
         CommandMap {
             inner,
             framer: Framer::default(),
             empty,
+            held: Vec::new(),
+            held_at: 0,
         }
     }
 }
@@ -254,11 +295,31 @@ impl<R: AsyncRead + Unpin> AsyncRead for CommandMap<R> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
+        let empty = this.empty.as_ref();
+        if this.held_at < this.held.len() {
+            if buf.remaining() == 0 {
+                return Poll::Ready(Ok(()));
+            }
+            let part = &mut this.held[this.held_at..];
+            let k = part.len().min(buf.remaining());
+            let took = this.framer.scan(&mut part[..k], empty);
+            buf.put_slice(&part[..took]);
+            this.held_at += took;
+            if this.held_at == this.held.len() {
+                this.held.clear();
+                this.held_at = 0;
+            }
+            return Poll::Ready(Ok(()));
+        }
         let before = buf.filled().len();
         let r = Pin::new(&mut this.inner).poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = r {
-            let (framer, empty) = (&mut this.framer, &this.empty);
-            framer.scan(&mut buf.filled_mut()[before..], empty);
+            let read = &mut buf.filled_mut()[before..];
+            let took = this.framer.scan(read, empty);
+            if took < read.len() {
+                this.held.extend_from_slice(&read[took..]);
+                buf.set_filled(before + took);
+            }
         }
         r
     }
@@ -280,7 +341,10 @@ mod tests {
         let (mut f, q) = (Framer::default(), EmptyQueries::default());
         let mut out = stream.to_vec();
         for c in out.chunks_mut(chunk) {
-            f.scan(c, &q);
+            let mut at = 0;
+            while at < c.len() {
+                at += f.scan(&mut c[at..], Some(&q));
+            }
         }
         let queued = q.0.lock().unwrap().iter().cloned().collect();
         (out, queued)
@@ -330,6 +394,58 @@ mod tests {
         }
         assert_eq!(change_user_schema(b"u\0\0\0"), None);
         assert_eq!(change_user_schema(b"u\0\x05ab"), None, "cut short");
+    }
+
+    /// What each read of a `CommandMap` over `stream` returns, with a buffer of `room` bytes.
+    fn reads(stream: &[u8], room: usize, map: bool) -> Vec<Vec<u8>> {
+        use tokio::io::AsyncReadExt;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let mut r = match map {
+                true => CommandMap::new(stream, EmptyQueries::default()),
+                false => CommandMap::unmapped(stream),
+            };
+            let (mut out, mut buf) = (Vec::new(), vec![0; room]);
+            loop {
+                match r.read(&mut buf).await.unwrap() {
+                    0 => return out,
+                    n => out.push(buf[..n].to_vec()),
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn a_read_ends_where_a_packet_ends() {
+        let close = packet(0, &[0x19, 1, 0, 0, 0]);
+        let query = packet(0, b"\x03SELECT 1");
+        let empty = packet(0, b"");
+        let stream = [close.clone(), empty.clone(), query.clone()].concat();
+        for map in [true, false] {
+            // One read of the socket brings all three: the reader hands them over one by one.
+            assert_eq!(
+                reads(&stream, 4096, map),
+                [close.clone(), empty.clone(), query.clone()]
+            );
+            // A small buffer cuts a packet, never joins two.
+            let small = reads(&stream, 3, map);
+            assert_eq!(small.concat(), stream);
+            let mut at = 0;
+            for r in &small {
+                let ends = [close.len(), close.len() + empty.len(), stream.len()];
+                assert!(
+                    ends.iter().all(|&e| at >= e || at + r.len() <= e),
+                    "{small:?}"
+                );
+                at += r.len();
+            }
+        }
+        // Unmapped, a reset passes as it is.
+        let reset = packet(0, &[COM_RESET_CONNECTION]);
+        assert_eq!(reads(&reset, 64, false), std::slice::from_ref(&reset));
+        assert_ne!(reads(&reset, 64, true), [reset]);
     }
 
     #[test]

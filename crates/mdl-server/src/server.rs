@@ -218,6 +218,8 @@ async fn serve(
     let info = shared.procs.add(id, peer.to_string());
     let r = if shared.cfg.mode == Mode::Constant {
         let shim = Constant::new(id as u32);
+        // A packet per read, as opensrv-mysql 0.7 needs (`command_map.rs`).
+        let r = CommandMap::unmapped(r);
         until_killed(
             &info,
             AsyncMysqlIntermediary::run_with_options(shim, r, w, &opts),
@@ -229,7 +231,7 @@ async fn serve(
         // Its account is set by the handshake (`Connection::authenticate`).
         let thread = pfs::SessionThread::new("thread/sql/one_connection", id);
         // The commands opensrv-mysql does not parse (`command_map.rs`); the constant mode,
-        // which answers no statement, reads the client as it is.
+        // which answers no statement, maps none.
         let empty = EmptyQueries::default();
         let r = CommandMap::new(r, empty.clone());
         match Connection::new(
