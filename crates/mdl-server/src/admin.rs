@@ -8,6 +8,7 @@ use sqlparser::ast::{KillType, Set, ShowStatementFilter, Statement};
 
 use crate::error::ServerError;
 use crate::server::Shared;
+use crate::status::{Com, SessionStatus};
 use crate::wire::{Cell, Output, ResultSet};
 
 /// The server version clients see (MySQL 8.0's wire behaviour; `mdl-sql` resolves versioned
@@ -182,15 +183,24 @@ pub fn variables(shared: &Shared, s: &SessionVars, global: bool) -> Vec<(String,
         .collect()
 }
 
-/// `SHOW [GLOBAL | SESSION] STATUS`' rows, by name: the server's counters, the same for every
-/// session (the server keeps none per session). `performance_schema`'s `global_status` and
+/// `SHOW [GLOBAL | SESSION] STATUS`' rows, by name: the statement counters (`Com_*`,
+/// `Questions`, `Queries`) of `session`, or the server's with `None` (`status.rs`); the rest
+/// are the server's in both scopes, as in MySQL. `performance_schema`'s `global_status` and
 /// `session_status` are these rows (`pfs_views/variables.rs`).
-pub fn status(shared: &Shared) -> Vec<(String, String)> {
+pub fn status(shared: &Shared, session: Option<&SessionStatus>) -> Vec<(String, String)> {
     let c = &shared.engine.counters;
     let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed).to_string();
     let procs = shared.procs.rows(&shared.mgr);
     let running = procs.iter().filter(|p| p.command != "Sleep").count();
-    let questions = load(&shared.counters.questions);
+    let total;
+    let counts = match session {
+        Some(s) => s.counts(),
+        None => {
+            total = shared.procs.status_total();
+            &total
+        }
+    };
+    let questions = counts.questions().to_string();
     let mut rows = vec![
         ("Threads_connected".to_string(), procs.len().to_string()),
         ("Threads_running".into(), running.to_string()),
@@ -213,6 +223,9 @@ pub fn status(shared: &Shared) -> Vec<(String, String)> {
             load(&shared.counters.timeouts),
         ),
     ];
+    rows.extend(
+        (Com::ALL.iter()).map(|&k| (format!("Com_{}", k.name()), counts.com(k).to_string())),
+    );
     #[cfg(feature = "pfs")]
     rows.push((
         "Performance_schema_metadata_lock_lost".into(),
@@ -226,7 +239,7 @@ pub fn status(shared: &Shared) -> Vec<(String, String)> {
 /// (`dispatch_command`, `sql/sql_parse.cc`), from the values of [`status`]. No slow query log,
 /// no table cache: those counts are 0, and flush tables 1, a server that never flushed.
 pub fn statistics(shared: &Shared) -> String {
-    let rows = status(shared);
+    let rows = status(shared, None);
     let value = |name: &str| -> u64 {
         (rows.iter().find(|(n, _)| n == name)).map_or(0, |(_, v)| v.parse().unwrap_or(0))
     };
@@ -307,6 +320,7 @@ pub fn show(
     s: &Statement,
     tables_of: &mut dyn FnMut(&str) -> Result<Vec<String>, ServerError>,
     current: Option<&str>,
+    session: &SessionStatus,
 ) -> Option<Result<Output, ServerError>> {
     let text1 = |col: &str, v: Vec<String>| {
         Output::Rows(ResultSet::text(
@@ -327,8 +341,9 @@ pub fn show(
                 rows,
             )))
         }
-        Statement::ShowStatus { filter, .. } => {
-            let rows = (status(shared).into_iter())
+        Statement::ShowStatus { filter, global, .. } => {
+            // Without GLOBAL, MySQL's SHOW STATUS is the session's.
+            let rows = (status(shared, (!*global).then_some(session)).into_iter())
                 .filter(|(n, _)| like(filter, n))
                 .map(|(n, v)| vec![Some(n), Some(v)])
                 .collect();

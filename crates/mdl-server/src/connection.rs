@@ -46,6 +46,7 @@ use crate::memo::Memo;
 use crate::processlist::ConnInfo;
 use crate::server::Shared;
 use crate::session_values::SessionValues;
+use crate::status::Com;
 use crate::wire::{marked, write_result, Output};
 
 /// A prepared statement.
@@ -193,7 +194,6 @@ impl Connection {
             // The handshake runs after `new`: `USER()` is the login from the first statement.
             self.values.user = self.info.user().to_string();
         }
-        self.shared.counters.questions.fetch_add(1, relaxed());
         self.info.begin(command, Some(text.clone()), self.schema());
         self.info.kill.clear_query();
         self.session.context_mut().reset_kill();
@@ -361,6 +361,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         info: StatementMetaWriter<'a, W>,
     ) -> io::Result<()> {
         let query = query_text(query);
+        self.info.status.count(Com::StmtPrepare);
         let parsed = match parse_one(query) {
             Ok(p) => p,
             Err(e) => return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
@@ -390,6 +391,8 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         params: ParamParser<'a>,
         results: QueryResultWriter<'a, W>,
     ) -> io::Result<()> {
+        self.info.status.question();
+        self.info.status.count(Com::StmtExecute);
         let Some(p) = self.prepared.get(&id) else {
             let e = ServerError::new(
                 1243,
@@ -416,6 +419,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
     where
         W: 'async_trait,
     {
+        self.info.status.count(Com::StmtClose);
         self.prepared.remove(&stmt);
     }
 
@@ -426,7 +430,12 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
     ) -> io::Result<()> {
         let query = query_text(query);
         if query.is_empty() {
-            match self.empty_queries.next() {
+            let sent_as = self.empty_queries.next();
+            // Every command but COM_STATISTICS is a question (`status.rs`).
+            if sent_as != EmptyQuery::Statistics {
+                self.info.status.question();
+            }
+            match sent_as {
                 EmptyQuery::Reset => return write_result(results, Ok(self.reset())).await,
                 EmptyQuery::Statistics => {
                     let line = crate::admin::statistics(&self.shared);
@@ -442,6 +451,8 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
                 }
                 EmptyQuery::Query => {}
             }
+        } else {
+            self.info.status.question();
         }
         if let Some(cmd) = crate::sql_prepare::recognize(query) {
             return match cmd {
@@ -485,6 +496,9 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
     }
 
     async fn on_init<'a>(&'a mut self, db: &'a str, w: InitWriter<'a, W>) -> io::Result<()> {
+        // MySQL counts COM_INIT_DB as a USE (`dispatch_command`).
+        self.info.status.question();
+        self.info.status.count(Com::ChangeDb);
         match self.use_schema(db) {
             Ok(()) => w.ok().await,
             Err(e) => w.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,

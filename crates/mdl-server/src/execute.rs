@@ -27,7 +27,6 @@
 //! with its digest, as MySQL's default `performance_schema` records, on the connection's
 //! session thread from its start to its end, its waits nested in it.
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use mdl_sql::{Parsed, StatementKind};
@@ -45,46 +44,23 @@ use crate::connection::Connection;
 use crate::error::ServerError;
 use crate::pfs_views::{self, Sources};
 use crate::rewrite::{rewrite, Env, Rewritten};
+use crate::status::Com;
 use crate::wire::Output;
 
-/// The `pfs` class of a statement kind (`statement/sql/<name>`), registered once.
-fn class(name: &'static str) -> pfs::ClassRef {
-    static CLASSES: OnceLock<std::sync::Mutex<HashMap<&'static str, pfs::ClassRef>>> =
-        OnceLock::new();
-    let m = CLASSES.get_or_init(Default::default);
-    let mut m = m.lock().unwrap_or_else(|e| e.into_inner());
-    *m.entry(name).or_insert_with(|| {
-        pfs::register_class(pfs::ClassKind::Statement, &format!("statement/sql/{name}"))
-    })
-}
-
-fn class_name(kind: Option<StatementKind>, s: Option<&Statement>) -> &'static str {
-    use StatementKind as K;
-    match (kind, s) {
-        (Some(K::Select), _) => "select",
-        (Some(K::Insert), _) => "insert",
-        (Some(K::Update), _) => "update",
-        (Some(K::Delete), _) => "delete",
-        (Some(K::Begin), _) => "begin",
-        (Some(K::Commit), _) => "commit",
-        (Some(K::Rollback), _) => "rollback",
-        (Some(K::CreateTable), _) => "create_table",
-        (Some(K::AlterTable), _) => "alter_table",
-        (Some(K::DropTable), _) => "drop_table",
-        (Some(K::LockTables), _) => "lock_tables",
-        (Some(K::UnlockTables), _) => "unlock_tables",
-        (Some(K::FlushTablesWithReadLock | K::Flush), _) => "flush",
-        (Some(K::Analyze), _) => "analyze",
-        (Some(K::Check), _) => "check",
-        (Some(K::Optimize), _) => "optimize",
-        (Some(K::Repair), _) => "repair",
-        (Some(K::Checksum), _) => "checksum",
-        (Some(K::Set), _) => "set_option",
-        (Some(K::Do), _) => "do",
-        (_, Some(Statement::ShowProcessList { .. })) => "show_processlist",
-        (_, Some(Statement::Kill { .. })) => "kill",
-        _ => "other",
-    }
+/// The `pfs` class of a statement's command (`statement/sql/<name>`); `None`, a statement the
+/// server does not tell apart, is `statement/sql/other`. Every class is registered at the
+/// first statement, as MySQL registers its classes at start (`setup_instruments` lists them).
+fn class(c: Option<Com>) -> pfs::ClassRef {
+    static CLASSES: OnceLock<Vec<pfs::ClassRef>> = OnceLock::new();
+    let classes = CLASSES.get_or_init(|| {
+        let named = |name: &str| {
+            pfs::register_class(pfs::ClassKind::Statement, &format!("statement/sql/{name}"))
+        };
+        let mut v: Vec<pfs::ClassRef> = Com::ALL.iter().map(|c| named(c.name())).collect();
+        v.push(named("other"));
+        v
+    });
+    classes[c.map_or(Com::ALL.len(), |c| c as usize)]
 }
 
 /// The digest of a text query: its literals as `?` (MySQL's statement digest, simplified).
@@ -139,7 +115,8 @@ impl Connection {
         let vars = self.vars();
         let procs = || shared.procs.rows(&shared.mgr);
         let variables = |global: bool| admin::variables(&shared, &vars, global);
-        let status = || admin::status(&shared);
+        let info = self.info.clone();
+        let status = |global: bool| admin::status(&shared, (!global).then_some(&info.status));
         let src = Sources {
             mgr: &shared.mgr,
             processes: &procs,
@@ -182,7 +159,7 @@ impl Connection {
         &mut self,
         p: &Parsed,
         params: &[Value],
-        _text: &Arc<str>,
+        text: &Arc<str>,
         digest: Option<pfs::DigestRef>,
         prepared: Option<u32>,
     ) -> Result<Output, ServerError> {
@@ -197,7 +174,11 @@ impl Connection {
             Some(pr) => pr.memo.plan(p, self.session.state()),
             None => self.session.plan(p).map(Arc::new),
         };
-        let cls = class(class_name(plan.as_ref().ok().map(|pl| pl.kind), statement));
+        let com = Com::of(plan.as_ref().ok().map(|pl| pl.kind), statement, text);
+        if let Some(c) = com {
+            self.info.status.count(c);
+        }
+        let cls = class(com);
         let digest = match (digest, statement) {
             (Some(d), _) => Some(d),
             (None, Some(s)) if cls.enabled() => Some(digest_of(s)),
@@ -252,7 +233,9 @@ impl Connection {
             let current = self.session.state().current_schema.clone();
             let db = &mut self.db;
             let mut tables_of = |schema: &str| db.tables(schema);
-            if let Some(r) = admin::show(&self.shared, &vars, s, &mut tables_of, current.as_deref())
+            let (shared, status) = (&self.shared, &self.info.status);
+            if let Some(r) =
+                admin::show(shared, &vars, s, &mut tables_of, current.as_deref(), status)
             {
                 return r;
             }

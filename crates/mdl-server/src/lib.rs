@@ -71,6 +71,7 @@ mod session_values;
 mod show_query;
 mod show_table;
 mod sql_prepare;
+mod status;
 mod wire;
 
 pub use config::{FastPathFlag, HashFlag, Mode, ServerConfig};

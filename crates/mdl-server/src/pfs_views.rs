@@ -54,8 +54,9 @@ pub struct Sources<'a> {
     /// The asking session's `SHOW VARIABLES` rows, or (`true`) `SHOW GLOBAL VARIABLES`'
     /// (`admin::variables`).
     pub variables: &'a dyn Fn(bool) -> Vec<(String, String)>,
-    /// `SHOW STATUS`' rows (`admin::status`).
-    pub status: &'a dyn Fn() -> Vec<(String, String)>,
+    /// The asking session's `SHOW STATUS` rows, or (`true`) `SHOW GLOBAL STATUS`'
+    /// (`admin::status`).
+    pub status: &'a dyn Fn(bool) -> Vec<(String, String)>,
 }
 
 /// The `performance_schema` tables this server has.

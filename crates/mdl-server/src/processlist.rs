@@ -27,6 +27,7 @@ use mdl_core::{ContextId, KillScope, MdlManager};
 use tokio::sync::Notify;
 
 use crate::error::ServerError;
+use crate::status::{Counts, ServerStatus, SessionStatus};
 
 /// What a connection is doing.
 #[derive(Debug, Clone)]
@@ -119,6 +120,8 @@ pub struct ConnInfo {
     pub transaction: Mutex<Option<Transaction>>,
     /// It holds the engine's writer (`engine.rs`).
     pub holds_writer: AtomicBool,
+    /// Its statement counters (`Com_*`, `Questions`).
+    pub status: SessionStatus,
 }
 
 /// An open transaction of a connection, as `information_schema.INNODB_TRX` shows it.
@@ -236,6 +239,9 @@ pub struct Process {
 #[derive(Debug, Default)]
 pub struct Processlist {
     conns: Mutex<BTreeMap<u64, Arc<ConnInfo>>>,
+    /// The counters of the connections that ended (`status.rs`), guarded by `conns`' lock as
+    /// far as totals go.
+    ended: ServerStatus,
 }
 
 impl Processlist {
@@ -256,14 +262,24 @@ impl Processlist {
             interrupt: OnceLock::new(),
             transaction: Mutex::new(None),
             holds_writer: AtomicBool::new(false),
+            status: SessionStatus::default(),
         });
         self.lock().insert(id, info.clone());
         info
     }
 
-    /// Unregisters a connection.
+    /// Unregisters a connection, keeping its counts in the server's.
     pub fn remove(&self, id: u64) {
-        self.lock().remove(&id);
+        let mut conns = self.lock();
+        if let Some(c) = conns.remove(&id) {
+            self.ended.retire(&c.status);
+        }
+    }
+
+    /// The server's statement counters: the ended connections' and the live ones'.
+    pub fn status_total(&self) -> Counts {
+        let conns = self.lock();
+        self.ended.total(conns.values().map(|c| &c.status))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Arc<ConnInfo>>> {

@@ -70,16 +70,14 @@ impl Shared {
     }
 }
 
-/// Statements from clients, and those that ended with an error sysbench retries, counted since
-/// start.
+/// Statements that ended with an error sysbench retries, counted since start (the others are
+/// counted per session: `status.rs`).
 #[derive(Debug, Default)]
 pub struct StatementCounters {
     /// 1213.
     pub deadlocks: AtomicU64,
     /// 1205.
     pub timeouts: AtomicU64,
-    /// Statements from clients, text or executed prepared (MySQL's `Questions`).
-    pub questions: AtomicU64,
 }
 
 /// A running server (stopped when dropped, or with [`RunningServer::stop`]).

@@ -18,6 +18,7 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 use crate::connection::{Connection, Ended, Prepared};
 use crate::error::ServerError;
 use crate::memo::Memo;
+use crate::status::Com;
 use crate::wire::Output;
 
 /// One of the module's statements.
@@ -129,6 +130,13 @@ impl Connection {
         &mut self,
         cmd: Command,
     ) -> Result<Result<Output, ServerError>, Ended> {
+        // MySQL counts these as their own commands; an EXECUTE's statement counts again as
+        // its command (`status.rs`).
+        self.info.status.count(match &cmd {
+            Command::Prepare { .. } => Com::PrepareSql,
+            Command::Execute { .. } => Com::ExecuteSql,
+            Command::Deallocate { .. } => Com::DeallocSql,
+        });
         match cmd {
             Command::Prepare { name, source } => {
                 let sql = match source {

@@ -526,7 +526,7 @@ async fn show_status_counts_statements_connections_and_threads() {
     for _ in 0..3 {
         c.query_drop("SELECT 1").await.unwrap();
     }
-    let after: Vec<(String, String)> = c.query("SHOW STATUS").await.unwrap();
+    let after: Vec<(String, String)> = c.query("SHOW GLOBAL STATUS").await.unwrap();
     // Other tests share the server: at least this connection's four statements.
     assert!(status(&after, "Questions") >= status(&before, "Questions") + 4);
     assert_eq!(status(&after, "Queries"), status(&after, "Questions"));

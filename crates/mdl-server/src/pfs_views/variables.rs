@@ -7,9 +7,8 @@
 //! The rows are those of `SHOW VARIABLES` and `SHOW STATUS` (`admin::variables`,
 //! `admin::status`: the one place each value is defined). `session_variables` has the asking
 //! connection's values (after its `SET SESSION lock_wait_timeout`), `global_variables` the
-//! global ones (`SET GLOBAL`). The server keeps its status counters for the whole server
-//! only, so `session_status` has the same rows as `global_status`, as `SHOW [SESSION]
-//! STATUS` here shows them.
+//! global ones (`SET GLOBAL`); `session_status` has the asking connection's statement counters
+//! (`Com_*`, `Questions`), `global_status` the server's (`status.rs`).
 
 use rusqlite::types::Value;
 
@@ -33,7 +32,8 @@ pub(super) fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result
     let rows = match name {
         "global_variables" => (src.variables)(true),
         "session_variables" => (src.variables)(false),
-        _ => (src.status)(),
+        "global_status" => (src.status)(true),
+        _ => (src.status)(false),
     };
     let rows = (rows.into_iter())
         .map(|(n, v)| vec![Value::Text(n), Value::Text(v)])
