@@ -94,8 +94,8 @@ impl Connection {
         vars_of(&self.session, &self.values)
     }
 
-    fn rewrite_with(&self, s: &Statement, locks: &[Option<i64>]) -> Result<Rewritten, ServerError> {
-        rewrite_in(&self.shared, &self.values, &self.session, s, locks)
+    fn rewrite_with(&self, s: &Statement, p: &Parsed) -> Result<Rewritten, ServerError> {
+        rewrite_in(&self.shared, &self.values, &self.session, s, &[], Some(p))
     }
 
     fn refresh_views(&mut self, tables: &[(String, String)]) -> Result<(), ServerError> {
@@ -131,7 +131,7 @@ impl Connection {
         let mdl_sql::Statement::Sql { statement, .. } = &p.statement else {
             return Ok((0, Vec::new()));
         };
-        let rw = self.rewrite_with(statement, &[])?;
+        let rw = self.rewrite_with(statement, p)?;
         if !matches!(
             **statement,
             Statement::Query(_)
@@ -190,7 +190,7 @@ impl Connection {
         let event = self.thread.statement_start(cls, digest);
         let kind = plan.as_ref().ok().map(|p| p.kind);
         let insert = kind == Some(StatementKind::Insert);
-        let mut out = (self.run_inner(plan, statement, &p.statement, params, prepared)).await;
+        let mut out = (self.run_inner(plan, statement, p, params, prepared)).await;
         event.end();
         // What INNODB_TRX shows of the session's transaction (`processlist.rs`).
         let writes = matches!(
@@ -220,10 +220,11 @@ impl Connection {
         &mut self,
         plan: Result<Arc<mdl_sql::Plan>, mdl_sql::SqlError>,
         statement: Option<&Statement>,
-        parsed: &mdl_sql::Statement,
+        p: &Parsed,
         params: &[Value],
         prepared: Option<u32>,
     ) -> Result<Output, ServerError> {
+        let parsed = &p.statement;
         self.db.refresh();
         if let Some(s) = statement {
             if crate::session_values::is_show_diagnostics(s) {
@@ -244,7 +245,7 @@ impl Connection {
             }
         }
         let rw = match statement {
-            Some(s) => Some(self.rewrite_of(s, prepared)?),
+            Some(s) => Some(self.rewrite_of(s, p, prepared)?),
             None => None,
         };
         if let (Some(s), Some(rw)) = (statement, &rw) {
@@ -257,13 +258,14 @@ impl Connection {
         }
         let plan = plan?;
         alter_more::refuse_convert(parsed)?;
-        self.locked(plan, statement, parsed, rw, params).await
+        self.locked(plan, statement, p, rw, params).await
     }
 
     /// The statement's rewrite, kept by its prepared statement where it may be reused.
     fn rewrite_of(
         &mut self,
         s: &Statement,
+        p: &Parsed,
         prepared: Option<u32>,
     ) -> Result<Arc<Rewritten>, ServerError> {
         let Connection {
@@ -278,7 +280,7 @@ impl Connection {
         {
             return Ok(rw);
         }
-        let rw = Arc::new(self.rewrite_with(s, &[])?);
+        let rw = Arc::new(self.rewrite_with(s, p)?);
         let Connection {
             session,
             prepared: all,
@@ -308,10 +310,11 @@ impl Connection {
         &mut self,
         mut plan: Arc<mdl_sql::Plan>,
         statement: Option<&Statement>,
-        parsed: &mdl_sql::Statement,
+        p: &Parsed,
         rw: Option<Arc<Rewritten>>,
         params: &[Value],
     ) -> Result<Output, ServerError> {
+        let parsed = &p.statement;
         if let Some(schema) = plan.needs_tables_of_schema().map(str::to_string) {
             if self.shared.engine.has_schema(&schema) {
                 // Folded as the session folds names (lower_case_table_names = 1).
@@ -369,6 +372,7 @@ impl Connection {
                     stmt.session(),
                     s,
                     &locks,
+                    Some(p),
                 )?)),
                 _ => rw,
             };
@@ -382,7 +386,7 @@ impl Connection {
                         let (schema, table) =
                             crate::rewrite::table_name(&a.name, current.as_deref())?;
                         let write = |s: &Statement| {
-                            rewrite_in(&self.shared, values, stmt.session(), s, &[])
+                            rewrite_in(&self.shared, values, stmt.session(), s, &[], None)
                         };
                         let sql = rebuild::rebuild(db, a, &schema, &table, &write)?;
                         Some(Arc::new(Rewritten {
@@ -520,6 +524,7 @@ fn rewrite_in(
     session: &mdl_sql::Session,
     s: &Statement,
     locks: &[Option<i64>],
+    source: Option<&Parsed>,
 ) -> Result<Rewritten, ServerError> {
     let vars = vars_of(session, values);
     let shared = shared.clone();
@@ -529,6 +534,7 @@ fn rewrite_in(
         values,
         user_locks: locks,
         variable: &lookup,
+        source,
     };
     rewrite(s, &env)
 }
@@ -566,7 +572,14 @@ fn create_like(
         sqlparser::ast::Ident::with_quote('`', schema),
         sqlparser::ast::Ident::with_quote('`', table),
     ]);
-    rewrite_in(shared, values, session, &Statement::CreateTable(copy), &[])
+    rewrite_in(
+        shared,
+        values,
+        session,
+        &Statement::CreateTable(copy),
+        &[],
+        None,
+    )
 }
 
 /// The row of a `SET @a = x` or a `SELECT ... INTO @a` kept as the variables, as MySQL keeps

@@ -22,6 +22,8 @@
 //!   = N` option; other table options (`ENGINE=`, charsets, comments: `/*! */` comments were
 //!   already resolved by `mdl-sql`) and foreign keys go; inline `KEY`/`INDEX` definitions become
 //!   `CREATE INDEX` statements.
+//! * An unnamed select item gets MySQL's column name as an alias (`header.rs`): its text as the
+//!   client wrote it (`v+1`), a column by its spelling, a string by its value.
 //! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
 //!   SQLite's `t__k`.
 //! * `LIKE` without `ESCAPE` escapes with `\`, as MySQL's does (SQLite's has no escape).
@@ -58,6 +60,7 @@
 mod changed;
 mod ddl;
 mod expr;
+mod header;
 mod insert;
 mod limited;
 mod multi_table;
@@ -67,8 +70,8 @@ use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Expr, Ident, NonBlock, ObjectName, ObjectNamePart, Query, SelectItem, Statement, TableFactor,
-    Value, ValueWithSpan, VisitMut, VisitorMut,
+    Expr, Ident, NonBlock, ObjectName, ObjectNamePart, Query, Statement, TableFactor, Value,
+    ValueWithSpan, VisitMut, VisitorMut,
 };
 
 use crate::error::ServerError;
@@ -87,6 +90,8 @@ pub struct Env<'a> {
     pub user_locks: &'a [Option<i64>],
     /// A system variable's value (`@@name`, lowercased, without `session.`).
     pub variable: &'a dyn Fn(&str) -> Option<Cell>,
+    /// The statement as parsed, whose text names the result columns (`header.rs`).
+    pub source: Option<&'a mdl_sql::Parsed>,
 }
 
 /// A statement in SQLite's dialect.
@@ -357,6 +362,8 @@ struct Qualify<'a> {
     placeholders: usize,
     /// The `GROUP BY ... WITH ROLLUP` clauses visited.
     rollups: usize,
+    /// The statement's text, which names its result columns.
+    source: Option<header::Source<'a>>,
     error: Option<ServerError>,
 }
 
@@ -372,6 +379,7 @@ impl<'a> Qualify<'a> {
             locking_read: None,
             placeholders: 0,
             rollups: 0,
+            source: (env.source).map(|p| header::Source::new(&p.text, p.start)),
             error: None,
         }
     }
@@ -563,27 +571,10 @@ impl VisitorMut for Qualify<'_> {
                     sel.from.clear();
                 }
             }
-            // A result column is named as MySQL names it: an expression by its text, a column
-            // by its name as the statement spells it (`SELECT ID` is `ID` whatever the table's
-            // case, `SELECT t.v` is `v`), where SQLite would give the table's spelling.
-            for item in sel.projection.iter_mut() {
-                if let SelectItem::UnnamedExpr(e) = item {
-                    let named = match &*e {
-                        Expr::Identifier(i) if !i.value.starts_with('@') => i.value.clone(),
-                        Expr::CompoundIdentifier(p)
-                            if !p.first().is_some_and(|p| p.value.starts_with("@@")) =>
-                        {
-                            p.last().map_or_else(String::new, |i| i.value.clone())
-                        }
-                        e => e.to_string(),
-                    };
-                    *item = SelectItem::ExprWithAlias {
-                        expr: e.clone(),
-                        alias: Ident::with_quote('`', named),
-                    };
-                }
-            }
         }
+        // A result column is named as MySQL names it (`header.rs`), where SQLite would give
+        // the table's spelling of a column and its own rendering of an expression.
+        header::name_columns(&mut q.body, self.source.as_ref());
         ControlFlow::Continue(())
     }
 

@@ -38,6 +38,9 @@ pub struct Parsed {
     /// The statement's own text (versioned comments resolved, without the `;`), for the engine
     /// that runs it and for messages.
     pub text: String,
+    /// Where `text` starts in the client's text (line and column, from 1): the spans in
+    /// `statement` count from the client's text, so a span at this location is `text`'s start.
+    pub start: Location,
     /// What it is.
     pub statement: Statement,
 }
@@ -175,7 +178,8 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         let (Some(first), Some(last)) = (stmt.first(), stmt.last()) else {
             continue;
         };
-        let start = lines.offset(&text, first.span.start);
+        let text_at = first.span.start;
+        let start = lines.offset(&text, text_at);
         let end = lines.offset(&text, last.span.end);
         let own_text = text[start..end].to_string();
         let alter = || crate::recognize::alter::recognize(&stmt);
@@ -189,6 +193,7 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
         };
         out.push(Parsed {
             text: own_text,
+            start: text_at,
             statement,
         });
     }
@@ -407,6 +412,16 @@ mod tests {
             } => (statement.to_string(), *modifiers),
             other => panic!("not sqlparser's: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_statement_knows_where_its_text_starts() {
+        let v = parse("SELECT 1;\n  SELECT 2").unwrap();
+        assert_eq!(
+            (v[0].start, v[1].start),
+            (Location::new(1, 1), Location::new(2, 3))
+        );
+        assert_eq!(v[1].text, "SELECT 2");
     }
 
     #[test]

@@ -18,7 +18,7 @@ fn date_arithmetic_calls_date_add_and_date_sub() {
     assert_eq!(
         one("SELECT d + INTERVAL '1' MONTH, INTERVAL 2 week + d FROM t WHERE d > NOW() - INTERVAL c HOUR"),
         "SELECT DATE_ADD(d, '1', 'MONTH') AS `d + INTERVAL '1' MONTH`, \
-         DATE_ADD(d, 2, 'WEEK') AS `INTERVAL 2 WEEK + d` FROM `sbtest`.t \
+         DATE_ADD(d, 2, 'WEEK') AS `INTERVAL 2 week + d` FROM `sbtest`.t \
          WHERE d > DATE_SUB(NOW(), c, 'HOUR')"
     );
     assert_eq!(
@@ -171,6 +171,7 @@ fn group_concat_in_sqlite_terms() {
         values: &crate::session_values::SessionValues::new(1, "root", "127.0.0.1:1"),
         user_locks: &[],
         variable: &|_| None,
+        source: None,
     };
     let e = crate::rewrite::rewrite(statement, &env).unwrap_err();
     assert_eq!(e.code, 1235);
