@@ -63,6 +63,18 @@ fn class(c: Option<Com>) -> pfs::ClassRef {
     classes[c.map_or(Com::ALL.len(), |c| c as usize)]
 }
 
+/// `FLUSH STATUS` (alone: MySQL's `FLUSH STATUS, LOGS` is one statement sqlparser reads as
+/// neither).
+fn is_flush_status(s: &Statement) -> bool {
+    matches!(
+        s,
+        Statement::Flush {
+            object_type: sqlparser::ast::FlushType::Status,
+            ..
+        }
+    )
+}
+
 /// The digest of a text query: its literals as `?` (MySQL's statement digest, simplified).
 fn digest_of(s: &Statement) -> pfs::DigestRef {
     use sqlparser::ast::{Value as V, VisitMut, VisitorMut};
@@ -192,6 +204,9 @@ impl Connection {
         let insert = kind == Some(StatementKind::Insert);
         let mut out = (self.run_inner(plan, statement, p, params, prepared)).await;
         event.end();
+        if out.is_ok() && statement.is_some_and(is_flush_status) {
+            self.shared.procs.flush_status(&self.info);
+        }
         // What INNODB_TRX shows of the session's transaction (`processlist.rs`).
         let writes = matches!(
             kind,

@@ -276,6 +276,16 @@ impl Processlist {
         }
     }
 
+    /// `FLUSH STATUS` on connection `c` (run by `c`'s task, its counters' one writer): its
+    /// counts go to the server's and its own start again from 0, as MySQL's manual says of
+    /// the statement; under the list's lock, so a total never counts them twice or not at
+    /// all.
+    pub fn flush_status(&self, c: &ConnInfo) {
+        let _conns = self.lock();
+        self.ended.retire(&c.status);
+        c.status.clear();
+    }
+
     /// The server's statement counters: the ended connections' and the live ones'.
     pub fn status_total(&self) -> Counts {
         let conns = self.lock();

@@ -20,7 +20,8 @@
 //! a plain load and store, no read-modify-write, since there is one writer. A connection that
 //! ends adds its counts to the process list's retired ones under the list's lock, so the
 //! server's total (`SHOW GLOBAL STATUS`: the retired counts and every live session's, as
-//! MySQL's `calc_sum_of_all_status`) never counts a connection twice or drops one.
+//! MySQL's `calc_sum_of_all_status`) never counts a connection twice or drops one. `FLUSH
+//! STATUS` does the same for the session that runs it, whose counters then start from 0.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -327,6 +328,14 @@ impl SessionStatus {
     /// Counts a question.
     pub fn question(&self) {
         bump(&self.0.questions);
+    }
+
+    /// Starts again from 0 (`FLUSH STATUS`, once the counts went to the server's).
+    pub fn clear(&self) {
+        let Counts { com, questions } = &self.0;
+        for a in com.iter().chain([questions]) {
+            a.store(0, Ordering::Relaxed);
+        }
     }
 
     /// The counts so far.

@@ -207,3 +207,22 @@ async fn statement_classes_are_the_commands() {
     let after: Option<u64> = c.query_first(count("show_fields")).await.unwrap();
     assert!(after.unwrap() > before.unwrap_or(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flush_status_moves_the_session_counts_to_the_server() {
+    let mut c = conn().await;
+    for _ in 0..3 {
+        c.query_drop("DO 1").await.unwrap();
+    }
+    let before = status(&mut c, true).await;
+    c.query_drop("FLUSH STATUS").await.unwrap();
+    let mine = status(&mut c, false).await;
+    // Only the SHOW STATUS since the flush.
+    assert_eq!(
+        moved(&BTreeMap::new(), &mine),
+        counts(&[("Com_show_status", 1), ("Questions", 1)])
+    );
+    let after = status(&mut c, true).await;
+    assert!(after["Com_do"] >= before["Com_do"], "{before:?} {after:?}");
+    assert!(after["Questions"] > before["Questions"]);
+}

@@ -164,8 +164,8 @@ pub(super) async fn run(
         // closes cached table handles, and this server caches none (every statement sees
         // SQLite's current schema), so OK at once is MySQL's answer on an idle table cache;
         // there are no grant tables (PRIVILEGES, USER_RESOURCES), logs (LOGS, BINARY LOGS,
-        // ...), host cache (HOSTS), cost tables (OPTIMIZER_COSTS) or session status counters
-        // (STATUS: SHOW STATUS shows server-wide counters, which FLUSH STATUS keeps) to reload.
+        // ...), host cache (HOSTS) or cost tables (OPTIMIZER_COSTS) to reload. FLUSH STATUS
+        // moves the session's counters to the server's once it succeeded (`execute.rs`).
         K::Flush => Ok(Output::OK),
         K::Commit => db.end(true).map(|()| Output::OK),
         K::Rollback => db.end(false).map(|()| Output::OK),
