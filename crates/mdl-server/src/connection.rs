@@ -171,8 +171,8 @@ impl Connection {
         Output::OK
     }
 
-    fn schema(&self) -> Option<String> {
-        self.session.state().current_schema.clone()
+    fn schema(&self) -> Option<&str> {
+        self.session.state().current_schema.as_deref()
     }
 
     /// One statement from the client, start to end: activity, kill reset, run, counters.

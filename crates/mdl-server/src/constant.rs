@@ -18,6 +18,8 @@ pub struct Constant {
     id: u32,
     /// Per prepared statement id: whether it is a SELECT.
     selects: Vec<bool>,
+    /// The constant row's column, built once: not a per-query allocation of the floor.
+    column: [Column; 1],
 }
 
 impl Constant {
@@ -26,6 +28,7 @@ impl Constant {
         Constant {
             id,
             selects: Vec::new(),
+            column: column(),
         }
     }
 }
@@ -64,13 +67,13 @@ const ROW: &str = "60297405153-18294893457-75283920745-50928374098-13527890427";
 
 async fn answer<W: AsyncWrite + Send + Unpin>(
     select: bool,
+    cols: &[Column],
     w: QueryResultWriter<'_, W>,
 ) -> io::Result<()> {
     if !select {
         return w.completed(OkResponse::default()).await;
     }
-    let cols = column();
-    let mut rw = w.start(&cols).await?;
+    let mut rw = w.start(cols).await?;
     rw.write_col(ROW)?;
     rw.end_row().await?;
     rw.finish().await
@@ -105,7 +108,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Constant {
             })
             .collect();
         let cols = if select {
-            column().to_vec()
+            self.column.to_vec()
         } else {
             Vec::new()
         };
@@ -119,7 +122,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Constant {
         results: QueryResultWriter<'a, W>,
     ) -> io::Result<()> {
         let select = self.selects.get(id as usize - 1).copied().unwrap_or(false);
-        answer(select, results).await
+        answer(select, &self.column, results).await
     }
 
     async fn on_close<'a>(&'a mut self, _stmt: u32)
@@ -133,7 +136,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Constant {
         query: &'a str,
         results: QueryResultWriter<'a, W>,
     ) -> io::Result<()> {
-        answer(is_select(query), results).await
+        answer(is_select(query), &self.column, results).await
     }
 
     async fn on_init<'a>(&'a mut self, _db: &'a str, w: InitWriter<'a, W>) -> io::Result<()> {

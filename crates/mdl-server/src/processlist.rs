@@ -157,15 +157,27 @@ impl ConnInfo {
     }
 
     /// Records the start of a command.
-    pub fn begin(&self, command: &'static str, info: Option<Arc<str>>, db: Option<String>) {
+    pub fn begin(&self, command: &'static str, info: Option<Arc<str>>, db: Option<&str>) {
+        self.set_activity(command, info, "executing", db);
+    }
+
+    /// One lock per change, and the schema's name copied only when it changed: this runs twice
+    /// a statement.
+    fn set_activity(
+        &self,
+        command: &'static str,
+        info: Option<Arc<str>>,
+        state: &'static str,
+        db: Option<&str>,
+    ) {
         let mut a = self.activity.lock().unwrap_or_else(|e| e.into_inner());
-        *a = Activity {
-            command,
-            since: Instant::now(),
-            info,
-            state: "executing",
-            db,
-        };
+        a.command = command;
+        a.since = Instant::now();
+        a.info = info;
+        a.state = state;
+        if a.db.as_deref() != db {
+            a.db = db.map(str::to_string);
+        }
     }
 
     /// Sets the state shown while no metadata-lock wait says otherwise.
@@ -199,9 +211,8 @@ impl ConnInfo {
     }
 
     /// Back to `Sleep`.
-    pub fn end(&self, db: Option<String>) {
-        self.begin("Sleep", None, db);
-        self.set_state("");
+    pub fn end(&self, db: Option<&str>) {
+        self.set_activity("Sleep", None, "", db);
     }
 }
 

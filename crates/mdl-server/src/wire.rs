@@ -128,13 +128,13 @@ impl Output {
 }
 
 /// `opensrv` columns for a result set's columns of types `types`.
-pub fn columns(names: &[String], types: &[ColumnType]) -> Vec<Column> {
+pub fn columns(names: Vec<String>, types: &[ColumnType]) -> Vec<Column> {
     names
-        .iter()
+        .into_iter()
         .zip(types)
         .map(|(n, t)| Column {
             table: String::new(),
-            column: n.clone(),
+            column: n,
             coltype: *t,
             colflags: ColumnFlags::empty(),
         })
@@ -160,9 +160,10 @@ pub async fn write_result<W: AsyncWrite + Send + Unpin>(
             })
             .await
         }
-        Ok(Output::Rows(rs)) => {
+        Ok(Output::Rows(mut rs)) => {
             let types = rs.column_types();
-            let cols = columns(&rs.columns, &types);
+            // The names move into the columns: no copy per query.
+            let cols = columns(std::mem::take(&mut rs.columns), &types);
             let mut rw = w.start(&cols).await?;
             for row in &rs.rows {
                 for (cell, ty) in row.iter().zip(&types) {
@@ -186,6 +187,8 @@ fn write_cell<W: AsyncWrite + Send + Unpin>(
         (Cell::Int(i), ColumnType::MYSQL_TYPE_DOUBLE) => rw.write_col(*i as f64),
         (Cell::Real(r), ColumnType::MYSQL_TYPE_DOUBLE) => rw.write_col(*r),
         (Cell::Blob(b), _) => rw.write_col(&b[..]),
+        // Borrowed: `Cell::text` would copy it.
+        (Cell::Text(t), _) => rw.write_col(t.as_str()),
         (c, _) => rw.write_col(c.text().unwrap_or_default()),
     }
 }
@@ -223,76 +226,102 @@ const MARKER_LEN: usize = 10;
 const MAX_PAYLOAD: usize = 0xFF_FFFF;
 
 /// The connection's output stream: passes packets through, rewriting marked ERR packets (see
-/// the module docs). Bytes are held until a packet is complete and sent on flush.
+/// the module docs). Each written byte is copied once, to the end of `out`; each packet is
+/// looked at in place once complete (a marked ERR packet, which only shrinks, rewritten there);
+/// complete packets are sent on flush, and an incomplete one waits there for the rest.
 #[derive(Debug)]
 pub struct ErrorCodes<W> {
     inner: W,
-    input: Vec<u8>,
+    /// Complete packets (`..scanned`), then the start of an incomplete one.
     out: Vec<u8>,
+    /// Where the first packet not yet complete starts in `out`.
+    scanned: usize,
+    /// Bytes of `out` already sent.
     sent: usize,
     /// The previous packet was a full-length one: the next continues it.
     continuation: bool,
 }
+
+/// The most of `out`'s capacity kept once sent: one huge result does not hold its buffer for
+/// the rest of the connection.
+const KEPT_CAPACITY: usize = 1 << 20;
 
 impl<W> ErrorCodes<W> {
     /// Wraps `inner`.
     pub fn new(inner: W) -> ErrorCodes<W> {
         ErrorCodes {
             inner,
-            input: Vec::new(),
             out: Vec::new(),
+            scanned: 0,
             sent: 0,
             continuation: false,
         }
     }
 
-    /// Moves every complete packet of `input` to `out`, rewritten.
-    fn process(&mut self) {
-        let mut at = 0;
-        while self.input.len() - at >= 4 {
-            let h = &self.input[at..at + 4];
-            let len = h[0] as usize | (h[1] as usize) << 8 | (h[2] as usize) << 16;
-            if self.input.len() - at - 4 < len {
+    /// Looks at every packet of `out` completed since the last call, rewriting marked ones.
+    #[inline]
+    fn scan(&mut self) {
+        while let Some(h) = self.out.get(self.scanned..self.scanned + 4) {
+            let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
+            let at = self.scanned + 4;
+            if self.out.len() - at < len {
                 break;
             }
-            let seq = h[3];
-            let payload = &self.input[at + 4..at + 4 + len];
+            let p = &self.out[at..at + len];
             let marked = !self.continuation
                 && len >= 9 + MARKER_LEN
-                && payload[0] == 0xFF
-                && payload[3] == b'#'
-                && payload[9] == MARKER;
-            if marked {
-                let code: u16 = std::str::from_utf8(&payload[10..14])
-                    .ok()
-                    .and_then(|s| s.parse().ok())
-                    .unwrap_or(1105);
-                let mut p = Vec::with_capacity(len - MARKER_LEN);
-                if code != RAW_REPLY {
-                    p.push(0xFF);
-                    p.extend_from_slice(&code.to_le_bytes());
-                    p.push(b'#');
-                    p.extend_from_slice(&payload[14..19]);
-                }
-                p.extend_from_slice(&payload[19..]);
-                let n = p.len();
-                self.out
-                    .extend_from_slice(&[n as u8, (n >> 8) as u8, (n >> 16) as u8, seq]);
-                self.out.extend_from_slice(&p);
-            } else {
-                self.out.extend_from_slice(&self.input[at..at + 4 + len]);
-            }
+                && p[0] == 0xFF
+                && p[3] == b'#'
+                && p[9] == MARKER;
             self.continuation = len == MAX_PAYLOAD;
-            at += 4 + len;
+            let len = if marked { self.rewrite(at, len) } else { len };
+            self.scanned = at + len;
         }
-        self.input.drain(..at);
+    }
+
+    /// Rewrites in place the marked ERR packet whose payload of `len` bytes starts at `at`
+    /// (opensrv's `0xFF`, code, `#`, SQLSTATE, then the marker and the message); returns the
+    /// payload's new length. Whatever follows in `out` moves down with the message.
+    #[cold]
+    fn rewrite(&mut self, at: usize, len: usize) -> usize {
+        let p = &mut self.out[at..];
+        let code: u16 = std::str::from_utf8(&p[10..14])
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1105);
+        // (bytes kept before the message, bytes dropped)
+        let (head, dropped) = if code == RAW_REPLY {
+            (0, 19)
+        } else {
+            p[1..3].copy_from_slice(&code.to_le_bytes());
+            p.copy_within(14..19, 4);
+            (9, MARKER_LEN)
+        };
+        p.copy_within(19.., head);
+        self.out.truncate(self.out.len() - dropped);
+        let n = len - dropped;
+        self.out[at - 4..at - 1].copy_from_slice(&[n as u8, (n >> 8) as u8, (n >> 16) as u8]);
+        n
+    }
+
+    /// Appends `bufs` and scans them; all of them are taken.
+    #[inline]
+    fn take<B: std::ops::Deref<Target = [u8]>>(&mut self, bufs: &[B]) -> usize {
+        let n = bufs.iter().map(|b| b.len()).sum();
+        self.out.reserve(n);
+        for b in bufs {
+            self.out.extend_from_slice(b);
+        }
+        self.scan();
+        n
     }
 }
 
 impl<W: AsyncWrite + Unpin> ErrorCodes<W> {
     fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        while self.sent < self.out.len() {
-            let n = match Pin::new(&mut self.inner).poll_write(cx, &self.out[self.sent..]) {
+        while self.sent < self.scanned {
+            let buf = &self.out[self.sent..self.scanned];
+            let n = match Pin::new(&mut self.inner).poll_write(cx, buf) {
                 Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
                 Poll::Ready(Ok(n)) => n,
                 Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
@@ -300,8 +329,17 @@ impl<W: AsyncWrite + Unpin> ErrorCodes<W> {
             };
             self.sent += n;
         }
-        self.out.clear();
+        if self.scanned == self.out.len() {
+            self.out.clear();
+        } else {
+            // An incomplete packet's start stays (rare: opensrv flushes after whole packets).
+            self.out.drain(..self.scanned);
+        }
+        if self.out.capacity() > KEPT_CAPACITY {
+            self.out.shrink_to(KEPT_CAPACITY);
+        }
         self.sent = 0;
+        self.scanned = 0;
         Poll::Ready(Ok(()))
     }
 }
@@ -312,10 +350,21 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for ErrorCodes<W> {
         _cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        this.input.extend_from_slice(buf);
-        this.process();
-        Poll::Ready(Ok(buf.len()))
+        Poll::Ready(Ok(self.get_mut().take(&[buf])))
+    }
+
+    /// Takes every slice: opensrv writes a packet as its header and its payload, and copies
+    /// byte by byte whatever a write leaves of them (`PacketWriter::end_packet`).
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Poll::Ready(Ok(self.get_mut().take(bufs)))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        true
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -346,27 +395,127 @@ mod tests {
         v
     }
 
+    /// What opensrv writes for `e`: `ER_UNKNOWN_ERROR` with the marked message.
+    fn opensrv_error(e: &ServerError) -> Vec<u8> {
+        let mut p = vec![0xFF];
+        p.extend_from_slice(&1105u16.to_le_bytes());
+        p.extend_from_slice(b"#HY000");
+        p.extend_from_slice(&marked(e));
+        p
+    }
+
+    fn write(w: &mut ErrorCodes<Vec<u8>>, bytes: &[u8]) {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let r = Pin::new(w).poll_write(&mut cx, bytes);
+        assert!(matches!(r, Poll::Ready(Ok(n)) if n == bytes.len()));
+    }
+
+    fn flush(w: &mut ErrorCodes<Vec<u8>>) {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        assert!(matches!(
+            Pin::new(w).poll_flush(&mut cx),
+            Poll::Ready(Ok(()))
+        ));
+    }
+
+    /// `stream` written in pieces of `chunk` bytes, then flushed: what was sent.
+    fn sent(stream: &[u8], chunk: usize) -> Vec<u8> {
+        let mut w = ErrorCodes::new(Vec::new());
+        for c in stream.chunks(chunk) {
+            write(&mut w, c);
+        }
+        flush(&mut w);
+        assert!(w.out.is_empty());
+        w.inner
+    }
+
     #[test]
     fn marked_errors_get_their_code_and_sqlstate() {
         let e = ServerError::new(3058, "HY000", "Deadlock found");
-        let mut opensrv = vec![0xFF];
-        opensrv.extend_from_slice(&1105u16.to_le_bytes());
-        opensrv.extend_from_slice(b"#HY000");
-        opensrv.extend_from_slice(&marked(&e));
         let ok = packet(1, &[0, 0, 0, 2, 0, 0, 0]);
-        let mut w = ErrorCodes::new(Vec::<u8>::new());
-        // Fed in two pieces that split the error packet.
-        let all = [ok.clone(), packet(2, &opensrv)].concat();
-        let (a, b) = all.split_at(ok.len() + 6);
-        w.input.extend_from_slice(a);
-        w.process();
-        w.input.extend_from_slice(b);
-        w.process();
-        let mut want = vec![0xFF];
-        want.extend_from_slice(&3058u16.to_le_bytes());
-        want.extend_from_slice(b"#HY000Deadlock found");
-        assert_eq!(w.out, [ok, packet(2, &want)].concat());
-        assert!(w.input.is_empty());
+        let eof = packet(3, &[0xFE, 0, 0, 2, 0]);
+        let stream = [ok.clone(), packet(2, &opensrv_error(&e)), eof.clone()].concat();
+        let mut err = vec![0xFF];
+        err.extend_from_slice(&3058u16.to_le_bytes());
+        err.extend_from_slice(b"#HY000Deadlock found");
+        let want = [ok, packet(2, &err), eof].concat();
+        // Every split of the error packet, and the packet after it in the same write.
+        for chunk in [1, 2, 3, 5, 7, 13, stream.len()] {
+            assert_eq!(sent(&stream, chunk), want, "{chunk}");
+        }
+        // As opensrv writes: a header and a payload in one vectored write.
+        let mut w = ErrorCodes::new(Vec::new());
+        let payload = opensrv_error(&e);
+        let header = &packet(2, &payload)[..4];
+        let bufs = [io::IoSlice::new(header), io::IoSlice::new(&payload)];
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let r = Pin::new(&mut w).poll_write_vectored(&mut cx, &bufs);
+        assert!(matches!(r, Poll::Ready(Ok(n)) if n == 4 + payload.len()));
+        flush(&mut w);
+        assert_eq!(w.inner, packet(2, &err));
+    }
+
+    #[test]
+    fn unmarked_errors_and_other_packets_pass_as_they_are() {
+        let mut own = vec![0xFF];
+        own.extend_from_slice(&1064u16.to_le_bytes());
+        own.extend_from_slice(b"#42000You have an error in your SQL syntax");
+        let stream = [
+            packet(1, &own),
+            packet(0, &[0xFF, 0x51, 0x04, b'#']), // too short to hold a marker
+            packet(0, b""),
+            packet(1, b"\x03SELECT 1"),
+        ]
+        .concat();
+        for chunk in [1, 4, 6, stream.len()] {
+            assert_eq!(sent(&stream, chunk), stream, "{chunk}");
+        }
+    }
+
+    #[test]
+    fn a_raw_reply_is_its_text_alone() {
+        let text = "Uptime: 5  Threads: 1  Questions: 2";
+        let e = raw_reply(text.to_string());
+        let stream = [packet(1, &opensrv_error(&e)), packet(2, b"next")].concat();
+        let want = [packet(1, text.as_bytes()), packet(2, b"next")].concat();
+        for chunk in [1, 3, stream.len()] {
+            assert_eq!(sent(&stream, chunk), want, "{chunk}");
+        }
+    }
+
+    #[test]
+    fn a_continuation_is_never_rewritten() {
+        // A full-length packet, and its continuation that looks like a marked ERR packet.
+        let e = ServerError::new(3057, "42000", "Incorrect user-level lock name");
+        let mut full = packet(1, &vec![b'x'; MAX_PAYLOAD]);
+        full[4] = 0xFF;
+        let stream = [full, packet(2, &opensrv_error(&e))].concat();
+        for chunk in [1 << 20, 4093, stream.len()] {
+            assert!(sent(&stream, chunk) == stream, "{chunk}");
+        }
+        // The packet after the continuation is a new one again.
+        let after = [stream.clone(), packet(3, &opensrv_error(&e))].concat();
+        let got = sent(&after, 1 << 20);
+        assert!(got[..stream.len()] == stream[..]);
+        let code = 3057u16.to_le_bytes();
+        assert_eq!(got[stream.len() + 4], 0xFF);
+        assert_eq!(&got[stream.len() + 5..stream.len() + 7], code);
+        assert_eq!(&got[stream.len() + 7..stream.len() + 13], b"#42000");
+    }
+
+    #[test]
+    fn an_incomplete_packet_waits_for_its_end() {
+        let e = ServerError::new(4163, "HY000", "deadlock");
+        let (a, b) = (packet(1, b"row"), packet(2, &opensrv_error(&e)));
+        let mut w = ErrorCodes::new(Vec::new());
+        write(&mut w, &[&a[..], &b[..7]].concat());
+        flush(&mut w);
+        assert_eq!(w.inner, a);
+        write(&mut w, &b[7..]);
+        flush(&mut w);
+        assert_eq!(&w.inner[a.len() + 4..a.len() + 7], [0xFF, 0x43, 0x10]);
+        assert_eq!(&w.inner[a.len() + 13..], b"deadlock");
+        assert!(w.out.is_empty());
     }
 
     #[test]
