@@ -36,6 +36,9 @@
 //! * `SHOW [FULL] TABLES`, `SHOW [FULL] COLUMNS FROM t`, `SHOW INDEX FROM t` with `FULL`,
 //!   `LIKE` or `WHERE`: `information_schema.TABLES`, `COLUMNS`, `STATISTICS`
 //!   (`table_forms.rs`).
+//! * `SHOW [GLOBAL | SESSION] {STATUS | VARIABLES} WHERE expr`: `performance_schema`'s
+//!   `global_status`, `session_variables`, ..., as MySQL 8.0 answers it (without `WHERE` the
+//!   statement is answered directly, `admin.rs`).
 //! * `SHOW GRANTS [FOR user]`: `GRANT ALL PRIVILEGES ON *.* ... WITH GRANT OPTION`, the truth
 //!   for every account: the server checks no privileges (it accepts any login).
 
@@ -248,8 +251,37 @@ pub fn rewrite(text: &str, env: &ShowEnv<'_>) -> Option<Result<String, ServerErr
     if let Some(r) = table_forms::rewrite(&tokens, env) {
         return Some(r);
     }
+    if let Some(q) = status_or_variables_where(&tokens, &word) {
+        return Some(Ok(q));
+    }
     let form = (FORMS.iter()).find(|f| (f.words.iter().enumerate()).all(|(i, w)| word(i) == *w))?;
     Some(form_query(form, &tokens[form.words.len()..], env))
+}
+
+/// `SHOW [GLOBAL | SESSION] {STATUS | VARIABLES} WHERE expr`: the rows of the
+/// `performance_schema` table MySQL 8.0 answers the statement from (`global_status`,
+/// `session_variables`, ...: `pfs_views/variables.rs`, the same rows as without `WHERE`),
+/// under the `SHOW`'s columns, filtered by `expr`. Without `WHERE` (or with `LIKE`), the
+/// statement is answered without a query (`admin::show`).
+fn status_or_variables_where(tokens: &[&Token], word: &dyn Fn(usize) -> String) -> Option<String> {
+    let (scope, at) = match word(0).as_str() {
+        "GLOBAL" => ("global", 1),
+        "SESSION" | "LOCAL" => ("session", 1),
+        _ => ("session", 0),
+    };
+    let what = match word(at).as_str() {
+        "STATUS" => "status",
+        "VARIABLES" => "variables",
+        _ => return None,
+    };
+    if word(at + 1) != "WHERE" {
+        return None;
+    }
+    Some(format!(
+        "SELECT * FROM (SELECT VARIABLE_NAME AS `Variable_name`, VARIABLE_VALUE AS `Value` \
+         FROM performance_schema.{scope}_{what}) AS shown WHERE {} ORDER BY `Variable_name`",
+        tail(tokens[at + 2..].iter().copied())
+    ))
 }
 
 /// A form's query: its schema's condition, then the statement's `LIKE` or `WHERE` over the
