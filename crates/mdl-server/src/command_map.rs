@@ -31,6 +31,7 @@
 use std::collections::VecDeque;
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -80,6 +81,22 @@ impl EmptyQueries {
     }
 }
 
+/// The capability flags the client's handshake response sets (0 until the reader has read
+/// them): opensrv-mysql keeps them to itself.
+#[derive(Debug, Clone, Default)]
+pub struct ClientFlags(Arc<AtomicU32>);
+
+/// `CLIENT_MULTI_STATEMENTS`: the client may send several statements in one `COM_QUERY`.
+const CLIENT_MULTI_STATEMENTS: u32 = 1 << 16;
+
+impl ClientFlags {
+    /// Whether the client set `CLIENT_MULTI_STATEMENTS` (MySQL refuses a second statement in
+    /// a query of a client that did not, as a syntax error).
+    pub fn multi_statements(&self) -> bool {
+        self.0.load(Ordering::Relaxed) & CLIENT_MULTI_STATEMENTS != 0
+    }
+}
+
 /// What the reader watches in the current packet's payload.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 enum Watch {
@@ -95,6 +112,8 @@ enum Watch {
     },
     /// A `COM_CHANGE_USER`'s fields, kept (`Framer::kept`) and overwritten with NULs.
     ChangeUser,
+    /// The handshake response's first 4 bytes, its capability flags (kept in `Framer::kept`).
+    Capabilities,
 }
 
 /// Where the reader is in the client's packets.
@@ -111,6 +130,10 @@ struct Framer {
     kept: Vec<u8>,
     /// The current packet is followed by a continuation.
     continued: bool,
+    /// The client's first packet, its handshake response, has started.
+    greeted: bool,
+    /// Where the handshake response's flags go.
+    flags: ClientFlags,
 }
 
 impl Framer {
@@ -166,6 +189,15 @@ impl Framer {
                         self.kept.extend_from_slice(&part[..k.min(room)]);
                         part.fill(0);
                     }
+                    Watch::Capabilities => {
+                        let room = 4 - self.kept.len();
+                        self.kept.extend_from_slice(&part[..k.min(room)]);
+                        if let Ok(b) = <[u8; 4]>::try_from(&self.kept[..]) {
+                            self.flags.0.store(u32::from_le_bytes(b), Ordering::Relaxed);
+                            self.kept.clear();
+                            self.watch = Watch::Nothing;
+                        }
+                    }
                     _ => {}
                 }
                 self.payload_left -= k;
@@ -184,7 +216,10 @@ impl Framer {
         let [a, b, c, seq] = self.header;
         let len = usize::from(a) | usize::from(b) << 8 | usize::from(c) << 16;
         let command = seq == 0 && !self.continued;
-        if command {
+        if !self.greeted {
+            self.greeted = true;
+            self.watch = Watch::Capabilities;
+        } else if command {
             self.watch = Watch::Command(len);
         } else if !self.continued {
             self.watch = Watch::Nothing;
@@ -267,20 +302,24 @@ pub struct CommandMap<R> {
 }
 
 impl<R> CommandMap<R> {
-    /// Reads `inner`; the empty queries are queued in `empty`.
-    pub fn new(inner: R, empty: EmptyQueries) -> CommandMap<R> {
-        CommandMap::with(inner, Some(empty))
+    /// Reads `inner`; the empty queries are queued in `empty`, the client's capability flags
+    /// kept in `flags`.
+    pub fn new(inner: R, empty: EmptyQueries, flags: ClientFlags) -> CommandMap<R> {
+        CommandMap::with(inner, Some(empty), flags)
     }
 
     /// Reads `inner` a packet at a time and maps no command.
     pub fn unmapped(inner: R) -> CommandMap<R> {
-        CommandMap::with(inner, None)
+        CommandMap::with(inner, None, ClientFlags::default())
     }
 
-    fn with(inner: R, empty: Option<EmptyQueries>) -> CommandMap<R> {
+    fn with(inner: R, empty: Option<EmptyQueries>, flags: ClientFlags) -> CommandMap<R> {
         CommandMap {
             inner,
-            framer: Framer::default(),
+            framer: Framer {
+                flags,
+                ..Framer::default()
+            },
             empty,
             held: Vec::new(),
             held_at: 0,
@@ -355,15 +394,15 @@ mod tests {
         // COM_CHANGE_USER: user "u", a 2-byte auth response, schema "db", charset, plugin.
         let change_user = b"\x11u\0\x02abdb\0\x21\0mysql_native_password\0";
         let packets = [
-            packet(1, &[0x1f, 0x1f, 0x1f]), // a handshake response: not a command
-            packet(0, b"\x03SELECT 1"),     // a query
+            packet(1, &[0x1f, 0x1f, 0x1f, 0]), // the handshake response: not a command
+            packet(0, b"\x03SELECT 1"),        // a query
             packet(0, &[COM_RESET_CONNECTION]), // the reset
             packet(1, &[COM_RESET_CONNECTION]), // not the first packet of its sequence
-            packet(0, &[COM_QUERY]),        // a client's own empty query
-            packet(0, b"\x03\0\0"),         // and one of NULs only
-            packet(0, b"\x03\0x"),          // not empty
-            packet(0, &[0x0e]),             // COM_PING
-            packet(0, &[COM_STATISTICS]),   // mysql_stat()
+            packet(0, &[COM_QUERY]),           // a client's own empty query
+            packet(0, b"\x03\0\0"),            // and one of NULs only
+            packet(0, b"\x03\0x"),             // not empty
+            packet(0, &[0x0e]),                // COM_PING
+            packet(0, &[COM_STATISTICS]),      // mysql_stat()
             packet(0, change_user),
             packet(0, &[COM_RESET_CONNECTION, 0]), // not a reset: too long
         ];
@@ -396,16 +435,27 @@ mod tests {
         assert_eq!(change_user_schema(b"u\0\x05ab"), None, "cut short");
     }
 
-    /// What each read of a `CommandMap` over `stream` returns, with a buffer of `room` bytes.
+    /// A handshake response of a client whose capability flags are `flags` (the rest of it
+    /// does not matter to the reader).
+    fn handshake(flags: u32) -> Vec<u8> {
+        packet(1, &[&flags.to_le_bytes()[..], &[0x21; 28][..]].concat())
+    }
+
+    /// What each read of a `CommandMap` over `stream` returns, with a buffer of `room` bytes,
+    /// after a handshake response with `CLIENT_MULTI_STATEMENTS`; and whether the reader
+    /// found that flag.
     fn reads(stream: &[u8], room: usize, map: bool) -> Vec<Vec<u8>> {
         use tokio::io::AsyncReadExt;
+        let hello = handshake(CLIENT_MULTI_STATEMENTS);
+        let stream = [hello.clone(), stream.to_vec()].concat();
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        rt.block_on(async {
+        let flags = ClientFlags::default();
+        let mut out = rt.block_on(async {
             let mut r = match map {
-                true => CommandMap::new(stream, EmptyQueries::default()),
-                false => CommandMap::unmapped(stream),
+                true => CommandMap::new(&stream[..], EmptyQueries::default(), flags.clone()),
+                false => CommandMap::unmapped(&stream[..]),
             };
             let (mut out, mut buf) = (Vec::new(), vec![0; room]);
             loop {
@@ -414,7 +464,19 @@ mod tests {
                     n => out.push(buf[..n].to_vec()),
                 }
             }
-        })
+        });
+        assert_eq!(
+            flags.multi_statements(),
+            map,
+            "the flags are read when mapping"
+        );
+        // The handshake's own reads: a read never goes past a packet's end.
+        let mut seen = 0;
+        while seen < hello.len() {
+            seen += out.remove(0).len();
+        }
+        assert_eq!(seen, hello.len());
+        out
     }
 
     #[test]
@@ -452,6 +514,8 @@ mod tests {
     fn a_continuation_packet_is_not_a_command() {
         let mut stream = packet(0, &vec![b'x'; FULL_PACKET]);
         stream[4] = COM_QUERY;
+        let stream = [handshake(0), stream].concat();
+        let mut stream = stream;
         // The continuation happens to hold one 0x1F byte, with sequence id 0 after a wrap.
         stream.extend(packet(0, &[COM_RESET_CONNECTION]));
         let (out, queued) = scanned(&stream, 65536);

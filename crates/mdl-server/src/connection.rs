@@ -39,7 +39,7 @@ use rusqlite::types::Value;
 use tokio::io::{AsyncWrite, Interest};
 use tokio::net::TcpStream;
 
-use crate::command_map::{EmptyQueries, EmptyQuery};
+use crate::command_map::{ClientFlags, EmptyQueries, EmptyQuery};
 use crate::engine::EngineConn;
 use crate::error::ServerError;
 use crate::memo::Memo;
@@ -77,6 +77,8 @@ pub struct Connection {
     watch: Arc<TcpStream>,
     /// What the empty queries were sent as (`command_map.rs`).
     empty_queries: EmptyQueries,
+    /// The client's capability flags (`command_map.rs`).
+    client: ClientFlags,
 }
 
 /// How a statement ended, besides its result.
@@ -103,6 +105,7 @@ impl Connection {
         watch: Arc<TcpStream>,
         thread: &pfs::SessionThread,
         empty_queries: EmptyQueries,
+        client: ClientFlags,
     ) -> Result<Connection, ServerError> {
         let builder = shared.mgr.build_context().id(info.id);
         #[cfg(feature = "pfs")]
@@ -130,6 +133,7 @@ impl Connection {
             next_stmt: 0,
             watch,
             empty_queries,
+            client,
         })
     }
 
@@ -220,6 +224,74 @@ impl Connection {
         }
         self.info.end(self.schema());
         r
+    }
+}
+
+impl Connection {
+    /// One statement of a text query (a `COM_QUERY`'s, or one of a multi-statement one's),
+    /// counted as a question when `question`; `Err` when the connection ended.
+    async fn text_query(
+        &mut self,
+        query: &str,
+        question: bool,
+    ) -> Result<Result<Output, ServerError>, Ended> {
+        if question {
+            self.info.status.question();
+        }
+        if let Some(cmd) = crate::sql_prepare::recognize(query) {
+            return match cmd {
+                Ok(cmd) => self.sql_prepare(cmd).await,
+                Err(e) => Ok(Err(e)),
+            };
+        }
+        // The schema borrowed, not cloned: this runs for every text query.
+        let (engine, current) = (&self.shared.engine, &self.session.state().current_schema);
+        let shown = {
+            let db = std::cell::RefCell::new(&mut self.db);
+            let has_table = |s: &str, t: &str| {
+                (db.borrow_mut().tables(s))
+                    .is_ok_and(|v| v.iter().any(|n| n.eq_ignore_ascii_case(t)))
+            };
+            crate::show_query::rewrite(
+                query,
+                &crate::show_query::ShowEnv {
+                    current: current.as_deref(),
+                    user: self.info.user(),
+                    has_schema: &|s| engine.has_schema(s),
+                    has_table: &has_table,
+                },
+            )
+        };
+        let parsed = match shown {
+            Some(select) => select.and_then(|sql| parse_one(&sql)),
+            None => parse_one(query),
+        }
+        .map(Arc::new);
+        self.statement("Query", query.into(), parsed, Vec::new(), None, None)
+            .await
+    }
+
+    /// A multi-statement query (`parts`, more than one): the statements run in order until
+    /// one fails, as in MySQL's `dispatch_sql_command` loop, and their results go out
+    /// together, each flagged that more follow but the last.
+    async fn several<W: AsyncWrite + Send + Unpin>(
+        &mut self,
+        parts: &[&str],
+        results: QueryResultWriter<'_, W>,
+    ) -> io::Result<()> {
+        let mut outs = Vec::with_capacity(parts.len());
+        for part in parts {
+            let out = match self.text_query(part, true).await {
+                Ok(out) => out,
+                Err(Ended::Gone) => return Err(gone()),
+            };
+            let failed = out.is_err();
+            outs.push(out);
+            if failed {
+                break;
+            }
+        }
+        crate::wire::write_results(results, outs).await
     }
 }
 
@@ -451,45 +523,13 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
                 }
                 EmptyQuery::Query => {}
             }
-        } else {
-            self.info.status.question();
+        } else if self.client.multi_statements() && query.contains(';') {
+            let parts = mdl_sql::split(query);
+            if parts.len() > 1 {
+                return self.several(&parts, results).await;
+            }
         }
-        if let Some(cmd) = crate::sql_prepare::recognize(query) {
-            return match cmd {
-                Ok(cmd) => match self.sql_prepare(cmd).await {
-                    Ok(out) => write_result(results, out).await,
-                    Err(Ended::Gone) => Err(gone()),
-                },
-                Err(e) => write_result(results, Err(e)).await,
-            };
-        }
-        // The schema borrowed, not cloned: this runs for every text query.
-        let (engine, current) = (&self.shared.engine, &self.session.state().current_schema);
-        let shown = {
-            let db = std::cell::RefCell::new(&mut self.db);
-            let has_table = |s: &str, t: &str| {
-                (db.borrow_mut().tables(s))
-                    .is_ok_and(|v| v.iter().any(|n| n.eq_ignore_ascii_case(t)))
-            };
-            crate::show_query::rewrite(
-                query,
-                &crate::show_query::ShowEnv {
-                    current: current.as_deref(),
-                    user: self.info.user(),
-                    has_schema: &|s| engine.has_schema(s),
-                    has_table: &has_table,
-                },
-            )
-        };
-        let parsed = match shown {
-            Some(select) => select.and_then(|sql| parse_one(&sql)),
-            None => parse_one(query),
-        }
-        .map(Arc::new);
-        match self
-            .statement("Query", query.into(), parsed, Vec::new(), None, None)
-            .await
-        {
+        match self.text_query(query, !query.is_empty()).await {
             Ok(out) => write_result(results, out).await,
             Err(Ended::Gone) => Err(gone()),
         }

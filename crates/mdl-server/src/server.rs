@@ -25,7 +25,7 @@ use opensrv_mysql::{AsyncMysqlIntermediary, IntermediaryOptions};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
-use crate::command_map::{CommandMap, EmptyQueries};
+use crate::command_map::{ClientFlags, CommandMap, EmptyQueries};
 use crate::config::{Mode, ServerConfig};
 use crate::connection::Connection;
 use crate::constant::Constant;
@@ -210,7 +210,12 @@ async fn serve(
     let watch = TcpStream::from_std(std.try_clone()?)?;
     let sock = TcpStream::from_std(std)?;
     let (r, w) = sock.into_split();
-    let w = ErrorCodes::new(w);
+    // The engine mode runs a query of several statements (`Connection::several`), which
+    // the constant mode, one answer per query, does not.
+    let w = match shared.cfg.mode {
+        Mode::Constant => ErrorCodes::new(w),
+        _ => ErrorCodes::with_multi_statements(w),
+    };
     let opts = IntermediaryOptions::default();
     // Registered in either mode, so that stopping the server closes the connection.
     let info = shared.procs.add(id, peer.to_string());
@@ -230,14 +235,15 @@ async fn serve(
         let thread = pfs::SessionThread::new("thread/sql/one_connection", id);
         // The commands opensrv-mysql does not parse (`command_map.rs`); the constant mode,
         // which answers no statement, maps none.
-        let empty = EmptyQueries::default();
-        let r = CommandMap::new(r, empty.clone());
+        let (empty, client) = (EmptyQueries::default(), ClientFlags::default());
+        let r = CommandMap::new(r, empty.clone(), client.clone());
         match Connection::new(
             shared.clone(),
             info.clone(),
             Arc::new(watch),
             &thread,
             empty,
+            client,
         ) {
             Ok(conn) => {
                 let run = AsyncMysqlIntermediary::run_with_options(conn, r, w, &opts);

@@ -176,6 +176,60 @@ pub async fn write_result<W: AsyncWrite + Send + Unpin>(
     }
 }
 
+/// Writes the results of a multi-statement query, each flagged that more follow but the
+/// last (an error, if a statement failed, is the last). The results are all there before the
+/// first is written: opensrv-mysql's writer borrows each result's columns for as long as it
+/// lives.
+pub async fn write_results<W: AsyncWrite + Send + Unpin>(
+    mut w: QueryResultWriter<'_, W>,
+    mut outs: Vec<Result<Output, ServerError>>,
+) -> io::Result<()> {
+    let shapes: Vec<(Vec<ColumnType>, Vec<Column>)> = (outs.iter_mut())
+        .map(|o| match o {
+            Ok(Output::Rows(rs)) => {
+                let types = rs.column_types();
+                let cols = columns(std::mem::take(&mut rs.columns), &types);
+                (types, cols)
+            }
+            _ => Default::default(),
+        })
+        .collect();
+    let last = outs.len().saturating_sub(1);
+    for (i, (out, (types, cols))) in outs.into_iter().zip(&shapes).enumerate() {
+        let status = match i < last {
+            true => opensrv_mysql::StatusFlags::SERVER_MORE_RESULTS_EXISTS,
+            false => opensrv_mysql::StatusFlags::empty(),
+        };
+        w = match out {
+            Err(e) => return write_error(w, &e).await,
+            Ok(Output::Done {
+                affected,
+                last_insert_id,
+            }) => {
+                w.complete_one(opensrv_mysql::OkResponse {
+                    affected_rows: affected,
+                    last_insert_id,
+                    status_flags: status,
+                    ..Default::default()
+                })
+                .await?
+            }
+            Ok(Output::Rows(rs)) => {
+                let mut rw = w.start(cols).await?;
+                for row in &rs.rows {
+                    for (cell, ty) in row.iter().zip(types) {
+                        write_cell(&mut rw, cell, *ty)?;
+                    }
+                    rw.end_row().await?;
+                }
+                let info = if status.is_empty() { "" } else { MORE_RESULTS };
+                rw.finish_one_with_info(info).await?
+            }
+        };
+    }
+    w.no_more_results().await
+}
+
 fn write_cell<W: AsyncWrite + Send + Unpin>(
     rw: &mut opensrv_mysql::RowWriter<'_, W>,
     cell: &Cell,
@@ -220,6 +274,29 @@ pub fn marked(e: &ServerError) -> Vec<u8> {
     m
 }
 
+/// The info of the OK packet that ends a result which more results follow: opensrv-mysql
+/// 0.7 writes that packet (`RowWriter::finish_one`) without `SERVER_MORE_RESULTS_EXISTS`, and
+/// [`ErrorCodes`] sets it where it finds this.
+pub const MORE_RESULTS: &str = "\u{1}mdl:more-results";
+/// The status flag's bit (in the status' low byte).
+const SERVER_MORE_RESULTS_EXISTS: u8 = 0x08;
+
+/// Adds what `g` says to the server's greeting `p` (protocol 10: version, 0, connection id,
+/// 8 bytes of scramble, a filler, the capabilities' low 2 bytes, charset, status, their high 2
+/// bytes); a packet of another shape is left alone.
+fn greet(p: &mut [u8], g: Greeting) {
+    let Greeting::MultiStatements = g;
+    let Some(nul) = p.iter().position(|&b| b == 0) else {
+        return;
+    };
+    // CLIENT_MULTI_STATEMENTS (1 << 16) and CLIENT_MULTI_RESULTS (1 << 17).
+    let version = p[0];
+    match p.get_mut(nul + 1 + 4 + 8 + 1 + 2 + 1 + 2) {
+        Some(high) if version == 10 => *high |= 0b11,
+        _ => {}
+    }
+}
+
 const MARKER: u8 = 0x01;
 const MARKER_LEN: usize = 10;
 /// A packet of this length continues in the next one.
@@ -240,6 +317,16 @@ pub struct ErrorCodes<W> {
     sent: usize,
     /// The previous packet was a full-length one: the next continues it.
     continuation: bool,
+    /// The server's greeting is still to come, and advertises multi-statements.
+    greeting: Option<Greeting>,
+}
+
+/// What the server's greeting (opensrv's handshake packet) says besides what opensrv writes.
+#[derive(Debug, Clone, Copy)]
+enum Greeting {
+    /// `CLIENT_MULTI_STATEMENTS` and `CLIENT_MULTI_RESULTS`: the connection runs a query of
+    /// several statements (`Connection::several`) and answers with several results.
+    MultiStatements,
 }
 
 /// The most of `out`'s capacity kept once sent: one huge result does not hold its buffer for
@@ -255,6 +342,17 @@ impl<W> ErrorCodes<W> {
             scanned: 0,
             sent: 0,
             continuation: false,
+            greeting: None,
+        }
+    }
+
+    /// Wraps `inner`, whose first packet, the server's greeting, gets
+    /// `CLIENT_MULTI_STATEMENTS` and `CLIENT_MULTI_RESULTS` among its capabilities (opensrv
+    /// advertises neither).
+    pub fn with_multi_statements(inner: W) -> ErrorCodes<W> {
+        ErrorCodes {
+            greeting: Some(Greeting::MultiStatements),
+            ..ErrorCodes::new(inner)
         }
     }
 
@@ -267,14 +365,24 @@ impl<W> ErrorCodes<W> {
             if self.out.len() - at < len {
                 break;
             }
+            if let Some(g) = self.greeting.take() {
+                greet(&mut self.out[at..at + len], g);
+            }
             let p = &self.out[at..at + len];
             let marked = !self.continuation
                 && len >= 9 + MARKER_LEN
                 && p[0] == 0xFF
                 && p[3] == b'#'
                 && p[9] == MARKER;
+            let more = !self.continuation
+                && p.first() == Some(&0xFE)
+                && p.ends_with(MORE_RESULTS.as_bytes());
             self.continuation = len == MAX_PAYLOAD;
-            let len = if marked { self.rewrite(at, len) } else { len };
+            let len = match (marked, more) {
+                (true, _) => self.rewrite(at, len),
+                (_, true) => self.more_results(at, len),
+                _ => len,
+            };
             self.scanned = at + len;
         }
     }
@@ -302,6 +410,28 @@ impl<W> ErrorCodes<W> {
         let n = len - dropped;
         self.out[at - 4..at - 1].copy_from_slice(&[n as u8, (n >> 8) as u8, (n >> 16) as u8]);
         n
+    }
+
+    /// Rewrites in place the OK packet (`0xFE` header: a result's end) whose payload of `len`
+    /// bytes starts at `at` and whose info is [`MORE_RESULTS`]: the status gets
+    /// `SERVER_MORE_RESULTS_EXISTS`, the info goes; returns the payload's new length.
+    #[cold]
+    fn more_results(&mut self, at: usize, len: usize) -> usize {
+        // Header, affected rows and last insert id (0: one byte each), status, warnings; the
+        // info after them bare, or after its length with CLIENT_SESSION_TRACK.
+        let keep = match len - MORE_RESULTS.len() {
+            n @ (7 | 8) => n,
+            _ => return len,
+        };
+        let p = &mut self.out[at..];
+        p[3] |= SERVER_MORE_RESULTS_EXISTS;
+        if keep == 8 {
+            p[7] = 0;
+        }
+        p.copy_within(len.., keep);
+        self.out.truncate(self.out.len() - (len - keep));
+        self.out[at - 4..at - 1].copy_from_slice(&[keep as u8, 0, 0]);
+        keep
     }
 
     /// Appends `bufs` and scans them; all of them are taken.
@@ -385,155 +515,4 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for ErrorCodes<W> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn packet(seq: u8, payload: &[u8]) -> Vec<u8> {
-        let n = payload.len();
-        let mut v = vec![n as u8, (n >> 8) as u8, (n >> 16) as u8, seq];
-        v.extend_from_slice(payload);
-        v
-    }
-
-    /// What opensrv writes for `e`: `ER_UNKNOWN_ERROR` with the marked message.
-    fn opensrv_error(e: &ServerError) -> Vec<u8> {
-        let mut p = vec![0xFF];
-        p.extend_from_slice(&1105u16.to_le_bytes());
-        p.extend_from_slice(b"#HY000");
-        p.extend_from_slice(&marked(e));
-        p
-    }
-
-    fn write(w: &mut ErrorCodes<Vec<u8>>, bytes: &[u8]) {
-        let mut cx = Context::from_waker(std::task::Waker::noop());
-        let r = Pin::new(w).poll_write(&mut cx, bytes);
-        assert!(matches!(r, Poll::Ready(Ok(n)) if n == bytes.len()));
-    }
-
-    fn flush(w: &mut ErrorCodes<Vec<u8>>) {
-        let mut cx = Context::from_waker(std::task::Waker::noop());
-        assert!(matches!(
-            Pin::new(w).poll_flush(&mut cx),
-            Poll::Ready(Ok(()))
-        ));
-    }
-
-    /// `stream` written in pieces of `chunk` bytes, then flushed: what was sent.
-    fn sent(stream: &[u8], chunk: usize) -> Vec<u8> {
-        let mut w = ErrorCodes::new(Vec::new());
-        for c in stream.chunks(chunk) {
-            write(&mut w, c);
-        }
-        flush(&mut w);
-        assert!(w.out.is_empty());
-        w.inner
-    }
-
-    #[test]
-    fn marked_errors_get_their_code_and_sqlstate() {
-        let e = ServerError::new(3058, "HY000", "Deadlock found");
-        let ok = packet(1, &[0, 0, 0, 2, 0, 0, 0]);
-        let eof = packet(3, &[0xFE, 0, 0, 2, 0]);
-        let stream = [ok.clone(), packet(2, &opensrv_error(&e)), eof.clone()].concat();
-        let mut err = vec![0xFF];
-        err.extend_from_slice(&3058u16.to_le_bytes());
-        err.extend_from_slice(b"#HY000Deadlock found");
-        let want = [ok, packet(2, &err), eof].concat();
-        // Every split of the error packet, and the packet after it in the same write.
-        for chunk in [1, 2, 3, 5, 7, 13, stream.len()] {
-            assert_eq!(sent(&stream, chunk), want, "{chunk}");
-        }
-        // As opensrv writes: a header and a payload in one vectored write.
-        let mut w = ErrorCodes::new(Vec::new());
-        let payload = opensrv_error(&e);
-        let header = &packet(2, &payload)[..4];
-        let bufs = [io::IoSlice::new(header), io::IoSlice::new(&payload)];
-        let mut cx = Context::from_waker(std::task::Waker::noop());
-        let r = Pin::new(&mut w).poll_write_vectored(&mut cx, &bufs);
-        assert!(matches!(r, Poll::Ready(Ok(n)) if n == 4 + payload.len()));
-        flush(&mut w);
-        assert_eq!(w.inner, packet(2, &err));
-    }
-
-    #[test]
-    fn unmarked_errors_and_other_packets_pass_as_they_are() {
-        let mut own = vec![0xFF];
-        own.extend_from_slice(&1064u16.to_le_bytes());
-        own.extend_from_slice(b"#42000You have an error in your SQL syntax");
-        let stream = [
-            packet(1, &own),
-            packet(0, &[0xFF, 0x51, 0x04, b'#']), // too short to hold a marker
-            packet(0, b""),
-            packet(1, b"\x03SELECT 1"),
-        ]
-        .concat();
-        for chunk in [1, 4, 6, stream.len()] {
-            assert_eq!(sent(&stream, chunk), stream, "{chunk}");
-        }
-    }
-
-    #[test]
-    fn a_raw_reply_is_its_text_alone() {
-        let text = "Uptime: 5  Threads: 1  Questions: 2";
-        let e = raw_reply(text.to_string());
-        let stream = [packet(1, &opensrv_error(&e)), packet(2, b"next")].concat();
-        let want = [packet(1, text.as_bytes()), packet(2, b"next")].concat();
-        for chunk in [1, 3, stream.len()] {
-            assert_eq!(sent(&stream, chunk), want, "{chunk}");
-        }
-    }
-
-    #[test]
-    fn a_continuation_is_never_rewritten() {
-        // A full-length packet, and its continuation that looks like a marked ERR packet.
-        let e = ServerError::new(3057, "42000", "Incorrect user-level lock name");
-        let mut full = packet(1, &vec![b'x'; MAX_PAYLOAD]);
-        full[4] = 0xFF;
-        let stream = [full, packet(2, &opensrv_error(&e))].concat();
-        for chunk in [1 << 20, 4093, stream.len()] {
-            assert!(sent(&stream, chunk) == stream, "{chunk}");
-        }
-        // The packet after the continuation is a new one again.
-        let after = [stream.clone(), packet(3, &opensrv_error(&e))].concat();
-        let got = sent(&after, 1 << 20);
-        assert!(got[..stream.len()] == stream[..]);
-        let code = 3057u16.to_le_bytes();
-        assert_eq!(got[stream.len() + 4], 0xFF);
-        assert_eq!(&got[stream.len() + 5..stream.len() + 7], code);
-        assert_eq!(&got[stream.len() + 7..stream.len() + 13], b"#42000");
-    }
-
-    #[test]
-    fn an_incomplete_packet_waits_for_its_end() {
-        let e = ServerError::new(4163, "HY000", "deadlock");
-        let (a, b) = (packet(1, b"row"), packet(2, &opensrv_error(&e)));
-        let mut w = ErrorCodes::new(Vec::new());
-        write(&mut w, &[&a[..], &b[..7]].concat());
-        flush(&mut w);
-        assert_eq!(w.inner, a);
-        write(&mut w, &b[7..]);
-        flush(&mut w);
-        assert_eq!(&w.inner[a.len() + 4..a.len() + 7], [0xFF, 0x43, 0x10]);
-        assert_eq!(&w.inner[a.len() + 13..], b"deadlock");
-        assert!(w.out.is_empty());
-    }
-
-    #[test]
-    fn column_types_follow_the_values() {
-        let rs = ResultSet {
-            columns: vec!["a".into(), "b".into(), "c".into()],
-            rows: vec![
-                vec![Cell::Int(1), Cell::Int(2), Cell::Null],
-                vec![Cell::Real(1.5), Cell::Text("x".into()), Cell::Null],
-            ],
-        };
-        assert_eq!(
-            rs.column_types(),
-            [
-                ColumnType::MYSQL_TYPE_DOUBLE,
-                ColumnType::MYSQL_TYPE_VAR_STRING,
-                ColumnType::MYSQL_TYPE_VAR_STRING
-            ]
-        );
-    }
-}
+mod tests;
