@@ -165,12 +165,7 @@ pub async fn write_result<W: AsyncWrite + Send + Unpin>(
             // The names move into the columns: no copy per query.
             let cols = columns(std::mem::take(&mut rs.columns), &types);
             let mut rw = w.start(&cols).await?;
-            for row in &rs.rows {
-                for (cell, ty) in row.iter().zip(&types) {
-                    write_cell(&mut rw, cell, *ty)?;
-                }
-                rw.end_row().await?;
-            }
+            write_rows(&mut rw, &rs.rows, &types).await?;
             rw.finish().await
         }
     }
@@ -216,18 +211,27 @@ pub async fn write_results<W: AsyncWrite + Send + Unpin>(
             }
             Ok(Output::Rows(rs)) => {
                 let mut rw = w.start(cols).await?;
-                for row in &rs.rows {
-                    for (cell, ty) in row.iter().zip(types) {
-                        write_cell(&mut rw, cell, *ty)?;
-                    }
-                    rw.end_row().await?;
-                }
+                write_rows(&mut rw, &rs.rows, types).await?;
                 let info = if status.is_empty() { "" } else { MORE_RESULTS };
                 rw.finish_one_with_info(info).await?
             }
         };
     }
     w.no_more_results().await
+}
+
+async fn write_rows<W: AsyncWrite + Send + Unpin>(
+    rw: &mut opensrv_mysql::RowWriter<'_, W>,
+    rows: &[Vec<Cell>],
+    types: &[ColumnType],
+) -> io::Result<()> {
+    for row in rows {
+        for (cell, ty) in row.iter().zip(types) {
+            write_cell(rw, cell, *ty)?;
+        }
+        rw.end_row().await?;
+    }
+    Ok(())
 }
 
 fn write_cell<W: AsyncWrite + Send + Unpin>(

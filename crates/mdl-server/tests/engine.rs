@@ -2,24 +2,16 @@
 //! SQLite runs for long (other sessions go on, `KILL QUERY` and `KILL` interrupt it), deep
 //! statements (an error, the server stays up), database names SQLite cannot attach (refused,
 //! nothing left behind; stray files in the data directory are skipped), a stopped server closes
-//! its connections in both modes. Every wait is bounded ([`bounded`]: a stuck server fails the test instead of
-//! hanging it).
+//! its connections in both modes. Every wait is bounded (`common::bounded`: a stuck server
+//! fails the test instead of hanging it).
 
 mod common;
 
-use std::future::Future;
 use std::time::{Duration, Instant};
 
 use common::*;
 use mysql_async::prelude::*;
 use mysql_async::Conn;
-
-/// `fut`, which must end within 30 s (a liveness bound, not a measure).
-async fn bounded<F: Future>(what: &str, fut: F) -> F::Output {
-    tokio::time::timeout(Duration::from_secs(30), fut)
-        .await
-        .unwrap_or_else(|_| panic!("{what}: no answer in 30 s"))
-}
 
 /// A statement SQLite runs until it is interrupted (it would count to 10^12), reading
 /// `table` so that it holds a metadata lock.
@@ -228,21 +220,7 @@ async fn stray_files_in_the_data_directory_are_skipped_at_start() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_server_closes_its_connections_in_both_modes() {
     for mode in [mdl_server::Mode::Engine, mdl_server::Mode::Constant] {
-        let dir = tempfile::tempdir().unwrap();
-        let mut cfg = mdl_server::ServerConfig::for_tests(dir.path());
-        cfg.mode = mode;
-        let server = mdl_server::start(cfg).await.expect("starts");
-        let addr = server.local_addr();
-        // The settings given, so the client asks nothing at connect (the constant mode's answer
-        // is no `@@max_allowed_packet`).
-        let url = format!(
-            "mysql://root@{}:{}/test?max_allowed_packet=16777216&wait_timeout=28800\
-             &prefer_socket=false",
-            addr.ip(),
-            addr.port()
-        );
-        let opts = mysql_async::Opts::from_url(&url).unwrap();
-        let mut c = bounded("connect", Conn::new(opts)).await.unwrap();
+        let (server, _dir, mut c) = own_server(mode).await;
         c.query_drop("SELECT 1").await.unwrap();
         server.stop();
         // A query that raced the stop may still be answered; the connection then closes.

@@ -4,36 +4,15 @@
 //! together from freed memory and answered it (`command_map.rs`), and every later reply went
 //! to the command after the one that asked.
 
-use std::time::Duration;
+mod common;
 
+use common::*;
 use mysql_async::prelude::*;
-use mysql_async::{Conn, Opts};
-
-async fn bounded<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
-    tokio::time::timeout(Duration::from_secs(30), f)
-        .await
-        .unwrap_or_else(|_| panic!("{what}: no reply in 30 s"))
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_statement_then_a_query_get_their_own_replies_in_both_modes() {
     for mode in [mdl_server::Mode::Engine, mdl_server::Mode::Constant] {
-        let dir = tempfile::tempdir().unwrap();
-        let mut cfg = mdl_server::ServerConfig::for_tests(dir.path());
-        cfg.mode = mode;
-        let server = mdl_server::start(cfg).await.expect("starts");
-        let addr = server.local_addr();
-        // The settings given, so the client asks nothing at connect (the constant mode's
-        // answer is no `@@max_allowed_packet`).
-        let url = format!(
-            "mysql://root@{}:{}/test?max_allowed_packet=16777216&wait_timeout=28800\
-             &prefer_socket=false",
-            addr.ip(),
-            addr.port()
-        );
-        let mut c = bounded("connect", Conn::new(Opts::from_url(&url).unwrap()))
-            .await
-            .unwrap();
+        let (server, _dir, mut c) = own_server(mode).await;
         for i in 0..100i64 {
             let stmt = bounded("prepare", c.prep("SELECT ? + 1")).await.unwrap();
             let row: Option<mysql_async::Row> =

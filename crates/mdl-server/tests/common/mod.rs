@@ -116,3 +116,34 @@ pub async fn locks_of(c: &mut Conn, id: u64) -> Vec<(String, Option<String>, Str
     );
     c.query(sql).await.expect("metadata_locks")
 }
+
+/// `fut`, or a panic naming `what` after 30 s: a stuck server fails the test instead of
+/// hanging it.
+pub async fn bounded<F: std::future::Future>(what: &str, fut: F) -> F::Output {
+    tokio::time::timeout(Duration::from_secs(30), fut)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no answer in 30 s"))
+}
+
+/// A server of its own in `mode` (in its temporary directory, dropped with it) and a
+/// connection to it. The client is given the settings it would ask for at connect, since the
+/// constant mode's answer is no `@@max_allowed_packet`.
+pub async fn own_server(
+    mode: mdl_server::Mode,
+) -> (mdl_server::RunningServer, tempfile::TempDir, Conn) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = mdl_server::ServerConfig::for_tests(dir.path());
+    cfg.mode = mode;
+    let server = mdl_server::start(cfg).await.expect("starts");
+    let addr = server.local_addr();
+    let url = format!(
+        "mysql://root@{}:{}/test?max_allowed_packet=16777216&wait_timeout=28800\
+         &prefer_socket=false",
+        addr.ip(),
+        addr.port()
+    );
+    let c = bounded("connect", Conn::new(Opts::from_url(&url).unwrap()))
+        .await
+        .unwrap();
+    (server, dir, c)
+}
