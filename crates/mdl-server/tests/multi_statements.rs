@@ -111,3 +111,47 @@ async fn a_transaction_across_the_statements_holds_its_locks() {
     let after = com(c.query(q).await.unwrap());
     assert_eq!((after[0] - before[0], after[1] - before[1]), (3, 4));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_statement_ends_the_query_and_shows_as_itself() {
+    let mut holder = conn().await;
+    let mut ddl = conn().await;
+    let mut obs = conn().await;
+    holder
+        .query_drop("CREATE TABLE multi_k (id INT PRIMARY KEY)")
+        .await
+        .unwrap();
+    holder
+        .query_drop("CREATE TABLE multi_k_log (id INT PRIMARY KEY)")
+        .await
+        .unwrap();
+    holder
+        .query_drop("BEGIN; SELECT * FROM multi_k")
+        .await
+        .unwrap();
+    let d = id(&mut ddl).await;
+    let waiting = tokio::spawn(async move {
+        let r = ddl
+            .query_drop(
+                "INSERT INTO multi_k_log VALUES (1); ALTER TABLE multi_k ADD COLUMN x INT; \
+                 INSERT INTO multi_k_log VALUES (2)",
+            )
+            .await;
+        (code(r), ddl)
+    });
+    wait_state(&mut obs, d, "Waiting for table metadata lock").await;
+    // The process list shows the statement that waits, not the whole query.
+    let info = processlist(&mut obs).await.into_iter().find(|p| p.0 == d);
+    assert_eq!(
+        info.and_then(|p| p.3).as_deref(),
+        Some("ALTER TABLE multi_k ADD COLUMN x INT")
+    );
+    obs.query_drop(format!("KILL QUERY {d}")).await.unwrap();
+    let (err, mut ddl) = bounded("the killed query", waiting).await.unwrap();
+    assert_eq!(err.0, 1317);
+    holder.query_drop("COMMIT").await.unwrap();
+    let ids: Vec<i64> = obs.query("SELECT id FROM multi_k_log").await.unwrap();
+    assert_eq!(ids, [1], "the statement before ran, the one after did not");
+    let one: Option<i64> = ddl.query_first("SELECT 1").await.unwrap();
+    assert_eq!(one, Some(1));
+}
