@@ -21,6 +21,9 @@
 //!    * `FLUSH TABLE` becomes `FLUSH TABLES` (`table_or_tables` in MySQL's `flush_options`);
 //!    * `START TRANSACTION WITH CONSISTENT SNAPSHOT` loses the option (it starts an InnoDB read
 //!      view, nothing a metadata lock depends on).
+//!    * in a `SET` of several items, `NAMES cs [COLLATE co]` and `CHARACTER SET cs` become the
+//!      assignments of the variables MySQL sets for them (sqlparser reads them only as a
+//!      whole `SET`; sqlx sends such a list at every connect).
 
 use sqlparser::ast;
 use sqlparser::dialect::MySqlDialect;
@@ -372,6 +375,7 @@ fn rewrite(mut t: Vec<TokenWithSpan>, m: &mut Modifiers) -> Vec<TokenWithSpan> {
                 t[i] = keyword_token("TABLES", &t[i]);
             }
         }
+        Some(f) if is_kw(f, "SET") => names_in_a_list(&mut t),
         Some(f) if is_kw(f, "START") => {
             let mut i = 0;
             while i + 2 < t.len() {
@@ -395,6 +399,72 @@ fn rewrite(mut t: Vec<TokenWithSpan>, m: &mut Modifiers) -> Vec<TokenWithSpan> {
         _ => {}
     }
     t
+}
+
+/// `SET a = 1, NAMES cs [COLLATE co]` -> `SET a = 1, character_set_client = cs,
+/// character_set_connection = cs, character_set_results = cs [, collation_connection = co]`,
+/// and `CHARACTER SET cs` / `CHARSET cs` in a list -> `character_set_client = cs,
+/// character_set_results = cs`: the variables MySQL sets for them (`sql/sql_yacc.yy`,
+/// `option_value_no_option_type`: `NAMES` and `character_set` items, `set_var_collation_client`);
+/// sqlparser reads either only as a whole `SET`, and sqlx sends `SET sql_mode=(...),
+/// time_zone='+00:00',NAMES utf8mb4 COLLATE utf8mb4_unicode_ci` at every connect. A `SET` of
+/// one item is left to sqlparser.
+fn names_in_a_list(t: &mut Vec<TokenWithSpan>) {
+    // Where each item starts: after `SET`, after each comma at depth 0.
+    let mut starts = vec![1];
+    let mut depth = 0i32;
+    for (i, x) in t.iter().enumerate() {
+        match x.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            Token::Comma if depth == 0 => starts.push(i + 1),
+            _ => {}
+        }
+    }
+    if starts.len() < 2 {
+        return;
+    }
+    // Back to front, so that the starts before stay where they are.
+    for (k, &at) in starts.iter().enumerate().rev() {
+        let end = starts.get(k + 1).map_or(t.len(), |&next| next - 1);
+        let item = &t[at.min(end)..end];
+        let (vars, value_at): (&[&str], usize) = match item {
+            [n, ..] if is_kw(n, "NAMES") => (
+                &[
+                    "character_set_client",
+                    "character_set_connection",
+                    "character_set_results",
+                ],
+                1,
+            ),
+            [c, s, ..] if is_kw(c, "CHARACTER") && is_kw(s, "SET") => {
+                (&["character_set_client", "character_set_results"], 2)
+            }
+            [c, ..] if is_kw(c, "CHARSET") => {
+                (&["character_set_client", "character_set_results"], 1)
+            }
+            _ => continue,
+        };
+        let Some(value) = item.get(value_at).cloned() else {
+            continue;
+        };
+        let collation = match item.get(value_at + 1..) {
+            Some([c, co]) if is_kw(c, "COLLATE") => Some(co.clone()),
+            Some([]) => None,
+            _ => continue, // not MySQL's form: sqlparser reports it
+        };
+        let at_span = |tok: Token| TokenWithSpan::new(tok, value.span);
+        let mut out = Vec::new();
+        let assigned = vars.iter().map(|v| (*v, value.clone()));
+        let assigned = assigned.chain(collation.map(|co| ("collation_connection", co)));
+        for (n, (var, v)) in assigned.enumerate() {
+            if n > 0 {
+                out.push(at_span(Token::Comma));
+            }
+            out.extend([at_span(Token::make_word(var, None)), at_span(Token::Eq), v]);
+        }
+        t.splice(at..end, out);
+    }
 }
 
 /// `UPDATE a, b SET` -> `UPDATE a CROSS JOIN b SET`: the commas at parenthesis depth 0 before
@@ -451,6 +521,44 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_and_charsets_in_a_set_list_become_their_variables() {
+        let sql = "SET sql_mode=(SELECT CONCAT(@@sql_mode, ',PIPES_AS_CONCAT')),\
+                   time_zone='+00:00',NAMES utf8mb4 COLLATE utf8mb4_unicode_ci, \
+                   CHARACTER SET 'utf8mb4', @x = 1";
+        let Statement::Sql { statement, .. } = one(sql).statement else {
+            panic!("{sql}");
+        };
+        let ast::Statement::Set(ast::Set::MultipleAssignments { assignments }) = &*statement else {
+            panic!("{statement:?}");
+        };
+        let names: Vec<String> = assignments.iter().map(|a| a.name.to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "sql_mode",
+                "time_zone",
+                "character_set_client",
+                "character_set_connection",
+                "character_set_results",
+                "collation_connection",
+                "character_set_client",
+                "character_set_results",
+                "@x"
+            ]
+        );
+        assert_eq!(assignments[5].value.to_string(), "utf8mb4_unicode_ci");
+        // Alone, NAMES is sqlparser's.
+        let p = one("SET NAMES utf8mb4 COLLATE utf8mb4_bin");
+        assert!(matches!(
+            p.statement,
+            Statement::Sql { statement, .. }
+                if matches!(*statement, ast::Statement::Set(ast::Set::SetNames { .. }))
+        ));
+        // A NAMES item not in MySQL's form stays an error.
+        assert!(parse("SET @x = 1, NAMES utf8mb4 COLLATE").is_err());
+    }
 
     #[test]
     fn split_cuts_at_semicolons_outside_strings_names_and_comments() {
