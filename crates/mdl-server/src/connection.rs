@@ -57,6 +57,21 @@ pub(crate) struct Prepared {
     pub digest: pfs::DigestRef,
     /// Its plan and rewrite, kept between executions.
     pub memo: Memo,
+    /// How many of its `?` are user-level lock calls' arguments (`lock_params.rs`).
+    pub lock_params: usize,
+}
+
+impl Prepared {
+    /// `parsed`, from `text`, kept to be executed.
+    pub fn new(text: &str, parsed: Parsed) -> Prepared {
+        Prepared {
+            text: text.into(),
+            lock_params: crate::lock_params::count(&parsed),
+            parsed: Arc::new(parsed),
+            digest: pfs::register_digest(text),
+            memo: Memo::default(),
+        }
+    }
 }
 
 /// A connection's state (the shim `opensrv-mysql` drives).
@@ -443,17 +458,11 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             Err(e) => return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
         };
         let id = self.next_statement_id();
+        let prepared = Prepared::new(query, parsed);
+        let params = params + prepared.lock_params;
         let params: Vec<Column> = (0..params).map(|_| var_string("?")).collect();
         let columns: Vec<Column> = columns.iter().map(|c| var_string(c)).collect();
-        self.prepared.insert(
-            id,
-            Prepared {
-                text: query.into(),
-                parsed: Arc::new(parsed),
-                digest: pfs::register_digest(query),
-                memo: Memo::default(),
-            },
-        );
+        self.prepared.insert(id, prepared);
         info.reply(id, &params, &columns).await
     }
 

@@ -60,6 +60,7 @@ mod execute;
 mod explain;
 mod functions;
 mod info_schema;
+mod lock_params;
 mod memo;
 mod pfs_views;
 mod processlist;

@@ -10,14 +10,11 @@
 //! Errors as MySQL's: an unknown name is 1243, a count of variables other than the statement's
 //! `?` is 1210, and the text's own parse errors are the text's.
 
-use std::sync::Arc;
-
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::connection::{Connection, Ended, Prepared};
 use crate::error::ServerError;
-use crate::memo::Memo;
 use crate::status::Com;
 use crate::wire::Output;
 
@@ -186,12 +183,8 @@ impl Connection {
             self.prepared.remove(&old);
         }
         let id = self.next_statement_id();
-        let prepared = Prepared {
-            text: sql.into(),
-            parsed: Arc::new(parsed),
-            digest: pfs::register_digest(sql),
-            memo: Memo::default(),
-        };
+        let prepared = Prepared::new(sql, parsed);
+        let count = count + prepared.lock_params;
         self.prepared.insert(id, prepared);
         self.sql_prepared.insert(name, (id, count));
         Ok(Output::OK)

@@ -83,3 +83,84 @@ async fn python_and_go_drivers_connect() {
         runs(&mut c, who, sql).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlx_migrates() {
+    let mut c = conn().await;
+    // sqlx-mysql's `Migrate` for one migration: its table, its application lock (a prepared
+    // GET_LOCK with the name bound), the migration's file as one multi-statement query inside
+    // a transaction, its bookkeeping, the lock's release.
+    runs(
+        &mut c,
+        "sqlx",
+        "CREATE TABLE IF NOT EXISTS _sqlx_migrations (\n    version BIGINT PRIMARY KEY,\n    \
+         description TEXT NOT NULL,\n    installed_on TIMESTAMP NOT NULL DEFAULT \
+         CURRENT_TIMESTAMP,\n    success BOOLEAN NOT NULL,\n    checksum BLOB NOT NULL,\n    \
+         execution_time BIGINT NOT NULL\n);",
+    )
+    .await;
+    let db: Option<String> = c.exec_first("SELECT DATABASE()", ()).await.unwrap();
+    let lock_name = format!("sqlx_migrations_{}", db.unwrap());
+    let got: Option<i64> = c
+        .exec_first("SELECT GET_LOCK(?, -1)", (&lock_name,))
+        .await
+        .unwrap();
+    assert_eq!(got, Some(1));
+    let dirty: Option<i64> = c
+        .exec_first(
+            "SELECT version FROM _sqlx_migrations WHERE success = false ORDER BY version LIMIT 1",
+            (),
+        )
+        .await
+        .unwrap();
+    assert_eq!(dirty, None);
+    let applied: Vec<(i64, Vec<u8>)> = c
+        .exec(
+            "SELECT version, checksum FROM _sqlx_migrations ORDER BY version",
+            (),
+        )
+        .await
+        .unwrap();
+    assert!(applied.is_empty());
+    runs(&mut c, "sqlx", "BEGIN").await;
+    c.exec_drop(
+        "INSERT INTO _sqlx_migrations ( version, description, success, checksum, \
+         execution_time ) VALUES ( ?, ?, FALSE, ?, -1 )",
+        (20261126_i64, "create users", vec![0xAB_u8; 48]),
+    )
+    .await
+    .unwrap();
+    runs(
+        &mut c,
+        "sqlx",
+        "-- Add users\nCREATE TABLE users (\n  id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,\n  \
+         name VARCHAR(64) NOT NULL\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;\n\
+         CREATE INDEX users_name ON users (name);\nINSERT INTO users (name) VALUES ('root');\n",
+    )
+    .await;
+    c.exec_drop(
+        "UPDATE _sqlx_migrations SET success = TRUE WHERE version = ?",
+        (20261126_i64,),
+    )
+    .await
+    .unwrap();
+    runs(&mut c, "sqlx", "COMMIT").await;
+    c.exec_drop(
+        "UPDATE _sqlx_migrations SET execution_time = ? WHERE version = ?",
+        (1234_i64, 20261126_i64),
+    )
+    .await
+    .unwrap();
+    let released: Option<i64> = c
+        .exec_first("SELECT RELEASE_LOCK(?)", (&lock_name,))
+        .await
+        .unwrap();
+    assert_eq!(released, Some(1));
+    let row: Option<(i64, bool, i64)> = c
+        .query_first("SELECT version, success, execution_time FROM _sqlx_migrations")
+        .await
+        .unwrap();
+    assert_eq!(row, Some((20261126, true, 1234)));
+    let n: Option<i64> = c.query_first("SELECT COUNT(*) FROM users").await.unwrap();
+    assert_eq!(n, Some(1));
+}

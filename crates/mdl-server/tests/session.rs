@@ -397,3 +397,44 @@ async fn prepare_execute_and_deallocate_in_sql() {
     );
     c.query_drop("DROP TABLE se_prep").await.unwrap();
 }
+
+/// User-level lock calls with `?` arguments in prepared statements, binary protocol and SQL
+/// `PREPARE ... USING`: each execution locks the name it is given; the other `?` go to the
+/// engine in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prepared_user_lock_calls_take_their_arguments() {
+    let mut a = conn().await;
+    let mut b = conn().await;
+    let get = a.prep("SELECT ? + 1, GET_LOCK(?, ?)").await.unwrap();
+    assert_eq!(get.num_params(), 3);
+    for name in ["ps_ul_one", "ps_ul_two"] {
+        let row: Option<(i64, i64)> = a.exec_first(&get, (41, name, 0)).await.unwrap();
+        assert_eq!(row, Some((42, 1)));
+    }
+    let me = id(&mut a).await;
+    let mut used = Vec::new();
+    for name in ["ps_ul_one", "ps_ul_two", "ps_ul_none"] {
+        let holder: Option<Option<u64>> = b
+            .exec_first("SELECT IS_USED_LOCK(?)", (name,))
+            .await
+            .unwrap();
+        used.push(holder.flatten());
+    }
+    assert_eq!(used, [Some(me), Some(me), None]);
+    let busy: Option<i64> = b
+        .exec_first("SELECT GET_LOCK(?, 0)", ("ps_ul_one",))
+        .await
+        .unwrap();
+    assert_eq!(busy, Some(0), "held by the other session");
+    b.query_drop("SET @n = 'ps_ul_two'").await.unwrap();
+    b.query_drop("PREPARE rel FROM 'SELECT RELEASE_LOCK(?)'")
+        .await
+        .unwrap();
+    let not_mine: Option<i64> = b.query_first("EXECUTE rel USING @n").await.unwrap();
+    assert_eq!(not_mine, Some(0));
+    let released: Option<i64> = a
+        .exec_first("SELECT RELEASE_ALL_LOCKS()", ())
+        .await
+        .unwrap();
+    assert_eq!(released, Some(2));
+}

@@ -53,7 +53,8 @@ pub enum UserLockFunction {
 }
 
 impl UserLockFunction {
-    fn from_name(name: &str) -> Option<UserLockFunction> {
+    /// The function an SQL function name calls (any case), if it is one of these.
+    pub fn from_name(name: &str) -> Option<UserLockFunction> {
         Some(match name.to_ascii_uppercase().as_str() {
             "GET_LOCK" => UserLockFunction::GetLock,
             "RELEASE_LOCK" => UserLockFunction::ReleaseLock,
