@@ -384,6 +384,11 @@ impl<'a> Qualify<'a> {
         }
     }
 
+    /// `CURRENT_USER()`: the account the server authenticated, any host (it checks none).
+    fn current_user(&self) -> Cell {
+        Cell::Text(format!("{}@%", self.env.values.user))
+    }
+
     /// The literal an expression stands for, if it is one the module docs list.
     fn literal(&mut self, e: &Expr) -> Option<Cell> {
         match e {
@@ -391,6 +396,12 @@ impl<'a> Qualify<'a> {
             Expr::Identifier(i) if i.value.starts_with('@') => {
                 self.read_session = true;
                 Some(self.env.values.user_var(&i.value))
+            }
+            // MySQL's CURRENT_USER keyword, without parentheses, is CURRENT_USER().
+            Expr::Identifier(i)
+                if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("CURRENT_USER") =>
+            {
+                Some(self.current_user())
             }
             Expr::CompoundIdentifier(parts)
                 if parts.first().is_some_and(|p| p.value.starts_with("@@")) =>
@@ -414,7 +425,7 @@ impl<'a> Qualify<'a> {
                         let v = self.env.values;
                         Some(Cell::Text(format!("{}@{}", v.user, v.host)))
                     }
-                    "CURRENT_USER" => Some(Cell::Text(format!("{}@%", self.env.values.user))),
+                    "CURRENT_USER" => Some(self.current_user()),
                     // With an argument, LAST_INSERT_ID(expr) sets the value: a function
                     // (`functions.rs`), whose value the server keeps after the statement.
                     "LAST_INSERT_ID" if no_args(f) => {
@@ -442,8 +453,7 @@ impl<'a> Qualify<'a> {
                         self.sleep += std::time::Duration::from_secs_f64(secs.clamp(0.0, 1e6));
                         Some(Cell::Int(0))
                     }
-                    "GET_LOCK" | "RELEASE_LOCK" | "IS_FREE_LOCK" | "IS_USED_LOCK"
-                    | "RELEASE_ALL_LOCKS" => {
+                    n if mdl_sql::UserLockFunction::from_name(n).is_some() => {
                         self.read_session = true;
                         let v = self.env.user_locks.get(self.user_lock).copied().flatten();
                         self.user_lock += 1;

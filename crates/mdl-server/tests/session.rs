@@ -77,6 +77,11 @@ async fn row_count_last_insert_id_and_user_follow_mysql() {
         (user.as_str(), current.as_str()),
         ("root@127.0.0.1", "root@%")
     );
+    // The keyword without parentheses, as a DBA types it; named as typed.
+    let mut r: Vec<mysql_async::Row> = c.query("SELECT CURRENT_USER").await.unwrap();
+    let row = r.remove(0);
+    assert_eq!(row.columns_ref()[0].name_str(), "CURRENT_USER");
+    assert_eq!(row.get::<String, _>(0).as_deref(), Some("root@%"));
 }
 
 /// The login is the session's user everywhere a DBA or a client looks: `USER()`,
