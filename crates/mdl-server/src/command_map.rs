@@ -12,6 +12,11 @@
 //! * `COM_STATISTICS` (`mysql_stat()`: `mariadb-admin status` and `version`): its reply is a
 //!   line of text, not an OK packet, which the client reads as "Wrong host info".
 //!
+//! It also keeps what the connection needs of the client's capability flags
+//! (`CLIENT_MULTI_STATEMENTS`, [`ClientFlags`]): from its handshake response, and from each
+//! `COM_SET_OPTION` that turns multi-statements on or off (opensrv answers that command with
+//! OK and forgets it).
+//!
 //! The connection's reader goes through [`CommandMap`], which follows the packets the client
 //! sends (a 3-byte length and a sequence id; a command is the first packet of a sequence, id 0,
 //! unless the packet before it was a full 16 MiB one that it continues) and turns each of these
@@ -41,6 +46,7 @@ const COM_QUERY: u8 = 0x03;
 const COM_STATISTICS: u8 = 0x09;
 const COM_CHANGE_USER: u8 = 0x11;
 const COM_RESET_CONNECTION: u8 = 0x1f;
+const COM_SET_OPTION: u8 = 0x1b;
 /// A packet of this length is continued by the next one.
 const FULL_PACKET: usize = 0xff_ffff;
 /// The most of a `COM_CHANGE_USER`'s fields kept to read its schema from.
@@ -95,6 +101,19 @@ impl ClientFlags {
     pub fn multi_statements(&self) -> bool {
         self.0.load(Ordering::Relaxed) & CLIENT_MULTI_STATEMENTS != 0
     }
+
+    /// `COM_SET_OPTION` (`mysql_set_server_option`): `MYSQL_OPTION_MULTI_STATEMENTS_ON` (0)
+    /// or `_OFF` (1) turns the flag on or off for the rest of the connection, as MySQL's
+    /// `dispatch_command` does; another option changes nothing.
+    fn set_option(&self, option: u16) {
+        match option {
+            0 => self.0.fetch_or(CLIENT_MULTI_STATEMENTS, Ordering::Relaxed),
+            1 => self
+                .0
+                .fetch_and(!CLIENT_MULTI_STATEMENTS, Ordering::Relaxed),
+            _ => 0,
+        };
+    }
 }
 
 /// What the reader watches in the current packet's payload.
@@ -114,6 +133,8 @@ enum Watch {
     ChangeUser,
     /// The handshake response's first 4 bytes, its capability flags (kept in `Framer::kept`).
     Capabilities,
+    /// A `COM_SET_OPTION`'s 2-byte option (kept in `Framer::kept`).
+    SetOption,
 }
 
 /// Where the reader is in the client's packets.
@@ -189,6 +210,15 @@ impl Framer {
                         self.kept.extend_from_slice(&part[..k.min(room)]);
                         part.fill(0);
                     }
+                    Watch::SetOption => {
+                        let room = 2 - self.kept.len();
+                        self.kept.extend_from_slice(&part[..k.min(room)]);
+                        if let Ok(option) = <[u8; 2]>::try_from(&self.kept[..]) {
+                            self.flags.set_option(u16::from_le_bytes(option));
+                            self.kept.clear();
+                            self.watch = Watch::Nothing;
+                        }
+                    }
                     Watch::Capabilities => {
                         let room = 4 - self.kept.len();
                         self.kept.extend_from_slice(&part[..k.min(room)]);
@@ -242,6 +272,8 @@ impl Framer {
             }
             COM_RESET_CONNECTION if len == 1 => empty.push(EmptyQuery::Reset),
             COM_STATISTICS if len == 1 => empty.push(EmptyQuery::Statistics),
+            // opensrv answers it with OK (MySQL with EOF, which clients read alike).
+            COM_SET_OPTION if len == 3 => return Watch::SetOption,
             _ => return Watch::Nothing,
         }
         *byte = COM_QUERY;
@@ -508,6 +540,35 @@ mod tests {
         let reset = packet(0, &[COM_RESET_CONNECTION]);
         assert_eq!(reads(&reset, 64, false), std::slice::from_ref(&reset));
         assert_ne!(reads(&reset, 64, true), [reset]);
+    }
+
+    #[test]
+    fn set_option_turns_multi_statements_on_and_off() {
+        let flags = ClientFlags::default();
+        let mut f = Framer {
+            flags: flags.clone(),
+            ..Framer::default()
+        };
+        let q = EmptyQueries::default();
+        let mut scan = |bytes: &[u8], chunk: usize| {
+            let mut b = bytes.to_vec();
+            for c in b.chunks_mut(chunk) {
+                let mut at = 0;
+                while at < c.len() {
+                    at += f.scan(&mut c[at..], Some(&q));
+                }
+            }
+            assert_eq!(b, bytes, "passed as it is");
+            flags.multi_statements()
+        };
+        assert!(scan(&handshake(CLIENT_MULTI_STATEMENTS), 64));
+        assert!(!scan(&packet(0, &[COM_SET_OPTION, 1, 0]), 1), "OFF");
+        assert!(
+            !scan(&packet(0, &[COM_SET_OPTION, 7, 0]), 64),
+            "another option"
+        );
+        assert!(scan(&packet(0, &[COM_SET_OPTION, 0, 0]), 2), "ON");
+        assert!(scan(&packet(0, b"\x03SELECT 1"), 64));
     }
 
     #[test]
