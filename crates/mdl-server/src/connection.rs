@@ -391,6 +391,9 @@ fn param(v: ValueInner<'_>) -> Value {
 /// Parses a client's text: one statement (MySQL without `CLIENT_MULTI_STATEMENTS` refuses
 /// more with 1064), no deeper than `depth.rs` allows.
 pub(crate) fn parse_one(text: &str) -> Result<Parsed, ServerError> {
+    if let Some(e) = load_data(text) {
+        return Err(e);
+    }
     crate::depth::check_text(text)?;
     let mut v = mdl_sql::parse(text)?;
     for p in &v {
@@ -402,6 +405,35 @@ pub(crate) fn parse_one(text: &str) -> Result<Parsed, ServerError> {
         return Err(ServerError::parse(&v[1].text));
     }
     Ok(v.remove(0))
+}
+
+/// `LOAD DATA` / `LOAD XML`, refused as MySQL 8.0 refuses them with its defaults (the
+/// server reads no file and opensrv-mysql has no `LOCAL INFILE` exchange):
+/// `local_infile=OFF` makes `LOCAL` `ER_CLIENT_LOCAL_FILES_DISABLED` (3948), and
+/// `secure_file_priv` a file of the server's `ER_OPTION_PREVENTS_STATEMENT` (1290), rather
+/// than a syntax error (`mariadb-import` sends `LOAD DATA LOCAL INFILE`).
+fn load_data(text: &str) -> Option<ServerError> {
+    let mut words = text.split_ascii_whitespace();
+    let is = |w: Option<&str>, kw: &str| w.is_some_and(|w| w.eq_ignore_ascii_case(kw));
+    if !is(words.next(), "LOAD")
+        || !matches!(words.next(), Some(w) if w.eq_ignore_ascii_case("DATA") || w.eq_ignore_ascii_case("XML"))
+    {
+        return None;
+    }
+    let local = words.take(2).any(|w| w.eq_ignore_ascii_case("LOCAL"));
+    Some(match local {
+        true => ServerError::new(
+            3948,
+            "42000",
+            "Loading local data is disabled; this must be enabled on both the client and server sides",
+        ),
+        false => ServerError::new(
+            1290,
+            "HY000",
+            "The MySQL server is running with the --secure-file-priv option so it cannot execute \
+             this statement",
+        ),
+    })
 }
 
 fn var_string(name: &str) -> Column {

@@ -381,7 +381,7 @@ async fn bad_statements_get_mysql_errors_and_leave_nothing_behind() {
         .await
         .unwrap();
     c.query_drop("INSERT INTO bad VALUES (1)").await.unwrap();
-    let cases: [(&str, u16, &str); 9] = [
+    let cases: [(&str, u16, &str); 11] = [
         ("SELEC 1", 1064, "42000"),
         ("SELECT * FROM ``", 1103, "42000"),
         ("CREATE DATABASE `d `", 1102, "42000"),
@@ -390,6 +390,9 @@ async fn bad_statements_get_mysql_errors_and_leave_nothing_behind() {
         ("INSERT INTO bad VALUES (1)", 1062, "23000"),
         ("SELECT 1; SELEC 2", 1064, "42000"),
         ("SELECT @@no_such_variable", 1193, "HY000"),
+        // MySQL 8.0's defaults: local_infile=OFF, secure_file_priv.
+        ("LOAD DATA LOCAL INFILE '/tmp/x' INTO TABLE bad", 3948, "42000"),
+        ("load data infile '/tmp/x' into table bad", 1290, "HY000"),
         (
             "UPDATE performance_schema.threads SET NAME = 'x'",
             1142,
