@@ -391,7 +391,11 @@ async fn bad_statements_get_mysql_errors_and_leave_nothing_behind() {
         ("SELECT 1; SELEC 2", 1064, "42000"),
         ("SELECT @@no_such_variable", 1193, "HY000"),
         // MySQL 8.0's defaults: local_infile=OFF, secure_file_priv.
-        ("LOAD DATA LOCAL INFILE '/tmp/x' INTO TABLE bad", 3948, "42000"),
+        (
+            "LOAD DATA LOCAL INFILE '/tmp/x' INTO TABLE bad",
+            3948,
+            "42000",
+        ),
         ("load data infile '/tmp/x' into table bad", 1290, "HY000"),
         (
             "UPDATE performance_schema.threads SET NAME = 'x'",
