@@ -151,19 +151,21 @@ mod plan;
 mod recognize;
 mod session;
 mod spelling;
+mod split;
 mod tables;
 mod user_lock;
 
 pub use comments::MYSQL_VERSION_ID;
 pub use error::SqlError;
 pub use names::{is_lock_free_schema, TableName};
-pub use parse::{parse, split, Modifiers, Parsed, Statement};
+pub use parse::{parse, Modifiers, Parsed, Statement};
 pub use plan::{
     describe_request, plan, Assigned, Effect, LockedTable, Plan, SessionState, StatementKind,
     Upgrade,
 };
 pub use recognize::{Maintenance, NamedTable, TableLock, TableLockMode};
 pub use session::{CommitGuard, Session, StatementGuard};
+pub use split::split;
 pub use tables::is_dual;
 pub use user_lock::{
     user_lock_key, UserLockCall, UserLockFunction, UserLockValue, MAX_USER_LOCK_TIMEOUT,
