@@ -1,5 +1,5 @@
-//! The wire: result sets and errors written through `opensrv-mysql`, and the one thing it
-//! cannot write.
+//! The wire: result sets and errors written through `opensrv-mysql`, and what it cannot
+//! write.
 //!
 //! `opensrv-mysql` 0.7 writes an error from its `ErrorKind` enum, which stops at MySQL 5.6's
 //! code 1885 and derives the SQLSTATE from the code. MySQL 8.0's user-level lock errors (3057,
@@ -13,6 +13,13 @@
 //! The same path carries the one reply that is no result and no error: `COM_STATISTICS`'s line
 //! of text (`command_map.rs`). Marked with code 0000, which no error has, the packet becomes a
 //! payload of that text alone ([`raw_reply`]).
+//!
+//! Two more things opensrv leaves out, for queries of several statements
+//! (`Connection::several`): the server's greeting gets `CLIENT_MULTI_STATEMENTS` and
+//! `CLIENT_MULTI_RESULTS` among its capabilities (engine mode,
+//! [`ErrorCodes::with_multi_statements`]), and a row result that more results follow ends
+//! with an OK packet whose info is [`MORE_RESULTS`], which the stream turns into the status
+//! flag `SERVER_MORE_RESULTS_EXISTS` (opensrv writes that packet without it).
 
 use std::io;
 use std::pin::Pin;
