@@ -72,6 +72,22 @@ impl Prepared {
             memo: Memo::default(),
         }
     }
+
+    /// What an execution of this statement (kept as `id`) with `values` runs: its text, its
+    /// statement and values, the `?` of its user-level lock calls bound first
+    /// (`lock_params.rs`), and the id whose kept plan it may use (`None` once bound: the
+    /// copy is planned for this execution alone).
+    pub fn execution(
+        &self,
+        id: u32,
+        values: Vec<Value>,
+    ) -> (Arc<str>, Arc<Parsed>, Vec<Value>, Option<u32>) {
+        if self.lock_params == 0 {
+            return (self.text.clone(), self.parsed.clone(), values, Some(id));
+        }
+        let (bound, rest) = crate::lock_params::bind(&self.parsed, &values);
+        (self.text.clone(), Arc::new(bound), rest, None)
+    }
 }
 
 /// A connection's state (the shim `opensrv-mysql` drives).
@@ -514,13 +530,14 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             );
             return write_result(results, Err(e)).await;
         };
-        let (text, parsed, digest) = (p.text.clone(), p.parsed.clone(), p.digest);
         let values: Vec<Value> = params
             .into_iter()
             .map(|p| param(p.value.into_inner()))
             .collect();
+        let digest = p.digest;
+        let (text, parsed, values, memo) = p.execution(id, values);
         match self
-            .statement("Execute", text, Ok(parsed), values, Some(digest), Some(id))
+            .statement("Execute", text, Ok(parsed), values, Some(digest), memo)
             .await
         {
             Ok(out) => write_result(results, out).await,

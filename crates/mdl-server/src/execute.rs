@@ -175,16 +175,6 @@ impl Connection {
         digest: Option<pfs::DigestRef>,
         prepared: Option<u32>,
     ) -> Result<Output, ServerError> {
-        // User-level lock calls with `?` arguments: bound, then planned for this execution
-        // alone (`lock_params.rs`).
-        let bound;
-        let (p, params, prepared) = match prepared.and_then(|id| self.prepared.get(&id)) {
-            Some(pr) if pr.lock_params > 0 => {
-                bound = crate::lock_params::bind(p, params);
-                (&bound.0, &bound.1[..], None)
-            }
-            _ => (p, params, prepared),
-        };
         // MySQL's `THD::query_start`: what `NOW()` reads, before any lock wait.
         self.db.start_statement();
         let started = std::time::SystemTime::now();

@@ -160,8 +160,9 @@ impl Connection {
                 let Some(p) = self.prepared.get(&id) else {
                     return Ok(Err(unknown(&name, "EXECUTE")));
                 };
-                let (text, parsed, digest) = (p.text.clone(), p.parsed.clone(), p.digest);
-                self.statement("Query", text, Ok(parsed), values, Some(digest), Some(id))
+                let digest = p.digest;
+                let (text, parsed, values, memo) = p.execution(id, values);
+                self.statement("Query", text, Ok(parsed), values, Some(digest), memo)
                     .await
             }
             Command::Deallocate { name } => Ok(match self.sql_prepared.remove(&name) {
