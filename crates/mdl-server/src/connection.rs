@@ -405,13 +405,26 @@ fn param(v: ValueInner<'_>) -> Value {
 }
 
 /// Parses a client's text: one statement (MySQL without `CLIENT_MULTI_STATEMENTS` refuses
-/// more with 1064), no deeper than `depth.rs` allows.
+/// more with 1064), no deeper than `depth.rs` allows, without `?` markers (text to prepare
+/// has them: [`parse_one_prepared`]).
 pub(crate) fn parse_one(text: &str) -> Result<Parsed, ServerError> {
+    parse_one_in(text, mdl_sql::parse)
+}
+
+/// As [`parse_one`], for text to prepare, whose `?` are parameter markers.
+pub(crate) fn parse_one_prepared(text: &str) -> Result<Parsed, ServerError> {
+    parse_one_in(text, mdl_sql::parse_prepared)
+}
+
+fn parse_one_in(
+    text: &str,
+    parse: fn(&str) -> Result<Vec<Parsed>, mdl_sql::SqlError>,
+) -> Result<Parsed, ServerError> {
     if let Some(e) = load_data(text) {
         return Err(e);
     }
     crate::depth::check_text(text)?;
-    let mut v = mdl_sql::parse(text)?;
+    let mut v = parse(text)?;
     for p in &v {
         if let mdl_sql::Statement::Sql { statement, .. } = &p.statement {
             crate::depth::check_statement(statement, text.len())?;
@@ -497,7 +510,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
     ) -> io::Result<()> {
         let query = query_text(query);
         self.info.status.count(Com::StmtPrepare);
-        let parsed = match parse_one(query) {
+        let parsed = match parse_one_prepared(query) {
             Ok(p) => p,
             Err(e) => return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
         };

@@ -51,7 +51,7 @@ mod tests {
     use super::*;
 
     fn parsed(sql: &str) -> Parsed {
-        mdl_sql::parse(sql).unwrap().remove(0)
+        mdl_sql::parse_prepared(sql).unwrap().remove(0)
     }
 
     #[test]

@@ -178,7 +178,7 @@ impl Connection {
     /// `PREPARE name FROM sql`: parsed and kept as a binary-protocol statement, under `name`
     /// (replacing what the name held).
     fn prepare_named(&mut self, name: String, sql: &str) -> Result<Output, ServerError> {
-        let parsed = crate::connection::parse_one(sql)?;
+        let parsed = crate::connection::parse_one_prepared(sql)?;
         let (count, _) = self.describe(&parsed)?;
         if let Some((old, _)) = self.sql_prepared.remove(&name) {
             self.prepared.remove(&old);

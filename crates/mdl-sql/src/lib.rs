@@ -158,7 +158,7 @@ mod user_lock;
 pub use comments::MYSQL_VERSION_ID;
 pub use error::SqlError;
 pub use names::{is_lock_free_schema, TableName};
-pub use parse::{parse, Modifiers, Parsed, Statement};
+pub use parse::{parse, parse_prepared, Modifiers, Parsed, Statement};
 pub use plan::{
     describe_request, plan, Assigned, Effect, LockedTable, Plan, SessionState, StatementKind,
     Upgrade,

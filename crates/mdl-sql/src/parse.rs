@@ -168,14 +168,40 @@ pub struct Modifiers {
 ///
 /// # Errors
 /// `ER_PARSE_ERROR` (1064, `42000`) with MySQL's wording ("... near '...' at line N") for text
-/// neither sqlparser nor the recognizer accepts; `ER_EMPTY_QUERY` (1065) for text with no
+/// neither sqlparser nor the recognizer accepts, and for a `?` parameter marker, which only
+/// text to prepare may have ([`parse_prepared`]); `ER_EMPTY_QUERY` (1065) for text with no
 /// statement.
 pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
+    parse_in(sql, false)
+}
+
+/// Parses the text of a statement to prepare (`COM_STMT_PREPARE`, `PREPARE s FROM '...'`): as
+/// [`parse`], except that a `?` is a parameter marker, as MySQL's lexer reads it only in that
+/// mode (`Lex_input_stream::stmt_prepare_mode`, `sql/sql_lex.cc`).
+///
+/// ```
+/// use mdl_sql::{parse, parse_prepared};
+/// assert_eq!(parse("SELECT ?").unwrap_err().code(), 1064);
+/// assert_eq!(parse_prepared("SELECT GET_LOCK(?, 1)")?.len(), 1);
+/// # Ok::<(), mdl_sql::SqlError>(())
+/// ```
+///
+/// # Errors
+/// As [`parse`]'s, without the one for `?`.
+pub fn parse_prepared(sql: &str) -> Result<Vec<Parsed>, SqlError> {
+    parse_in(sql, true)
+}
+
+fn parse_in(sql: &str, prepare: bool) -> Result<Vec<Parsed>, SqlError> {
     let text = resolve_versioned_comments(sql)?;
     let lines = LineIndex::new(&text);
     let tokens = Tokenizer::new(&MySqlDialect {}, &text)
         .tokenize_with_location()
         .map_err(|e| lines.error_at(&text, e.location))?;
+    let marker = |t: &&TokenWithSpan| matches!(&t.token, Token::Placeholder(p) if p == "?");
+    if let Some(t) = (!prepare).then(|| tokens.iter().find(marker)).flatten() {
+        return Err(lines.error_at(&text, t.span.start));
+    }
     let mut out = Vec::new();
     for stmt in split_statements(tokens) {
         let (Some(first), Some(last)) = (stmt.first(), stmt.last()) else {

@@ -291,7 +291,7 @@ fn is_word(t: &Token, words: &[&str]) -> bool {
 
 /// Whether `text`, as a select item, parses (as `mdl-sql` parses) to the expression `e`.
 fn same_expression(text: &str, e: &Expr) -> bool {
-    let Ok(mut parsed) = mdl_sql::parse(&format!("SELECT {text}")) else {
+    let Ok(mut parsed) = mdl_sql::parse_prepared(&format!("SELECT {text}")) else {
         return false;
     };
     let (Some(p), true) = (parsed.pop(), parsed.is_empty()) else {

@@ -12,7 +12,7 @@ pub(super) fn sqlite(sql: &str) -> Vec<String> {
 
 /// The rewrite of `sql` in schema `sbtest`.
 pub(super) fn rewritten(sql: &str) -> Result<Rewritten, ServerError> {
-    let parsed = mdl_sql::parse(sql).unwrap();
+    let parsed = mdl_sql::parse_prepared(sql).unwrap();
     let mdl_sql::Statement::Sql { statement, .. } = &parsed[0].statement else {
         panic!("not sql")
     };

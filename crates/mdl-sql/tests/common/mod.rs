@@ -1,11 +1,14 @@
 //! Helpers of the rule tests (`rules_dml.rs`, `rules_ddl.rs`).
 #![allow(dead_code)]
 
-use mdl_sql::{parse, plan, LockedTable, Plan, SessionState, SqlError, TableLockMode, TableName};
+use mdl_sql::{
+    parse_prepared, plan, LockedTable, Plan, SessionState, SqlError, TableLockMode, TableName,
+};
 
 /// The plan of `sql` in `state`.
+/// The plan of `sql`, parsed as text to prepare: sysbench's statements have `?` markers.
 pub fn plan_of(sql: &str, state: &SessionState) -> Result<Plan, SqlError> {
-    let parsed = parse(sql)?;
+    let parsed = parse_prepared(sql)?;
     assert_eq!(parsed.len(), 1, "{sql}");
     plan(&parsed[0], state)
 }

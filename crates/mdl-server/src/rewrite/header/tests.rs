@@ -4,7 +4,7 @@ use super::*;
 
 /// The names of the items of the first SELECT of the last statement of `sql`.
 fn names(sql: &str) -> Vec<String> {
-    let parsed = mdl_sql::parse(sql).unwrap();
+    let parsed = mdl_sql::parse_prepared(sql).unwrap();
     let p = parsed.last().unwrap();
     let src = Source::new(&p.text, p.start);
     let mdl_sql::Statement::Sql { statement, .. } = &p.statement else {
