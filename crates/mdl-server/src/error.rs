@@ -227,6 +227,14 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
             format!("Table '{}' doesn't exist", qualified(t)),
         );
     }
+    // `RENAME TABLE a TO b` onto a table that exists.
+    if let Some(t) = msg.strip_prefix("there is already another table or index with this name: ") {
+        return ServerError::new(1050, "42S01", format!("Table '{t}' already exists"));
+    }
+    // `SELECT *` with no FROM (`ER_NO_TABLES_USED`).
+    if msg == "no tables specified" {
+        return ServerError::new(1096, "HY000", "No tables used");
+    }
     if let Some(rest) = msg.strip_prefix("table ") {
         if let Some(t) = rest.strip_suffix(" already exists") {
             return ServerError::new(1050, "42S01", format!("Table '{t}' already exists"));
@@ -281,13 +289,14 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
         );
     }
     if let Some(f) = msg.strip_prefix("no such function: ") {
-        // MySQL names an unknown function with the current schema (`sp_find_routine`).
+        // MySQL names an unknown function with the current schema (`sp_find_routine`), and
+        // with none when none is selected (`Create_qfunc::create`, `sql/item_create.cc`).
         let f = f.split('(').next().unwrap_or(f);
-        return ServerError::new(
-            1305,
-            "42000",
-            format!("FUNCTION {} does not exist", qualified(f)),
-        );
+        let name = match schema {
+            Some(_) => qualified(f),
+            None => f.to_string(),
+        };
+        return ServerError::new(1305, "42000", format!("FUNCTION {name} does not exist"));
     }
     // The functions' own errors (`functions/`), in MySQL's words: their codes.
     if msg.starts_with("Too-big precision ") {

@@ -21,7 +21,7 @@
 //!   `TO_BASE64`, `FROM_BASE64`.
 //! * `json`: `JSON_TYPE`, `JSON_UNQUOTE`, `JSON_LENGTH`, `JSON_KEYS`.
 //! * `pfs_format`: `FORMAT_PICO_TIME`, `FORMAT_BYTES` (the sys schema's formatted views use
-//!   them).
+//!   them); `threads`: `PS_CURRENT_THREAD_ID`, `PS_THREAD_ID`, `sys.ps_thread_id`.
 //!
 //! How they meet SQLite:
 //!
@@ -73,11 +73,15 @@ mod regexp;
 mod splice;
 mod string;
 mod temporal;
+mod threads;
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use rusqlite::functions::{Context, FunctionFlags};
+use sqlparser::ast::{ObjectName, ObjectNamePart};
+
+use crate::error::ServerError;
 use rusqlite::types::{Value, ValueRef};
 
 /// The longest string a function builds, MySQL's default `max_allowed_packet` (64 MiB): a
@@ -179,6 +183,7 @@ pub fn register(
     interval::register(db, clock)?;
     format::register(db, clock)?;
     pfs_format::register(db)?;
+    threads::register(db)?;
     regexp::register(db)
 }
 
@@ -196,6 +201,33 @@ pub fn sqlite_name(mysql: &str) -> Option<&'static str> {
     (RENAMED.iter())
         .find(|(from, _)| from.eq_ignore_ascii_case(mysql))
         .map(|(_, to)| *to)
+}
+
+/// The name SQLite knows a call named `name` by, when it is not the name as written: a MySQL
+/// function's ([`sqlite_name`]), or the sys schema's `sys.ps_thread_id` (`threads`).
+///
+/// # Errors
+/// 1305 for any other schema-qualified name: MySQL looks such a call up as a stored function
+/// (`Create_qfunc`, `sql/item_create.cc`), and this server has none. The sys schema's
+/// `format_time` and `format_bytes` are not the native `FORMAT_PICO_TIME` and
+/// `FORMAT_BYTES`: they word their units otherwise (`m`, not `min`).
+pub fn engine_name(name: &ObjectName) -> Result<Option<&'static str>, ServerError> {
+    use ObjectNamePart::Identifier as Id;
+    match &name.0[..] {
+        [Id(f)] => Ok(sqlite_name(&f.value)),
+        [Id(s), Id(f)]
+            if s.value.eq_ignore_ascii_case("sys")
+                && f.value.eq_ignore_ascii_case("ps_thread_id") =>
+        {
+            Ok(Some(threads::SYS_PS_THREAD_ID))
+        }
+        parts => {
+            let bare = |p: &ObjectNamePart| p.as_ident().map_or(String::new(), |i| i.value.clone());
+            let name: Vec<String> = parts.iter().map(bare).collect();
+            let message = format!("FUNCTION {} does not exist", name.join("."));
+            Err(ServerError::new(1305, "42000", message))
+        }
+    }
 }
 
 /// The flags of a function: UTF-8, and deterministic when its result depends on its

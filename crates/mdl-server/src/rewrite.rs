@@ -645,12 +645,12 @@ impl VisitorMut for Qualify<'_> {
         }
         // `CURRENT_TIMESTAMP()` and kin: SQLite knows the call by another name (`functions`).
         if let Expr::Function(f) = e {
-            let renamed = match f.name.0.last() {
-                Some(ObjectNamePart::Identifier(i)) => crate::functions::sqlite_name(&i.value),
-                _ => None,
-            };
-            if let (Some(n), sqlparser::ast::FunctionArguments::List(_)) = (renamed, &f.args) {
-                f.name = ObjectName(vec![ObjectNamePart::Identifier(Ident::new(n))]);
+            match crate::functions::engine_name(&f.name) {
+                Ok(Some(n)) if matches!(f.args, sqlparser::ast::FunctionArguments::List(_)) => {
+                    f.name = ObjectName(vec![ObjectNamePart::Identifier(Ident::new(n))])
+                }
+                Ok(_) => {}
+                Err(err) => _ = self.error.get_or_insert(err),
             }
         }
         ControlFlow::Continue(())

@@ -99,3 +99,34 @@ async fn dropping_a_key_of_a_missing_table_is_1146() {
     c.query_drop("DROP INDEX kx ON fl_k").await.unwrap();
     c.query_drop("DROP TABLE fl_k").await.unwrap();
 }
+
+/// Faults SQLite words its own way, in MySQL's codes: a `?` outside a statement to prepare
+/// (MySQL's lexer reads one only when preparing), `SELECT *` without a table, a RENAME onto
+/// an existing table, a schema-qualified call of a function that no schema has.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_faults_have_mysql_codes() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE fl_r1 (x INT)").await.unwrap();
+    c.query_drop("CREATE TABLE fl_r2 (x INT)").await.unwrap();
+    for (stmt, want) in [
+        ("SELECT ?", (1064, "42000")),
+        ("SELECT x FROM fl_r1 WHERE x = ?", (1064, "42000")),
+        ("SELECT *", (1096, "HY000")),
+        ("RENAME TABLE fl_r1 TO fl_r2", (1050, "42S01")),
+        ("SELECT sys.fl_nosuch(1)", (1305, "42000")),
+        ("SELECT test.fl_nosuch()", (1305, "42000")),
+    ] {
+        let (n, state) = code(c.query_drop(stmt).await);
+        assert_eq!((n, state.as_str()), want, "{stmt}");
+    }
+    // Text to prepare has its markers, by either protocol.
+    let v: Option<i64> = c.exec_first("SELECT ? + 1", (41,)).await.unwrap();
+    assert_eq!(v, Some(42));
+    c.query_drop("PREPARE fl_s FROM 'SELECT ? + 1'")
+        .await
+        .unwrap();
+    c.query_drop("SET @fl_a = 1").await.unwrap();
+    let v: Option<i64> = c.query_first("EXECUTE fl_s USING @fl_a").await.unwrap();
+    assert_eq!(v, Some(2));
+    c.query_drop("DROP TABLE fl_r1, fl_r2").await.unwrap();
+}
