@@ -264,6 +264,16 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
     if let Some(c) = msg.strip_prefix("duplicate column name: ") {
         return ServerError::new(1060, "42S21", format!("Duplicate column name '{c}'"));
     }
+    // An INSERT's column list naming a column the table lacks.
+    if let Some((_, c)) =
+        (msg.strip_prefix("table ")).and_then(|r| r.split_once(" has no column named "))
+    {
+        return ServerError::new(
+            1054,
+            "42S22",
+            format!("Unknown column '{c}' in 'field list'"),
+        );
+    }
     if let Some(c) = msg.strip_prefix("no such column: ") {
         return ServerError::new(
             1054,

@@ -101,8 +101,9 @@ async fn dropping_a_key_of_a_missing_table_is_1146() {
 }
 
 /// Faults SQLite words its own way, in MySQL's codes: a `?` outside a statement to prepare
-/// (MySQL's lexer reads one only when preparing), `SELECT *` without a table, a RENAME onto
-/// an existing table, a schema-qualified call of a function that no schema has.
+/// (MySQL's lexer reads one only when preparing), `SELECT *` without a table, an INSERT of a
+/// column the table lacks, a RENAME onto an existing table, a schema-qualified call of a
+/// function that no schema has.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn engine_faults_have_mysql_codes() {
     let mut c = conn().await;
@@ -111,7 +112,9 @@ async fn engine_faults_have_mysql_codes() {
     for (stmt, want) in [
         ("SELECT ?", (1064, "42000")),
         ("SELECT x FROM fl_r1 WHERE x = ?", (1064, "42000")),
+        ("SELECT ?1", (1064, "42000")),
         ("SELECT *", (1096, "HY000")),
+        ("INSERT INTO fl_r1 (fl_nope) VALUES (1)", (1054, "42S22")),
         ("RENAME TABLE fl_r1 TO fl_r2", (1050, "42S01")),
         ("SELECT sys.fl_nosuch(1)", (1305, "42000")),
         ("SELECT test.fl_nosuch()", (1305, "42000")),

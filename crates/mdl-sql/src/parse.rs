@@ -198,7 +198,9 @@ fn parse_in(sql: &str, prepare: bool) -> Result<Vec<Parsed>, SqlError> {
     let tokens = Tokenizer::new(&MySqlDialect {}, &text)
         .tokenize_with_location()
         .map_err(|e| lines.error_at(&text, e.location))?;
-    let marker = |t: &&TokenWithSpan| matches!(&t.token, Token::Placeholder(p) if p == "?");
+    // `?1` too: MySQL's lexer reads no number after the marker.
+    let marker =
+        |t: &&TokenWithSpan| matches!(&t.token, Token::Placeholder(p) if p.starts_with('?'));
     if let Some(t) = (!prepare).then(|| tokens.iter().find(marker)).flatten() {
         return Err(lines.error_at(&text, t.span.start));
     }
