@@ -24,16 +24,19 @@ pub struct SessionVars {
     /// The previous statement's errors and warnings (`warning_count`, `error_count`): the
     /// server records an error, no warnings.
     pub diagnostics: u64,
+    /// `time_zone`.
+    pub time_zone: crate::time_zone::TimeZone,
 }
 
 /// A system variable's value, or `None` if this server has no such variable. `global.name` is
-/// the global value where it differs from the session's (`lock_wait_timeout`).
+/// the global value where it differs from the session's (`lock_wait_timeout`, `time_zone`).
 pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
     let text = |t: &str| Some(Cell::Text(t.to_string()));
     match name {
         "global.lock_wait_timeout" => Some(Cell::Int(
             shared.global_lock_wait_timeout.load(Ordering::Relaxed) as i64,
         )),
+        "global.time_zone" => text("SYSTEM"),
         _ if name.starts_with("global.") => variable(shared, s, &name["global.".len()..]),
         "version" => text(VERSION),
         "version_comment" => text("mdl-server (mdl metadata locks, pfs, SQLite)"),
@@ -55,7 +58,7 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
         "collation_connection" | "collation_server" | "collation_database" => {
             text(crate::catalog::COLLATION)
         }
-        "time_zone" => text("SYSTEM"),
+        "time_zone" => text(&s.time_zone.to_string()),
         "system_time_zone" => text("UTC"),
         // Names are folded (`connection.rs`), as SQLite compares them.
         "lower_case_table_names" => Some(Cell::Int(1)),
@@ -131,7 +134,8 @@ const VARIABLE_NAMES: [&str; 40] = [
 /// `SET` of system variables: one the server does not have is 1193, as MySQL's
 /// (`ER_UNKNOWN_SYSTEM_VARIABLE`, before anything is set), where it used to be accepted without
 /// a word. Those it has are accepted; one whose value is the server's fixed behaviour
-/// (`sql_mode`, `time_zone`, ...) keeps reading what the server does, whatever was set.
+/// (`sql_mode`, `transaction_isolation`, ...) keeps reading what the server does, whatever was
+/// set. `time_zone` is the session's (`time_zone.rs`).
 ///
 /// # Errors
 /// 1193 naming the first unknown variable.

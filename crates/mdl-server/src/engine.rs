@@ -329,9 +329,10 @@ impl EngineConn {
         self.db.get_mut().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A statement starts executing: `NOW()` and its kin read this time until the next.
-    pub fn start_statement(&self) {
-        self.clock.start();
+    /// A statement of a session in the time zone `offset` seconds east of UTC starts
+    /// executing: `NOW()` and its kin read this time, in that zone, until the next.
+    pub fn start_statement(&self, offset: i64) {
+        self.clock.start(offset);
         self.outcome.take_last_insert_id();
         self.outcome.take_updated_rows();
         self.outcome.replaced().take_deleted();

@@ -176,7 +176,7 @@ impl Connection {
         prepared: Option<u32>,
     ) -> Result<Output, ServerError> {
         // MySQL's `THD::query_start`: what `NOW()` reads, before any lock wait.
-        self.db.start_statement();
+        self.db.start_statement(self.values.time_zone.offset());
         let started = std::time::SystemTime::now();
         let statement = match &p.statement {
             mdl_sql::Statement::Sql { statement, .. } => Some(&**statement),
@@ -257,6 +257,9 @@ impl Connection {
             }
             if let Statement::Set(set) = s {
                 admin::check_set(&self.shared, &vars, set)?;
+                if let Some(zone) = crate::time_zone::assigned(set, &self.values)? {
+                    self.values.time_zone = zone;
+                }
             }
         }
         let rw = match statement {
@@ -528,6 +531,7 @@ fn vars_of(
         autocommit: session.state().autocommit,
         lock_wait_timeout: session.lock_wait_timeout().as_secs(),
         diagnostics: u64::from(values.last_error.is_some()),
+        time_zone: values.time_zone,
     }
 }
 

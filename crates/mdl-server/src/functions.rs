@@ -36,8 +36,8 @@
 //!   before the start, with a negative length: `splice`), `JSON_TYPE` (MySQL's type names:
 //!   `json`), and the keywords `CURRENT_TIMESTAMP`/`CURRENT_DATE`/`CURRENT_TIME` (column
 //!   defaults too), which SQLite compiles into calls of functions of those names: they read
-//!   the statement clock below. All are UTC, as this server's `time_zone`, `SYSTEM` = UTC,
-//!   gives.
+//!   the statement clock below, in the session's `time_zone` (`SYSTEM` = UTC, or an offset
+//!   the session set: `time_zone.rs`).
 //! * Strings compare as the engine's columns do, byte for byte (SQLite's BINARY collation):
 //!   `LOCATE`, `FIELD`, `FIND_IN_SET`, `STRCMP`, `GREATEST` and `LEAST` are case-sensitive,
 //!   unlike MySQL's default `utf8mb4_0900_ai_ci`, so that they agree with `=` on this
@@ -88,6 +88,7 @@ use rusqlite::types::{Value, ValueRef};
 /// longer result is NULL, as MySQL's `REPEAT`, `LPAD`, ... give with warning 1301.
 const MAX_RESULT: usize = 64 << 20;
 
+pub(crate) use clock::zone_offset;
 pub use clock::StatementClock;
 
 /// What a statement's calls leave for the server to read once it ends: the value

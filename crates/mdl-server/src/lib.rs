@@ -73,6 +73,7 @@ mod show_query;
 mod show_table;
 mod sql_prepare;
 mod status;
+mod time_zone;
 mod wire;
 
 pub use config::{FastPathFlag, HashFlag, Mode, ServerConfig};

@@ -42,6 +42,8 @@ pub struct SessionValues {
     pub user_vars: HashMap<String, Cell>,
     /// The error the previous statement ended with (`SHOW WARNINGS`).
     pub last_error: Option<ServerError>,
+    /// `@@time_zone` (`time_zone.rs`).
+    pub time_zone: crate::time_zone::TimeZone,
 }
 
 impl SessionValues {
@@ -55,6 +57,7 @@ impl SessionValues {
             row_count: -1,
             user_vars: HashMap::new(),
             last_error: None,
+            time_zone: Default::default(),
         }
     }
 

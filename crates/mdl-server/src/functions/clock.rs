@@ -1,6 +1,9 @@
-//! The clock (manual, 14.7 "Date and Time Functions"; source `sql/item_timefunc.cc`), in UTC:
-//! this server's `time_zone` is `SYSTEM` and its `system_time_zone` UTC (`admin.rs`), so the
-//! local and the UTC functions agree.
+//! The clock (manual, 14.7 "Date and Time Functions"; source `sql/item_timefunc.cc`), in the
+//! session's time zone: `time_zone` is `SYSTEM` (this server's `system_time_zone`, UTC) or an
+//! offset a session set (`time_zone.rs`). `NOW()`, `CURDATE()`, `CURTIME()`, their synonyms,
+//! `SYSDATE()`, `FROM_UNIXTIME(n)` and the date a TIME argument is taken on are local to it;
+//! `UTC_TIMESTAMP()`, `UTC_DATE()`, `UTC_TIME()` and `UNIX_TIMESTAMP()` are not, and
+//! `UNIX_TIMESTAMP(dt)` reads `dt` as local (`Time_zone::TIME_to_gmt_sec`).
 //!
 //! As in MySQL, `NOW()`, `CURDATE()`, `CURTIME()`, `UNIX_TIMESTAMP()` and their synonyms read
 //! the time the statement started (`THD::query_start`), the same for every row and every
@@ -22,11 +25,13 @@ use super::{flags, int, number, Num};
 const MAX_UNIX: i64 = 32_536_771_199;
 
 /// When the statement running on an engine connection started, in microseconds since the
-/// Unix epoch: what `NOW()` and its kin read. [`StatementClock::start`] is one clock read and
-/// one relaxed store, cheap enough for every statement.
+/// Unix epoch, and its session's time zone (seconds east of UTC): what `NOW()` and its kin
+/// read. [`StatementClock::start`] is one clock read and two relaxed stores, cheap enough for
+/// every statement.
 #[derive(Debug)]
 pub struct StatementClock {
     micros: AtomicI64,
+    offset: AtomicI64,
 }
 
 impl StatementClock {
@@ -34,17 +39,32 @@ impl StatementClock {
     pub fn new() -> StatementClock {
         StatementClock {
             micros: AtomicI64::new(now_micros()),
+            offset: AtomicI64::new(0),
         }
     }
 
-    /// A statement starts: the clock functions read now from here on.
-    pub fn start(&self) {
+    /// A statement of a session in the time zone `offset` seconds east of UTC starts: the
+    /// clock functions read now from here on.
+    pub fn start(&self, offset: i64) {
         self.micros.store(now_micros(), Ordering::Relaxed);
+        self.offset.store(offset, Ordering::Relaxed);
+    }
+
+    /// The statement's start in the session's time zone: seconds and microseconds since the
+    /// epoch of its local time.
+    pub(super) fn now(&self) -> (i64, u32) {
+        let (secs, micros) = self.utc_now();
+        (secs + self.offset(), micros)
     }
 
     /// The statement's start: Unix seconds and microseconds.
-    pub(super) fn now(&self) -> (i64, u32) {
+    pub(super) fn utc_now(&self) -> (i64, u32) {
         split(self.micros.load(Ordering::Relaxed))
+    }
+
+    /// The session's time zone, seconds east of UTC.
+    pub(super) fn offset(&self) -> i64 {
+        self.offset.load(Ordering::Relaxed)
     }
 }
 
@@ -76,6 +96,13 @@ enum Shows {
     Time,
 }
 
+/// Whether a clock function shows the session's local time or UTC.
+#[derive(Clone, Copy)]
+enum Zone {
+    Local,
+    Utc,
+}
+
 /// Registers the clock functions on `db`, reading `clock`; none is deterministic.
 pub(super) fn register(
     db: &rusqlite::Connection,
@@ -83,22 +110,28 @@ pub(super) fn register(
 ) -> rusqlite::Result<()> {
     let f = flags(false);
     let clock_fns = [
-        ("NOW", Shows::DateTime),
-        ("LOCALTIME", Shows::DateTime),
-        ("LOCALTIMESTAMP", Shows::DateTime),
-        ("UTC_TIMESTAMP", Shows::DateTime),
-        ("CURDATE", Shows::Date),
-        ("UTC_DATE", Shows::Date),
-        ("CURTIME", Shows::Time),
-        ("UTC_TIME", Shows::Time),
+        ("NOW", Shows::DateTime, Zone::Local),
+        ("LOCALTIME", Shows::DateTime, Zone::Local),
+        ("LOCALTIMESTAMP", Shows::DateTime, Zone::Local),
+        ("UTC_TIMESTAMP", Shows::DateTime, Zone::Utc),
+        ("CURDATE", Shows::Date, Zone::Local),
+        ("UTC_DATE", Shows::Date, Zone::Utc),
+        ("CURTIME", Shows::Time, Zone::Local),
+        ("UTC_TIME", Shows::Time, Zone::Utc),
     ];
-    for (name, shows) in clock_fns {
+    let read = |c: &StatementClock, zone| match zone {
+        Zone::Local => c.now(),
+        Zone::Utc => c.utc_now(),
+    };
+    for (name, shows, zone) in clock_fns {
         let c = clock.clone();
-        db.create_scalar_function(name, 0, f, move |_| Ok(clock_text(c.now(), 0, shows)))?;
+        db.create_scalar_function(name, 0, f, move |_| {
+            Ok(clock_text(read(&c, zone), 0, shows))
+        })?;
         if !matches!(shows, Shows::Date) {
             let c = clock.clone();
             db.create_scalar_function(name, 1, f, move |ctx| {
-                Ok(clock_text(c.now(), fsp(ctx, name)?, shows))
+                Ok(clock_text(read(&c, zone), fsp(ctx, name)?, shows))
             })?;
         }
     }
@@ -114,25 +147,34 @@ pub(super) fn register(
         let c = clock.clone();
         db.create_scalar_function(name, 0, f, move |_| Ok(clock_text(c.now(), 0, shows)))?;
     }
-    db.create_scalar_function("SYSDATE", 0, f, |_| {
-        Ok(clock_text(split(now_micros()), 0, Shows::DateTime))
+    // SYSDATE reads the clock at each call, in the statement's time zone.
+    let sysdate = |c: &StatementClock| {
+        let (secs, micros) = split(now_micros());
+        (secs + c.offset(), micros)
+    };
+    let c = clock.clone();
+    db.create_scalar_function("SYSDATE", 0, f, move |_| {
+        Ok(clock_text(sysdate(&c), 0, Shows::DateTime))
     })?;
-    db.create_scalar_function("SYSDATE", 1, f, |ctx| {
+    let c = clock.clone();
+    db.create_scalar_function("SYSDATE", 1, f, move |ctx| {
         Ok(clock_text(
-            split(now_micros()),
+            sysdate(&c),
             fsp(ctx, "SYSDATE")?,
             Shows::DateTime,
         ))
     })?;
     let c = clock.clone();
-    db.create_scalar_function("UNIX_TIMESTAMP", 0, f, move |_| Ok(c.now().0))?;
+    db.create_scalar_function("UNIX_TIMESTAMP", 0, f, move |_| Ok(c.utc_now().0))?;
     // A TIME argument is taken on the statement's date: not deterministic either.
     let c = clock.clone();
     db.create_scalar_function("UNIX_TIMESTAMP", 1, f, move |ctx| {
         Ok(unix_timestamp(ctx, &c))
     })?;
-    db.create_scalar_function("FROM_UNIXTIME", 1, flags(true), |ctx| {
-        Ok(from_unixtime(ctx))
+    // Not deterministic: the result is in the session's time zone.
+    let c = clock.clone();
+    db.create_scalar_function("FROM_UNIXTIME", 1, f, move |ctx| {
+        Ok(from_unixtime(ctx, c.offset()))
     })?;
     let c = clock.clone();
     db.create_scalar_function("CONVERT_TZ", 3, flags(false), move |ctx| {
@@ -165,8 +207,8 @@ fn convert_tz(ctx: &Context<'_>, clock: &StatementClock) -> Value {
     Temporal::from_unix(utc + to, micro).map_or(Value::Null, |t| Value::Text(t.text_auto()))
 }
 
-/// Seconds east of UTC of a zone `CONVERT_TZ` knows (see there).
-fn zone_offset(z: &str) -> Option<i64> {
+/// Seconds east of UTC of a zone `CONVERT_TZ` knows (see there), `SET time_zone` too.
+pub(crate) fn zone_offset(z: &str) -> Option<i64> {
     if z.eq_ignore_ascii_case("SYSTEM") {
         return Some(0);
     }
@@ -215,10 +257,15 @@ fn clock_text((secs, micros): (i64, u32), fsp: u32, shows: Shows) -> Value {
     })
 }
 
-/// `UNIX_TIMESTAMP(dt)` (`Item_func_unix_timestamp`): seconds since the epoch, with the
-/// fraction when `dt` has one; 0 out of MySQL's range (1970 to 3001); NULL for no date.
+/// `UNIX_TIMESTAMP(dt)` (`Item_func_unix_timestamp`): seconds since the epoch of `dt` read in
+/// the session's time zone, with the fraction when `dt` has one; 0 out of MySQL's range (1970
+/// to 3001); NULL for no date.
 fn unix_timestamp(ctx: &Context<'_>, clock: &StatementClock) -> Value {
-    match date_arg(ctx, 0, Dates::Whole, clock).and_then(|t| t.unix()) {
+    let utc = |(secs, micros): (i64, u32)| (secs - clock.offset(), micros);
+    match date_arg(ctx, 0, Dates::Whole, clock)
+        .and_then(|t| t.unix())
+        .map(utc)
+    {
         None => Value::Null,
         Some((secs, _)) if !(0..=MAX_UNIX).contains(&secs) => Value::Integer(0),
         Some((secs, 0)) => Value::Integer(secs),
@@ -226,17 +273,18 @@ fn unix_timestamp(ctx: &Context<'_>, clock: &StatementClock) -> Value {
     }
 }
 
-/// `FROM_UNIXTIME(n)` (`Item_func_from_unixtime`): the UTC datetime `n` seconds after the
-/// epoch, with six fraction digits when `n` is not an integer (SQLite does not keep a
-/// literal's scale); NULL when `n` is negative or past MySQL's range.
-fn from_unixtime(ctx: &Context<'_>) -> Value {
+/// `FROM_UNIXTIME(n)` (`Item_func_from_unixtime`): the datetime `n` seconds after the epoch
+/// in the session's time zone (`offset` seconds east of UTC), with six fraction digits when
+/// `n` is not an integer (SQLite does not keep a literal's scale); NULL when `n` is negative
+/// or past MySQL's range.
+fn from_unixtime(ctx: &Context<'_>, offset: i64) -> Value {
     let t = match number(ctx, 0) {
         Some(Num::Int(secs)) if (0..=MAX_UNIX).contains(&secs) => {
-            Temporal::from_unix(secs, 0).map(|t| t.text(0))
+            Temporal::from_unix(secs + offset, 0).map(|t| t.text(0))
         }
         Some(Num::Real(x)) if (0.0..(MAX_UNIX + 1) as f64).contains(&x) => {
             let (secs, micros) = split((x * 1e6).round() as i64);
-            Temporal::from_unix(secs, micros).map(|t| t.text(6))
+            Temporal::from_unix(secs + offset, micros).map(|t| t.text(6))
         }
         _ => None,
     };
@@ -296,7 +344,7 @@ mod tests {
         // SYSDATE() reads the clock: not 2024 any more.
         let sys: String = db.query_row("SELECT SYSDATE()", [], |r| r.get(0)).unwrap();
         assert!(sys.as_str() > "2025", "{sys}");
-        clock.start();
+        clock.start(0);
         let now: String = db.query_row("SELECT NOW()", [], |r| r.get(0)).unwrap();
         assert!(now.as_str() > "2025", "{now}");
     }
