@@ -222,7 +222,7 @@ impl Connection {
         );
         self.info.after_statement(open, begins, started, modified);
         // SHOW WARNINGS keeps what it shows.
-        if !statement.is_some_and(crate::session_values::is_show_diagnostics) {
+        if !statement.is_some_and(|s| crate::session_values::is_show_diagnostics(s, &p.text)) {
             self.values.after_statement(insert, &mut out);
         }
         if let (Some(id), true) = (self.db.take_last_insert_id(), out.is_ok()) {
@@ -242,8 +242,8 @@ impl Connection {
         let parsed = &p.statement;
         self.db.refresh();
         if let Some(s) = statement {
-            if crate::session_values::is_show_diagnostics(s) {
-                return Ok(self.values.show_diagnostics(s));
+            if let Some(d) = crate::session_values::diagnostics(s, &p.text) {
+                return d.map(|d| self.values.show_diagnostics(d));
             }
             let vars = self.vars();
             let current = self.session.state().current_schema.clone();
