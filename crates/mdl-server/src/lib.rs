@@ -38,7 +38,8 @@
 //!   `information_schema`, `DESCRIBE` and `SHOW INDEX`.
 //! * `show_table`: `SHOW CREATE TABLE`, `DESCRIBE` / `SHOW COLUMNS`, `SHOW INDEX`.
 //! * `explain`: `EXPLAIN` in MySQL's table, from SQLite's query plan.
-//! * `show_query`: `SHOW TABLE STATUS`, a query over `information_schema.TABLES`.
+//! * `show_query`: the `SHOW`s answered as queries (`SHOW TABLE STATUS` over
+//!   `information_schema.TABLES`, the replication `SHOW`s' empty sets, ...).
 //! * `processlist`: the live connections and their kill signals.
 //! * `constant`: `--mode constant`, the protocol floor.
 //! * `wire`: result sets and MySQL's error codes on the wire, and `COM_STATISTICS`'s line.

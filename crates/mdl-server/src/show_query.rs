@@ -29,6 +29,8 @@
 //!   their tables, empty (the server makes none), with MySQL's columns.
 //! * `SHOW {MASTER | BINARY LOG} STATUS`: no rows, as MySQL with the binary log off; `SHOW
 //!   {BINARY | MASTER} LOGS`: 1381, as MySQL says then.
+//! * `SHOW {REPLICA | SLAVE} STATUS [FOR CHANNEL 'name']`, `SHOW {REPLICAS | SLAVE HOSTS}`: no
+//!   rows, as MySQL that is no replica and has none (`replication.rs`).
 //! * `SHOW ENGINE name {STATUS | MUTEX}`: no rows for this server's engines, 1286 for another
 //!   (`SHOW ENGINE INNODB STATUS`: there is no InnoDB here).
 //! * `SHOW CREATE {DATABASE | SCHEMA} [IF NOT EXISTS] db`: MySQL's text, with the server's
@@ -48,6 +50,7 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 use crate::catalog::{CHARSET, COLLATION};
 use crate::error::ServerError;
 
+mod replication;
 mod table_forms;
 
 /// What a `SHOW` is rewritten in view of.
@@ -249,6 +252,9 @@ pub fn rewrite(text: &str, env: &ShowEnv<'_>) -> Option<Result<String, ServerErr
         _ => {}
     }
     if let Some(r) = table_forms::rewrite(&tokens, env) {
+        return Some(r);
+    }
+    if let Some(r) = replication::rewrite(&tokens, &word) {
         return Some(r);
     }
     if let Some(q) = status_or_variables_where(&tokens, &word) {

@@ -1,10 +1,22 @@
 //! The `SHOW`s a DBA or a tool sends that this server answers as a MySQL 8.0 server that is no
-//! replica: `SHOW WARNINGS | ERRORS LIMIT ...`, checked with a real client (`mysql_async`).
+//! replica: `SHOW WARNINGS | ERRORS LIMIT ...`, `SHOW {REPLICA | SLAVE} STATUS`, `SHOW
+//! {REPLICAS | SLAVE HOSTS}`, checked with a real client (`mysql_async`).
 
 mod common;
 
 use common::*;
 use mysql_async::prelude::*;
+use mysql_async::{Conn, Row};
+
+/// The column names and the row count of `q`'s result.
+async fn shown(c: &mut Conn, q: &str) -> (Vec<String>, usize) {
+    let mut r = c.query_iter(q).await.unwrap();
+    let columns = (r.columns())
+        .map(|cs| cs.iter().map(|c| c.name_str().into_owned()).collect())
+        .unwrap_or_default();
+    let rows: Vec<Row> = r.collect().await.unwrap();
+    (columns, rows.len())
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn show_warnings_and_errors_take_a_limit() {
@@ -38,4 +50,42 @@ async fn show_warnings_and_errors_take_a_limit() {
     c.query_drop("SELECT 1").await.unwrap();
     let rows: Vec<(String, u16, String)> = c.query("SHOW ERRORS LIMIT 10").await.unwrap();
     assert!(rows.is_empty(), "{rows:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replication_shows_are_empty_under_mysqls_columns() {
+    let mut c = conn().await;
+    let mut obs = conn().await;
+    let me = id(&mut c).await;
+    c.query_drop("BEGIN").await.unwrap();
+    let (cols, rows) = shown(&mut c, "SHOW REPLICA STATUS").await;
+    assert_eq!((cols.len(), rows), (60, 0));
+    assert_eq!(cols[..2], ["Replica_IO_State", "Source_Host"]);
+    assert_eq!(cols[32], "Seconds_Behind_Source");
+    let (cols, rows) = shown(&mut c, "SHOW SLAVE STATUS").await;
+    assert_eq!((cols.len(), rows), (60, 0));
+    assert_eq!(cols[..2], ["Slave_IO_State", "Master_Host"]);
+    assert_eq!(cols[32], "Seconds_Behind_Master");
+    assert_eq!(cols[58], "Get_master_public_key");
+    let (cols, rows) = shown(&mut c, "SHOW REPLICA STATUS FOR CHANNEL ''").await;
+    assert_eq!((cols.len(), rows), (60, 0));
+    let (cols, rows) = shown(&mut c, "SHOW REPLICAS").await;
+    assert_eq!(
+        cols,
+        ["Server_Id", "Host", "Port", "Source_Id", "Replica_UUID"]
+    );
+    assert_eq!(rows, 0);
+    let (cols, rows) = shown(&mut c, "show slave hosts").await;
+    assert_eq!(
+        cols,
+        ["Server_id", "Host", "Port", "Master_id", "Slave_UUID"]
+    );
+    assert_eq!(rows, 0);
+    // They take no metadata lock, as in MySQL, even inside a transaction.
+    assert_eq!(locks_of(&mut obs, me).await, []);
+    c.query_drop("COMMIT").await.unwrap();
+    let (n, state) = code(c.query_drop("SHOW REPLICA STATUS FOR CHANNEL 'nope'").await);
+    assert_eq!((n, state.as_str()), (3074, "HY000"));
+    let (n, _) = code(c.query_drop("SHOW SLAVE STATUS FOR CHANNEL nope").await);
+    assert_eq!(n, 1064);
 }
