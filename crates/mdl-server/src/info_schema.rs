@@ -2,7 +2,7 @@
 //! of `SHOW FULL PROCESSLIST`, which DBAs filter with `WHERE`), `INNODB_TRX` (the open
 //! transactions, `transactions.rs`), the keys (`keys.rs`:
 //! `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE`), and the tables of
-//! constants (`fixed.rs`: `ENGINES`, `CHARACTER_SETS`, `COLLATIONS`, the empty `TRIGGERS`,
+//! constants (`fixed.rs`: `ENGINES`, `PLUGINS`, `CHARACTER_SETS`, `COLLATIONS`, the empty `TRIGGERS`,
 //! `ROUTINES` and `EVENTS`) as SQLite snapshots.
 //!
 //! As for `performance_schema` (`pfs_views.rs`): before a statement that names one of these
@@ -124,7 +124,7 @@ const STATISTICS: [&str; 18] = [
 
 /// The tables of `information_schema` this server has, with their columns (name and MySQL
 /// 8.0's type; SQLite's affinity follows the type: numbers stay numbers, text text).
-pub const TABLES: [(&str, &[&str]); 16] = [
+pub const TABLES: [(&str, &[&str]); 17] = [
     ("CHARACTER_SETS", &fixed::CHARACTER_SETS),
     ("COLLATIONS", &fixed::COLLATIONS),
     ("COLUMNS", &COLUMNS),
@@ -132,6 +132,7 @@ pub const TABLES: [(&str, &[&str]); 16] = [
     ("EVENTS", &fixed::EVENTS),
     ("INNODB_TRX", &transactions::INNODB_TRX),
     ("KEY_COLUMN_USAGE", &keys::KEY_COLUMN_USAGE),
+    ("PLUGINS", &fixed::PLUGINS),
     ("PROCESSLIST", &PROCESSLIST),
     ("REFERENTIAL_CONSTRAINTS", &fixed::REFERENTIAL_CONSTRAINTS),
     ("ROUTINES", &fixed::ROUTINES),

@@ -23,8 +23,10 @@
 //!   involved. Differs: a table without metadata locks is not listed (MySQL lists it with
 //!   `In_use` 0 while it stays cached), and with the `metadata_locks` instrument off (or `pfs`
 //!   compiled out) nothing is. Without a schema, every schema's tables.
-//! * `SHOW [STORAGE] ENGINES`, `SHOW {CHARACTER SET | CHARSET}`, `SHOW COLLATION`: the
-//!   `ENGINES`, `CHARACTER_SETS` and `COLLATIONS` tables (`info_schema/fixed.rs`).
+//! * `SHOW [STORAGE] ENGINES`, `SHOW PLUGINS`, `SHOW {CHARACTER SET | CHARSET}`, `SHOW
+//!   COLLATION`: the `ENGINES`, `PLUGINS`, `CHARACTER_SETS` and `COLLATIONS` tables
+//!   (`info_schema/fixed.rs`; `SHOW PLUGINS` shows the columns with an old name in
+//!   `plugin_fields_info`, `sql/sql_show.cc`).
 //! * `SHOW TRIGGERS [FROM db]`, `SHOW EVENTS [FROM db]`, `SHOW {FUNCTION | PROCEDURE} STATUS`:
 //!   their tables, empty (the server makes none), with MySQL's columns.
 //! * `SHOW {MASTER | BINARY LOG} STATUS`: no rows, as MySQL with the binary log off; `SHOW
@@ -145,6 +147,9 @@ const OPEN_TABLES: &str = "SELECT OBJECT_SCHEMA AS `Database`, OBJECT_NAME AS `T
 const ENGINES: &str = "SELECT ENGINE AS `Engine`, SUPPORT AS `Support`, COMMENT AS `Comment`, \
      TRANSACTIONS AS `Transactions`, XA AS `XA`, SAVEPOINTS AS `Savepoints` \
      FROM information_schema.ENGINES";
+const PLUGINS: &str = "SELECT PLUGIN_NAME AS `Name`, PLUGIN_STATUS AS `Status`, PLUGIN_TYPE AS \
+     `Type`, PLUGIN_LIBRARY AS `Library`, PLUGIN_LICENSE AS `License` \
+     FROM information_schema.PLUGINS";
 const CHARSETS: &str = "SELECT CHARACTER_SET_NAME AS `Charset`, DESCRIPTION AS \
      `Description`, DEFAULT_COLLATE_NAME AS `Default collation`, MAXLEN AS `Maxlen` \
      FROM information_schema.CHARACTER_SETS";
@@ -166,7 +171,7 @@ const EVENTS: &str = "SELECT EVENT_SCHEMA AS `Db`, EVENT_NAME AS `Name`, DEFINER
 const NO_BINARY_LOG: &str = "SELECT NULL AS `File`, NULL AS `Position`, NULL AS \
      `Binlog_Do_DB`, NULL AS `Binlog_Ignore_DB`, NULL AS `Executed_Gtid_Set` WHERE 0";
 
-const FORMS: [Form; 13] = [
+const FORMS: [Form; 14] = [
     in_schema(
         form(&["TABLE", "STATUS"], TABLE_STATUS, Some("Name"), "`Name`"),
         "TABLE_SCHEMA",
@@ -184,6 +189,7 @@ const FORMS: [Form; 13] = [
     ),
     form(&["ENGINES"], ENGINES, None, ""),
     form(&["STORAGE", "ENGINES"], ENGINES, None, ""),
+    form(&["PLUGINS"], PLUGINS, None, ""),
     form(
         &["CHARACTER", "SET"],
         CHARSETS,
@@ -529,6 +535,7 @@ mod tests {
         for (text, table) in [
             ("SHOW ENGINES", "ENGINES"),
             ("SHOW STORAGE ENGINES", "ENGINES"),
+            ("SHOW PLUGINS", "PLUGINS"),
             ("SHOW CHARACTER SET LIKE 'utf8%'", "CHARACTER_SETS"),
             ("SHOW CHARSET", "CHARACTER_SETS"),
             ("SHOW COLLATION WHERE Charset = 'utf8mb4'", "COLLATIONS"),
@@ -580,6 +587,7 @@ mod tests {
         assert_eq!(code("SHOW TABLE STATUS FROM"), 1064);
         assert_eq!(code("SHOW TABLE STATUS LIMIT 1"), 1064);
         assert_eq!(code("SHOW ENGINES LIKE 'x'"), 1064);
+        assert_eq!(code("SHOW PLUGINS WHERE 1"), 1064);
         assert_eq!(code("SHOW MASTER STATUS FROM test"), 1064);
         assert_eq!(code("SHOW ENGINE INNODB STATUS"), 1286);
         assert_eq!(code("SHOW ENGINE sqlite STATS"), 1064);

@@ -1,6 +1,6 @@
 //! The `SHOW`s a DBA or a tool sends that this server answers as a MySQL 8.0 server that is no
 //! replica: `SHOW WARNINGS | ERRORS LIMIT ...`, `SHOW {REPLICA | SLAVE} STATUS`, `SHOW
-//! {REPLICAS | SLAVE HOSTS}`, checked with a real client (`mysql_async`).
+//! {REPLICAS | SLAVE HOSTS}`, `SHOW PLUGINS`, checked with a real client (`mysql_async`).
 
 mod common;
 
@@ -88,4 +88,47 @@ async fn replication_shows_are_empty_under_mysqls_columns() {
     assert_eq!((n, state.as_str()), (3074, "HY000"));
     let (n, _) = code(c.query_drop("SHOW SLAVE STATUS FOR CHANNEL nope").await);
     assert_eq!(n, 1064);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn show_plugins_lists_the_engines_and_the_handshakes_method() {
+    let mut c = conn().await;
+    let (cols, _) = shown(&mut c, "SHOW PLUGINS").await;
+    assert_eq!(cols, ["Name", "Status", "Type", "Library", "License"]);
+    type Plugin = (String, String, String, Option<String>, String);
+    let plugins: Vec<Plugin> = c.query("SHOW PLUGINS").await.unwrap();
+    let names: Vec<&str> = plugins.iter().map(|p| p.0.as_str()).collect();
+    assert_eq!(
+        names,
+        ["mysql_native_password", "SQLite", "PERFORMANCE_SCHEMA"]
+    );
+    for (name, status, _, library, license) in &plugins {
+        assert_eq!((status.as_str(), library), ("ACTIVE", &None), "{name}");
+        assert_eq!(license, "MIT OR Apache-2.0", "{name}");
+    }
+    // The storage engines are SHOW ENGINES' list.
+    let mut engines: Vec<String> = c
+        .query("SELECT ENGINE FROM information_schema.ENGINES")
+        .await
+        .unwrap();
+    let mut storage: Vec<String> = c
+        .query(
+            "SELECT PLUGIN_NAME FROM information_schema.PLUGINS \
+             WHERE PLUGIN_TYPE = 'STORAGE ENGINE'",
+        )
+        .await
+        .unwrap();
+    engines.sort();
+    storage.sort();
+    assert_eq!(engines, storage);
+    let auth: Option<String> = c
+        .query_first(
+            "SELECT PLUGIN_TYPE FROM information_schema.plugins \
+             WHERE PLUGIN_NAME = 'mysql_native_password'",
+        )
+        .await
+        .unwrap();
+    assert_eq!(auth.as_deref(), Some("AUTHENTICATION"));
+    let (n, _) = code(c.query_drop("SHOW PLUGINS LIKE 'x'").await);
+    assert_eq!(n, 1064, "MySQL's SHOW PLUGINS takes no LIKE");
 }

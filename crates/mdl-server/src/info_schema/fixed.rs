@@ -1,5 +1,6 @@
 //! The `information_schema` tables whose rows are the server's constants: `ENGINES` (SQLite,
-//! and `PERFORMANCE_SCHEMA` for the `performance_schema` tables), `CHARACTER_SETS` and
+//! and `PERFORMANCE_SCHEMA` for the `performance_schema` tables), `PLUGINS` (those engines and
+//! the handshake's authentication method), `CHARACTER_SETS` and
 //! `COLLATIONS` (the one character set and collation the server's strings have, and MySQL's
 //! `utf8mb3` of `information_schema` itself), and the empty `TRIGGERS`, `ROUTINES`, `EVENTS`,
 //! `VIEWS` and `REFERENTIAL_CONSTRAINTS` (the server makes no triggers, stored routines,
@@ -134,6 +135,62 @@ pub(super) const ENGINES: [&str; 6] = [
     "SAVEPOINTS varchar(3)",
 ];
 
+/// MySQL 8.0's `PLUGINS` (`plugin_fields_info`, `sql/sql_show.cc`).
+pub(super) const PLUGINS: [&str; 11] = [
+    "PLUGIN_NAME varchar(64)",
+    "PLUGIN_VERSION varchar(20)",
+    "PLUGIN_STATUS varchar(10)",
+    "PLUGIN_TYPE varchar(80)",
+    "PLUGIN_TYPE_VERSION varchar(20)",
+    "PLUGIN_LIBRARY varchar(64)",
+    "PLUGIN_LIBRARY_VERSION varchar(20)",
+    "PLUGIN_AUTHOR varchar(64)",
+    "PLUGIN_DESCRIPTION longtext",
+    "PLUGIN_LICENSE varchar(80)",
+    "LOAD_OPTION varchar(64)",
+];
+
+/// The comment `ENGINES` gives SQLite.
+const SQLITE_COMMENT: &str = "SQLite through rusqlite: a file per schema, WAL, one writer per file";
+
+/// The rows of `PLUGINS`: what the server has, each compiled in (no library: `PLUGIN_LIBRARY`
+/// NULL, as MySQL shows its built-in plugins), active, and loaded whenever the server runs
+/// (`FORCE`). It has no plugin API: the versions are the server's, the license the server's.
+fn plugins() -> Vec<Vec<Value>> {
+    let t = |s: &str| Value::Text(s.to_string());
+    let version = concat!(
+        env!("CARGO_PKG_VERSION_MAJOR"),
+        ".",
+        env!("CARGO_PKG_VERSION_MINOR")
+    );
+    let plugin = |name: &str, kind: &str, description: &str| {
+        vec![
+            t(name),
+            t(version),
+            t("ACTIVE"),
+            t(kind),
+            t(version),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            t(description),
+            t(env!("CARGO_PKG_LICENSE")),
+            t("FORCE"),
+        ]
+    };
+    vec![
+        // The method the handshake names (opensrv-mysql's default); the server has no accounts
+        // and takes every login.
+        plugin(
+            "mysql_native_password",
+            "AUTHENTICATION",
+            "Native MySQL authentication (every login is accepted: no accounts)",
+        ),
+        plugin(ENGINE, "STORAGE ENGINE", SQLITE_COMMENT),
+        plugin("PERFORMANCE_SCHEMA", "STORAGE ENGINE", "Performance Schema"),
+    ]
+}
+
 pub(super) const CHARACTER_SETS: [&str; 4] = [
     "CHARACTER_SET_NAME varchar(64)",
     "DEFAULT_COLLATE_NAME varchar(64)",
@@ -164,7 +221,7 @@ pub(super) fn rows(name: &str) -> Vec<Vec<Value>> {
             vec![
                 t(ENGINE),
                 t("DEFAULT"),
-                t("SQLite through rusqlite: a file per schema, WAL, one writer per file"),
+                t(SQLITE_COMMENT),
                 t("YES"),
                 t("NO"),
                 t("YES"),
@@ -178,6 +235,7 @@ pub(super) fn rows(name: &str) -> Vec<Vec<Value>> {
                 t("NO"),
             ],
         ],
+        "PLUGINS" => plugins(),
         "CHARACTER_SETS" => vec![
             vec![t(CHARSET), t(COLLATION), t("UTF-8 Unicode"), n(4)],
             vec![t(OWN_CHARSET), t(OWN_COLLATION), t("UTF-8 Unicode"), n(3)],
