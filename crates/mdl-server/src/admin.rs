@@ -230,6 +230,14 @@ pub fn status(shared: &Shared, session: Option<&SessionStatus>) -> Vec<(String, 
     rows.extend(
         (Com::ALL.iter()).map(|&k| (format!("Com_{}", k.name()), counts.com(k).to_string())),
     );
+    // The names of before 8.0.22 stay, counting the same statements (MySQL 8.0 manual,
+    // "Replication and Binary Logging Option and Variable Reference").
+    for (old, k) in [
+        ("show_slave_hosts", Com::ShowReplicas),
+        ("show_slave_status", Com::ShowReplicaStatus),
+    ] {
+        rows.push((format!("Com_{old}"), counts.com(k).to_string()));
+    }
     #[cfg(feature = "pfs")]
     rows.push((
         "Performance_schema_metadata_lock_lost".into(),

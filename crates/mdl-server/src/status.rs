@@ -13,7 +13,9 @@
 //! One list, [`Com`], names both a statement's counter and its `performance_schema` class
 //! (`statement/sql/<name>`): MySQL derives its statement classes from the same table,
 //! `com_status_vars` (`sql/mysqld.cc`, `init_sql_statement_names`). The list has the commands
-//! this server runs; `SHOW STATUS` shows each as `Com_<name>`, in MySQL's (sorted) order.
+//! this server runs; `SHOW STATUS` shows each as `Com_<name>`, in MySQL's (sorted) order, and
+//! `Com_show_slave_status` and `Com_show_slave_hosts`, the names of before 8.0.22, with the
+//! counts of their new names (`admin.rs`).
 //!
 //! Each connection keeps its own counters ([`SessionStatus`], in its `ConnInfo`), written by
 //! the connection's task alone and read by any (`SHOW STATUS` of another session sums them):
@@ -106,8 +108,11 @@ commands! {
     ShowKeys = "show_keys",
     ShowMasterStatus = "show_master_status",
     ShowOpenTables = "show_open_tables",
+    ShowPlugins = "show_plugins",
     ShowProcedureStatus = "show_procedure_status",
     ShowProcesslist = "show_processlist",
+    ShowReplicaStatus = "show_replica_status",
+    ShowReplicas = "show_replicas",
     ShowStatus = "show_status",
     ShowStorageEngines = "show_storage_engines",
     ShowTableStatus = "show_table_status",
@@ -250,6 +255,8 @@ impl Com {
             "CHARSET" => Com::ShowCharsets,
             "COLLATION" => Com::ShowCollations,
             "ENGINES" => Com::ShowStorageEngines,
+            "PLUGINS" => Com::ShowPlugins,
+            "REPLICAS" => Com::ShowReplicas,
             "STORAGE" => return (next()? == "ENGINES").then_some(Com::ShowStorageEngines),
             second => {
                 let then = next()?;
@@ -264,6 +271,8 @@ impl Com {
                     ("PROCEDURE", "STATUS") => Com::ShowProcedureStatus,
                     ("MASTER" | "BINARY", "LOGS") => Com::ShowBinlogs,
                     ("MASTER", "STATUS") => Com::ShowMasterStatus,
+                    ("REPLICA" | "SLAVE", "STATUS") => Com::ShowReplicaStatus,
+                    ("SLAVE", "HOSTS") => Com::ShowReplicas,
                     ("BINARY", "LOG") => {
                         return (next()? == "STATUS").then_some(Com::ShowMasterStatus)
                     }
@@ -411,6 +420,15 @@ mod tests {
             ("SHOW BINARY LOG STATUS", Some(Com::ShowMasterStatus)),
             ("SHOW MASTER LOGS", Some(Com::ShowBinlogs)),
             ("SHOW WARNINGS;", Some(Com::ShowWarnings)),
+            ("SHOW ERRORS LIMIT 1", Some(Com::ShowErrors)),
+            ("SHOW PLUGINS", Some(Com::ShowPlugins)),
+            ("SHOW SLAVE STATUS", Some(Com::ShowReplicaStatus)),
+            (
+                "show replica status for channel ''",
+                Some(Com::ShowReplicaStatus),
+            ),
+            ("SHOW SLAVE HOSTS", Some(Com::ShowReplicas)),
+            ("SHOW REPLICAS", Some(Com::ShowReplicas)),
             ("SHOW\n  DATABASES", Some(Com::ShowDatabases)),
             ("SHOW PROFILES", None),
             ("SHOW", None),
