@@ -55,8 +55,6 @@ async fn show_warnings_and_errors_take_a_limit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn replication_shows_are_empty_under_mysqls_columns() {
     let mut c = conn().await;
-    let mut obs = conn().await;
-    let me = id(&mut c).await;
     c.query_drop("BEGIN").await.unwrap();
     let (cols, rows) = shown(&mut c, "SHOW REPLICA STATUS").await;
     assert_eq!((cols.len(), rows), (60, 0));
@@ -81,8 +79,6 @@ async fn replication_shows_are_empty_under_mysqls_columns() {
         ["Server_id", "Host", "Port", "Master_id", "Slave_UUID"]
     );
     assert_eq!(rows, 0);
-    // They take no metadata lock, as in MySQL, even inside a transaction.
-    assert_eq!(locks_of(&mut obs, me).await, []);
     c.query_drop("COMMIT").await.unwrap();
     let (n, state) = code(c.query_drop("SHOW REPLICA STATUS FOR CHANNEL 'nope'").await);
     assert_eq!((n, state.as_str()), (3074, "HY000"));
@@ -171,4 +167,34 @@ async fn they_count_under_mysqls_com_counters() {
             ("Com_show_warnings", 1),
         ]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn none_takes_a_metadata_lock() {
+    let mut c = conn().await;
+    let mut obs = conn().await;
+    let me = id(&mut c).await;
+    c.query_drop("CREATE TABLE show_more_t (id INT PRIMARY KEY)")
+        .await
+        .unwrap();
+    c.query_drop("BEGIN").await.unwrap();
+    for q in [
+        "SHOW REPLICA STATUS",
+        "SHOW SLAVE STATUS FOR CHANNEL ''",
+        "SHOW REPLICAS",
+        "SHOW SLAVE HOSTS",
+        "SHOW PLUGINS",
+        "SHOW WARNINGS LIMIT 1",
+        "SHOW ERRORS LIMIT 0, 1",
+    ] {
+        c.query_drop(q).await.unwrap();
+        // MySQL's take none of the metadata locks the server models; a transaction's
+        // locks would still be held here.
+        assert_eq!(locks_of(&mut obs, me).await, [], "{q}");
+    }
+    // What a lock looks like here, for contrast.
+    c.query_drop("SELECT * FROM show_more_t").await.unwrap();
+    assert_eq!(locks_of(&mut obs, me).await.len(), 1);
+    c.query_drop("COMMIT").await.unwrap();
+    c.query_drop("DROP TABLE show_more_t").await.unwrap();
 }

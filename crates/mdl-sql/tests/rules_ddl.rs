@@ -477,6 +477,10 @@ fn lockless_and_unsupported_statements() {
         "SET @@session.sql_mode = 'TRADITIONAL'",
         "SELECT DATABASE(), USER()",
         "SHOW WARNINGS",
+        // sqlparser keeps their words only; the server reads the LIMIT from the text.
+        "SHOW WARNINGS LIMIT 1, 2",
+        "SHOW ERRORS LIMIT 1 OFFSET 2",
+        "SHOW COUNT(*) ERRORS",
         "SHOW TABLES",
         "SHOW DATABASES",
         // sql/dd/info_schema/show.cc, build_show_columns_query: an I_S query, no table lock.

@@ -19,7 +19,7 @@
 //! | `UNLOCK INSTANCE` | releases every BACKUP_LOCK lock the session took explicitly | `Sql_cmd_unlock_instance::execute`, `release_backup_lock` |
 //! | `SHOW CREATE TABLE t` | t SH, for the statement | `sql/sql_show.cc`, `mysqld_show_create` (`MYSQL_OPEN_FORCE_SHARED_HIGH_PRIO_MDL`) |
 //! | `USE d` | SCHEMA d IX for the statement (waits for CREATE / DROP DATABASE d) | `sql/sql_db.cc`, `mysql_change_db` (`dd::Schema_MDL_locker`, `mdl_lock_schema` in `sql/dd/dd_schema.cc`) |
-//! | `SET`, `SHOW PROCESSLIST / VARIABLES / STATUS / WARNINGS / DATABASES / TABLES / CHARSET / COLLATION`, `KILL` | no lock (user-level lock calls in SET are evaluated) | - |
+//! | `SET`, `SHOW PROCESSLIST / VARIABLES / STATUS / WARNINGS / ERRORS / DATABASES / TABLES / CHARSET / COLLATION`, `KILL` | no lock (user-level lock calls in SET are evaluated) | - |
 //! | `DESCRIBE t`, `SHOW COLUMNS FROM t` | no lock: an INFORMATION_SCHEMA query over the data dictionary | `dd::info_schema::build_show_columns_query` (`sql/dd/info_schema/show.cc`) |
 //!
 //! Not modelled: FLUSH TABLES WITH READ LOCK also waits in MySQL until every table in use is
