@@ -225,6 +225,7 @@ impl Connection {
         if !statement.is_some_and(|s| crate::session_values::is_show_diagnostics(s, &p.text)) {
             self.values.after_statement(insert, &mut out);
         }
+        self.values.after_found_rows(com, &out);
         if let (Some(id), true) = (self.db.take_last_insert_id(), out.is_ok()) {
             self.values.set_last_insert_id(id, &mut out);
         }
@@ -439,7 +440,9 @@ impl Connection {
                 (_, Some(sql)) => alter_more::run(db, info, &sql).await,
                 _ => {
                     let rw = rw.as_deref();
-                    engine_step::run(db, info, kind, statement, rw, params, multi, schema).await
+                    let found = &mut values.counted;
+                    engine_step::run(db, info, kind, statement, rw, params, multi, schema, found)
+                        .await
                 }
             };
             let out = match (out, rw.as_deref(), statement) {

@@ -5,9 +5,10 @@
 //!   Names of the statement's common table expressions are left alone.
 //! * Values SQLite reads otherwise: MySQL's `"text"` strings become `'text'`; `@@variables`,
 //!   `@user` variables, `DATABASE()`, `VERSION()`, the session's values (`CONNECTION_ID()`,
-//!   `USER()`, `CURRENT_USER()`, `LAST_INSERT_ID()`, `ROW_COUNT()`: `session_values.rs`) and
-//!   the user-level lock functions (whose values `mdl-sql` computed with the locks) become
-//!   literals, and an unnamed select item that held one keeps MySQL's column name as an alias.
+//!   `USER()`, `CURRENT_USER()`, `LAST_INSERT_ID()`, `ROW_COUNT()`, `FOUND_ROWS()`:
+//!   `session_values.rs`) and the user-level lock functions (whose values `mdl-sql` computed
+//!   with the locks) become literals, and an unnamed select item that held one keeps MySQL's
+//!   column name as an alias.
 //! * `SET @a = x, @b = y` is `SELECT x, y`, whose row the server keeps as the variables, and
 //!   so is a `SELECT ... INTO @a, @b` without its `INTO`.
 //! * Locking reads: SQLite has no row locks, and one writer. `SELECT ... FOR UPDATE` / `FOR
@@ -44,8 +45,8 @@
 //!   SQLite has no `ROLLUP`.
 //! * MySQL's select modifiers go (`SQL_NO_CACHE`, which dump tools send, `SQL_CACHE`'s
 //!   removed kin, `HIGH_PRIORITY`, `STRAIGHT_JOIN`, `SQL_BUFFER_RESULT`, `SQL_SMALL_RESULT`,
-//!   `SQL_BIG_RESULT`, `SQL_CALC_FOUND_ROWS`): they ask for nothing SQLite does (`FOUND_ROWS()`
-//!   is not there).
+//!   `SQL_BIG_RESULT`, `SQL_CALC_FOUND_ROWS`): they ask for nothing SQLite does. What a query
+//!   counts for `FOUND_ROWS()` is planned apart (`found_rows.rs`).
 //! * A single-table `UPDATE` or `DELETE` with `ORDER BY` / `LIMIT` chooses its rows by rowid in
 //!   a subquery (`limited.rs`): SQLite's own form is not in the bundled build.
 //! * A multi-table `DELETE` deletes by rowid the target's rows its join keeps, a multi-table
@@ -60,6 +61,7 @@
 mod changed;
 mod ddl;
 mod expr;
+mod found_rows;
 mod header;
 mod insert;
 mod limited;
@@ -113,6 +115,8 @@ pub struct Rewritten {
     /// `SET @a = x, ...` and `SELECT ... INTO @a, ...`: the variables the one row of `sql[0]`
     /// gives values to, in order.
     pub user_vars: Vec<String>,
+    /// What a query counts for `FOUND_ROWS()` (`found_rows.rs`).
+    pub found_rows: found_rows::FoundRows,
 }
 
 /// How a locking read takes the engine's writer.
@@ -134,6 +138,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     let mut s = s.clone();
     // Taken before the visit, which reads `@a` in expressions as its value.
     let select_into = select_into_variables(&mut s)?;
+    let calc_found_rows = found_rows::asked(&s); // before the visit drops the modifier
     let mut q = Qualify::new(env);
     let _ = s.visit(&mut q);
     if let Some(e) = q.error {
@@ -248,6 +253,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
             .collect::<Result<_, ServerError>>()?,
         other => vec![other.to_string()],
     };
+    let found_rows = found_rows::plan(&s, calc_found_rows, q.calcs, q.rollups == 1)?;
     Ok(Rewritten {
         sql,
         tables: q.tables,
@@ -255,6 +261,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
         read_session: q.read_session,
         locking_read: q.locking_read,
         user_vars,
+        found_rows,
     })
 }
 
@@ -362,6 +369,8 @@ struct Qualify<'a> {
     placeholders: usize,
     /// The `GROUP BY ... WITH ROLLUP` clauses visited.
     rollups: usize,
+    /// The SELECTs visited that had `SQL_CALC_FOUND_ROWS` (`found_rows.rs`).
+    calcs: usize,
     /// The statement's text, which names its result columns.
     source: Option<header::Source<'a>>,
     error: Option<ServerError>,
@@ -379,6 +388,7 @@ impl<'a> Qualify<'a> {
             locking_read: None,
             placeholders: 0,
             rollups: 0,
+            calcs: 0,
             source: (env.source).map(|p| header::Source::new(&p.text, p.start)),
             error: None,
         }
@@ -436,6 +446,10 @@ impl<'a> Qualify<'a> {
                         self.read_session = true;
                         Some(Cell::Int(self.env.values.row_count))
                     }
+                    "FOUND_ROWS" if no_args(f) => {
+                        self.read_session = true;
+                        Some(Cell::Int(self.env.values.found_rows as i64))
+                    }
                     "VERSION" => {
                         self.read_session = true;
                         (self.env.variable)("version")
@@ -483,26 +497,25 @@ impl<'a> Qualify<'a> {
     }
 }
 
-/// A call with no arguments: `f()`.
-/// Drops MySQL's select modifiers from every SELECT of a query body (see the module docs).
-/// MySQL's select modifiers go (module docs), and a `STRAIGHT_JOIN` between tables (which
-/// fixes MySQL's join order, not the rows) is a plain `JOIN`.
-fn drop_select_modifiers(body: &mut sqlparser::ast::SetExpr) {
+/// MySQL's select modifiers go from every SELECT of a query body (module docs), and a
+/// `STRAIGHT_JOIN` between tables (which fixes MySQL's join order, not the rows) is a plain
+/// `JOIN`. Returns how many of the SELECTs had `SQL_CALC_FOUND_ROWS`.
+fn drop_select_modifiers(body: &mut sqlparser::ast::SetExpr) -> usize {
     use sqlparser::ast::{JoinOperator, SetExpr};
     match body {
         SetExpr::Select(sel) => {
-            sel.select_modifiers = None;
+            let modifiers = sel.select_modifiers.take();
             for join in sel.from.iter_mut().flat_map(|t| t.joins.iter_mut()) {
                 if let JoinOperator::StraightJoin(c) = &join.join_operator {
                     join.join_operator = JoinOperator::Join(c.clone());
                 }
             }
+            usize::from(modifiers.is_some_and(|m| m.sql_calc_found_rows))
         }
         SetExpr::SetOperation { left, right, .. } => {
-            drop_select_modifiers(left);
-            drop_select_modifiers(right);
+            drop_select_modifiers(left) + drop_select_modifiers(right)
         }
-        _ => {}
+        _ => 0,
     }
 }
 
@@ -524,6 +537,7 @@ fn no_limit_past_bigint(q: &mut Query) {
     }
 }
 
+/// A call with no arguments: `f()`.
 fn no_args(f: &sqlparser::ast::Function) -> bool {
     match &f.args {
         sqlparser::ast::FunctionArguments::None => true,
@@ -547,7 +561,7 @@ impl VisitorMut for Qualify<'_> {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
-        drop_select_modifiers(&mut q.body);
+        self.calcs += drop_select_modifiers(&mut q.body);
         no_limit_past_bigint(q);
         // SQLite has no ROLLUP: the statement's is rewritten after the visit (`rollup.rs`),
         // which takes one, in the top query.

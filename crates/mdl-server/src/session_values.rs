@@ -1,7 +1,7 @@
 //! The values a session's statements read that live in the session rather than the engine:
-//! `CONNECTION_ID()`, `USER()`, `CURRENT_USER()`, `LAST_INSERT_ID()`, `ROW_COUNT()` and `@user`
-//! variables. The rewrite (`rewrite.rs`) puts them into a statement as literals; each statement's
-//! end updates them as MySQL does.
+//! `CONNECTION_ID()`, `USER()`, `CURRENT_USER()`, `LAST_INSERT_ID()`, `ROW_COUNT()`,
+//! `FOUND_ROWS()` and `@user` variables. The rewrite (`rewrite.rs`) puts them into a statement
+//! as literals; each statement's end updates them as MySQL does.
 //!
 //! * `ROW_COUNT()`: the rows the previous statement changed, -1 after one that returned rows or
 //!   failed, 0 after DDL (`THD::get_row_count_func`, set by `my_ok` / `my_eof` / `my_error` in
@@ -11,6 +11,19 @@
 //!   `AUTO_INCREMENT` columns are stored here; MySQL changes it only when it generated the value,
 //!   here an explicit id counts too), or the value of the statement's last `LAST_INSERT_ID(expr)`
 //!   (`functions.rs`), which is also the statement's insert id.
+//! * `FOUND_ROWS()`: MySQL 8.0 sets it at the end of a statement that succeeded from what the
+//!   statement counted (`THD::update_previous_found_rows` from `THD::current_found_rows`, called
+//!   by `Sql_cmd_dml::execute` in `sql/sql_select.cc`, and by `handle_query` for the SHOW
+//!   statements `execute_show` answers as queries, `sql/sql_parse.cc`). So it is: after a
+//!   SELECT its rows (`rewrite/found_rows.rs`: with `SQL_CALC_FOUND_ROWS`, those without its
+//!   LIMIT; without, also those its OFFSET skipped), `DO`'s one row, a single-table UPDATE's
+//!   matched rows (`Sql_cmd_update::update_single_table`, `sql/sql_update.cc`), the rows of
+//!   `SHOW TABLES`, `DATABASES`, `COLUMNS` / `DESCRIBE`, `INDEX`, `VARIABLES`, `STATUS`, `TABLE
+//!   STATUS`, `OPEN TABLES`, `TRIGGERS`, `EVENTS`, `{FUNCTION | PROCEDURE} STATUS`, `ENGINES`,
+//!   `CHARSET`, `COLLATION`. Any other statement (INSERT, DELETE, DDL, SET, EXPLAIN, `SHOW
+//!   CREATE`, `SHOW PROCESSLIST`, `SHOW WARNINGS`) and a failed one leave it as it was. Differs:
+//!   `INSERT ... SELECT` and a multi-table UPDATE or DELETE, whose SELECT or join MySQL counts,
+//!   leave it here (the engine does not say how many rows their SELECT gave).
 //! * `@name`: set by `SET @name = expr` (the engine evaluates `expr`), read as a literal, NULL
 //!   when never set; names without case, as MySQL's (`Item_func_set_user_var`, `sql/item_func.cc`).
 //! * `SHOW WARNINGS` / `SHOW ERRORS` `[LIMIT [offset,] row_count]`: the error the previous
@@ -23,6 +36,7 @@ use std::collections::HashMap;
 use sqlparser::ast::Statement;
 
 use crate::error::ServerError;
+use crate::status::Com;
 use crate::wire::{Cell, Output, ResultSet};
 
 /// See the module docs.
@@ -39,6 +53,11 @@ pub struct SessionValues {
     pub last_insert_id: u64,
     /// `ROW_COUNT()`.
     pub row_count: i64,
+    /// `FOUND_ROWS()`.
+    pub found_rows: u64,
+    /// What the running statement counted for `FOUND_ROWS()` where it ran
+    /// (`execute/engine_step.rs`), taken at its end.
+    pub counted: Option<u64>,
     /// `@name`, by lowercased name.
     pub user_vars: HashMap<String, Cell>,
     /// The error the previous statement ended with (`SHOW WARNINGS`).
@@ -56,6 +75,8 @@ impl SessionValues {
             host: host_of(host_port).to_string(),
             last_insert_id: 0,
             row_count: -1,
+            found_rows: 0,
+            counted: None,
             user_vars: HashMap::new(),
             last_error: None,
             time_zone: Default::default(),
@@ -92,6 +113,44 @@ impl SessionValues {
                 }
             }
             Ok(Output::Rows(_)) | Err(_) => self.row_count = -1,
+        }
+    }
+}
+
+impl SessionValues {
+    /// Updates `FOUND_ROWS()` after a statement of MySQL's command `com` (module docs).
+    pub fn after_found_rows(&mut self, com: Option<Com>, out: &Result<Output, ServerError>) {
+        let counted = self.counted.take();
+        let (Some(com), Ok(out)) = (com, out) else {
+            return;
+        };
+        let rows = || match out {
+            Output::Rows(r) => Some(r.rows.len() as u64),
+            Output::Done { .. } => None,
+        };
+        let found = match com {
+            // EXPLAIN is `Com::Select` too, and counts nothing.
+            Com::Select | Com::Update => counted,
+            Com::Do => Some(1),
+            Com::ShowTables
+            | Com::ShowDatabases
+            | Com::ShowFields
+            | Com::ShowKeys
+            | Com::ShowVariables
+            | Com::ShowStatus
+            | Com::ShowTableStatus
+            | Com::ShowOpenTables
+            | Com::ShowTriggers
+            | Com::ShowEvents
+            | Com::ShowFunctionStatus
+            | Com::ShowProcedureStatus
+            | Com::ShowStorageEngines
+            | Com::ShowCharsets
+            | Com::ShowCollations => counted.or_else(rows),
+            _ => None,
+        };
+        if let Some(n) = found {
+            self.found_rows = n;
         }
     }
 }
@@ -357,6 +416,29 @@ mod tests {
         assert_eq!(rows(&v, "SHOW WARNINGS LIMIT 0"), 0);
         assert_eq!(rows(&v, "SHOW WARNINGS LIMIT 1, 1"), 0);
         assert_eq!(rows(&v, "SHOW COUNT(*) WARNINGS"), 1);
+    }
+
+    #[test]
+    fn found_rows_follows_the_statements_that_set_it() {
+        let mut v = SessionValues::new(7, "root", "127.0.0.1:5000");
+        assert_eq!(v.found_rows, 0);
+        let rows = |n| Ok(Output::Rows(ResultSet::text(&["a"], vec![vec![None]; n])));
+        v.counted = Some(25);
+        v.after_found_rows(Some(Com::Select), &rows(10));
+        assert_eq!((v.found_rows, v.counted), (25, None));
+        // EXPLAIN counts nothing; a failed statement and an INSERT leave it.
+        v.after_found_rows(Some(Com::Select), &rows(3));
+        v.counted = Some(4);
+        v.after_found_rows(Some(Com::Select), &Err(ServerError::parse("x")));
+        v.after_found_rows(Some(Com::Insert), &Ok(Output::OK));
+        assert_eq!((v.found_rows, v.counted), (25, None));
+        // SHOW TABLES: its rows; SHOW PROCESSLIST: not; DO: one.
+        v.after_found_rows(Some(Com::ShowTables), &rows(2));
+        assert_eq!(v.found_rows, 2);
+        v.after_found_rows(Some(Com::ShowProcesslist), &rows(5));
+        assert_eq!(v.found_rows, 2);
+        v.after_found_rows(Some(Com::Do), &Ok(Output::OK));
+        assert_eq!(v.found_rows, 1);
     }
 
     #[test]

@@ -42,7 +42,8 @@ pub(super) fn existing_table(
     ))
 }
 
-/// Step 4: what the engine does for a statement of `kind` whose locks are held.
+/// Step 4: what the engine does for a statement of `kind` whose locks are held; `found` gets
+/// what a query or UPDATE counts for `FOUND_ROWS()` (`session_values.rs`).
 #[allow(clippy::too_many_arguments)] // the parts of one statement, borrowed apart
 pub(super) async fn run(
     db: &mut EngineConn,
@@ -53,6 +54,7 @@ pub(super) async fn run(
     params: &[Value],
     multi: bool,
     schema: Option<String>,
+    found: &mut Option<u64>,
 ) -> Result<Output, ServerError> {
     use StatementKind as K;
     let sql: &[String] = rw.map_or(&[], |r| r.sql.as_slice());
@@ -71,13 +73,13 @@ pub(super) async fn run(
             if multi {
                 db.begin()?;
             }
-            db.run(first(), params, schema.as_deref())
+            select(db, first(), rw, params, schema.as_deref(), found)
         }
         K::Explain => match crate::explain::explained(first()) {
             Some(statement) => crate::explain::explain(db, statement, params, schema.as_deref()),
             None => db.run(first(), params, schema.as_deref()),
         },
-        K::Select => db.run(first(), params, schema.as_deref()),
+        K::Select => select(db, first(), rw, params, schema.as_deref(), found),
         // `SET @a = x`: the values, which the caller keeps.
         K::Set if rw.is_some_and(|r| !r.user_vars.is_empty()) => {
             db.run(first(), params, schema.as_deref())
@@ -122,6 +124,9 @@ pub(super) async fn run(
                 }
                 _ => db.run(first(), params, schema.as_deref())?,
             };
+            if let (K::Update, Output::Done { affected, .. }) = (kind, &out) {
+                *found = Some(*affected); // SQLite's count: the rows matched
+            }
             Ok(mysql_counts(db, kind, out))
         }
         K::CreateTable
@@ -193,6 +198,66 @@ pub(super) async fn run(
         }
         _ => Ok(Output::OK),
     }
+}
+
+/// A query, and what it counts for `FOUND_ROWS()` into `found` (`rewrite/found_rows.rs`). The
+/// count of `SQL_CALC_FOUND_ROWS` runs after the query in one read transaction of SQLite's with
+/// it (unless one is open), so both read the same rows; any other query counts the rows it gave.
+fn select(
+    db: &mut EngineConn,
+    sql: &str,
+    rw: Option<&Rewritten>,
+    params: &[Value],
+    schema: Option<&str>,
+    found: &mut Option<u64>,
+) -> Result<Output, ServerError> {
+    let plan = rw.map(|r| &r.found_rows);
+    let count = plan.and_then(|p| p.count.as_deref());
+    let snapshot = count.is_some() && db.db().is_autocommit();
+    if snapshot {
+        db.execute_batch("BEGIN")?;
+    }
+    let out = db.run(sql, params, schema).and_then(|out| {
+        *found = Some(match (count, &out) {
+            (Some(count), _) => count_rows(db, count, params, schema)?,
+            // MySQL adds the rows the OFFSET skipped (`rewrite/found_rows.rs`).
+            (None, Output::Rows(r)) => {
+                let sent = r.rows.len() as u64;
+                match plan.and_then(|p| p.offset) {
+                    Some(offset) if sent > 0 => sent + offset.rows(params),
+                    _ => sent,
+                }
+            }
+            (None, Output::Done { .. }) => 0,
+        });
+        Ok(out)
+    });
+    if snapshot {
+        let end = if out.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        if db.execute_batch(end).is_err() {
+            let _ = db.execute_batch("ROLLBACK");
+        }
+    }
+    out
+}
+
+/// The one number `sql` (a `SELECT COUNT(*)`) gives, with as many of `params` as it takes.
+fn count_rows(
+    db: &mut EngineConn,
+    sql: &str,
+    params: &[Value],
+    schema: Option<&str>,
+) -> Result<u64, ServerError> {
+    let taken = (db.db().prepare_cached(sql).map(|s| s.parameter_count()))
+        .map_err(|e| ServerError::from_engine(&e, schema))?;
+    let out = db.run(sql, &params[..taken.min(params.len())], schema)?;
+    Ok(match out {
+        Output::Rows(r) => match r.rows.first().and_then(|row| row.first()) {
+            Some(crate::wire::Cell::Int(n)) => u64::try_from(*n).unwrap_or(0),
+            _ => 0,
+        },
+        Output::Done { .. } => 0,
+    })
 }
 
 /// MySQL's affected rows of a write whose rows SQLite counted (`rewrite/changed.rs`): an
