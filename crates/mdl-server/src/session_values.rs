@@ -20,10 +20,11 @@
 //!   matched rows (`Sql_cmd_update::update_single_table`, `sql/sql_update.cc`), the rows of
 //!   `SHOW TABLES`, `DATABASES`, `COLUMNS` / `DESCRIBE`, `INDEX`, `VARIABLES`, `STATUS`, `TABLE
 //!   STATUS`, `OPEN TABLES`, `TRIGGERS`, `EVENTS`, `{FUNCTION | PROCEDURE} STATUS`, `ENGINES`,
-//!   `CHARSET`, `COLLATION`. Any other statement (INSERT, DELETE, DDL, SET, EXPLAIN, `SHOW
-//!   CREATE`, `SHOW PROCESSLIST`, `SHOW WARNINGS`) and a failed one leave it as it was. Differs:
-//!   `INSERT ... SELECT` and a multi-table UPDATE or DELETE, whose SELECT or join MySQL counts,
-//!   leave it here (the engine does not say how many rows their SELECT gave).
+//!   `CHARSET`, `COLLATION`, `PLUGINS`. Any other statement (INSERT, DELETE, DDL, SET, EXPLAIN,
+//!   `SHOW CREATE`, `SHOW PROCESSLIST`, `SHOW WARNINGS`, `SHOW REPLICA STATUS`) and a failed one
+//!   leave it as it was. Differs: `INSERT ... SELECT` and a multi-table UPDATE or DELETE, whose
+//!   SELECT or join MySQL counts, leave it here (the engine does not say how many rows their
+//!   SELECT gave).
 //! * `@name`: set by `SET @name = expr` (the engine evaluates `expr`), read as a literal, NULL
 //!   when never set; names without case, as MySQL's (`Item_func_set_user_var`, `sql/item_func.cc`).
 //! * `SHOW WARNINGS` / `SHOW ERRORS` `[LIMIT [offset,] row_count]`: the error the previous
@@ -146,7 +147,8 @@ impl SessionValues {
             | Com::ShowProcedureStatus
             | Com::ShowStorageEngines
             | Com::ShowCharsets
-            | Com::ShowCollations => counted.or_else(rows),
+            | Com::ShowCollations
+            | Com::ShowPlugins => counted.or_else(rows),
             _ => None,
         };
         if let Some(n) = found {
@@ -436,7 +438,10 @@ mod tests {
         v.after_found_rows(Some(Com::ShowTables), &rows(2));
         assert_eq!(v.found_rows, 2);
         v.after_found_rows(Some(Com::ShowProcesslist), &rows(5));
+        v.after_found_rows(Some(Com::ShowReplicaStatus), &rows(0));
         assert_eq!(v.found_rows, 2);
+        v.after_found_rows(Some(Com::ShowPlugins), &rows(3));
+        assert_eq!(v.found_rows, 3);
         v.after_found_rows(Some(Com::Do), &Ok(Output::OK));
         assert_eq!(v.found_rows, 1);
     }
