@@ -324,6 +324,26 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
     if msg.starts_with("In this situation, path expressions may not contain") {
         return ServerError::new(3149, "42000", msg);
     }
+    // MySQL's JSON errors (`share/messages_to_clients.txt`): a JSON column's value
+    // (`rewrite/json.rs`) and the JSON functions' (`functions/json_more.rs`).
+    const JSON_ERRORS: [(&str, u16, &str); 6] = [
+        ("Invalid JSON text: ", 3140, "22032"),
+        ("The path expression '$' is not allowed", 3153, "42000"),
+        ("The oneOrAll argument to ", 3154, "42000"),
+        ("The JSON document exceeds the maximum depth", 3157, "22032"),
+        (
+            "JSON documents may not contain NULL member names",
+            3158,
+            "22032",
+        ),
+        ("A path expression is not a path to a cell", 3165, "42000"),
+    ];
+    if let Some((_, code, state)) = JSON_ERRORS.iter().find(|(p, ..)| msg.starts_with(p)) {
+        return ServerError::new(*code, state, msg);
+    }
+    if msg == "Incorrect arguments to ESCAPE" {
+        return ServerError::new(1210, "HY000", msg);
+    }
     if msg.starts_with("Illegal argument to a regular expression")
         || msg.starts_with("Invalid match mode flag")
     {

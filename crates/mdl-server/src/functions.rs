@@ -19,7 +19,12 @@
 //!   `RADIANS`.
 //! * `convert`: `HEX`, `BIN`, `OCT`, `CONV`, `BIT_COUNT`, `INET_ATON`, `INET_NTOA`,
 //!   `TO_BASE64`, `FROM_BASE64`.
-//! * `json`: `JSON_TYPE`, `JSON_UNQUOTE`, `JSON_LENGTH`, `JSON_KEYS`.
+//! * `json`: `JSON_TYPE`, `JSON_EXTRACT`, `JSON_UNQUOTE`, `JSON_LENGTH`, `JSON_KEYS`, on
+//!   `json_text` (JSON text read as MySQL reads it, with its errors) and `json_path` (paths);
+//!   `json_more`: the functions that build and change documents (`JSON_OBJECT`, `JSON_SET`,
+//!   `JSON_MERGE_PATCH`, ..., `CAST(x AS JSON)`), in MySQL's text, and the check of a JSON
+//!   column; `json_search`: `JSON_CONTAINS`, `JSON_SEARCH`, `MEMBER OF`, ...; `json_agg`:
+//!   `JSON_ARRAYAGG`, `JSON_OBJECTAGG`.
 //! * `pfs_format`: `FORMAT_PICO_TIME`, `FORMAT_BYTES` (the sys schema's formatted views use
 //!   them); `threads`: `PS_CURRENT_THREAD_ID`, `PS_THREAD_ID`, `sys.ps_thread_id`.
 //!
@@ -65,6 +70,11 @@ mod format;
 mod hash;
 mod interval;
 mod json;
+mod json_agg;
+mod json_more;
+mod json_path;
+mod json_search;
+mod json_text;
 mod math;
 mod numeric;
 mod parts;
@@ -90,6 +100,7 @@ const MAX_RESULT: usize = 64 << 20;
 
 pub(crate) use clock::zone_offset;
 pub use clock::StatementClock;
+pub use json_more::{column_text as json_column_text, COLUMN_CHECK as JSON_COLUMN_CHECK};
 
 /// What a statement's calls leave for the server to read once it ends: the value
 /// `LAST_INSERT_ID(expr)` set (`Item_func_last_insert_id` in `item_func.cc`: the argument is
@@ -179,6 +190,9 @@ pub fn register(
     hash::register(db)?;
     compare::register(db)?;
     json::register(db)?;
+    json_more::register(db)?;
+    json_search::register(db)?;
+    json_agg::register(db)?;
     clock::register(db, clock)?;
     parts::register(db, clock)?;
     interval::register(db, clock)?;

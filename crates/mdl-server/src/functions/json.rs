@@ -27,6 +27,8 @@ use rusqlite::types::{Value, ValueRef};
 use serde_json::Value as Json;
 
 use super::flags;
+use super::json_path::{self, Leg};
+use super::json_text::{self, Invalid};
 
 /// Registers the functions on `db`.
 pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
@@ -36,7 +38,7 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
         Ok(doc(ctx, 0, "json_type")?.map_or(Value::Null, |v| Value::Text(type_name(&v).into())))
     })?;
     db.create_scalar_function("JSON_UNQUOTE", 1, f, unquote)?;
-    db.create_scalar_function("JSON_EXTRACT", -1, f, extract)?;
+    db.create_scalar_function("JSON_EXTRACT", -1, json_flags(), extract)?;
     db.create_scalar_function("JSON_LENGTH", -1, f, |ctx| {
         arity(ctx, "JSON_LENGTH", 2)?;
         Ok(selected(ctx, "json_length")?.map_or(Value::Null, |v| {
@@ -47,7 +49,7 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
             })
         }))
     })?;
-    db.create_scalar_function("JSON_KEYS", -1, f, |ctx| {
+    db.create_scalar_function("JSON_KEYS", -1, json_flags(), |ctx| {
         arity(ctx, "JSON_KEYS", 2)?;
         Ok(match selected(ctx, "json_keys")? {
             Some(Json::Object(m)) => {
@@ -57,16 +59,26 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
                     .iter()
                     .map(|k| Json::from(k.as_str()).to_string())
                     .collect();
-                Value::Text(format!("[{}]", quoted.join(", ")))
+                (
+                    Value::Text(format!("[{}]", quoted.join(", "))),
+                    Some(SUBTYPE),
+                )
             }
-            _ => Value::Null,
+            _ => (Value::Null, None),
         })
     })
 }
 
+/// The flags of a JSON function: deterministic, innocuous (a JSON column's check calls one:
+/// `rewrite/json.rs`), reading its arguments' subtypes and marking its result's ([`SUBTYPE`]).
+pub(super) fn json_flags() -> rusqlite::functions::FunctionFlags {
+    use rusqlite::functions::FunctionFlags as F;
+    flags(true) | F::SQLITE_INNOCUOUS | F::SQLITE_SUBTYPE | F::SQLITE_RESULT_SUBTYPE
+}
+
 /// An error unless the call has 1 to `most` arguments (SQLite's words, which `error.rs` turns
 /// into MySQL's 1582).
-fn arity(ctx: &Context<'_>, name: &str, most: usize) -> rusqlite::Result<()> {
+pub(super) fn arity(ctx: &Context<'_>, name: &str, most: usize) -> rusqlite::Result<()> {
     if (1..=most).contains(&ctx.len()) {
         Ok(())
     } else {
@@ -76,29 +88,35 @@ fn arity(ctx: &Context<'_>, name: &str, most: usize) -> rusqlite::Result<()> {
     }
 }
 
-fn fail(msg: String) -> rusqlite::Error {
+pub(super) fn fail(msg: String) -> rusqlite::Error {
     rusqlite::Error::UserFunctionError(msg.into())
 }
 
 /// Argument `i` as a JSON document; None for NULL, error 3141 for text that is not JSON.
-fn doc(ctx: &Context<'_>, i: usize, func: &str) -> rusqlite::Result<Option<Json>> {
+pub(super) fn doc(ctx: &Context<'_>, i: usize, func: &str) -> rusqlite::Result<Option<Json>> {
     match ctx.get_raw(i) {
         ValueRef::Null => Ok(None),
         ValueRef::Integer(n) => Ok(Some(Json::from(n))),
         ValueRef::Real(x) => Ok(Some(Json::from(x))),
-        ValueRef::Text(b) | ValueRef::Blob(b) => serde_json::from_slice(b)
+        ValueRef::Text(b) | ValueRef::Blob(b) => json_text::parse(b)
             .map(Some)
-            .map_err(|e| invalid_text(i, func, &e)),
+            .map_err(|e| invalid_text(i, func, e)),
     }
 }
 
-/// MySQL's error 3141 for argument `i` of `func`.
-fn invalid_text(i: usize, func: &str, e: &serde_json::Error) -> rusqlite::Error {
-    fail(format!(
-        "Invalid JSON text in argument {} to function {func}: \"{e}\".",
-        i + 1
-    ))
+/// MySQL's error 3141 for argument `i` of `func` (3157 for a document nested too deep).
+pub(super) fn invalid_text(i: usize, func: &str, e: Invalid) -> rusqlite::Error {
+    match e {
+        Invalid::Syntax(msg, pos) => fail(format!(
+            "Invalid JSON text in argument {} to function {func}: \"{msg}\" at position {pos}.",
+            i + 1
+        )),
+        Invalid::TooDeep => fail(TOO_DEEP.into()),
+    }
 }
+
+/// MySQL's error 3157.
+pub(super) const TOO_DEEP: &str = "The JSON document exceeds the maximum depth.";
 
 /// MySQL's name of a JSON value's type.
 fn type_name(v: &Json) -> &'static str {
@@ -128,41 +146,58 @@ fn selected(ctx: &Context<'_>, func: &str) -> rusqlite::Result<Option<Json>> {
 
 /// `JSON_EXTRACT(doc, path, ...)`: the value at the path, or with several paths the array of
 /// the values found, as MySQL writes JSON; NULL when nothing is found or an argument is NULL.
-fn extract(ctx: &Context<'_>) -> rusqlite::Result<Value> {
+fn extract(ctx: &Context<'_>) -> rusqlite::Result<(Value, Option<u32>)> {
     if ctx.len() < 2 {
         return Err(fail(
             "wrong number of arguments to function JSON_EXTRACT()".into(),
         ));
     }
     let Some(v) = doc(ctx, 0, "json_extract")? else {
-        return Ok(Value::Null);
+        return Ok((Value::Null, None));
     };
     let mut found = Vec::new();
+    let mut wild = ctx.len() > 2;
     for i in 1..ctx.len() {
-        if ctx.get_raw(i) == ValueRef::Null {
-            return Ok(Value::Null);
-        }
-        found.extend(at_path(ctx, i, &v)?);
+        let Some(legs) = path(ctx, i)? else {
+            return Ok((Value::Null, None));
+        };
+        wild |= legs.iter().any(Leg::is_wild);
+        found.extend(
+            json_path::seek(&v, &legs)
+                .into_iter()
+                .map(|(_, v)| v.clone()),
+        );
     }
-    Ok(match (ctx.len(), found.len()) {
-        (_, 0) => Value::Null,
-        (2, _) => Value::Text(mysql_text(&found[0])),
-        _ => Value::Text(mysql_text(&Json::Array(found))),
+    // Several paths, or one that may select several values: the array of what they found
+    // (`Item_func_json_extract::val_json`).
+    Ok(match (wild, found.len()) {
+        (_, 0) => (Value::Null, None),
+        (false, _) => json_result(&found[0]),
+        (true, _) => json_result(&Json::Array(found)),
     })
 }
 
-/// A JSON value as MySQL prints one: `", "` and `": "` between items, an object's members in
-/// MySQL's order (shorter keys first, then byte order).
-fn mysql_text(v: &Json) -> String {
+/// The subtype SQLite's JSON functions mark their JSON results with (`JSON_SUBTYPE`, 'J', in
+/// SQLite's `json.c`): this server's JSON results carry it too, so a JSON argument is told
+/// from a string (`JSON_ARRAY(JSON_ARRAY(1))` nests an array, `JSON_ARRAY('[1]')` a string).
+pub(super) const SUBTYPE: u32 = b'J' as u32;
+
+/// A JSON result: MySQL's text, marked JSON.
+pub(super) fn json_result(v: &Json) -> (Value, Option<u32>) {
+    (Value::Text(mysql_text(v)), Some(SUBTYPE))
+}
+
+/// A JSON value as MySQL prints one (`Json_wrapper::to_string`, `sql-common/json_dom.cc`):
+/// `", "` and `": "` between items, an object's members in MySQL's order (shorter keys first,
+/// then byte order, as `json_binary.cc` stores them).
+pub(super) fn mysql_text(v: &Json) -> String {
     match v {
         Json::Array(a) => {
             let items: Vec<String> = a.iter().map(mysql_text).collect();
             format!("[{}]", items.join(", "))
         }
         Json::Object(m) => {
-            let mut members: Vec<(&String, &Json)> = m.iter().collect();
-            members.sort_by(|a, b| (a.0.len(), a.0.as_bytes()).cmp(&(b.0.len(), b.0.as_bytes())));
-            let items: Vec<String> = members
+            let items: Vec<String> = json_path::mysql_order(m)
                 .iter()
                 .map(|(k, v)| format!("{}: {}", Json::from(k.as_str()), mysql_text(v)))
                 .collect();
@@ -173,25 +208,36 @@ fn mysql_text(v: &Json) -> String {
 }
 
 /// The value `v` has at the path of argument `i`; None for a NULL path or one that selects
-/// nothing.
+/// nothing. A path that may select several values is refused (3149).
 fn at_path(ctx: &Context<'_>, i: usize, v: &Json) -> rusqlite::Result<Option<Json>> {
-    let path = match ctx.get_raw(i) {
-        ValueRef::Null => return Ok(None),
-        ValueRef::Text(b) | ValueRef::Blob(b) => String::from_utf8_lossy(b).into_owned(),
-        ValueRef::Integer(n) => n.to_string(),
-        ValueRef::Real(x) => x.to_string(),
+    Ok(one_path(ctx, i)?.and_then(|legs| json_path::select(v, &legs).cloned()))
+}
+
+/// The path of argument `i`; None for NULL; error 3143 when malformed.
+pub(super) fn path(ctx: &Context<'_>, i: usize) -> rusqlite::Result<Option<Vec<Leg>>> {
+    let Some(p) = super::text(ctx, i) else {
+        return Ok(None);
     };
-    let legs = parse_path(&path).map_err(|e| match e {
-        PathError::At(pos) => fail(format!(
-            "Invalid JSON path expression. The error is around character position {pos}."
-        )),
-        PathError::Wildcard => fail(
+    json_path::parse(&p)
+        .map(Some)
+        .map_err(|json_path::PathError(pos)| {
+            fail(format!(
+                "Invalid JSON path expression. The error is around character position {pos}."
+            ))
+        })
+}
+
+/// [`path`], refusing `*`, `**` and ranges (3149), as MySQL does where a path names one value.
+pub(super) fn one_path(ctx: &Context<'_>, i: usize) -> rusqlite::Result<Option<Vec<Leg>>> {
+    let legs = path(ctx, i)?;
+    if legs.iter().flatten().any(Leg::is_wild) {
+        return Err(fail(
             "In this situation, path expressions may not contain the * and ** tokens or an \
              array range."
                 .into(),
-        ),
-    })?;
-    Ok(select(v, &legs).cloned())
+        ));
+    }
+    Ok(legs)
 }
 
 /// `JSON_UNQUOTE(s)`.
@@ -202,9 +248,10 @@ fn unquote(ctx: &Context<'_>) -> rusqlite::Result<Value> {
         ValueRef::Real(x) => Value::Text(x.to_string()),
         ValueRef::Text(b) | ValueRef::Blob(b) => {
             if b.len() >= 2 && b.starts_with(b"\"") && b.ends_with(b"\"") {
-                let s: String =
-                    serde_json::from_slice(b).map_err(|e| invalid_text(0, "json_unquote", &e))?;
-                Value::Text(s)
+                match json_text::parse(b).map_err(|e| invalid_text(0, "json_unquote", e))? {
+                    Json::String(s) => Value::Text(s),
+                    other => Value::Text(other.to_string()),
+                }
             } else {
                 Value::Text(String::from_utf8_lossy(b).into_owned())
             }
@@ -212,167 +259,10 @@ fn unquote(ctx: &Context<'_>) -> rusqlite::Result<Value> {
     })
 }
 
-/// One step of a path.
-#[derive(Debug, PartialEq)]
-enum Leg {
-    /// An object's member.
-    Key(String),
-    /// An array's element: the `n`-th from the start, or from the end (`last - n`).
-    Index { from_last: bool, n: u64 },
-}
-
-/// Why a path is refused.
-#[derive(Debug, PartialEq)]
-enum PathError {
-    /// Malformed around this byte position.
-    At(usize),
-    /// A wildcard or a range, which these functions refuse.
-    Wildcard,
-}
-
-/// The legs of path `p`.
-fn parse_path(p: &str) -> Result<Vec<Leg>, PathError> {
-    let b = p.as_bytes();
-    let space = |mut i: usize| {
-        while b.get(i).is_some_and(u8::is_ascii_whitespace) {
-            i += 1;
-        }
-        i
-    };
-    let mut i = space(0);
-    if b.get(i) != Some(&b'$') {
-        return Err(PathError::At(i));
-    }
-    let mut legs = Vec::new();
-    loop {
-        i = space(i + 1);
-        match b.get(i) {
-            None => return Ok(legs),
-            Some(b'.') => {
-                i = space(i + 1);
-                let (key, end) = match b.get(i) {
-                    Some(b'*') => return Err(PathError::Wildcard),
-                    Some(b'"') => quoted_key(b, i)?,
-                    _ => {
-                        let rest = &p[i..];
-                        let n = rest
-                            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-                            .unwrap_or(rest.len());
-                        if n == 0 || rest.starts_with(|c: char| c.is_ascii_digit()) {
-                            return Err(PathError::At(i));
-                        }
-                        (rest[..n].to_string(), i + n)
-                    }
-                };
-                legs.push(Leg::Key(key));
-                i = end - 1;
-            }
-            Some(b'[') => {
-                i = space(i + 1);
-                if b.get(i) == Some(&b'*') {
-                    return Err(PathError::Wildcard);
-                }
-                let from_last = b[i..].starts_with(b"last");
-                if from_last {
-                    i = space(i + 4);
-                }
-                let mut n = 0;
-                if !from_last || b.get(i) == Some(&b'-') {
-                    if from_last {
-                        i = space(i + 1);
-                    }
-                    let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-                    n = p[i..i + digits].parse().map_err(|_| PathError::At(i))?;
-                    i = space(i + digits);
-                }
-                match b.get(i) {
-                    Some(b']') => legs.push(Leg::Index { from_last, n }),
-                    Some(b't') if b[i..].starts_with(b"to") => return Err(PathError::Wildcard),
-                    _ => return Err(PathError::At(i)),
-                }
-            }
-            Some(b'*') if b.get(i + 1) == Some(&b'*') => return Err(PathError::Wildcard),
-            Some(_) => return Err(PathError::At(i)),
-        }
-    }
-}
-
-/// The key of a `."quoted key"` leg starting at `b[i]` (a `"`), and the end of the leg.
-fn quoted_key(b: &[u8], i: usize) -> Result<(String, usize), PathError> {
-    let mut j = i + 1;
-    loop {
-        match b.get(j) {
-            None => return Err(PathError::At(i)),
-            Some(b'\\') => j += 2,
-            Some(b'"') => break,
-            Some(_) => j += 1,
-        }
-    }
-    let key = serde_json::from_slice(&b[i..=j]).map_err(|_| PathError::At(i))?;
-    Ok((key, j + 1))
-}
-
-/// The value at `legs` in `v`.
-fn select<'a>(v: &'a Json, legs: &[Leg]) -> Option<&'a Json> {
-    legs.iter().try_fold(v, |v, leg| match (leg, v) {
-        (Leg::Key(k), Json::Object(m)) => m.get(k),
-        (Leg::Key(_), _) => None,
-        (&Leg::Index { from_last, n }, Json::Array(a)) => {
-            let len = a.len() as u64;
-            let at = if from_last {
-                len.checked_sub(n)?.checked_sub(1)?
-            } else {
-                n
-            };
-            a.get(usize::try_from(at).ok()?)
-        }
-        // Auto-wrapping: a value that is no array is an array of itself.
-        (&Leg::Index { n, .. }, other) => (n == 0).then_some(other),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::tests::{db, eval};
     use super::*;
-
-    #[test]
-    fn paths_parse_as_mysqls() {
-        let key = |k: &str| Leg::Key(k.into());
-        let idx = |n| Leg::Index {
-            from_last: false,
-            n,
-        };
-        let last = |n| Leg::Index { from_last: true, n };
-        assert_eq!(parse_path("$"), Ok(vec![]));
-        assert_eq!(parse_path(" $ "), Ok(vec![]));
-        assert_eq!(parse_path("$.a.b"), Ok(vec![key("a"), key("b")]));
-        assert_eq!(parse_path("$.a[1]"), Ok(vec![key("a"), idx(1)]));
-        assert_eq!(parse_path("$ . a [ 2 ]"), Ok(vec![key("a"), idx(2)]));
-        assert_eq!(parse_path(r#"$."a b".c"#), Ok(vec![key("a b"), key("c")]));
-        assert_eq!(parse_path(r#"$."a\"b""#), Ok(vec![key("a\"b")]));
-        assert_eq!(parse_path("$.é_$1"), Ok(vec![key("é_$1")]));
-        assert_eq!(parse_path("$[last]"), Ok(vec![last(0)]));
-        assert_eq!(parse_path("$[last - 2]"), Ok(vec![last(2)]));
-        assert_eq!(parse_path("$[last-1][0]"), Ok(vec![last(1), idx(0)]));
-        assert_eq!(parse_path(""), Err(PathError::At(0)));
-        assert_eq!(parse_path("a"), Err(PathError::At(0)));
-        assert_eq!(parse_path("$."), Err(PathError::At(2)));
-        assert_eq!(parse_path("$.1a"), Err(PathError::At(2)));
-        assert_eq!(parse_path("$.a-b"), Err(PathError::At(3)));
-        assert_eq!(parse_path("$[-1]"), Err(PathError::At(2)));
-        assert_eq!(parse_path("$[1"), Err(PathError::At(3)));
-        assert_eq!(
-            parse_path("$[99999999999999999999999]"),
-            Err(PathError::At(2))
-        );
-        assert_eq!(parse_path(r#"$."a"#), Err(PathError::At(2)));
-        assert_eq!(parse_path(r#"$."a\"#), Err(PathError::At(2)));
-        assert_eq!(parse_path("$.*"), Err(PathError::Wildcard));
-        assert_eq!(parse_path("$[*]"), Err(PathError::Wildcard));
-        assert_eq!(parse_path("$**.a"), Err(PathError::Wildcard));
-        assert_eq!(parse_path("$[1 to 2]"), Err(PathError::Wildcard));
-    }
 
     #[test]
     fn json_functions_as_mysqls() {

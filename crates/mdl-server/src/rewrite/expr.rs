@@ -80,8 +80,8 @@
 //!     (truncated, digits 4..6 are 0). Differs: SQLite's parser reads a number as a Julian day
 //!     (MySQL reads `20240131` as a date) and `'now'` as the clock, wants two-digit months and
 //!     days, reads `2024-02-30` as `2024-03-01` (MySQL: NULL), and has no TIME past 24 hours.
-//!   - `JSON` -> `json(x)`: validated; SQLite's text has no spaces (`{"a":1}` where MySQL
-//!     prints `{"a": 1}`).
+//!   - `JSON` -> `CAST_AS_JSON(x)`: a string read as JSON text, in MySQL's text
+//!     (`functions/json_more.rs`).
 //!   - `DOUBLE`, `FLOAT`, `REAL` are SQLite's REAL already; other names (`YEAR`, ...) are cast
 //!     by SQLite's rules as written.
 //! * **`DATE 'str'`, `TIME 'str'`, `TIMESTAMP 'str'`** (MySQL's temporal literals, `literal` in
@@ -178,6 +178,7 @@ pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(
             trim_what: Some(_), ..
         }
         | Expr::Substring { special: false, .. }
+        | Expr::MemberOf(_)
         | Expr::Prefixed { .. } => true,
         _ => false,
     };
@@ -280,6 +281,11 @@ fn rewrite_form(e: &mut Expr, placeholders_before: usize) -> Result<(), ServerEr
         // A character set introducer (`_utf8mb4'x'`, `_binary'x'`): the engine's strings are
         // all UTF-8, so the string as it is.
         Expr::Prefixed { prefix, value } if prefix.value.starts_with('_') => Some(take(value)),
+        // `Item_func_member_of` (`sql/item_json_func.cc`): a function of this server's.
+        Expr::MemberOf(m) => Some(call(
+            "JSON_MEMBER_OF",
+            vec![take(&mut m.value), take(&mut m.array)],
+        )),
         // `SUBSTRING(s FROM p FOR n)`: SQLite takes only the call form.
         Expr::Substring {
             special: special @ false,
@@ -499,7 +505,7 @@ fn cast(x: &mut Expr, ty: &DataType) -> Option<Expr> {
             0 => call("TIME", vec![take(x)]),
             p => fraction("%H:%M:%f", take(x), 8, p),
         },
-        DataType::JSON => call("json", vec![take(x)]),
+        DataType::JSON => call("CAST_AS_JSON", vec![take(x)]),
         _ => return None,
     })
 }

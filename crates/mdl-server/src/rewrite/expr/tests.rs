@@ -201,7 +201,7 @@ fn casts_in_sqlite_types() {
     );
     assert_eq!(
         one("SELECT CAST(a AS JSON) a, CAST(a AS DOUBLE) b, CAST(a AS YEAR) c, CONVERT(a + 1 USING utf8mb4) * 2 d"),
-        "SELECT json(a) AS a, CAST(a AS DOUBLE) AS b, CAST(a AS YEAR) AS c, (a + 1) * 2 AS d"
+        "SELECT CAST_AS_JSON(a) AS a, CAST(a AS DOUBLE) AS b, CAST(a AS YEAR) AS c, (a + 1) * 2 AS d"
     );
 }
 
