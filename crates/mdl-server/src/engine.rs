@@ -609,6 +609,7 @@ fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::R
     }
     let mut columns: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
     let mut n = n;
+    let mut json = Vec::new();
     let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
@@ -618,6 +619,13 @@ fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::R
             let st = r.as_ref();
             n = st.column_count();
             columns = st.column_names().iter().map(|s| s.to_string()).collect();
+            // A JSON column's text is given as MySQL prints it (`rewrite/json.rs`).
+            json = (st.columns().iter())
+                .map(|c| {
+                    c.decl_type()
+                        .is_some_and(|t| t.eq_ignore_ascii_case("JSON"))
+                })
+                .collect();
         }
         let mut row = Vec::with_capacity(n);
         for i in 0..n {
@@ -625,6 +633,10 @@ fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::R
                 ValueRef::Null => Cell::Null,
                 ValueRef::Integer(i) => Cell::Int(i),
                 ValueRef::Real(f) => Cell::Real(f),
+                ValueRef::Text(t) if json.get(i) == Some(&true) => {
+                    let t = String::from_utf8_lossy(t);
+                    Cell::Text(crate::functions::json_column_text(&t).unwrap_or(t.into_owned()))
+                }
                 ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
                 ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
             });

@@ -64,6 +64,7 @@ mod expr;
 mod found_rows;
 mod header;
 mod insert;
+mod json;
 mod limited;
 mod multi_table;
 mod rollup;
@@ -81,6 +82,7 @@ use crate::session_values::SessionValues;
 use crate::wire::Cell;
 
 pub use ddl::{needs_rebuild, ENUM_CHECK};
+pub use json::has_other_checks;
 
 /// What a rewrite needs from the session.
 pub struct Env<'a> {

@@ -18,7 +18,7 @@
 //! only); an `ENUM`'s values are kept by a check named `mdl_enum_<column>`, so another value is
 //! refused, as MySQL's strict mode refuses it (1265). Differs: `SHOW CREATE TABLE` says `text`,
 //! an `ENUM` sorts by its text (MySQL: by the value's position), and a `SET`'s values are not
-//! checked.
+//! checked. A `JSON` column's values are kept JSON by a check too (`json.rs`).
 
 use sqlparser::ast::{
     AlterTable, AlterTableOperation, ColumnDef, ColumnOption, CreateIndex, CreateTable, DataType,
@@ -139,7 +139,7 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
     }
     let counted = counted_column(c);
     let mut defs: Vec<String> = (c.columns.iter())
-        .map(|col| column_def(col, counted == Some(col.name.value.as_str())))
+        .map(|col| column_def(&table, col, counted == Some(col.name.value.as_str())))
         .collect();
     let mut after = Vec::new();
     let mut names: Vec<String> = c
@@ -284,8 +284,8 @@ fn start_value(c: &CreateTable) -> Option<u64> {
 
 /// A column's definition for SQLite: its type (`INTEGER` for an `AUTO_INCREMENT` integer, the
 /// rowid) and the options SQLite keeps; `counted`: the table's counted column
-/// ([`counted_column`]), its primary key.
-fn column_def(col: &ColumnDef, counted: bool) -> String {
+/// ([`counted_column`]), its primary key; `table`: the table's name, for a JSON column's check.
+fn column_def(table: &str, col: &ColumnDef, counted: bool) -> String {
     let auto = col.options.iter().any(|o| is_auto_increment(&o.option));
     let name = q_ident(&col.name.value);
     let mut check = None;
@@ -311,6 +311,10 @@ fn column_def(col: &ColumnDef, counted: bool) -> String {
             "TEXT".to_string()
         }
         DataType::Set(_) => "TEXT".to_string(),
+        DataType::JSON => {
+            check = Some(super::json::column_check(table, &col.name.value));
+            "JSON".to_string()
+        }
         ty => ty.to_string(),
     };
     let mut d = format!("{name} {ty}");
@@ -380,7 +384,7 @@ pub(super) fn alter_table(a: &AlterTable) -> Result<Vec<String>, ServerError> {
                 ..
             } => out.push(format!(
                 "ALTER TABLE {target} ADD COLUMN {}",
-                column_def(c, false)
+                column_def(&table, c, false)
             )),
             Op::AddColumn { .. } => return refuse("ADD COLUMN ... FIRST | AFTER"),
             Op::DropColumn {
