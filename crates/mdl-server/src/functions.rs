@@ -39,7 +39,8 @@
 //!   `HEX` (of a number, its value, not its text: `convert`), `FORMAT` with two or three
 //!   arguments (SQLite's is its `printf`: `numeric`), `SUBSTRING`/`SUBSTR` (at position 0,
 //!   before the start, with a negative length: `splice`), `JSON_TYPE` (MySQL's type names:
-//!   `json`), and the keywords `CURRENT_TIMESTAMP`/`CURRENT_DATE`/`CURRENT_TIME` (column
+//!   `json`), the JSON functions that give JSON (MySQL's text, `{"a": 1}`, where SQLite's write
+//!   `{"a":1}`: `json_more`, `json_agg`), and the keywords `CURRENT_TIMESTAMP`/`CURRENT_DATE`/`CURRENT_TIME` (column
 //!   defaults too), which SQLite compiles into calls of functions of those names: they read
 //!   the statement clock below, in the session's `time_zone` (`SYSTEM` = UTC, or an offset
 //!   the session set: `time_zone.rs`).

@@ -1,26 +1,28 @@
 //! `JSON_TYPE`, `JSON_EXTRACT`, `JSON_UNQUOTE`, `JSON_LENGTH` and `JSON_KEYS` (manual, 14.17 "JSON
 //! Functions"; source `sql/item_json_func.cc`, `sql-common/json_path.cc`), reading the
-//! documents with `serde_json`. A NULL argument gives NULL.
+//! documents with `serde_json`, and what the other JSON modules share: reading a document,
+//! a path, MySQL's text of a value. A NULL argument gives NULL.
 //!
 //! * `JSON_TYPE` overrides SQLite's `json_type`, whose names are lower case and SQLite's own
 //!   (`integer`, `real`, `text`, `true`): MySQL's are `OBJECT`, `ARRAY`, `STRING`, `INTEGER`,
 //!   `UNSIGNED INTEGER` (past BIGINT), `DOUBLE`, `BOOLEAN`, `NULL`.
-//! * A document is text (or a blob) holding JSON: invalid JSON is MySQL's error 3141. A
-//!   number is the JSON number (MySQL refuses one, 3146), because SQLite's `json_extract`,
-//!   unlike MySQL's, gives a number as an SQL number.
-//! * Paths: `$`, then `.key`, `."quoted key"`, `[n]`, `[last]`, `[last - n]`, spaces
-//!   between; `[0]` and `[last]` of a value that is no array select the value itself (MySQL's
-//!   auto-wrapping). A path that selects nothing gives NULL; a malformed one is error 3143,
-//!   and `*`, `**` or a range `[m to n]` error 3149, as in MySQL.
+//! * A document is text (or a blob) holding JSON: invalid JSON is MySQL's error 3141, with
+//!   RapidJSON's message and position (`json_text.rs`). A number is the JSON number (MySQL
+//!   refuses one, 3146), because SQLite's `json_extract`, unlike MySQL's, gives a number as an
+//!   SQL number.
+//! * Paths as `json_path.rs` reads them. A path that selects nothing gives NULL; a malformed
+//!   one is error 3143; where a path names one value (`JSON_LENGTH`, `JSON_KEYS`), `*`, `**` or
+//!   a range `[m to n]` is error 3149, as in MySQL.
 //! * `JSON_KEYS` lists an object's keys in MySQL's order (shorter keys first, then byte
 //!   order), as MySQL writes an array (`["a", "b"]`); NULL for a value that is no object.
 //! * `JSON_EXTRACT` overrides SQLite's `json_extract`, which gives a string without its quotes
 //!   and writes JSON without spaces: MySQL's gives JSON (`"x"`, `{"a": 1, "bb": [1, 2]}`), with
-//!   several paths the array of the values found (paths as above: MySQL's `JSON_EXTRACT` also
-//!   takes wildcards, 3149 here). The rewrite makes `a -> p` this call and
-//!   `a ->> p` its `JSON_UNQUOTE` (`rewrite/expr.rs`), as MySQL defines the operators.
+//!   several paths, or a path with a wildcard or range, the array of the values found. The
+//!   rewrite makes `a -> p` this call and `a ->> p` its `JSON_UNQUOTE` (`rewrite/expr.rs`), as
+//!   MySQL defines the operators.
 //! * `JSON_UNQUOTE(s)`: a string that starts and ends with `"` is read as a JSON string (its
 //!   escapes undone; error 3141 when it is not one), any other comes back as it is.
+//! * JSON results carry SQLite's JSON subtype ([`SUBTYPE`]).
 
 use rusqlite::functions::Context;
 use rusqlite::types::{Value, ValueRef};

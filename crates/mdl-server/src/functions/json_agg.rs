@@ -1,4 +1,4 @@
-//! `JSON_ARRAYAGG(value)` and `JSON_OBJECTAGG(key, value)` (the manual's 14.19.1 "Aggregate
+//! `JSON_ARRAYAGG(value)` and `JSON_OBJECTAGG(key, value)` (the manual's 12.20.1 "Aggregate
 //! Function Descriptions"; `Item_sum_json_array` / `Item_sum_json_object`, `sql/item_sum.cc`),
 //! in MySQL's text where SQLite's `json_group_array` / `json_group_object` write `[1,2]`.
 //!
@@ -83,7 +83,7 @@ mod tests {
             let r = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
             r.collect::<Result<_, _>>().unwrap()
         };
-        // 14.19.1's examples.
+        // 12.20.1's examples.
         assert_eq!(
             rows("SELECT o_id, JSON_ARRAYAGG(attribute) FROM t GROUP BY o_id"),
             [

@@ -1,6 +1,6 @@
-//! MySQL 8.0's JSON functions that build or change documents (the manual's 14.17.2 "Functions
-//! That Create JSON Values", 14.17.4 "Functions That Modify JSON Values", 14.17.5 "Functions
-//! That Return JSON Value Attributes", 14.17.8 "JSON Utility Functions"; source
+//! MySQL 8.0's JSON functions that build or change documents (its manual's 12.18.2 "Functions
+//! That Create JSON Values", 12.18.4 "Functions That Modify JSON Values", 12.18.5 "Functions
+//! That Return JSON Value Attributes", 12.18.8 "JSON Utility Functions"; source
 //! `sql/item_json_func.cc`), written in MySQL's text (`json::mysql_text`) where SQLite's own
 //! (`json_object`, `json_set`, ...) write `{"a":1}`:
 //!
@@ -163,7 +163,7 @@ fn find_mut<'a>(d: &'a mut Json, legs: &[Leg]) -> Option<&'a mut Json> {
     })
 }
 
-/// One `(path, value)` pair of `JSON_SET` and its kin (the manual's 14.17.4).
+/// One `(path, value)` pair of `JSON_SET` and its kin (the manual's 12.18.4).
 fn apply(d: &mut Json, legs: &[Leg], v: Json, mode: Mode) -> rusqlite::Result<()> {
     let Some((last, parent)) = legs.split_last() else {
         match mode {
@@ -360,7 +360,8 @@ pub(super) fn depth(v: &Json) -> i64 {
     1 + inner.unwrap_or(0)
 }
 
-/// `JSON_PRETTY`: two spaces a level, one member or element a line (`Json_wrapper::to_pretty_string`).
+/// `JSON_PRETTY`: two spaces a level, one member or element a line
+/// (`Json_wrapper::to_pretty_string`).
 fn pretty(v: &Json, level: usize, out: &mut String) {
     let pad = |n: usize| "  ".repeat(n);
     match v {
@@ -428,7 +429,7 @@ mod tests {
     fn builders_answer_as_mysqls_manual() {
         let db = db();
         for (expr, want) in [
-            // 14.17.2.
+            // 12.18.2.
             (
                 "JSON_ARRAY(1, 'abc', NULL, 1.5)",
                 t(r#"[1, "abc", null, 1.5]"#),
@@ -453,7 +454,7 @@ mod tests {
             ),
             ("CAST_AS_JSON(NULL)", Value::Null),
             ("JSON_ARRAY(CAST_AS_JSON('[1]'))", t("[[1]]")),
-            // 14.17.4.
+            // 12.18.4.
             (
                 r#"JSON_ARRAY_APPEND('["a", ["b", "c"], "d"]', '$[1]', 1)"#,
                 t(r#"["a", ["b", "c", 1], "d"]"#),
@@ -548,12 +549,12 @@ mod tests {
                 t(r#"{"a": [1, 3, 5], "b": 2, "c": 4, "d": 6}"#),
             ),
             ("JSON_MERGE('[1]', NULL)", Value::Null),
-            // 14.17.5.
+            // 12.18.5.
             ("JSON_DEPTH('{}')", Value::Integer(1)),
             ("JSON_DEPTH('[10, 20]')", Value::Integer(2)),
             ("JSON_DEPTH('[[], {}]')", Value::Integer(2)),
             (r#"JSON_DEPTH('[10, {"a": 20}]')"#, Value::Integer(3)),
-            // 14.17.8.
+            // 12.18.8.
             ("JSON_PRETTY('123')", t("123")),
             ("JSON_PRETTY('[]')", t("[]")),
             ("JSON_PRETTY('[1,3,5]')", t("[\n  1,\n  3,\n  5\n]")),

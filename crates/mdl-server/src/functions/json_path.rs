@@ -1,7 +1,7 @@
-//! MySQL's JSON path expressions (the manual's "JSON Path Syntax", 14.17.2 / 13.5; source
-//! `sql-common/json_path.cc`): `$`, then `.key`, `."quoted key"`, `.*`, `[n]`, `[last]`,
-//! `[last - n]`, `[m to n]`, `[*]`, and `**` (any depth, followed by another leg), spaces
-//! between.
+//! MySQL's JSON path expressions (MySQL 8.0 manual, "JSON Path Syntax" in 11.5 "The JSON Data
+//! Type"; source `sql-common/json_path.cc`): `$`, then `.key`, `."quoted key"`, `.*`, `[n]`,
+//! `[last]`, `[last - n]`, `[m to n]`, `[*]`, and `**` (any depth, followed by another leg),
+//! spaces between.
 //!
 //! * `[0]`, `[last]` (and a range from 0) of a value that is no array select the value itself
 //!   (MySQL's auto-wrapping, the manual's "Searching and Modifying JSON Values").

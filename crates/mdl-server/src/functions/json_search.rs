@@ -1,4 +1,4 @@
-//! MySQL 8.0's JSON functions that search documents (the manual's 14.17.3 "Functions That
+//! MySQL 8.0's JSON functions that search documents (the manual's 12.18.3 "Functions That
 //! Search JSON Values"; source `sql/item_json_func.cc`, `sql-common/json_dom.cc`):
 //! `JSON_CONTAINS`, `JSON_CONTAINS_PATH`, `JSON_OVERLAPS`, `JSON_SEARCH`, and `value MEMBER
 //! OF (array)` (the rewrite's `JSON_MEMBER_OF(value, array)`). A NULL argument gives NULL.

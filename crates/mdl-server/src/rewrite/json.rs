@@ -4,7 +4,7 @@
 //! `mdl_json_<column>` that calls `MDL_JSON_COLUMN(column, 'table.column')`
 //! (`functions/json_more.rs`): text that is not JSON is refused with MySQL's error 3140
 //! (`Invalid JSON text: "Invalid value." at position 6 in value for column 't1.jdoc'.`, the
-//! manual's 13.5 "The JSON Data Type"); NULL is allowed.
+//! manual's 11.5 "The JSON Data Type"); NULL is allowed.
 //!
 //! MySQL stores a JSON value in its binary form and prints it normalized (`{"x": [1, 2]}`
 //! for `'{"x":  [1,  2]}'`, members in its key order). Here the text is kept as written and
