@@ -242,6 +242,7 @@ impl Connection {
     ) -> Result<Output, ServerError> {
         let parsed = &p.statement;
         self.db.refresh();
+        let mut zone = None;
         if let Some(s) = statement {
             if let Some(d) = crate::session_values::diagnostics(s, &p.text) {
                 return d.map(|d| self.values.show_diagnostics(d));
@@ -258,9 +259,9 @@ impl Connection {
             }
             if let Statement::Set(set) = s {
                 admin::check_set(&self.shared, &vars, set)?;
-                if let Some(zone) = crate::time_zone::assigned(set, &self.values)? {
-                    self.values.time_zone = zone;
-                }
+                // Set once the rest of the SET is: MySQL checks every assignment, and reads
+                // every value, before it sets any (`sql_set_variables`, `sql/set_var.cc`).
+                zone = crate::time_zone::assigned(set, &self.values)?;
             }
         }
         let rw = match statement {
@@ -277,7 +278,11 @@ impl Connection {
         }
         let plan = plan?;
         alter_more::refuse_convert(parsed)?;
-        self.locked(plan, statement, p, rw, params).await
+        let out = self.locked(plan, statement, p, rw, params).await;
+        if let (Some(zone), Ok(_)) = (zone, &out) {
+            self.values.time_zone = zone;
+        }
+        out
     }
 
     /// The statement's rewrite, kept by its prepared statement where it may be reused.

@@ -64,6 +64,16 @@ async fn zones_the_server_cannot_take_are_refused() {
         assert_eq!(code(c.query_drop(stmt).await).0, want, "{stmt}");
     }
     assert_eq!(zone(&mut c).await, ("SYSTEM".into(), 0));
+    // A SET that fails sets nothing; the values are read before any is set.
+    let set = "SET time_zone = '+01:00', lock_wait_timeout = 'x'";
+    assert_eq!(code(c.query_drop(set).await).0, 1232);
+    assert_eq!(zone(&mut c).await, ("SYSTEM".into(), 0));
+    c.query_drop("SET time_zone = '+01:00', @tz_before = @@time_zone")
+        .await
+        .unwrap();
+    let before: String = c.query_first("SELECT @tz_before").await.unwrap().unwrap();
+    assert_eq!((before.as_str(), zone(&mut c).await.1), ("SYSTEM", 60));
+    c.query_drop("SET time_zone = DEFAULT").await.unwrap();
     let global: String = c
         .query_first("SELECT @@global.time_zone")
         .await
