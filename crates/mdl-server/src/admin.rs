@@ -148,15 +148,10 @@ pub fn check_set(shared: &Shared, s: &SessionVars, set: &Set) -> Result<(), Serv
         _ => Vec::new(),
     };
     for raw in names {
-        let lower = raw.to_ascii_lowercase();
-        if lower.starts_with('@') && !lower.starts_with("@@") {
+        let Some((name, _)) = system_variable(&raw, false) else {
             continue; // a user variable
-        }
-        let name = lower.trim_start_matches("@@");
-        let name = (["session.", "local.", "global.", "persist.", "persist_only."].iter())
-            .find_map(|scope| name.strip_prefix(scope))
-            .unwrap_or(name);
-        if variable(shared, s, name).is_none() {
+        };
+        if variable(shared, s, &name).is_none() {
             return Err(ServerError::new(
                 1193,
                 "HY000",
@@ -165,6 +160,22 @@ pub fn check_set(shared: &Shared, s: &SessionVars, set: &Set) -> Result<(), Serv
         }
     }
     Ok(())
+}
+
+/// The system variable a `SET` item names (`name`, `@@name`, `@@session.name`,
+/// `@@global.name`, ...), lowercased and without its scope, and whether the item sets the
+/// global value (`global` is the item's `GLOBAL` keyword); `None` for a `@user` variable.
+pub fn system_variable(raw: &str, global: bool) -> Option<(String, bool)> {
+    let lower = raw.to_ascii_lowercase();
+    if lower.starts_with('@') && !lower.starts_with("@@") {
+        return None;
+    }
+    let bare = lower.trim_start_matches("@@");
+    Some(match bare.split_once('.') {
+        Some(("global" | "persist" | "persist_only", rest)) => (rest.to_string(), true),
+        Some(("session" | "local", rest)) => (rest.to_string(), global),
+        _ => (bare.to_string(), global),
+    })
 }
 
 /// `SHOW [GLOBAL | SESSION] VARIABLES`' rows, by name: each variable the server lists, its value

@@ -97,17 +97,10 @@ pub fn assigned(set: &Set, values: &SessionValues) -> Result<Option<TimeZone>, S
     };
     let mut zone = None;
     for (name, global, value) in items {
-        let lower = name.to_ascii_lowercase();
-        if lower.starts_with('@') && !lower.starts_with("@@") {
+        let Some((name, global)) = crate::admin::system_variable(&name, global) else {
             continue; // a user variable
-        }
-        let bare = lower.trim_start_matches("@@");
-        let (global, bare) = match bare.split_once('.') {
-            Some(("global" | "persist" | "persist_only", rest)) => (true, rest),
-            Some(("session" | "local", rest)) => (global, rest),
-            _ => (global, bare),
         };
-        if bare != "time_zone" {
+        if name != "time_zone" {
             continue;
         }
         if global {
