@@ -24,7 +24,8 @@
 //!   `json_more`: the functions that build and change documents (`JSON_OBJECT`, `JSON_SET`,
 //!   `JSON_MERGE_PATCH`, ..., `CAST(x AS JSON)`), in MySQL's text, and the check of a JSON
 //!   column; `json_search`: `JSON_CONTAINS`, `JSON_SEARCH`, `MEMBER OF`, ...; `json_agg`:
-//!   `JSON_ARRAYAGG`, `JSON_OBJECTAGG`.
+//!   `JSON_ARRAYAGG`, `JSON_OBJECTAGG`; `json_marks`: the marks the rewrite puts on a boolean
+//!   or a JSON column passed to them, which they take as JSON.
 //! * `pfs_format`: `FORMAT_PICO_TIME`, `FORMAT_BYTES` (the sys schema's formatted views use
 //!   them); `threads`: `PS_CURRENT_THREAD_ID`, `PS_THREAD_ID`, `sys.ps_thread_id`.
 //!
@@ -72,6 +73,7 @@ mod hash;
 mod interval;
 mod json;
 mod json_agg;
+mod json_marks;
 mod json_more;
 mod json_path;
 mod json_search;
@@ -101,6 +103,7 @@ const MAX_RESULT: usize = 64 << 20;
 
 pub(crate) use clock::zone_offset;
 pub use clock::StatementClock;
+pub use json_marks::{BOOLEAN as JSON_BOOLEAN_MARK, OF_COLUMN as JSON_COLUMN_MARK};
 pub use json_more::{column_text as json_column_text, COLUMN_CHECK as JSON_COLUMN_CHECK};
 
 /// What a statement's calls leave for the server to read once it ends: the value
@@ -194,6 +197,7 @@ pub fn register(
     json_more::register(db)?;
     json_search::register(db)?;
     json_agg::register(db)?;
+    json_marks::register(db)?;
     clock::register(db, clock)?;
     parts::register(db, clock)?;
     interval::register(db, clock)?;
