@@ -146,6 +146,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     if let Some(e) = q.error {
         return Err(e);
     }
+    json::mark_json_arguments(&mut s, env.source);
     let mut user_vars = select_into;
     match &mut s {
         Statement::Insert(ins) => insert::mysql_insert(ins),

@@ -3,7 +3,8 @@
 //! in MySQL's text where SQLite's `json_group_array` / `json_group_object` write `[1,2]`.
 //!
 //! * Values are read as the JSON functions read them (`json_more::value`): NULL is `null`, a
-//!   JSON result is JSON, any other string a JSON string.
+//!   JSON result, a `JSON` column or a boolean (marked by the rewrite: `json_marks.rs`) is
+//!   JSON, any other string a JSON string.
 //! * A group without rows gives NULL; a NULL key is error 3158; of duplicate keys the last
 //!   wins (the manual's "Normalization, Merging, and Autowrapping of JSON Values").
 //! * Differs: not usable as window functions (`OVER (...)`).

@@ -10,8 +10,9 @@
 //!   `JSON_MERGE`; `JSON_DEPTH`, `JSON_PRETTY`.
 //! * A value argument is JSON when it is a JSON function's result (marked with SQLite's JSON
 //!   subtype, `json::SUBTYPE`), a number, or NULL (JSON `null`); any other string is a JSON
-//!   string, as in MySQL. Differs: a JSON column's value passed as an argument is a string too
-//!   (SQLite keeps no subtype in a table), and TRUE / FALSE are the numbers 1 / 0.
+//!   string, as in MySQL. SQLite keeps no subtype in a table and has no boolean: the rewrite
+//!   marks a `JSON` column's value and a boolean (`TRUE`, `a = b`, ...) passed as a value, which
+//!   then are JSON (`json_marks.rs`, `rewrite/json/args.rs`).
 //! * Paths as `json_path.rs` reads them; where a path names one place, `*`, `**` and ranges
 //!   are error 3149; `JSON_REMOVE(doc, '$')` is 3153; `JSON_ARRAY_INSERT` of a path not ending
 //!   in an array cell is 3165; a NULL member name in `JSON_OBJECT` is 3158.

@@ -12,15 +12,24 @@
 //! (`engine.rs`, `functions::json_column_text`). On read, because the rewrite does not know
 //! a table's column types, while the engine knows a result column's declared type.
 //!
+//! Passed to a JSON-building function (`JSON_OBJECT('d', doc)`, `JSON_ARRAYAGG(doc)`), a JSON
+//! column's value is JSON, as in MySQL, and so is a boolean: the rewrite marks such arguments
+//! (`args.rs`, `boolean.rs`).
+//!
 //! Differs: the check names the table and column as they were when it was written (a
 //! `RENAME` leaves the old names in the message until the table is rebuilt); SQLite's NUMERIC
 //! affinity of the type name stores a number as a number, so an SQL number is taken where
 //! MySQL refuses one ("not a JSON text, may need CAST"); comparisons (`=`, `GROUP BY`) see the
 //! stored text, not the JSON value.
 
+mod args;
+mod boolean;
+
 use crate::functions::JSON_COLUMN_CHECK;
 
 use super::q_ident;
+
+pub(super) use args::mark as mark_json_arguments;
 
 /// The name of the check of JSON column `c` is this, then `c`.
 pub const JSON_CHECK: &str = "mdl_json_";
