@@ -62,6 +62,10 @@ impl SqlError {
     pub const QUERY_INTERRUPTED: u16 = 1317;
     /// `ER_SP_DOES_NOT_EXIST` (1305): a savepoint name that does not exist.
     pub const SP_DOES_NOT_EXIST: u16 = 1305;
+    /// `ER_VIEW_SELECT_VARIABLE`: a view's select reads a user variable.
+    pub const VIEW_SELECT_VARIABLE: u16 = 1351;
+    /// `ER_VIEW_RECURSIVE`: a view reaches itself.
+    pub const VIEW_RECURSIVE: u16 = 1462;
     /// `ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION`.
     pub const READ_ONLY_TRANSACTION: u16 = 1792;
     /// `ER_SERVER_OFFLINE_MODE`: grants closed in the request's namespace.
@@ -184,6 +188,22 @@ impl SqlError {
             Self::CANT_UPDATE_WITH_READLOCK,
             "HY000",
             "Can't execute the query because you have a conflicting read lock",
+        )
+    }
+
+    pub(crate) fn view_select_variable() -> SqlError {
+        SqlError::new(
+            Self::VIEW_SELECT_VARIABLE,
+            "HY000",
+            "View's SELECT contains a variable or parameter",
+        )
+    }
+
+    pub(crate) fn view_recursive(view: &crate::TableName) -> SqlError {
+        SqlError::new(
+            Self::VIEW_RECURSIVE,
+            "HY000",
+            format!("`{}`.`{}` contains view recursion", view.schema, view.name),
         )
     }
 

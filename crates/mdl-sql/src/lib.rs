@@ -154,14 +154,15 @@ mod spelling;
 mod split;
 mod tables;
 mod user_lock;
+mod view_syntax;
 
 pub use comments::MYSQL_VERSION_ID;
 pub use error::SqlError;
 pub use names::{is_lock_free_schema, TableName};
 pub use parse::{parse, parse_prepared, Modifiers, Parsed, Statement};
 pub use plan::{
-    describe_request, plan, Assigned, Effect, LockedTable, Plan, SessionState, StatementKind,
-    Upgrade,
+    describe_request, plan, view_tables, Assigned, Effect, LockedTable, Plan, SessionState,
+    StatementKind, Upgrade,
 };
 pub use recognize::{Maintenance, NamedTable, TableLock, TableLockMode};
 pub use session::{CommitGuard, Session, StatementGuard};
@@ -170,3 +171,4 @@ pub use tables::is_dual;
 pub use user_lock::{
     user_lock_key, UserLockCall, UserLockFunction, UserLockValue, MAX_USER_LOCK_TIMEOUT,
 };
+pub use view_syntax::ViewCheckOption;

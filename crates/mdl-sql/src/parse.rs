@@ -139,6 +139,10 @@ pub struct Modifiers {
     pub quick: bool,
     /// `START TRANSACTION WITH CONSISTENT SNAPSHOT`.
     pub consistent_snapshot: bool,
+    /// `ALTER ... VIEW`, read as `CREATE ... VIEW` (`view_syntax.rs`).
+    pub alter_view: bool,
+    /// A view's `WITH [CASCADED | LOCAL] CHECK OPTION` (`view_syntax.rs`).
+    pub view_check: Option<crate::ViewCheckOption>,
 }
 
 /// Parses a client's text (one or more statements separated by `;`) as MySQL 8.0 would.
@@ -370,7 +374,7 @@ fn rewrite(mut t: Vec<TokenWithSpan>, m: &mut Modifiers) -> Vec<TokenWithSpan> {
                 }
             }
         }
-        _ => {}
+        _ => crate::view_syntax::respell(&mut t, m),
     }
     t
 }

@@ -15,7 +15,8 @@
 //! * errors MySQL raises before any lock (1223, 1100, 1099, 1046, 1192, 1792, ...).
 //!
 //! The rules are in `plan/dml.rs` (SELECT, INSERT, UPDATE, DELETE, DO), `plan/ddl.rs`
-//! (tables and schemas), `plan/maintenance.rs` (ANALYZE, CHECK, OPTIMIZE, REPAIR, CHECKSUM
+//! (tables and schemas), `plan/view.rs` (views, and the tables read through them),
+//! `plan/maintenance.rs` (ANALYZE, CHECK, OPTIMIZE, REPAIR, CHECKSUM
 //! TABLE) and `plan/control.rs` (transactions, LOCK TABLES, FLUSH, LOCK INSTANCE, SET, USE,
 //! SHOW, KILL), each rule next to the MySQL function it transcribes. [`crate::Session`]
 //! applies a plan to an `MdlContext`.
@@ -29,6 +30,9 @@ mod control;
 mod ddl;
 mod dml;
 mod maintenance;
+mod view;
+
+pub use view::view_tables;
 
 use std::fmt;
 use std::time::Duration;
@@ -132,6 +136,9 @@ pub enum StatementKind {
     DropIndex,
     CreateSchema,
     DropSchema,
+    CreateView,
+    AlterView,
+    DropView,
     LockTables,
     UnlockTables,
     FlushTablesWithReadLock,
@@ -410,7 +417,7 @@ fn plan_sql(
     m: crate::parse::Modifiers,
     state: &SessionState,
 ) -> Result<Plan, SqlError> {
-    use sqlparser::ast::Statement as S;
+    use sqlparser::ast::{ShowCreateObject, Statement as S};
     let is_dml = |s: &S| matches!(s, S::Query(_) | S::Insert(_) | S::Update(_) | S::Delete(_));
     match s {
         _ if is_dml(s) => dml::dml(s, m, state),
@@ -418,9 +425,15 @@ fn plan_sql(
             statement, analyze, ..
         } if is_dml(statement) => dml::explain(statement, *analyze, m, state),
         S::ShowCreate {
-            obj_type: sqlparser::ast::ShowCreateObject::Table,
+            obj_type: ShowCreateObject::Table | ShowCreateObject::View,
             obj_name,
         } => control::show_create_table(obj_name, state),
+        S::CreateView(c) => view::create_view(c, m, state),
+        S::Drop {
+            object_type: sqlparser::ast::ObjectType::View,
+            names,
+            ..
+        } => view::drop_view(names, state),
         S::CreateTable(_)
         | S::AlterTable(_)
         | S::Drop { .. }

@@ -17,8 +17,8 @@
 //!
 //! A name that refers to a common table expression of the statement is not a table
 //! (`Query_block::add_table_to_list` looks CTEs up first); the check here is by name over the
-//! whole statement, not per scope. Views are locked under their own name only (there is no
-//! catalog to expand them with).
+//! whole statement, not per scope. A view is locked under its own name here; the tables it
+//! reads are added by `Plan::expand_views` (`plan/view.rs`), with the caller's catalog.
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;

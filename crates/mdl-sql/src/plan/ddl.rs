@@ -268,7 +268,7 @@ fn add_exclusive(p: &mut Plan, t: &TableName) -> Result<(), SqlError> {
 }
 
 /// `lock_table_names`' scoped locks for DDL-locked tables.
-fn scoped_for_tables(
+pub(super) fn scoped_for_tables(
     p: &mut Plan,
     tables: &[&TableName],
     state: &SessionState,
