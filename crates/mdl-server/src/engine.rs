@@ -86,6 +86,8 @@ pub struct Engine {
     busy_timeout: Duration,
     /// What was refused.
     pub counters: EngineCounters,
+    /// Every schema's views (`views.rs`).
+    pub views: crate::views::ViewCatalog,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -153,7 +155,11 @@ impl Engine {
             write_timeout,
             busy_timeout,
             counters: EngineCounters::default(),
+            views: crate::views::ViewCatalog::default(),
         };
+        for name in lock(&engine.catalog).0.keys() {
+            crate::views::load_file(&engine.views, &engine.file(name), name)?;
+        }
         for s in schemas.iter().filter(|s| !s.is_empty()) {
             engine.create_schema(s, true)?;
         }
@@ -226,6 +232,7 @@ impl Engine {
             ));
         }
         c.1 += 1;
+        self.views.drop_schema(name);
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(self.dir.join(format!("{name}.sqlite{suffix}")));
         }

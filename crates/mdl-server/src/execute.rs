@@ -38,6 +38,7 @@ mod counter;
 mod engine_step;
 mod maintenance;
 mod rebuild;
+mod view_ddl;
 
 use crate::admin::{self, SessionVars};
 use crate::connection::Connection;
@@ -348,6 +349,7 @@ impl Connection {
                 Arc::make_mut(&mut plan).add_tables_of_schema(&tables)?;
             }
         }
+        let viewed = view_ddl::expand(&self.shared.engine, &mut plan)?;
         if plan.commits_before && self.db.in_transaction() {
             let guard = self.session.begin_commit().await?;
             let r = self.db.end(true);
@@ -364,6 +366,7 @@ impl Connection {
                 ..
             } = self;
             let mut stmt = session.execute(&plan).await?;
+            view_ddl::recheck(db.engine(), &viewed, &plan)?;
             if let (StatementKind::CreateTable, Some(Statement::CreateTable(c))) = (kind, statement)
             {
                 let schema = stmt.session().state().current_schema.clone();
@@ -375,9 +378,10 @@ impl Connection {
                 // MySQL opens the tables it locked: one that does not exist fails the
                 // statement (and LOCK TABLES mode ends, with nothing locked).
                 for t in tables {
-                    let exists = db.engine().has_schema(&t.table.schema)
-                        && (db.tables(&t.table.schema)?.iter())
-                            .any(|n| n.eq_ignore_ascii_case(&t.table.name));
+                    let (schema, name) = (&t.table.schema, &t.table.name);
+                    let exists = db.engine().has_schema(schema)
+                        && ((db.tables(schema)?.iter()).any(|n| n.eq_ignore_ascii_case(name))
+                            || db.engine().views.get(schema, name).is_some());
                     if !exists {
                         let (schema, table) = (&t.table.schema, &t.table.name);
                         return Err(ServerError::no_such_table(schema, table));
@@ -432,6 +436,11 @@ impl Connection {
                         (rw, _) => rw,
                     }
                 }
+                Some(s @ Statement::Drop { .. }) => rw.map(|r| {
+                    let engine = db.engine();
+                    (view_ddl::drop_tables_not_views(engine, s, schema.as_deref(), &r))
+                        .map_or(r, Arc::new)
+                }),
                 _ => rw,
             };
             if let Some(d) = rw.as_ref().map(|r| r.sleep).filter(|d| !d.is_zero()) {
@@ -443,6 +452,16 @@ impl Connection {
                     maintenance::run(db, info, *op, tables, schema.as_deref()).await
                 }
                 (_, Some(sql)) => alter_more::run(db, info, &sql).await,
+                (mdl_sql::Statement::Sql { modifiers, .. }, _) if view_ddl::is_view_ddl(kind) => {
+                    let write = |s: &Statement| {
+                        rewrite_in(&self.shared, values, stmt.session(), s, &[], None)
+                    };
+                    let definer = (values.user.clone(), "%".to_string());
+                    let s = statement.ok_or_else(|| ServerError::parse("VIEW"))?;
+                    let current = schema.as_deref();
+                    let ddl = view_ddl::prepare(db, s, modifiers, current, definer, &write)?;
+                    view_ddl::run(db, info, ddl).await
+                }
                 _ => {
                     let rw = rw.as_deref();
                     let found = &mut values.counted;

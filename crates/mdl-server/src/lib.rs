@@ -75,6 +75,7 @@ mod show_table;
 mod sql_prepare;
 mod status;
 mod time_zone;
+mod views;
 mod wire;
 
 pub use config::{FastPathFlag, HashFlag, Mode, ServerConfig};

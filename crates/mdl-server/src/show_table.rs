@@ -123,10 +123,29 @@ pub(crate) fn show_create(
     s: Option<&Statement>,
     current: Option<String>,
 ) -> Result<Output, ServerError> {
-    let Some(Statement::ShowCreate { obj_name, .. }) = s else {
+    let Some(Statement::ShowCreate { obj_name, obj_type }) = s else {
         return Ok(Output::OK);
     };
     let (schema, table) = crate::rewrite::table_name(obj_name, current.as_deref())?;
+    // A view answers either form (MySQL's `mysqld_show_create`); a table is not a view (1347).
+    if let Some(v) = db.engine().views.get(&schema, &table) {
+        return Ok(Output::Rows(ResultSet {
+            columns: [
+                "View",
+                "Create View",
+                "character_set_client",
+                "collation_connection",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: vec![v.show_create_row()],
+        }));
+    }
+    if *obj_type == sqlparser::ast::ShowCreateObject::View {
+        described(db, &schema, &table)?; // 1049, 1146
+        let msg = format!("'{schema}.{table}' is not VIEW");
+        return Err(ServerError::new(1347, "HY000", msg));
+    }
     let (cols, parts) = described(db, &schema, &table)?;
     let mut text = create_table(&table, &cols, &parts);
     // The counter's next value once past 1, as MySQL prints it (`store_create_info`,

@@ -106,3 +106,52 @@ async fn a_dump_restores_to_the_same_tables() {
     c.query_drop("DROP DATABASE dumped").await.unwrap();
     c.query_drop("DROP DATABASE restored").await.unwrap();
 }
+
+/// Views in a dump: `mariadb-dump` writes a placeholder view per view, then each view's
+/// definition (`SHOW CREATE VIEW`, `information_schema.VIEWS`) in versioned comments; the
+/// restore makes the same views, which answer the same, and a second dump is the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dump_of_views_restores_them() {
+    let Some([dump_tool, client]) = tools_or_skip(
+        "a_dump_of_views_restores_them",
+        [&["mariadb-dump", "mysqldump"], &["mariadb", "mysql"]],
+    ) else {
+        return;
+    };
+    let addr = server();
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE DATABASE dumped_v; CREATE DATABASE restored_v; USE dumped_v; \
+         CREATE TABLE t (id INT PRIMARY KEY, n VARCHAR(10)); INSERT INTO t VALUES (1, 'x'), (2, 'y'); \
+         CREATE VIEW v_all AS SELECT id, n FROM t; \
+         CREATE VIEW v_top (k) AS SELECT MAX(id) FROM v_all WITH CHECK OPTION; USE test",
+    )
+    .await
+    .unwrap();
+    let args = |schema: &str| -> Vec<String> {
+        let port = format!("-P{}", addr.port());
+        vec!["-h127.0.0.1".into(), port, "-uroot".into(), schema.into()]
+    };
+    let dump = tokio::task::block_in_place(|| run(&dump_tool, &args("dumped_v"), None));
+    assert!(
+        dump.contains("VIEW `v_top` (`k`) AS SELECT MAX(id) FROM v_all"),
+        "{dump}"
+    );
+    tokio::time::timeout(Duration::from_secs(90), async {
+        tokio::task::block_in_place(|| run(&client, &args("restored_v"), Some(&dump)))
+    })
+    .await
+    .expect("the restore ends");
+    for schema in ["dumped_v", "restored_v"] {
+        let k: Option<i64> = c
+            .query_first(format!("SELECT k FROM {schema}.v_top"))
+            .await
+            .unwrap();
+        assert_eq!(k, Some(2), "{schema}");
+    }
+    let again = tokio::task::block_in_place(|| run(&dump_tool, &args("restored_v"), None));
+    assert_eq!(stable(&dump), stable(&again));
+    c.query_drop("DROP DATABASE dumped_v; DROP DATABASE restored_v")
+        .await
+        .unwrap();
+}

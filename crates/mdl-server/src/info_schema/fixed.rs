@@ -2,10 +2,11 @@
 //! and `PERFORMANCE_SCHEMA` for the `performance_schema` tables), `PLUGINS` (those engines and
 //! the handshake's authentication method), `CHARACTER_SETS` and
 //! `COLLATIONS` (the one character set and collation the server's strings have, and MySQL's
-//! `utf8mb3` of `information_schema` itself), and the empty `TRIGGERS`, `ROUTINES`, `EVENTS`,
-//! `VIEWS` and `REFERENTIAL_CONSTRAINTS` (the server makes no triggers, stored routines,
-//! events or views, and keeps no foreign keys), for the tools that ask: dump tools for every
-//! table, GUI clients when they connect, ORMs for a table's keys. MySQL 8.0's columns.
+//! `utf8mb3` of `information_schema` itself), and the empty `TRIGGERS`, `ROUTINES`, `EVENTS`
+//! and `REFERENTIAL_CONSTRAINTS` (the server makes no triggers, stored routines or events, and
+//! keeps no foreign keys), for the tools that ask: dump tools for every table, GUI clients when
+//! they connect, ORMs for a table's keys. MySQL 8.0's columns. The columns of `VIEWS` are here
+//! too; its rows are the views' (`views.rs`).
 
 use rusqlite::types::Value;
 
@@ -99,6 +100,7 @@ pub(super) const EVENTS: [&str; 24] = [
     "DATABASE_COLLATION varchar(64)",
 ];
 
+/// MySQL 8.0's `VIEWS` columns.
 pub(super) const VIEWS: [&str; 10] = [
     "TABLE_CATALOG varchar(64)",
     "TABLE_SCHEMA varchar(64)",

@@ -1,0 +1,478 @@
+//! `CREATE [OR REPLACE] VIEW`, `ALTER VIEW` and `DROP VIEW`, run under the statement's locks (X
+//! on every view name, SR on the tables a new definition reads: `mdl-sql`'s `plan/view.rs`),
+//! and the other statements' encounters with views. How a view is kept: `views.rs`.
+//!
+//! The checks MySQL makes once the names are locked (`sql/sql_view.cc`, `mysql_create_view`,
+//! `mysql_register_view`, `mysql_drop_view`): CREATE of a name taken is 1050; OR REPLACE or
+//! ALTER of a table is 1347 (`ER_WRONG_OBJECT`), ALTER of nothing 1146; DROP VIEW of a table is
+//! 1347, of names that are nothing 1051 naming them all, and nothing is dropped (MySQL 8.0's
+//! atomic DDL), unless `IF EXISTS`. The select must run (its columns and tables resolve: 1054,
+//! 1146), its columns' names must differ (1060), and a column list must match it (1353).
+
+use sqlparser::ast::{CreateView, ObjectName, Statement};
+
+use crate::engine::{quote, EngineConn};
+use crate::error::ServerError;
+use crate::processlist::ConnInfo;
+use crate::rewrite::Rewritten;
+use crate::views::View;
+use crate::wire::Output;
+
+/// Rewrites a select into SQLite's dialect in the statement's session (`execute.rs`).
+pub(super) type Write<'a> = dyn Fn(&Statement) -> Result<Rewritten, ServerError> + 'a;
+
+/// What a view DDL runs: the schemas whose views it changes, and SQLite's statements.
+pub(super) struct Ddl {
+    schemas: Vec<String>,
+    sql: Vec<String>,
+}
+
+/// The checks and statements of a view DDL `s` whose locks are held (nothing to run for a
+/// `DROP VIEW IF EXISTS` of nothing). `definer`: the session's account (`CURRENT_USER()`), for a
+/// CREATE without `DEFINER`.
+///
+/// # Errors
+/// Those of the module docs; the rewrite's.
+pub(super) fn prepare(
+    db: &mut EngineConn,
+    s: &Statement,
+    modifiers: &mdl_sql::Modifiers,
+    current: Option<&str>,
+    definer: (String, String),
+    write: &Write<'_>,
+) -> Result<Option<Ddl>, ServerError> {
+    let (schemas, sql) = match s {
+        Statement::CreateView(c) => create(db, c, modifiers, current, definer, write)?,
+        Statement::Drop {
+            names, if_exists, ..
+        } => match drop(db, names, *if_exists, current)? {
+            Some(done) => done,
+            None => return Ok(None),
+        },
+        other => return Err(ServerError::not_supported(&other.to_string())),
+    };
+    Ok(Some(Ddl { schemas, sql }))
+}
+
+/// Runs what [`prepare`] made, with the engine's writer, all or nothing, and reads the changed
+/// schemas' views again.
+pub(super) async fn run(
+    db: &mut EngineConn,
+    info: &ConnInfo,
+    ddl: Option<Ddl>,
+) -> Result<Output, ServerError> {
+    let Some(Ddl { schemas, sql }) = ddl else {
+        return Ok(Output::OK);
+    };
+    db.take_writer(&info.kill).await?;
+    db.execute_batch("SAVEPOINT mdl_view")?;
+    let done = sql
+        .iter()
+        .try_for_each(|q| db.execute_batch(q).map_err(view_error));
+    let end = match done {
+        Ok(()) => "RELEASE mdl_view",
+        Err(_) => "ROLLBACK TO mdl_view; RELEASE mdl_view",
+    };
+    db.execute_batch(end)?;
+    let engine = db.engine().clone();
+    let reloaded: Result<(), ServerError> =
+        (schemas.iter()).try_for_each(|schema| engine.views.reload(db.db(), schema));
+    db.release_writer();
+    done?;
+    reloaded.map(|()| Output::OK)
+}
+
+/// `ER_VIEW_WRONG_LIST`: a column list that does not match the select.
+fn wrong_list() -> ServerError {
+    ServerError::new(
+        1353,
+        "HY000",
+        "In definition of view, derived table or common table expression, SELECT list and \
+         column names list have different column counts",
+    )
+}
+
+/// SQLite's word for a column list that does not match the select, as MySQL's.
+fn view_error(e: ServerError) -> ServerError {
+    match e.message.starts_with("expected ") && e.message.contains(" columns for ") {
+        true => wrong_list(),
+        false => e,
+    }
+}
+
+fn not_view(schema: &str, name: &str) -> ServerError {
+    ServerError::new(1347, "HY000", format!("'{schema}.{name}' is not VIEW"))
+}
+
+fn is_table(db: &mut EngineConn, schema: &str, name: &str) -> Result<bool, ServerError> {
+    Ok(db
+        .tables(schema)?
+        .iter()
+        .any(|t| t.eq_ignore_ascii_case(name)))
+}
+
+/// The schema and the statements of a CREATE / ALTER VIEW (see the module docs).
+fn create(
+    db: &mut EngineConn,
+    c: &CreateView,
+    modifiers: &mdl_sql::Modifiers,
+    current: Option<&str>,
+    definer: (String, String),
+    write: &Write<'_>,
+) -> Result<(Vec<String>, Vec<String>), ServerError> {
+    let (schema, name) = crate::rewrite::table_name(&c.name, current)?;
+    if crate::engine::VIEW_SCHEMAS.contains(&schema.as_str()) {
+        return Err(crate::schema_name::access_denied(&schema));
+    }
+    if !db.engine().has_schema(&schema) {
+        return Err(ServerError::unknown_database(&schema));
+    }
+    let old = db.engine().views.get(&schema, &name);
+    let table = old.is_none() && is_table(db, &schema, &name)?;
+    match (modifiers.alter_view, c.or_replace) {
+        _ if table && (modifiers.alter_view || c.or_replace) => {
+            return Err(not_view(&schema, &name))
+        }
+        (true, _) if old.is_none() => return Err(ServerError::no_such_table(&schema, &name)),
+        (false, false) if table || old.is_some() => {
+            return Err(ServerError::new(
+                1050,
+                "42S01",
+                format!("Table '{name}' already exists"),
+            ))
+        }
+        _ => {}
+    }
+    let rw = write(&Statement::Query(c.query.clone()))?;
+    if rw.read_session {
+        return Err(ServerError::not_supported(
+            "a view that reads the session (variables, CONNECTION_ID(), DATABASE(), ...)",
+        ));
+    }
+    if let Some((s, t)) = rw
+        .tables
+        .iter()
+        .find(|(s, _)| !s.eq_ignore_ascii_case(&schema))
+    {
+        return Err(ServerError::not_supported(&format!(
+            "a view of `{schema}` that reads `{s}`.`{t}`: a view reads its own schema's tables here"
+        )));
+    }
+    let [select] = rw.sql.as_slice() else {
+        return Err(ServerError::not_supported("this select in a view"));
+    };
+    let columns: Vec<String> = c.columns.iter().map(|col| col.name.value.clone()).collect();
+    check_columns(db, select, &columns, &schema)?;
+    let select = &unqualified(select, &schema);
+    let params = c.params.as_ref();
+    let keep = |o: Option<String>, default: &str| o.unwrap_or_else(|| default.to_string());
+    let old_or = |f: fn(&View) -> String, default: &str| {
+        old.as_deref()
+            .filter(|_| modifiers.alter_view)
+            .map_or(default.to_string(), f)
+    };
+    let mut view = View {
+        schema: schema.clone(),
+        name: name.clone(),
+        select: c.query.to_string(),
+        columns: columns.clone(),
+        algorithm: keep(
+            params
+                .and_then(|p| p.algorithm.as_ref())
+                .map(|a| a.to_string()),
+            &old_or(|v| v.algorithm.clone(), "UNDEFINED"),
+        ),
+        definer: match params.and_then(|p| p.definer.as_ref()) {
+            Some(d) => account(d),
+            None => old
+                .as_deref()
+                .filter(|_| modifiers.alter_view)
+                .map_or(definer, |v| v.definer.clone()),
+        },
+        security: keep(
+            params
+                .and_then(|p| p.security.as_ref())
+                .map(|s| s.to_string()),
+            &old_or(|v| v.security.clone(), "DEFINER"),
+        ),
+        check_option: modifiers
+            .view_check
+            .map_or("NONE", |c| c.sql_name())
+            .to_string(),
+        tables: Vec::new(),
+    };
+    view.tables = crate::views::tables_read(&view).map_err(ServerError::from)?;
+    let mut sql = Vec::new();
+    if old.is_some() {
+        sql.push(format!("DROP VIEW {}.{}", quote(&schema), quote(&name)));
+    }
+    let list = match columns.is_empty() {
+        true => String::new(),
+        false => {
+            let cols: Vec<String> = columns.iter().map(|c| quote(c)).collect();
+            format!(" ({})", cols.join(", "))
+        }
+    };
+    sql.push(format!(
+        "CREATE VIEW {}.{}{list} AS {} {select}",
+        quote(&schema),
+        quote(&name),
+        view.comment()
+    ));
+    Ok((vec![schema], sql))
+}
+
+/// `select` without the rewrite's `schema.` before its table names: a view in a SQLite file
+/// names the file's tables unqualified (SQLite finds them in the view's own database), so the
+/// file opens under any name: as `main` too, where a qualified name would make SQLite call the
+/// whole schema malformed. Done on tokens, so a string that spells the name stays as it is.
+fn unqualified(select: &str, schema: &str) -> String {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = sqlparser::dialect::MySqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, select).tokenize() else {
+        return select.to_string();
+    };
+    let is_schema =
+        |t: &Token| matches!(t, Token::Word(w) if w.quote_style.is_some() && w.value == schema);
+    let mut out = String::with_capacity(select.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        if is_schema(&tokens[i]) && tokens.get(i + 1) == Some(&Token::Period) {
+            i += 2;
+            continue;
+        }
+        out.push_str(&tokens[i].to_string());
+        i += 1;
+    }
+    out
+}
+
+/// `user@host` of a `DEFINER`, `%` for a user without a host (as MySQL's `DEFINER = u`).
+fn account(d: &sqlparser::ast::GranteeName) -> (String, String) {
+    match d {
+        sqlparser::ast::GranteeName::UserHost { user, host } => {
+            (user.value.clone(), host.value.clone())
+        }
+        sqlparser::ast::GranteeName::ObjectName(n) => {
+            let text = n.to_string();
+            (text.trim_matches(['`', '\'', '"']).to_string(), "%".into())
+        }
+    }
+}
+
+/// The select prepares (its names resolve), its columns' names differ (1060, `ER_DUP_FIELDNAME`,
+/// as `mysql_create_view` checks), and a column list has as many names (1353).
+fn check_columns(
+    db: &mut EngineConn,
+    select: &str,
+    list: &[String],
+    schema: &str,
+) -> Result<(), ServerError> {
+    let names: Vec<String> = {
+        let st =
+            (db.db().prepare(select)).map_err(|e| ServerError::from_engine(&e, Some(schema)))?;
+        st.column_names().into_iter().map(String::from).collect()
+    };
+    if !list.is_empty() && list.len() != names.len() {
+        return Err(wrong_list());
+    }
+    let shown = if list.is_empty() { &names } else { list };
+    for (i, n) in shown.iter().enumerate() {
+        if shown[..i].iter().any(|m| m.eq_ignore_ascii_case(n)) {
+            return Err(ServerError::new(
+                1060,
+                "42S21",
+                format!("Duplicate column name '{n}'"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The schemas and the statements of a DROP VIEW, or `None` if there is nothing to drop (see
+/// the module docs).
+fn drop(
+    db: &mut EngineConn,
+    names: &[ObjectName],
+    if_exists: bool,
+    current: Option<&str>,
+) -> Result<Option<(Vec<String>, Vec<String>)>, ServerError> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut missing = Vec::new();
+    for n in names {
+        let (schema, name) = crate::rewrite::table_name(n, current)?;
+        match db.engine().views.get(&schema, &name) {
+            Some(v) => found.push((v.schema.clone(), v.name.clone())),
+            None if db.engine().has_schema(&schema) && is_table(db, &schema, &name)? => {
+                return Err(not_view(&schema, &name))
+            }
+            None => missing.push(format!("{schema}.{name}")),
+        }
+    }
+    if !missing.is_empty() && !if_exists {
+        return Err(ServerError::new(
+            1051,
+            "42S02",
+            format!("Unknown table '{}'", missing.join(",")),
+        ));
+    }
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let mut schemas: Vec<String> = found.iter().map(|(s, _)| s.clone()).collect();
+    schemas.sort();
+    schemas.dedup();
+    let sql = (found.iter())
+        .map(|(s, v)| format!("DROP VIEW {}.{}", quote(s), quote(v)))
+        .collect();
+    Ok(Some((schemas, sql)))
+}
+
+/// What [`expand`] did, for [`recheck`].
+pub(super) struct Expanded {
+    /// The view catalog's generation when the plan was expanded.
+    generation: u64,
+    /// The plan before, if the server has views.
+    original: Option<std::sync::Arc<mdl_sql::Plan>>,
+}
+
+/// Adds to `plan` the locks of the tables it reads through views (`mdl-sql`'s
+/// `Plan::expand_views`), and refuses a write to a view before any lock: SQLite's views are
+/// read-only (1471 for INSERT, `ER_NON_INSERTABLE_TABLE`; 1288 for UPDATE and DELETE,
+/// `ER_NON_UPDATABLE_TABLE`).
+///
+/// # Errors
+/// 1471, 1288, 1462 (a view that reaches itself).
+pub(super) fn expand(
+    engine: &crate::engine::Engine,
+    plan: &mut std::sync::Arc<mdl_sql::Plan>,
+) -> Result<Expanded, ServerError> {
+    let generation = engine.views.generation();
+    if engine.views.is_empty() {
+        return Ok(Expanded {
+            generation,
+            original: None,
+        });
+    }
+    let original = plan.clone();
+    let mut p = (*original).clone();
+    if !p.expand_views(|t| engine.views.tables_of(t))?.is_empty() {
+        refuse_writes(engine, &original)?;
+        *plan = std::sync::Arc::new(p);
+    }
+    Ok(Expanded {
+        generation,
+        original: Some(original),
+    })
+}
+
+fn refuse_writes(engine: &crate::engine::Engine, p: &mdl_sql::Plan) -> Result<(), ServerError> {
+    use mdl_core::LockType;
+    let verb = match p.kind {
+        mdl_sql::StatementKind::Insert => "INSERT",
+        mdl_sql::StatementKind::Update => "UPDATE",
+        mdl_sql::StatementKind::Delete => "DELETE",
+        _ => return Ok(()),
+    };
+    let written = (p.requests.iter())
+        .filter(|r| matches!(r.lock_type, LockType::SW | LockType::SWLP))
+        .find_map(|r| engine.views.get(r.key.schema(), r.key.name()));
+    match written {
+        Some(v) if verb == "INSERT" => Err(ServerError::new(
+            1471,
+            "HY000",
+            format!(
+                "The target table {} of the INSERT is not insertable-into",
+                v.name
+            ),
+        )),
+        Some(v) => Err(ServerError::new(
+            1288,
+            "HY000",
+            format!("The target table {} of the {verb} is not updatable", v.name),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Once the locks of `plan` are granted: if a view DDL ran since [`expand`], the views the
+/// statement names must still expand to the locks it holds, or the statement ends with 1412
+/// (`ER_TABLE_DEF_CHANGED`, which MySQL gives a statement whose tables changed under it)
+/// instead of reading tables it has no lock on. The names themselves cannot change now: the
+/// statement holds their locks.
+///
+/// # Errors
+/// 1412; 1462.
+pub(super) fn recheck(
+    engine: &crate::engine::Engine,
+    e: &Expanded,
+    plan: &mdl_sql::Plan,
+) -> Result<(), ServerError> {
+    if engine.views.generation() == e.generation {
+        return Ok(());
+    }
+    let mut again = e.original.as_deref().unwrap_or(plan).clone();
+    again.expand_views(|t| engine.views.tables_of(t))?;
+    if again.requests == plan.requests {
+        return Ok(());
+    }
+    Err(ServerError::new(
+        1412,
+        "HY000",
+        "Table definition has changed, please retry transaction",
+    ))
+}
+
+/// A `DROP TABLE IF EXISTS` of names of which some are views: those are left alone, as MySQL's
+/// (a note, `Unknown table`), where SQLite's `DROP TABLE IF EXISTS` of a view fails. Dump files
+/// drop every name they create so. `rw.sql` has one `DROP TABLE` per name, in order.
+pub(super) fn drop_tables_not_views(
+    engine: &crate::engine::Engine,
+    s: &Statement,
+    current: Option<&str>,
+    rw: &Rewritten,
+) -> Option<Rewritten> {
+    let Statement::Drop {
+        object_type: sqlparser::ast::ObjectType::Table,
+        names,
+        if_exists: true,
+        ..
+    } = s
+    else {
+        return None;
+    };
+    if engine.views.is_empty() || names.len() != rw.sql.len() {
+        return None;
+    }
+    let is_view = |n: &ObjectName| {
+        crate::rewrite::table_name(n, current)
+            .is_ok_and(|(s, t)| engine.views.get(&s, &t).is_some())
+    };
+    if !names.iter().any(is_view) {
+        return None;
+    }
+    let sql = (names.iter().zip(&rw.sql))
+        .filter(|(n, _)| !is_view(n))
+        .map(|(_, q)| q.clone())
+        .collect();
+    Some(Rewritten { sql, ..rw.clone() })
+}
+
+/// CREATE, ALTER or DROP VIEW: run by [`run`].
+pub(super) fn is_view_ddl(kind: mdl_sql::StatementKind) -> bool {
+    use mdl_sql::StatementKind as K;
+    matches!(kind, K::CreateView | K::AlterView | K::DropView)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_schema_goes_from_names_not_from_strings() {
+        let sql =
+            "SELECT `app`.t.a, 'x `app`.t' FROM `app`.t JOIN `app`.`u` ON 1 WHERE b = `other`.c";
+        assert_eq!(
+            super::unqualified(sql, "app"),
+            "SELECT t.a, 'x `app`.t' FROM t JOIN `u` ON 1 WHERE b = `other`.c"
+        );
+    }
+}
