@@ -343,7 +343,10 @@ impl Connection {
         if let Some(schema) = plan.needs_tables_of_schema().map(str::to_string) {
             if self.shared.engine.has_schema(&schema) {
                 // Folded as the session folds names (lower_case_table_names = 1).
+                // Its views too: `find_db_tables` lists them (`sql/sql_db.cc`).
+                let views = self.shared.engine.views.of_schema(&schema);
                 let tables: Vec<String> = (self.db.tables(&schema)?.iter())
+                    .chain(views.iter().map(|v| &v.name))
                     .map(|t| t.to_ascii_lowercase())
                     .collect();
                 Arc::make_mut(&mut plan).add_tables_of_schema(&tables)?;

@@ -164,7 +164,18 @@ async fn views_answer_as_mysqls() {
         .unwrap();
     assert_eq!(err(&mut c, "SELECT * FROM vw_v").await, 1146);
     c.query_drop("DROP TABLE vw_t").await.unwrap();
+    // DROP DATABASE takes its views with it (X on each, as `mysql_rm_db`).
+    c.query_drop("CREATE VIEW vw_other.v AS SELECT a FROM vw_other.t")
+        .await
+        .unwrap();
     c.query_drop("DROP DATABASE vw_other").await.unwrap();
+    let n: Option<i64> = c
+        .query_first(
+            "SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'vw_other'",
+        )
+        .await
+        .unwrap();
+    assert_eq!(n, Some(0));
 }
 
 /// A transaction that read a table through a view holds SR on the view and on the table until

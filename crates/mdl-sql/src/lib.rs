@@ -100,6 +100,8 @@
 //! | commit of a read-write transaction | COMMIT IX (EXPLICIT), released after the commit | `sql/handler.cc` `ha_commit_trans` |
 //! | CREATE / ALTER / DROP / TRUNCATE / RENAME TABLE, CREATE / DROP INDEX | BACKUP_LOCK IX, GLOBAL IX, SCHEMA IX; tables X (DROP, TRUNCATE, RENAME), S then X (CREATE), SU then X (ALTER, the index statements); implicit commit before and after | `sql/sql_base.cc` `lock_table_names`, `open_table`; `sql/sql_table.cc` `mysql_inplace_alter_table` |
 //! | CREATE / DROP DATABASE | GLOBAL IX, SCHEMA X, BACKUP_LOCK IX (+ the schema's tables X) | `sql/lock.cc` `lock_schema_name`, `sql/sql_db.cc` `mysql_rm_db` |
+//! | CREATE [OR REPLACE] / ALTER VIEW, DROP VIEW | the view X, the select's tables SR, BACKUP_LOCK IX, GLOBAL IX, SCHEMA IX; implicit commit | `sql/sql_view.cc` `mysql_create_view`, `mysql_drop_view` |
+//! | a statement that names a view | the view's lock, then the same on every table the view reads (views in it in turn: [`Plan::expand_views`]) | `sql/sql_view.cc` `mysql_make_view` |
 //! | LOCK TABLES | READ SRO, READ LOCAL SR, WRITE SNRW (+ GLOBAL IX, SCHEMA IX), all EXPLICIT | `sql_yacc.yy` `table_lock`, `THD::enter_locked_tables_mode` |
 //! | FLUSH TABLES WITH READ LOCK | GLOBAL S, COMMIT S (EXPLICIT) | `sql/lock.cc` `Global_read_lock` |
 //! | FLUSH TABLES t, ... FOR EXPORT | the tables SNW, LOCK TABLES mode | `sql/sql_reload.cc` `flush_tables_for_export` |
@@ -128,9 +130,10 @@
 //!
 //! ## Not modelled
 //!
-//! There is no catalog: views are locked by their own name only, foreign-key and trigger
-//! tables are not added, DROP DATABASE gets its tables from the caller
-//! ([`Plan::add_tables_of_schema`]), and there are no privileges. Temporary tables (no
+//! There is no catalog: the caller says which names are views and lists their tables
+//! ([`view_tables`], [`Plan::expand_views`]), DROP DATABASE gets its tables from the caller
+//! ([`Plan::add_tables_of_schema`]), foreign-key and trigger tables are not added, and there
+//! are no privileges. Temporary tables (no
 //! metadata locks in MySQL), stored routines, tablespaces, HANDLER and XA are not supported
 //! (1235). Names compare as written (`lower_case_table_names=0`), or folded to lowercase with
 //! [`SessionState::lower_case_table_names`] (`=1`). FLUSH TABLES WITH READ LOCK

@@ -41,17 +41,13 @@ pub(super) fn prepare(
     definer: (String, String),
     write: &Write<'_>,
 ) -> Result<Option<Ddl>, ServerError> {
-    let (schemas, sql) = match s {
-        Statement::CreateView(c) => create(db, c, modifiers, current, definer, write)?,
+    match s {
+        Statement::CreateView(c) => create(db, c, modifiers, current, definer, write).map(Some),
         Statement::Drop {
             names, if_exists, ..
-        } => match drop(db, names, *if_exists, current)? {
-            Some(done) => done,
-            None => return Ok(None),
-        },
-        other => return Err(ServerError::not_supported(&other.to_string())),
-    };
-    Ok(Some(Ddl { schemas, sql }))
+        } => drop(db, names, *if_exists, current),
+        other => Err(ServerError::not_supported(&other.to_string())),
+    }
 }
 
 /// Runs what [`prepare`] made, with the engine's writer, all or nothing, and reads the changed
@@ -111,7 +107,7 @@ fn is_table(db: &mut EngineConn, schema: &str, name: &str) -> Result<bool, Serve
         .any(|t| t.eq_ignore_ascii_case(name)))
 }
 
-/// The schema and the statements of a CREATE / ALTER VIEW (see the module docs).
+/// What a CREATE / ALTER VIEW runs (see the module docs).
 fn create(
     db: &mut EngineConn,
     c: &CreateView,
@@ -119,7 +115,7 @@ fn create(
     current: Option<&str>,
     definer: (String, String),
     write: &Write<'_>,
-) -> Result<(Vec<String>, Vec<String>), ServerError> {
+) -> Result<Ddl, ServerError> {
     let (schema, name) = crate::rewrite::table_name(&c.name, current)?;
     if crate::engine::VIEW_SCHEMAS.contains(&schema.as_str()) {
         return Err(crate::schema_name::access_denied(&schema));
@@ -219,7 +215,10 @@ fn create(
         quote(&name),
         view.comment()
     ));
-    Ok((vec![schema], sql))
+    Ok(Ddl {
+        schemas: vec![schema],
+        sql,
+    })
 }
 
 /// `select` without the rewrite's `schema.` before its table names: a view in a SQLite file
@@ -289,14 +288,13 @@ fn check_columns(
     Ok(())
 }
 
-/// The schemas and the statements of a DROP VIEW, or `None` if there is nothing to drop (see
-/// the module docs).
+/// What a DROP VIEW runs, or `None` if there is nothing to drop (see the module docs).
 fn drop(
     db: &mut EngineConn,
     names: &[ObjectName],
     if_exists: bool,
     current: Option<&str>,
-) -> Result<Option<(Vec<String>, Vec<String>)>, ServerError> {
+) -> Result<Option<Ddl>, ServerError> {
     let mut found: Vec<(String, String)> = Vec::new();
     let mut missing = Vec::new();
     for n in names {
@@ -325,7 +323,7 @@ fn drop(
     let sql = (found.iter())
         .map(|(s, v)| format!("DROP VIEW {}.{}", quote(s), quote(v)))
         .collect();
-    Ok(Some((schemas, sql)))
+    Ok(Some(Ddl { schemas, sql }))
 }
 
 /// What [`expand`] did, for [`recheck`].
