@@ -13,6 +13,21 @@ async fn err(c: &mut Conn, sql: &str) -> u16 {
     code(c.query_drop(sql).await).0
 }
 
+/// The TABLE rows of `metadata_locks` of connection `id`: `(OBJECT_NAME, LOCK_TYPE,
+/// LOCK_STATUS)`, by name.
+async fn table_locks(obs: &mut Conn, id: u64) -> Vec<(String, String, String)> {
+    (locks_of(obs, id).await.into_iter())
+        .filter(|l| l.0 == "TABLE")
+        .map(|l| (l.1.unwrap_or_default(), l.2, l.3))
+        .collect()
+}
+
+fn granted(rows: &[(&str, &str)]) -> Vec<(String, String, String)> {
+    (rows.iter())
+        .map(|(n, t)| (n.to_string(), t.to_string(), "GRANTED".to_string()))
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn views_answer_as_mysqls() {
     let mut c = conn().await;
@@ -197,27 +212,13 @@ async fn a_transaction_that_read_a_view_holds_its_tables() {
     reader.query_drop("BEGIN").await.unwrap();
     let v: Option<i64> = reader.query_first("SELECT v FROM vl_outer").await.unwrap();
     assert_eq!(v, Some(1));
-    let held: Vec<(Option<String>, String, String)> = locks_of(&mut obs, reader_id)
-        .await
-        .into_iter()
-        .filter(|l| l.0 == "TABLE")
-        .map(|l| (l.1, l.2, l.3))
-        .collect();
     assert_eq!(
-        held,
-        [
-            (
-                Some("vl_inner".into()),
-                "SHARED_READ".into(),
-                "GRANTED".into()
-            ),
-            (
-                Some("vl_outer".into()),
-                "SHARED_READ".into(),
-                "GRANTED".into()
-            ),
-            (Some("vl_t".into()), "SHARED_READ".into(), "GRANTED".into()),
-        ]
+        table_locks(&mut obs, reader_id).await,
+        granted(&[
+            ("vl_inner", "SHARED_READ"),
+            ("vl_outer", "SHARED_READ"),
+            ("vl_t", "SHARED_READ")
+        ])
     );
 
     let ddl_id = id(&mut ddl).await;
@@ -261,18 +262,9 @@ async fn lock_tables_of_a_view() {
     c.query_drop("LOCK TABLES vk_v READ").await.unwrap();
     let n: Option<i64> = c.query_first("SELECT id FROM vk_v").await.unwrap();
     assert_eq!(n, Some(5));
-    let held: Vec<(Option<String>, String)> = locks_of(&mut obs, me)
-        .await
-        .into_iter()
-        .filter(|l| l.0 == "TABLE")
-        .map(|l| (l.1, l.2))
-        .collect();
     assert_eq!(
-        held,
-        [
-            (Some("vk_t".into()), "SHARED_READ_ONLY".into()),
-            (Some("vk_v".into()), "SHARED_READ_ONLY".into()),
-        ]
+        table_locks(&mut obs, me).await,
+        granted(&[("vk_t", "SHARED_READ_ONLY"), ("vk_v", "SHARED_READ_ONLY")])
     );
     assert_eq!(err(&mut c, "CREATE VIEW vk_w AS SELECT 1").await, 1192);
     assert_eq!(err(&mut c, "DROP VIEW vk_v").await, 1192);
@@ -324,13 +316,10 @@ async fn views_outlive_the_server() {
     let mut obs = bounded("connect", connect(server.local_addr()))
         .await
         .unwrap();
-    let names: Vec<Option<String>> = locks_of(&mut obs, me)
-        .await
-        .into_iter()
-        .filter(|l| l.0 == "TABLE")
-        .map(|l| l.1)
-        .collect();
-    assert_eq!(names, [Some("t".into()), Some("v".into())]);
+    assert_eq!(
+        table_locks(&mut obs, me).await,
+        granted(&[("t", "SHARED_READ"), ("v", "SHARED_READ")])
+    );
     c.query_drop("COMMIT").await.unwrap();
     c.disconnect().await.unwrap();
     obs.disconnect().await.unwrap();
