@@ -158,7 +158,9 @@ impl Engine {
             views: crate::views::ViewCatalog::default(),
         };
         for name in lock(&engine.catalog).0.keys() {
-            crate::views::load_file(&engine.views, &engine.file(name), name)?;
+            if let Err(e) = crate::views::load_file(&engine.views, &engine.file(name), name) {
+                eprintln!("mdl-server: warning: the views of {name} are not known: {e}");
+            }
         }
         for s in schemas.iter().filter(|s| !s.is_empty()) {
             engine.create_schema(s, true)?;
