@@ -314,6 +314,10 @@ impl EngineConn {
         // triggers. Set once: setting the flag expires every prepared statement.
         db.execute_batch("PRAGMA recursive_triggers = ON")
             .map_err(engine_err)?;
+        // A RENAME TABLE leaves the views that read the table naming its old name, as MySQL's
+        // (SQLite would rewrite them: their MySQL definition and locks would then disagree).
+        db.execute_batch("PRAGMA legacy_alter_table = ON")
+            .map_err(engine_err)?;
         for v in VIEW_SCHEMAS {
             db.execute_batch(&format!("ATTACH DATABASE ':memory:' AS {}", quote(v)))
                 .map_err(engine_err)?;

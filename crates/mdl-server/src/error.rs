@@ -220,6 +220,17 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
             format!("{}.{name}", schema.unwrap_or(""))
         }
     };
+    // A view a table of which is gone (`views.rs`): `ER_VIEW_INVALID`.
+    if let Some(v) = msg.strip_prefix(crate::views::INVALID_ERROR) {
+        return ServerError::new(
+            1356,
+            "HY000",
+            format!(
+                "View '{v}' references invalid table(s) or column(s) or function(s) or \
+                 definer/invoker of view lack rights to use them"
+            ),
+        );
+    }
     if let Some(t) = msg.strip_prefix("no such table: ") {
         return ServerError::new(
             1146,

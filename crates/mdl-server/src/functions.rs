@@ -186,6 +186,7 @@ pub fn register(
         ctx.get::<Value>(0)
     })?;
     crate::replace_rows::register(db, outcome)?;
+    crate::views::register(db)?;
     string::register(db)?;
     splice::register(db)?;
     numeric::register(db)?;

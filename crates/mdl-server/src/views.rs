@@ -16,12 +16,24 @@
 //! per definition), so the statement's plan locks them ([`mdl_sql::Plan::expand_views`]); with
 //! no view in the server the answer costs one atomic load.
 //!
+//! A view over a table that goes (DROP TABLE, or RENAME TABLE, which leaves views naming the old
+//! name as MySQL does: connections set SQLite's `legacy_alter_table`) is invalid in MySQL, and
+//! a query of it fails with 1356 until the table is back. SQLite would keep such a view, and
+//! then refuse every `RENAME COLUMN` and `DROP COLUMN` of the schema; so after each DDL the
+//! server makes such a view a stub, one row under the same column names whose first value
+//! calls [`INVALID`] (1356), and makes a stub whose tables are all back its select again
+//! (`execute/view_ddl.rs`, `follow_tables`). The comment keeps what either needs: SQLite's
+//! select and the column names.
+//!
 //! What differs from MySQL: a view reads the tables of its own schema only (SQLite's rule for a
 //! view in an attached database: `view v cannot reference objects in database x`); it is not
 //! updatable (SQLite's views are read-only: INSERT is 1471, UPDATE and DELETE 1288); it cannot
 //! read the session (user or system variables, `CONNECTION_ID()`, `DATABASE()`, ...: the
 //! rewrite makes those literals, which a view would keep); `ALGORITHM` and `SQL SECURITY` are
-//! kept and shown, and change nothing (SQLite has one way to run a view, and no privileges).
+//! kept and shown, and change nothing (SQLite has one way to run a view, and no privileges);
+//! `RENAME TABLE` of a view is 1235 (SQLite renames no view); `DROP COLUMN` of a column a view
+//! reads is refused by SQLite (MySQL makes the view invalid), and `RENAME COLUMN` rewrites
+//! SQLite's text of the view, not the MySQL text `SHOW CREATE VIEW` shows.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -55,9 +67,37 @@ pub struct View {
     pub check_option: String,
     /// The tables the select reads (lock keys: lower case).
     pub tables: Vec<TableName>,
+    /// The select in SQLite's dialect, its table names unqualified: what the view runs while
+    /// they all exist.
+    pub sqlite: String,
+    /// The names of its columns, in order.
+    pub names: Vec<String>,
+    /// A table it reads is gone: SQLite's text is a stub that fails with 1356 (see the module
+    /// docs).
+    pub invalid: bool,
 }
 
 const MARK: &str = "/*mdl-view ";
+
+/// The function a stub calls (see the module docs).
+pub const INVALID: &str = "MDL_INVALID_VIEW";
+
+/// The start of the error [`INVALID`] raises; `error.rs` makes it MySQL's 1356.
+pub const INVALID_ERROR: &str = "invalid view: ";
+
+/// Registers [`INVALID`] on `db`.
+///
+/// # Errors
+/// SQLite errors.
+pub fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    db.create_scalar_function(INVALID, 2, FunctionFlags::SQLITE_UTF8, |ctx| {
+        let (schema, name): (String, String) = (ctx.get(0)?, ctx.get(1)?);
+        Err::<rusqlite::types::Value, _>(rusqlite::Error::UserFunctionError(
+            format!("{INVALID_ERROR}{schema}.{name}").into(),
+        ))
+    })
+}
 
 impl View {
     /// The comment SQLite's text keeps (see the module docs).
@@ -69,8 +109,38 @@ impl View {
             "definer": [self.definer.0, self.definer.1],
             "security": self.security,
             "check_option": self.check_option,
+            "sqlite": self.sqlite,
+            "names": self.names,
         });
         format!("{MARK}{}*/", meta.to_string().replace("*/", "*\\/"))
+    }
+
+    /// SQLite's `CREATE VIEW` of this view: its select, or (`stub`) one row that fails with
+    /// 1356 under the same column names, so views that read this one stay valid in SQLite.
+    pub fn sqlite_create(&self, stub: bool) -> String {
+        let (s, v) = (quote(&self.schema), quote(&self.name));
+        let list = match stub || !self.columns.is_empty() {
+            true if stub => self.names.clone(),
+            true => self.columns.clone(),
+            false => Vec::new(),
+        };
+        let list = match list.is_empty() {
+            true => String::new(),
+            false => {
+                let cols: Vec<String> = list.iter().map(|c| quote(c)).collect();
+                format!(" ({})", cols.join(", "))
+            }
+        };
+        let body = match stub {
+            false => self.sqlite.clone(),
+            true => {
+                let lit = |x: &str| format!("'{}'", x.replace('\'', "''"));
+                let call = format!("{INVALID}({}, {})", lit(&self.schema), lit(&self.name));
+                let nulls = (1..self.names.len()).map(|_| ", NULL".to_string());
+                format!("SELECT {call}{}", nulls.collect::<String>())
+            }
+        };
+        format!("CREATE VIEW {s}.{v}{list} AS {} {body}", self.comment())
     }
 
     /// MySQL's `SHOW CREATE VIEW` text (`sql/sql_show.cc`, `view_store_create_info`).
@@ -146,24 +216,29 @@ impl View {
                 .unwrap_or(d)
                 .to_string()
         };
-        let columns = (meta.as_ref().and_then(|m| m.get("columns")))
-            .and_then(Json::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|c| c.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let list = |k: &str| -> Vec<String> {
+            (meta.as_ref().and_then(|m| m.get(k)))
+                .and_then(Json::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|c| c.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         let mut v = View {
             schema: schema.to_string(),
             name: name.to_string(),
             select: text("select", after_as),
-            columns,
+            columns: list("columns"),
             algorithm: text("algorithm", "UNDEFINED"),
             definer: (part(0, "root"), part(1, "%")),
             security: text("security", "DEFINER"),
             check_option: text("check_option", "NONE"),
             tables: Vec::new(),
+            sqlite: text("sqlite", after_as),
+            names: list("names"),
+            invalid: sql.contains(INVALID),
         };
         v.tables = tables_read(&v).unwrap_or_default();
         v
@@ -237,6 +312,15 @@ impl ViewCatalog {
             .map(|(_, v)| v.clone())
             .collect();
         out.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
+    /// The schemas that have views.
+    pub fn schemas(&self) -> Vec<String> {
+        let views = self.views.read().unwrap_or_else(|e| e.into_inner());
+        let mut out: Vec<String> = views.values().map(|v| v.schema.clone()).collect();
+        out.sort();
+        out.dedup();
         out
     }
 
@@ -321,6 +405,9 @@ mod tests {
             security: "INVOKER".into(),
             check_option: "LOCAL".into(),
             tables: Vec::new(),
+            sqlite: "SELECT a FROM t1".into(),
+            names: vec!["x".into()],
+            invalid: false,
         };
         let c = v.comment();
         assert_eq!(c.matches("*/").count(), 1, "{c}");

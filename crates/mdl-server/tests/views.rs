@@ -193,6 +193,58 @@ async fn views_answer_as_mysqls() {
     assert_eq!(n, Some(0));
 }
 
+/// A view turns invalid when a table it reads goes (1356, as MySQL's) and valid again when it
+/// comes back; DDL of a table on a view's name is refused as MySQL refuses it; an invalid view
+/// stops no DDL of other tables.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn views_follow_their_tables() {
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE TABLE vf_t (a INT, b INT); INSERT INTO vf_t VALUES (1, 2); \
+         CREATE TABLE vf_u (x INT, y INT); \
+         CREATE VIEW vf_v AS SELECT a FROM vf_t; CREATE VIEW vf_w AS SELECT a FROM vf_v",
+    )
+    .await
+    .unwrap();
+    let sum = "SELECT a FROM vf_w";
+    c.query_drop("DROP TABLE vf_t").await.unwrap();
+    assert_eq!(err(&mut c, "SELECT * FROM vf_v").await, 1356);
+    assert_eq!(err(&mut c, sum).await, 1356);
+    // Other tables' DDL goes on (SQLite alone would refuse it: "error in view").
+    c.query_drop("ALTER TABLE vf_u RENAME COLUMN y TO z; ALTER TABLE vf_u DROP COLUMN z")
+        .await
+        .unwrap();
+    c.query_drop("ALTER TABLE vf_u MODIFY x BIGINT")
+        .await
+        .unwrap();
+    c.query_drop("CREATE TABLE vf_t (a INT); INSERT INTO vf_t VALUES (7)")
+        .await
+        .unwrap();
+    let a: Option<i64> = c.query_first(sum).await.unwrap();
+    assert_eq!(a, Some(7));
+    // A RENAME leaves the view naming the old name, as MySQL's.
+    c.query_drop("RENAME TABLE vf_t TO vf_t2").await.unwrap();
+    assert_eq!(err(&mut c, sum).await, 1356);
+    c.query_drop("RENAME TABLE vf_t2 TO vf_t").await.unwrap();
+    let a: Option<i64> = c.query_first(sum).await.unwrap();
+    assert_eq!(a, Some(7));
+    for (sql, code) in [
+        ("ALTER TABLE vf_v ADD COLUMN c INT", 1347),
+        ("CREATE INDEX k ON vf_v (a)", 1347),
+        ("TRUNCATE TABLE vf_v", 1146),
+        ("CREATE TABLE vf_v (a INT)", 1050),
+        ("RENAME TABLE vf_v TO vf_v2", 1235),
+    ] {
+        assert_eq!(err(&mut c, sql).await, code, "{sql}");
+    }
+    c.query_drop("CREATE TABLE IF NOT EXISTS vf_v (a INT)")
+        .await
+        .unwrap();
+    c.query_drop("DROP VIEW vf_w, vf_v; DROP TABLE vf_t, vf_u")
+        .await
+        .unwrap();
+}
+
 /// A transaction that read a table through a view holds SR on the view and on the table until
 /// it ends: an ALTER TABLE of the table waits for it, as in MySQL, and so does a DROP VIEW.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -160,8 +160,9 @@ pub(super) async fn run(
                 db.execute_batch(end)?;
             }
             done?;
+            let followed = super::view_ddl::follow_tables(db);
             db.release_writer();
-            Ok(Output::OK)
+            followed.map(|()| Output::OK)
         }
         K::CreateSchema | K::DropSchema => schema_ddl(db, s),
         // FLUSH (but WITH READ LOCK and FOR EXPORT, whose locks are the statement): MySQL's

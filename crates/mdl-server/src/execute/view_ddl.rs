@@ -73,9 +73,53 @@ pub(super) async fn run(
     let engine = db.engine().clone();
     let reloaded: Result<(), ServerError> =
         (schemas.iter()).try_for_each(|schema| engine.views.reload(db.db(), schema));
+    let followed = match (&done, &reloaded) {
+        (Ok(()), Ok(())) => follow_tables(db),
+        _ => Ok(()),
+    };
     db.release_writer();
     done?;
-    reloaded.map(|()| Output::OK)
+    reloaded?;
+    followed.map(|()| Output::OK)
+}
+
+/// After a DDL, with the engine's writer: each view a table or view of which is now gone
+/// becomes a stub that fails with 1356, and each stub whose tables are all back runs its
+/// select again (`views.rs`), as a MySQL view turns invalid and valid with its tables. SQLite
+/// itself would keep a view over a dropped table, and then refuse every later `RENAME COLUMN`
+/// and `DROP COLUMN` of the schema ("error in view").
+///
+/// # Errors
+/// SQLite errors.
+pub(super) fn follow_tables(db: &mut EngineConn) -> Result<(), ServerError> {
+    let engine = db.engine().clone();
+    if engine.views.is_empty() {
+        return Ok(());
+    }
+    for schema in engine.views.schemas() {
+        let views = engine.views.of_schema(&schema);
+        let mut there: Vec<String> = db.tables(&schema)?;
+        there.extend(views.iter().map(|v| v.name.clone()));
+        let exists = |t: &mdl_sql::TableName| there.iter().any(|n| n.eq_ignore_ascii_case(&t.name));
+        let mut sql = String::new();
+        for v in &views {
+            let valid = v.tables.iter().all(exists);
+            if valid == v.invalid {
+                let drop = format!("DROP VIEW {}.{}; ", quote(&v.schema), quote(&v.name));
+                sql.push_str(&drop);
+                sql.push_str(&v.sqlite_create(!valid));
+                sql.push_str("; ");
+            }
+        }
+        if !sql.is_empty() {
+            db.execute_batch(&format!("SAVEPOINT mdl_follow; {sql} RELEASE mdl_follow"))
+                .inspect_err(|_| {
+                    let _ = db.execute_batch("ROLLBACK TO mdl_follow; RELEASE mdl_follow");
+                })?;
+            engine.views.reload(db.db(), &schema)?;
+        }
+    }
+    Ok(())
 }
 
 /// `ER_VIEW_WRONG_LIST`: a column list that does not match the select.
@@ -158,8 +202,7 @@ fn create(
         return Err(ServerError::not_supported("this select in a view"));
     };
     let columns: Vec<String> = c.columns.iter().map(|col| col.name.value.clone()).collect();
-    check_columns(db, select, &columns, &schema)?;
-    let select = &unqualified(select, &schema);
+    let names = check_columns(db, select, &columns, &schema)?;
     let params = c.params.as_ref();
     let keep = |o: Option<String>, default: &str| o.unwrap_or_else(|| default.to_string());
     let old_or = |f: fn(&View) -> String, default: &str| {
@@ -196,25 +239,16 @@ fn create(
             .map_or("NONE", |c| c.sql_name())
             .to_string(),
         tables: Vec::new(),
+        sqlite: unqualified(select, &schema),
+        names,
+        invalid: false,
     };
     view.tables = crate::views::tables_read(&view).map_err(ServerError::from)?;
     let mut sql = Vec::new();
     if old.is_some() {
         sql.push(format!("DROP VIEW {}.{}", quote(&schema), quote(&name)));
     }
-    let list = match columns.is_empty() {
-        true => String::new(),
-        false => {
-            let cols: Vec<String> = columns.iter().map(|c| quote(c)).collect();
-            format!(" ({})", cols.join(", "))
-        }
-    };
-    sql.push(format!(
-        "CREATE VIEW {}.{}{list} AS {} {select}",
-        quote(&schema),
-        quote(&name),
-        view.comment()
-    ));
+    sql.push(view.sqlite_create(false));
     Ok(Ddl {
         schemas: vec![schema],
         sql,
@@ -260,13 +294,14 @@ fn account(d: &sqlparser::ast::GranteeName) -> (String, String) {
 }
 
 /// The select prepares (its names resolve), its columns' names differ (1060, `ER_DUP_FIELDNAME`,
-/// as `mysql_create_view` checks), and a column list has as many names (1353).
+/// as `mysql_create_view` checks), and a column list has as many names (1353). Returns the
+/// view's column names.
 fn check_columns(
     db: &mut EngineConn,
     select: &str,
     list: &[String],
     schema: &str,
-) -> Result<(), ServerError> {
+) -> Result<Vec<String>, ServerError> {
     let names: Vec<String> = {
         let st =
             (db.db().prepare(select)).map_err(|e| ServerError::from_engine(&e, Some(schema)))?;
@@ -275,7 +310,11 @@ fn check_columns(
     if !list.is_empty() && list.len() != names.len() {
         return Err(wrong_list());
     }
-    let shown = if list.is_empty() { &names } else { list };
+    let shown = if list.is_empty() {
+        names
+    } else {
+        list.to_vec()
+    };
     for (i, n) in shown.iter().enumerate() {
         if shown[..i].iter().any(|m| m.eq_ignore_ascii_case(n)) {
             return Err(ServerError::new(
@@ -285,7 +324,7 @@ fn check_columns(
             ));
         }
     }
-    Ok(())
+    Ok(shown)
 }
 
 /// What a DROP VIEW runs, or `None` if there is nothing to drop (see the module docs).
@@ -460,6 +499,51 @@ pub(super) fn drop_tables_not_views(
 pub(super) fn is_view_ddl(kind: mdl_sql::StatementKind) -> bool {
     use mdl_sql::StatementKind as K;
     matches!(kind, K::CreateView | K::AlterView | K::DropView)
+}
+
+/// A table DDL whose table is a view, refused under its locks as MySQL refuses it: ALTER
+/// TABLE, CREATE and DROP INDEX are 1347 (`'s.v' is not BASE TABLE`), TRUNCATE 1146 (it opens
+/// base tables only), CREATE TABLE 1050 (nothing with IF NOT EXISTS); RENAME TABLE of a view is 1235 here (SQLite cannot
+/// rename a view).
+///
+/// # Errors
+/// 1347, 1146, 1050, 1235.
+pub(super) fn refuse_table_ddl(
+    engine: &crate::engine::Engine,
+    s: Option<&Statement>,
+    current: Option<&str>,
+) -> Result<(), ServerError> {
+    if engine.views.is_empty() {
+        return Ok(());
+    }
+    let view = |n: &ObjectName| {
+        crate::rewrite::table_name(n, current)
+            .ok()
+            .filter(|(s, t)| engine.views.get(s, t).is_some())
+    };
+    let not_base = |(s, t): (String, String)| {
+        ServerError::new(1347, "HY000", format!("'{s}.{t}' is not BASE TABLE"))
+    };
+    match s {
+        Some(Statement::AlterTable(a)) => view(&a.name).map(not_base),
+        Some(Statement::CreateIndex(c)) => view(&c.table_name).map(not_base),
+        Some(Statement::Drop {
+            object_type: sqlparser::ast::ObjectType::Index,
+            table: Some(t),
+            ..
+        }) => view(t).map(not_base),
+        Some(Statement::Truncate(t)) => (t.table_names.iter())
+            .find_map(|t| view(&t.name))
+            .map(|(s, t)| ServerError::no_such_table(&s, &t)),
+        Some(Statement::CreateTable(c)) if c.if_not_exists => None,
+        Some(Statement::CreateTable(c)) => view(&c.name)
+            .map(|(_, t)| ServerError::new(1050, "42S01", format!("Table '{t}' already exists"))),
+        Some(Statement::RenameTable(r)) => (r.iter())
+            .find_map(|r| view(&r.old_name))
+            .map(|_| ServerError::not_supported("RENAME TABLE of a view")),
+        _ => None,
+    }
+    .map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
