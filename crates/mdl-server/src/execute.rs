@@ -370,8 +370,8 @@ impl Connection {
             } = self;
             let mut stmt = session.execute(&plan).await?;
             view_ddl::recheck(db.engine(), &viewed, &plan)?;
-            let current = stmt.session().state().current_schema.clone();
-            view_ddl::refuse_table_ddl(db.engine(), statement, current.as_deref())?;
+            let current = stmt.session().state().current_schema.as_deref();
+            view_ddl::refuse_table_ddl(db.engine(), statement, current)?;
             if let (StatementKind::CreateTable, Some(Statement::CreateTable(c))) = (kind, statement)
             {
                 let schema = stmt.session().state().current_schema.clone();
