@@ -446,6 +446,10 @@ impl Connection {
                     (view_ddl::drop_tables_not_views(engine, s, schema.as_deref(), &r))
                         .map_or(r, Arc::new)
                 }),
+                Some(s @ Statement::RenameTable(_)) => rw.map(|r| {
+                    let engine = db.engine();
+                    (view_ddl::rename_views(engine, s, schema.as_deref(), &r)).map_or(r, Arc::new)
+                }),
                 _ => rw,
             };
             if let Some(d) = rw.as_ref().map(|r| r.sleep).filter(|d| !d.is_zero()) {

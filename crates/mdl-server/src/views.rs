@@ -31,7 +31,7 @@
 //! read the session (user or system variables, `CONNECTION_ID()`, `DATABASE()`, ...: the
 //! rewrite makes those literals, which a view would keep); `ALGORITHM` and `SQL SECURITY` are
 //! kept and shown, and change nothing (SQLite has one way to run a view, and no privileges);
-//! `RENAME TABLE` of a view is 1235 (SQLite renames no view); `DROP COLUMN` of a column a view
+//! `DROP COLUMN` of a column a view
 //! reads is refused by SQLite (MySQL makes the view invalid), and `RENAME COLUMN` rewrites
 //! SQLite's text of the view, not the MySQL text `SHOW CREATE VIEW` shows.
 

@@ -233,13 +233,33 @@ async fn views_follow_their_tables() {
         ("CREATE INDEX k ON vf_v (a)", 1347),
         ("TRUNCATE TABLE vf_v", 1146),
         ("CREATE TABLE vf_v (a INT)", 1050),
-        ("RENAME TABLE vf_v TO vf_v2", 1235),
     ] {
         assert_eq!(err(&mut c, sql).await, code, "{sql}");
     }
     c.query_drop("CREATE TABLE IF NOT EXISTS vf_v (a INT)")
         .await
         .unwrap();
+    // A view renames as MySQL's: a view that read the old name turns invalid.
+    c.query_drop("RENAME TABLE vf_v TO vf_v2, vf_u TO vf_u2")
+        .await
+        .unwrap();
+    let a: Option<i64> = c.query_first("SELECT a FROM vf_v2").await.unwrap();
+    assert_eq!(a, Some(7));
+    assert_eq!(err(&mut c, sum).await, 1356);
+    let (_, text, _, _): (String, String, String, String) = c
+        .query_first("SHOW CREATE VIEW vf_v2")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        text.contains("VIEW `vf_v2` AS SELECT a FROM vf_t"),
+        "{text}"
+    );
+    c.query_drop("RENAME TABLE vf_v2 TO vf_v, vf_u2 TO vf_u")
+        .await
+        .unwrap();
+    let a: Option<i64> = c.query_first(sum).await.unwrap();
+    assert_eq!(a, Some(7));
     c.query_drop("DROP VIEW vf_w, vf_v; DROP TABLE vf_t, vf_u")
         .await
         .unwrap();

@@ -160,6 +160,13 @@ pub(super) async fn run(
                 db.execute_batch(end)?;
             }
             done?;
+            if kind == K::RenameTable {
+                // A renamed view (`view_ddl::rename_views`) is known under its new name.
+                let engine = db.engine().clone();
+                for schema in engine.views.schemas() {
+                    engine.views.reload(db.db(), &schema)?;
+                }
+            }
             let followed = super::view_ddl::follow_tables(db);
             db.release_writer();
             followed.map(|()| Output::OK)

@@ -460,6 +460,43 @@ pub(super) fn recheck(
     ))
 }
 
+/// A `RENAME TABLE` of which some pairs rename a view (MySQL renames a view within its
+/// schema): SQLite renames no view, so such a pair drops the view and creates it again under the
+/// new name, with the same definition, in the statement's savepoint. `rw.sql` has one `ALTER
+/// TABLE ... RENAME` per pair, in order (another schema was refused by the rewrite, 1235).
+pub(super) fn rename_views(
+    engine: &crate::engine::Engine,
+    s: &Statement,
+    current: Option<&str>,
+    rw: &Rewritten,
+) -> Option<Rewritten> {
+    let Statement::RenameTable(pairs) = s else {
+        return None;
+    };
+    if engine.views.is_empty() || pairs.len() != rw.sql.len() {
+        return None;
+    }
+    let mut renamed = false;
+    let mut sql = Vec::with_capacity(rw.sql.len());
+    for (pair, q) in pairs.iter().zip(&rw.sql) {
+        let old = crate::rewrite::table_name(&pair.old_name, current).ok();
+        let new = crate::rewrite::table_name(&pair.new_name, current).ok();
+        match (old.and_then(|(s, t)| engine.views.get(&s, &t)), new) {
+            (Some(v), Some((_, name))) => {
+                let moved = View {
+                    name,
+                    ..(*v).clone()
+                };
+                sql.push(format!("DROP VIEW {}.{}", quote(&v.schema), quote(&v.name)));
+                sql.push(moved.sqlite_create(v.invalid));
+                renamed = true;
+            }
+            _ => sql.push(q.clone()),
+        }
+    }
+    renamed.then(|| Rewritten { sql, ..rw.clone() })
+}
+
 /// A `DROP TABLE IF EXISTS` of names of which some are views: those are left alone, as MySQL's
 /// (a note, `Unknown table`), where SQLite's `DROP TABLE IF EXISTS` of a view fails. Dump files
 /// drop every name they create so. `rw.sql` has one `DROP TABLE` per name, in order.
@@ -503,8 +540,7 @@ pub(super) fn is_view_ddl(kind: mdl_sql::StatementKind) -> bool {
 
 /// A table DDL whose table is a view, refused under its locks as MySQL refuses it: ALTER
 /// TABLE, CREATE and DROP INDEX are 1347 (`'s.v' is not BASE TABLE`), TRUNCATE 1146 (it opens
-/// base tables only), CREATE TABLE 1050 (nothing with IF NOT EXISTS); RENAME TABLE of a view is 1235 here (SQLite cannot
-/// rename a view).
+/// base tables only), CREATE TABLE 1050 (nothing with IF NOT EXISTS).
 ///
 /// # Errors
 /// 1347, 1146, 1050, 1235.
@@ -538,9 +574,6 @@ pub(super) fn refuse_table_ddl(
         Some(Statement::CreateTable(c)) if c.if_not_exists => None,
         Some(Statement::CreateTable(c)) => view(&c.name)
             .map(|(_, t)| ServerError::new(1050, "42S01", format!("Table '{t}' already exists"))),
-        Some(Statement::RenameTable(r)) => (r.iter())
-            .find_map(|r| view(&r.old_name))
-            .map(|_| ServerError::not_supported("RENAME TABLE of a view")),
         _ => None,
     }
     .map_or(Ok(()), Err)
