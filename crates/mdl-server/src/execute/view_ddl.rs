@@ -543,7 +543,7 @@ pub(super) fn is_view_ddl(kind: mdl_sql::StatementKind) -> bool {
 /// base tables only), CREATE TABLE 1050 (nothing with IF NOT EXISTS).
 ///
 /// # Errors
-/// 1347, 1146, 1050, 1235.
+/// 1347, 1146, 1050.
 pub(super) fn refuse_table_ddl(
     engine: &crate::engine::Engine,
     s: Option<&Statement>,
