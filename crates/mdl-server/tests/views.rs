@@ -397,3 +397,52 @@ async fn views_outlive_the_server() {
     obs.disconnect().await.unwrap();
     server.stop();
 }
+
+/// A statement planned over a view's old definition that gets its locks after a CREATE OR
+/// REPLACE VIEW changed it ends with 1412 (`ER_TABLE_DEF_CHANGED`) instead of reading a table it
+/// holds no lock on; run again, it reads the new definition under its locks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_view_changed_while_a_statement_waits() {
+    let mut holder = conn().await;
+    let mut ddl = conn().await;
+    let mut reader = conn().await;
+    let mut obs = conn().await;
+    holder
+        .query_drop(
+            "CREATE TABLE vc_a (x INT); INSERT INTO vc_a VALUES (1); \
+             CREATE TABLE vc_b (x INT); INSERT INTO vc_b VALUES (2); \
+             CREATE VIEW vc_v AS SELECT x FROM vc_a",
+        )
+        .await
+        .unwrap();
+    // The holder reads the view; the CREATE OR REPLACE waits for it; the reader queues behind
+    // the pending EXCLUSIVE, its plan made over the old definition.
+    holder.query_drop("BEGIN").await.unwrap();
+    holder.query_drop("SELECT * FROM vc_v").await.unwrap();
+    let ddl_id = id(&mut ddl).await;
+    let replace = tokio::spawn(async move {
+        let r = ddl
+            .query_drop("CREATE OR REPLACE VIEW vc_v AS SELECT x FROM vc_b")
+            .await;
+        (ddl, r)
+    });
+    wait_state(&mut obs, ddl_id, "Waiting for table metadata lock").await;
+    let reader_id = id(&mut reader).await;
+    let read = tokio::spawn(async move {
+        let r: Result<Option<i64>, _> = reader.query_first("SELECT x FROM vc_v").await;
+        (reader, r)
+    });
+    wait_state(&mut obs, reader_id, "Waiting for table metadata lock").await;
+    holder.query_drop("COMMIT").await.unwrap();
+    let (_ddl, r) = bounded("the CREATE OR REPLACE", replace).await.unwrap();
+    r.unwrap();
+    let (mut reader, r) = bounded("the read", read).await.unwrap();
+    assert_eq!(code(r).0, 1412);
+    assert!(locks_of(&mut obs, reader_id).await.is_empty());
+    let x: Option<i64> = reader.query_first("SELECT x FROM vc_v").await.unwrap();
+    assert_eq!(x, Some(2));
+    reader
+        .query_drop("DROP VIEW vc_v; DROP TABLE vc_a, vc_b")
+        .await
+        .unwrap();
+}
