@@ -352,7 +352,7 @@ impl Connection {
                 Arc::make_mut(&mut plan).add_tables_of_schema(&tables)?;
             }
         }
-        let viewed = view_ddl::expand(&self.shared.engine, &mut plan)?;
+        let mut viewed = view_ddl::expand(&self.shared.engine, &mut plan)?;
         if plan.commits_before && self.db.in_transaction() {
             let guard = self.session.begin_commit().await?;
             let r = self.db.end(true);
@@ -368,8 +368,20 @@ impl Connection {
                 values,
                 ..
             } = self;
-            let mut stmt = session.execute(&plan).await?;
-            view_ddl::recheck(db.engine(), &viewed, &plan)?;
+            let mut tries = 0;
+            let mut stmt = loop {
+                let stmt = session.execute(&plan).await?;
+                match view_ddl::recheck(db.engine(), &viewed, &plan) {
+                    // A view changed while the statement waited: it gives back what it took
+                    // and takes the new definition's locks (`view_ddl::recheck`).
+                    Err(e) if e.code == 1412 && tries < view_ddl::TRIES => {
+                        drop(stmt);
+                        tries += 1;
+                        view_ddl::again(db.engine(), &mut viewed, &mut plan)?;
+                    }
+                    r => break r.map(|()| stmt)?,
+                }
+            };
             let current = stmt.session().state().current_schema.as_deref();
             view_ddl::refuse_table_ddl(db.engine(), statement, current)?;
             if let (StatementKind::CreateTable, Some(Statement::CreateTable(c))) = (kind, statement)

@@ -432,11 +432,15 @@ fn refuse_writes(engine: &crate::engine::Engine, p: &mdl_sql::Plan) -> Result<()
     }
 }
 
+/// How many times a statement takes its locks again after [`recheck`] found its views changed.
+pub(super) const TRIES: u32 = 3;
+
 /// Once the locks of `plan` are granted: if a view DDL ran since [`expand`], the views the
-/// statement names must still expand to the locks it holds, or the statement ends with 1412
-/// (`ER_TABLE_DEF_CHANGED`, which MySQL gives a statement whose tables changed under it)
-/// instead of reading tables it has no lock on. The names themselves cannot change now: the
-/// statement holds their locks.
+/// statement names must still expand to the locks it holds. If not, 1412
+/// (`ER_TABLE_DEF_CHANGED`): the caller gives the locks back and takes those of the new
+/// definition ([`again`]), as MySQL's statement opens a view under its lock and then locks the
+/// view's tables, up to [`TRIES`] times, then ends with 1412 rather than read tables it has no
+/// lock on. The names themselves cannot change now: the statement holds their locks.
 ///
 /// # Errors
 /// 1412; 1462.
@@ -458,6 +462,23 @@ pub(super) fn recheck(
         "HY000",
         "Table definition has changed, please retry transaction",
     ))
+}
+
+/// After [`recheck`]'s 1412: `plan` made again from the statement's own, over the views as
+/// they are now.
+///
+/// # Errors
+/// Those of [`expand`].
+pub(super) fn again(
+    engine: &crate::engine::Engine,
+    e: &mut Expanded,
+    plan: &mut std::sync::Arc<mdl_sql::Plan>,
+) -> Result<(), ServerError> {
+    if let Some(original) = &e.original {
+        *plan = original.clone();
+    }
+    *e = expand(engine, plan)?;
+    Ok(())
 }
 
 /// A `RENAME TABLE` of which some pairs rename a view (MySQL renames a view within its
