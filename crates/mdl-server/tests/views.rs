@@ -22,6 +22,27 @@ async fn table_locks(obs: &mut Conn, id: u64) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// Runs `sql` on `ddl` (connection `ddl_id`), which must wait for a metadata lock; then `end`
+/// on `holder` lets it go. Returns the connection once `sql` succeeded.
+async fn waits_until(
+    mut ddl: Conn,
+    ddl_id: u64,
+    sql: &'static str,
+    holder: &mut Conn,
+    end: &str,
+) -> Conn {
+    let mut obs = conn().await;
+    let run = tokio::spawn(async move {
+        let r = ddl.query_drop(sql).await;
+        (ddl, r)
+    });
+    wait_state(&mut obs, ddl_id, "Waiting for table metadata lock").await;
+    holder.query_drop(end).await.unwrap();
+    let (ddl, r) = bounded(sql, run).await.unwrap();
+    r.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    ddl
+}
+
 fn granted(rows: &[(&str, &str)]) -> Vec<(String, String, String)> {
     (rows.iter())
         .map(|(n, t)| (n.to_string(), t.to_string(), "GRANTED".to_string()))
@@ -294,26 +315,14 @@ async fn a_transaction_that_read_a_view_holds_its_tables() {
     );
 
     let ddl_id = id(&mut ddl).await;
-    let alter = tokio::spawn(async move {
-        let r = ddl.query_drop("ALTER TABLE vl_t ADD COLUMN w INT").await;
-        (ddl, r)
-    });
-    wait_state(&mut obs, ddl_id, "Waiting for table metadata lock").await;
-    reader.query_drop("COMMIT").await.unwrap();
-    let (mut ddl, r) = bounded("the ALTER", alter).await.unwrap();
-    r.unwrap();
+    let alter = "ALTER TABLE vl_t ADD COLUMN w INT";
+    let ddl = waits_until(ddl, ddl_id, alter, &mut reader, "COMMIT").await;
 
     // DROP VIEW waits for a reader of the view too.
     reader.query_drop("BEGIN").await.unwrap();
     reader.query_drop("SELECT * FROM vl_outer").await.unwrap();
-    let drop = tokio::spawn(async move {
-        let r = ddl.query_drop("DROP VIEW vl_outer").await;
-        (ddl, r)
-    });
-    wait_state(&mut obs, ddl_id, "Waiting for table metadata lock").await;
-    reader.query_drop("ROLLBACK").await.unwrap();
-    let (mut ddl, r) = bounded("the DROP VIEW", drop).await.unwrap();
-    r.unwrap();
+    let drop = "DROP VIEW vl_outer";
+    let mut ddl = waits_until(ddl, ddl_id, drop, &mut reader, "ROLLBACK").await;
     ddl.query_drop("DROP VIEW vl_inner; DROP TABLE vl_t")
         .await
         .unwrap();
