@@ -84,6 +84,12 @@ fn exclusive_waits_for_every_node_and_blocks_every_node() {
             })
         })
         .await;
+        // Node 3's acknowledgement reaches node 1 on its own: the wait for node 2 can be seen
+        // first.
+        until("node 1 sees node 3's acknowledgement", LONG, || {
+            (node0.cluster_locks().first()).is_some_and(|l| l.acknowledged_by == [3])
+        })
+        .await;
         let locks = node0.cluster_locks();
         assert_eq!(locks.len(), 1);
         assert_eq!(locks[0].lock_type, LockType::X);
