@@ -116,17 +116,8 @@ impl Reader<'_> {
             }
             self.space();
             self.value(depth)?;
-            self.space();
-            match self.peek() {
-                Some(b',') => {
-                    self.i += 1;
-                    self.space();
-                }
-                Some(b'}') => {
-                    self.i += 1;
-                    return Ok(());
-                }
-                _ => return Err(self.err("Missing a comma or '}' after an object member.")),
+            if self.closed(b'}', "Missing a comma or '}' after an object member.")? {
+                return Ok(());
             }
         }
     }
@@ -142,18 +133,27 @@ impl Reader<'_> {
         }
         loop {
             self.value(depth)?;
-            self.space();
-            match self.peek() {
-                Some(b',') => {
-                    self.i += 1;
-                    self.space();
-                }
-                Some(b']') => {
-                    self.i += 1;
-                    return Ok(());
-                }
-                _ => return Err(self.err("Missing a comma or ']' after an array element.")),
+            if self.closed(b']', "Missing a comma or ']' after an array element.")? {
+                return Ok(());
             }
+        }
+    }
+
+    /// After a member or an element: a comma (`false`, the next one follows) or `close`
+    /// (`true`); anything else is `missing`.
+    fn closed(&mut self, close: u8, missing: &'static str) -> Result<bool, Invalid> {
+        self.space();
+        match self.peek() {
+            Some(b',') => {
+                self.i += 1;
+                self.space();
+                Ok(false)
+            }
+            Some(c) if c == close => {
+                self.i += 1;
+                Ok(true)
+            }
+            _ => Err(self.err(missing)),
         }
     }
 
