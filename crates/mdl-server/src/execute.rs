@@ -11,7 +11,8 @@
 //!    (`Session::begin_commit`). ALTER TABLE (and CREATE TABLE) upgrade before the engine
 //!    changes anything; an ALTER TABLE SQLite cannot do in place is rebuilt then
 //!    (`rebuild.rs`), as is the definition of a CREATE TABLE ... LIKE; TRUNCATE and ALTER
-//!    TABLE ... AUTO_INCREMENT = n also set the table's counter (`counter.rs`). RENAME INDEX
+//!    TABLE ... AUTO_INCREMENT = n also set the table's counter (`counter.rs`), and an INSERT's
+//!    0 or `DEFAULT` values are read against its table (`insert_values.rs`). RENAME INDEX
 //!    and table options are checked under SU, before the upgrade (`alter_more.rs`).
 //! 4. The engine runs it (`engine_step.rs`; `engine.rs`: writes take the engine's writer first;
 //!    ANALYZE, CHECK, OPTIMIZE, REPAIR and CHECKSUM TABLE: `maintenance.rs`).
@@ -36,6 +37,7 @@ use sqlparser::ast::Statement;
 mod alter_more;
 mod counter;
 mod engine_step;
+mod insert_values;
 mod maintenance;
 mod rebuild;
 mod view_ddl;
@@ -279,7 +281,7 @@ impl Connection {
         }
         let plan = plan?;
         alter_more::refuse_convert(parsed)?;
-        let out = self.locked(plan, statement, p, rw, params).await;
+        let out = self.locked(plan, statement, p, rw, params, prepared).await;
         if let (Some(zone), Ok(_)) = (zone, &out) {
             self.values.time_zone = zone;
         }
@@ -338,6 +340,7 @@ impl Connection {
         p: &Parsed,
         rw: Option<Arc<Rewritten>>,
         params: &[Value],
+        prepared: Option<u32>,
     ) -> Result<Output, ServerError> {
         let parsed = &p.statement;
         if let Some(schema) = plan.needs_tables_of_schema().map(str::to_string) {
@@ -462,6 +465,14 @@ impl Connection {
                     let engine = db.engine();
                     (view_ddl::rename_views(engine, s, schema.as_deref(), &r)).map_or(r, Arc::new)
                 }),
+                Some(s @ Statement::Insert(_)) => {
+                    let memo = prepared.and_then(|id| self.prepared.get_mut(&id));
+                    let write = |s: &_| {
+                        rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
+                    };
+                    let target = (&mut *db, s, schema.as_deref());
+                    insert_values::rewrite(target, rw, memo.map(|pr| &mut pr.memo), &write)?
+                }
                 _ => rw,
             };
             if let Some(d) = rw.as_ref().map(|r| r.sleep).filter(|d| !d.is_zero()) {

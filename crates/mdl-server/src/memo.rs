@@ -19,6 +19,10 @@ use crate::rewrite::Rewritten;
 pub(crate) struct Memo {
     plan: Option<(SessionState, Arc<Plan>)>,
     rewrite: Option<(Option<String>, Arc<Rewritten>)>,
+    /// An INSERT's rewrite with its values read against its table (`execute/insert_values.rs`;
+    /// `None`: the same as the rewrite), made from that rewrite at that SQLite schema version
+    /// of the table's schema, which any change of a table there moves.
+    resolved: Option<(Arc<Rewritten>, i64, Option<Arc<Rewritten>>)>,
 }
 
 impl Memo {
@@ -43,6 +47,22 @@ impl Memo {
     /// Keeps `rw`, made in `schema`, unless it read more of the session than the schema.
     pub fn keep_rewrite(&mut self, schema: Option<&str>, rw: &Arc<Rewritten>) {
         self.rewrite = (!rw.read_session).then(|| (schema.map(str::to_string), rw.clone()));
+    }
+
+    /// The kept INSERT rewrite made from `base` at schema version `version`, if any.
+    pub fn resolved(&self, base: &Arc<Rewritten>, version: i64) -> Option<Option<Arc<Rewritten>>> {
+        let (b, v, r) = self.resolved.as_ref()?;
+        (Arc::ptr_eq(b, base) && *v == version).then(|| r.clone())
+    }
+
+    /// Keeps `resolved`, made from `base` at schema version `version`.
+    pub fn keep_resolved(
+        &mut self,
+        base: &Arc<Rewritten>,
+        version: i64,
+        resolved: Option<Arc<Rewritten>>,
+    ) {
+        self.resolved = Some((base.clone(), version, resolved));
     }
 }
 
@@ -86,5 +106,22 @@ mod tests {
         m.keep_rewrite(None, &read);
         assert!(m.rewrite_in(None).is_none());
         assert!(m.rewrite_in(Some("s")).is_none());
+    }
+
+    #[test]
+    fn an_insert_read_against_its_table_is_kept_for_its_rewrite_and_schema_version() {
+        let mut m = Memo::default();
+        let (base, other) = (
+            Arc::new(Rewritten::default()),
+            Arc::new(Rewritten::default()),
+        );
+        let resolved = Arc::new(Rewritten::default());
+        m.keep_resolved(&base, 7, Some(resolved.clone()));
+        let kept = m.resolved(&base, 7).unwrap().unwrap();
+        assert!(Arc::ptr_eq(&kept, &resolved));
+        assert!(m.resolved(&base, 8).is_none());
+        assert!(m.resolved(&other, 7).is_none());
+        m.keep_resolved(&base, 8, None);
+        assert_eq!(m.resolved(&base, 8).map(|r| r.is_none()), Some(true));
     }
 }

@@ -1,0 +1,144 @@
+//! INSERT values whose meaning depends on the table, as MySQL reads them: 0 and `DEFAULT` in an
+//! `AUTO_INCREMENT` column count (sysbench's `oltp_insert` inserts 0 into `id`), `DEFAULT`
+//! elsewhere is the column's default, `VALUES ()` a row of defaults; text and prepared.
+
+mod common;
+
+use common::*;
+use mysql_async::prelude::*;
+use mysql_async::Conn;
+
+async fn rows(c: &mut Conn, table: &str) -> Vec<(i64, Option<i64>)> {
+    c.query(format!("SELECT id, v FROM {table} ORDER BY id"))
+        .await
+        .unwrap()
+}
+
+async fn fresh(c: &mut Conn, table: &str, columns: &str) {
+    c.query_drop(format!("DROP TABLE IF EXISTS {table}"))
+        .await
+        .unwrap();
+    c.query_drop(format!("CREATE TABLE {table} ({columns})"))
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn zero_and_default_count_in_an_auto_increment_column() {
+    let mut c = conn().await;
+    fresh(
+        &mut c,
+        "iv_count",
+        "id INT AUTO_INCREMENT PRIMARY KEY, v INT",
+    )
+    .await;
+    let statements = [
+        ("INSERT INTO iv_count (id, v) VALUES (0, 1)", 1),
+        ("INSERT INTO iv_count VALUES ('0', 2)", 2),
+        ("INSERT INTO iv_count VALUES (DEFAULT, 3)", 3),
+        ("INSERT INTO iv_count SET id = 0, v = 4", 4),
+        ("INSERT INTO iv_count VALUES (10, 5)", 10),
+        ("INSERT INTO iv_count (v, id) VALUES (6, 0 + 0)", 11),
+        ("REPLACE INTO iv_count VALUES (0, 7)", 12),
+    ];
+    for (sql, id) in statements {
+        c.query_drop(sql).await.unwrap();
+        assert_eq!(c.last_insert_id(), Some(id), "{sql}");
+        let last: u64 = c
+            .query_first("SELECT LAST_INSERT_ID()")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(last, id, "{sql}");
+    }
+    c.query_drop("INSERT INTO iv_count VALUES (0, 8), (0, 9), (NULL, 10)")
+        .await
+        .unwrap();
+    let ids: Vec<i64> = rows(&mut c, "iv_count").await.iter().map(|r| r.0).collect();
+    assert_eq!(ids, [1, 2, 3, 4, 10, 11, 12, 13, 14, 15]);
+    // A 0 elsewhere stays 0.
+    c.query_drop("INSERT INTO iv_count (v) VALUES (0)")
+        .await
+        .unwrap();
+    assert_eq!(rows(&mut c, "iv_count").await.last(), Some(&(16, Some(0))));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prepared_insert_counts_on_a_bound_zero_and_follows_its_table() {
+    let mut c = conn().await;
+    fresh(
+        &mut c,
+        "iv_prepared",
+        "id INT AUTO_INCREMENT PRIMARY KEY, v INT",
+    )
+    .await;
+    let st = c
+        .prep("INSERT INTO iv_prepared (id, v) VALUES (?, ?)")
+        .await
+        .unwrap();
+    for (id, v) in [(0, 1), (0, 2), (50, 3), (0, 4)] {
+        c.exec_drop(&st, (id, v)).await.unwrap();
+    }
+    assert_eq!(
+        rows(&mut c, "iv_prepared").await,
+        [(1, Some(1)), (2, Some(2)), (50, Some(3)), (51, Some(4))]
+    );
+    // The same statement after the table changed under it (kept per schema version): `id` is
+    // no longer counted, and a 0 is stored as given.
+    fresh(&mut c, "iv_prepared", "id INT PRIMARY KEY, v INT").await;
+    c.exec_drop(&st, (0, 5)).await.unwrap();
+    assert_eq!(rows(&mut c, "iv_prepared").await, [(0, Some(5))]);
+    fresh(
+        &mut c,
+        "iv_prepared",
+        "id INT AUTO_INCREMENT PRIMARY KEY, v INT",
+    )
+    .await;
+    c.exec_drop(&st, (0, 6)).await.unwrap();
+    assert_eq!(rows(&mut c, "iv_prepared").await, [(1, Some(6))]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn default_is_the_column_default_and_empty_rows_are_defaults() {
+    let mut c = conn().await;
+    fresh(
+        &mut c,
+        "iv_default",
+        "id INT AUTO_INCREMENT PRIMARY KEY, v INT DEFAULT 7",
+    )
+    .await;
+    for sql in [
+        "INSERT INTO iv_default VALUES (DEFAULT, DEFAULT)",
+        "INSERT INTO iv_default (v) VALUES (DEFAULT), (DEFAULT)",
+        "INSERT INTO iv_default SET v = DEFAULT",
+        "INSERT INTO iv_default () VALUES (), ()",
+        "INSERT INTO iv_default VALUES (0, 1)",
+    ] {
+        c.query_drop(sql).await.unwrap();
+    }
+    let seven = Some(7);
+    assert_eq!(
+        rows(&mut c, "iv_default").await,
+        [
+            (1, seven),
+            (2, seven),
+            (3, seven),
+            (4, seven),
+            (5, seven),
+            (6, seven),
+            (7, Some(1))
+        ]
+    );
+    // DEFAULT in some rows only, which SQLite cannot say: refused, nothing inserted, and the
+    // connection goes on.
+    let r = c
+        .query_drop("INSERT INTO iv_default (v) VALUES (DEFAULT), (2)")
+        .await;
+    assert_eq!(code(r).0, 1235);
+    let n: i64 = c
+        .query_first("SELECT COUNT(*) FROM iv_default")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 7);
+}
