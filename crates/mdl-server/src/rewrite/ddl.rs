@@ -225,7 +225,10 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
 /// The column that counts by itself: an `AUTO_INCREMENT` integer (or `SERIAL`) that is the
 /// whole primary key (on the column or as a one-column `PRIMARY KEY`), or, in a table without
 /// a primary key, a unique key of its own (`SERIAL`'s `UNIQUE`; InnoDB then clusters the rows
-/// by it, and `DESCRIBE` calls it `PRI`): SQLite's `INTEGER PRIMARY KEY AUTOINCREMENT`. Its
+/// by it, and `DESCRIBE` calls it `PRI`) or the first column of a plain key (sysbench's
+/// `--secondary`: `KEY xid (id)`, which MySQL accepts for an `AUTO_INCREMENT` column; here the
+/// column is the rowid all the same, so an explicit value given twice is 1062 where InnoDB
+/// keeps both, and `DESCRIBE` calls it `PRI`): SQLite's `INTEGER PRIMARY KEY AUTOINCREMENT`. Its
 /// counter (`sqlite_sequence`) is never lowered by a delete and never gives a value twice, as
 /// InnoDB's has been since MySQL 8.0 (persisted, WL#6204), where a rowid alias alone would give
 /// the largest value again once that row is deleted.
@@ -249,10 +252,17 @@ fn counted_column(c: &CreateTable) -> Option<&str> {
         .any(|k| matches!(k, TableConstraint::PrimaryKey(_)))
         && !(c.columns.iter().flat_map(|col| &col.options))
             .any(|o| matches!(o.option, ColumnOption::PrimaryKey(_)));
-    let unique = is_serial(&auto.data_type)
+    let keyed = is_serial(&auto.data_type)
         || has(|o| matches!(o, ColumnOption::Unique(_)))
-        || unique_constraint(c, name);
-    (no_primary_key && unique).then_some(name)
+        || unique_constraint(c, name)
+        || c.constraints.iter().any(|k| match k {
+            TableConstraint::Index(i) => i
+                .columns
+                .first()
+                .is_some_and(|first| one_column_key(std::slice::from_ref(first), name)),
+            _ => false,
+        });
+    (no_primary_key && keyed).then_some(name)
 }
 
 /// Whether `c` has a one-column `UNIQUE` key on `col`.

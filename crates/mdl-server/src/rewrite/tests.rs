@@ -63,6 +63,15 @@ fn serial_is_the_counted_column_without_another_primary_key() {
           `v` INT)"
         ]
     );
+    // So does one that a plain key starts with (sysbench's `--secondary`), which keeps its key.
+    assert_eq!(
+        sqlite("CREATE TABLE t4 (id INTEGER NOT NULL AUTO_INCREMENT, k INT, KEY xid (id, k))"),
+        [
+            "CREATE TABLE `sbtest`.`t4` (`id` INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \
+          `k` INT)",
+            "CREATE INDEX `sbtest`.`t4__xid` ON `t4` (id, k)"
+        ]
+    );
     // Beside another primary key, SERIAL is a unique NOT NULL BIGINT UNSIGNED.
     assert_eq!(
         sqlite("CREATE TABLE t3 (id SERIAL, k INT PRIMARY KEY)"),
