@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 
 use mdl_core::KillScope;
-use sqlparser::ast::{KillType, Set, ShowStatementFilter, Statement};
+use sqlparser::ast::{ContextModifier, Expr, KillType, Set, ShowStatementFilter, Statement};
 
 use crate::error::ServerError;
 use crate::server::Shared;
@@ -26,6 +26,8 @@ pub struct SessionVars {
     pub diagnostics: u64,
     /// `time_zone`.
     pub time_zone: crate::time_zone::TimeZone,
+    /// `sql_mode` (`sql_mode.rs`).
+    pub sql_mode: crate::sql_mode::SqlMode,
 }
 
 /// A system variable's value, or `None` if this server has no such variable. `global.name` is
@@ -49,7 +51,7 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
         "performance_schema" => Some(Cell::Int(i64::from(pfs::master_enabled()))),
         "transaction_isolation" | "tx_isolation" => text("READ-COMMITTED"),
         "transaction_read_only" | "tx_read_only" => Some(Cell::Int(0)),
-        "sql_mode" => text(""),
+        "sql_mode" => text(&s.sql_mode.to_string()),
         "character_set_client"
         | "character_set_connection"
         | "character_set_results"
@@ -134,23 +136,14 @@ const VARIABLE_NAMES: [&str; 40] = [
 /// `SET` of system variables: one the server does not have is 1193, as MySQL's
 /// (`ER_UNKNOWN_SYSTEM_VARIABLE`, before anything is set), where it used to be accepted without
 /// a word. Those it has are accepted; one whose value is the server's fixed behaviour
-/// (`sql_mode`, `transaction_isolation`, ...) keeps reading what the server does, whatever was
-/// set. `time_zone` is the session's (`time_zone.rs`).
+/// (`transaction_isolation`, ...) keeps reading what the server does, whatever was set.
+/// `time_zone` is the session's (`time_zone.rs`), and so is the one flag of `sql_mode` the
+/// server honours (`sql_mode.rs`).
 ///
 /// # Errors
 /// 1193 naming the first unknown variable.
 pub fn check_set(shared: &Shared, s: &SessionVars, set: &Set) -> Result<(), ServerError> {
-    let names: Vec<String> = match set {
-        Set::SingleAssignment { variable, .. } => vec![variable.to_string()],
-        Set::MultipleAssignments { assignments } => {
-            assignments.iter().map(|a| a.name.to_string()).collect()
-        }
-        _ => Vec::new(),
-    };
-    for raw in names {
-        let Some((name, _)) = system_variable(&raw, false) else {
-            continue; // a user variable
-        };
+    for (name, _, _) in set_items(set) {
         if variable(shared, s, &name).is_none() {
             return Err(ServerError::new(
                 1193,
@@ -176,6 +169,37 @@ pub fn system_variable(raw: &str, global: bool) -> Option<(String, bool)> {
         Some(("session" | "local", rest)) => (rest.to_string(), global),
         _ => (bare.to_string(), global),
     })
+}
+
+/// The items of a `SET` that name system variables: each one's name (as
+/// [`system_variable`] gives it), whether it sets the global value, and its value.
+pub fn set_items(set: &Set) -> Vec<(String, bool, &Expr)> {
+    let items: Vec<(String, bool, &Expr)> = match set {
+        Set::SingleAssignment {
+            scope,
+            variable,
+            values,
+            ..
+        } => (values.first().into_iter())
+            .map(|v| {
+                let global = matches!(scope, Some(ContextModifier::Global));
+                (variable.to_string(), global, v)
+            })
+            .collect(),
+        Set::MultipleAssignments { assignments } => (assignments.iter())
+            .map(|a| {
+                let global = matches!(a.scope, Some(ContextModifier::Global));
+                (a.name.to_string(), global, &a.value)
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    (items.into_iter())
+        .filter_map(|(raw, global, value)| {
+            let (name, global) = system_variable(&raw, global)?;
+            Some((name, global, value))
+        })
+        .collect()
 }
 
 /// `SHOW [GLOBAL | SESSION] VARIABLES`' rows, by name: each variable the server lists, its value

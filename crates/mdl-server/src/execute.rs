@@ -245,7 +245,7 @@ impl Connection {
     ) -> Result<Output, ServerError> {
         let parsed = &p.statement;
         self.db.refresh();
-        let mut zone = None;
+        let mut assigned = None;
         if let Some(s) = statement {
             if let Some(d) = crate::session_values::diagnostics(s, &p.text) {
                 return d.map(|d| self.values.show_diagnostics(d));
@@ -262,9 +262,7 @@ impl Connection {
             }
             if let Statement::Set(set) = s {
                 admin::check_set(&self.shared, &vars, set)?;
-                // Set once the rest of the SET is: MySQL checks every assignment, and reads
-                // every value, before it sets any (`sql_set_variables`, `sql/set_var.cc`).
-                zone = crate::time_zone::assigned(set, &self.values)?;
+                assigned = Some(self.values.assigned(set)?); // applied once the SET succeeded
             }
         }
         let rw = match statement {
@@ -282,8 +280,8 @@ impl Connection {
         let plan = plan?;
         alter_more::refuse_convert(parsed)?;
         let out = self.locked(plan, statement, p, rw, params, prepared).await;
-        if let (Some(zone), Ok(_)) = (zone, &out) {
-            self.values.time_zone = zone;
+        if let (Some(a), Ok(_)) = (assigned, &out) {
+            self.values.apply(a);
         }
         out
     }
@@ -470,7 +468,7 @@ impl Connection {
                     let write = |s: &_| {
                         rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
                     };
-                    let target = (&mut *db, s, schema.as_deref());
+                    let target = (&mut *db, s, schema.as_deref(), values.sql_mode);
                     insert_values::rewrite(target, rw, memo.map(|pr| &mut pr.memo), &write)?
                 }
                 _ => rw,
@@ -591,6 +589,7 @@ fn vars_of(
         lock_wait_timeout: session.lock_wait_timeout().as_secs(),
         diagnostics: u64::from(values.last_error.is_some()),
         time_zone: values.time_zone,
+        sql_mode: values.sql_mode,
     }
 }
 

@@ -72,6 +72,7 @@ mod server;
 mod session_values;
 mod show_query;
 mod show_table;
+mod sql_mode;
 mod sql_prepare;
 mod status;
 mod time_zone;

@@ -14,6 +14,10 @@ use mdl_sql::{Parsed, Plan, SessionState, SqlError};
 
 use crate::rewrite::Rewritten;
 
+/// What an INSERT's values were read against: its schema's SQLite schema version, the session's
+/// `sql_mode`.
+pub(crate) type ResolvedKey = (i64, crate::sql_mode::SqlMode);
+
 /// The last plan and rewrite of one prepared statement, with what they were computed from.
 #[derive(Debug, Default)]
 pub(crate) struct Memo {
@@ -21,8 +25,8 @@ pub(crate) struct Memo {
     rewrite: Option<(Option<String>, Arc<Rewritten>)>,
     /// An INSERT's rewrite with its values read against its table (`execute/insert_values.rs`;
     /// `None`: the same as the rewrite), made from that rewrite at that SQLite schema version
-    /// of the table's schema, which any change of a table there moves.
-    resolved: Option<(Arc<Rewritten>, i64, Option<Arc<Rewritten>>)>,
+    /// of the table's schema (which any change of a table there moves) and `sql_mode`.
+    resolved: Option<(Arc<Rewritten>, ResolvedKey, Option<Arc<Rewritten>>)>,
 }
 
 impl Memo {
@@ -49,17 +53,21 @@ impl Memo {
         self.rewrite = (!rw.read_session).then(|| (schema.map(str::to_string), rw.clone()));
     }
 
-    /// The kept INSERT rewrite made from `base` at schema version `version`, if any.
-    pub fn resolved(&self, base: &Arc<Rewritten>, version: i64) -> Option<Option<Arc<Rewritten>>> {
+    /// The kept INSERT rewrite made from `base` at `version`, if any.
+    pub fn resolved(
+        &self,
+        base: &Arc<Rewritten>,
+        version: ResolvedKey,
+    ) -> Option<Option<Arc<Rewritten>>> {
         let (b, v, r) = self.resolved.as_ref()?;
         (Arc::ptr_eq(b, base) && *v == version).then(|| r.clone())
     }
 
-    /// Keeps `resolved`, made from `base` at schema version `version`.
+    /// Keeps `resolved`, made from `base` at `version`.
     pub fn keep_resolved(
         &mut self,
         base: &Arc<Rewritten>,
-        version: i64,
+        version: ResolvedKey,
         resolved: Option<Arc<Rewritten>>,
     ) {
         self.resolved = Some((base.clone(), version, resolved));
@@ -116,12 +124,17 @@ mod tests {
             Arc::new(Rewritten::default()),
         );
         let resolved = Arc::new(Rewritten::default());
-        m.keep_resolved(&base, 7, Some(resolved.clone()));
-        let kept = m.resolved(&base, 7).unwrap().unwrap();
+        let at = |v| (v, crate::sql_mode::SqlMode::default());
+        m.keep_resolved(&base, at(7), Some(resolved.clone()));
+        let kept = m.resolved(&base, at(7)).unwrap().unwrap();
         assert!(Arc::ptr_eq(&kept, &resolved));
-        assert!(m.resolved(&base, 8).is_none());
-        assert!(m.resolved(&other, 7).is_none());
-        m.keep_resolved(&base, 8, None);
-        assert_eq!(m.resolved(&base, 8).map(|r| r.is_none()), Some(true));
+        assert!(m.resolved(&base, at(8)).is_none());
+        assert!(m.resolved(&other, at(7)).is_none());
+        let zero_kept = crate::sql_mode::SqlMode {
+            no_auto_value_on_zero: true,
+        };
+        assert!(m.resolved(&base, (7, zero_kept)).is_none());
+        m.keep_resolved(&base, at(8), None);
+        assert_eq!(m.resolved(&base, at(8)).map(|r| r.is_none()), Some(true));
     }
 }

@@ -65,6 +65,17 @@ pub struct SessionValues {
     pub last_error: Option<ServerError>,
     /// `@@time_zone` (`time_zone.rs`).
     pub time_zone: crate::time_zone::TimeZone,
+    /// `@@sql_mode` (`sql_mode.rs`).
+    pub sql_mode: crate::sql_mode::SqlMode,
+}
+
+/// What a `SET` gives the session's own variables (`time_zone`, `sql_mode`), set once the whole
+/// statement succeeded: MySQL checks every assignment, and reads every value, before it sets any
+/// (`sql_set_variables`, `sql/set_var.cc`).
+#[derive(Debug, Default)]
+pub struct Assigned {
+    time_zone: Option<crate::time_zone::TimeZone>,
+    sql_mode: Option<crate::sql_mode::SqlMode>,
 }
 
 impl SessionValues {
@@ -81,7 +92,25 @@ impl SessionValues {
             user_vars: HashMap::new(),
             last_error: None,
             time_zone: Default::default(),
+            sql_mode: Default::default(),
         }
+    }
+
+    /// What `set` gives this session's own variables (see [`Assigned`]).
+    ///
+    /// # Errors
+    /// `time_zone`'s (`time_zone.rs`).
+    pub fn assigned(&self, set: &sqlparser::ast::Set) -> Result<Assigned, ServerError> {
+        Ok(Assigned {
+            time_zone: crate::time_zone::assigned(set, self)?,
+            sql_mode: crate::sql_mode::assigned(set, self),
+        })
+    }
+
+    /// Sets what a `SET` that succeeded assigned.
+    pub fn apply(&mut self, a: Assigned) {
+        self.time_zone = a.time_zone.unwrap_or(self.time_zone);
+        self.sql_mode = a.sql_mode.unwrap_or(self.sql_mode);
     }
 
     /// `@name`'s value (NULL if never set).

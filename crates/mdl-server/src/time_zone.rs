@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use sqlparser::ast::{ContextModifier, Expr, Set, Value};
+use sqlparser::ast::{Expr, Set, Value};
 
 use crate::error::ServerError;
 use crate::functions::zone_offset;
@@ -77,29 +77,8 @@ impl fmt::Display for TimeZone {
 /// 1298 for a zone this server does not know; 1235 for `SET GLOBAL time_zone` and for a value
 /// of another form.
 pub fn assigned(set: &Set, values: &SessionValues) -> Result<Option<TimeZone>, ServerError> {
-    let items: Vec<(String, bool, &Expr)> = match set {
-        Set::SingleAssignment {
-            scope,
-            variable,
-            values,
-            ..
-        } if values.len() == 1 => {
-            let global = matches!(scope, Some(ContextModifier::Global));
-            vec![(variable.to_string(), global, &values[0])]
-        }
-        Set::MultipleAssignments { assignments } => (assignments.iter())
-            .map(|a| {
-                let global = matches!(a.scope, Some(ContextModifier::Global));
-                (a.name.to_string(), global, &a.value)
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
     let mut zone = None;
-    for (name, global, value) in items {
-        let Some((name, global)) = crate::admin::system_variable(&name, global) else {
-            continue; // a user variable
-        };
+    for (name, global, value) in crate::admin::set_items(set) {
         if name != "time_zone" {
             continue;
         }

@@ -1,6 +1,7 @@
 //! INSERT values whose meaning depends on the table, as MySQL reads them: 0 and `DEFAULT` in an
 //! `AUTO_INCREMENT` column count (sysbench's `oltp_insert` inserts 0 into `id`), `DEFAULT`
-//! elsewhere is the column's default, `VALUES ()` a row of defaults; text and prepared.
+//! elsewhere is the column's default, `VALUES ()` a row of defaults; text and prepared; with
+//! `sql_mode` `NO_AUTO_VALUE_ON_ZERO` (as dumps set it), a 0 is stored as given.
 
 mod common;
 
@@ -141,4 +142,41 @@ async fn default_is_the_column_default_and_empty_rows_are_defaults() {
         .unwrap()
         .unwrap();
     assert_eq!(n, 7);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_auto_value_on_zero_keeps_a_zero_as_dumps_ask() {
+    let mut c = conn().await;
+    fresh(
+        &mut c,
+        "iv_zero",
+        "id INT AUTO_INCREMENT PRIMARY KEY, v INT",
+    )
+    .await;
+    let st = c.prep("INSERT INTO iv_zero VALUES (?, ?)").await.unwrap();
+    // mysqldump's and mariadb-dump's own lines around a dump's rows.
+    c.query_drop("SET @OLD_SQL_MODE=@@SQL_MODE, SQL_MODE='NO_AUTO_VALUE_ON_ZERO'")
+        .await
+        .unwrap();
+    let mode: String = c.query_first("SELECT @@sql_mode").await.unwrap().unwrap();
+    assert_eq!(mode, "NO_AUTO_VALUE_ON_ZERO");
+    c.query_drop("INSERT INTO iv_zero VALUES (0, 1), (DEFAULT, 2)")
+        .await
+        .unwrap();
+    c.exec_drop(&st, (0, 3)).await.unwrap_err(); // the 0 is taken
+    c.query_drop("SET SQL_MODE=@OLD_SQL_MODE").await.unwrap();
+    let mode: String = c.query_first("SELECT @@sql_mode").await.unwrap().unwrap();
+    assert_eq!(mode, "");
+    // The same prepared statement counts on 0 again.
+    c.exec_drop(&st, (0, 4)).await.unwrap();
+    assert_eq!(
+        rows(&mut c, "iv_zero").await,
+        [(0, Some(1)), (1, Some(2)), (2, Some(4))]
+    );
+    // Flags this server does not keep are accepted and not kept.
+    c.query_drop("SET sql_mode = 'STRICT_TRANS_TABLES,NO_AUTO_VALUE_ON_ZERO,ANSI_QUOTES'")
+        .await
+        .unwrap();
+    let mode: String = c.query_first("SELECT @@sql_mode").await.unwrap().unwrap();
+    assert_eq!(mode, "NO_AUTO_VALUE_ON_ZERO");
 }

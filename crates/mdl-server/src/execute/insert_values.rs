@@ -1,9 +1,9 @@
 //! The INSERT values whose meaning depends on the table, read under the statement's locks.
 //!
 //! * MySQL's `AUTO_INCREMENT` column counts on NULL and on 0 alike: a row that gives it 0 gets
-//!   the next value (`handler::update_auto_increment`, `sql/handler.cc`, unless `sql_mode` has
-//!   `NO_AUTO_VALUE_ON_ZERO`; this server's `sql_mode` is empty), and so does one that gives it
-//!   `DEFAULT`. sysbench's `oltp_insert` inserts 0 into `id` for each row. SQLite counts on NULL
+//!   the next value (`handler::update_auto_increment`, `sql/handler.cc`), unless the session's
+//!   `sql_mode` has `NO_AUTO_VALUE_ON_ZERO` (`sql_mode.rs`, as dumps set it), and so does one
+//!   that gives it `DEFAULT`. sysbench's `oltp_insert` inserts 0 into `id` for each row. SQLite counts on NULL
 //!   only and stores a 0 as given (the column is the table's rowid: `catalog.rs`), so such a
 //!   value becomes NULL: a literal 0 (or `'0'`) at once, any other expression (a `?`, a
 //!   function) `NULLIF(expr, 0)`.
@@ -33,9 +33,11 @@ use crate::engine::EngineConn;
 use crate::error::ServerError;
 use crate::memo::Memo;
 use crate::rewrite::Rewritten;
+use crate::sql_mode::SqlMode;
 
-/// The rewrite to run for `s` in `db` (`current`: the session's schema; `base`: the rewrite
-/// made before the locks): one made by `write` with its table-dependent values spelt for SQLite
+/// The rewrite to run for `s` in `db` (`current`, `mode`: the session's schema and
+/// `sql_mode`; `base`: the rewrite made before the locks): one made by `write` with its
+/// table-dependent values spelt for SQLite
 /// (see the module docs), or `base` if it has none or is not an INSERT of a table of this
 /// server's schemas (the engine reports a table that does not exist). A prepared statement's
 /// `memo` keeps it for the next execution while the schema is unchanged: reading the table
@@ -44,7 +46,7 @@ use crate::rewrite::Rewritten;
 /// # Errors
 /// 1235 for `DEFAULT` in some rows only; SQLite errors reading the catalog; `write`'s.
 pub(super) fn rewrite(
-    (db, s, current): (&mut EngineConn, &Statement, Option<&str>),
+    (db, s, current, mode): (&mut EngineConn, &Statement, Option<&str>, SqlMode),
     base: Option<Arc<Rewritten>>,
     memo: Option<&mut Memo>,
     write: &dyn Fn(&Statement) -> Result<Rewritten, ServerError>,
@@ -52,14 +54,14 @@ pub(super) fn rewrite(
     let Some((ins, schema, table)) = target(db, s, current) else {
         return Ok(base);
     };
-    let version = schema_version(db, &schema)?;
+    let version = (schema_version(db, &schema)?, mode);
     let kept = match (&memo, &base) {
         (Some(m), Some(b)) => m.resolved(b, version),
         _ => None,
     };
     let resolved = match kept {
         Some(kept) => kept,
-        None => match resolve(db, ins, &schema, &table)? {
+        None => match resolve(db, ins, (&schema, &table), mode)? {
             Some(s) => Some(Arc::new(write(&s)?)),
             None => None,
         },
@@ -101,18 +103,19 @@ fn schema_version(db: &mut EngineConn, schema: &str) -> Result<i64, ServerError>
 fn resolve(
     db: &mut EngineConn,
     ins: &Insert,
-    schema: &str,
-    table: &str,
+    (schema, table): (&str, &str),
+    mode: SqlMode,
 ) -> Result<Option<Statement>, ServerError> {
     let cols = catalog::columns(db, schema, table)?;
     if cols.is_empty() {
         return Ok(None);
     }
     let mut ins = ins.clone();
+    let counts_zero = !mode.no_auto_value_on_zero;
     let changed = if ins.assignments.is_empty() {
-        values(&mut ins, &cols)?
+        values(&mut ins, &cols, counts_zero)?
     } else {
-        assignments(&mut ins, &cols)
+        assignments(&mut ins, &cols, counts_zero)
     };
     Ok(changed.then_some(Statement::Insert(ins)))
 }
@@ -140,7 +143,7 @@ fn mentions_table_values(ins: &Insert) -> bool {
 
 /// The VALUES rows of `ins`: the counted column's values and the `DEFAULT`s (see the module
 /// docs). Whether anything changed.
-fn values(ins: &mut Insert, cols: &[Column]) -> Result<bool, ServerError> {
+fn values(ins: &mut Insert, cols: &[Column], counts_zero: bool) -> Result<bool, ServerError> {
     let Some(SetExpr::Values(v)) = ins.source.as_deref_mut().map(|q| q.body.as_mut()) else {
         return Ok(false);
     };
@@ -164,7 +167,7 @@ fn values(ins: &mut Insert, cols: &[Column]) -> Result<bool, ServerError> {
     let mut changed = false;
     for row in &mut v.rows {
         if let Some(e) = counted_at.and_then(|k| row.get_mut(k)) {
-            changed |= count_on_zero(e);
+            changed |= count(e, counts_zero);
         }
     }
     // Columns whose value is `DEFAULT` leave the list, and their values the rows.
@@ -198,13 +201,13 @@ fn values(ins: &mut Insert, cols: &[Column]) -> Result<bool, ServerError> {
         .collect();
     ins.columns = kept;
     if ins.columns.is_empty() {
-        return values(ins, cols); // rows of defaults, as `VALUES ()`
+        return values(ins, cols, counts_zero); // rows of defaults, as `VALUES ()`
     }
     Ok(true)
 }
 
 /// `INSERT ... SET col = value, ...`: the counted column's value, and `DEFAULT`s, which leave.
-fn assignments(ins: &mut Insert, cols: &[Column]) -> bool {
+fn assignments(ins: &mut Insert, cols: &[Column], counts_zero: bool) -> bool {
     let counted = cols.iter().find(|c| c.auto_increment);
     let mut changed = false;
     ins.assignments.retain_mut(|a| {
@@ -213,7 +216,7 @@ fn assignments(ins: &mut Insert, cols: &[Column]) -> bool {
         };
         let name = column_name(n);
         if counted.is_some_and(|c| c.name.eq_ignore_ascii_case(&name)) {
-            changed |= count_on_zero(&mut a.value);
+            changed |= count(&mut a.value, counts_zero);
             true
         } else if is_default(&a.value) {
             changed = true;
@@ -225,19 +228,21 @@ fn assignments(ins: &mut Insert, cols: &[Column]) -> bool {
     changed
 }
 
-/// The counted column's value `e` made to count where MySQL's would; whether it changed.
-fn count_on_zero(e: &mut Expr) -> bool {
+/// The counted column's value `e` made to count where MySQL's would (on 0 too if
+/// `counts_zero`); whether it changed.
+fn count(e: &mut Expr, counts_zero: bool) -> bool {
     match e {
+        _ if is_default(e) => {
+            *e = null();
+            true
+        }
+        _ if !counts_zero => false,
         Expr::Value(v) if matches!(v.value, Value::Null) => false,
         Expr::Value(v) if is_zero(&v.value) => {
             *e = null();
             true
         }
         Expr::Value(v) if !matches!(v.value, Value::Placeholder(_)) => false,
-        _ if is_default(e) => {
-            *e = null();
-            true
-        }
         _ => {
             let value = std::mem::replace(e, null());
             *e = nullif_zero(value);
@@ -333,9 +338,9 @@ mod tests {
     fn resolved(sql: &str) -> Result<String, ServerError> {
         let mut ins = insert(sql);
         if ins.assignments.is_empty() {
-            values(&mut ins, &cols())?;
+            values(&mut ins, &cols(), true)?;
         } else {
-            assignments(&mut ins, &cols());
+            assignments(&mut ins, &cols(), true);
         }
         Ok(Statement::Insert(ins).to_string())
     }
