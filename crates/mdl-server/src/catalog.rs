@@ -204,11 +204,29 @@ pub fn existing_columns(
     Ok(cols)
 }
 
-/// The columns of `schema.table`, in order; empty if there is no such table.
+/// The columns of `schema.table`, in order; empty if there is no such table. A view's say what
+/// MySQL says of them (`view_columns.rs`).
 ///
 /// # Errors
 /// SQLite errors.
 pub fn columns(db: &mut EngineConn, schema: &str, table: &str) -> Result<Vec<Column>, ServerError> {
+    let mut cols = sqlite_columns(db, schema, table)?;
+    if let Some(v) = db.engine().views.get(schema, table) {
+        crate::view_columns::refine(db, &v, &mut cols, 0);
+    }
+    Ok(cols)
+}
+
+/// The columns of `schema.table` as SQLite's `pragma_table_info` has them (a view's are all
+/// nullable, and without a default).
+///
+/// # Errors
+/// SQLite errors.
+pub fn sqlite_columns(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+) -> Result<Vec<Column>, ServerError> {
     const SQL: &str =
         "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1, ?2)";
     let mut st = db.db().prepare_cached(SQL).map_err(engine_err)?;

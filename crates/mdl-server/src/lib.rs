@@ -36,6 +36,8 @@
 //!   SQLite snapshots of the catalog.
 //! * `catalog`: SQLite's catalog in MySQL's terms (columns, keys, index names), for
 //!   `information_schema`, `DESCRIBE` and `SHOW INDEX`.
+//! * `view_columns`: a view's columns' `Null`, `Default` and some types, from its select, as
+//!   MySQL derives them.
 //! * `show_table`: `SHOW CREATE TABLE`, `DESCRIBE` / `SHOW COLUMNS`, `SHOW INDEX`.
 //! * `explain`: `EXPLAIN` in MySQL's table, from SQLite's query plan.
 //! * `show_query`: the `SHOW`s answered as queries (`SHOW TABLE STATUS` over
@@ -76,6 +78,7 @@ mod sql_mode;
 mod sql_prepare;
 mod status;
 mod time_zone;
+mod view_columns;
 mod views;
 mod wire;
 
