@@ -83,6 +83,18 @@ impl ServerError {
         )
     }
 
+    /// `ER_VIEW_INVALID` (1356) of view `view` (`schema.name`).
+    pub fn view_invalid(view: &str) -> ServerError {
+        ServerError::new(
+            1356,
+            "HY000",
+            format!(
+                "View '{view}' references invalid table(s) or column(s) or function(s) or \
+                 definer/invoker of view lack rights to use them"
+            ),
+        )
+    }
+
     /// `ER_NO_SUCH_THREAD` (1094).
     pub fn no_such_thread(id: u64) -> ServerError {
         ServerError::new(
@@ -222,14 +234,7 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
     };
     // A view a table of which is gone (`views.rs`): `ER_VIEW_INVALID`.
     if let Some(v) = msg.strip_prefix(crate::views::INVALID_ERROR) {
-        return ServerError::new(
-            1356,
-            "HY000",
-            format!(
-                "View '{v}' references invalid table(s) or column(s) or function(s) or \
-                 definer/invoker of view lack rights to use them"
-            ),
-        );
+        return ServerError::view_invalid(v);
     }
     if let Some(t) = msg.strip_prefix("no such table: ") {
         return ServerError::new(

@@ -1,11 +1,15 @@
 //! What a DBA asks of views over the wire: their columns (`DESCRIBE`, `SHOW COLUMNS`,
-//! `information_schema.COLUMNS`, with MySQL's `Null`, `Default` and literal types).
+//! `information_schema.COLUMNS`, with MySQL's `Null`, `Default` and literal types), and the
+//! table maintenance statements on them (`CHECK`, `ANALYZE`, `OPTIMIZE`, `REPAIR`, `CHECKSUM
+//! TABLE`, rows as `sql/sql_admin.cc` sends them).
 
 mod common;
 
 use common::*;
 use mysql_async::prelude::*;
 use mysql_async::Conn;
+
+type Row4 = (String, String, String, String);
 
 /// `(Field, Type, Null, Default)` of each column of `sql` (a `DESCRIBE` or `SHOW COLUMNS`).
 async fn described(c: &mut Conn, sql: &str) -> Vec<(String, String, String, Option<String>)> {
@@ -33,6 +37,16 @@ fn cols(v: &[(&str, &str, &str, Option<&str>)]) -> Vec<(String, String, String, 
             )
         })
         .collect()
+}
+
+fn rows(v: &[(&str, &str, &str, &str)]) -> Vec<Row4> {
+    v.iter()
+        .map(|r| (r.0.into(), r.1.into(), r.2.into(), r.3.into()))
+        .collect()
+}
+
+async fn admin(c: &mut Conn, sql: &str) -> Vec<Row4> {
+    bounded(sql, c.query(sql)).await.expect(sql)
 }
 
 async fn run(c: &mut Conn, sql: &str) {
@@ -106,4 +120,58 @@ async fn a_views_columns_say_what_its_select_says() {
         described(&mut c, "DESCRIBE va_union").await,
         cols(&[("id", "int", "NO", None), ("b", "varchar(10)", "YES", None)])
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn maintenance_of_a_view_answers_as_mysql() {
+    let mut c = conn().await;
+    run(
+        &mut c,
+        "CREATE TABLE vm_t (id INT PRIMARY KEY, v INT); INSERT INTO vm_t VALUES (1, 2); \
+         CREATE VIEW vm_v AS SELECT id FROM vm_t; \
+         CREATE TABLE vm_gone (id INT); CREATE VIEW vm_bad AS SELECT id FROM vm_gone; \
+         DROP TABLE vm_gone",
+    )
+    .await;
+    assert_eq!(
+        admin(&mut c, "CHECK TABLE vm_v, vm_t").await,
+        rows(&[
+            ("test.vm_v", "check", "status", "OK"),
+            ("test.vm_t", "check", "status", "OK"),
+        ])
+    );
+    assert_eq!(
+        admin(&mut c, "CHECK TABLE vm_bad").await,
+        rows(&[
+            (
+                "test.vm_bad",
+                "check",
+                "Error",
+                "View 'test.vm_bad' references invalid table(s) or column(s) or function(s) \
+                 or definer/invoker of view lack rights to use them"
+            ),
+            ("test.vm_bad", "check", "error", "Corrupt"),
+        ])
+    );
+    for op in ["analyze", "optimize", "repair"] {
+        for view in ["vm_v", "vm_bad"] {
+            let sql = format!("{} TABLE {view}", op.to_uppercase());
+            let label = format!("test.{view}");
+            let not_base = format!("'{label}' is not BASE TABLE");
+            assert_eq!(
+                admin(&mut c, &sql).await,
+                rows(&[
+                    (&label, op, "Error", &not_base),
+                    (&label, op, "status", "Operation failed"),
+                ]),
+                "{sql}"
+            );
+        }
+    }
+    let sums: Vec<(String, Option<i64>)> = c.query("CHECKSUM TABLE vm_v, vm_t").await.unwrap();
+    assert_eq!(sums[0], ("test.vm_v".to_string(), None));
+    assert!(sums[1].1.is_some(), "{sums:?}");
+    // The view is still there, and reads.
+    let n: Option<i64> = c.query_first("SELECT COUNT(*) FROM vm_v").await.unwrap();
+    assert_eq!(n, Some(1));
 }
