@@ -279,9 +279,11 @@ impl Connection {
         let (engine, current) = (&self.shared.engine, &self.session.state().current_schema);
         let shown = {
             let db = std::cell::RefCell::new(&mut self.db);
+            // A view too: `SHOW FULL COLUMNS FROM v` is the view's columns, as MySQL's.
             let has_table = |s: &str, t: &str| {
-                (db.borrow_mut().tables(s))
-                    .is_ok_and(|v| v.iter().any(|n| n.eq_ignore_ascii_case(t)))
+                engine.views.get(s, t).is_some()
+                    || (db.borrow_mut().tables(s))
+                        .is_ok_and(|v| v.iter().any(|n| n.eq_ignore_ascii_case(t)))
             };
             crate::show_query::rewrite(
                 query,

@@ -253,7 +253,11 @@ impl Connection {
             let vars = self.vars();
             let current = self.session.state().current_schema.clone();
             let db = &mut self.db;
-            let mut tables_of = |schema: &str| db.tables(schema);
+            // A schema's tables and views (`SHOW TABLES` lists both, as MySQL's).
+            let mut tables_of = |schema: &str| {
+                let found = crate::catalog::tables(db, schema)?;
+                Ok(found.into_iter().map(|(name, _)| name).collect())
+            };
             let (shared, status) = (&self.shared, &self.info.status);
             if let Some(r) =
                 admin::show(shared, &vars, s, &mut tables_of, current.as_deref(), status)

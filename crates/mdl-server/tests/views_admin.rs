@@ -1,7 +1,7 @@
-//! What a DBA asks of views over the wire: their columns (`DESCRIBE`, `SHOW COLUMNS`,
-//! `information_schema.COLUMNS`, with MySQL's `Null`, `Default` and literal types), and the
-//! table maintenance statements on them (`CHECK`, `ANALYZE`, `OPTIMIZE`, `REPAIR`, `CHECKSUM
-//! TABLE`, rows as `sql/sql_admin.cc` sends them).
+//! What a DBA asks of views over the wire: their columns (`DESCRIBE`, `SHOW [FULL] COLUMNS`,
+//! `information_schema.COLUMNS`, with MySQL's `Null`, `Default` and literal types), the table
+//! maintenance statements on them (`CHECK`, `ANALYZE`, `OPTIMIZE`, `REPAIR`, `CHECKSUM TABLE`,
+//! rows as `sql/sql_admin.cc` sends them), and the statements that list tables.
 
 mod common;
 
@@ -84,6 +84,12 @@ async fn a_views_columns_say_what_its_select_says() {
     ]);
     assert_eq!(described(&mut c, "DESCRIBE va_v").await, v);
     assert_eq!(described(&mut c, "SHOW COLUMNS FROM va_v").await, v);
+    // The forms answered from information_schema.COLUMNS: the same rows.
+    assert_eq!(described(&mut c, "SHOW FULL COLUMNS FROM va_v").await, v);
+    assert_eq!(
+        described(&mut c, "SHOW COLUMNS FROM va_v LIKE 'a'").await,
+        v[1..2]
+    );
     let is: Vec<(String, String, Option<String>, String)> = c
         .query(
             "SELECT COLUMN_NAME, IS_NULLABLE, COLUMN_DEFAULT, COLUMN_KEY \
@@ -174,4 +180,30 @@ async fn maintenance_of_a_view_answers_as_mysql() {
     // The view is still there, and reads.
     let n: Option<i64> = c.query_first("SELECT COUNT(*) FROM vm_v").await.unwrap();
     assert_eq!(n, Some(1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn views_are_listed() {
+    let mut c = conn().await;
+    run(
+        &mut c,
+        "CREATE DATABASE vl_db; CREATE TABLE vl_db.t (id INT); \
+         CREATE VIEW vl_db.v AS SELECT id FROM vl_db.t",
+    )
+    .await;
+    let shown: Vec<String> = c.query("SHOW TABLES FROM vl_db").await.unwrap();
+    assert_eq!(shown, ["t", "v"]);
+    let full: Vec<(String, String)> = c.query("SHOW FULL TABLES FROM vl_db").await.unwrap();
+    assert_eq!(
+        full,
+        [
+            ("t".to_string(), "BASE TABLE".to_string()),
+            ("v".to_string(), "VIEW".to_string())
+        ]
+    );
+    // DROP TABLE of a view is 1051, and leaves it.
+    assert_eq!(code(c.query_drop("DROP TABLE vl_db.v").await).0, 1051);
+    let still: Vec<String> = c.query("SHOW TABLES FROM vl_db").await.unwrap();
+    assert_eq!(still, ["t", "v"]);
+    run(&mut c, "DROP DATABASE vl_db").await;
 }
