@@ -1,7 +1,7 @@
 //! What a DBA asks of views over the wire: their columns (`DESCRIBE`, `SHOW [FULL] COLUMNS`,
 //! `information_schema.COLUMNS`, with MySQL's `Null`, `Default` and literal types), the table
 //! maintenance statements on them (`CHECK`, `ANALYZE`, `OPTIMIZE`, `REPAIR`, `CHECKSUM TABLE`,
-//! rows as `sql/sql_admin.cc` sends them), and the statements that list tables.
+//! rows as `sql/sql_admin.cc` sends them), and the statements that list or copy tables.
 
 mod common;
 
@@ -183,7 +183,7 @@ async fn maintenance_of_a_view_answers_as_mysql() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn views_are_listed() {
+async fn views_are_listed_and_not_copied() {
     let mut c = conn().await;
     run(
         &mut c,
@@ -201,6 +201,20 @@ async fn views_are_listed() {
             ("v".to_string(), "VIEW".to_string())
         ]
     );
+    // `LIKE` works only for base tables (1347), before the new name is looked at.
+    assert_eq!(
+        code(c.query_drop("CREATE TABLE vl_db.copy LIKE vl_db.v").await),
+        (1347, "HY000".to_string())
+    );
+    assert_eq!(
+        code(
+            c.query_drop("CREATE TABLE IF NOT EXISTS vl_db.t LIKE vl_db.v")
+                .await
+        ),
+        (1347, "HY000".to_string())
+    );
+    let after: Vec<String> = c.query("SHOW TABLES FROM vl_db").await.unwrap();
+    assert_eq!(after, ["t", "v"]);
     // DROP TABLE of a view is 1051, and leaves it.
     assert_eq!(code(c.query_drop("DROP TABLE vl_db.v").await).0, 1051);
     let still: Vec<String> = c.query("SHOW TABLES FROM vl_db").await.unwrap();

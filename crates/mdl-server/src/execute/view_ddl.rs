@@ -561,7 +561,9 @@ pub(super) fn is_view_ddl(kind: mdl_sql::StatementKind) -> bool {
 
 /// A table DDL whose table is a view, refused under its locks as MySQL refuses it: ALTER
 /// TABLE, CREATE and DROP INDEX are 1347 (`'s.v' is not BASE TABLE`), TRUNCATE 1146 (it opens
-/// base tables only), CREATE TABLE 1050 (nothing with IF NOT EXISTS).
+/// base tables only), CREATE TABLE 1050 (nothing with IF NOT EXISTS); CREATE TABLE ... LIKE a
+/// view is 1347 (its source is opened as a base table only: `PT_create_table_stmt`,
+/// `sql/parse_tree_nodes.cc`), before the target's name is looked at.
 ///
 /// # Errors
 /// 1347, 1146, 1050.
@@ -592,6 +594,14 @@ pub(super) fn refuse_table_ddl(
         Some(Statement::Truncate(t)) => (t.table_names.iter())
             .find_map(|t| view(&t.name))
             .map(|(s, t)| ServerError::no_such_table(&s, &t)),
+        Some(Statement::CreateTable(sqlparser::ast::CreateTable {
+            like:
+                Some(
+                    sqlparser::ast::CreateTableLikeKind::Plain(like)
+                    | sqlparser::ast::CreateTableLikeKind::Parenthesized(like),
+                ),
+            ..
+        })) if view(&like.name).is_some() => view(&like.name).map(not_base),
         Some(Statement::CreateTable(c)) if c.if_not_exists => None,
         Some(Statement::CreateTable(c)) => view(&c.name)
             .map(|(_, t)| ServerError::new(1050, "42S01", format!("Table '{t}' already exists"))),
