@@ -146,7 +146,7 @@ pub const TABLES: [(&str, &[&str]); 17] = [
 
 /// MySQL 8.0's `PROCESSLIST` (`SHOW FULL PROCESSLIST`'s rows, as
 /// `performance_schema.processlist`'s).
-const PROCESSLIST: [&str; 8] = [
+pub(crate) const PROCESSLIST: [&str; 8] = [
     "ID bigint unsigned",
     "USER varchar(32)",
     "HOST varchar(261)",
@@ -157,7 +157,7 @@ const PROCESSLIST: [&str; 8] = [
     "INFO longtext",
 ];
 
-fn processlist_rows(processes: &[Process]) -> Vec<Vec<Value>> {
+pub(crate) fn processlist_rows(processes: &[Process]) -> Vec<Vec<Value>> {
     let opt = |s: &Option<String>| s.as_deref().map_or(Value::Null, text);
     (processes.iter())
         .map(|p| {

@@ -30,17 +30,17 @@
 //! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
 //! history tables resets them. Other writes are refused as in MySQL (1142).
 
-use std::fmt::Write as _;
-
+pub(crate) mod columns;
 mod innodb_lock_waits;
 mod sys_processlist;
 mod variables;
 
 use pfs::tables::{Row, Table};
+use rusqlite::types::Value as SqlValue;
 use serde_json::Value as Json;
 use sqlparser::ast::{Assignment, AssignmentTarget, Expr, Statement, Value};
 
-use crate::engine::{quote, EngineConn};
+use crate::engine::EngineConn;
 use crate::error::ServerError;
 use crate::processlist::Process;
 use crate::wire::{Cell, Output};
@@ -133,7 +133,7 @@ pub fn refresh(
                         done.push(("performance_schema".into(), t.into()));
                     }
                 }
-                db.execute_batch(SCHEMA_TABLE_LOCK_WAITS)?;
+                schema_table_lock_waits(db)?;
             }
             "sys" if key.1 == "innodb_lock_waits" => {
                 let rows = innodb_lock_waits::rows(&(src.processes)());
@@ -155,24 +155,45 @@ pub fn refresh(
     Ok(())
 }
 
-/// MySQL's `sys.schema_table_lock_waits`, over the snapshots (see the module docs). Its
-/// accounts are `user@host` without the client's port, as MySQL's (`threads.PROCESSLIST_HOST`),
-/// where the process list's `HOST` has it.
+/// sys 8.0's `schema_table_lock_waits` columns, those the server fills (not
+/// `waiting_query_rows_affected` and `_examined`: no statement counts rows), with the types
+/// MySQL derives from the view's select (`scripts/sys_schema/views/p_s/
+/// schema_table_lock_waits.sql`): `metadata_locks`' and `threads`' columns,
+/// `ps_thread_account()`'s `text`, `CONCAT` of a `bigint unsigned`. The thread ids, `NOT NULL`
+/// in MySQL (an inner join with `threads`), are nullable: a lock's owner thread may be unknown.
+pub(super) const SCHEMA_TABLE_LOCK_WAITS_COLUMNS: [columns::Def; 16] = [
+    ("object_schema", "varchar(64)"),
+    ("object_name", "varchar(64)"),
+    ("waiting_thread_id", "bigint unsigned"),
+    ("waiting_pid", "bigint unsigned"),
+    ("waiting_account", "text"),
+    ("waiting_lock_type", "varchar(32) NOT NULL"),
+    ("waiting_lock_duration", "varchar(32) NOT NULL"),
+    ("waiting_query", "longtext"),
+    ("waiting_query_secs", "bigint"),
+    ("blocking_thread_id", "bigint unsigned"),
+    ("blocking_pid", "bigint unsigned"),
+    ("blocking_account", "text"),
+    ("blocking_lock_type", "varchar(32) NOT NULL"),
+    ("blocking_lock_duration", "varchar(32) NOT NULL"),
+    ("sql_kill_blocking_query", "varchar(31)"),
+    ("sql_kill_blocking_connection", "varchar(25)"),
+];
+
+/// MySQL's `sys.schema_table_lock_waits`, over the snapshots (see the module docs): its rows,
+/// in [`SCHEMA_TABLE_LOCK_WAITS_COLUMNS`]' order. Its accounts are `user@host` without the
+/// client's port, as MySQL's (`threads.PROCESSLIST_HOST`), where the process list's `HOST` has
+/// it.
 const SCHEMA_TABLE_LOCK_WAITS: &str = "
-DROP TABLE IF EXISTS sys.schema_table_lock_waits;
-CREATE TABLE sys.schema_table_lock_waits AS
-SELECT g.OBJECT_SCHEMA AS object_schema, g.OBJECT_NAME AS object_name,
-       p.OWNER_THREAD_ID AS waiting_thread_id, p.OWNER_CONTEXT_ID AS waiting_pid,
+INSERT INTO sys.schema_table_lock_waits
+SELECT g.OBJECT_SCHEMA, g.OBJECT_NAME, p.OWNER_THREAD_ID, p.OWNER_CONTEXT_ID,
        pt.USER || '@' || CASE WHEN pt.HOST GLOB '*:[0-9]*'
-           THEN rtrim(rtrim(pt.HOST, '0123456789'), ':') ELSE pt.HOST END AS waiting_account,
-       p.LOCK_TYPE AS waiting_lock_type, p.LOCK_DURATION AS waiting_lock_duration,
-       pt.INFO AS waiting_query, pt.TIME AS waiting_query_secs,
-       g.OWNER_THREAD_ID AS blocking_thread_id, g.OWNER_CONTEXT_ID AS blocking_pid,
+           THEN rtrim(rtrim(pt.HOST, '0123456789'), ':') ELSE pt.HOST END,
+       p.LOCK_TYPE, p.LOCK_DURATION, pt.INFO, pt.TIME, g.OWNER_THREAD_ID, g.OWNER_CONTEXT_ID,
        gt.USER || '@' || CASE WHEN gt.HOST GLOB '*:[0-9]*'
-           THEN rtrim(rtrim(gt.HOST, '0123456789'), ':') ELSE gt.HOST END AS blocking_account,
-       g.LOCK_TYPE AS blocking_lock_type, g.LOCK_DURATION AS blocking_lock_duration,
-       'KILL QUERY ' || g.OWNER_CONTEXT_ID AS sql_kill_blocking_query,
-       'KILL ' || g.OWNER_CONTEXT_ID AS sql_kill_blocking_connection
+           THEN rtrim(rtrim(gt.HOST, '0123456789'), ':') ELSE gt.HOST END,
+       g.LOCK_TYPE, g.LOCK_DURATION,
+       'KILL QUERY ' || g.OWNER_CONTEXT_ID, 'KILL ' || g.OWNER_CONTEXT_ID
 FROM performance_schema.metadata_locks g
 JOIN performance_schema.metadata_locks p
   ON g.OBJECT_TYPE = p.OBJECT_TYPE AND g.OBJECT_SCHEMA = p.OBJECT_SCHEMA
@@ -181,104 +202,122 @@ LEFT JOIN performance_schema.processlist gt ON g.OWNER_CONTEXT_ID = gt.ID
 LEFT JOIN performance_schema.processlist pt ON p.OWNER_CONTEXT_ID = pt.ID
 WHERE g.OBJECT_TYPE = 'TABLE';";
 
+/// Makes `sys.schema_table_lock_waits` from the `metadata_locks` and `processlist` snapshots.
+fn schema_table_lock_waits(db: &mut EngineConn) -> Result<(), ServerError> {
+    let target = "sys.schema_table_lock_waits";
+    // Its column names are plain words: no quotes needed.
+    let cols = columns::sqlite(&SCHEMA_TABLE_LOCK_WAITS_COLUMNS).join(", ");
+    let create = format!("DROP TABLE IF EXISTS {target}; CREATE TABLE {target} ({cols});");
+    wrap(db, &format!("{create}{SCHEMA_TABLE_LOCK_WAITS}"))
+}
+
 /// One snapshot table.
 fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), ServerError> {
     match name {
         #[cfg(feature = "pfs")]
-        "metadata_locks" => load(db, name, &src.mgr.metadata_locks(), &[]),
+        "metadata_locks" => load(db, name, &src.mgr.metadata_locks()),
+        #[cfg(feature = "pfs")]
+        "metadata_lock_waits" => load(db, name, &src.mgr.metadata_lock_waits()),
+        #[cfg(feature = "pfs")]
+        "metadata_deadlocks" => load(db, name, &src.mgr.metadata_deadlocks()),
         // Compiled out: the lock manager publishes no rows.
         #[cfg(not(feature = "pfs"))]
-        "metadata_locks" => {
+        "metadata_locks" | "metadata_lock_waits" | "metadata_deadlocks" => {
             let _ = src.mgr;
-            load(db, name, &pfs::metadata_locks(Vec::new()), &[])
+            match name {
+                "metadata_locks" => load(db, name, &pfs::metadata_locks(Vec::new())),
+                "metadata_lock_waits" => {
+                    load(db, name, &empty::<pfs::tables::MetadataLockWaitRow>())
+                }
+                _ => load(db, name, &empty::<pfs::tables::MetadataDeadlockRow>()),
+            }
         }
-        #[cfg(feature = "pfs")]
-        "metadata_lock_waits" => load(db, name, &src.mgr.metadata_lock_waits(), &[]),
-        #[cfg(feature = "pfs")]
-        "metadata_deadlocks" => load(db, name, &src.mgr.metadata_deadlocks(), &[]),
         "threads" => threads(db, &(src.processes)()),
         "processlist" => processlist(db, &(src.processes)()),
-        "setup_instruments" => load(db, name, &pfs::setup_instruments(), &[]),
-        "setup_consumers" => load(db, name, &pfs::setup_consumers(), &[]),
-        "setup_timers" => load(db, name, &pfs::setup_timers(), &[]),
-        "setup_actors" => load(db, name, &pfs::setup_actors(), &[]),
-        "setup_threads" => load(db, name, &pfs::setup_threads(), &[]),
-        "performance_timers" => load(db, name, &pfs::performance_timers(), &[]),
-        "events_waits_current" => load(db, name, &pfs::events_waits_current(), &[]),
-        "events_waits_history" => load(db, name, &pfs::events_waits_history(), &[]),
-        "events_waits_history_long" => load(db, name, &pfs::events_waits_history_long(), &[]),
-        "events_stages_current" => load(db, name, &pfs::events_stages_current(), &[]),
-        "events_stages_history" => load(db, name, &pfs::events_stages_history(), &[]),
-        "events_stages_history_long" => load(db, name, &pfs::events_stages_history_long(), &[]),
-        "events_statements_current" => load(db, name, &pfs::events_statements_current(), &[]),
-        "events_statements_history" => load(db, name, &pfs::events_statements_history(), &[]),
-        "events_statements_history_long" => {
-            load(db, name, &pfs::events_statements_history_long(), &[])
+        "setup_instruments" => load(db, name, &pfs::setup_instruments()),
+        "setup_consumers" => load(db, name, &pfs::setup_consumers()),
+        "setup_timers" => load(db, name, &pfs::setup_timers()),
+        "setup_actors" => load(db, name, &pfs::setup_actors()),
+        "setup_threads" => load(db, name, &pfs::setup_threads()),
+        "performance_timers" => load(db, name, &pfs::performance_timers()),
+        "events_waits_current" => load(db, name, &pfs::events_waits_current()),
+        "events_waits_history" => load(db, name, &pfs::events_waits_history()),
+        "events_waits_history_long" => load(db, name, &pfs::events_waits_history_long()),
+        "events_stages_current" => load(db, name, &pfs::events_stages_current()),
+        "events_stages_history" => load(db, name, &pfs::events_stages_history()),
+        "events_stages_history_long" => load(db, name, &pfs::events_stages_history_long()),
+        "events_statements_current" => load(db, name, &pfs::events_statements_current()),
+        "events_statements_history" => load(db, name, &pfs::events_statements_history()),
+        "events_statements_history_long" => load(db, name, &pfs::events_statements_history_long()),
+        "events_waits_summary_global_by_event_name" => {
+            load(db, name, &pfs::events_waits_summary_global_by_event_name())
         }
-        "events_waits_summary_global_by_event_name" => load(
-            db,
-            name,
-            &pfs::events_waits_summary_global_by_event_name(),
-            &[],
-        ),
         "events_statements_summary_global_by_event_name" => load(
             db,
             name,
             &pfs::events_statements_summary_global_by_event_name(),
-            &[],
         ),
-        "events_stages_summary_global_by_event_name" => load(
-            db,
-            name,
-            &pfs::events_stages_summary_global_by_event_name(),
-            &[],
-        ),
+        "events_stages_summary_global_by_event_name" => {
+            load(db, name, &pfs::events_stages_summary_global_by_event_name())
+        }
         "events_waits_summary_by_instance" => {
-            load(db, name, &pfs::events_waits_summary_by_instance(), &[])
+            load(db, name, &pfs::events_waits_summary_by_instance())
         }
         "events_waits_summary_by_thread_by_event_name" => load(
             db,
             name,
             &pfs::events_waits_summary_by_thread_by_event_name(),
-            &[],
         ),
         "events_statements_summary_by_digest" => {
-            load(db, name, &pfs::events_statements_summary_by_digest(), &[])
+            load(db, name, &pfs::events_statements_summary_by_digest())
         }
         _ if variables::TABLES.contains(&name) => variables::fill(db, name, src),
         _ => Err(ServerError::no_such_table("performance_schema", name)),
     }
 }
 
-/// Copies `t` into `performance_schema.<name>`: one column per header, plus `extra`
-/// columns with a constant value.
-fn load<R: Row>(
+/// Copies `t` into `performance_schema.<name>`, typed as `columns.rs` says; its columns are
+/// `R::HEADERS` (a unit test of `columns.rs` keeps the two the same).
+fn load<R: Row>(db: &mut EngineConn, name: &str, t: &Table<R>) -> Result<(), ServerError> {
+    let defs = typed(name)?;
+    debug_assert!(
+        defs.iter().map(|(c, _)| *c).eq(R::HEADERS.iter().copied()),
+        "{name}: columns.rs and the row differ"
+    );
+    let rows = (t.rows.iter())
+        .map(|r| {
+            let v = serde_json::to_value(r).unwrap_or(Json::Null);
+            (R::HEADERS.iter())
+                .map(|h| value(v.get(*h).unwrap_or(&Json::Null)))
+                .collect()
+        })
+        .collect();
+    copy(db, name, defs, rows)
+}
+
+/// `performance_schema.<name>`'s columns (`columns.rs`): 1146 for a table it does not have.
+fn typed(name: &str) -> Result<&'static [columns::Def], ServerError> {
+    columns::performance_schema(name)
+        .map(|(_, defs)| defs)
+        .ok_or_else(|| ServerError::no_such_table("performance_schema", name))
+}
+
+/// Copies `rows` (in `defs`' order) into `performance_schema.<name>`, its columns `defs`.
+fn copy(
     db: &mut EngineConn,
     name: &str,
-    t: &Table<R>,
-    extra: &[(&str, Json)],
+    defs: &[columns::Def],
+    rows: Vec<Vec<SqlValue>>,
 ) -> Result<(), ServerError> {
-    let target = format!("{}.{}", quote("performance_schema"), quote(name));
-    let mut headers: Vec<&str> = R::HEADERS.to_vec();
-    headers.extend(extra.iter().map(|(h, _)| *h));
-    let mut sql = format!(
-        "DROP TABLE IF EXISTS {target}; CREATE TABLE {target} ({});",
-        headers
-            .iter()
-            .map(|h| quote(h))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    for r in &t.rows {
-        let v = serde_json::to_value(r).unwrap_or(Json::Null);
-        let vals: Vec<String> = R::HEADERS
-            .iter()
-            .map(|h| literal(v.get(*h).unwrap_or(&Json::Null)))
-            .chain(extra.iter().map(|(_, j)| literal(j)))
-            .collect();
-        let _ = write!(sql, "INSERT INTO {target} VALUES ({});", vals.join(", "));
-    }
-    wrap(db, &sql)
+    let cols = columns::sqlite(defs);
+    let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
+    crate::info_schema::load(db, "performance_schema", name, &cols, rows)
+}
+
+/// Compiled out: a table of the lock manager without rows.
+#[cfg(not(feature = "pfs"))]
+fn empty<R: Row>() -> Table<R> {
+    Table::new("", Vec::new())
 }
 
 fn wrap(db: &mut EngineConn, sql: &str) -> Result<(), ServerError> {
@@ -300,53 +339,68 @@ fn literal(v: &Json) -> String {
     }
 }
 
-/// MySQL 8.0.22's `performance_schema.processlist`.
-fn processlist(db: &mut EngineConn, rows: &[Process]) -> Result<(), ServerError> {
-    let target = format!("{}.{}", quote("performance_schema"), quote("processlist"));
-    let mut sql = format!(
-        "DROP TABLE IF EXISTS {target}; CREATE TABLE {target} \
-         (ID, USER, HOST, DB, COMMAND, TIME, STATE, INFO);"
-    );
-    let text = |s: Option<&str>| s.map_or("NULL".into(), |s| literal(&Json::from(s)));
-    for p in rows {
-        let _ = write!(
-            sql,
-            "INSERT INTO {target} VALUES ({}, {}, {}, {}, {}, {}, {}, {});",
-            p.id,
-            text(Some(&p.user)),
-            text(Some(&p.host)),
-            text(p.db.as_deref()),
-            text(Some(p.command)),
-            p.time,
-            text(Some(&p.state)),
-            text(p.info.as_deref())
-        );
+/// A JSON value as a SQLite value: switches as MySQL's `YES`/`NO`, a number past `i64` as a
+/// real (as SQLite reads such a literal).
+fn value(v: &Json) -> SqlValue {
+    match v {
+        Json::Null => SqlValue::Null,
+        Json::Bool(b) => SqlValue::Text(if *b { "YES" } else { "NO" }.into()),
+        Json::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => SqlValue::Integer(i),
+            (None, Some(f)) => SqlValue::Real(f),
+            _ => SqlValue::Null,
+        },
+        Json::String(s) => SqlValue::Text(s.clone()),
+        other => SqlValue::Text(other.to_string()),
     }
-    wrap(db, &sql)
 }
 
+/// MySQL 8.0.22's `performance_schema.processlist`: `information_schema.PROCESSLIST`'s rows.
+fn processlist(db: &mut EngineConn, rows: &[Process]) -> Result<(), ServerError> {
+    let rows = crate::info_schema::processlist_rows(rows);
+    copy(db, "processlist", typed("processlist")?, rows)
+}
+
+/// The columns of `threads` that come from the process list (`threads`).
+const FROM_PROCESSLIST: [&str; 5] = [
+    "PROCESSLIST_DB",
+    "PROCESSLIST_COMMAND",
+    "PROCESSLIST_TIME",
+    "PROCESSLIST_STATE",
+    "PROCESSLIST_INFO",
+];
+
 /// `threads`: connections are session threads (`PROCESSLIST_ID` their id), the rest OS threads.
-/// MySQL's table also carries a connection's process-list columns (`PROCESSLIST_DB`,
-/// `_COMMAND`, `_TIME`, `_STATE`, `_INFO`, in its column order), which `pfs` does not know: they
-/// come from `procs`, whose `processlist` snapshot this also makes, so a join of
-/// `metadata_locks` with `threads` alone names each lock's statement, as DBAs write it for
-/// MySQL.
+/// MySQL's table also carries a connection's process-list columns ([`FROM_PROCESSLIST`], in
+/// its column order), which `pfs` does not know: they come from `procs`, whose `processlist`
+/// snapshot this also makes, so a join of `metadata_locks` with `threads` alone names each
+/// lock's statement, as DBAs write it for MySQL.
 fn threads(db: &mut EngineConn, procs: &[Process]) -> Result<(), ServerError> {
-    load(db, "mdl_threads", &pfs::threads(), &[])?;
     processlist(db, procs)?;
-    wrap(
-        db,
-        "DROP TABLE IF EXISTS performance_schema.threads;
-         CREATE TABLE performance_schema.threads AS
-         SELECT t.THREAD_ID, t.NAME, t.TYPE, t.PROCESSLIST_ID, t.PROCESSLIST_USER,
-                t.PROCESSLIST_HOST, p.DB AS PROCESSLIST_DB, p.COMMAND AS PROCESSLIST_COMMAND,
-                p.TIME AS PROCESSLIST_TIME, p.STATE AS PROCESSLIST_STATE,
-                p.INFO AS PROCESSLIST_INFO, t.INSTRUMENTED, t.HISTORY
-         FROM performance_schema.mdl_threads t
-         LEFT JOIN performance_schema.processlist p ON p.ID = t.PROCESSLIST_ID
-         ORDER BY t.THREAD_ID;
-         DROP TABLE performance_schema.mdl_threads;",
-    )
+    let defs = typed("threads")?;
+    let mut threads = pfs::threads().rows;
+    threads.sort_by_key(|t| t.thread_id);
+    let text = |s: Option<&str>| s.map_or(SqlValue::Null, |s| SqlValue::Text(s.into()));
+    let rows = (threads.iter())
+        .map(|t| {
+            let v = serde_json::to_value(t).unwrap_or(Json::Null);
+            let p = (t.processlist_id).and_then(|id| procs.iter().find(|p| p.id == id));
+            (defs.iter())
+                .map(|(c, _)| match (v.get(*c), p) {
+                    (Some(j), _) => value(j),
+                    (None, Some(p)) if FROM_PROCESSLIST.contains(c) => match *c {
+                        "PROCESSLIST_DB" => text(p.db.as_deref()),
+                        "PROCESSLIST_COMMAND" => text(Some(p.command)),
+                        "PROCESSLIST_TIME" => SqlValue::Integer(p.time as i64),
+                        "PROCESSLIST_STATE" => text(Some(&p.state)),
+                        _ => text(p.info.as_deref()),
+                    },
+                    _ => SqlValue::Null,
+                })
+                .collect()
+        })
+        .collect();
+    copy(db, "threads", defs, rows)
 }
 
 /// Whether `s` writes one of these schemas' tables, and so is handled here.

@@ -1,10 +1,13 @@
 //! What a DBA asks about a table's definition: `SHOW CREATE TABLE`, `DESCRIBE` / `SHOW
 //! COLUMNS`, `SHOW INDEX`, answered from SQLite's catalog (`sqlite_master`; the columns and
-//! indexes as `catalog.rs` reads them, the same rows `information_schema` shows).
+//! indexes as `catalog.rs` reads them, the same rows `information_schema` shows). The
+//! `performance_schema` tables and the `sys` views are answered from their definitions
+//! (`pfs_views/columns.rs`: MySQL's types, no keys), without a snapshot.
 
 use sqlparser::ast::{Ident, Statement};
 
 use crate::catalog;
+use crate::pfs_views::columns::{self as own, shown_type};
 
 use crate::error::ServerError;
 use crate::wire::{Cell, Output, ResultSet};
@@ -23,7 +26,7 @@ pub(crate) fn columns(
         .map(|c| {
             vec![
                 Cell::Text(c.name.clone()),
-                Cell::Text(c.column_type()),
+                Cell::Text(shown_type(c)),
                 Cell::Text(c.nullable().into()),
                 Cell::Text(catalog::column_key(c, &parts).into()),
                 c.default.clone().map_or(Cell::Null, Cell::Text),
@@ -47,6 +50,9 @@ fn described(
     schema: &str,
     table: &str,
 ) -> Result<(Vec<catalog::Column>, Vec<catalog::IndexPart>), ServerError> {
+    if let Some(defined) = own::of(schema, table) {
+        return Ok((own::catalog(&defined?.1), Vec::new()));
+    }
     let cols = catalog::existing_columns(db, schema, table)?;
     let parts = catalog::indexes(db, schema, table, &cols)?;
     Ok((cols, parts))
@@ -94,11 +100,14 @@ pub(crate) fn show_index(
         Err(e) => return Some(Err(e)),
     };
     // `Table` is the name as the table was made (SQLite found it without regard to case).
-    let made = catalog::tables(db, &schema).ok().and_then(|ts| {
-        (ts.into_iter())
-            .map(|(n, _)| n)
-            .find(|n| n.eq_ignore_ascii_case(&table))
-    });
+    let made = match own::of(&schema, &table) {
+        Some(defined) => defined.ok().map(|(n, _)| n.to_string()),
+        None => catalog::tables(db, &schema).ok().and_then(|ts| {
+            (ts.into_iter())
+                .map(|(n, _)| n)
+                .find(|n| n.eq_ignore_ascii_case(&table))
+        }),
+    };
     let table = made.unwrap_or(table);
     let rows = (parts.iter())
         .map(|p| {
@@ -147,17 +156,35 @@ pub(crate) fn show_create(
         return Err(ServerError::new(1347, "HY000", msg));
     }
     let (cols, parts) = described(db, &schema, &table)?;
-    let mut text = create_table(&table, &cols, &parts);
+    if let Some(Ok((name, _))) = own::of(&schema, &table) {
+        // MySQL's engine for `performance_schema`; a `sys` view's snapshot is SQLite's table.
+        let pfs = schema.eq_ignore_ascii_case("performance_schema");
+        let engine = if pfs {
+            "PERFORMANCE_SCHEMA"
+        } else {
+            catalog::ENGINE
+        };
+        return Ok(create_table_output(
+            name,
+            create_table(name, &cols, &parts, engine),
+        ));
+    }
+    let mut text = create_table(&table, &cols, &parts, catalog::ENGINE);
     // The counter's next value once past 1, as MySQL prints it (`store_create_info`,
     // `sql/sql_show.cc`), so that a dump restores it; not part of what LIKE copies.
     if let Some(n) = catalog::next_auto_increment(db, &schema, &table)?.filter(|n| *n > 1) {
         let engine = format!(" ENGINE={}", catalog::ENGINE);
         text = text.replacen(&engine, &format!("{engine} AUTO_INCREMENT={n}"), 1);
     }
-    Ok(Output::Rows(ResultSet {
+    Ok(create_table_output(&table, text))
+}
+
+/// `SHOW CREATE TABLE`'s row: the table's name and its text.
+fn create_table_output(table: &str, text: String) -> Output {
+    Output::Rows(ResultSet {
         columns: vec!["Table".into(), "Create Table".into()],
-        rows: vec![vec![Cell::Text(table.clone()), Cell::Text(text)]],
-    }))
+        rows: vec![vec![Cell::Text(table.to_string()), Cell::Text(text)]],
+    })
 }
 
 /// `SHOW CREATE TABLE`'s text of `schema.table`, naming the table `named`: what `CREATE TABLE
@@ -172,20 +199,25 @@ pub(crate) fn create_table_text(
     named: &str,
 ) -> Result<String, ServerError> {
     let (cols, parts) = described(db, schema, table)?;
-    Ok(create_table(named, &cols, &parts))
+    Ok(create_table(named, &cols, &parts, catalog::ENGINE))
 }
 
 /// MySQL's `CREATE TABLE` text of a table: columns with their type, `NOT NULL`, default
 /// (quoted unless an expression such as `CURRENT_TIMESTAMP`; `DEFAULT NULL` for a nullable
 /// column without one) and `AUTO_INCREMENT`; the primary key, unique keys and keys in the
 /// catalog's order (a key part on an expression, which the catalog cannot name, is left out);
-/// the engine and the character set this server has.
-fn create_table(table: &str, cols: &[catalog::Column], parts: &[catalog::IndexPart]) -> String {
+/// `engine` and the character set this server has.
+fn create_table(
+    table: &str,
+    cols: &[catalog::Column],
+    parts: &[catalog::IndexPart],
+    engine: &str,
+) -> String {
     let q = |n: &str| format!("`{}`", n.replace('`', "``"));
     let mut lines: Vec<String> = cols
         .iter()
         .map(|c| {
-            let mut l = format!("  {} {}", q(&c.name), c.column_type());
+            let mut l = format!("  {} {}", q(&c.name), shown_type(c));
             if c.nullable() == "NO" {
                 l.push_str(" NOT NULL");
             }
@@ -221,7 +253,7 @@ fn create_table(table: &str, cols: &[catalog::Column], parts: &[catalog::IndexPa
         "CREATE TABLE {} (\n{}\n) ENGINE={} DEFAULT CHARSET={} COLLATE={}",
         q(table),
         lines.join(",\n"),
-        catalog::ENGINE,
+        engine,
         catalog::CHARSET,
         catalog::COLLATION
     )
@@ -284,7 +316,7 @@ mod tests {
             part("k_1", false, 2, "n"),
         ];
         assert_eq!(
-            create_table("sbtest1", &cols, &parts),
+            create_table("sbtest1", &cols, &parts, catalog::ENGINE),
             "CREATE TABLE `sbtest1` (\n  `id` int NOT NULL AUTO_INCREMENT,\n  \
              `k` int NOT NULL DEFAULT '0',\n  `c` char(120) NOT NULL DEFAULT 'it''s',\n  \
              `at` timestamp DEFAULT CURRENT_TIMESTAMP,\n  `n` varchar(5) DEFAULT NULL,\n  \

@@ -209,13 +209,18 @@ pub(super) fn refresh(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), Serv
     super::wrap(db, &sql)
 }
 
+/// The columns of `x$processlist` and `x$session` or (`formatted`) `processlist` and
+/// `session`, with their types.
+pub(super) fn defs(formatted: bool) -> Vec<super::columns::Def> {
+    (COLUMNS.iter())
+        .map(|&(name, raw, shown)| (name, if formatted { shown.unwrap_or(raw) } else { raw }))
+        .collect()
+}
+
 /// The column definitions of `x$processlist` or (`formatted`) `processlist`.
 fn columns(formatted: bool) -> String {
-    (COLUMNS.iter())
-        .map(|(name, raw, shown)| {
-            let ty = if formatted { shown.unwrap_or(raw) } else { raw };
-            format!("`{name}` {ty}")
-        })
+    (defs(formatted).iter())
+        .map(|(name, ty)| format!("`{name}` {ty}"))
         .collect::<Vec<_>>()
         .join(", ")
 }

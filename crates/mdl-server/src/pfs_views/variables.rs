@@ -1,7 +1,7 @@
 //! `performance_schema.global_variables`, `session_variables`, `global_status` and
 //! `session_status`: MySQL 8.0's tables behind `SHOW VARIABLES` and `SHOW STATUS`, with their
-//! columns (`VARIABLE_NAME`, `VARIABLE_VALUE`, text as in MySQL), so a DBA can join or filter
-//! them (`SELECT VARIABLE_VALUE FROM performance_schema.session_variables WHERE
+//! columns (`VARIABLE_NAME`, `VARIABLE_VALUE`, text as in MySQL: `columns.rs`), so a DBA can
+//! join or filter them (`SELECT VARIABLE_VALUE FROM performance_schema.session_variables WHERE
 //! VARIABLE_NAME = 'lock_wait_timeout'`).
 //!
 //! The rows are those of `SHOW VARIABLES` and `SHOW STATUS` (`admin::variables`,
@@ -24,9 +24,6 @@ pub(super) const TABLES: [&str; 4] = [
     "session_status",
 ];
 
-/// MySQL 8.0's columns, the same for the four.
-const COLUMNS: [&str; 2] = ["VARIABLE_NAME varchar(64)", "VARIABLE_VALUE varchar(1024)"];
-
 /// Fills `performance_schema.<name>`, one of [`TABLES`].
 pub(super) fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), ServerError> {
     let rows = match name {
@@ -38,5 +35,5 @@ pub(super) fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result
     let rows = (rows.into_iter())
         .map(|(n, v)| vec![Value::Text(n), Value::Text(v)])
         .collect();
-    crate::info_schema::load(db, "performance_schema", name, &COLUMNS, rows)
+    super::copy(db, name, super::typed(name)?, rows)
 }

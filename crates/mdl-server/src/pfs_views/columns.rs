@@ -1,0 +1,473 @@
+//! The column definitions of the `performance_schema` tables (`pfs_views::TABLES`) and of the
+//! `sys` views (`pfs_views::SYS_TABLES`): what `DESCRIBE`, `SHOW [FULL] COLUMNS`, `SHOW CREATE
+//! TABLE`, `SHOW INDEX` and `information_schema.COLUMNS` say of them, without a snapshot, and
+//! the types of the snapshot tables (`pfs_views.rs`), so that SQLite's affinity follows them.
+//!
+//! A definition is MySQL's type, then ` NOT NULL` and ` DEFAULT '...'` where MySQL has them.
+//! The `performance_schema` facts are MySQL 8.0's own table definitions, the `Plugin_table` DDL
+//! of `storage/perfschema/table_*.cc` in mysql-server, named per table below (`setup_timers`,
+//! gone in 8.0, is 5.7's). The `sys` views' types are kept where their snapshots are made
+//! (`sys_processlist.rs`, `innodb_lock_waits.rs`, `pfs_views.rs`).
+//!
+//! Where these differ from MySQL's:
+//!
+//! * A table has the columns its rows have (the `pfs` row types' `HEADERS`, and what
+//!   `threads`, `processlist` and `variables.rs` add), in their order: MySQL's columns the
+//!   server does not fill (`SOURCE`, `SPINS`, `LOCK_TIME`, ...) are not there. A unit test
+//!   keeps the two the same.
+//! * Columns of this server's own (`metadata_locks.OWNER_CONTEXT_*`, `setup_instruments.
+//!   COMPILED`, `performance_timers.READ_COST_PS` and `USED_BY`, `events_stages_*.DIGEST_TEXT`,
+//!   and the tables `metadata_lock_waits` and `metadata_deadlocks`) have types chosen here in
+//!   MySQL's manner: ids `bigint unsigned`, lock types `varchar(32)`, labels `varchar(128)`.
+//! * `NOT NULL` only where the row can carry no NULL: an insert of NULL would fail the whole
+//!   snapshot. `threads.NAME`, `NOT NULL` in MySQL, is nullable (a thread `pfs` knows without a
+//!   name); `processlist.ID` is `NOT NULL`, as MySQL's primary key makes it.
+//! * No keys. MySQL's tables have some (`PRIMARY KEY (THREAD_ID) USING HASH`, ...); a snapshot
+//!   is made again for each statement that reads it, and keys would only slow the copy: `SHOW
+//!   INDEX` has no rows, `DESCRIBE`'s `Key` is empty.
+//! * No column character sets: text is utf8mb4 with the server's collation (`catalog.rs`), where
+//!   MySQL makes host columns `CHARACTER SET ascii`.
+//! * SQLite takes no `ENUM` type: the snapshot's column is `text`, the `ENUM` is what is shown.
+
+use crate::catalog::Column;
+
+/// A column: its name and its definition (see the module docs).
+pub(crate) type Def = (&'static str, &'static str);
+
+/// `metadata_locks`: `table_md_locks.cc`; `OWNER_CONTEXT_ID` and `_LABEL` are the lock
+/// manager's (a context is a connection).
+const METADATA_LOCKS: [Def; 13] = [
+    ("OBJECT_TYPE", "varchar(64) NOT NULL"),
+    ("OBJECT_SCHEMA", "varchar(64)"),
+    ("OBJECT_NAME", "varchar(64)"),
+    ("COLUMN_NAME", "varchar(64)"),
+    ("OBJECT_INSTANCE_BEGIN", "bigint unsigned NOT NULL"),
+    ("LOCK_TYPE", "varchar(32) NOT NULL"),
+    ("LOCK_DURATION", "varchar(32) NOT NULL"),
+    ("LOCK_STATUS", "varchar(32) NOT NULL"),
+    ("SOURCE", "varchar(64)"),
+    ("OWNER_THREAD_ID", "bigint unsigned"),
+    ("OWNER_EVENT_ID", "bigint unsigned"),
+    ("OWNER_CONTEXT_ID", "bigint unsigned"),
+    ("OWNER_CONTEXT_LABEL", "varchar(128)"),
+];
+
+/// `metadata_lock_waits`, the lock manager's own (who blocks whom): types chosen as
+/// `metadata_locks`' columns'.
+const METADATA_LOCK_WAITS: [Def; 13] = [
+    ("OBJECT_TYPE", "varchar(64) NOT NULL"),
+    ("OBJECT_SCHEMA", "varchar(64)"),
+    ("OBJECT_NAME", "varchar(64)"),
+    ("WAITING_CONTEXT_ID", "bigint unsigned NOT NULL"),
+    ("WAITING_CONTEXT_LABEL", "varchar(128)"),
+    ("WAITING_LOCK_TYPE", "varchar(32) NOT NULL"),
+    ("WAITING_LOCK_DURATION", "varchar(32) NOT NULL"),
+    ("WAIT_AGE_MS", "bigint unsigned NOT NULL"),
+    ("BLOCKING_CONTEXT_ID", "bigint unsigned"),
+    ("BLOCKING_CONTEXT_LABEL", "varchar(128)"),
+    ("BLOCKING_LOCK_TYPE", "varchar(32) NOT NULL"),
+    ("BLOCKING_LOCK_DURATION", "varchar(32)"),
+    ("BLOCK", "enum('HARD','SOFT') NOT NULL"),
+];
+
+/// `metadata_deadlocks`, the lock manager's own (one row per edge of each cycle); `OBJECT` is
+/// a key as text (``TABLE `db`.`t` ``), `OCCUR_TIME` milliseconds since the Unix epoch.
+const METADATA_DEADLOCKS: [Def; 12] = [
+    ("DEADLOCK_ID", "bigint unsigned NOT NULL"),
+    ("OCCUR_TIME", "bigint unsigned NOT NULL"),
+    ("VICTIM_CONTEXT_ID", "bigint unsigned NOT NULL"),
+    ("WAITING_CONTEXT_ID", "bigint unsigned NOT NULL"),
+    ("WAITING_CONTEXT_LABEL", "varchar(128)"),
+    ("WAITING_WEIGHT", "int unsigned NOT NULL"),
+    ("OBJECT", "varchar(256) NOT NULL"),
+    ("WAITING_LOCK_TYPE", "varchar(32) NOT NULL"),
+    ("HOLDING_CONTEXT_ID", "bigint unsigned NOT NULL"),
+    ("HOLDING_CONTEXT_LABEL", "varchar(128)"),
+    ("HOLDING_LOCK_TYPE", "varchar(32) NOT NULL"),
+    ("BLOCK", "enum('HARD','SOFT') NOT NULL"),
+];
+
+/// `threads`: `table_threads.cc` (8.0.17 on: hosts of 255 characters). `NAME` is nullable here
+/// (module docs).
+const THREADS: [Def; 13] = [
+    ("THREAD_ID", "bigint unsigned NOT NULL"),
+    ("NAME", "varchar(128)"),
+    ("TYPE", "varchar(10) NOT NULL"),
+    ("PROCESSLIST_ID", "bigint unsigned"),
+    ("PROCESSLIST_USER", "varchar(32)"),
+    ("PROCESSLIST_HOST", "varchar(255)"),
+    ("PROCESSLIST_DB", "varchar(64)"),
+    ("PROCESSLIST_COMMAND", "varchar(16)"),
+    ("PROCESSLIST_TIME", "bigint"),
+    ("PROCESSLIST_STATE", "varchar(64)"),
+    ("PROCESSLIST_INFO", "longtext"),
+    ("INSTRUMENTED", "enum('YES','NO') NOT NULL"),
+    ("HISTORY", "enum('YES','NO') NOT NULL"),
+];
+
+/// `processlist`: `table_processlist.cc` (8.0.22's columns); `ID` is its primary key.
+const PROCESSLIST: [Def; 8] = [
+    ("ID", "bigint unsigned NOT NULL"),
+    ("USER", "varchar(32)"),
+    ("HOST", "varchar(261)"),
+    ("DB", "varchar(64)"),
+    ("COMMAND", "varchar(16)"),
+    ("TIME", "bigint"),
+    ("STATE", "varchar(64)"),
+    ("INFO", "longtext"),
+];
+
+/// `setup_instruments`: `table_setup_instruments.cc`; `COMPILED` is the server's (whether
+/// the kind is compiled in).
+const SETUP_INSTRUMENTS: [Def; 4] = [
+    ("NAME", "varchar(128) NOT NULL"),
+    ("ENABLED", "enum('YES','NO') NOT NULL"),
+    ("TIMED", "enum('YES','NO')"),
+    ("COMPILED", "enum('YES','NO') NOT NULL"),
+];
+
+/// `setup_consumers`: `table_setup_consumers.cc`.
+const SETUP_CONSUMERS: [Def; 2] = [
+    ("NAME", "varchar(64) NOT NULL"),
+    ("ENABLED", "enum('YES','NO') NOT NULL"),
+];
+
+/// `setup_timers`: MySQL 5.7's (`table_setup_timers.cc`, `scripts/mysql_system_tables.sql`).
+const SETUP_TIMERS: [Def; 2] = [
+    ("NAME", "varchar(64) NOT NULL"),
+    (
+        "TIMER_NAME",
+        "enum('CYCLE','NANOSECOND','MICROSECOND','MILLISECOND','TICK') NOT NULL",
+    ),
+];
+
+/// `setup_actors`: `table_setup_actors.cc` (8.0.17 on).
+const SETUP_ACTORS: [Def; 5] = [
+    ("HOST", "char(255) NOT NULL DEFAULT '%'"),
+    ("USER", "char(32) NOT NULL DEFAULT '%'"),
+    ("ROLE", "char(32) NOT NULL DEFAULT '%'"),
+    ("ENABLED", "enum('YES','NO') NOT NULL DEFAULT 'YES'"),
+    ("HISTORY", "enum('YES','NO') NOT NULL DEFAULT 'YES'"),
+];
+
+/// `setup_threads`: `table_setup_threads.cc`.
+const SETUP_THREADS: [Def; 3] = [
+    ("NAME", "varchar(128) NOT NULL"),
+    ("ENABLED", "enum('YES','NO') NOT NULL"),
+    ("HISTORY", "enum('YES','NO') NOT NULL"),
+];
+
+/// `performance_timers`: `table_performance_timers.cc`; `READ_COST_PS` (picoseconds) and
+/// `USED_BY` (the event families timed with the clock) are the server's.
+const PERFORMANCE_TIMERS: [Def; 6] = [
+    (
+        "TIMER_NAME",
+        "enum('CYCLE','NANOSECOND','MICROSECOND','MILLISECOND','THREAD_CPU') NOT NULL",
+    ),
+    ("TIMER_FREQUENCY", "bigint"),
+    ("TIMER_RESOLUTION", "bigint"),
+    ("TIMER_OVERHEAD", "bigint"),
+    ("READ_COST_PS", "bigint unsigned"),
+    ("USED_BY", "varchar(64) NOT NULL"),
+];
+
+/// `events_waits_current`, `_history`, `_history_long`: `table_events_waits.cc`.
+const EVENTS_WAITS: [Def; 10] = [
+    ("THREAD_ID", "bigint unsigned NOT NULL"),
+    ("EVENT_ID", "bigint unsigned NOT NULL"),
+    ("END_EVENT_ID", "bigint unsigned"),
+    ("EVENT_NAME", "varchar(128) NOT NULL"),
+    ("TIMER_START", "bigint unsigned"),
+    ("TIMER_END", "bigint unsigned"),
+    ("TIMER_WAIT", "bigint unsigned"),
+    ("OBJECT_INSTANCE_BEGIN", "bigint unsigned NOT NULL"),
+    ("NESTING_EVENT_ID", "bigint unsigned"),
+    ("OPERATION", "varchar(32) NOT NULL"),
+];
+
+/// `events_stages_*` and `events_statements_*`: `table_events_stages.cc`,
+/// `table_events_statements.cc` (`DIGEST_TEXT` is the statements'; the stages' carry it too
+/// here, one row type for both).
+const EVENTS_STATEMENTS: [Def; 9] = [
+    ("THREAD_ID", "bigint unsigned NOT NULL"),
+    ("EVENT_ID", "bigint unsigned NOT NULL"),
+    ("END_EVENT_ID", "bigint unsigned"),
+    ("EVENT_NAME", "varchar(128) NOT NULL"),
+    ("TIMER_START", "bigint unsigned"),
+    ("TIMER_END", "bigint unsigned"),
+    ("TIMER_WAIT", "bigint unsigned"),
+    ("DIGEST_TEXT", "longtext"),
+    ("NESTING_EVENT_ID", "bigint unsigned"),
+];
+
+/// The summaries' counters: `table_ews_global_by_event_name.cc` and the others below.
+macro_rules! summary {
+    ($($first:expr),*) => {
+        [
+            $($first,)*
+            ("COUNT_STAR", "bigint unsigned NOT NULL"),
+            ("SUM_TIMER_WAIT", "bigint unsigned NOT NULL"),
+            ("MIN_TIMER_WAIT", "bigint unsigned NOT NULL"),
+            ("AVG_TIMER_WAIT", "bigint unsigned NOT NULL"),
+            ("MAX_TIMER_WAIT", "bigint unsigned NOT NULL"),
+        ]
+    };
+}
+
+/// `events_{waits,stages,statements}_summary_global_by_event_name`:
+/// `table_ews_global_by_event_name.cc`, `table_esgs_global_by_event_name.cc`,
+/// `table_esms_global_by_event_name.cc`.
+const SUMMARY_BY_EVENT_NAME: [Def; 6] = summary!(("EVENT_NAME", "varchar(128) NOT NULL"));
+
+/// `events_waits_summary_by_instance`: `table_events_waits_summary.cc`.
+const SUMMARY_BY_INSTANCE: [Def; 7] = summary!(
+    ("EVENT_NAME", "varchar(128) NOT NULL"),
+    ("OBJECT_INSTANCE_BEGIN", "bigint unsigned NOT NULL")
+);
+
+/// `events_waits_summary_by_thread_by_event_name`: `table_ews_by_thread_by_event_name.cc`.
+const SUMMARY_BY_THREAD: [Def; 7] = summary!(
+    ("THREAD_ID", "bigint unsigned NOT NULL"),
+    ("EVENT_NAME", "varchar(128) NOT NULL")
+);
+
+/// `events_statements_summary_by_digest`: `table_esms_by_digest.cc`.
+const SUMMARY_BY_DIGEST: [Def; 7] =
+    summary!(("DIGEST", "varchar(64)"), ("DIGEST_TEXT", "longtext"));
+
+/// `global_variables`, `session_variables`, `global_status`, `session_status`:
+/// `table_global_variables.cc`, `table_global_status.cc` and their session forms.
+const VARIABLES: [Def; 2] = [
+    ("VARIABLE_NAME", "varchar(64) NOT NULL"),
+    ("VARIABLE_VALUE", "varchar(1024)"),
+];
+
+/// `performance_schema.<table>`'s name as the server spells it and its columns; `None` for a
+/// table it does not have.
+pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static [Def])> {
+    let name = super::TABLES
+        .into_iter()
+        .find(|t| t.eq_ignore_ascii_case(table))?;
+    let defs: &'static [Def] = match name {
+        "metadata_locks" => &METADATA_LOCKS,
+        "metadata_lock_waits" => &METADATA_LOCK_WAITS,
+        "metadata_deadlocks" => &METADATA_DEADLOCKS,
+        "threads" => &THREADS,
+        "processlist" => &PROCESSLIST,
+        "setup_instruments" => &SETUP_INSTRUMENTS,
+        "setup_consumers" => &SETUP_CONSUMERS,
+        "setup_timers" => &SETUP_TIMERS,
+        "setup_actors" => &SETUP_ACTORS,
+        "setup_threads" => &SETUP_THREADS,
+        "performance_timers" => &PERFORMANCE_TIMERS,
+        "events_waits_summary_global_by_event_name"
+        | "events_statements_summary_global_by_event_name"
+        | "events_stages_summary_global_by_event_name" => &SUMMARY_BY_EVENT_NAME,
+        "events_waits_summary_by_instance" => &SUMMARY_BY_INSTANCE,
+        "events_waits_summary_by_thread_by_event_name" => &SUMMARY_BY_THREAD,
+        "events_statements_summary_by_digest" => &SUMMARY_BY_DIGEST,
+        t if t.starts_with("events_waits_") => &EVENTS_WAITS,
+        t if t.starts_with("events_stages_") || t.starts_with("events_statements_") => {
+            &EVENTS_STATEMENTS
+        }
+        _ => &VARIABLES,
+    };
+    Some((name, defs))
+}
+
+/// `sys.<view>`'s name and columns; `None` for a view the server does not have.
+pub(crate) fn sys(view: &str) -> Option<(&'static str, Vec<Def>)> {
+    let name = super::SYS_TABLES
+        .into_iter()
+        .find(|t| t.eq_ignore_ascii_case(view))?;
+    let defs = match name {
+        "schema_table_lock_waits" => super::SCHEMA_TABLE_LOCK_WAITS_COLUMNS.to_vec(),
+        "innodb_lock_waits" => (super::innodb_lock_waits::COLUMNS.iter())
+            .map(|c| c.split_once(' ').unwrap_or((c, "")))
+            .collect(),
+        _ => super::sys_processlist::defs(!name.starts_with("x$")),
+    };
+    Some((name, defs))
+}
+
+/// The name and columns of `schema.table` if it is one of these schemas' (`None` for another
+/// schema): `Err` 1146 for a table they do not have.
+pub(crate) fn of(
+    schema: &str,
+    table: &str,
+) -> Option<Result<(&'static str, Vec<Def>), crate::error::ServerError>> {
+    let found = if schema.eq_ignore_ascii_case("performance_schema") {
+        performance_schema(table).map(|(n, d)| (n, d.to_vec()))
+    } else if schema.eq_ignore_ascii_case("sys") {
+        sys(table)
+    } else {
+        return None;
+    };
+    Some(found.ok_or_else(|| crate::error::ServerError::no_such_table(schema, table)))
+}
+
+/// A definition's parts: the type, `NOT NULL`, the default (without its quotes).
+fn parts(def: &'static str) -> (&'static str, bool, Option<&'static str>) {
+    let (rest, default) = match def.split_once(" DEFAULT ") {
+        Some((r, d)) => (r, Some(d.trim_matches('\''))),
+        None => (def, None),
+    };
+    match rest.strip_suffix(" NOT NULL") {
+        Some(ty) => (ty, true, default),
+        None => (rest, false, default),
+    }
+}
+
+/// The columns as the catalog gives a table's (`catalog::Column`), their type MySQL's.
+pub(crate) fn catalog(defs: &[Def]) -> Vec<Column> {
+    (defs.iter().zip(1..))
+        .map(|(&(name, def), position)| {
+            let (ty, not_null, default) = parts(def);
+            Column {
+                name: name.to_string(),
+                position,
+                decl_type: ty.to_string(),
+                not_null,
+                default: default.map(str::to_string),
+                pk: 0,
+                auto_increment: false,
+            }
+        })
+        .collect()
+}
+
+/// The snapshot table's columns, `name type [NOT NULL]` (`info_schema::load`): an `ENUM` is
+/// `text`, SQLite's type names taking numbers only.
+pub(crate) fn sqlite(defs: &[Def]) -> Vec<String> {
+    (defs.iter())
+        .map(|&(name, def)| {
+            let (ty, not_null, _) = parts(def);
+            let ty = if enum_width(ty).is_some() { "text" } else { ty };
+            let null = if not_null { " NOT NULL" } else { "" };
+            format!("{name} {ty}{null}")
+        })
+        .collect()
+}
+
+/// MySQL's `COLUMN_TYPE` of `c`: the catalog's (`Column::column_type`, lower case), but an
+/// `ENUM`'s values as declared (only these schemas' columns have one: SQLite's are `text`).
+pub(crate) fn shown_type(c: &Column) -> String {
+    let t = c.decl_type.trim();
+    match t.split_once('(') {
+        Some((kind, values)) if kind.eq_ignore_ascii_case("enum") => format!("enum({values}"),
+        _ => c.column_type(),
+    }
+}
+
+/// The longest value of an `enum('a','bc')` type, in characters (2); `None` for another type.
+pub(crate) fn enum_width(ty: &str) -> Option<i64> {
+    let (kind, values) = ty.trim().split_once('(')?;
+    if !kind.eq_ignore_ascii_case("enum") {
+        return None;
+    }
+    (values.trim_end_matches(')').split(','))
+        .map(|v| v.trim().trim_matches('\'').chars().count() as i64)
+        .max()
+}
+
+#[cfg(test)]
+mod tests {
+    use pfs::tables::*;
+
+    use super::*;
+
+    /// The columns `pfs_views.rs` fills `table` with.
+    fn filled(table: &str) -> Vec<&'static str> {
+        let headers = |h: &[&'static str]| h.to_vec();
+        match table {
+            "metadata_locks" => headers(MetadataLockRow::HEADERS),
+            "metadata_lock_waits" => headers(MetadataLockWaitRow::HEADERS),
+            "metadata_deadlocks" => headers(MetadataDeadlockRow::HEADERS),
+            // `ThreadRow`'s columns with the process list's, in MySQL's order (checked below).
+            "threads" => (THREADS.iter())
+                .map(|(n, _)| *n)
+                .filter(|n| {
+                    ThreadRow::HEADERS.contains(n) || super::super::FROM_PROCESSLIST.contains(n)
+                })
+                .collect(),
+            "processlist" => crate::info_schema::PROCESSLIST
+                .iter()
+                .map(|c| c.split_once(' ').map_or(*c, |(n, _)| n))
+                .collect(),
+            "setup_instruments" => headers(SetupInstrumentRow::HEADERS),
+            "setup_consumers" => headers(SetupConsumerRow::HEADERS),
+            "setup_timers" => headers(SetupTimerRow::HEADERS),
+            "setup_actors" => headers(SetupActorRow::HEADERS),
+            "setup_threads" => headers(SetupThreadRow::HEADERS),
+            "performance_timers" => headers(PerformanceTimerRow::HEADERS),
+            "events_waits_summary_global_by_event_name"
+            | "events_statements_summary_global_by_event_name"
+            | "events_stages_summary_global_by_event_name" => {
+                headers(SummaryByEventNameRow::HEADERS)
+            }
+            "events_waits_summary_by_instance" => headers(SummaryByInstanceRow::HEADERS),
+            "events_waits_summary_by_thread_by_event_name" => headers(SummaryByThreadRow::HEADERS),
+            "events_statements_summary_by_digest" => headers(SummaryByDigestRow::HEADERS),
+            t if t.starts_with("events_waits_") => headers(WaitEventRow::HEADERS),
+            t if t.starts_with("events_") => headers(StatementEventRow::HEADERS),
+            // `variables.rs`: a name and a value.
+            _ => vec!["VARIABLE_NAME", "VARIABLE_VALUE"],
+        }
+    }
+
+    #[test]
+    fn every_column_has_a_type_and_every_type_a_column() {
+        for t in super::super::TABLES {
+            let (name, defs) = performance_schema(t).expect(t);
+            assert_eq!(name, t);
+            let names: Vec<&str> = defs.iter().map(|(n, _)| *n).collect();
+            assert_eq!(names, filled(t), "{t}");
+            for (c, def) in defs {
+                let (ty, ..) = parts(def);
+                assert!(!ty.is_empty() && !ty.contains("NULL"), "{t}.{c}: {def}");
+            }
+        }
+        // `threads`: every column of `ThreadRow` and of the process list is there.
+        let threads: Vec<&str> = THREADS.iter().map(|(n, _)| *n).collect();
+        for c in ThreadRow::HEADERS
+            .iter()
+            .chain(&super::super::FROM_PROCESSLIST)
+        {
+            assert!(threads.contains(c), "threads.{c}");
+        }
+        assert_eq!(THREADS.len(), ThreadRow::HEADERS.len() + 5);
+        for v in super::super::SYS_TABLES {
+            let (_, defs) = sys(v).expect(v);
+            assert!(
+                defs.iter().all(|(n, d)| !n.is_empty() && !d.is_empty()),
+                "{v}"
+            );
+        }
+    }
+
+    #[test]
+    fn definitions_read_as_mysql_writes_them() {
+        assert_eq!(
+            parts("char(255) NOT NULL DEFAULT '%'"),
+            ("char(255)", true, Some("%"))
+        );
+        assert_eq!(parts("varchar(64)"), ("varchar(64)", false, None));
+        let cols = catalog(&SETUP_ACTORS);
+        assert_eq!((cols[3].position, cols[3].not_null), (4, true));
+        assert_eq!(shown_type(&cols[3]), "enum('YES','NO')");
+        assert_eq!(cols[3].default.as_deref(), Some("YES"));
+        assert_eq!(
+            sqlite(&SETUP_CONSUMERS),
+            ["NAME varchar(64) NOT NULL", "ENABLED text NOT NULL"]
+        );
+        assert_eq!(enum_width("enum('YES','NO')"), Some(3));
+        assert_eq!(enum_width("varchar(3)"), None);
+        assert!(of("test", "t").is_none());
+        assert_eq!(
+            of("performance_schema", "nope").unwrap().unwrap_err().code,
+            1146
+        );
+        let (name, _) = of("PERFORMANCE_SCHEMA", "Threads").unwrap().unwrap();
+        assert_eq!(name, "threads");
+    }
+}
