@@ -17,7 +17,9 @@
 //! view of the schema files, as `catalog.rs` reads them (the rows of `STATISTICS` are those of
 //! `SHOW INDEX`); in `TABLES` also the `performance_schema` tables (`BASE TABLE`, engine
 //! `PERFORMANCE_SCHEMA`, as in MySQL), the `sys` views (`VIEW`: `pfs_views::SYS_TABLES`)
-//! and these (`SYSTEM VIEW`). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
+//! and these (`SYSTEM VIEW`); in `COLUMNS` also the columns of the `performance_schema` tables
+//! and the `sys` views, from their definitions (`pfs_views/columns.rs`: MySQL's types, no
+//! snapshot made). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
 //! until rows are deleted, read without a scan), `AUTO_INCREMENT` the counter's next value;
 //! sizes, times and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`,
 //! the collation `utf8mb4_bin` (`catalog.rs`).
@@ -204,7 +206,15 @@ pub fn refresh(
         let rows = match *name {
             "SCHEMATA" => schemata(db),
             "TABLES" => tables_rows(db)?,
-            "COLUMNS" => per_table(db, columns_rows)?,
+            "COLUMNS" => {
+                let mut rows = per_table(db, columns_rows)?;
+                // `performance_schema`'s and `sys`' from their definitions: no snapshot made.
+                for (schema, table, defs) in crate::pfs_views::columns::all() {
+                    let cols = crate::pfs_views::columns::catalog(&defs);
+                    columns_rows(schema, table, &cols, &[], &mut rows)?;
+                }
+                rows
+            }
             "STATISTICS" => per_table(db, statistics_rows)?,
             "TABLE_CONSTRAINTS" => per_table(db, keys::constraint_rows)?,
             "KEY_COLUMN_USAGE" => per_table(db, keys::key_column_rows)?,
@@ -423,7 +433,7 @@ fn columns_rows(
             int(f.datetime_precision),
             name(f.charset.then_some(CHARSET)),
             name(f.charset.then_some(COLLATION)),
-            text(&c.column_type()),
+            text(&crate::pfs_views::columns::shown_type(c)),
             text(catalog::column_key(c, parts)),
             text(c.extra()),
             text("select,insert,update,references"),
@@ -467,6 +477,7 @@ struct TypeFacts {
 impl TypeFacts {
     fn of(c: &Column) -> TypeFacts {
         let args = c.type_args();
+        let unsigned = c.column_type().contains("unsigned");
         let arg = |i: usize, or: i64| args.get(i).copied().unwrap_or(or);
         let chars = |n: i64, charset: bool| TypeFacts {
             char_len: Some(n),
@@ -492,9 +503,9 @@ impl TypeFacts {
             "longblob" => chars(4_294_967_295, false),
             "tinyint" | "bool" | "boolean" => number(3, Some(0)),
             "smallint" => number(5, Some(0)),
-            "mediumint" => number(7, Some(0)),
+            "mediumint" => number(if unsigned { 8 } else { 7 }, Some(0)),
             "int" => number(10, Some(0)),
-            "bigint" => number(19, Some(0)),
+            "bigint" => number(if unsigned { 20 } else { 19 }, Some(0)),
             "decimal" | "numeric" => number(arg(0, 10), Some(arg(1, 0))),
             "float" => number(12, None),
             "double" | "real" => number(22, None),
@@ -502,6 +513,11 @@ impl TypeFacts {
                 datetime_precision: Some(arg(0, 0)),
                 ..TypeFacts::default()
             },
+            // Only `performance_schema`'s columns have one (`pfs_views/columns.rs`).
+            "enum" => chars(
+                crate::pfs_views::columns::enum_width(&c.decl_type).unwrap_or(1),
+                true,
+            ),
             _ => TypeFacts::default(),
         }
     }

@@ -306,6 +306,16 @@ pub(crate) fn of(
     Some(found.ok_or_else(|| crate::error::ServerError::no_such_table(schema, table)))
 }
 
+/// Every table and view of both schemas, `(schema, name, columns)`: `information_schema.COLUMNS`'
+/// rows.
+pub(crate) fn all() -> Vec<(&'static str, &'static str, Vec<Def>)> {
+    let pfs = (super::TABLES.iter()).filter_map(|t| performance_schema(t));
+    let sys = (super::SYS_TABLES.iter()).filter_map(|t| sys(t));
+    (pfs.map(|(n, d)| ("performance_schema", n, d.to_vec())))
+        .chain(sys.map(|(n, d)| ("sys", n, d)))
+        .collect()
+}
+
 /// A definition's parts: the type, `NOT NULL`, the default (without its quotes).
 fn parts(def: &'static str) -> (&'static str, bool, Option<&'static str>) {
     let (rest, default) = match def.split_once(" DEFAULT ") {
@@ -443,6 +453,7 @@ mod tests {
                 "{v}"
             );
         }
+        assert_eq!(all().len(), 36);
     }
 
     #[test]

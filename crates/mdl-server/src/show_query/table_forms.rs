@@ -15,8 +15,9 @@
 //!
 //! The plain forms (no `FULL`, `LIKE` or `WHERE`) are left to `admin.rs` and `show_table.rs`,
 //! which answer them from the catalog. A table that does not exist is 1146, as there. So are
-//! the columns and keys of the tables of `information_schema`, `performance_schema` and `sys`
-//! (not in `information_schema.COLUMNS` here), whose `LIKE` or `WHERE` is then not applied.
+//! the columns and keys of the tables of `information_schema` (not in
+//! `information_schema.COLUMNS` here), whose `LIKE` or `WHERE` is then not applied; those of
+//! `performance_schema` and `sys` are in it (`pfs_views/columns.rs`).
 
 use sqlparser::tokenizer::Token;
 
@@ -115,8 +116,8 @@ fn filter(
 
 /// `t` or `db.t`, then `[{FROM | IN} db]`, from `rest[1]` (`rest[0]` is `FROM` / `IN`):
 /// `(schema, table, next)`, the table checked (1146). `None` for a table of
-/// `information_schema`, `performance_schema` or `sys`, whose columns are not in
-/// `information_schema.COLUMNS` here: left to `show_table.rs`.
+/// `information_schema`, whose columns are not in `information_schema.COLUMNS` here: left to
+/// `show_table.rs`.
 fn table_of(
     rest: &[&Token],
     env: &ShowEnv<'_>,
@@ -135,6 +136,10 @@ fn table_of(
         schema = Some(db);
     }
     let schema = schema_of(schema, env)?;
+    // `performance_schema` and `sys`: from their definitions, not from snapshots.
+    if let Some(defined) = crate::pfs_views::columns::of(&schema, &table) {
+        return defined.map(|(name, _)| Some((schema, name.to_string(), i)));
+    }
     if crate::engine::VIEW_SCHEMAS.contains(&schema.as_str()) {
         return Ok(None);
     }
