@@ -10,10 +10,11 @@
 //!    statement commits implicitly is committed first, under COMMIT IX
 //!    (`Session::begin_commit`). ALTER TABLE (and CREATE TABLE) upgrade before the engine
 //!    changes anything; an ALTER TABLE SQLite cannot do in place is rebuilt then
-//!    (`rebuild.rs`), as is the definition of a CREATE TABLE ... LIKE; TRUNCATE and ALTER
-//!    TABLE ... AUTO_INCREMENT = n also set the table's counter (`counter.rs`), and an INSERT's
-//!    0 or `DEFAULT` values are read against its table (`insert_values.rs`). RENAME INDEX
-//!    and table options are checked under SU, before the upgrade (`alter_more.rs`).
+//!    (`rebuild.rs`); CREATE TABLE ... LIKE is written then from what the engine holds
+//!    (`create_from.rs`); TRUNCATE and ALTER TABLE ... AUTO_INCREMENT = n also set the table's
+//!    counter (`counter.rs`), and an INSERT's 0 or `DEFAULT` values are read against its table
+//!    (`insert_values.rs`). RENAME INDEX and table options are checked under SU, before the
+//!    upgrade (`alter_more.rs`).
 //! 4. The engine runs it (`engine_step.rs`; `engine.rs`: writes take the engine's writer first;
 //!    ANALYZE, CHECK, OPTIMIZE, REPAIR and CHECKSUM TABLE: `maintenance.rs`).
 //! 5. The statement ends (`StatementGuard::finish`, or dropped on error: its locks go); the
@@ -36,6 +37,7 @@ use sqlparser::ast::Statement;
 
 mod alter_more;
 mod counter;
+mod create_from;
 mod engine_step;
 mod insert_values;
 mod maintenance;
@@ -426,26 +428,24 @@ impl Connection {
                 )?)),
                 _ => rw,
             };
-            let rw =
-                match statement {
-                    Some(Statement::CreateTable(c)) if c.like.is_some() => Some(Arc::new(
-                        create_like(db, c, &self.shared, values, stmt.session())?,
-                    )),
-                    Some(Statement::AlterTable(a)) if crate::rewrite::needs_rebuild(a) => {
-                        let current = stmt.session().state().current_schema.clone();
-                        let (schema, table) =
-                            crate::rewrite::table_name(&a.name, current.as_deref())?;
-                        let write = |s: &Statement| {
-                            rewrite_in(&self.shared, values, stmt.session(), s, &[], None)
-                        };
-                        let sql = rebuild::rebuild(db, a, &schema, &table, &write)?;
-                        Some(Arc::new(Rewritten {
-                            sql,
-                            ..rw.as_deref().cloned().unwrap_or_default()
-                        }))
-                    }
-                    _ => rw,
-                };
+            let current = stmt.session().state().current_schema.clone();
+            let copy =
+                |s: &Statement| rewrite_in(&self.shared, values, stmt.session(), s, &[], None);
+            let rw = match statement {
+                // What the engine holds, read under the locks (`create_from.rs`).
+                Some(Statement::CreateTable(c)) if c.like.is_some() => Some(Arc::new(
+                    create_from::like(db, c, current.as_deref(), &copy)?,
+                )),
+                Some(Statement::AlterTable(a)) if crate::rewrite::needs_rebuild(a) => {
+                    let (schema, table) = crate::rewrite::table_name(&a.name, current.as_deref())?;
+                    let sql = rebuild::rebuild(db, a, &schema, &table, &copy)?;
+                    Some(Arc::new(Rewritten {
+                        sql,
+                        ..rw.as_deref().cloned().unwrap_or_default()
+                    }))
+                }
+                _ => rw,
+            };
             let schema = stmt.session().state().current_schema.clone();
             let rw = match statement {
                 Some(s @ (Statement::Truncate(_) | Statement::AlterTable(_))) => {
@@ -618,49 +618,6 @@ fn rewrite_in(
         source,
     };
     rewrite(s, &env)
-}
-
-/// `CREATE TABLE t LIKE src`, rewritten under the statement's locks (SR on `src`, X on `t`:
-/// `PT_create_table_stmt::make_cmd` in `sql/parse_tree_nodes.cc` opens the source with
-/// `MDL_SHARED_READ`): the `CREATE TABLE` that `SHOW CREATE TABLE src` prints, named `t`, so
-/// the new table has the source's columns, defaults, `AUTO_INCREMENT` and keys and none of its
-/// rows, as MySQL's (`mysql_create_like_table`, `sql/sql_table.cc`).
-///
-/// # Errors
-/// 1049 or 1146 for a source that does not exist; the rewrite's and SQLite's.
-fn create_like(
-    db: &mut crate::engine::EngineConn,
-    c: &sqlparser::ast::CreateTable,
-    shared: &Arc<crate::server::Shared>,
-    values: &crate::session_values::SessionValues,
-    session: &mdl_sql::Session,
-) -> Result<Rewritten, ServerError> {
-    use sqlparser::ast::CreateTableLikeKind as Like;
-    let (Some(Like::Plain(like) | Like::Parenthesized(like)), current) =
-        (&c.like, session.state().current_schema.as_deref())
-    else {
-        return Err(ServerError::parse("LIKE"));
-    };
-    let (schema, table) = crate::rewrite::table_name(&c.name, current)?;
-    let (src_schema, src_table) = crate::rewrite::table_name(&like.name, current)?;
-    let text = crate::show_table::create_table_text(db, &src_schema, &src_table, &table)?;
-    let parsed = sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::MySqlDialect {}, &text)
-        .map_err(|_| ServerError::parse(&text))?;
-    let Some(Statement::CreateTable(mut copy)) = parsed.into_iter().next() else {
-        return Err(ServerError::parse(&text));
-    };
-    copy.name = sqlparser::ast::ObjectName::from(vec![
-        sqlparser::ast::Ident::with_quote('`', schema),
-        sqlparser::ast::Ident::with_quote('`', table),
-    ]);
-    rewrite_in(
-        shared,
-        values,
-        session,
-        &Statement::CreateTable(copy),
-        &[],
-        None,
-    )
 }
 
 /// The row of a `SET @a = x` or a `SELECT ... INTO @a` kept as the variables, as MySQL keeps
