@@ -10,11 +10,11 @@
 //!    statement commits implicitly is committed first, under COMMIT IX
 //!    (`Session::begin_commit`). ALTER TABLE (and CREATE TABLE) upgrade before the engine
 //!    changes anything; an ALTER TABLE SQLite cannot do in place is rebuilt then
-//!    (`rebuild.rs`); CREATE TABLE ... LIKE is written then from what the engine holds
-//!    (`create_from.rs`); TRUNCATE and ALTER TABLE ... AUTO_INCREMENT = n also set the table's
-//!    counter (`counter.rs`), and an INSERT's 0 or `DEFAULT` values are read against its table
-//!    (`insert_values.rs`). RENAME INDEX and table options are checked under SU, before the
-//!    upgrade (`alter_more.rs`).
+//!    (`rebuild.rs`); CREATE TABLE ... LIKE and CREATE TABLE ... SELECT are written then from
+//!    what the engine holds (`create_from.rs`); TRUNCATE and ALTER TABLE ... AUTO_INCREMENT =
+//!    n also set the table's counter (`counter.rs`), and an INSERT's 0 or `DEFAULT` values are
+//!    read against its table (`insert_values.rs`). RENAME INDEX and table options are checked
+//!    under SU, before the upgrade (`alter_more.rs`).
 //! 4. The engine runs it (`engine_step.rs`; `engine.rs`: writes take the engine's writer first;
 //!    ANALYZE, CHECK, OPTIMIZE, REPAIR and CHECKSUM TABLE: `maintenance.rs`).
 //! 5. The statement ends (`StatementGuard::finish`, or dropped on error: its locks go); the
@@ -436,6 +436,14 @@ impl Connection {
                 Some(Statement::CreateTable(c)) if c.like.is_some() => Some(Arc::new(
                     create_from::like(db, c, current.as_deref(), &copy)?,
                 )),
+                Some(Statement::CreateTable(c)) if c.query.is_some() => {
+                    let write = |s: &Statement| {
+                        rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
+                    };
+                    let current = current.as_deref();
+                    let made = create_from::select(db, c, current, rw.as_deref(), &write)?;
+                    Some(Arc::new(made))
+                }
                 Some(Statement::AlterTable(a)) if crate::rewrite::needs_rebuild(a) => {
                     let (schema, table) = crate::rewrite::table_name(&a.name, current.as_deref())?;
                     let sql = rebuild::rebuild(db, a, &schema, &table, &copy)?;

@@ -147,10 +147,17 @@ pub(super) async fn run(
             if several {
                 db.execute_batch("SAVEPOINT mdl_ddl")?;
             }
-            let done = (sql.iter()).try_for_each(|q| {
-                (db.run(q, params, schema.as_deref()))
-                    .map(drop)
-                    .map_err(|e| crate::error::ddl_error(q, e))
+            // A CREATE TABLE ... SELECT's rows are its last statement's, which alone takes
+            // the parameters (`create_from.rs`); its affected rows are those, as MySQL's.
+            let mut rows = 0;
+            let done = (sql.iter()).enumerate().try_for_each(|(i, q)| {
+                let last = i + 1 == sql.len();
+                let params = if last || !copies(s) { params } else { &[] };
+                let out = db.run(q, params, schema.as_deref());
+                if let Ok(Output::Done { affected, .. }) = out {
+                    rows = affected;
+                }
+                out.map(drop).map_err(|e| crate::error::ddl_error(q, e))
             });
             if several {
                 let end = match done {
@@ -169,7 +176,11 @@ pub(super) async fn run(
             }
             let followed = super::view_ddl::follow_tables(db);
             db.release_writer();
-            followed.map(|()| Output::OK)
+            let affected = if copies(s) { rows } else { 0 };
+            followed.map(|()| Output::Done {
+                affected,
+                last_insert_id: 0,
+            })
         }
         K::CreateSchema | K::DropSchema => schema_ddl(db, s),
         // FLUSH (but WITH READ LOCK and FOR EXPORT, whose locks are the statement): MySQL's
@@ -206,6 +217,11 @@ pub(super) async fn run(
         }
         _ => Ok(Output::OK),
     }
+}
+
+/// Whether `s` is a CREATE TABLE ... SELECT, which inserts the select's rows.
+fn copies(s: Option<&Statement>) -> bool {
+    matches!(s, Some(Statement::CreateTable(c)) if c.query.is_some())
 }
 
 /// A query, and what it counts for `FOUND_ROWS()` into `found` (`rewrite/found_rows.rs`). The

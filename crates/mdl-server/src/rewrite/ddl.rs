@@ -2,6 +2,8 @@
 //! module's docs): column types and options SQLite keeps, inline keys as indexes (an unnamed one
 //! named after its first column, as MySQL names it), index names per schema, a key on a column
 //! prefix on the whole column (SQLite has no prefix index; a unique one is refused, 1235).
+//! `CREATE TABLE ... LIKE` and `CREATE TABLE ... SELECT` are written by the executor, from what
+//! the engine holds under the statement's locks (`execute/create_from.rs`).
 //!
 //! `ALTER TABLE` runs as one SQLite statement per operation (SQLite's `ALTER TABLE` takes one;
 //! the executor runs a DDL's statements in one savepoint, so all of them apply or none):
@@ -121,8 +123,9 @@ pub const ENUM_CHECK: &str = "mdl_enum_";
 
 /// `CREATE TABLE` for SQLite (see the module docs).
 pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> {
-    if c.like.is_some() {
-        // The source's definition is read under the statement's locks (`execute.rs`).
+    if c.like.is_some() || c.query.is_some() {
+        // The source's definition, or the select's columns, are read under the statement's
+        // locks (`execute/create_from.rs`).
         return Ok(Vec::new());
     }
     let (schema, table) = split(&c.name);
@@ -132,11 +135,6 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
     } else {
         ""
     };
-    if let Some(q) = &c.query {
-        if c.columns.is_empty() {
-            return Ok(vec![format!("CREATE TABLE {ine}{name} AS {q}")]);
-        }
-    }
     let counted = counted_column(c);
     let mut defs: Vec<String> = (c.columns.iter())
         .map(|col| column_def(&table, col, counted == Some(col.name.value.as_str())))
