@@ -171,10 +171,10 @@ pub struct Modifiers {
 /// ```
 ///
 /// # Errors
-/// `ER_PARSE_ERROR` (1064, `42000`) with MySQL's wording ("... near '...' at line N") for text
-/// neither sqlparser nor the recognizer accepts, and for a `?` parameter marker, which only
-/// text to prepare may have ([`parse_prepared`]); `ER_EMPTY_QUERY` (1065) for text with no
-/// statement.
+/// `ER_NOT_SUPPORTED_YET` (1235) naming the feature for a statement of a class this crate cannot
+/// read (`unsupported.rs`); `ER_PARSE_ERROR` (1064, `42000`), worded as MySQL's ("... near '...'
+/// at line N"), for other text neither sqlparser nor the recognizer accepts and for a `?` marker,
+/// which only text to prepare may have ([`parse_prepared`]); `ER_EMPTY_QUERY` (1065) for none.
 pub fn parse(sql: &str) -> Result<Vec<Parsed>, SqlError> {
     parse_in(sql, false)
 }
@@ -217,13 +217,14 @@ fn parse_in(sql: &str, prepare: bool) -> Result<Vec<Parsed>, SqlError> {
         let start = lines.offset(&text, text_at);
         let end = lines.offset(&text, last.span.end);
         let own_text = text[start..end].to_string();
-        let alter = || crate::recognize::alter::recognize(&stmt);
-        let statement = match (recognize(&stmt), alter()) {
+        let what = crate::unsupported::feature(&stmt);
+        let statement = match (recognize(&stmt), crate::recognize::alter::recognize(&stmt)) {
             (Some(r), _) => r.map_err(|at| lines.error_at(&text, at))?,
             (None, Some(r)) => r?,
-            (None, None) => parse_with_sqlparser(stmt).map_err(|e| match e {
-                ParseFailure::At(at) => lines.error_at(&text, at),
-                ParseFailure::Other(msg) => SqlError::parse(&msg, 1),
+            (None, None) => parse_with_sqlparser(stmt).map_err(|e| match (e, what) {
+                (_, Some(what)) => SqlError::not_supported(&what),
+                (ParseFailure::At(at), None) => lines.error_at(&text, at),
+                (ParseFailure::Other(msg), None) => SqlError::parse(&msg, 1),
             })?,
         };
         out.push(Parsed {

@@ -178,13 +178,16 @@ pub(super) fn alter_one_table(
     table_ddl(StatementKind::AlterTable, &[t], LockType::SU, state)
 }
 
-/// The first words of a statement, for "doesn't yet support '...'".
+/// What a statement with no rule here is refused for ("doesn't yet support '...'"): its class
+/// in `unsupported.rs` (`DROP TRIGGER`, `stored procedures`), else its first words.
 pub(super) fn statement_name(s: &Statement) -> String {
-    s.to_string()
-        .split_whitespace()
-        .take(3)
-        .collect::<Vec<_>>()
-        .join(" ")
+    let text = s.to_string();
+    crate::unsupported::feature_of_text(&text).unwrap_or_else(|| {
+        text.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
 }
 
 /// A table DDL: `ty` on each table (TRANSACTION; S and SU are upgraded to X) and
