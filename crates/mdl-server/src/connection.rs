@@ -431,6 +431,7 @@ fn parse_one_in(
         if let mdl_sql::Statement::Sql { statement, .. } = &p.statement {
             crate::depth::check_statement(statement, text.len())?;
         }
+        crate::unsupported::refuse(p)?;
     }
     if v.len() > 1 {
         return Err(ServerError::parse(&v[1].text));

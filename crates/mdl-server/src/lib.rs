@@ -40,6 +40,8 @@
 //!   MySQL derives them.
 //! * `show_table`: `SHOW CREATE TABLE`, `DESCRIBE` / `SHOW COLUMNS`, `SHOW INDEX`.
 //! * `explain`: `EXPLAIN` in MySQL's table, from SQLite's query plan.
+//! * `unsupported`: the statements `mdl-sql` reads but SQLite cannot run (`EXPLAIN ANALYZE`,
+//!   ...), refused with 1235 naming the feature.
 //! * `show_query`: the `SHOW`s answered as queries (`SHOW TABLE STATUS` over
 //!   `information_schema.TABLES`, the replication `SHOW`s' empty sets, ...).
 //! * `processlist`: the live connections and their kill signals.
@@ -78,6 +80,7 @@ mod sql_mode;
 mod sql_prepare;
 mod status;
 mod time_zone;
+mod unsupported;
 mod view_columns;
 mod views;
 mod wire;
