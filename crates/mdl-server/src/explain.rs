@@ -43,15 +43,21 @@ const COLUMNS: [&str; 12] = [
 ];
 
 /// The statement SQLite would `EXPLAIN`, if `sql` is a plain `EXPLAIN` of one (not `EXPLAIN
-/// QUERY PLAN`, which SQLite answers itself).
+/// QUERY PLAN`, which SQLite answers itself). `DESCRIBE` and `DESC` are `EXPLAIN`
+/// (`describe_command` in MySQL's `sql/sql_yacc.yy`).
 pub fn explained(sql: &str) -> Option<&str> {
-    let rest = sql
-        .get(..8)?
-        .eq_ignore_ascii_case("EXPLAIN ")
-        .then(|| &sql[8..])?;
-    let rest = rest.trim_start();
-    let is_plan = rest.len() >= 10 && rest[..10].eq_ignore_ascii_case("QUERY PLAN");
-    (!is_plan).then_some(rest)
+    let rest = ["EXPLAIN ", "DESCRIBE ", "DESC "]
+        .iter()
+        .find_map(|p| after(sql, p))?
+        .trim_start();
+    after(rest, "QUERY PLAN").is_none().then_some(rest)
+}
+
+/// `s` after `prefix` (any case), if it starts with it.
+fn after<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
 }
 
 /// MySQL's `EXPLAIN` of `statement` (SQLite's dialect), run with `params`.
@@ -303,6 +309,9 @@ mod tests {
         );
         assert_eq!(explained("EXPLAIN QUERY PLAN SELECT 1"), None);
         assert_eq!(explained("SELECT 1"), None);
+        assert_eq!(explained("DESCRIBE SELECT 1"), Some("SELECT 1"));
+        assert_eq!(explained("DESC SELECT 1"), Some("SELECT 1"));
+        assert_eq!(explained("DESCRIPTION"), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Valid MySQL 8.0 statements this server cannot run answer `ER_NOT_SUPPORTED_YET` (1235,
 //! 42000) naming the feature, not a syntax error (1064), which stays for text that is not
-//! MySQL; either way the statement takes nothing with it, and the connection goes on.
+//! MySQL; either way the statement takes nothing with it, and the connection goes on. And
+//! `DESCRIBE SELECT`, valid MySQL that was such a 1064, explains.
 
 mod common;
 
@@ -162,4 +163,31 @@ async fn a_refused_statement_keeps_the_transaction_and_the_connection() {
     assert_eq!(rows, [2]);
     assert_eq!(locks_of(&mut obs, me).await, vec![]);
     c.query_drop("DROP TABLE un_trx").await.unwrap();
+}
+
+/// `DESCRIBE` and `DESC` are `EXPLAIN` (MySQL's `describe_command`): answered, not the
+/// engine's syntax error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explains_synonyms_explain() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE un_ex (a INT PRIMARY KEY)")
+        .await
+        .unwrap();
+    for sql in [
+        "EXPLAIN SELECT * FROM un_ex WHERE a = 1",
+        "DESCRIBE SELECT * FROM un_ex WHERE a = 1",
+        "DESC SELECT * FROM un_ex WHERE a = 1",
+    ] {
+        let rows: Vec<mysql_async::Row> =
+            c.query(sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+        assert_eq!(rows.len(), 1, "{sql}");
+        let (table, ty): (Option<String>, Option<String>) =
+            (rows[0].get(2).unwrap(), rows[0].get(4).unwrap());
+        assert_eq!(
+            (table.as_deref(), ty.as_deref()),
+            (Some("un_ex"), Some("const")),
+            "{sql}"
+        );
+    }
+    c.query_drop("DROP TABLE un_ex").await.unwrap();
 }
