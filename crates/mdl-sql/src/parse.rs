@@ -33,6 +33,7 @@ use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace
 use crate::comments::resolve_versioned_comments;
 use crate::error::SqlError;
 use crate::recognize::{recognize, Maintenance, NamedTable, TableLock};
+use crate::unsupported::feature_of_text as unsupported;
 
 /// One statement of a client's text.
 #[derive(Debug, Clone, PartialEq)]
@@ -217,15 +218,15 @@ fn parse_in(sql: &str, prepare: bool) -> Result<Vec<Parsed>, SqlError> {
         let start = lines.offset(&text, text_at);
         let end = lines.offset(&text, last.span.end);
         let own_text = text[start..end].to_string();
-        let what = crate::unsupported::feature(&stmt);
+        let failed = |e| match (e, unsupported(&own_text)) {
+            (_, Some(what)) => SqlError::not_supported(&what),
+            (ParseFailure::At(at), None) => lines.error_at(&text, at),
+            (ParseFailure::Other(msg), None) => SqlError::parse(&msg, 1),
+        };
         let statement = match (recognize(&stmt), crate::recognize::alter::recognize(&stmt)) {
             (Some(r), _) => r.map_err(|at| lines.error_at(&text, at))?,
             (None, Some(r)) => r?,
-            (None, None) => parse_with_sqlparser(stmt).map_err(|e| match (e, what) {
-                (_, Some(what)) => SqlError::not_supported(&what),
-                (ParseFailure::At(at), None) => lines.error_at(&text, at),
-                (ParseFailure::Other(msg), None) => SqlError::parse(&msg, 1),
-            })?,
+            (None, None) => parse_with_sqlparser(stmt).map_err(failed)?,
         };
         out.push(Parsed {
             text: own_text,
