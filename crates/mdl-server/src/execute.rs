@@ -428,24 +428,23 @@ impl Connection {
                 )?)),
                 _ => rw,
             };
-            let current = stmt.session().state().current_schema.clone();
             let copy =
                 |s: &Statement| rewrite_in(&self.shared, values, stmt.session(), s, &[], None);
             let rw = match statement {
                 // What the engine holds, read under the locks (`create_from.rs`).
                 Some(Statement::CreateTable(c)) if c.like.is_some() => Some(Arc::new(
-                    create_from::like(db, c, current.as_deref(), &copy)?,
+                    create_from::like(db, c, schema.as_deref(), &copy)?,
                 )),
                 Some(Statement::CreateTable(c)) if c.query.is_some() => {
                     let write = |s: &Statement| {
                         rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
                     };
-                    let current = current.as_deref();
+                    let current = schema.as_deref();
                     let made = create_from::select(db, c, current, rw.as_deref(), &write)?;
                     Some(Arc::new(made))
                 }
                 Some(Statement::AlterTable(a)) if crate::rewrite::needs_rebuild(a) => {
-                    let (schema, table) = crate::rewrite::table_name(&a.name, current.as_deref())?;
+                    let (schema, table) = crate::rewrite::table_name(&a.name, schema.as_deref())?;
                     let sql = rebuild::rebuild(db, a, &schema, &table, &copy)?;
                     Some(Arc::new(Rewritten {
                         sql,
@@ -454,7 +453,6 @@ impl Connection {
                 }
                 _ => rw,
             };
-            let schema = stmt.session().state().current_schema.clone();
             let rw = match statement {
                 Some(s @ (Statement::Truncate(_) | Statement::AlterTable(_))) => {
                     let more = counter::statements(db, s, schema.as_deref())?;
