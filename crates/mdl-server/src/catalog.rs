@@ -64,7 +64,19 @@ impl Column {
 
     /// MySQL's `COLUMN_TYPE`: the type as declared, lower case (`varchar(20)`).
     pub fn column_type(&self) -> String {
-        let t = self.decl_type.trim().to_ascii_lowercase();
+        // Lower case but for quoted text: an `ENUM`'s values are shown as declared (only
+        // `performance_schema`'s columns have one: SQLite keeps other enums as `text`).
+        let mut quoted = false;
+        let t: String = (self.decl_type.trim().chars())
+            .map(|ch| {
+                quoted ^= ch == '\'';
+                if quoted {
+                    ch
+                } else {
+                    ch.to_ascii_lowercase()
+                }
+            })
+            .collect();
         match t.as_str() {
             "integer" => "int".into(),
             "" => "blob".into(),

@@ -433,7 +433,7 @@ fn columns_rows(
             int(f.datetime_precision),
             name(f.charset.then_some(CHARSET)),
             name(f.charset.then_some(COLLATION)),
-            text(&crate::pfs_views::columns::shown_type(c)),
+            text(&c.column_type()),
             text(catalog::column_key(c, parts)),
             text(c.extra()),
             text("select,insert,update,references"),

@@ -7,7 +7,7 @@
 use sqlparser::ast::{Ident, Statement};
 
 use crate::catalog;
-use crate::pfs_views::columns::{self as own, shown_type};
+use crate::pfs_views::columns as own;
 
 use crate::error::ServerError;
 use crate::wire::{Cell, Output, ResultSet};
@@ -26,7 +26,7 @@ pub(crate) fn columns(
         .map(|c| {
             vec![
                 Cell::Text(c.name.clone()),
-                Cell::Text(shown_type(c)),
+                Cell::Text(c.column_type()),
                 Cell::Text(c.nullable().into()),
                 Cell::Text(catalog::column_key(c, &parts).into()),
                 c.default.clone().map_or(Cell::Null, Cell::Text),
@@ -217,7 +217,7 @@ fn create_table(
     let mut lines: Vec<String> = cols
         .iter()
         .map(|c| {
-            let mut l = format!("  {} {}", q(&c.name), shown_type(c));
+            let mut l = format!("  {} {}", q(&c.name), c.column_type());
             if c.nullable() == "NO" {
                 l.push_str(" NOT NULL");
             }

@@ -359,16 +359,6 @@ pub(crate) fn sqlite(defs: &[Def]) -> Vec<String> {
         .collect()
 }
 
-/// MySQL's `COLUMN_TYPE` of `c`: the catalog's (`Column::column_type`, lower case), but an
-/// `ENUM`'s values as declared (only these schemas' columns have one: SQLite's are `text`).
-pub(crate) fn shown_type(c: &Column) -> String {
-    let t = c.decl_type.trim();
-    match t.split_once('(') {
-        Some((kind, values)) if kind.eq_ignore_ascii_case("enum") => format!("enum({values}"),
-        _ => c.column_type(),
-    }
-}
-
 /// The longest value of an `enum('a','bc')` type, in characters (2); `None` for another type.
 pub(crate) fn enum_width(ty: &str) -> Option<i64> {
     let (kind, values) = ty.trim().split_once('(')?;
@@ -465,7 +455,7 @@ mod tests {
         assert_eq!(parts("varchar(64)"), ("varchar(64)", false, None));
         let cols = catalog(&SETUP_ACTORS);
         assert_eq!((cols[3].position, cols[3].not_null), (4, true));
-        assert_eq!(shown_type(&cols[3]), "enum('YES','NO')");
+        assert_eq!(cols[3].column_type(), "enum('YES','NO')");
         assert_eq!(cols[3].default.as_deref(), Some("YES"));
         assert_eq!(
             sqlite(&SETUP_CONSUMERS),
