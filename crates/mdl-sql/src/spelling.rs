@@ -8,7 +8,11 @@
 //! * `INTERVAL n HOUR_MINUTE` and the other compound units (`interval` in `sql_yacc.yy`) are
 //!   `INTERVAL n HOUR TO MINUTE`, the standard spelling sqlparser parses into an interval whose
 //!   leading and last fields are the unit's two parts. sqlparser takes no `TO` after `SECOND`,
-//!   so `SECOND_MICROSECOND` stays a syntax error.
+//!   so `SECOND_MICROSECOND` stays a syntax error there.
+//! * `EXTRACT(HOUR_MINUTE FROM x)` and the other compound units (`EXTRACT_SYM '(' interval
+//!   FROM expr ')'` in `sql_yacc.yy`) are the call `EXTRACT('HOUR_MINUTE', x)`: sqlparser's
+//!   `MySqlDialect` reads no compound unit after `EXTRACT (`, and no `TO` there either. The
+//!   call has the operands of MySQL's `Item_extract` in order, unit first.
 //! * `SIGNED INT` and `UNSIGNED INT` (`cast_type` in `sql_yacc.yy`: `INT_SYM` is optional after
 //!   either) are `SIGNED INTEGER` and `UNSIGNED INTEGER`.
 //! * `CHAR[(n)] {CHARACTER SET | CHARSET} cs` as a `CAST` / `CONVERT` type (after `AS` or a
@@ -16,12 +20,14 @@
 //!   string either way; which character set it is in is no metadata lock's business.
 
 use sqlparser::keywords::Keyword;
-use sqlparser::tokenizer::{Token, TokenWithSpan};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
 
 use crate::parse::is_kw;
 
-/// MySQL's compound interval units, with the fields sqlparser spells them with.
-const COMPOUND_UNITS: [(&str, &str, &str); 10] = [
+/// MySQL's compound interval units, with the fields sqlparser spells them with (the first
+/// has no interval spelling, see the module docs).
+const COMPOUND_UNITS: [(&str, &str, &str); 11] = [
+    ("SECOND_MICROSECOND", "SECOND", "MICROSECOND"),
     ("MINUTE_MICROSECOND", "MINUTE", "MICROSECOND"),
     ("MINUTE_SECOND", "MINUTE", "SECOND"),
     ("HOUR_MICROSECOND", "HOUR", "MICROSECOND"),
@@ -74,8 +80,18 @@ pub(crate) fn respell(t: &mut Vec<TokenWithSpan>) {
     while i < t.len() {
         if is_kw(&t[i], "MOD") && ends_operand(&t[i - 1]) {
             t[i].token = Token::Mod;
-        } else if let Some((_, lead, last)) = compound_unit(&t[i]) {
-            if follows_interval_operand(t, i) {
+        } else if is_kw(&t[i], "EXTRACT") && is_compound_extract(t, i) {
+            t[i].token = Token::Word(Word {
+                value: "EXTRACT".into(),
+                quote_style: None,
+                keyword: Keyword::NoKeyword,
+            });
+            t[i + 2].token =
+                Token::SingleQuotedString(compound_unit(&t[i + 2]).map_or("", |u| u.0).into());
+            t[i + 3].token = Token::Comma;
+            i += 3;
+        } else if let Some((name, lead, last)) = compound_unit(&t[i]) {
+            if *name != "SECOND_MICROSECOND" && follows_interval_operand(t, i) {
                 let to = |w: &str| TokenWithSpan::new(Token::make_keyword(w), t[i].span);
                 let spelt = [to(lead), to("TO"), to(last)];
                 t.splice(i..=i, spelt);
@@ -109,6 +125,13 @@ fn ends_operand(t: &TokenWithSpan) -> bool {
 /// The compound unit `t` names, unquoted.
 fn compound_unit(t: &TokenWithSpan) -> Option<&'static (&'static str, &'static str, &'static str)> {
     (COMPOUND_UNITS.iter()).find(|(name, _, _)| is_kw(t, name))
+}
+
+/// Whether `t[at]` (an `EXTRACT`) starts `EXTRACT ( compound-unit FROM`.
+fn is_compound_extract(t: &[TokenWithSpan], at: usize) -> bool {
+    t.get(at + 1).is_some_and(|p| p.token == Token::LParen)
+        && t.get(at + 2).is_some_and(|u| compound_unit(u).is_some())
+        && t.get(at + 3).is_some_and(|f| is_kw(f, "FROM"))
 }
 
 /// Whether the tokens before `t[unit]` are `INTERVAL` and an operand: a literal, a name or a
@@ -211,8 +234,20 @@ mod tests {
         );
         assert_eq!(respelt("SELECT day_hour FROM t"), "SELECT day_hour FROM t");
         assert_eq!(
-            respelt("SELECT EXTRACT(HOUR_MINUTE FROM d)"),
-            "SELECT EXTRACT ( HOUR_MINUTE FROM d )"
+            respelt("SELECT d + INTERVAL 1 SECOND_MICROSECOND"),
+            "SELECT d + INTERVAL 1 SECOND_MICROSECOND"
+        );
+    }
+
+    #[test]
+    fn extract_of_a_compound_unit_is_a_call() {
+        assert_eq!(
+            respelt("SELECT EXTRACT(hour_minute FROM d), EXTRACT(SECOND_MICROSECOND FROM ?)"),
+            "SELECT EXTRACT ( 'HOUR_MINUTE' , d ) , EXTRACT ( 'SECOND_MICROSECOND' , ? )"
+        );
+        assert_eq!(
+            respelt("SELECT EXTRACT(HOUR FROM d)"),
+            "SELECT EXTRACT ( HOUR FROM d )"
         );
     }
 
