@@ -27,7 +27,8 @@
 //!   `JSON_ARRAYAGG`, `JSON_OBJECTAGG`; `json_marks`: the marks the rewrite puts on a boolean
 //!   or a JSON column passed to them, which they take as JSON.
 //! * `pfs_format`: `FORMAT_PICO_TIME`, `FORMAT_BYTES` (the sys schema's formatted views use
-//!   them); `threads`: `PS_CURRENT_THREAD_ID`, `PS_THREAD_ID`, `sys.ps_thread_id`.
+//!   them); `threads`: `PS_CURRENT_THREAD_ID`, `PS_THREAD_ID`, `sys.ps_thread_id`;
+//!   `sys_schema`: the sys schema's other functions (`sys.format_time`, ...).
 //!
 //! How they meet SQLite:
 //!
@@ -85,6 +86,7 @@ mod pfs_format;
 mod regexp;
 mod splice;
 mod string;
+mod sys_schema;
 mod temporal;
 mod threads;
 
@@ -105,6 +107,7 @@ pub(crate) use clock::zone_offset;
 pub use clock::StatementClock;
 pub use json_marks::{BOOLEAN as JSON_BOOLEAN_MARK, OF_COLUMN as JSON_COLUMN_MARK};
 pub use json_more::{column_text as json_column_text, COLUMN_CHECK as JSON_COLUMN_CHECK};
+pub(crate) use sys_schema::FORMAT_STATEMENT;
 
 /// What a statement's calls leave for the server to read once it ends: the value
 /// `LAST_INSERT_ID(expr)` set (`Item_func_last_insert_id` in `item_func.cc`: the argument is
@@ -205,6 +208,7 @@ pub fn register(
     format::register(db, clock)?;
     pfs_format::register(db)?;
     threads::register(db)?;
+    sys_schema::register(db)?;
     regexp::register(db)
 }
 
@@ -225,22 +229,21 @@ pub fn sqlite_name(mysql: &str) -> Option<&'static str> {
 }
 
 /// The name SQLite knows a call named `name` by, when it is not the name as written: a MySQL
-/// function's ([`sqlite_name`]), or the sys schema's `sys.ps_thread_id` (`threads`).
+/// function's ([`sqlite_name`]), or a sys schema function's (`sys.format_time`, ...:
+/// `sys_schema.rs`).
 ///
 /// # Errors
 /// 1305 for any other schema-qualified name: MySQL looks such a call up as a stored function
-/// (`Create_qfunc`, `sql/item_create.cc`), and this server has none. The sys schema's
-/// `format_time` and `format_bytes` are not the native `FORMAT_PICO_TIME` and
-/// `FORMAT_BYTES`: they word their units otherwise (`m`, not `min`).
+/// (`Create_qfunc`, `sql/item_create.cc`), and this server has none.
 pub fn engine_name(name: &ObjectName) -> Result<Option<&'static str>, ServerError> {
     use ObjectNamePart::Identifier as Id;
     match &name.0[..] {
         [Id(f)] => Ok(sqlite_name(&f.value)),
         [Id(s), Id(f)]
             if s.value.eq_ignore_ascii_case("sys")
-                && f.value.eq_ignore_ascii_case("ps_thread_id") =>
+                && sys_schema::engine_name(&f.value).is_some() =>
         {
-            Ok(Some(threads::SYS_PS_THREAD_ID))
+            Ok(sys_schema::engine_name(&f.value))
         }
         parts => {
             let bare = |p: &ObjectNamePart| p.as_ident().map_or(String::new(), |i| i.value.clone());

@@ -14,6 +14,8 @@
 //! each granted lock on the same object) computed by SQLite over the fresh snapshots, with
 //! connection ids (`OWNER_CONTEXT_ID`) as the pids and `user@host` accounts without the port.
 //! Like MySQL's, it lists a waiting ALTER TABLE as blocked by its own SHARED_UPGRADABLE too.
+//! Its `waiting_query` is `sys.format_statement`'s; `sys.x$schema_table_lock_waits` is the
+//! same view with the whole statement.
 //!
 //! `sys.innodb_lock_waits` lists the waits for the engine's writer, InnoDB's row locks'
 //! counterpart here, with the connection that holds it (`innodb_lock_waits.rs`).
@@ -94,12 +96,13 @@ pub const TABLES: [&str; 30] = [
 ];
 
 /// The `sys` views this server has, by name (`SHOW TABLES FROM sys`).
-pub const SYS_TABLES: [&str; 6] = [
+pub const SYS_TABLES: [&str; 7] = [
     "innodb_lock_waits",
     "processlist",
     "schema_table_lock_waits",
     "session",
     "x$processlist",
+    "x$schema_table_lock_waits",
     "x$session",
 ];
 
@@ -126,14 +129,14 @@ pub fn refresh(
                     done.push(("performance_schema".into(), "processlist".into()));
                 }
             }
-            "sys" if key.1 == "schema_table_lock_waits" => {
+            "sys" if key.1.trim_start_matches("x$") == "schema_table_lock_waits" => {
                 for t in ["metadata_locks", "processlist"] {
                     if !done.contains(&("performance_schema".into(), t.into())) {
                         fill(db, t, src)?;
                         done.push(("performance_schema".into(), t.into()));
                     }
                 }
-                schema_table_lock_waits(db)?;
+                schema_table_lock_waits(db, &key.1)?;
             }
             "sys" if key.1 == "innodb_lock_waits" => {
                 let rows = innodb_lock_waits::rows(&(src.processes)());
@@ -181,15 +184,15 @@ pub(super) const SCHEMA_TABLE_LOCK_WAITS_COLUMNS: [columns::Def; 16] = [
 ];
 
 /// MySQL's `sys.schema_table_lock_waits`, over the snapshots (see the module docs): its rows,
-/// in [`SCHEMA_TABLE_LOCK_WAITS_COLUMNS`]' order. Its accounts are `user@host` without the
-/// client's port, as MySQL's (`threads.PROCESSLIST_HOST`), where the process list's `HOST` has
-/// it.
+/// in [`SCHEMA_TABLE_LOCK_WAITS_COLUMNS`]' order, into `{view}`, the waiting statement as
+/// `{query}` gives it. Its accounts are `user@host` without the client's port, as MySQL's
+/// (`threads.PROCESSLIST_HOST`), where the process list's `HOST` has it.
 const SCHEMA_TABLE_LOCK_WAITS: &str = "
-INSERT INTO sys.schema_table_lock_waits
+INSERT INTO sys.\"{view}\"
 SELECT g.OBJECT_SCHEMA, g.OBJECT_NAME, p.OWNER_THREAD_ID, p.OWNER_CONTEXT_ID,
        pt.USER || '@' || CASE WHEN pt.HOST GLOB '*:[0-9]*'
            THEN rtrim(rtrim(pt.HOST, '0123456789'), ':') ELSE pt.HOST END,
-       p.LOCK_TYPE, p.LOCK_DURATION, pt.INFO, pt.TIME, g.OWNER_THREAD_ID, g.OWNER_CONTEXT_ID,
+       p.LOCK_TYPE, p.LOCK_DURATION, {query}, pt.TIME, g.OWNER_THREAD_ID, g.OWNER_CONTEXT_ID,
        gt.USER || '@' || CASE WHEN gt.HOST GLOB '*:[0-9]*'
            THEN rtrim(rtrim(gt.HOST, '0123456789'), ':') ELSE gt.HOST END,
        g.LOCK_TYPE, g.LOCK_DURATION,
@@ -202,13 +205,23 @@ LEFT JOIN performance_schema.processlist gt ON g.OWNER_CONTEXT_ID = gt.ID
 LEFT JOIN performance_schema.processlist pt ON p.OWNER_CONTEXT_ID = pt.ID
 WHERE g.OBJECT_TYPE = 'TABLE';";
 
-/// Makes `sys.schema_table_lock_waits` from the `metadata_locks` and `processlist` snapshots.
-fn schema_table_lock_waits(db: &mut EngineConn) -> Result<(), ServerError> {
-    let target = "sys.schema_table_lock_waits";
+/// Makes `sys.schema_table_lock_waits` or (`view` `x$...`) `sys.x$schema_table_lock_waits`
+/// from the `metadata_locks` and `processlist` snapshots.
+fn schema_table_lock_waits(db: &mut EngineConn, view: &str) -> Result<(), ServerError> {
+    let (view, query) = if view.starts_with("x$") {
+        ("x$schema_table_lock_waits", "pt.INFO".to_string())
+    } else {
+        let format = crate::functions::FORMAT_STATEMENT;
+        ("schema_table_lock_waits", format!("{format}(pt.INFO)"))
+    };
+    let target = format!("sys.\"{view}\"");
     // Its column names are plain words: no quotes needed.
     let cols = columns::sqlite(&SCHEMA_TABLE_LOCK_WAITS_COLUMNS).join(", ");
     let create = format!("DROP TABLE IF EXISTS {target}; CREATE TABLE {target} ({cols});");
-    wrap(db, &format!("{create}{SCHEMA_TABLE_LOCK_WAITS}"))
+    let insert = SCHEMA_TABLE_LOCK_WAITS
+        .replace("{view}", view)
+        .replace("{query}", &query);
+    wrap(db, &format!("{create}{insert}"))
 }
 
 /// One snapshot table.

@@ -281,7 +281,9 @@ pub(crate) fn sys(view: &str) -> Option<(&'static str, Vec<Def>)> {
         .into_iter()
         .find(|t| t.eq_ignore_ascii_case(view))?;
     let defs = match name {
-        "schema_table_lock_waits" => super::SCHEMA_TABLE_LOCK_WAITS_COLUMNS.to_vec(),
+        "schema_table_lock_waits" | "x$schema_table_lock_waits" => {
+            super::SCHEMA_TABLE_LOCK_WAITS_COLUMNS.to_vec()
+        }
         "innodb_lock_waits" => (super::innodb_lock_waits::COLUMNS.iter())
             .map(|c| c.split_once(' ').unwrap_or((c, "")))
             .collect(),
@@ -443,7 +445,10 @@ mod tests {
                 "{v}"
             );
         }
-        assert_eq!(all().len(), 36);
+        assert_eq!(
+            all().len(),
+            super::super::TABLES.len() + super::super::SYS_TABLES.len()
+        );
     }
 
     #[test]

@@ -225,14 +225,9 @@ fn columns(formatted: bool) -> String {
         .join(", ")
 }
 
-/// `sys.format_statement(column)` with sys's default `statement_truncate_len`, 64: a longer
-/// statement as its first 30 characters, `' ... '` and its last 30; line breaks as spaces.
+/// `sys.format_statement(column)` (`functions/sys_schema.rs`).
 fn format_statement(column: &str) -> String {
-    format!(
-        "replace(CASE WHEN char_length({column}) > 64 \
-         THEN substr({column}, 1, 30) || ' ... ' || substr({column}, -30) \
-         ELSE {column} END, char(10), ' ')"
-    )
+    format!("{}({column})", crate::functions::FORMAT_STATEMENT)
 }
 
 /// The `clock` rows: each connection's id, `user@host`, time in its command and age of its
