@@ -36,8 +36,10 @@
 //!   SQLite snapshots of the catalog.
 //! * `catalog`: SQLite's catalog in MySQL's terms (columns, keys, index names), for
 //!   `information_schema`, `DESCRIBE` and `SHOW INDEX`.
-//! * `view_columns`: a view's columns' `Null`, `Default` and some types, from its select, as
+//! * `view_columns`: a view's columns' `Null`, `Default` and types, from its select, as
 //!   MySQL derives them.
+//! * `expr_type`: the MySQL type of a select item that is an expression (a view's column,
+//!   `CREATE TABLE ... SELECT`'s), by MySQL 8.0's rules.
 //! * `show_table`: `SHOW CREATE TABLE`, `DESCRIBE` / `SHOW COLUMNS`, `SHOW INDEX`.
 //! * `explain`: `EXPLAIN` in MySQL's table, from SQLite's query plan.
 //! * `unsupported`: the statements `mdl-sql` reads but SQLite cannot run (`EXPLAIN ANALYZE`,
@@ -63,6 +65,7 @@ mod engine;
 mod error;
 mod execute;
 mod explain;
+mod expr_type;
 mod functions;
 mod info_schema;
 mod lock_params;

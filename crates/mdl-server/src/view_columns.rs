@@ -1,9 +1,10 @@
-//! What MySQL says of a view's columns beyond their names: `Null`, `Default` and, for a few
+//! What MySQL says of a view's columns beyond their names: `Null`, `Default` and, for
 //! expressions, `Type`, derived from the view's select, for `DESCRIBE` / `SHOW COLUMNS` and
 //! `information_schema.COLUMNS` alike (`catalog::columns` calls [`refine`]).
 //!
 //! SQLite says every column of a view may be NULL and has no default; its type is the declared
-//! type of the column a result column reads, and none for an expression (shown `blob`). MySQL
+//! type of the column a result column reads, and none for an expression (shown `blob`): an
+//! expression's type is MySQL's, from `expr_type.rs`, where it knows it. MySQL
 //! keeps, when it creates a view, a column per item of the select, made as a temporary table's
 //! column is made of that item (`fill_dd_view_columns`, `sql/dd/dd_view.cc`):
 //!
@@ -15,9 +16,9 @@
 //!   `varchar(n)` (`CONVERT_IF_BIGGER_TO_BLOB`), `COUNT(...)` `bigint`: all NOT NULL, with the
 //!   zero of their type as default (`0`, the empty string), as no base column gives one;
 //! * `MIN` and `MAX` of a column are of the column's type, nullable, without a default;
-//! * any other expression here stays nullable, with no default and SQLite's type. MySQL says
-//!   NOT NULL for more of them (`a + 1` of a NOT NULL `a`, `COALESCE(a, 0)`, ...) and derives
-//!   their types; that would take MySQL's type rules for every function.
+//! * any other expression here stays nullable, with no default, its type `expr_type.rs`'s
+//!   (`a + 1` of an `INT` `a`: `bigint`). MySQL says NOT NULL for more of them (`a + 1` of a
+//!   NOT NULL `a`, `COALESCE(a, 0)`, ...).
 //!
 //! The select is read as MySQL resolves it: each name of the `FROM` (a table, a view, whose
 //! columns come from this module again, a derived table, a `WITH` query) gives its columns, a
@@ -327,8 +328,36 @@ fn last(n: &ObjectName) -> Option<String> {
     n.0.last()?.as_ident().map(|i| i.value.clone())
 }
 
-/// What a select item `e` says (the module docs).
+/// The names of a select's `FROM`, where `expr_type` looks its column references up.
+struct Names<'r>(&'r [Rel]);
+
+impl crate::expr_type::Scope for Names<'_> {
+    fn column(&self, qualifier: Option<&str>, column: &str) -> Option<String> {
+        let mut found = (self.0.iter())
+            .filter(|r| qualifier.is_none_or(|q| r.name.eq_ignore_ascii_case(q)))
+            .filter_map(|r| {
+                (r.cols.as_ref()?.iter()).find(|c| c.name.eq_ignore_ascii_case(column))
+            });
+        match (found.next(), found.next()) {
+            (Some(c), None) => c.ty.clone().filter(|t| !t.trim().is_empty()),
+            _ => None,
+        }
+    }
+}
+
+/// What a select item `e` says (the module docs): its nullability and default, its type
+/// from `expr_type` where that is not a column's.
 fn expr(e: &Expr, rels: &[Rel], grouped_nulls: bool) -> Col {
+    let mut c = facts(e, rels, grouped_nulls);
+    if c.ty.is_none() {
+        c.ty = crate::expr_type::column_type(e, &Names(rels));
+    }
+    c
+}
+
+/// What a select item `e` says of its nullability and default, and of the types of column
+/// references, literals, `COUNT`, `MIN` and `MAX` of a column.
+fn facts(e: &Expr, rels: &[Rel], grouped_nulls: bool) -> Col {
     let name = match e {
         Expr::Identifier(i) => i.value.clone(),
         Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.clone()).unwrap_or_default(),
@@ -561,12 +590,12 @@ mod tests {
                 (true, some("0"), some("int")),
                 (true, some(""), some("varchar(3)")),
                 (true, some(""), some("varchar(0)")),
-                (false, None, None),
-                (false, None, None),
+                (false, None, some("decimal(2,1)")),
+                (false, None, some("binary(0)")),
                 (true, some("0"), some("bigint")),
-                (false, None, None),
+                (false, None, some("bigint")),
                 (false, None, some("varchar(10)")),
-                (false, None, None),
+                (false, None, some("bigint")),
             ]
         );
     }

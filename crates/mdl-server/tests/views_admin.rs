@@ -1,5 +1,5 @@
 //! What a DBA asks of views over the wire: their columns (`DESCRIBE`, `SHOW [FULL] COLUMNS`,
-//! `information_schema.COLUMNS`, with MySQL's `Null`, `Default` and literal types), the table
+//! `information_schema.COLUMNS`, with MySQL's `Null`, `Default` and types), the table
 //! maintenance statements on them (`CHECK`, `ANALYZE`, `OPTIMIZE`, `REPAIR`, `CHECKSUM TABLE`,
 //! rows as `sql/sql_admin.cc` sends them), and the statements that list or copy tables.
 
@@ -80,7 +80,7 @@ async fn a_views_columns_say_what_its_select_says() {
         ("cc", "varchar(20)", "NO", None),
         ("one", "int", "NO", Some("0")),
         ("s", "varchar(3)", "NO", Some("")),
-        ("ap", "blob", "YES", None),
+        ("ap", "bigint", "YES", None),
     ]);
     assert_eq!(described(&mut c, "DESCRIBE va_v").await, v);
     assert_eq!(described(&mut c, "SHOW COLUMNS FROM va_v").await, v);
