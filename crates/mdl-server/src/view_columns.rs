@@ -100,6 +100,24 @@ pub(crate) fn refine(db: &mut EngineConn, v: &View, cols: &mut [Column], depth: 
     }
 }
 
+/// The MySQL types of the columns of select `q` read in schema `schema` (the module docs, and
+/// `expr_type.rs` for an expression), `None` for one not known; `None` for a select this
+/// cannot read (`CREATE TABLE ... SELECT`'s columns: `execute/create_from.rs`).
+pub(crate) fn query_types(
+    db: &mut EngineConn,
+    schema: &str,
+    q: &Query,
+) -> Option<Vec<Option<String>>> {
+    let mut r = Resolver {
+        db,
+        schema,
+        depth: 0,
+    };
+    let cols = r.query(q, &Vec::new())?;
+    let typed = |c: Col| c.ty.filter(|t| !t.trim().is_empty());
+    Some(cols.into_iter().map(typed).collect())
+}
+
 struct Resolver<'a> {
     db: &'a mut EngineConn,
     /// The view's schema: what an unqualified table name names.

@@ -76,11 +76,13 @@ async fn the_select_columns_are_appended_to_the_definition() {
         .unwrap();
     assert_eq!(rows, [(7, 1, "x".into()), (7, 2, "y".into())]);
 
-    // No definition: the select's columns, typed as what they read; an expression untyped.
+    // No definition: the select's columns, typed as what they read; an expression as MySQL
+    // types its result (an `INT` times 10: `bigint`).
     let sql = "CREATE TABLE cs_plain SELECT b, a * 10 AS ten FROM cs_src WHERE a = 2";
     assert_eq!(affected(&mut c, sql).await, 1);
     let text = create_text(&mut c, "cs_plain").await;
     assert!(text.contains("`b` varchar(10) DEFAULT NULL"), "{text}");
+    assert!(text.contains("`ten` bigint DEFAULT NULL"), "{text}");
     let row: Option<(String, i64)> = c.query_first("SELECT * FROM cs_plain").await.unwrap();
     assert_eq!(row, Some(("y".into(), 20)));
 }

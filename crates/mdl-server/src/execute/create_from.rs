@@ -23,16 +23,20 @@
 //! field takes its type; the manual: "columns named only in the CREATE TABLE part come first.
 //! Columns named in both parts or only in the SELECT part come after that"). Another select
 //! column has the declared type of the table column it reads (SQLite's
-//! `sqlite3_column_decltype`, through views and subqueries too); an expression has none: a
-//! column without a type (SQLite keeps the value as computed, `SHOW CREATE TABLE` says
-//! `blob`), as SQLite's own `CREATE TABLE ... AS SELECT` makes it.
+//! `sqlite3_column_decltype`, through views and subqueries too); an expression has MySQL's
+//! type of it ("the column types of the result": `v + 1` of an `INT` `v` is `bigint`,
+//! `CONCAT(s, 'x')` of a `VARCHAR(10)` `s` `varchar(11)`; `expr_type.rs`, through
+//! `view_columns::query_types`, which reads the select's names as a view's), or, where that is
+//! not known (a function `expr_type` does not list), none: a column without a type (SQLite
+//! keeps the value as computed, `SHOW CREATE TABLE` says `blob`), as SQLite's own `CREATE
+//! TABLE ... AS SELECT` makes it.
 //!
 //! `IF NOT EXISTS` of a table that exists is OK and inserts nothing, as in MySQL 8.0
 //! (`engine_step::existing_table`, before the upgrade), without MySQL's note 1050.
 //!
-//! Differs: MySQL types an expression's column by its result (`bigint`, `varchar(n)`, ...) and
-//! keeps a read column's `NOT NULL` and `DEFAULT`; here an appended column is nullable and has
-//! no default. A value goes into a defined column under SQLite's affinity of its type, not
+//! Differs: MySQL keeps a read column's `NOT NULL` and `DEFAULT`, and makes an expression's
+//! column NOT NULL where it cannot be NULL; here an appended column is nullable and has no
+//! default. A value goes into a defined column under SQLite's affinity of its type, not
 //! converted as MySQL converts it. `IGNORE` / `REPLACE` before the `SELECT` are not parsed by
 //! sqlparser 0.64 (1064). The OK packet has the rows inserted as affected rows, without
 //! MySQL's "Records: n  Duplicates: 0  Warnings: 0" (`wire.rs` sends no info), and
@@ -109,7 +113,7 @@ pub(super) fn select(
     let [select] = rewritten.sql.as_slice() else {
         return Err(ServerError::not_supported("this CREATE TABLE ... SELECT"));
     };
-    let selected = {
+    let mut selected = {
         let stmt = (db.db().prepare(select)).map_err(|e| ServerError::from_engine(&e, current))?;
         let cols = stmt.columns();
         (cols.iter())
@@ -119,6 +123,15 @@ pub(super) fn select(
             })
             .collect::<Vec<_>>()
     };
+    // An expression's column: MySQL's type of it, where known.
+    let schema_now = current.unwrap_or_default();
+    let mysql = crate::view_columns::query_types(db, schema_now, query)
+        .filter(|t| t.len() == selected.len());
+    for (s, t) in selected.iter_mut().zip(mysql.unwrap_or_default()) {
+        if s.decl_type.is_none() {
+            s.decl_type = t;
+        }
+    }
     let mut def = c.clone();
     def.query = None;
     def.columns = columns(&c.columns, &selected)?;
