@@ -147,6 +147,8 @@ pub(super) fn call(f: &Function, scope: &dyn Scope) -> Option<Ty> {
         "DAYOFYEAR" => Ty::int(3),
         "MICROSECOND" | "YEARWEEK" | "TO_DAYS" => Ty::int(6),
         "TIME_TO_SEC" => Ty::int(10),
+        // `EXTRACT(HOUR_MINUTE FROM d)` as `mdl-sql` respells it: `EXTRACT('HOUR_MINUTE', d)`.
+        "EXTRACT" => t::extract(&lit_str(args.first()?)?.to_ascii_uppercase()),
         "DATEDIFF" | "TIMESTAMPDIFF" => Ty::int(21),
         // `Item_func_dayname`, `Item_func_monthname`: the locale's longest name (`en_US`'s
         // "Wednesday", "September").

@@ -301,6 +301,11 @@ fn dates_and_times() {
         temporal::format_length("%H:%i:%s.%f"),
         7 + 1 + 2 + 1 + 2 + 1 + 6
     );
+    // A compound unit, as `mdl-sql` respells it.
+    assert_eq!(
+        known("EXTRACT('HOUR_MINUTE', dt), EXTRACT('DAY_MICROSECOND', dt)"),
+        ["int", "bigint"]
+    );
 }
 
 #[test]
