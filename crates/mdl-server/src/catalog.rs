@@ -114,6 +114,26 @@ impl Column {
     }
 }
 
+/// What the DDL rewrite puts before a binary string type (`BINARY(n)`, `VARBINARY(n)`,
+/// `BLOB` and its kin) in SQLite's declaration. SQLite derives a column's affinity from words
+/// in its declared type ("Determination Of Column Affinity"): `VARBINARY(10)` names none of
+/// them, so it would be NUMERIC and store a string of digits as a number (`'0123'` as 123),
+/// and `BLOB` keeps a number as a number. With `TEXT` first, a column keeps a string as
+/// written, a byte string as bytes, and a number as its text, as MySQL stores a value in a
+/// binary string column.
+pub const STRING_AFFINITY: &str = "TEXT ";
+
+/// MySQL's type in SQLite's declared type `decl` (without [`STRING_AFFINITY`]).
+pub fn mysql_type(decl: &str) -> &str {
+    let prefix = STRING_AFFINITY.len();
+    match decl.get(..prefix) {
+        Some(p) if p.eq_ignore_ascii_case(STRING_AFFINITY) && decl.len() > prefix => {
+            &decl[prefix..]
+        }
+        _ => decl,
+    }
+}
+
 /// One column of one index: a row of `information_schema.STATISTICS` and of `SHOW INDEX`.
 #[derive(Debug, Clone)]
 pub struct IndexPart {
@@ -247,7 +267,7 @@ pub fn sqlite_columns(
             Ok(Column {
                 position: r.get::<_, i64>(0)? + 1,
                 name: r.get(1)?,
-                decl_type: r.get(2)?,
+                decl_type: mysql_type(&r.get::<_, String>(2)?).to_string(),
                 not_null: r.get::<_, i64>(3)? != 0,
                 default: r.get::<_, Option<String>>(4)?.and_then(|d| unquote(&d)),
                 pk: r.get(5)?,

@@ -119,7 +119,9 @@ pub(super) fn select(
         (cols.iter())
             .map(|col| Selected {
                 name: col.name().to_string(),
-                decl_type: col.decl_type().map(str::to_string),
+                decl_type: col
+                    .decl_type()
+                    .map(|t| crate::catalog::mysql_type(t).to_string()),
             })
             .collect::<Vec<_>>()
     };

@@ -323,6 +323,15 @@ fn column_def(table: &str, col: &ColumnDef, counted: bool) -> String {
             check = Some(super::json::column_check(table, &col.name.value));
             "JSON".to_string()
         }
+        // Binary strings keep strings, and numbers as strings (`catalog::STRING_AFFINITY`).
+        DataType::Binary(_)
+        | DataType::Varbinary(_)
+        | DataType::Blob(_)
+        | DataType::TinyBlob
+        | DataType::MediumBlob
+        | DataType::LongBlob => {
+            format!("{}{}", crate::catalog::STRING_AFFINITY, col.data_type)
+        }
         ty => ty.to_string(),
     };
     let mut d = format!("{name} {ty}");
