@@ -28,6 +28,10 @@ pub struct SqlError {
 impl SqlError {
     /// `ER_NO_DB_ERROR`: an unqualified name with no current schema.
     pub const NO_DB: u16 = 1046;
+    /// `ER_TABLE_EXISTS_ERROR`: `CREATE TEMPORARY TABLE` of a temporary table the session has.
+    pub const TABLE_EXISTS: u16 = 1050;
+    /// `ER_BAD_TABLE_ERROR`: `DROP TEMPORARY TABLE` of a temporary table the session lacks.
+    pub const BAD_TABLE: u16 = 1051;
     /// `ER_TOO_LONG_IDENT`: a schema or table name over 64 characters.
     pub const TOO_LONG_IDENT: u16 = 1059;
     /// `ER_PARSE_ERROR`.
@@ -46,6 +50,8 @@ impl SqlError {
     pub const WRONG_TABLE_NAME: u16 = 1103;
     /// `ER_UNKNOWN_ERROR`: a lock-manager error with no MySQL code (misuse of its API).
     pub const UNKNOWN_ERROR: u16 = 1105;
+    /// `ER_CANT_REOPEN_TABLE`: a statement names one temporary table twice.
+    pub const CANT_REOPEN_TABLE: u16 = 1137;
     /// `ER_LOCK_OR_ACTIVE_TRANSACTION`.
     pub const LOCK_OR_ACTIVE_TRANSACTION: u16 = 1192;
     /// `ER_LOCK_WAIT_TIMEOUT`.
@@ -64,6 +70,8 @@ impl SqlError {
     pub const SP_DOES_NOT_EXIST: u16 = 1305;
     /// `ER_VIEW_SELECT_VARIABLE`: a view's select reads a user variable.
     pub const VIEW_SELECT_VARIABLE: u16 = 1351;
+    /// `ER_VIEW_SELECT_TMPTABLE`: a view's select reads a temporary table.
+    pub const VIEW_SELECT_TMPTABLE: u16 = 1352;
     /// `ER_VIEW_RECURSIVE`: a view reaches itself.
     pub const VIEW_RECURSIVE: u16 = 1462;
     /// `ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION`.
@@ -196,6 +204,39 @@ impl SqlError {
             Self::VIEW_SELECT_VARIABLE,
             "HY000",
             "View's SELECT contains a variable or parameter",
+        )
+    }
+
+    pub(crate) fn table_exists(name: &str) -> SqlError {
+        SqlError::new(
+            Self::TABLE_EXISTS,
+            "42S01",
+            format!("Table '{name}' already exists"),
+        )
+    }
+
+    /// `names`: each missing table as `schema.table` (`append_table_name`, `sql/sql_table.cc`).
+    pub(crate) fn bad_table(names: &[String]) -> SqlError {
+        SqlError::new(
+            Self::BAD_TABLE,
+            "42S02",
+            format!("Unknown table '{}'", names.join(",")),
+        )
+    }
+
+    pub(crate) fn cant_reopen_table(alias: &str) -> SqlError {
+        SqlError::new(
+            Self::CANT_REOPEN_TABLE,
+            "HY000",
+            format!("Can't reopen table: '{alias}'"),
+        )
+    }
+
+    pub(crate) fn view_select_tmptable(alias: &str) -> SqlError {
+        SqlError::new(
+            Self::VIEW_SELECT_TMPTABLE,
+            "HY000",
+            format!("View's SELECT refers to a temporary table '{alias}'"),
         )
     }
 

@@ -111,6 +111,8 @@
 //! | CHECKSUM TABLE | each table SR | `sql/sql_table.cc` `mysql_checksum_table` |
 //! | LOCK INSTANCE FOR BACKUP | BACKUP_LOCK S (EXPLICIT) | `sql/sql_backup_lock.cc` |
 //! | GET_LOCK and friends | USER_LEVEL_LOCK X (EXPLICIT), reference-counted per session | `sql/item_func.cc` `Item_func_get_lock::val_int` |
+//! | a session's temporary table ([`SessionState::temporary_tables`]) | none, in any statement; it shadows the base table of its name; 1137 when a statement names it twice | `sql/sql_base.cc` `open_temporary_tables`, `lock_table_names` (`is_temporary_table_being_opened`) |
+//! | CREATE TEMPORARY TABLE / DROP TEMPORARY TABLE | no implicit commit; CREATE: SCHEMA IX (STATEMENT), its base sources SR; DROP: none | `sql/sql_parse.cc` `stmt_causes_implicit_commit`; `sql/sql_table.cc` `mysql_create_table_no_lock`, `mysql_rm_table` |
 //!
 //! ALTER TABLE models MySQL's INSTANT algorithm (the 8.0 default for metadata-only changes):
 //! SU for the statement, X only when the definition changes; an engine that applies a change
@@ -122,7 +124,8 @@
 //! (an empty schema or table name, or one ending in a space: `src/names.rs`), 1099 / 1100
 //! (LOCK TABLES), 1192 (LOCK TABLES or transaction in the way), 1223 (a write while this
 //! session holds the global read lock), 1792 (a write in a READ ONLY transaction), 3057 / 4163
-//! (user-level lock names), 1064 / 1065 (syntax), 1235 (not supported here). Each rule is
+//! (user-level lock names), 1050 / 1051 / 1137 / 1352 (temporary tables), 1064 / 1065
+//! (syntax), 1235 (not supported here). Each rule is
 //! written next to the MySQL function it transcribes in the source of this crate
 //! (`src/plan/*.rs`, `src/tables.rs`, `src/user_lock.rs`, `src/session.rs`). The table
 //! maintenance statements take all their tables' locks at once, where MySQL takes and releases
@@ -133,8 +136,7 @@
 //! There is no catalog: the caller says which names are views and lists their tables
 //! ([`view_tables`], [`Plan::expand_views`]), DROP DATABASE gets its tables from the caller
 //! ([`Plan::add_tables_of_schema`]), foreign-key and trigger tables are not added, and there
-//! are no privileges. Temporary tables (no
-//! metadata locks in MySQL) are not supported (1235), and [`parse`] refuses with 1235, naming
+//! are no privileges. [`parse`] refuses with 1235, naming
 //! the feature, the statements of MySQL 8.0 of the classes this crate cannot read (its table is
 //! `src/unsupported.rs`): triggers, stored routines and events, XA, HANDLER, accounts and
 //! privileges, tablespaces, replication, `SELECT ... INTO OUTFILE`, plugins, and the like;

@@ -15,7 +15,8 @@
 //! * errors MySQL raises before any lock (1223, 1100, 1099, 1046, 1192, 1792, ...).
 //!
 //! The rules are in `plan/dml.rs` (SELECT, INSERT, UPDATE, DELETE, DO), `plan/ddl.rs`
-//! (tables and schemas), `plan/view.rs` (views, and the tables read through them),
+//! (tables and schemas), `plan/temporary.rs` (a session's temporary tables, which take no
+//! lock), `plan/view.rs` (views, and the tables read through them),
 //! `plan/maintenance.rs` (ANALYZE, CHECK, OPTIMIZE, REPAIR, CHECKSUM
 //! TABLE) and `plan/control.rs` (transactions, LOCK TABLES, FLUSH, LOCK INSTANCE, SET, USE,
 //! SHOW, KILL), each rule next to the MySQL function it transcribes. [`crate::Session`]
@@ -30,10 +31,12 @@ mod control;
 mod ddl;
 mod dml;
 mod maintenance;
+mod temporary;
 mod view;
 
 pub use view::view_tables;
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::time::Duration;
 
@@ -72,6 +75,12 @@ pub struct SessionState {
     /// whose storage compares names without case (SQLite does, for ASCII) must set it, or a
     /// DDL on `T` would not wait for a transaction on `t`. Off by default (MySQL on Linux).
     pub lower_case_table_names: bool,
+    /// The session's temporary tables (`CREATE TEMPORARY TABLE`), named as the session compares
+    /// names. One shadows a base table of its name for the session's statements and takes no
+    /// metadata lock (MySQL's `open_temporary_tables`, `sql/sql_base.cc`; `plan/temporary.rs`).
+    /// [`crate::Session`] keeps it from the plans' [`Plan::temporary_created`] and
+    /// [`Plan::temporary_dropped`]; a reset empties it.
+    pub temporary_tables: BTreeSet<TableName>,
 }
 
 impl Default for SessionState {
@@ -86,6 +95,7 @@ impl Default for SessionState {
             global_read_lock: false,
             backup_lock: false,
             lower_case_table_names: false,
+            temporary_tables: BTreeSet::new(),
         }
     }
 }
@@ -103,6 +113,12 @@ impl SessionState {
     /// off, or BEGIN).
     pub fn in_multi_statement_mode(&self) -> bool {
         !self.autocommit || self.in_transaction
+    }
+
+    /// Whether `table` (a name as [`TableName`]s of this session's plans have it) is one of the
+    /// session's temporary tables.
+    pub fn is_temporary(&self, table: &TableName) -> bool {
+        !self.temporary_tables.is_empty() && self.temporary_tables.contains(table)
     }
 }
 
@@ -276,6 +292,13 @@ pub struct Plan {
     pub effect: Effect,
     /// User-level lock calls, in evaluation order.
     pub user_locks: Vec<UserLockCall>,
+    /// The temporary tables the statement creates (`CREATE TEMPORARY TABLE`, the new name of
+    /// an `ALTER TABLE ... RENAME` of one), added to [`SessionState::temporary_tables`] when the
+    /// statement finishes.
+    pub temporary_created: Vec<TableName>,
+    /// The temporary tables the statement drops (`DROP [TEMPORARY] TABLE`, the old name of a
+    /// rename), removed when it finishes, before [`Plan::temporary_created`] are added.
+    pub temporary_dropped: Vec<TableName>,
     tables_of_schema: Option<String>,
 }
 
@@ -290,6 +313,8 @@ impl Plan {
             writes: false,
             effect: Effect::None,
             user_locks: Vec::new(),
+            temporary_created: Vec::new(),
+            temporary_dropped: Vec::new(),
             tables_of_schema: None,
         }
     }

@@ -206,7 +206,8 @@ impl Session {
     /// connection's, with its current schema and name folding. As MySQL's `THD::cleanup`
     /// (`sql/sql_class.cc`): LOCK TABLES left, the transaction's locks released, the global read
     /// lock, the user-level locks (`mysql_ull_cleanup`) and the backup lock released; no lock
-    /// is left. The server rolls its engine's transaction back.
+    /// is left; no temporary table is known any more (`close_temporary_tables`). The server
+    /// rolls its engine's transaction back and drops its temporary tables.
     pub fn reset(&mut self) {
         self.leave_lock_tables();
         self.end_transaction();

@@ -52,7 +52,6 @@ fn create_table() {
             "TABLE test.b SR TRANSACTION",
         ],
     );
-    error_in("CREATE TEMPORARY TABLE x (a INT)", &test_schema(), 1235);
 }
 
 /// sql/sql_table.cc, `mysql_alter_table` (SU from the parser) and `mysql_inplace_alter_table`

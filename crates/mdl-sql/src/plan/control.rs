@@ -17,7 +17,7 @@
 //! | `FLUSH PRIVILEGES`, `FLUSH [BINARY \| ENGINE \| ERROR \| GENERAL \| SLOW \| RELAY] LOGS`, `FLUSH STATUS \| HOSTS \| OPTIMIZER_COSTS \| USER_RESOURCES` | commits first; no lock | `handle_reload_request` (`CF_AUTO_COMMIT_TRANS`) |
 //! | `LOCK INSTANCE FOR BACKUP` | BACKUP_LOCK S, EXPLICIT: blocks DDL (BACKUP_LOCK IX), not DML | `sql/sql_backup_lock.cc`, `Sql_cmd_lock_instance::execute`, `acquire_exclusive_backup_lock` |
 //! | `UNLOCK INSTANCE` | releases every BACKUP_LOCK lock the session took explicitly | `Sql_cmd_unlock_instance::execute`, `release_backup_lock` |
-//! | `SHOW CREATE TABLE t` | t SH, for the statement | `sql/sql_show.cc`, `mysqld_show_create` (`MYSQL_OPEN_FORCE_SHARED_HIGH_PRIO_MDL`) |
+//! | `SHOW CREATE TABLE t` | t SH, for the statement (none for a temporary t: `plan/temporary.rs`) | `sql/sql_show.cc`, `mysqld_show_create` (`MYSQL_OPEN_FORCE_SHARED_HIGH_PRIO_MDL`) |
 //! | `USE d` | SCHEMA d IX for the statement (waits for CREATE / DROP DATABASE d) | `sql/sql_db.cc`, `mysql_change_db` (`dd::Schema_MDL_locker`, `mdl_lock_schema` in `sql/dd/dd_schema.cc`) |
 //! | `SET`, `SHOW PROCESSLIST / VARIABLES / STATUS / WARNINGS / ERRORS / DATABASES / TABLES / CHARSET / COLLATION`, `KILL` | no lock (user-level lock calls in SET are evaluated) | - |
 //! | `DESCRIBE t`, `SHOW COLUMNS FROM t` | no lock: an INFORMATION_SCHEMA query over the data dictionary | `dd::info_schema::build_show_columns_query` (`sql/dd/info_schema/show.cc`) |
@@ -308,7 +308,8 @@ pub(super) fn show_create_table(
 ) -> Result<Plan, SqlError> {
     let mut p = Plan::new(StatementKind::Show);
     let t = resolve_object(name, state)?;
-    if t.is_lock_free() {
+    // A temporary table: no lock, under LOCK TABLES too (`plan/temporary.rs`).
+    if t.is_lock_free() || state.is_temporary(&t) {
         return Ok(p);
     }
     match &state.locked_tables {
@@ -331,6 +332,9 @@ pub(super) fn lock_tables(items: &[TableLock], state: &SessionState) -> Result<P
     let mut write_schemas: Vec<String> = Vec::new();
     for it in items {
         let t = resolve_in(it.schema.as_deref(), &it.table, state)?;
+        if state.is_temporary(&t) {
+            continue; // permitted, but ignored (`plan/temporary.rs`)
+        }
         if !t.is_lock_free() {
             let ty = match it.mode {
                 TableLockMode::Read => LockType::SRO,

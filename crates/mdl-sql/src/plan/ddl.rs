@@ -4,8 +4,8 @@
 //! after (`sql/sql_parse.cc`: `CF_AUTO_COMMIT_TRANS` for SQLCOM_CREATE_TABLE, ALTER_TABLE,
 //! DROP_TABLE, TRUNCATE, RENAME_TABLE, CREATE_INDEX, DROP_INDEX, CREATE_DB, DROP_DB in
 //! `init_sql_command_flags`; applied by `mysql_execute_command` through
-//! `stmt_causes_implicit_commit`). Temporary tables take no metadata locks in MySQL and are not
-//! supported here (1235).
+//! `stmt_causes_implicit_commit`), but CREATE and DROP TEMPORARY TABLE. A session's temporary
+//! tables take no metadata locks: their rules are in `plan/temporary.rs`.
 //!
 //! | statement | locks | MySQL 8.0 |
 //! |---|---|---|
@@ -40,7 +40,7 @@ use sqlparser::ast::{
 
 use mdl_core::{LockDuration, LockType, Namespace};
 
-use super::{Effect, Plan, SessionState, StatementKind, Upgrade};
+use super::{temporary, Effect, Plan, SessionState, StatementKind, Upgrade};
 use crate::error::SqlError;
 use crate::names::{resolve_in, resolve_object, schema_name, schema_request, scoped, TableName};
 use crate::tables::{read_refs, Access};
@@ -48,10 +48,8 @@ use crate::tables::{read_refs, Access};
 pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError> {
     let resolve = |n: &ObjectName| resolve_object(n, state);
     match s {
+        Statement::CreateTable(c) if c.temporary => temporary::create(c, state),
         Statement::CreateTable(c) => {
-            if c.temporary {
-                return Err(SqlError::not_supported("CREATE TEMPORARY TABLE"));
-            }
             let t = resolve(&c.name)?;
             let mut reads = Vec::new();
             if let Some(CreateTableLikeKind::Plain(l) | CreateTableLikeKind::Parenthesized(l)) =
@@ -67,7 +65,9 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
             }
             let mut p = table_ddl(StatementKind::CreateTable, &[t], LockType::S, state)?;
             if state.locked_tables.is_none() {
-                for r in reads.iter().filter(|r| !r.is_lock_free()) {
+                // A temporary source takes no lock (`plan/temporary.rs`).
+                let locked = |r: &&TableName| !r.is_lock_free() && !state.is_temporary(r);
+                for r in reads.iter().filter(locked) {
                     p.requests
                         .push(r.request(LockType::SR, LockDuration::Transaction)?);
                 }
@@ -76,6 +76,15 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
         }
         Statement::AlterTable(a) => {
             let t = resolve(&a.name)?;
+            if state.is_temporary(&t) {
+                let renamed = (a.operations.iter()).find_map(|op| match op {
+                    AlterTableOperation::RenameTable {
+                        table_name: RenameTableNameKind::To(n) | RenameTableNameKind::As(n),
+                    } => Some(resolve(n)),
+                    _ => None,
+                });
+                return temporary::alter(StatementKind::AlterTable, t, renamed.transpose()?, state);
+            }
             let mut p = table_ddl(StatementKind::AlterTable, &[t], LockType::SU, state)?;
             for op in &a.operations {
                 if let AlterTableOperation::RenameTable {
@@ -92,30 +101,29 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
             Ok(p)
         }
         Statement::CreateIndex(c) => {
-            let t = resolve(&c.table_name)?;
-            table_ddl(StatementKind::CreateIndex, &[t], LockType::SU, state)
+            alter_index(StatementKind::CreateIndex, resolve(&c.table_name)?, state)
         }
         Statement::Drop {
             object_type: ObjectType::Index,
             table: Some(t),
             ..
-        } => table_ddl(
-            StatementKind::DropIndex,
-            &[resolve(t)?],
-            LockType::SU,
-            state,
-        ),
+        } => alter_index(StatementKind::DropIndex, resolve(t)?, state),
         Statement::Drop {
             object_type: ObjectType::Table,
             names,
             temporary,
+            if_exists,
             ..
         } => {
-            if *temporary {
-                return Err(SqlError::not_supported("DROP TEMPORARY TABLE"));
-            }
             let tables = names.iter().map(resolve).collect::<Result<Vec<_>, _>>()?;
-            table_ddl(StatementKind::DropTable, &tables, LockType::X, state)
+            if *temporary {
+                return temporary::drop_temporary(tables, *if_exists, state);
+            }
+            let (temps, tables) = temporary::split(tables, state);
+            let mut p = table_ddl(StatementKind::DropTable, &tables, LockType::X, state)?;
+            p.writes = !tables.is_empty();
+            p.temporary_dropped = temps;
+            Ok(p)
         }
         Statement::Truncate(t) => {
             let tables = t
@@ -123,7 +131,13 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
                 .iter()
                 .map(|t| resolve(&t.name))
                 .collect::<Result<Vec<_>, _>>()?;
-            table_ddl(StatementKind::TruncateTable, &tables, LockType::X, state)
+            match temporary::split(tables, state) {
+                (mut temps, tables) if tables.is_empty() && temps.len() == 1 => {
+                    let t = temps.remove(0);
+                    temporary::alter(StatementKind::TruncateTable, t, None, state)
+                }
+                (_, tables) => table_ddl(StatementKind::TruncateTable, &tables, LockType::X, state),
+            }
         }
         Statement::RenameTable(pairs) => {
             if state.locked_tables.is_some() {
@@ -175,7 +189,16 @@ pub(super) fn alter_one_table(
     state: &SessionState,
 ) -> Result<Plan, SqlError> {
     let t = resolve_in(schema, table, state)?;
-    table_ddl(StatementKind::AlterTable, &[t], LockType::SU, state)
+    alter_index(StatementKind::AlterTable, t, state)
+}
+
+/// An ALTER TABLE without a rename, CREATE INDEX or DROP INDEX of `t`: SU then X, or none for
+/// a temporary table (`plan/temporary.rs`).
+fn alter_index(kind: StatementKind, t: TableName, state: &SessionState) -> Result<Plan, SqlError> {
+    if state.is_temporary(&t) {
+        return temporary::alter(kind, t, None, state);
+    }
+    table_ddl(kind, &[t], LockType::SU, state)
 }
 
 /// What a statement with no rule here is refused for ("doesn't yet support '...'"): its class

@@ -9,6 +9,7 @@
 //! | no SCHEMA or BACKUP_LOCK locks for DML (LOCK INSTANCE FOR BACKUP does not block DML) | `lock_table_names` runs only for DDL / LOCK TABLES requests (`open_tables`) |
 //! | under LOCK TABLES: no new lock; a table not locked (by its name or alias) is 1100; a write to a READ-locked table is 1099 | `open_table`, locked-tables branch (`ER_TABLE_NOT_LOCKED`); `check_lock_and_start_stmt` (`ER_TABLE_NOT_LOCKED_FOR_WRITE`) |
 //! | tables of `performance_schema`, `information_schema`, `sys`: no lock, and allowed under LOCK TABLES | our server (see `names.rs`); MySQL's `open_table` exempts P_S and system views from the LOCK TABLES check |
+//! | a session's temporary tables: no lock, no LOCK TABLES check, not a write for the rules above | `open_temporary_tables` (`plan/temporary.rs`) |
 //! | the statement's transaction becomes read-write (COMMIT IX at commit) for INSERT, UPDATE, DELETE of a table outside the lock-free schemas | `ha_commit_trans` (`sql/handler.cc`) takes COMMIT IX for `rw_trans`; MySQL marks a transaction read-write at its first changed row (`handler::mark_trx_read_write`), we at the first data-changing statement |
 
 use sqlparser::ast::{Statement, Visit};
@@ -31,6 +32,8 @@ pub(super) fn dml(s: &Statement, m: Modifiers, state: &SessionState) -> Result<P
     };
     let mut p = Plan::new(kind);
     let refs = table_refs(s, m.low_priority);
+    let insert = kind == StatementKind::Insert;
+    super::temporary::reopened(&super::temporary::opened(&refs, insert), state)?;
     let writes_a_table = table_locks(&mut p, &refs, state)?;
     p.writes = kind != StatementKind::Select && writes_a_table;
     p.user_locks = user_lock_calls(s)?;
@@ -58,13 +61,16 @@ pub(super) fn explain(
 /// `DO expr, ...`: the tables of the expressions' subqueries are read.
 pub(super) fn do_exprs<V: Visit>(exprs: &V, state: &SessionState) -> Result<Plan, SqlError> {
     let mut p = Plan::new(StatementKind::Do);
-    table_locks(&mut p, &read_refs(exprs), state)?;
+    let refs = read_refs(exprs);
+    super::temporary::reopened(&refs, state)?;
+    table_locks(&mut p, &refs, state)?;
     p.user_locks = user_lock_calls(exprs)?;
     Ok(p)
 }
 
 /// The table locks of `refs`, or the LOCK TABLES checks; whether a table (other than the
-/// lock-free schemas') is written.
+/// lock-free schemas' and the session's temporary tables, which take no lock and need no
+/// LOCK TABLES: `plan/temporary.rs`) is written.
 pub(super) fn table_locks(
     p: &mut Plan,
     refs: &[TableRef],
@@ -73,7 +79,7 @@ pub(super) fn table_locks(
     let mut any_write = false;
     for r in refs {
         let name = resolve_object(&r.name, state)?;
-        if name.is_lock_free() {
+        if name.is_lock_free() || state.is_temporary(&name) {
             continue;
         }
         let write = r.access != Access::Read;

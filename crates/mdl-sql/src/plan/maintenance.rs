@@ -14,6 +14,7 @@
 //! | `ANALYZE TABLE t, ...`, `CHECK TABLE t, ...` | commits first; each table SR (TRANSACTION), BACKUP_LOCK IX (TRANSACTION); no GLOBAL or SCHEMA lock | `mysql_admin_table` with `TL_READ_NO_INSERT` (`Sql_cmd_analyze_table::execute`, `Sql_cmd_check_table::execute`); `acquire_shared_backup_lock` |
 //! | `OPTIMIZE TABLE t, ...`, `REPAIR TABLE t, ...` | commits first; each table SNRW (TRANSACTION), then the upgrade SNRW -> X; GLOBAL IX (STATEMENT), SCHEMA IX (TRANSACTION), BACKUP_LOCK IX (TRANSACTION); 1223 with this session's global read lock | `mysql_admin_table` with `TL_WRITE` (`Sql_cmd_optimize_table::execute`, `Sql_cmd_repair_table::execute`), whose tables `lock_table_names` (`sql/sql_base.cc`) gives the scoped locks; `wait_while_table_is_used` (the upgrade to EXCLUSIVE) |
 //! | `CHECKSUM TABLE t, ...` | each table SR (TRANSACTION); no implicit commit | `sql_yacc.yy`, `checksum` (`MDL_SHARED_READ`); `sql/sql_table.cc`, `mysql_checksum_table` (`TL_READ`) |
+//! | a session's temporary table | no lock on it; BACKUP_LOCK IX still (not CHECKSUM) | `mysql_admin_table`: `open_temporary_tables`, `acquire_shared_backup_lock` (`plan/temporary.rs`) |
 //! | `ANALYZE TABLE t UPDATE HISTOGRAM ...`, `... DROP HISTOGRAM ...` | not supported (1235) | `Sql_cmd_analyze_table::handle_histogram_command` |
 //!
 //! Under LOCK TABLES (`open_tables` in LOCK TABLES mode, `sql/sql_base.cc`): every table must
@@ -57,12 +58,24 @@ pub(super) fn maintenance(
     // CF_AUTO_COMMIT_TRANS; SQLCOM_CHECKSUM is not.
     p.commits_before = op != Maintenance::Checksum;
     p.commits_after = p.commits_before;
-    p.writes = write;
     let resolved = (tables.iter())
         .map(|t| resolve_in(t.schema.as_deref(), &t.table, state))
         .collect::<Result<Vec<_>, _>>()?;
-    let tables: Vec<&TableName> = resolved.iter().filter(|t| !t.is_lock_free()).collect();
+    // A temporary table takes no lock and needs none under LOCK TABLES; the statement still
+    // takes BACKUP_LOCK IX (`plan/temporary.rs`).
+    let temporary = resolved.iter().any(|t| state.is_temporary(t));
+    let tables: Vec<&TableName> = (resolved.iter())
+        .filter(|t| !t.is_lock_free() && !state.is_temporary(t))
+        .collect();
+    p.writes = write && !tables.is_empty();
     if tables.is_empty() {
+        if temporary && op != Maintenance::Checksum {
+            p.requests.push(scoped(
+                Namespace::BackupLock,
+                LockType::IX,
+                LockDuration::Transaction,
+            ));
+        }
         return Ok(p);
     }
     if let Some(locked) = &state.locked_tables {

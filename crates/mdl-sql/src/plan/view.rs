@@ -10,6 +10,7 @@
 //! | the three under LOCK TABLES | 1192, before any lock | `mysql_create_view` and `mysql_drop_view`: "we simply prohibit creation/alteration of views under LOCK TABLES" (`ER_LOCK_OR_ACTIVE_TRANSACTION`) |
 //! | the three with this session's global read lock | 1223 | `lock_table_names` -> `Global_read_lock::can_acquire_protection` |
 //! | a user variable in the view's select | 1351 | `mysql_create_view`: `ER_VIEW_SELECT_VARIABLE` |
+//! | a temporary table in the view's select | 1352 | `mysql_create_view`: `ER_VIEW_SELECT_TMPTABLE` (`plan/temporary.rs`) |
 //! | a statement that names a view | the view's own lock (as a table), then every table the view reads, views in it expanded in turn, with the view's lock type and duration | `sql/sql_base.cc`, `open_and_process_table` -> `sql/sql_view.cc`, `mysql_make_view` / `parse_view_definition`: the view's tables join the statement's table list right after the view and are opened (locked) as its tables; "set proper lock type for tables of the view's main select" |
 //! | a view that reaches itself | 1462 | `mysql_make_view`: `ER_VIEW_RECURSIVE` |
 //!
@@ -60,13 +61,15 @@ pub(super) fn create_view(
         return Err(SqlError::view_select_variable());
     }
     let view = resolve_object(&c.name, state)?;
+    let reads = read_refs(c.query.as_ref());
+    super::temporary::refuse_in_view(&reads, state)?;
     let kind = if m.alter_view {
         StatementKind::AlterView
     } else {
         StatementKind::CreateView
     };
     let mut p = view_ddl(kind, &[view], state)?;
-    for r in read_refs(c.query.as_ref()) {
+    for r in reads {
         let t = resolve_object(&r.name, state)?;
         if !t.is_lock_free() {
             p.requests

@@ -233,6 +233,11 @@ impl StatementGuard<'_> {
             }
         }
         let s = &mut *self.session;
+        // The session's temporary tables, as the statement left them (`plan/temporary.rs`).
+        for t in &plan.temporary_dropped {
+            s.state.temporary_tables.remove(t);
+        }
+        (s.state.temporary_tables).extend(plan.temporary_created.iter().cloned());
         if plan.writes {
             s.state.wrote = true;
         }
