@@ -66,6 +66,7 @@ mod header;
 mod insert;
 mod json;
 mod limited;
+mod modifiers;
 mod multi_table;
 mod rollup;
 
@@ -500,46 +501,6 @@ impl<'a> Qualify<'a> {
     }
 }
 
-/// MySQL's select modifiers go from every SELECT of a query body (module docs), and a
-/// `STRAIGHT_JOIN` between tables (which fixes MySQL's join order, not the rows) is a plain
-/// `JOIN`. Returns how many of the SELECTs had `SQL_CALC_FOUND_ROWS`.
-fn drop_select_modifiers(body: &mut sqlparser::ast::SetExpr) -> usize {
-    use sqlparser::ast::{JoinOperator, SetExpr};
-    match body {
-        SetExpr::Select(sel) => {
-            let modifiers = sel.select_modifiers.take();
-            for join in sel.from.iter_mut().flat_map(|t| t.joins.iter_mut()) {
-                if let JoinOperator::StraightJoin(c) = &join.join_operator {
-                    join.join_operator = JoinOperator::Join(c.clone());
-                }
-            }
-            usize::from(modifiers.is_some_and(|m| m.sql_calc_found_rows))
-        }
-        SetExpr::SetOperation { left, right, .. } => {
-            drop_select_modifiers(left) + drop_select_modifiers(right)
-        }
-        _ => 0,
-    }
-}
-
-/// `LIMIT 18446744073709551615`, MySQL's idiom for "all rows" (with an offset), is past
-/// SQLite's integers: a row count past BIGINT is SQLite's `-1`, no limit.
-fn no_limit_past_bigint(q: &mut Query) {
-    use sqlparser::ast::LimitClause;
-    let limit = match &mut q.limit_clause {
-        Some(LimitClause::LimitOffset { limit: Some(l), .. }) => l,
-        Some(LimitClause::OffsetCommaLimit { limit, .. }) => limit,
-        _ => return,
-    };
-    if let Expr::Value(v) = limit {
-        if let Value::Number(n, _) = &mut v.value {
-            if n.parse::<i64>().is_err() && n.bytes().all(|b| b.is_ascii_digit()) {
-                *n = "-1".into();
-            }
-        }
-    }
-}
-
 /// A call with no arguments: `f()`.
 fn no_args(f: &sqlparser::ast::Function) -> bool {
     match &f.args {
@@ -564,8 +525,8 @@ impl VisitorMut for Qualify<'_> {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
-        self.calcs += drop_select_modifiers(&mut q.body);
-        no_limit_past_bigint(q);
+        self.calcs += modifiers::drop_select_modifiers(&mut q.body);
+        modifiers::no_limit_past_bigint(q);
         // SQLite has no ROLLUP: the statement's is rewritten after the visit (`rollup.rs`),
         // which takes one, in the top query.
         self.rollups += rollup::count(&q.body);
