@@ -19,6 +19,13 @@
 //!   one-column unique index, `MUL` for the first column of any other index, in that order.
 //!
 //! SQLite keeps no statistics here: `CARDINALITY` is NULL ("not known", as MySQL allows).
+//!
+//! A table name means the session's temporary table of that name first, as MySQL's
+//! statements resolve it (`temporary.rs`): [`columns`], [`existing_columns`], [`indexes`],
+//! [`counter_name`] and [`next_auto_increment`] read it where SQLite keeps it, so DESCRIBE,
+//! SHOW CREATE TABLE, an INSERT's values and ALTER TABLE see it. `information_schema` lists
+//! base tables only (MySQL 8.0's does not show temporary tables): it reads them with the
+//! `base_` functions, which take SQLite's names as they are.
 
 use rusqlite::types::Value;
 
@@ -226,22 +233,37 @@ pub fn existing_columns(
     schema: &str,
     table: &str,
 ) -> Result<Vec<Column>, ServerError> {
-    if !db.engine().has_schema(schema) {
+    let (s, t, temporary) = crate::temporary::locate(db, schema, table)?;
+    if !temporary && !db.engine().has_schema(schema) {
         return Err(ServerError::unknown_database(schema));
     }
-    let cols = columns(db, schema, table)?;
+    let cols = base_columns(db, &s, &t)?;
     if cols.is_empty() {
         return Err(ServerError::no_such_table(schema, table));
     }
     Ok(cols)
 }
 
-/// The columns of `schema.table`, in order; empty if there is no such table. A view's say what
-/// MySQL says of them (`view_columns.rs`).
+/// The columns of `schema.table` (the session's temporary table of the name first), in order;
+/// empty if there is no such table. A view's say what MySQL says of them (`view_columns.rs`).
 ///
 /// # Errors
 /// SQLite errors.
 pub fn columns(db: &mut EngineConn, schema: &str, table: &str) -> Result<Vec<Column>, ServerError> {
+    let (s, t, _) = crate::temporary::locate(db, schema, table)?;
+    base_columns(db, &s, &t)
+}
+
+/// [`columns`] of the table SQLite keeps as `schema.table` (no temporary table's name is
+/// looked for).
+///
+/// # Errors
+/// SQLite errors.
+pub fn base_columns(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+) -> Result<Vec<Column>, ServerError> {
     let mut cols = sqlite_columns(db, schema, table)?;
     if let Some(v) = db.engine().views.get(schema, table) {
         crate::view_columns::refine(db, &v, &mut cols, 0);
@@ -295,6 +317,16 @@ pub fn counter_name(
     schema: &str,
     table: &str,
 ) -> Result<Option<String>, ServerError> {
+    let (schema, table, _) = crate::temporary::locate(db, schema, table)?;
+    counter_name_at(db, &schema, &table)
+}
+
+/// [`counter_name`] of the table SQLite keeps as `schema.table`.
+fn counter_name_at(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+) -> Result<Option<String>, ServerError> {
     let sql = format!(
         "SELECT name, sql FROM {}.sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
         quote(schema)
@@ -325,11 +357,27 @@ pub fn next_auto_increment(
     schema: &str,
     table: &str,
 ) -> Result<Option<i64>, ServerError> {
-    if !columns(db, schema, table)?.iter().any(|c| c.auto_increment) {
+    let (s, t, _) = crate::temporary::locate(db, schema, table)?;
+    base_next_auto_increment(db, &s, &t)
+}
+
+/// [`next_auto_increment`] of the table SQLite keeps as `schema.table`.
+///
+/// # Errors
+/// SQLite errors.
+pub fn base_next_auto_increment(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+) -> Result<Option<i64>, ServerError> {
+    if !base_columns(db, schema, table)?
+        .iter()
+        .any(|c| c.auto_increment)
+    {
         return Ok(None);
     }
     let s = quote(schema);
-    let counter = match counter_name(db, schema, table)? {
+    let counter = match counter_name_at(db, schema, table)? {
         Some(name) => {
             let sql =
                 format!("SELECT coalesce(max(seq), 0) FROM {s}.sqlite_sequence WHERE name = ?1");
@@ -359,6 +407,20 @@ fn unquote(d: &str) -> Option<String> {
 /// # Errors
 /// SQLite errors.
 pub fn indexes(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+    cols: &[Column],
+) -> Result<Vec<IndexPart>, ServerError> {
+    let (s, t, _) = crate::temporary::locate(db, schema, table)?;
+    base_indexes(db, &s, &t, cols)
+}
+
+/// [`indexes`] of the table SQLite keeps as `schema.table`.
+///
+/// # Errors
+/// SQLite errors.
+pub fn base_indexes(
     db: &mut EngineConn,
     schema: &str,
     table: &str,

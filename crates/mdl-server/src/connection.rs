@@ -187,12 +187,15 @@ impl Connection {
     /// server has no accounts): the session becomes a new connection's, on the same connection
     /// id, login and current schema. As MySQL's `THD::cleanup_connection` (`THD::cleanup`,
     /// `sql/sql_class.cc`): the transaction rolled back, LOCK TABLES left, the global read lock,
-    /// the user-level locks and the backup lock released, with every metadata lock; then
+    /// the user-level locks and the backup lock released, with every metadata lock, the
+    /// temporary tables dropped; then
     /// session variables from their global values, autocommit on, no prepared statement, no
     /// `@` variable, `LAST_INSERT_ID()` 0.
     fn reset(&mut self) -> Output {
         self.info.begin("Reset connection", None, self.schema());
         let _ = self.db.end(false);
+        // Its temporary tables go too (`THD::cleanup`: `close_temporary_tables`).
+        let _ = crate::temporary::drop_all(&mut self.db);
         self.session.reset();
         let timeout = self.shared.global_lock_wait_timeout.load(Ordering::Relaxed);
         self.session

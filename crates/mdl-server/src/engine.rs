@@ -289,6 +289,8 @@ pub struct EngineConn {
     clock: Arc<StatementClock>,
     /// What the running statement's calls set (`LAST_INSERT_ID(expr)`).
     outcome: Arc<crate::functions::StatementOutcome>,
+    /// The temporary tables made and dropped in the open transaction (`temporary.rs`).
+    journal: crate::temporary::Journal,
 }
 
 impl EngineConn {
@@ -332,6 +334,7 @@ impl EngineConn {
             in_txn: false,
             clock,
             outcome,
+            journal: Default::default(),
         };
         c.refresh();
         Ok(c)
@@ -365,6 +368,11 @@ impl EngineConn {
     /// The value a `LAST_INSERT_ID(expr)` of the statement set, if one ran.
     pub fn take_last_insert_id(&self) -> Option<i64> {
         self.outcome.take_last_insert_id()
+    }
+
+    /// What the open transaction did to temporary tables (`temporary.rs`).
+    pub fn journal(&mut self) -> &mut crate::temporary::Journal {
+        &mut self.journal
     }
 
     /// The engine.
@@ -499,6 +507,7 @@ impl EngineConn {
             if !commit || r.is_err() {
                 let _ = self.db().execute_batch("ROLLBACK");
             }
+            crate::temporary::transaction_ended(self, commit && r.is_ok());
         }
         self.writer = None;
         r
@@ -513,6 +522,7 @@ impl EngineConn {
         }
         self.in_txn = false;
         self.writer = None;
+        crate::temporary::transaction_ended(self, false);
         true
     }
 

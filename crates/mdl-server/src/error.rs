@@ -176,6 +176,18 @@ fn constraint(msg: &str) -> ServerError {
     }
     if msg.contains("UNIQUE") || msg.contains("PRIMARY KEY") {
         let key = msg.rsplit(": ").next().unwrap_or("");
+        // `table.column` each (a temporary table's SQLite name is `schema.table`:
+        // `temporary.rs`).
+        let key: Vec<String> = (key.split(", "))
+            .map(|k| {
+                let mut p = k.rsplitn(3, '.');
+                match (p.next(), p.next()) {
+                    (Some(c), Some(t)) => format!("{t}.{c}"),
+                    _ => k.to_string(),
+                }
+            })
+            .collect();
+        let key = key.join(", ");
         return ServerError::new(1062, "23000", format!("Duplicate entry for key '{key}'"));
     }
     let check = msg.strip_prefix("CHECK constraint failed: ").unwrap_or("");

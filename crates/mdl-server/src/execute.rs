@@ -305,7 +305,10 @@ impl Connection {
             ..
         } = &*self;
         let schema = session.state().current_schema.as_deref();
-        if let Some(rw) = prepared
+        // A rewrite is kept, and reused, only while the session has no temporary table, whose
+        // names it maps (`temporary.rs`).
+        let keeps = session.state().temporary_tables.is_empty();
+        if let Some(rw) = (prepared.filter(|_| keeps))
             .and_then(|id| all.get(&id))
             .and_then(|pr| pr.memo.rewrite_in(schema))
         {
@@ -317,7 +320,7 @@ impl Connection {
             prepared: all,
             ..
         } = self;
-        if let Some(pr) = prepared.and_then(|id| all.get_mut(&id)) {
+        if let Some(pr) = prepared.filter(|_| keeps).and_then(|id| all.get_mut(&id)) {
             pr.memo
                 .keep_rewrite(session.state().current_schema.as_deref(), &rw);
         }
@@ -389,12 +392,15 @@ impl Connection {
                     r => break r.map(|()| stmt)?,
                 }
             };
-            let current = stmt.session().state().current_schema.as_deref();
-            view_ddl::refuse_table_ddl(db.engine(), statement, current)?;
+            let state = stmt.session().state();
+            // A temporary table's DDL is not about a view of its name (`temporary.rs`).
+            if !crate::temporary::targets(state, statement) {
+                let current = state.current_schema.as_deref();
+                view_ddl::refuse_table_ddl(db.engine(), statement, current)?;
+            }
             if let (StatementKind::CreateTable, Some(Statement::CreateTable(c))) = (kind, statement)
             {
-                let schema = stmt.session().state().current_schema.clone();
-                if let Some(out) = engine_step::existing_table(db, c, schema.as_deref())? {
+                if let Some(out) = engine_step::existing_table(db, c, stmt.session().state())? {
                     return stmt.finish().await.map(|()| out).map_err(ServerError::from);
                 }
             }
@@ -444,7 +450,8 @@ impl Connection {
                     Some(Arc::new(made))
                 }
                 Some(Statement::AlterTable(a)) if crate::rewrite::needs_rebuild(a) => {
-                    let (schema, table) = crate::rewrite::table_name(&a.name, schema.as_deref())?;
+                    let (schema, table) =
+                        crate::temporary::located_name(db, &a.name, schema.as_deref())?;
                     let sql = rebuild::rebuild(db, a, &schema, &table, &copy)?;
                     Some(Arc::new(Rewritten {
                         sql,
@@ -464,11 +471,13 @@ impl Connection {
                         (rw, _) => rw,
                     }
                 }
-                Some(s @ Statement::Drop { .. }) => rw.map(|r| {
-                    let engine = db.engine();
-                    (view_ddl::drop_tables_not_views(engine, s, schema.as_deref(), &r))
-                        .map_or(r, Arc::new)
-                }),
+                Some(s @ Statement::Drop { .. }) if plan.temporary_dropped.is_empty() => {
+                    rw.map(|r| {
+                        let engine = db.engine();
+                        (view_ddl::drop_tables_not_views(engine, s, schema.as_deref(), &r))
+                            .map_or(r, Arc::new)
+                    })
+                }
                 Some(s @ Statement::RenameTable(_)) => rw.map(|r| {
                     let engine = db.engine();
                     (view_ddl::rename_views(engine, s, schema.as_deref(), &r)).map_or(r, Arc::new)
@@ -505,7 +514,7 @@ impl Connection {
                 _ => {
                     let rw = rw.as_deref();
                     let found = &mut values.counted;
-                    engine_step::run(db, info, kind, statement, rw, params, multi, schema, found)
+                    engine_step::run(db, info, &plan, statement, rw, params, multi, schema, found)
                         .await
                 }
             };
@@ -519,6 +528,9 @@ impl Connection {
                 }
                 (out, _, _) => out,
             };
+            if out.is_ok() {
+                crate::temporary::record(db, &plan, rw.as_deref(), statement);
+            }
             match out {
                 Ok(o) => stmt.finish().await.map(|()| o).map_err(ServerError::from),
                 Err(e) => Err(e),
@@ -622,6 +634,7 @@ fn rewrite_in(
         user_locks: locks,
         variable: &lookup,
         source,
+        temporary: &session.state().temporary_tables,
     };
     rewrite(s, &env)
 }

@@ -246,13 +246,17 @@ fn rows_of(lines: &[(i64, i64, String)]) -> Vec<Row> {
     rows
 }
 
-/// MySQL's name of SQLite's index `index` in `schema`, whether it is unique (or the primary
-/// key), and its column count (see `catalog.rs` for the names).
+/// MySQL's name of SQLite's index `index` in `schema`, or in SQLite's `temp` for a temporary
+/// table's (`temporary.rs`), whether it is unique (or the primary key), and its column count
+/// (see `catalog.rs` for the names).
 fn index_facts(db: &mut EngineConn, schema: Option<&str>, index: &str) -> (String, bool, usize) {
-    let fallback = (crate::catalog::mysql_index_name(index, ""), false, 1);
-    let Some(schema) = schema else {
-        return fallback;
-    };
+    (schema.into_iter().chain([crate::temporary::SCHEMA]))
+        .find_map(|s| index_facts_in(db, s, index))
+        .unwrap_or_else(|| (crate::catalog::mysql_index_name(index, ""), false, 1))
+}
+
+/// [`index_facts`] of an index of `schema`; `None` if it has none of the name.
+fn index_facts_in(db: &mut EngineConn, schema: &str, index: &str) -> Option<(String, bool, usize)> {
     let sql = format!(
         "SELECT l.\"unique\", l.origin, l.name, (SELECT count(*) FROM pragma_index_info(l.name, \
          ?2)), (SELECT name FROM pragma_index_info(l.name, ?2) WHERE seqno = 0), m.tbl_name \
@@ -262,7 +266,7 @@ fn index_facts(db: &mut EngineConn, schema: Option<&str>, index: &str) -> (Strin
     );
     let params = [Value::Text(index.into()), Value::Text(schema.into())];
     let Ok(Output::Rows(rs)) = db.run(&sql, &params, None) else {
-        return fallback;
+        return None;
     };
     match rs.rows.first().map(Vec::as_slice) {
         Some(
@@ -273,9 +277,9 @@ fn index_facts(db: &mut EngineConn, schema: Option<&str>, index: &str) -> (Strin
                 ("u", Cell::Text(column)) => column.clone(),
                 _ => crate::catalog::mysql_index_name(index, table),
             };
-            (name, *unique != 0, *n as usize)
+            Some((name, *unique != 0, *n as usize))
         }
-        _ => fallback,
+        _ => None,
     }
 }
 

@@ -343,7 +343,7 @@ fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
                 _ => None,
             };
             r[7] = last.map_or(Value::Null, Value::Integer);
-            match catalog::next_auto_increment(db, &schema, &table) {
+            match catalog::base_next_auto_increment(db, &schema, &table) {
                 Ok(next) => r[13] = next.map_or(Value::Null, Value::Integer),
                 Err(e) if e.code == 1146 => continue, // dropped meanwhile (below)
                 Err(e) => return Err(e),
@@ -394,10 +394,11 @@ fn per_table(db: &mut EngineConn, each: TableRows) -> Result<Vec<Vec<Value>>, Se
     let mut rows = Vec::new();
     for schema in user_schemas(db) {
         for (table, _) in catalog::tables(db, &schema)? {
-            let Some(cols) = unless_gone(catalog::columns(db, &schema, &table))? else {
+            let Some(cols) = unless_gone(catalog::base_columns(db, &schema, &table))? else {
                 continue;
             };
-            let Some(parts) = unless_gone(catalog::indexes(db, &schema, &table, &cols))? else {
+            let Some(parts) = unless_gone(catalog::base_indexes(db, &schema, &table, &cols))?
+            else {
                 continue;
             };
             each(&schema, &table, &cols, &parts, &mut rows)?;

@@ -41,6 +41,8 @@
 //! * `expr_type`: the MySQL type of a select item that is an expression (a view's column,
 //!   `CREATE TABLE ... SELECT`'s), by MySQL 8.0's rules.
 //! * `show_table`: `SHOW CREATE TABLE`, `DESCRIBE` / `SHOW COLUMNS`, `SHOW INDEX`.
+//! * `temporary`: a session's temporary tables in SQLite's `temp` database, shadowing base
+//!   tables, and the journal that keeps their DDL across an engine rollback.
 //! * `explain`: `EXPLAIN` in MySQL's table, from SQLite's query plan.
 //! * `unsupported`: the statements `mdl-sql` reads but SQLite cannot run (`EXPLAIN ANALYZE`,
 //!   ...), refused with 1235 naming the feature.
@@ -82,6 +84,7 @@ mod show_table;
 mod sql_mode;
 mod sql_prepare;
 mod status;
+mod temporary;
 mod time_zone;
 mod unsupported;
 mod view_columns;

@@ -169,8 +169,10 @@ pub(crate) fn run(
     let TableObject::TableName(name) = &ins.table else {
         return db.run(sql, params, current);
     };
-    let (schema, table) = crate::rewrite::table_name(name, current)?;
-    let triggers = match db.engine().has_schema(&schema) {
+    // A temporary table's triggers are on its SQLite table (`temporary.rs`).
+    let (schema, table) = crate::temporary::located_name(db, name, current)?;
+    let temporary = schema == crate::temporary::SCHEMA;
+    let triggers = match temporary || db.engine().has_schema(&schema) {
         true => triggers(db, &schema, &table)?,
         false => None,
     };

@@ -2,7 +2,8 @@
 //!
 //! * Every table name is qualified with its schema (`t` -> `` `test`.t ``): each schema is
 //!   an attached SQLite database of the same name, so SQLite resolves them as MySQL does.
-//!   Names of the statement's common table expressions are left alone.
+//!   Names of the statement's common table expressions are left alone; a name of one of the
+//!   session's temporary tables is its table in SQLite's `temp` (`temporary.rs`).
 //! * Values SQLite reads otherwise: MySQL's `"text"` strings become `'text'`; `@@variables`,
 //!   `@user` variables, `DATABASE()`, `VERSION()`, the session's values (`CONNECTION_ID()`,
 //!   `USER()`, `CURRENT_USER()`, `LAST_INSERT_ID()`, `ROW_COUNT()`, `FOUND_ROWS()`:
@@ -69,6 +70,7 @@ mod limited;
 mod modifiers;
 mod multi_table;
 mod rollup;
+mod temporary;
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
@@ -97,6 +99,8 @@ pub struct Env<'a> {
     pub variable: &'a dyn Fn(&str) -> Option<Cell>,
     /// The statement as parsed, whose text names the result columns (`header.rs`).
     pub source: Option<&'a mdl_sql::Parsed>,
+    /// The session's temporary tables, which its names mean first (`temporary.rs`).
+    pub temporary: &'a std::collections::BTreeSet<mdl_sql::TableName>,
 }
 
 /// A statement in SQLite's dialect.
@@ -147,6 +151,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     if let Some(e) = q.error {
         return Err(e);
     }
+    temporary::renamed(&mut s, env);
     json::mark_json_arguments(&mut s, env.source);
     let mut user_vars = select_into;
     match &mut s {
@@ -195,7 +200,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
             if_exists,
             ..
         } => {
-            let (schema, table) = qualified(t, env)?;
+            let (schema, table) = temporary::table_of(t, env)?;
             names
                 .iter()
                 .map(|n| {
@@ -241,20 +246,8 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
         // attached schema that has one, not in the current schema.
         Statement::Drop {
             object_type: sqlparser::ast::ObjectType::Table,
-            names,
-            if_exists,
             ..
-        } => (names.iter())
-            .map(|n| {
-                let (schema, table) = qualified(n, env)?;
-                Ok(format!(
-                    "DROP TABLE {}{}.{}",
-                    if *if_exists { "IF EXISTS " } else { "" },
-                    q_ident(&schema),
-                    q_ident(&table)
-                ))
-            })
-            .collect::<Result<_, ServerError>>()?,
+        } => temporary::drop_tables(&s, env)?,
         other => vec![other.to_string()],
     };
     let found_rows = found_rows::plan(&s, calc_found_rows, q.calcs, q.rollups == 1)?;
@@ -377,6 +370,8 @@ struct Qualify<'a> {
     calcs: usize,
     /// The statement's text, which names its result columns.
     source: Option<header::Source<'a>>,
+    /// A CREATE TABLE's or CREATE VIEW's own name, not a temporary table's (`temporary.rs`).
+    base_name: Option<ObjectName>,
     error: Option<ServerError>,
 }
 
@@ -394,6 +389,7 @@ impl<'a> Qualify<'a> {
             rollups: 0,
             calcs: 0,
             source: (env.source).map(|p| header::Source::new(&p.text, p.start)),
+            base_name: None,
             error: None,
         }
     }
@@ -524,6 +520,11 @@ fn cell_expr(c: Cell) -> Expr {
 impl VisitorMut for Qualify<'_> {
     type Break = ();
 
+    fn pre_visit_statement(&mut self, s: &mut Statement) -> ControlFlow<()> {
+        temporary::statement(self, s);
+        ControlFlow::Continue(())
+    }
+
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
         self.calcs += modifiers::drop_select_modifiers(&mut q.body);
         modifiers::no_limit_past_bigint(q);
@@ -575,6 +576,7 @@ impl VisitorMut for Qualify<'_> {
         {
             index_directives.clear();
         }
+        temporary::alias(self, t);
         ControlFlow::Continue(())
     }
 
@@ -595,6 +597,7 @@ impl VisitorMut for Qualify<'_> {
                 }
             }
         }
+        temporary::relation(self, n);
         self.tables.push(split(n));
         ControlFlow::Continue(())
     }
@@ -603,6 +606,7 @@ impl VisitorMut for Qualify<'_> {
         if let Some(c) = self.literal(e) {
             *e = cell_expr(c);
         }
+        temporary::column(self, e);
         if let Err(err) = expr::mysql_syntax(e, self.placeholders) {
             self.error.get_or_insert(err);
         }

@@ -99,8 +99,11 @@ pub(crate) fn show_index(
         Ok((_, parts)) => parts,
         Err(e) => return Some(Err(e)),
     };
-    // `Table` is the name as the table was made (SQLite found it without regard to case).
+    // `Table` is the name as the table was made (SQLite found it without regard to case); a
+    // temporary table's is the folded name it was made under.
+    let temporary = crate::temporary::locate(db, &schema, &table).is_ok_and(|l| l.2);
     let made = match own::of(&schema, &table) {
+        _ if temporary => Some(table.to_ascii_lowercase()),
         Some(defined) => defined.ok().map(|(n, _)| n.to_string()),
         None => catalog::tables(db, &schema).ok().and_then(|ts| {
             (ts.into_iter())
@@ -136,8 +139,10 @@ pub(crate) fn show_create(
         return Ok(Output::OK);
     };
     let (schema, table) = crate::rewrite::table_name(obj_name, current.as_deref())?;
+    // The session's temporary table of the name first (`temporary.rs`).
+    let temporary = crate::temporary::locate(db, &schema, &table)?.2;
     // A view answers either form (MySQL's `mysqld_show_create`); a table is not a view (1347).
-    if let Some(v) = db.engine().views.get(&schema, &table) {
+    if let Some(v) = (db.engine().views.get(&schema, &table)).filter(|_| !temporary) {
         return Ok(Output::Rows(ResultSet {
             columns: [
                 "View",
@@ -170,6 +175,10 @@ pub(crate) fn show_create(
         ));
     }
     let mut text = create_table(&table, &cols, &parts, catalog::ENGINE);
+    if temporary {
+        // `store_create_info` (`sql/sql_show.cc`): `CREATE TEMPORARY TABLE` for one.
+        text = text.replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1);
+    }
     // The counter's next value once past 1, as MySQL prints it (`store_create_info`,
     // `sql/sql_show.cc`), so that a dump restores it; not part of what LIKE copies.
     if let Some(n) = catalog::next_auto_increment(db, &schema, &table)?.filter(|n| *n > 1) {

@@ -41,11 +41,6 @@ pub(crate) fn refuse(p: &Parsed) -> Result<(), ServerError> {
             variable,
             ..
         }) if is_password(variable) => "SET PASSWORD",
-        // `mdl-sql` plans them; the engine keeps no temporary table yet.
-        ast::Statement::CreateTable(c) if c.temporary => "CREATE TEMPORARY TABLE",
-        ast::Statement::Drop {
-            temporary: true, ..
-        } => "DROP TEMPORARY TABLE",
         _ => return Ok(()),
     };
     Err(ServerError::not_supported(what))

@@ -72,6 +72,9 @@ pub(super) fn prepare(
         .unwrap_or("")
         .to_ascii_lowercase();
     let cols = catalog::existing_columns(db, &schema, table)?;
+    // A temporary table's indexes are in SQLite's `temp`, named after its SQLite name.
+    let (schema, table, _) = crate::temporary::locate(db, &schema, table)?;
+    let table = table.as_str();
     let Some((from, to)) = rename else {
         return Ok(Some(Vec::new()));
     };

@@ -32,7 +32,8 @@ pub(super) fn statements(
     match s {
         Statement::Truncate(t) => {
             for target in &t.table_names {
-                let (schema, table) = crate::rewrite::table_name(&target.name, current)?;
+                // A temporary table's counter is in SQLite's `temp` (`temporary.rs`).
+                let (schema, table) = crate::temporary::located_name(db, &target.name, current)?;
                 if let Some(name) = counter(db, &schema, &table)? {
                     out.push(format!(
                         "DELETE FROM {}.sqlite_sequence WHERE name = {}",
@@ -53,9 +54,14 @@ pub(super) fn statements(
                 _ => None,
             }
             .ok_or_else(|| ServerError::parse("AUTO_INCREMENT"))?;
-            let (schema, table) = crate::rewrite::table_name(&a.name, current)?;
-            // Run after the statement's own: under the table's new name if it renames it.
+            let (schema, table) = crate::temporary::located_name(db, &a.name, current)?;
+            // Run after the statement's own: under the table's new name if it renames it (a
+            // temporary table's SQLite name, `temporary.rs`).
+            let temporary = schema == crate::temporary::SCHEMA;
             let renamed = a.operations.iter().find_map(|op| match op {
+                AlterTableOperation::RenameTable {
+                    table_name: RenameTableNameKind::To(n) | RenameTableNameKind::As(n),
+                } if temporary => crate::temporary::sqlite_name_of(n, current),
                 AlterTableOperation::RenameTable {
                     table_name: RenameTableNameKind::To(n) | RenameTableNameKind::As(n),
                 } => crate::rewrite::table_name(n, Some(&schema))
@@ -85,7 +91,7 @@ pub(super) fn statements(
 
 /// The table's name as SQLite keeps it, if it has SQLite's counter.
 fn counter(db: &mut EngineConn, schema: &str, table: &str) -> Result<Option<String>, ServerError> {
-    if !db.engine().has_schema(schema) {
+    if schema != crate::temporary::SCHEMA && !db.engine().has_schema(schema) {
         return Ok(None); // the statement's own run reports 1049
     }
     catalog::counter_name(db, schema, table)

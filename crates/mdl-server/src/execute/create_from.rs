@@ -34,6 +34,9 @@
 //! `IF NOT EXISTS` of a table that exists is OK and inserts nothing, as in MySQL 8.0
 //! (`engine_step::existing_table`, before the upgrade), without MySQL's note 1050.
 //!
+//! `CREATE TEMPORARY TABLE ... LIKE` and `... SELECT` are written the same way, the new table
+//! the session's temporary one (`temporary.rs`); the source may be a temporary table too.
+//!
 //! Differs: MySQL keeps a read column's `NOT NULL` and `DEFAULT`, and makes an expression's
 //! column NOT NULL where it cannot be NULL; here an appended column is nullable and has no
 //! default. A value goes into a defined column under SQLite's affinity of its type, not
@@ -82,6 +85,8 @@ pub(super) fn like(
         Ident::with_quote('`', schema),
         Ident::with_quote('`', table),
     ]);
+    // CREATE TEMPORARY TABLE ... LIKE: a temporary table (`temporary.rs`).
+    copy.temporary = c.temporary;
     write(&Statement::CreateTable(copy))
 }
 
@@ -108,7 +113,8 @@ pub(super) fn select(
     let Some(query) = &c.query else {
         return Err(ServerError::parse("CREATE TABLE ... SELECT"));
     };
-    let (schema, table) = crate::rewrite::table_name(&c.name, current)?;
+    // Where SQLite keeps the new table: a temporary one in `temp` (`temporary.rs`).
+    let (schema, table) = crate::temporary::created_name(c, current)?;
     let rewritten = write(&Statement::Query(query.clone()))?;
     let [select] = rewritten.sql.as_slice() else {
         return Err(ServerError::not_supported("this CREATE TABLE ... SELECT"));

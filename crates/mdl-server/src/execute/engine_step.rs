@@ -16,12 +16,17 @@ use crate::wire::Output;
 /// before it asks for the exclusive one (MySQL's `open_table()` for `OPEN_FOR_CREATE`,
 /// `sql/sql_base.cc`): 1050 at once, or nothing to do with IF NOT EXISTS, instead of waiting
 /// for the exclusive lock behind the table's users. 1049 if the schema does not exist.
-/// `None`: the table does not exist (the statement goes on to its upgrade).
+/// `None`: the table does not exist (the statement goes on to its upgrade). A temporary one is
+/// the session's business only (`temporary::existing`).
 pub(super) fn existing_table(
     db: &mut EngineConn,
     c: &sqlparser::ast::CreateTable,
-    current: Option<&str>,
+    state: &mdl_sql::SessionState,
 ) -> Result<Option<Output>, ServerError> {
+    if c.temporary {
+        return crate::temporary::existing(db, c, state);
+    }
+    let current = state.current_schema.as_deref();
     let Ok((schema, table)) = crate::rewrite::table_name(&c.name, current) else {
         return Ok(None); // 1046, from the rewrite
     };
@@ -48,7 +53,7 @@ pub(super) fn existing_table(
 pub(super) async fn run(
     db: &mut EngineConn,
     info: &crate::processlist::ConnInfo,
-    kind: StatementKind,
+    plan: &mdl_sql::Plan,
     s: Option<&Statement>,
     rw: Option<&Rewritten>,
     params: &[Value],
@@ -57,6 +62,7 @@ pub(super) async fn run(
     found: &mut Option<u64>,
 ) -> Result<Output, ServerError> {
     use StatementKind as K;
+    let kind = plan.kind;
     let sql: &[String] = rw.map_or(&[], |r| r.sql.as_slice());
     let first = || sql.first().map(String::as_str).unwrap_or("");
     match kind {
@@ -112,8 +118,13 @@ pub(super) async fn run(
             None => Ok(Output::OK),
         },
         K::Insert | K::Update | K::Delete => {
-            info.set_state(crate::processlist::WAITING_FOR_WRITER);
-            db.take_writer(&info.kill).await?;
+            // A write to temporary tables only (which leaves the transaction read-only) touches
+            // nothing of another connection's: outside a transaction it needs no writer; in
+            // one it takes it, so that ROLLBACK undoes it (`temporary.rs`).
+            if plan.writes || multi {
+                info.set_state(crate::processlist::WAITING_FOR_WRITER);
+                db.take_writer(&info.kill).await?;
+            }
             info.set_state("updating");
             if multi {
                 db.begin()?;
@@ -136,7 +147,10 @@ pub(super) async fn run(
         | K::RenameTable
         | K::CreateIndex
         | K::DropIndex => {
-            db.take_writer(&info.kill).await?;
+            // The DDL of temporary tables only changes the connection's own `temp` database.
+            if plan.writes {
+                db.take_writer(&info.kill).await?;
+            }
             if kind == K::DropTable {
                 missing_tables(db, s, schema.as_deref())?;
             }
@@ -200,6 +214,8 @@ pub(super) async fn run(
             if db.execute_batch(&q).is_err() && kind == K::RollbackToSavepoint {
                 // Taken before the first write: everything the engine did goes.
                 db.end(false)?;
+            } else {
+                crate::temporary::savepoint(db, &plan.effect);
             }
             Ok(Output::OK)
         }
@@ -334,8 +350,10 @@ fn missing_tables(
     let mut missing = Vec::new();
     for n in names {
         let (schema, table) = crate::rewrite::table_name(n, current)?;
-        let exists = db.engine().has_schema(&schema)
-            && (db.tables(&schema)?.iter()).any(|t| t.eq_ignore_ascii_case(&table));
+        // A temporary table of the name is the one dropped (`temporary.rs`).
+        let exists = crate::temporary::locate(db, &schema, &table)?.2
+            || db.engine().has_schema(&schema)
+                && (db.tables(&schema)?.iter()).any(|t| t.eq_ignore_ascii_case(&table));
         if !exists {
             missing.push(format!("{schema}.{table}"));
         }

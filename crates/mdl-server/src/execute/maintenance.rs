@@ -69,14 +69,18 @@ pub(super) async fn run(
             });
             continue;
         }
-        if let Some(v) = db.engine().views.get(&schema, &name) {
+        // The session's temporary table of the name is the one (`temporary.rs`).
+        let (located, temporary_name, temporary) = crate::temporary::locate(db, &schema, &name)?;
+        if let Some(v) = db.engine().views.get(&schema, &name).filter(|_| !temporary) {
             rows.extend(view_rows(db, &v, op, &label));
             continue;
         }
         let stored = match db.engine().has_schema(&schema) {
+            _ if temporary => Some(temporary_name),
             true => (db.tables(&schema)?.into_iter()).find(|n| n.eq_ignore_ascii_case(&name)),
             false => None,
         };
+        let schema = located;
         let Some(stored) = stored else {
             match op {
                 Maintenance::Checksum => rows.push(vec![Cell::Text(label), Cell::Null]),
@@ -91,7 +95,7 @@ pub(super) async fn run(
         let target = format!("{}.{}", quote(&schema), quote(&stored));
         match op {
             Maintenance::Analyze => {
-                analyze(db, &target, &label, op, &mut rows)?;
+                analyze(db, (&target, temporary), &label, op, &mut rows)?;
                 rows.push(row(&label, op, "status", "OK"));
             }
             Maintenance::Optimize => {
@@ -101,7 +105,7 @@ pub(super) async fn run(
                     "note",
                     "Table does not support optimize, doing recreate + analyze instead",
                 ));
-                analyze(db, &target, &label, op, &mut rows)?;
+                analyze(db, (&target, temporary), &label, op, &mut rows)?;
                 rows.push(row(&label, op, "status", "OK"));
             }
             Maintenance::Repair => rows.push(row(
@@ -171,15 +175,16 @@ fn opens(db: &mut EngineConn, v: &View) -> bool {
 /// the engine's writer. If another connection's transaction holds it, the statistics are left
 /// as they were and a `note` row says so: waiting would make ANALYZE wait for a transaction
 /// that wrote the table, which MySQL's does not (its SR is compatible with the writer's SW,
-/// and InnoDB samples the table without row locks).
+/// and InnoDB samples the table without row locks). A temporary table's statistics are the
+/// connection's own: no writer.
 fn analyze(
     db: &mut EngineConn,
-    target: &str,
+    (target, temporary): (&str, bool),
     label: &str,
     op: Maintenance,
     rows: &mut Vec<Vec<Cell>>,
 ) -> Result<(), ServerError> {
-    if db.try_take_writer().is_err() {
+    if !temporary && db.try_take_writer().is_err() {
         let msg = "Statistics not updated: another transaction holds the engine's writer";
         rows.push(row(label, op, "note", msg));
         return Ok(());

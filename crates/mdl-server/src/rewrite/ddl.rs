@@ -118,6 +118,15 @@ fn prefix_column(e: &sqlparser::ast::Expr) -> Option<String> {
     }
 }
 
+/// MySQL's name of the table SQLite keeps as `schema.table` (a temporary table's is its own,
+/// not SQLite's `<schema>.<table>`), for a JSON column's error message.
+fn shown<'a>(schema: &str, table: &'a str) -> &'a str {
+    match schema == crate::temporary::SCHEMA {
+        true => table.split_once('.').map_or(table, |(_, t)| t),
+        false => table,
+    }
+}
+
 /// The name of the check that keeps an `ENUM` column `c`'s values is this, then `c`.
 pub const ENUM_CHECK: &str = "mdl_enum_";
 
@@ -137,7 +146,13 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
     };
     let counted = counted_column(c);
     let mut defs: Vec<String> = (c.columns.iter())
-        .map(|col| column_def(&table, col, counted == Some(col.name.value.as_str())))
+        .map(|col| {
+            column_def(
+                shown(&schema, &table),
+                col,
+                counted == Some(col.name.value.as_str()),
+            )
+        })
         .collect();
     let mut after = Vec::new();
     let mut names: Vec<String> = c
@@ -401,7 +416,7 @@ pub(super) fn alter_table(a: &AlterTable) -> Result<Vec<String>, ServerError> {
                 ..
             } => out.push(format!(
                 "ALTER TABLE {target} ADD COLUMN {}",
-                column_def(&table, c, false)
+                column_def(shown(&schema, &table), c, false)
             )),
             Op::AddColumn { .. } => return refuse("ADD COLUMN ... FIRST | AFTER"),
             Op::DropColumn {

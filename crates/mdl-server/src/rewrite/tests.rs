@@ -22,6 +22,7 @@ pub(super) fn rewritten(sql: &str) -> Result<Rewritten, ServerError> {
         user_locks: &[Some(1)],
         variable: &env_vars,
         source: Some(&parsed[0]),
+        temporary: &Default::default(),
     };
     rewrite(statement, &env)
 }

@@ -172,6 +172,7 @@ fn group_concat_in_sqlite_terms() {
         user_locks: &[],
         variable: &|_| None,
         source: None,
+        temporary: &Default::default(),
     };
     let e = crate::rewrite::rewrite(statement, &env).unwrap_err();
     assert_eq!(e.code, 1235);
