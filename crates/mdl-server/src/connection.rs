@@ -282,11 +282,18 @@ impl Connection {
         let (engine, current) = (&self.shared.engine, &self.session.state().current_schema);
         let shown = {
             let db = std::cell::RefCell::new(&mut self.db);
-            // A view too: `SHOW FULL COLUMNS FROM v` is the view's columns, as MySQL's.
+            // A view too: `SHOW FULL COLUMNS FROM v` is the view's columns, as MySQL's; and a
+            // temporary table, read from the rows its `information_schema` tables would have.
+            let temporary = |s: &str, t: &str, of: &str| {
+                crate::info_schema::temporary_rows(&mut db.borrow_mut(), s, t, of)
+                    .ok()
+                    .flatten()
+            };
             let has_table = |s: &str, t: &str| {
                 engine.views.get(s, t).is_some()
                     || (db.borrow_mut().tables(s))
                         .is_ok_and(|v| v.iter().any(|n| n.eq_ignore_ascii_case(t)))
+                    || crate::temporary::locate(&mut db.borrow_mut(), s, t).is_ok_and(|l| l.2)
             };
             crate::show_query::rewrite(
                 query,
@@ -295,6 +302,7 @@ impl Connection {
                     user: self.info.user(),
                     has_schema: &|s| engine.has_schema(s),
                     has_table: &has_table,
+                    temporary: &temporary,
                 },
             )
         };

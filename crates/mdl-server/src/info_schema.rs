@@ -33,8 +33,10 @@ use sqlparser::ast::{ObjectName, ObjectType, Statement};
 
 mod fixed;
 mod keys;
+mod temporary;
 mod transactions;
 
+pub(crate) use temporary::rows_of as temporary_rows;
 pub(crate) use transactions::datetime;
 
 use crate::catalog::{self, Column, CHARSET, COLLATION};

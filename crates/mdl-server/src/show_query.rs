@@ -63,8 +63,12 @@ pub struct ShowEnv<'a> {
     pub user: &'a str,
     /// Whether the server has a schema (its name lowercase, as this server folds names).
     pub has_schema: &'a dyn Fn(&str) -> bool,
-    /// Whether a schema (lowercase) has a table (any case).
+    /// Whether a schema (lowercase) has a table (any case), or the session a temporary one.
     pub has_table: &'a dyn Fn(&str, &str) -> bool,
+    /// For the session's temporary table `schema.table`: the rows `information_schema`'s
+    /// table `COLUMNS` or `STATISTICS` (the third argument) would have for it, as a `SELECT`
+    /// (`info_schema/temporary.rs`); `None` for any other table.
+    pub temporary: &'a dyn Fn(&str, &str, &str) -> Option<String>,
 }
 
 /// Where a form's schema comes from when the statement names none.
@@ -450,6 +454,7 @@ mod tests {
             user: "dba",
             has_schema: &|s| s == "test" || s == "other",
             has_table: &|s, t| s == "test" && t.eq_ignore_ascii_case("t"),
+            temporary: &|_, _, _| None,
         };
         rewrite(text, &env)
     }
@@ -598,6 +603,7 @@ mod tests {
             user: "dba",
             has_schema: &|_| true,
             has_table: &|_, _| true,
+            temporary: &|_, _, _| None,
         };
         let none = rewrite("SHOW TABLE STATUS", &env);
         assert_eq!(none.unwrap().unwrap_err().code, 1046);

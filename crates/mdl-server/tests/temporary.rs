@@ -553,6 +553,72 @@ async fn the_mariadb_client_runs_a_staging_script() {
     assert_eq!(err(&mut c, "SELECT * FROM staging").await, 1146);
 }
 
+/// `SHOW [FULL] COLUMNS` and `SHOW INDEX` with `LIKE` or `WHERE` read a temporary table's own
+/// rows (MySQL's `TMP_TABLE_COLUMNS` / `TMP_TABLE_KEYS`), not the base table's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn show_columns_and_index_forms_of_a_temporary_table() {
+    let mut c = conn().await;
+    ok(&mut c, "DROP TABLE IF EXISTS tmp_show").await;
+    ok(&mut c, "CREATE TABLE tmp_show (base_col INT)").await;
+    ok(
+        &mut c,
+        "CREATE TEMPORARY TABLE tmp_show (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(5), \
+         n INT, UNIQUE KEY v_u (v), KEY n_k (n, v))",
+    )
+    .await;
+    let full: Vec<(String, String, Option<String>)> = c
+        .query_map("SHOW FULL COLUMNS FROM tmp_show", |r: mysql_async::Row| {
+            (
+                r.get::<String, _>("Field").unwrap(),
+                r.get::<String, _>("Key").unwrap(),
+                r.get::<Option<String>, _>("Collation").unwrap(),
+            )
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        full,
+        [
+            ("id".into(), "PRI".into(), None),
+            ("v".into(), "UNI".into(), Some("utf8mb4_bin".into())),
+            ("n".into(), "MUL".into(), None)
+        ]
+    );
+    let liked: Vec<String> = c
+        .query_map(
+            "SHOW COLUMNS FROM tmp_show LIKE 'v%'",
+            |r: mysql_async::Row| r.get::<String, _>("Field").unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(liked, ["v"]);
+    let keys: Vec<(String, i64)> = c
+        .query_map(
+            "SHOW INDEX FROM test.tmp_show WHERE Key_name <> 'PRIMARY'",
+            |r: mysql_async::Row| {
+                (
+                    r.get::<String, _>("Key_name").unwrap(),
+                    r.get::<i64, _>("Seq_in_index").unwrap(),
+                )
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        keys,
+        [("v_u".into(), 1), ("n_k".into(), 1), ("n_k".into(), 2)]
+    );
+    ok(&mut c, "DROP TEMPORARY TABLE tmp_show").await;
+    let base: Vec<String> = c
+        .query_map("SHOW FULL COLUMNS FROM tmp_show", |r: mysql_async::Row| {
+            r.get::<String, _>("Field").unwrap()
+        })
+        .await
+        .unwrap();
+    assert_eq!(base, ["base_col"]);
+    ok(&mut c, "DROP TABLE tmp_show").await;
+}
+
 /// A prepared statement means the temporary table once one shadows its table, and the base
 /// table again once it is dropped (its kept plan and rewrite are the session's state's).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

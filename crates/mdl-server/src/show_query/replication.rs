@@ -197,6 +197,7 @@ mod tests {
             user: "dba",
             has_schema: &|_| true,
             has_table: &|_, _| true,
+            temporary: &|_, _, _| None,
         };
         rewrite(text, &env)
     }

@@ -13,6 +13,10 @@
 //! * `SHOW {INDEX | INDEXES | KEYS} {FROM | IN} t [{FROM | IN} db] WHERE expr`: the columns of
 //!   `SHOW INDEX` (`catalog::SHOW_INDEX_COLUMNS`). MySQL's grammar has no `LIKE` here.
 //!
+//! A session's temporary table, which `information_schema` does not list, is read from the rows
+//! its tables would have for it (`info_schema/temporary.rs`), as MySQL reads it from
+//! `TMP_TABLE_COLUMNS` and `TMP_TABLE_KEYS`.
+//!
 //! The plain forms (no `FULL`, `LIKE` or `WHERE`) are left to `admin.rs` and `show_table.rs`,
 //! which answer them from the catalog. A table that does not exist is 1146, as there. So are
 //! the columns and keys of the tables of `information_schema` (not in
@@ -180,12 +184,14 @@ fn columns(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<Option<Stri
     } else {
         "`Field`, `Type`, `Null`, `Key`, `Default`, `Extra`"
     };
+    let source = (env.temporary)(&schema, &table, "COLUMNS");
     Ok(Some(format!(
         "SELECT {shown} FROM (SELECT COLUMN_NAME AS `Field`, COLUMN_TYPE AS `Type`, \
          COLLATION_NAME AS `Collation`, IS_NULLABLE AS `Null`, COLUMN_KEY AS `Key`, \
          COLUMN_DEFAULT AS `Default`, EXTRA AS `Extra`, PRIVILEGES AS `Privileges`, \
-         COLUMN_COMMENT AS `Comment`, ORDINAL_POSITION AS pos FROM information_schema.COLUMNS \
+         COLUMN_COMMENT AS `Comment`, ORDINAL_POSITION AS pos FROM {} \
          WHERE TABLE_SCHEMA = {} AND lower(TABLE_NAME) = lower({})) AS shown{filter} ORDER BY pos",
+        source.as_deref().unwrap_or("information_schema.COLUMNS"),
         literal(&schema),
         literal(&table)
     )))
@@ -221,11 +227,13 @@ fn keys(rest: &[&Token], env: &ShowEnv<'_>) -> Result<Option<String>, ServerErro
         .map(|c| format!("`{c}`"))
         .collect();
     // The rows in `STATISTICS`' order, which is `SHOW INDEX`'s (`catalog::indexes`).
+    let source = (env.temporary)(&schema, &table, "STATISTICS");
     Ok(Some(format!(
-        "SELECT {} FROM (SELECT {}, rowid AS pos FROM information_schema.STATISTICS \
+        "SELECT {} FROM (SELECT {}, rowid AS pos FROM {} \
          WHERE TABLE_SCHEMA = {} AND lower(TABLE_NAME) = lower({})) AS shown{filter} ORDER BY pos",
         shown.join(", "),
         select.join(", "),
+        source.as_deref().unwrap_or("information_schema.STATISTICS"),
         literal(&schema),
         literal(&table)
     )))
