@@ -393,8 +393,9 @@ impl Connection {
                 }
             };
             let state = stmt.session().state();
-            // A temporary table's DDL is not about a view of its name (`temporary.rs`).
-            if !crate::temporary::targets(state, statement) {
+            // A temporary table's DDL is not about a view of its name (`temporary.rs`); no
+            // view, nothing to refuse (the common case, checked first).
+            if !db.engine().views.is_empty() && !crate::temporary::targets(state, statement) {
                 let current = state.current_schema.as_deref();
                 view_ddl::refuse_table_ddl(db.engine(), statement, current)?;
             }
@@ -528,7 +529,9 @@ impl Connection {
                 }
                 (out, _, _) => out,
             };
-            if out.is_ok() {
+            let temporary =
+                !plan.temporary_created.is_empty() || !plan.temporary_dropped.is_empty();
+            if out.is_ok() && temporary {
                 crate::temporary::record(db, &plan, rw.as_deref(), statement);
             }
             match out {
