@@ -4,6 +4,7 @@ use mdl_core::{ErrorKind, LockDuration, LockType, MdlKey, MdlSavepoint, Namespac
 
 use super::Session;
 use crate::error::SqlError;
+use crate::names::TableName;
 use crate::plan::{Assigned, Effect, Plan, StatementKind, Upgrade};
 use crate::user_lock::{UserLockFunction, UserLockValue};
 
@@ -30,7 +31,7 @@ pub struct StatementGuard<'a> {
     entered_lock_tables: bool,
     /// A COMMIT statement's COMMIT IX.
     commit: Option<Ticket>,
-    deferred: Option<Plan>,
+    deferred: Option<Deferred>,
     done: bool,
 }
 
@@ -72,8 +73,41 @@ impl<'a> StatementGuard<'a> {
         // Only once every call succeeded: a call that fails (a deadlock, 3058) ends the
         // statement with the calls before it done, as in MySQL.
         g.got_user_locks = got;
-        g.deferred = Some(plan.clone());
+        g.deferred = Some(Deferred::of(plan));
         Ok(g)
+    }
+}
+
+/// What [`StatementGuard::finish`] needs of the plan, kept from the start: not its requests,
+/// whose copy every statement would pay for.
+#[derive(Debug)]
+struct Deferred {
+    kind: StatementKind,
+    writes: bool,
+    commits_after: bool,
+    effect: Effect,
+    temporary_dropped: Vec<TableName>,
+    temporary_created: Vec<TableName>,
+}
+
+impl Deferred {
+    fn of(plan: &Plan) -> Deferred {
+        // An empty list is not cloned: most statements change no temporary table.
+        let copy = |v: &Vec<TableName>| {
+            if v.is_empty() {
+                Vec::new()
+            } else {
+                v.clone()
+            }
+        };
+        Deferred {
+            kind: plan.kind,
+            writes: plan.writes,
+            commits_after: plan.commits_after,
+            effect: plan.effect.clone(),
+            temporary_dropped: copy(&plan.temporary_dropped),
+            temporary_created: copy(&plan.temporary_created),
+        }
     }
 }
 
