@@ -237,21 +237,20 @@ pub fn sqlite_name(mysql: &str) -> Option<&'static str> {
 /// (`Create_qfunc`, `sql/item_create.cc`), and this server has none.
 pub fn engine_name(name: &ObjectName) -> Result<Option<&'static str>, ServerError> {
     use ObjectNamePart::Identifier as Id;
-    match &name.0[..] {
-        [Id(f)] => Ok(sqlite_name(&f.value)),
-        [Id(s), Id(f)]
-            if s.value.eq_ignore_ascii_case("sys")
-                && sys_schema::engine_name(&f.value).is_some() =>
-        {
-            Ok(sys_schema::engine_name(&f.value))
-        }
-        parts => {
-            let bare = |p: &ObjectNamePart| p.as_ident().map_or(String::new(), |i| i.value.clone());
-            let name: Vec<String> = parts.iter().map(bare).collect();
-            let message = format!("FUNCTION {} does not exist", name.join("."));
-            Err(ServerError::new(1305, "42000", message))
-        }
-    }
+    let sys = match &name.0[..] {
+        [Id(f)] => return Ok(sqlite_name(&f.value)),
+        [Id(s), Id(f)] if s.value.eq_ignore_ascii_case("sys") => sys_schema::engine_name(&f.value),
+        _ => None,
+    };
+    sys.map(Some).ok_or_else(|| {
+        let bare = |p: &ObjectNamePart| p.as_ident().map_or(String::new(), |i| i.value.clone());
+        let name: Vec<String> = name.0.iter().map(bare).collect();
+        ServerError::new(
+            1305,
+            "42000",
+            format!("FUNCTION {} does not exist", name.join(".")),
+        )
+    })
 }
 
 /// The flags of a function: UTF-8, and deterministic when its result depends on its
