@@ -28,6 +28,8 @@ pub struct SessionVars {
     pub time_zone: crate::time_zone::TimeZone,
     /// `sql_mode` (`sql_mode.rs`).
     pub sql_mode: crate::sql_mode::SqlMode,
+    /// `foreign_key_checks` (`foreign_keys.rs`).
+    pub foreign_key_checks: bool,
 }
 
 /// A system variable's value, or `None` if this server has no such variable. `global.name` is
@@ -76,12 +78,10 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
         "init_connect" => text(""),
         "socket" => Some(Cell::Null),
         "hostname" => text("localhost"),
-        // Accepted by SET and without effect here (no foreign keys are kept, SQLite checks
-        // unique keys always, no notes are raised): their defaults, which dump tools save and
-        // restore around a load.
-        "unique_checks" | "foreign_key_checks" | "sql_notes" | "sql_quote_show_create" => {
-            Some(Cell::Int(1))
-        }
+        "foreign_key_checks" => Some(Cell::Int(i64::from(s.foreign_key_checks))),
+        // Accepted by SET and without effect here (SQLite checks unique keys always, no notes
+        // are raised): their defaults, which dump tools save and restore around a load.
+        "unique_checks" | "sql_notes" | "sql_quote_show_create" => Some(Cell::Int(1)),
         "auto_increment_increment" | "auto_increment_offset" => Some(Cell::Int(1)),
         "sql_safe_updates" | "sql_auto_is_null" => Some(Cell::Int(0)),
         "version_compile_os" => text(std::env::consts::OS),

@@ -88,6 +88,8 @@ pub struct Engine {
     pub counters: EngineCounters,
     /// Every schema's views (`views.rs`).
     pub views: crate::views::ViewCatalog,
+    /// Every schema's foreign keys (`foreign_keys.rs`).
+    pub foreign_keys: crate::foreign_keys::FkCatalog,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -156,10 +158,14 @@ impl Engine {
             busy_timeout,
             counters: EngineCounters::default(),
             views: crate::views::ViewCatalog::default(),
+            foreign_keys: Default::default(),
         };
         for name in lock(&engine.catalog).0.keys() {
             if let Err(e) = crate::views::load_file(&engine.views, &engine.file(name), name) {
                 eprintln!("mdl-server: warning: the views of {name} are not known: {e}");
+            }
+            if let Err(e) = engine.foreign_keys.load_file(&engine.file(name), name) {
+                eprintln!("mdl-server: warning: the foreign keys of {name} are not known: {e}");
             }
         }
         for s in schemas.iter().filter(|s| !s.is_empty()) {
@@ -235,6 +241,7 @@ impl Engine {
         }
         c.1 += 1;
         self.views.drop_schema(name);
+        self.foreign_keys.drop_schema(name);
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(self.dir.join(format!("{name}.sqlite{suffix}")));
         }
@@ -291,6 +298,8 @@ pub struct EngineConn {
     outcome: Arc<crate::functions::StatementOutcome>,
     /// The temporary tables made and dropped in the open transaction (`temporary.rs`).
     journal: crate::temporary::Journal,
+    /// `foreign_key_checks`: the session's, and SQLite's `foreign_keys` as set (`foreign_keys.rs`).
+    pub fk_checks: (bool, bool),
 }
 
 impl EngineConn {
@@ -335,6 +344,7 @@ impl EngineConn {
             clock,
             outcome,
             journal: Default::default(),
+            fk_checks: (true, false),
         };
         c.refresh();
         Ok(c)

@@ -23,6 +23,12 @@ pub struct ServerError {
 impl ServerError {
     /// `ER_UNKNOWN_ERROR`.
     pub const UNKNOWN: u16 = 1105;
+    /// SQLite's failed foreign-key check, until `foreign_keys/errors.rs` names the key:
+    /// `ER_NO_REFERENCED_ROW` (1216)'s text under 1452.
+    pub const FOREIGN_KEY_FAILED: u16 = 1452;
+    /// Its text.
+    pub const FOREIGN_KEY_TEXT: &'static str =
+        "Cannot add or update a child row: a foreign key constraint fails";
     /// `ER_NO_SUCH_THREAD`.
     pub const NO_SUCH_THREAD: u16 = 1094;
     /// `ER_LOCK_WAIT_TIMEOUT`.
@@ -170,6 +176,13 @@ impl ServerError {
 }
 
 fn constraint(msg: &str) -> ServerError {
+    if msg.starts_with("FOREIGN KEY constraint failed") {
+        return ServerError::new(
+            ServerError::FOREIGN_KEY_FAILED,
+            "23000",
+            ServerError::FOREIGN_KEY_TEXT,
+        );
+    }
     if let Some(cols) = msg.strip_prefix("NOT NULL constraint failed: ") {
         let col = cols.rsplit('.').next().unwrap_or(cols);
         return ServerError::new(1048, "23000", format!("Column '{col}' cannot be null"));

@@ -39,6 +39,7 @@ mod alter_more;
 mod counter;
 mod create_from;
 mod engine_step;
+mod fk_ddl;
 mod insert_values;
 mod maintenance;
 mod rebuild;
@@ -247,6 +248,8 @@ impl Connection {
     ) -> Result<Output, ServerError> {
         let parsed = &p.statement;
         self.db.refresh();
+        // SQLite's `foreign_keys` follows the session's `foreign_key_checks` (`foreign_keys.rs`).
+        crate::foreign_keys::follow(&mut self.db, !self.values.foreign_key_checks_off);
         let mut assigned = None;
         if let Some(s) = statement {
             if let Some(d) = crate::session_values::diagnostics(s, &p.text) {
@@ -615,6 +618,7 @@ fn vars_of(
         diagnostics: u64::from(values.last_error.is_some()),
         time_zone: values.time_zone,
         sql_mode: values.sql_mode,
+        foreign_key_checks: !values.foreign_key_checks_off,
     }
 }
 

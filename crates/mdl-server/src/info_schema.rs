@@ -218,8 +218,17 @@ pub fn refresh(
                 rows
             }
             "STATISTICS" => per_table(db, statistics_rows)?,
-            "TABLE_CONSTRAINTS" => per_table(db, keys::constraint_rows)?,
-            "KEY_COLUMN_USAGE" => per_table(db, keys::key_column_rows)?,
+            "TABLE_CONSTRAINTS" | "KEY_COLUMN_USAGE" | "REFERENTIAL_CONSTRAINTS" => {
+                let mut rows = match *name {
+                    "TABLE_CONSTRAINTS" => per_table(db, keys::constraint_rows)?,
+                    "KEY_COLUMN_USAGE" => per_table(db, keys::key_column_rows)?,
+                    _ => Vec::new(),
+                };
+                for schema in user_schemas(db) {
+                    keys::foreign_key_rows(db, &schema, name, &mut rows)?;
+                }
+                rows
+            }
             "PROCESSLIST" => processlist_rows(&processes()),
             "INNODB_TRX" => transactions::rows(&processes()),
             "VIEWS" => (user_schemas(db).iter())

@@ -68,6 +68,7 @@ mod error;
 mod execute;
 mod explain;
 mod expr_type;
+mod foreign_keys;
 mod functions;
 mod info_schema;
 mod lock_params;

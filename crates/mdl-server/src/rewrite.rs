@@ -22,8 +22,9 @@
 //! * `CREATE TABLE`: column types and options SQLite keeps; an `AUTO_INCREMENT` primary key
 //!   is SQLite's `INTEGER PRIMARY KEY AUTOINCREMENT`, whose counter starts at the `AUTO_INCREMENT
 //!   = N` option; other table options (`ENGINE=`, charsets, comments: `/*! */` comments were
-//!   already resolved by `mdl-sql`) and foreign keys go; inline `KEY`/`INDEX` definitions become
-//!   `CREATE INDEX` statements.
+//!   already resolved by `mdl-sql`) go; foreign keys are kept as SQLite's, named as MySQL
+//!   names them (`foreign_keys.rs`); inline `KEY`/`INDEX` definitions become `CREATE INDEX`
+//!   statements.
 //! * An unnamed select item gets MySQL's column name as an alias (`header.rs`): its text as the
 //!   client wrote it (`v+1`), a column by its spelling, a string by its value.
 //! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
@@ -338,6 +339,11 @@ pub(crate) fn table_name(
 }
 
 /// `(schema, table)` of a qualified name.
+/// An object name's schema (empty when unqualified) and name.
+pub(crate) fn object_parts(n: &ObjectName) -> (String, String) {
+    split(n)
+}
+
 fn split(n: &ObjectName) -> (String, String) {
     let parts: Vec<String> =
         n.0.iter()

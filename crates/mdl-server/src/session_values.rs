@@ -67,6 +67,8 @@ pub struct SessionValues {
     pub time_zone: crate::time_zone::TimeZone,
     /// `@@sql_mode` (`sql_mode.rs`).
     pub sql_mode: crate::sql_mode::SqlMode,
+    /// `@@foreign_key_checks` is 0 (`foreign_keys.rs`).
+    pub foreign_key_checks_off: bool,
 }
 
 /// What a `SET` gives the session's own variables (`time_zone`, `sql_mode`), set once the whole
@@ -76,6 +78,7 @@ pub struct SessionValues {
 pub struct Assigned {
     time_zone: Option<crate::time_zone::TimeZone>,
     sql_mode: Option<crate::sql_mode::SqlMode>,
+    foreign_key_checks: Option<bool>,
 }
 
 impl SessionValues {
@@ -93,6 +96,7 @@ impl SessionValues {
             last_error: None,
             time_zone: Default::default(),
             sql_mode: Default::default(),
+            foreign_key_checks_off: false,
         }
     }
 
@@ -104,6 +108,7 @@ impl SessionValues {
         Ok(Assigned {
             time_zone: crate::time_zone::assigned(set, self)?,
             sql_mode: crate::sql_mode::assigned(set, self),
+            foreign_key_checks: crate::foreign_keys::assigned_checks(set, self),
         })
     }
 
@@ -111,6 +116,9 @@ impl SessionValues {
     pub fn apply(&mut self, a: Assigned) {
         self.time_zone = a.time_zone.unwrap_or(self.time_zone);
         self.sql_mode = a.sql_mode.unwrap_or(self.sql_mode);
+        if let Some(on) = a.foreign_key_checks {
+            self.foreign_key_checks_off = !on;
+        }
     }
 
     /// `@name`'s value (NULL if never set).

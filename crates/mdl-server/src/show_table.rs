@@ -175,6 +175,9 @@ pub(crate) fn show_create(
         ));
     }
     let mut text = create_table(&table, &cols, &parts, catalog::ENGINE);
+    if !temporary {
+        text = with_foreign_keys(text, &db.engine().foreign_keys.of_child(&schema, &table));
+    }
     if temporary {
         // `store_create_info` (`sql/sql_show.cc`): `CREATE TEMPORARY TABLE` for one.
         text = text.replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1);
@@ -186,6 +189,39 @@ pub(crate) fn show_create(
         text = text.replacen(&engine, &format!("{engine} AUTO_INCREMENT={n}"), 1);
     }
     Ok(create_table_output(&table, text))
+}
+
+/// `text` (a `CREATE TABLE`) with the table's foreign keys after its keys, a `CONSTRAINT` line
+/// each, as `store_create_info` (`sql/sql_show.cc`) prints them (`foreign_keys.rs`).
+fn with_foreign_keys(text: String, keys: &[crate::foreign_keys::ForeignKey]) -> String {
+    if keys.is_empty() {
+        return text;
+    }
+    let lines: String = keys
+        .iter()
+        .map(|k| format!(",\n  {}", k.definition()))
+        .collect();
+    match text.find("\n) ENGINE=") {
+        Some(at) => format!("{}{lines}{}", &text[..at], &text[at..]),
+        None => text,
+    }
+}
+
+/// [`create_table_text`] with the table's foreign keys: the definition an ALTER TABLE rebuilds
+/// (`execute/rebuild.rs`). `CREATE TABLE ... LIKE` copies no foreign key, as MySQL's.
+///
+/// # Errors
+/// As [`create_table_text`].
+pub(crate) fn create_table_text_with_keys(
+    db: &mut crate::engine::EngineConn,
+    schema: &str,
+    table: &str,
+) -> Result<String, ServerError> {
+    let text = create_table_text(db, schema, table, table)?;
+    Ok(with_foreign_keys(
+        text,
+        &db.engine().foreign_keys.of_child(schema, table),
+    ))
 }
 
 /// `SHOW CREATE TABLE`'s row: the table's name and its text.

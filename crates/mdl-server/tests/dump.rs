@@ -163,3 +163,65 @@ async fn a_dump_of_views_restores_them() {
         .await
         .unwrap();
 }
+
+/// A schema whose tables a foreign key relates, the child first in the dump's (name) order:
+/// the dump turns `FOREIGN_KEY_CHECKS` off around its load, so the child's key to a parent not
+/// yet made and its rows load, and the restore has the same keys, which are checked after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dump_with_foreign_keys_restores_them() {
+    let Some([dump_tool, client]) = tools_or_skip(
+        "a_dump_with_foreign_keys_restores_them",
+        [&["mariadb-dump", "mysqldump"], &["mariadb", "mysql"]],
+    ) else {
+        return;
+    };
+    let addr = server();
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE DATABASE dumped_f; CREATE DATABASE restored_f; USE dumped_f; \
+         CREATE TABLE b_parent (id INT PRIMARY KEY, n VARCHAR(10)); \
+         CREATE TABLE a_child (id INT PRIMARY KEY, pid INT, \
+           CONSTRAINT a_child_ibfk_1 FOREIGN KEY (pid) REFERENCES b_parent (id) ON DELETE CASCADE); \
+         INSERT INTO b_parent VALUES (1, 'x'), (2, 'y'); INSERT INTO a_child VALUES (1, 1), (2, 2); \
+         USE test",
+    )
+    .await
+    .unwrap();
+    let args = |schema: &str| -> Vec<String> {
+        let port = format!("-P{}", addr.port());
+        vec!["-h127.0.0.1".into(), port, "-uroot".into(), schema.into()]
+    };
+    let dump = tokio::task::block_in_place(|| run(&dump_tool, &args("dumped_f"), None));
+    assert!(dump.contains("FOREIGN_KEY_CHECKS=0"), "{dump}");
+    assert!(
+        dump.contains("CONSTRAINT `a_child_ibfk_1` FOREIGN KEY"),
+        "{dump}"
+    );
+    tokio::time::timeout(Duration::from_secs(90), async {
+        tokio::task::block_in_place(|| run(&client, &args("restored_f"), Some(&dump)))
+    })
+    .await
+    .expect("the restore ends");
+    assert_eq!(
+        contents(&mut c, "dumped_f").await.len(),
+        contents(&mut c, "restored_f").await.len()
+    );
+    let again = tokio::task::block_in_place(|| run(&dump_tool, &args("restored_f"), None));
+    assert_eq!(stable(&dump), stable(&again));
+    // The restored key is enforced.
+    let e = c
+        .query_drop("INSERT INTO restored_f.a_child VALUES (3, 9)")
+        .await;
+    assert_eq!(code(e).0, 1452);
+    c.query_drop("DELETE FROM restored_f.b_parent WHERE id = 1")
+        .await
+        .unwrap();
+    let n: Option<i64> = c
+        .query_first("SELECT COUNT(*) FROM restored_f.a_child")
+        .await
+        .unwrap();
+    assert_eq!(n, Some(1));
+    c.query_drop("DROP DATABASE dumped_f; DROP DATABASE restored_f")
+        .await
+        .unwrap();
+}

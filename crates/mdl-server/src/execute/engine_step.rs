@@ -131,10 +131,14 @@ pub(super) async fn run(
             }
             let out = match s {
                 Some(Statement::Insert(ins)) if ins.replace_into => {
-                    crate::replace_rows::run(db, ins, first(), params, schema.as_deref())?
+                    crate::replace_rows::run(db, ins, first(), params, schema.as_deref())
                 }
-                _ => db.run(first(), params, schema.as_deref())?,
+                _ => db.run(first(), params, schema.as_deref()),
             };
+            // SQLite's failed foreign-key check as MySQL's 1452 / 1451 (`foreign_keys.rs`).
+            let target = rw.and_then(|r| r.tables.first());
+            let out = out
+                .map_err(|e| crate::foreign_keys::explain(db, e, kind, target, first(), params))?;
             if let (K::Update, Output::Done { affected, .. }) = (kind, &out) {
                 *found = Some(*affected); // SQLite's count: the rows matched
             }
@@ -154,33 +158,45 @@ pub(super) async fn run(
             if kind == K::DropTable {
                 missing_tables(db, s, schema.as_deref())?;
             }
+            super::fk_ddl::before(db, kind, s, schema.as_deref())?;
             // A DDL of several SQLite statements (an ALTER TABLE of several operations, a
             // CREATE TABLE with its indexes, RENAME or DROP of several tables) applies all or
             // none, as MySQL 8.0's atomic DDL: SQLite's DDL is transactional.
             let several = sql.len() > 1;
-            if several {
-                db.execute_batch("SAVEPOINT mdl_ddl")?;
-            }
             // A CREATE TABLE ... SELECT's rows are its last statement's, which alone takes
             // the parameters (`create_from.rs`); its affected rows are those, as MySQL's.
             let mut rows = 0;
-            let done = (sql.iter()).enumerate().try_for_each(|(i, q)| {
-                let last = i + 1 == sql.len();
-                let params = if last || !copies(s) { params } else { &[] };
-                let out = db.run(q, params, schema.as_deref());
-                if let Ok(Output::Done { affected, .. }) = out {
-                    rows = affected;
+            let mut apply = |db: &mut EngineConn| -> Result<(), ServerError> {
+                if several {
+                    db.execute_batch("SAVEPOINT mdl_ddl")?;
                 }
-                out.map(drop).map_err(|e| crate::error::ddl_error(q, e))
-            });
-            if several {
-                let end = match done {
-                    Ok(()) => "RELEASE mdl_ddl",
-                    Err(_) => "ROLLBACK TO mdl_ddl; RELEASE mdl_ddl",
-                };
-                db.execute_batch(end)?;
-            }
+                let done = (sql.iter()).enumerate().try_for_each(|(i, q)| {
+                    let last = i + 1 == sql.len();
+                    let params = if last || !copies(s) { params } else { &[] };
+                    let out = db.run(q, params, schema.as_deref());
+                    if let Ok(Output::Done { affected, .. }) = out {
+                        rows = affected;
+                    }
+                    out.map(drop).map_err(|e| crate::error::ddl_error(q, e))
+                });
+                let done = done.and_then(|()| super::fk_ddl::verify(db, s, schema.as_deref()));
+                if several {
+                    let end = match done {
+                        Ok(()) => "RELEASE mdl_ddl",
+                        Err(_) => "ROLLBACK TO mdl_ddl; RELEASE mdl_ddl",
+                    };
+                    db.execute_batch(end)?;
+                }
+                done
+            };
+            // SQLite's checks off while a table is dropped or rebuilt (`fk_ddl.rs`).
+            let done = match super::fk_ddl::unchecked(kind, s) {
+                true => crate::foreign_keys::without_checks(db, apply),
+                false => apply(db),
+            };
+            let reloaded = super::fk_ddl::after(db, sql);
             done?;
+            reloaded?;
             if kind == K::RenameTable {
                 // A renamed view (`view_ddl::rename_views`) is known under its new name.
                 let engine = db.engine().clone();

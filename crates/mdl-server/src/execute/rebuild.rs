@@ -1,18 +1,23 @@
 //! `ALTER TABLE` operations SQLite cannot do in place (`MODIFY`, `CHANGE`, `ALTER COLUMN`, a
-//! column placed `FIRST` or `AFTER` another, a primary key added or dropped), done as SQLite's
+//! column placed `FIRST` or `AFTER` another, a primary key or a foreign key added or dropped:
+//! `ADD [CONSTRAINT [name]] FOREIGN KEY ...`, `DROP FOREIGN KEY name`, 1091 for a name the
+//! table does not have; the key's index stays, as MySQL's), done as SQLite's
 //! manual says a table is changed in general ("Making Other Kinds Of Table Schema Changes"): a
 //! new table of the new definition, the rows copied, the old table dropped. Run under the
 //! statement's exclusive lock and in the DDL's savepoint (`engine_step.rs`), so the change is
 //! all or nothing, as MySQL's copying ALTER TABLE (`ALGORITHM=COPY`).
 //!
-//! The definition is the table's `SHOW CREATE TABLE` (`show_table.rs`), parsed, with every
+//! The definition is the table's `SHOW CREATE TABLE` (`show_table.rs`, its foreign keys
+//! included), parsed, with every
 //! operation of the statement applied in order (the in-place ones too: `ADD`, `DROP` and
 //! `RENAME COLUMN`, keys added and dropped), then written for SQLite as any `CREATE TABLE` is.
 //! The steps: the old table renamed `<t>__mdl_rebuild` and its indexes dropped, the new table
 //! and its indexes created, each row copied into the columns that existed before (under
 //! their new names), the old table dropped. A row the new definition refuses (a NULL in a
 //! column made `NOT NULL`, a duplicate under a new unique key) fails the statement and
-//! changes nothing.
+//! changes nothing. SQLite's foreign-key checks are off while it runs (`fk_ddl.rs`: the rename
+//! would otherwise repoint the children's keys at the old table, and its drop would run their
+//! actions); an added key is checked against the rows before the savepoint is released.
 //!
 //! A table with a `CHECK` (or an `ENUM` column, whose values a check keeps) is not rebuilt
 //! (1235): its `SHOW CREATE TABLE` does not carry the check. A JSON column's check is written
@@ -53,7 +58,7 @@ pub(super) fn rebuild(
     table: &str,
     write: &dyn Fn(&Statement) -> Result<Rewritten, ServerError>,
 ) -> Result<Vec<String>, ServerError> {
-    let text = crate::show_table::create_table_text(db, schema, table, table)?;
+    let text = crate::show_table::create_table_text_with_keys(db, schema, table)?;
     // `SHOW CREATE TABLE` shows no checks (nor an ENUM's values, kept by one): a rebuild from
     // it would drop them without a word, so it is refused.
     let (s, old) = (quote(schema), quote(&format!("{table}__mdl_rebuild")));
@@ -274,9 +279,8 @@ fn apply(
                     "Multiple primary key defined",
                 ));
             }
-            if !matches!(constraint, TableConstraint::ForeignKey(_)) {
-                def.constraints.push(constraint.clone());
-            }
+            // A foreign key too, named and indexed as the table is written (`foreign_keys.rs`).
+            def.constraints.push(constraint.clone());
         }
         Op::DropPrimaryKey { .. } => {
             let before = def.constraints.len();
@@ -294,7 +298,21 @@ fn apply(
                 return Err(cant_drop(&name.value));
             }
         }
-        Op::DropForeignKey { .. } | Op::Algorithm { .. } | Op::Lock { .. } => {}
+        // Its index stays, as MySQL's.
+        Op::DropForeignKey { name, .. } => {
+            let before = def.constraints.len();
+            def.constraints.retain(|k| match k {
+                TableConstraint::ForeignKey(f) => f
+                    .name
+                    .as_ref()
+                    .is_none_or(|n| !n.value.eq_ignore_ascii_case(&name.value)),
+                _ => true,
+            });
+            if def.constraints.len() == before {
+                return Err(cant_drop(&name.value));
+            }
+        }
+        Op::Algorithm { .. } | Op::Lock { .. } => {}
         other => {
             let what = other.to_string();
             let verb: Vec<&str> = what.split(' ').take(2).collect();

@@ -2,11 +2,11 @@
 //! and `PERFORMANCE_SCHEMA` for the `performance_schema` tables), `PLUGINS` (those engines and
 //! the handshake's authentication method), `CHARACTER_SETS` and
 //! `COLLATIONS` (the one character set and collation the server's strings have, and MySQL's
-//! `utf8mb3` of `information_schema` itself), and the empty `TRIGGERS`, `ROUTINES`, `EVENTS`
-//! and `REFERENTIAL_CONSTRAINTS` (the server makes no triggers, stored routines or events, and
-//! keeps no foreign keys), for the tools that ask: dump tools for every table, GUI clients when
-//! they connect, ORMs for a table's keys. MySQL 8.0's columns. The columns of `VIEWS` are here
-//! too; its rows are the views' (`views.rs`).
+//! `utf8mb3` of `information_schema` itself), and the empty `TRIGGERS`, `ROUTINES` and
+//! `EVENTS` (the server makes no triggers, stored routines or events), for the tools that ask:
+//! dump tools for every table, GUI clients when they connect, ORMs for a table's keys. MySQL
+//! 8.0's columns. The columns of `VIEWS` and `REFERENTIAL_CONSTRAINTS` are here too; their rows
+//! are the views' (`views.rs`) and the foreign keys' (`keys.rs`).
 
 use rusqlite::types::Value;
 

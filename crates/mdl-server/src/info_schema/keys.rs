@@ -1,11 +1,16 @@
-//! `TABLE_CONSTRAINTS` and `KEY_COLUMN_USAGE`: the primary and unique keys of the tables, as
-//! MySQL 8.0 lists them (ORMs read them to find a table's keys). The keys are the catalog's
-//! unique indexes (`catalog.rs`, as `STATISTICS` has them); the server keeps no foreign keys
-//! (`CREATE TABLE` drops them), so no row references another table.
+//! `TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE` and `REFERENTIAL_CONSTRAINTS`: the primary, unique
+//! and foreign keys of the tables, as MySQL 8.0 lists them (ORMs read them to find a table's
+//! keys and relations). The primary and unique keys are the catalog's unique indexes
+//! (`catalog.rs`, as `STATISTICS` has them); the foreign keys are the shared catalog's
+//! (`foreign_keys.rs`): `KEY_COLUMN_USAGE` gives their columns with the parent's
+//! (`REFERENCED_*`, `POSITION_IN_UNIQUE_CONSTRAINT`), `REFERENTIAL_CONSTRAINTS` their rules and
+//! the parent's key they reference (`UNIQUE_CONSTRAINT_NAME`: `PRIMARY` or the unique key's
+//! name), `MATCH_OPTION` `NONE`, as InnoDB stores them.
 
 use rusqlite::types::Value;
 
 use crate::catalog::{Column, IndexPart};
+use crate::engine::EngineConn;
 use crate::error::ServerError;
 
 pub(super) const TABLE_CONSTRAINTS: [&str; 7] = [
@@ -90,4 +95,90 @@ pub(super) fn key_column_rows(
         ]);
     }
     Ok(())
+}
+
+/// The rows of `table` (`TABLE_CONSTRAINTS`, `KEY_COLUMN_USAGE` or `REFERENTIAL_CONSTRAINTS`)
+/// for the foreign keys of `schema`.
+pub(super) fn foreign_key_rows(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+    rows: &mut Vec<Vec<Value>>,
+) -> Result<(), ServerError> {
+    let keys = db.engine().foreign_keys.of_schema(schema);
+    for k in keys.iter() {
+        match table {
+            "TABLE_CONSTRAINTS" => rows.push(vec![
+                text("def"),
+                text(schema),
+                text(&k.name),
+                text(schema),
+                text(&k.table),
+                text("FOREIGN KEY"),
+                text("YES"),
+            ]),
+            "KEY_COLUMN_USAGE" => {
+                for (i, (c, p)) in k.columns.iter().zip(&k.parent_columns).enumerate() {
+                    let at = Value::Integer(i as i64 + 1);
+                    rows.push(vec![
+                        text("def"),
+                        text(schema),
+                        text(&k.name),
+                        text("def"),
+                        text(schema),
+                        text(&k.table),
+                        text(c),
+                        at.clone(),
+                        at,
+                        text(schema),
+                        text(&k.parent),
+                        text(p),
+                    ]);
+                }
+            }
+            _ => rows.push(vec![
+                text("def"),
+                text(schema),
+                text(&k.name),
+                text("def"),
+                text(schema),
+                parent_key(db, schema, k).map_or(Value::Null, |n| text(&n)),
+                text("NONE"),
+                text(k.on_update.as_str()),
+                text(k.on_delete.as_str()),
+                text(&k.table),
+                text(&k.parent),
+            ]),
+        }
+    }
+    Ok(())
+}
+
+/// The parent's unique key of exactly the key's columns (`PRIMARY` for the primary key).
+fn parent_key(
+    db: &mut EngineConn,
+    schema: &str,
+    k: &crate::foreign_keys::ForeignKey,
+) -> Option<String> {
+    let cols = crate::catalog::base_columns(db, schema, &k.parent).ok()?;
+    let parts = crate::catalog::base_indexes(db, schema, &k.parent, &cols).ok()?;
+    let mut names: Vec<&str> = parts
+        .iter()
+        .filter(|p| p.unique)
+        .map(|p| p.index.as_str())
+        .collect();
+    names.dedup();
+    names
+        .into_iter()
+        .find(|name| {
+            let of: Vec<&str> = (parts.iter())
+                .filter(|p| p.index == *name)
+                .filter_map(|p| p.column.as_deref())
+                .collect();
+            of.len() == k.parent_columns.len()
+                && of
+                    .iter()
+                    .all(|c| k.parent_columns.iter().any(|p| p.eq_ignore_ascii_case(c)))
+        })
+        .map(str::to_string)
 }

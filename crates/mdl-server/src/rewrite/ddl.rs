@@ -10,11 +10,13 @@
 //! `ADD [COLUMN]`, `DROP [COLUMN]`, `RENAME COLUMN`, `RENAME [TO | AS]` are SQLite's own; `ADD
 //! {INDEX | KEY | UNIQUE}` is a `CREATE [UNIQUE] INDEX` (unnamed: named after its first column,
 //! as MySQL names it) and `DROP {INDEX | KEY}` a `DROP INDEX`; `ALGORITHM=` and `LOCK=` ask for
-//! nothing SQLite can change, and a `FOREIGN KEY` or `FULLTEXT` key is not kept (as in `CREATE
-//! TABLE`). What SQLite cannot do without rebuilding the table (`MODIFY`, `CHANGE`, `ALTER
-//! COLUMN`, a primary key added or dropped, a column placed `FIRST` or `AFTER` another) is left
-//! to the executor, which rebuilds the table under the statement's locks
-//! (`execute/rebuild.rs`).
+//! nothing SQLite can change, and a `FULLTEXT` key is not kept (as in `CREATE TABLE`). A
+//! `FOREIGN KEY` of `CREATE TABLE` is kept in SQLite's definition, with the index MySQL gives
+//! the child (`foreign_keys.rs`). What SQLite cannot do without rebuilding the table
+//! (`MODIFY`, `CHANGE`, `ALTER COLUMN`, a primary key added or dropped, a column placed `FIRST`
+//! or `AFTER` another, a foreign key added or dropped: SQLite keeps a foreign key in the
+//! table's definition only) is left to the executor, which rebuilds the table under the
+//! statement's locks (`execute/rebuild.rs`).
 //!
 //! `ENUM('a', 'b')` and `SET('a', 'b')` columns are `TEXT` (SQLite's type names take numbers
 //! only); an `ENUM`'s values are kept by a check named `mdl_enum_<column>`, so another value is
@@ -217,8 +219,21 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
                     index_columns(&i.columns, false)?
                 ));
             }
-            _ => {} // foreign keys and full-text indexes: not kept
+            _ => {} // foreign keys (below) and full-text indexes (not kept)
         }
+    }
+    // Foreign keys, and the index MySQL gives the child's columns (`foreign_keys.rs`).
+    let fks = crate::foreign_keys::foreign_key_sql(c, &schema, &table)?;
+    defs.extend(fks.constraints);
+    for (idx, cols) in fks.indexes {
+        let cols: Vec<String> = cols.iter().map(|c| q_ident(c)).collect();
+        after.push(format!(
+            "CREATE INDEX {ine}{}.{} ON {} ({})",
+            q_ident(&schema),
+            q_ident(&format!("{table}__{idx}")),
+            q_ident(&table),
+            cols.join(", ")
+        ));
     }
     let mut out = vec![format!("CREATE TABLE {ine}{name} ({})", defs.join(", "))];
     out.extend(after);
@@ -386,9 +401,14 @@ pub fn needs_rebuild(a: &AlterTable) -> bool {
             column_position, ..
         } => column_position.is_some(),
         Op::AddConstraint { constraint, .. } => {
-            matches!(constraint, TableConstraint::PrimaryKey(_))
+            matches!(
+                constraint,
+                TableConstraint::PrimaryKey(_) | TableConstraint::ForeignKey(_)
+            )
         }
         Op::DropIndex { name } => name.value.eq_ignore_ascii_case("PRIMARY"),
+        // SQLite keeps a foreign key in the table's definition only.
+        Op::DropForeignKey { .. } => true,
         _ => false,
     })
 }
@@ -459,8 +479,8 @@ pub(super) fn alter_table(a: &AlterTable) -> Result<Vec<String>, ServerError> {
                     (u.index_name.as_ref().or(u.name.as_ref())).map(|n| n.value.as_str()),
                     &u.columns,
                 )?),
-                // Not kept, as in CREATE TABLE (module docs).
-                TableConstraint::ForeignKey(_) | TableConstraint::FulltextOrSpatial(_) => {}
+                // Not kept, as in CREATE TABLE (module docs); a foreign key is rebuilt.
+                TableConstraint::FulltextOrSpatial(_) => {}
                 _ => return refuse("ADD CHECK"),
             },
             Op::DropIndex { name } if !name.value.eq_ignore_ascii_case("PRIMARY") => {
@@ -470,7 +490,7 @@ pub(super) fn alter_table(a: &AlterTable) -> Result<Vec<String>, ServerError> {
                     q_ident(&format!("{table}__{}", name.value))
                 ))
             }
-            Op::DropForeignKey { .. } | Op::Algorithm { .. } | Op::Lock { .. } => {}
+            Op::Algorithm { .. } | Op::Lock { .. } => {}
             // The counter is set by the executor, which reads the table's definition
             // (`execute/counter.rs`).
             Op::AutoIncrement { .. } => {}

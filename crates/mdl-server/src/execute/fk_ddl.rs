@@ -1,0 +1,139 @@
+//! What a table DDL does about foreign keys, under its locks (`foreign_keys.rs` has the
+//! rules): MySQL's checks before SQLite changes anything, SQLite's own checks off while a table
+//! is dropped or rebuilt, ALTER TABLE ... ADD FOREIGN KEY's check of the rows already there,
+//! and the shared catalog of keys read again after.
+
+use sqlparser::ast::{AlterTableOperation, ObjectType, Statement, TableConstraint};
+
+use mdl_sql::StatementKind;
+
+use crate::engine::EngineConn;
+use crate::error::ServerError;
+use crate::foreign_keys as fk;
+
+/// MySQL's checks of a DDL's foreign keys (1824, 1822, 3734, 3730, 1701), before it runs.
+///
+/// # Errors
+/// Those.
+pub(super) fn before(
+    db: &mut EngineConn,
+    kind: StatementKind,
+    s: Option<&Statement>,
+    current: Option<&str>,
+) -> Result<(), ServerError> {
+    match s {
+        Some(Statement::CreateTable(c)) if !c.temporary && c.like.is_none() => {
+            let keys: Vec<_> = (c.constraints.iter())
+                .filter_map(|k| match k {
+                    TableConstraint::ForeignKey(f) => Some(f),
+                    _ => None,
+                })
+                .collect();
+            if keys.is_empty() {
+                return Ok(());
+            }
+            let (schema, table) = crate::rewrite::table_name(&c.name, current)?;
+            fk::check_create(db, &schema, &table, &keys)
+        }
+        Some(Statement::AlterTable(a)) => {
+            let keys: Vec<_> = (a.operations.iter())
+                .filter_map(|op| match op {
+                    AlterTableOperation::AddConstraint {
+                        constraint: TableConstraint::ForeignKey(f),
+                        ..
+                    } => Some(f),
+                    _ => None,
+                })
+                .collect();
+            if keys.is_empty() {
+                return Ok(());
+            }
+            let (schema, table) = crate::rewrite::table_name(&a.name, current)?;
+            fk::check_create(db, &schema, &table, &keys)
+        }
+        Some(Statement::Drop {
+            object_type: ObjectType::Table,
+            names,
+            temporary: false,
+            ..
+        }) if !db.engine().foreign_keys.is_empty() => {
+            let dropped = (names.iter())
+                .map(|n| crate::rewrite::table_name(n, current))
+                .collect::<Result<Vec<_>, _>>()?;
+            fk::check_drop(db, &dropped)
+        }
+        Some(Statement::Truncate(t)) if kind == StatementKind::TruncateTable => {
+            if db.engine().foreign_keys.is_empty() {
+                return Ok(());
+            }
+            for target in &t.table_names {
+                let (schema, table) = crate::rewrite::table_name(&target.name, current)?;
+                fk::check_truncate(db, &schema, &table)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Whether SQLite's checks are off while the DDL runs: DROP TABLE, and an ALTER TABLE that
+/// rebuilds the table (`foreign_keys::without_checks`).
+pub(super) fn unchecked(kind: StatementKind, s: Option<&Statement>) -> bool {
+    match s {
+        Some(Statement::AlterTable(a)) => crate::rewrite::needs_rebuild(a),
+        _ => kind == StatementKind::DropTable,
+    }
+}
+
+/// ALTER TABLE ... ADD FOREIGN KEY with checks on: 1452 if a row already there has no parent
+/// (MySQL's copy checks each row it copies), run before the DDL's savepoint is released.
+///
+/// # Errors
+/// 1452; SQLite's.
+pub(super) fn verify(
+    db: &mut EngineConn,
+    s: Option<&Statement>,
+    current: Option<&str>,
+) -> Result<(), ServerError> {
+    let Some(Statement::AlterTable(a)) = s else {
+        return Ok(());
+    };
+    let adds = (a.operations.iter()).any(|op| {
+        matches!(
+            op,
+            AlterTableOperation::AddConstraint {
+                constraint: TableConstraint::ForeignKey(_),
+                ..
+            }
+        )
+    });
+    if !adds || !db.fk_checks.0 {
+        return Ok(());
+    }
+    let (schema, table) = crate::rewrite::table_name(&a.name, current)?;
+    let Some(id) = fk::broken_key(db, &schema, &table)? else {
+        return Ok(());
+    };
+    // The new definition's keys, read from SQLite (the catalog has the old ones).
+    let engine = db.engine().clone();
+    engine.foreign_keys.reload(db.db(), &schema)?;
+    let keys = engine.foreign_keys.of_child(&schema, &table);
+    let named = keys.iter().find(|k| k.id == id);
+    Err(ServerError::new(
+        1452,
+        "23000",
+        format!(
+            "Cannot add or update a child row: a foreign key constraint fails ({})",
+            named.map_or_else(String::new, |k| k.in_message())
+        ),
+    ))
+}
+
+/// After a DDL (failed or not): the catalog of keys read again (`foreign_keys.rs`).
+///
+/// # Errors
+/// SQLite's.
+pub(super) fn after(db: &mut EngineConn, sql: &[String]) -> Result<(), ServerError> {
+    let schemas = db.engine().schemas();
+    fk::reload_after_ddl(db, &schemas, sql)
+}

@@ -1,0 +1,295 @@
+//! `foreign_key_checks`, and what MySQL checks of foreign keys in a DDL (see the parent
+//! module's docs):
+//!
+//! * the variable: `SET [SESSION] foreign_key_checks = 0 | 1 | ON | OFF | DEFAULT | @v` (the
+//!   form dump files use); `GLOBAL` is accepted and not kept. SQLite's `PRAGMA foreign_keys`
+//!   of the connection follows it before each statement run outside a transaction
+//!   ([`follow`]; SQLite ignores the pragma in one, so a change made inside a transaction
+//!   applies once it ends);
+//! * CREATE TABLE and ALTER TABLE ... ADD FOREIGN KEY: a parent that does not exist is 1824
+//!   (`ER_FK_CANNOT_OPEN_PARENT`) with checks on, and nothing with checks off, as a dump's
+//!   load needs; a parent that exists needs its columns (3734,
+//!   `ER_FK_NO_COLUMN_PARENT`) and an index on them (1822, `ER_FK_NO_INDEX_PARENT`; SQLite
+//!   needs the primary key or a unique index of exactly those columns, another index is
+//!   1235). MySQL's `prepare_foreign_key` and `check_fk_parent_table` (`sql/sql_table.cc`);
+//! * DROP TABLE of a parent whose child stays: 3730 (`ER_FK_CANNOT_DROP_PARENT`) with checks
+//!   on (`mysql_rm_table_no_locks` through `check_fk_children`... `sql/sql_table.cc`);
+//! * TRUNCATE TABLE of a parent of another table: 1701 (`ER_TRUNCATE_ILLEGAL_FK`) with checks on
+//!   (`Sql_cmd_truncate_table::truncate_base`, `sql/sql_truncate.cc`).
+
+use sqlparser::ast::{Expr, ForeignKeyConstraint, Set, Value};
+
+use crate::engine::{quote, EngineConn};
+use crate::error::ServerError;
+use crate::session_values::SessionValues;
+use crate::wire::Cell;
+
+/// The `foreign_key_checks` a `SET` gives the session (the last of its items with a value),
+/// if any.
+pub fn assigned(set: &Set, values: &SessionValues) -> Option<bool> {
+    let mut out = None;
+    for (name, global, value) in crate::admin::set_items(set) {
+        if global || name != "foreign_key_checks" {
+            continue;
+        }
+        let on = match value {
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => n.parse::<i64>().ok().map(|n| n != 0),
+                Value::Boolean(b) => Some(*b),
+                Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => on_off(s),
+                _ => None,
+            },
+            Expr::Identifier(i) if i.value.starts_with('@') && !i.value.starts_with("@@") => {
+                match values.user_var(&i.value) {
+                    Cell::Int(n) => Some(n != 0),
+                    Cell::Text(s) => on_off(&s),
+                    _ => None,
+                }
+            }
+            Expr::Identifier(i) if i.quote_style.is_none() => match on_off(&i.value) {
+                Some(b) => Some(b),
+                None if i.value.eq_ignore_ascii_case("DEFAULT") => Some(true),
+                None => None,
+            },
+            _ => None,
+        };
+        if on.is_some() {
+            out = on;
+        }
+    }
+    out
+}
+
+fn on_off(s: &str) -> Option<bool> {
+    match s.to_ascii_uppercase().as_str() {
+        "ON" | "TRUE" | "1" => Some(true),
+        "OFF" | "FALSE" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// Sets SQLite's `foreign_keys` of `db` to the session's `checks` when no transaction is open
+/// (see the module docs). One comparison when nothing changed.
+pub fn follow(db: &mut EngineConn, checks: bool) {
+    db.fk_checks.0 = checks;
+    if db.fk_checks.1 != checks && db.db().is_autocommit() {
+        let sql = if checks {
+            "PRAGMA foreign_keys = ON"
+        } else {
+            "PRAGMA foreign_keys = OFF"
+        };
+        if db.db().execute_batch(sql).is_ok() {
+            db.fk_checks.1 = checks;
+        }
+    }
+}
+
+/// Runs `f` with SQLite's `foreign_keys` off (a DDL that drops or rebuilds a table: SQLite's
+/// implicit `DELETE` of a dropped parent would run the children's actions, and the rebuild's
+/// rename would repoint the children), on again after. Outside a transaction only, as DDL is.
+pub fn without_checks<T>(db: &mut EngineConn, f: impl FnOnce(&mut EngineConn) -> T) -> T {
+    let was = db.fk_checks.1 && db.db().is_autocommit();
+    if was {
+        let _ = db.db().execute_batch("PRAGMA foreign_keys = OFF");
+    }
+    let out = f(db);
+    if was {
+        let _ = db.db().execute_batch("PRAGMA foreign_keys = ON");
+    }
+    out
+}
+
+/// The checks of foreign keys a CREATE TABLE or ALTER TABLE adds to `schema.table` (see the
+/// module docs).
+///
+/// # Errors
+/// 1824, 3734, 1822, 1235.
+pub fn check_create(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+    keys: &[&ForeignKeyConstraint],
+) -> Result<(), ServerError> {
+    let checks = db.fk_checks.0;
+    for f in keys {
+        let (_, parent) = crate::rewrite::object_parts(&f.foreign_table);
+        if parent.eq_ignore_ascii_case(table) {
+            continue; // the table itself: SQLite checks its own definition
+        }
+        let exists = (db.tables(schema)?.iter()).any(|t| t.eq_ignore_ascii_case(&parent));
+        if !exists {
+            if !checks {
+                continue;
+            }
+            return Err(ServerError::new(
+                1824,
+                "HY000",
+                format!("Failed to open the referenced table '{parent}'"),
+            ));
+        }
+        let name = f
+            .name
+            .as_ref()
+            .map_or_else(|| format!("{table}_ibfk_"), |n| n.value.clone());
+        let cols = crate::catalog::base_columns(db, schema, &parent)?;
+        let wanted: Vec<&str> = f
+            .referred_columns
+            .iter()
+            .map(|c| c.value.as_str())
+            .collect();
+        for w in &wanted {
+            if !cols.iter().any(|c| c.name.eq_ignore_ascii_case(w)) {
+                return Err(ServerError::new(
+                    3734,
+                    "HY000",
+                    format!(
+                        "Failed to add the foreign key constraint. Missing column '{w}' for \
+                         constraint '{name}' in the referenced table '{parent}'"
+                    ),
+                ));
+            }
+        }
+        let parts = crate::catalog::base_indexes(db, schema, &parent, &cols)?;
+        let mut indexes: Vec<(&str, bool, Vec<&str>)> = Vec::new();
+        for p in &parts {
+            let col = p.column.as_deref().unwrap_or("");
+            match indexes.iter_mut().find(|(i, _, _)| *i == p.index) {
+                Some((_, _, c)) => c.push(col),
+                None => indexes.push((&p.index, p.unique, vec![col])),
+            }
+        }
+        let same = |c: &[&str]| {
+            c.len() == wanted.len()
+                && c.iter()
+                    .all(|x| wanted.iter().any(|w| w.eq_ignore_ascii_case(x)))
+        };
+        let starts = |c: &[&str]| {
+            c.len() >= wanted.len()
+                && c.iter()
+                    .zip(&wanted)
+                    .all(|(x, w)| x.eq_ignore_ascii_case(w))
+        };
+        if indexes.iter().any(|(_, unique, c)| *unique && same(c)) {
+            continue;
+        }
+        if indexes.iter().any(|(_, _, c)| starts(c)) {
+            return Err(ServerError::not_supported(
+                "a FOREIGN KEY to columns that are not the parent's primary key or a unique key",
+            ));
+        }
+        return Err(ServerError::new(
+            1822,
+            "HY000",
+            format!(
+                "Failed to add the foreign key constraint. Missing index for constraint \
+                 '{name}' in the referenced table '{parent}'"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// DROP TABLE of `dropped` (`(schema, table)`, all the statement drops): 3730 for a parent
+/// whose child is not dropped too, with checks on.
+///
+/// # Errors
+/// 3730.
+pub fn check_drop(db: &EngineConn, dropped: &[(String, String)]) -> Result<(), ServerError> {
+    let catalog = &db.engine().foreign_keys;
+    if catalog.is_empty() || !db.fk_checks.0 {
+        return Ok(());
+    }
+    let gone = |schema: &str, t: &str| {
+        (dropped.iter()).any(|(s, d)| s.eq_ignore_ascii_case(schema) && d.eq_ignore_ascii_case(t))
+    };
+    for (schema, table) in dropped {
+        for k in catalog.of_parent(schema, table) {
+            if !gone(&k.schema, &k.table) {
+                return Err(ServerError::new(
+                    3730,
+                    "HY000",
+                    format!(
+                        "Cannot drop table '{}' referenced by a foreign key constraint '{}' on \
+                         table '{}'.",
+                        k.parent, k.name, k.table
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// TRUNCATE TABLE of `schema.table`: 1701 if another table's key references it, with checks
+/// on.
+///
+/// # Errors
+/// 1701.
+pub fn check_truncate(db: &EngineConn, schema: &str, table: &str) -> Result<(), ServerError> {
+    let catalog = &db.engine().foreign_keys;
+    if catalog.is_empty() || !db.fk_checks.0 {
+        return Ok(());
+    }
+    match (catalog.of_parent(schema, table).into_iter()).find(|k| !k.is_child(table)) {
+        Some(k) => Err(ServerError::new(
+            1701,
+            "42000",
+            format!(
+                "Cannot truncate a table referenced in a foreign key constraint ({}.{}, \
+                 CONSTRAINT {})",
+                quote(&k.schema),
+                quote(&k.table),
+                quote(&k.name)
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// After a DDL: reads the keys of `schemas` again, when any schema has keys or the DDL's
+/// statements (`sql`) make one (nothing to do on a server without foreign keys).
+///
+/// # Errors
+/// SQLite's.
+pub fn reload_after_ddl(
+    db: &mut EngineConn,
+    schemas: &[String],
+    sql: &[String],
+) -> Result<(), ServerError> {
+    let engine = db.engine().clone();
+    if engine.foreign_keys.is_empty() && !sql.iter().any(|q| q.contains(" FOREIGN KEY ")) {
+        return Ok(());
+    }
+    for s in schemas {
+        if s != crate::temporary::SCHEMA && engine.has_schema(s) {
+            engine.foreign_keys.reload(db.db(), s)?;
+        }
+    }
+    Ok(())
+}
+
+/// Rows of `schema.table` that break one of its keys (`PRAGMA foreign_key_check`): the first
+/// key broken, for ALTER TABLE ... ADD FOREIGN KEY with checks on.
+///
+/// # Errors
+/// SQLite's.
+pub fn broken_key(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+) -> Result<Option<i64>, ServerError> {
+    let sql = format!(
+        "PRAGMA {}.foreign_key_check({})",
+        quote(schema),
+        quote(table)
+    );
+    let found = db
+        .db()
+        .query_row(&sql, [], |r| r.get::<_, i64>(3))
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(e),
+        });
+    found.map_err(|e| ServerError::from_engine(&e, None))
+}
