@@ -366,6 +366,10 @@ impl Connection {
             }
         }
         let mut viewed = view_ddl::expand(&self.shared.engine, &mut plan)?;
+        // The tables foreign keys relate (`foreign_keys.rs`); one load on a server without keys.
+        if !self.shared.engine.foreign_keys.is_empty() {
+            crate::foreign_keys::expand(&self.shared.engine, &mut plan)?;
+        }
         if plan.commits_before && self.db.in_transaction() {
             let guard = self.session.begin_commit().await?;
             let r = self.db.end(true);

@@ -20,6 +20,13 @@
 //! `store_create_info` (`sql/sql_show.cc`) does ([`ForeignKey::definition`]: no `ON DELETE`
 //! or `ON UPDATE` for `NO ACTION`); `information_schema` lists them (`info_schema/keys.rs`).
 //!
+//! **Locked.** A statement that writes or changes a table a key relates also locks the related
+//! tables as MySQL 8.0 does: [`expand`] hands the catalog's keys to `mdl-sql`'s
+//! `Plan::add_foreign_keys`, which has the rules (an INSERT into a child reads its parents, a
+//! DELETE of a parent writes its CASCADE children, an ALTER TABLE locks parents and children SU
+//! then X, ...). The server calls it only when some schema has a key: a statement of a server
+//! without foreign keys pays one atomic load.
+//!
 //! **Checked.** `foreign_key_checks` (`checks.rs`) is SQLite's `PRAGMA foreign_keys` of the
 //! session's connection. SQLite ignores that pragma inside a transaction, so a change made in
 //! one applies when the transaction ends, before the session's next statement; MySQL applies
@@ -46,7 +53,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::engine::quote;
+use mdl_sql::{FkRule, ForeignKeyLink, StatementKind, TableName};
+
+use crate::engine::{quote, Engine};
 use crate::error::ServerError;
 
 /// An `ON DELETE` / `ON UPDATE` rule (`dd::Foreign_key::enum_rule`).
@@ -233,6 +242,60 @@ impl FkCatalog {
         let found = load_main(&db, "main", schema)?;
         self.set(schema, found);
         Ok(())
+    }
+}
+
+/// Adds to `plan` the locks MySQL takes on the tables a foreign key relates to those it writes
+/// or changes (`mdl-sql`'s [`mdl_sql::Plan::add_foreign_keys`] has the rules), from the
+/// catalog. The caller skips it when no schema has a key.
+///
+/// # Errors
+/// `mdl-sql`'s, for a name it refuses.
+pub fn expand(engine: &Engine, plan: &mut Arc<mdl_sql::Plan>) -> Result<(), ServerError> {
+    use StatementKind as K;
+    let related = matches!(
+        plan.kind,
+        K::Insert
+            | K::Update
+            | K::Delete
+            | K::LockTables
+            | K::CreateTable
+            | K::AlterTable
+            | K::DropTable
+            | K::RenameTable
+    );
+    if !related {
+        return Ok(());
+    }
+    let links = |t: &TableName| -> Vec<ForeignKeyLink> {
+        let keys = engine.foreign_keys.of_schema(&t.schema);
+        (keys.iter())
+            .filter(|k| k.is_child(&t.name) || k.is_parent(&t.name))
+            .filter_map(|k| {
+                // Names as the session folds them (lower_case_table_names = 1).
+                let name = |n: &str| TableName::new(&k.schema, &n.to_ascii_lowercase()).ok();
+                Some(ForeignKeyLink {
+                    name: k.name.clone(),
+                    child: name(&k.table)?,
+                    parent: name(&k.parent)?,
+                    on_delete: k.on_delete.into(),
+                    on_update: k.on_update.into(),
+                })
+            })
+            .collect()
+    };
+    Arc::make_mut(plan).add_foreign_keys(links)?;
+    Ok(())
+}
+
+impl From<Rule> for FkRule {
+    fn from(r: Rule) -> FkRule {
+        match r {
+            Rule::NoAction => FkRule::NoAction,
+            Rule::Restrict => FkRule::Restrict,
+            Rule::Cascade => FkRule::Cascade,
+            Rule::SetNull => FkRule::SetNull,
+        }
     }
 }
 

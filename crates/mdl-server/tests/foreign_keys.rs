@@ -287,3 +287,100 @@ async fn information_schema_lists_foreign_keys() {
     );
     c.query_drop("DROP TABLE fi_c, fi_p").await.unwrap();
 }
+
+/// The TABLE rows of `metadata_locks` of connection `id` on `fm_` tables: `(OBJECT_NAME,
+/// LOCK_TYPE, LOCK_STATUS)`, by name.
+async fn fm_locks(obs: &mut Conn, id: u64) -> Vec<(String, String, String)> {
+    (locks_of(obs, id).await.into_iter())
+        .filter(|l| l.0 == "TABLE" && l.1.as_deref().is_some_and(|n| n.starts_with("fm_")))
+        .map(|l| (l.1.unwrap_or_default(), l.2, l.3))
+        .collect()
+}
+
+fn rows(r: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
+    (r.iter())
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect()
+}
+
+/// MySQL's prelocking of the tables a foreign key relates (`mdl-sql`'s `plan/foreign_keys.rs`):
+/// an INSERT into a child reads its parent, so it waits behind `LOCK TABLES parent WRITE`; a
+/// transaction that wrote the child holds SHARED_READ on the parent, and an ALTER TABLE of the
+/// parent waits for it; one that only read the child holds the child, which the parent's
+/// ALTER TABLE locks too (SU, then X), so it waits as well.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statements_lock_the_tables_a_foreign_key_relates() {
+    let mut a = conn().await;
+    let mut b = conn().await;
+    let mut obs = conn().await;
+    let b_id = id(&mut b).await;
+    let a_id = id(&mut a).await;
+    a.query_drop(
+        "CREATE TABLE fm_a_parent (id INT PRIMARY KEY); \
+         CREATE TABLE fm_b_child (id INT PRIMARY KEY, pid INT, \
+           FOREIGN KEY (pid) REFERENCES fm_a_parent (id)); \
+         INSERT INTO fm_a_parent VALUES (1), (2)",
+    )
+    .await
+    .unwrap();
+
+    // LOCK TABLES parent WRITE: the child's INSERT waits for SHARED_READ on the parent.
+    a.query_drop("LOCK TABLES fm_a_parent WRITE").await.unwrap();
+    let insert = tokio::spawn(async move {
+        let r = b.query_drop("INSERT INTO fm_b_child VALUES (1, 1)").await;
+        (b, r)
+    });
+    wait_state(&mut obs, b_id, "Waiting for table metadata lock").await;
+    assert_eq!(
+        fm_locks(&mut obs, b_id).await,
+        rows(&[("fm_a_parent", "SHARED_READ", "PENDING")])
+    );
+    a.query_drop("UNLOCK TABLES").await.unwrap();
+    let (mut b, r) = bounded("INSERT", insert).await.unwrap();
+    r.unwrap();
+
+    // A transaction that wrote the child holds the parent: the parent's ALTER TABLE waits.
+    b.query_drop("BEGIN; INSERT INTO fm_b_child VALUES (2, 2)")
+        .await
+        .unwrap();
+    assert_eq!(
+        fm_locks(&mut obs, b_id).await,
+        rows(&[
+            ("fm_a_parent", "SHARED_READ", "GRANTED"),
+            ("fm_b_child", "SHARED_WRITE", "GRANTED"),
+        ])
+    );
+    let alter = tokio::spawn(async move {
+        let r = a
+            .query_drop("ALTER TABLE fm_a_parent ADD COLUMN x INT")
+            .await;
+        (a, r)
+    });
+    wait_state(&mut obs, a_id, "Waiting for table metadata lock").await;
+    b.query_drop("COMMIT").await.unwrap();
+    let (mut a, r) = bounded("ALTER", alter).await.unwrap();
+    r.unwrap();
+
+    // One that only read the child: the parent's ALTER TABLE waits for the child.
+    b.query_drop("BEGIN; SELECT * FROM fm_b_child")
+        .await
+        .unwrap();
+    let alter = tokio::spawn(async move {
+        let r = a
+            .query_drop("ALTER TABLE fm_a_parent ADD COLUMN y INT")
+            .await;
+        (a, r)
+    });
+    wait_state(&mut obs, a_id, "Waiting for table metadata lock").await;
+    let waiting = fm_locks(&mut obs, a_id).await;
+    assert!(
+        waiting.contains(&("fm_b_child".into(), "EXCLUSIVE".into(), "PENDING".into())),
+        "{waiting:?}"
+    );
+    b.query_drop("COMMIT").await.unwrap();
+    let (mut a, r) = bounded("ALTER", alter).await.unwrap();
+    r.unwrap();
+    a.query_drop("DROP TABLE fm_b_child, fm_a_parent")
+        .await
+        .unwrap();
+}

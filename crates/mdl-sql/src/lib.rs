@@ -102,6 +102,8 @@
 //! | CREATE / DROP DATABASE | GLOBAL IX, SCHEMA X, BACKUP_LOCK IX (+ the schema's tables X) | `sql/lock.cc` `lock_schema_name`, `sql/sql_db.cc` `mysql_rm_db` |
 //! | CREATE [OR REPLACE] / ALTER VIEW, DROP VIEW | the view X, the select's tables SR, BACKUP_LOCK IX, GLOBAL IX, SCHEMA IX; implicit commit | `sql/sql_view.cc` `mysql_create_view`, `mysql_drop_view` |
 //! | a statement that names a view | the view's lock, then the same on every table the view reads (views in it in turn: [`Plan::expand_views`]) | `sql/sql_view.cc` `mysql_make_view` |
+//! | INSERT / UPDATE / DELETE / REPLACE of a table a foreign key relates ([`Plan::add_foreign_keys`]) | its parents SR; its children SW when the key's rule changes them (CASCADE, SET NULL), else SR, a child so written in turn (TRANSACTION) | `sql/sql_base.cc` `DML_prelocking_strategy::handle_table` (`fk_modifies_child`) |
+//! | DDL of such a table | CREATE: the new keys' parents X and names X (FOREIGN_KEY namespace); ALTER: parents and children SU, upgraded to X with the table; DROP: parents, children and the keys' names X; RENAME: parents and children X (STATEMENT) | `sql/sql_table.cc` `mysql_create_table`, `mysql_alter_table`, `rm_table_do_discovery_and_lock_fk_tables` (`collect_fk_parents_for_*`, `collect_fk_children`, `collect_fk_names*`) |
 //! | LOCK TABLES | READ SRO, READ LOCAL SR, WRITE SNRW (+ GLOBAL IX, SCHEMA IX), all EXPLICIT | `sql_yacc.yy` `table_lock`, `THD::enter_locked_tables_mode` |
 //! | FLUSH TABLES WITH READ LOCK | GLOBAL S, COMMIT S (EXPLICIT) | `sql/lock.cc` `Global_read_lock` |
 //! | FLUSH TABLES t, ... FOR EXPORT | the tables SNW, LOCK TABLES mode | `sql/sql_reload.cc` `flush_tables_for_export` |
@@ -135,8 +137,9 @@
 //!
 //! There is no catalog: the caller says which names are views and lists their tables
 //! ([`view_tables`], [`Plan::expand_views`]), DROP DATABASE gets its tables from the caller
-//! ([`Plan::add_tables_of_schema`]), foreign-key and trigger tables are not added, and there
-//! are no privileges. [`parse`] refuses with 1235, naming
+//! ([`Plan::add_tables_of_schema`]), the existing foreign keys are the caller's
+//! ([`Plan::add_foreign_keys`]; TRUNCATE TABLE's and DROP DATABASE's related tables are not
+//! added), trigger tables are not added, and there are no privileges. [`parse`] refuses with 1235, naming
 //! the feature, the statements of MySQL 8.0 of the classes this crate cannot read (its table is
 //! `src/unsupported.rs`): triggers, stored routines and events, XA, HANDLER, accounts and
 //! privileges, tablespaces, replication, `SELECT ... INTO OUTFILE`, plugins, and the like;
@@ -170,8 +173,8 @@ pub use error::SqlError;
 pub use names::{is_lock_free_schema, TableName};
 pub use parse::{parse, parse_prepared, Modifiers, Parsed, Statement};
 pub use plan::{
-    describe_request, plan, view_tables, Assigned, Effect, LockedTable, Plan, SessionState,
-    StatementKind, Upgrade,
+    describe_request, plan, view_tables, Assigned, Effect, FkRule, ForeignKeyLink, LockedTable,
+    Plan, SessionState, StatementKind, Upgrade,
 };
 pub use recognize::{Maintenance, NamedTable, TableLock, TableLockMode};
 pub use session::{CommitGuard, Session, StatementGuard};

@@ -17,7 +17,7 @@
 //! The rules are in `plan/dml.rs` (SELECT, INSERT, UPDATE, DELETE, DO), `plan/ddl.rs`
 //! (tables and schemas), `plan/temporary.rs` (a session's temporary tables, which take no
 //! lock), `plan/view.rs` (views, and the tables read through them),
-//! `plan/maintenance.rs` (ANALYZE, CHECK, OPTIMIZE, REPAIR, CHECKSUM
+//! `plan/foreign_keys.rs` (the tables a foreign key relates), `plan/maintenance.rs` (ANALYZE, CHECK, OPTIMIZE, REPAIR, CHECKSUM
 //! TABLE) and `plan/control.rs` (transactions, LOCK TABLES, FLUSH, LOCK INSTANCE, SET, USE,
 //! SHOW, KILL), each rule next to the MySQL function it transcribes. [`crate::Session`]
 //! applies a plan to an `MdlContext`.
@@ -30,10 +30,12 @@
 mod control;
 mod ddl;
 mod dml;
+mod foreign_keys;
 mod maintenance;
 mod temporary;
 mod view;
 
+pub use foreign_keys::{FkRule, ForeignKeyLink};
 pub use view::view_tables;
 
 use std::collections::BTreeSet;
@@ -300,6 +302,8 @@ pub struct Plan {
     /// rename), removed when it finishes, before [`Plan::temporary_created`] are added.
     pub temporary_dropped: Vec<TableName>,
     tables_of_schema: Option<String>,
+    /// The events of the tables a DML statement writes (`plan/foreign_keys.rs`).
+    fk_events: u8,
 }
 
 impl Plan {
@@ -316,6 +320,7 @@ impl Plan {
             temporary_created: Vec::new(),
             temporary_dropped: Vec::new(),
             tables_of_schema: None,
+            fk_events: 0,
         }
     }
 

@@ -63,7 +63,13 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
                     reads.push(resolve(&r.name)?);
                 }
             }
-            let mut p = table_ddl(StatementKind::CreateTable, &[t], LockType::S, state)?;
+            let mut p = table_ddl(
+                StatementKind::CreateTable,
+                std::slice::from_ref(&t),
+                LockType::S,
+                state,
+            )?;
+            super::foreign_keys::create(&mut p, c, &t, state)?;
             if state.locked_tables.is_none() {
                 // A temporary source takes no lock (`plan/temporary.rs`).
                 let locked = |r: &&TableName| !r.is_lock_free() && !state.is_temporary(r);
@@ -85,7 +91,13 @@ pub(super) fn ddl(s: &Statement, state: &SessionState) -> Result<Plan, SqlError>
                 });
                 return temporary::alter(StatementKind::AlterTable, t, renamed.transpose()?, state);
             }
-            let mut p = table_ddl(StatementKind::AlterTable, &[t], LockType::SU, state)?;
+            let mut p = table_ddl(
+                StatementKind::AlterTable,
+                std::slice::from_ref(&t),
+                LockType::SU,
+                state,
+            )?;
+            super::foreign_keys::alter(&mut p, a, &t, state)?;
             for op in &a.operations {
                 if let AlterTableOperation::RenameTable {
                     table_name: RenameTableNameKind::To(n) | RenameTableNameKind::As(n),

@@ -36,6 +36,7 @@ pub(super) fn dml(s: &Statement, m: Modifiers, state: &SessionState) -> Result<P
     super::temporary::reopened(&super::temporary::opened(&refs, insert), state)?;
     let writes_a_table = table_locks(&mut p, &refs, state)?;
     p.writes = kind != StatementKind::Select && writes_a_table;
+    p.fk_events = super::foreign_keys::events(s);
     p.user_locks = user_lock_calls(s)?;
     Ok(p)
 }

@@ -1,0 +1,413 @@
+//! Foreign keys: the locks MySQL 8.0 takes on the tables a foreign key relates.
+//!
+//! This crate has no catalog: what a statement's text says (the keys a `CREATE TABLE` or an
+//! `ALTER TABLE ... ADD FOREIGN KEY` defines, the keys an `ALTER TABLE ... DROP FOREIGN KEY`
+//! names) is planned by [`super::plan`]; the keys that exist are the caller's, who lists them
+//! per table ([`ForeignKeyLink`]: each key of which the table is the child or the parent) to
+//! [`Plan::add_foreign_keys`].
+//!
+//! | statement | locks | MySQL 8.0 |
+//! |---|---|---|
+//! | INSERT (REPLACE, `ON DUPLICATE KEY UPDATE`), UPDATE into a child | each parent SR (TRANSACTION) | `sql/sql_base.cc`, `DML_prelocking_strategy::handle_table` -> the foreign-key prelocking of the written table: a parent is added `TL_READ` (`MDL_SHARED_READ`) for the INSERT and UPDATE events of `trg_event_map` |
+//! | UPDATE, DELETE (REPLACE) of a parent | each child SW (TRANSACTION) when the key's rule for the event changes the child (`CASCADE`, `SET NULL`, `SET DEFAULT`), else SR; a child so written is handled in turn as written (its parents, its children), as MySQL's prelocking list is | the same, `fk_modifies_child(rule)` -> `TL_WRITE_ALLOW_WRITE` (`MDL_SHARED_WRITE`), else `TL_READ` |
+//! | LOCK TABLES t WRITE | t's parents SRO, its children SNRW when a rule changes them, else SRO (EXPLICIT, as the locked tables'; not usable by the session's statements) | the manual's "Foreign Key Locking" ("For foreign key checks, a shared read-only lock (LOCK TABLES READ) is taken on related tables. For cascading updates, a shared-nothing write lock (LOCK TABLES WRITE) is taken"): `Lock_tables_prelocking_strategy` with every event |
+//! | CREATE TABLE t with foreign keys | each parent X and its SCHEMA IX (STATEMENT), the tables whose keys already reference t's name X (orphans made with `foreign_key_checks=0`), each key's name X in the FOREIGN_KEY namespace (STATEMENT; lowercase; unnamed: `t_ibfk_<n>`) | `sql/sql_table.cc`, `mysql_create_table`: `collect_fk_parents_for_new_fks(... MDL_EXCLUSIVE ...)`, `collect_fk_children(... MDL_EXCLUSIVE ...)`, `collect_fk_names_for_new_fks` |
+//! | ALTER TABLE t | t's parents (of its keys, and of the keys it adds) and its children SU (STATEMENT), each upgraded to X with t; the names of the keys it drops or adds X (FOREIGN_KEY, STATEMENT) | `mysql_alter_table`: `collect_fk_parents_for_new_fks(... MDL_SHARED_UPGRADABLE ...)`, `collect_fk_parents_for_all_fks` and `collect_fk_children` (SU), `collect_fk_names_for_dropped_fks`; the X before the new definition is committed (`collect_and_lock_fk_tables_for_complex_alter_table`) |
+//! | DROP TABLE t | t's parents and children X, the names of t's keys X (FOREIGN_KEY), all STATEMENT | `sql/sql_table.cc`, `rm_table_do_discovery_and_lock_fk_tables`: `collect_fk_parents_for_all_fks`, `collect_fk_children`, `collect_fk_names` (`MDL_EXCLUSIVE`) |
+//! | RENAME TABLE a TO b | a's parents and children, and the tables whose keys reference b, X (STATEMENT) | `sql/sql_rename.cc` -> `collect_and_lock_fk_tables_for_rename_table` |
+//!
+//! Each related table's SCHEMA IX (STATEMENT) comes with it in the DDL rows, as the
+//! `collect_fk_*` functions add it. The related tables of a DDL are locked whatever
+//! `foreign_key_checks` says, as MySQL's are; so are a DML's (this crate does not know the
+//! variable). Not modelled: TRUNCATE TABLE (refused for a parent with checks on, by the
+//! server), `ALTER TABLE`'s distinction of a plain rename or index change
+//! (`is_simple_rename_or_index_change`, which locks fewer tables), the generated names of the
+//! keys an ALTER TABLE adds, and DROP DATABASE's related tables in other schemas.
+
+use std::collections::BTreeSet;
+
+use sqlparser::ast::{AlterTable, AlterTableOperation, CreateTable, TableConstraint};
+
+use mdl_core::{LockDuration, LockType, MdlKey, MdlRequest, Namespace};
+
+use super::{order, Plan, StatementKind, Upgrade};
+use crate::error::SqlError;
+use crate::names::{resolve_object, schema_request, TableName};
+use crate::plan::SessionState;
+
+/// A key's `ON DELETE` / `ON UPDATE` rule (`dd::Foreign_key::enum_rule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FkRule {
+    /// `NO ACTION` (the default).
+    NoAction,
+    /// `RESTRICT`.
+    Restrict,
+    /// `CASCADE`.
+    Cascade,
+    /// `SET NULL`.
+    SetNull,
+    /// `SET DEFAULT`.
+    SetDefault,
+}
+
+impl FkRule {
+    /// MySQL's `fk_modifies_child`: the rule changes the child's rows.
+    pub fn modifies_child(self) -> bool {
+        matches!(self, FkRule::Cascade | FkRule::SetNull | FkRule::SetDefault)
+    }
+}
+
+/// A foreign key as the caller's catalog has it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignKeyLink {
+    /// The constraint's name.
+    pub name: String,
+    /// The table that has the key.
+    pub child: TableName,
+    /// The table it references.
+    pub parent: TableName,
+    /// `ON DELETE`.
+    pub on_delete: FkRule,
+    /// `ON UPDATE`.
+    pub on_update: FkRule,
+}
+
+/// The events of a write (`trg_event_map`'s bits).
+pub(crate) const INSERT: u8 = 1;
+/// UPDATE.
+pub(crate) const UPDATE: u8 = 2;
+/// DELETE.
+pub(crate) const DELETE: u8 = 4;
+
+/// The events a DML statement's written tables have: INSERT (REPLACE adds DELETE, `ON
+/// DUPLICATE KEY UPDATE` adds UPDATE), UPDATE, DELETE.
+pub(crate) fn events(s: &sqlparser::ast::Statement) -> u8 {
+    use sqlparser::ast::Statement as S;
+    match s {
+        S::Insert(i) => {
+            let mut e = INSERT;
+            if i.replace_into {
+                e |= DELETE;
+            }
+            if i.on.is_some() {
+                e |= UPDATE;
+            }
+            e
+        }
+        S::Update(_) => UPDATE,
+        S::Delete(_) => DELETE,
+        _ => 0,
+    }
+}
+
+fn fk_name_request(schema: &str, name: &str) -> Result<MdlRequest, SqlError> {
+    // `collect_fk_names`: "foreign key names are case-insensitive", lowercased for MDL.
+    let key = MdlKey::new(Namespace::ForeignKey, schema, &name.to_lowercase())?;
+    Ok(MdlRequest::new(key, LockType::X, LockDuration::Statement))
+}
+
+/// A related table of a DDL: `ty` and its schema's IX, STATEMENT (`collect_fk_*`).
+fn related(p: &mut Plan, t: &TableName, ty: LockType) -> Result<(), SqlError> {
+    p.requests.push(t.request(ty, LockDuration::Statement)?);
+    p.requests.push(schema_request(
+        &t.schema,
+        LockType::IX,
+        LockDuration::Statement,
+    )?);
+    if ty == LockType::SU {
+        p.upgrades.push(Upgrade {
+            key: t.key()?,
+            from: LockType::SU,
+            to: LockType::X,
+            downgrade_to: None,
+        });
+    }
+    Ok(())
+}
+
+/// The keys `c` defines: (name, parent).
+fn new_keys<'a>(
+    constraints: impl Iterator<Item = &'a TableConstraint>,
+    state: &SessionState,
+) -> Result<Vec<(Option<String>, TableName)>, SqlError> {
+    let mut out = Vec::new();
+    for k in constraints {
+        if let TableConstraint::ForeignKey(f) = k {
+            let name = f.name.as_ref().map(|n| n.value.clone());
+            out.push((name, resolve_object(&f.foreign_table, state)?));
+        }
+    }
+    Ok(out)
+}
+
+/// CREATE TABLE `t` (not temporary, not under LOCK TABLES): the parents of its keys X, their
+/// names X (see the module docs).
+pub(super) fn create(
+    p: &mut Plan,
+    c: &CreateTable,
+    t: &TableName,
+    state: &SessionState,
+) -> Result<(), SqlError> {
+    let keys = new_keys(c.constraints.iter(), state)?;
+    if keys.is_empty() || state.locked_tables.is_some() {
+        return Ok(());
+    }
+    // `generate_fk_name`: `<table>_ibfk_<n>`, on from the largest number given.
+    let prefix = format!("{}_ibfk_", t.name.to_lowercase());
+    let mut n = (keys.iter())
+        .filter_map(|(name, _)| name.as_ref())
+        .filter_map(|name| {
+            name.to_lowercase()
+                .strip_prefix(&prefix)?
+                .parse::<u64>()
+                .ok()
+        })
+        .max()
+        .unwrap_or(0);
+    for (name, parent) in &keys {
+        let name = name.clone().unwrap_or_else(|| {
+            n += 1;
+            format!("{}{n}", prefix)
+        });
+        p.requests.push(fk_name_request(&t.schema, &name)?);
+        // A key to the table itself needs no other lock.
+        if parent != t && !parent.is_lock_free() {
+            related(p, parent, LockType::X)?;
+        }
+    }
+    p.requests = order(std::mem::take(&mut p.requests));
+    Ok(())
+}
+
+/// ALTER TABLE `t`: the parents of the keys it adds SU (then X), the names of the keys it adds
+/// or drops X.
+pub(super) fn alter(
+    p: &mut Plan,
+    a: &AlterTable,
+    t: &TableName,
+    state: &SessionState,
+) -> Result<(), SqlError> {
+    if state.locked_tables.is_some() {
+        return Ok(());
+    }
+    let added = (a.operations.iter()).filter_map(|op| match op {
+        AlterTableOperation::AddConstraint { constraint, .. } => Some(constraint),
+        _ => None,
+    });
+    let keys = new_keys(added, state)?;
+    let mut changed = false;
+    for (name, parent) in &keys {
+        if let Some(name) = name {
+            p.requests.push(fk_name_request(&t.schema, name)?);
+        }
+        if parent != t && !parent.is_lock_free() {
+            related(p, parent, LockType::SU)?;
+        }
+        changed = true;
+    }
+    for op in &a.operations {
+        if let AlterTableOperation::DropForeignKey { name, .. } = op {
+            p.requests.push(fk_name_request(&t.schema, &name.value)?);
+            changed = true;
+        }
+    }
+    if changed {
+        p.requests = order(std::mem::take(&mut p.requests));
+        dedup_upgrades(p);
+    }
+    Ok(())
+}
+
+/// One upgrade per table, in `acquire_locks` order (by key), as the requests are.
+fn dedup_upgrades(p: &mut Plan) {
+    let mut seen = BTreeSet::new();
+    p.upgrades
+        .retain(|u| seen.insert((u.key.schema().to_string(), u.key.name().to_string(), u.from)));
+    p.upgrades.sort_by(|a, b| a.key.mysql_cmp(&b.key));
+}
+
+impl Plan {
+    /// Adds the locks MySQL 8.0 takes on the tables related by foreign keys to those the
+    /// statement writes or changes (the rules: the module docs of `plan/foreign_keys.rs`).
+    /// `keys_of(table)` lists the keys of which `table` is the child or the parent, from the
+    /// caller's catalog; it is asked only for the tables the rules need. A caller whose catalog
+    /// has no foreign key need not call it.
+    ///
+    /// ```
+    /// use mdl_sql::{parse, plan, FkRule, ForeignKeyLink, SessionState, TableName};
+    /// let state = SessionState::in_schema("test");
+    /// let (parent, child) = (TableName::new("test", "parent")?, TableName::new("test", "child")?);
+    /// let key = ForeignKeyLink {
+    ///     name: "child_ibfk_1".into(),
+    ///     child: child.clone(),
+    ///     parent: parent.clone(),
+    ///     on_delete: FkRule::Cascade,
+    ///     on_update: FkRule::Restrict,
+    /// };
+    /// let keys_of = |t: &TableName| {
+    ///     if *t == parent || *t == child { vec![key.clone()] } else { vec![] }
+    /// };
+    /// let mut p = plan(&parse("INSERT INTO child VALUES (1, 1)")?[0], &state)?;
+    /// p.add_foreign_keys(keys_of)?;
+    /// assert_eq!(p.describe(), [
+    ///     "GLOBAL IX STATEMENT",
+    ///     "TABLE test.child SW TRANSACTION",
+    ///     "TABLE test.parent SR TRANSACTION",
+    /// ]);
+    /// let mut p = plan(&parse("DELETE FROM parent WHERE id = 1")?[0], &state)?;
+    /// p.add_foreign_keys(keys_of)?;
+    /// assert_eq!(p.describe(), [
+    ///     "GLOBAL IX STATEMENT",
+    ///     "TABLE test.child SW TRANSACTION",
+    ///     "TABLE test.parent SW TRANSACTION",
+    /// ]);
+    /// # Ok::<(), mdl_sql::SqlError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `ER_TOO_LONG_IDENT` for a name the caller gives over 64 characters.
+    pub fn add_foreign_keys<F>(&mut self, mut keys_of: F) -> Result<(), SqlError>
+    where
+        F: FnMut(&TableName) -> Vec<ForeignKeyLink>,
+    {
+        let before = (self.requests.len(), self.upgrades.len());
+        // The statement's own tables: a DDL's are TRANSACTION, the related ones STATEMENT.
+        let tables = |p: &Plan, types: &[LockType]| -> Vec<TableName> {
+            (p.requests.iter())
+                .filter(|r| r.key.namespace() == Namespace::Table && types.contains(&r.lock_type))
+                .filter(|r| r.duration != LockDuration::Statement)
+                .map(|r| TableName {
+                    schema: r.key.schema().to_string(),
+                    name: r.key.name().to_string(),
+                })
+                .collect()
+        };
+        match self.kind {
+            StatementKind::Insert | StatementKind::Update | StatementKind::Delete
+                if self.fk_events != 0 =>
+            {
+                let written = tables(self, &[LockType::SW, LockType::SWLP]);
+                let mut w = Prelock {
+                    keys_of: &mut keys_of,
+                    done: BTreeSet::new(),
+                    read: LockType::SR,
+                    write: LockType::SW,
+                    duration: LockDuration::Transaction,
+                    added: Vec::new(),
+                };
+                for t in &written {
+                    w.visit(t, self.fk_events)?;
+                }
+                self.requests.extend(w.added);
+            }
+            StatementKind::LockTables => {
+                let written = tables(self, &[LockType::SNRW]);
+                let mut w = Prelock {
+                    keys_of: &mut keys_of,
+                    done: BTreeSet::new(),
+                    read: LockType::SRO,
+                    write: LockType::SNRW,
+                    // As the locked tables' own: EXPLICIT once LOCK TABLES mode is entered.
+                    duration: LockDuration::Transaction,
+                    added: Vec::new(),
+                };
+                for t in &written {
+                    w.visit(t, INSERT | UPDATE | DELETE)?;
+                }
+                self.requests.extend(w.added);
+            }
+            StatementKind::CreateTable => {
+                for t in tables(self, &[LockType::S]) {
+                    for k in keys_of(&t).iter().filter(|k| k.parent == t && k.child != t) {
+                        related(self, &k.child, LockType::X)?;
+                    }
+                }
+            }
+            StatementKind::AlterTable => {
+                for t in tables(self, &[LockType::SU]) {
+                    for k in keys_of(&t) {
+                        let other = if k.child == t { &k.parent } else { &k.child };
+                        if *other != t {
+                            related(self, other, LockType::SU)?;
+                        }
+                    }
+                }
+            }
+            StatementKind::DropTable | StatementKind::RenameTable => {
+                let own = tables(self, &[LockType::X]);
+                for t in &own {
+                    for k in keys_of(t) {
+                        let other = if k.child == *t { &k.parent } else { &k.child };
+                        if other != t && !own.contains(other) {
+                            related(self, other, LockType::X)?;
+                        }
+                        if self.kind == StatementKind::DropTable && k.child == *t {
+                            let name = fk_name_request(&t.schema, &k.name)?;
+                            self.requests.push(name);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        if (self.requests.len(), self.upgrades.len()) != before {
+            self.requests = order(std::mem::take(&mut self.requests));
+            dedup_upgrades(self);
+        }
+        Ok(())
+    }
+}
+
+/// The prelocking walk of a DML statement (or LOCK TABLES): a written table's parents and
+/// children, and the children a rule writes in turn.
+struct Prelock<'a, F> {
+    keys_of: &'a mut F,
+    /// Tables already walked with these events.
+    done: BTreeSet<(TableName, u8)>,
+    read: LockType,
+    write: LockType,
+    duration: LockDuration,
+    added: Vec<MdlRequest>,
+}
+
+impl<F> Prelock<'_, F>
+where
+    F: FnMut(&TableName) -> Vec<ForeignKeyLink>,
+{
+    fn visit(&mut self, t: &TableName, events: u8) -> Result<(), SqlError> {
+        if !self.done.insert((t.clone(), events)) {
+            return Ok(());
+        }
+        for k in (self.keys_of)(t) {
+            // A child written: its parents are read (the INSERT and UPDATE events).
+            if k.child == *t && events & (INSERT | UPDATE) != 0 && k.parent != *t {
+                self.added.push(k.parent.request(self.read, self.duration)?);
+            }
+            // A parent written: its children are read, or written by the rule.
+            if k.parent == *t && events & (UPDATE | DELETE) != 0 {
+                let mut child_events = 0;
+                if events & DELETE != 0 && k.on_delete.modifies_child() {
+                    child_events |= if k.on_delete == FkRule::Cascade {
+                        DELETE
+                    } else {
+                        UPDATE
+                    };
+                }
+                if events & UPDATE != 0 && k.on_update.modifies_child() {
+                    child_events |= UPDATE;
+                }
+                let ty = if child_events != 0 {
+                    self.write
+                } else {
+                    self.read
+                };
+                self.added.push(k.child.request(ty, self.duration)?);
+                if child_events != 0 {
+                    let child = k.child.clone();
+                    self.visit(&child, child_events)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
