@@ -203,6 +203,7 @@ impl Connection {
         self.prepared.clear();
         self.sql_prepared.clear();
         self.values = SessionValues::new(self.info.id, self.info.user(), &self.info.host);
+        self.session.set_foreign_key_checks(true);
         self.info
             .after_statement(false, false, std::time::SystemTime::now(), 0);
         self.info.end(self.schema());

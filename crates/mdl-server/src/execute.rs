@@ -291,6 +291,8 @@ impl Connection {
         let out = self.locked(plan, statement, p, rw, params, prepared).await;
         if let (Some(a), Ok(_)) = (assigned, &out) {
             self.values.apply(a);
+            let checks = !self.values.foreign_key_checks_off;
+            self.session.set_foreign_key_checks(checks);
         }
         out
     }

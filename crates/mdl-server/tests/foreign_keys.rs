@@ -380,6 +380,18 @@ async fn statements_lock_the_tables_a_foreign_key_relates() {
     b.query_drop("COMMIT").await.unwrap();
     let (mut a, r) = bounded("ALTER", alter).await.unwrap();
     r.unwrap();
+
+    // With foreign_key_checks = 0 a write locks no related table (`handle_table`).
+    b.query_drop("SET foreign_key_checks = 0; BEGIN; INSERT INTO fm_b_child VALUES (3, 1)")
+        .await
+        .unwrap();
+    assert_eq!(
+        fm_locks(&mut obs, b_id).await,
+        rows(&[("fm_b_child", "SHARED_WRITE", "GRANTED")])
+    );
+    b.query_drop("COMMIT; SET foreign_key_checks = 1")
+        .await
+        .unwrap();
     a.query_drop("DROP TABLE fm_b_child, fm_a_parent")
         .await
         .unwrap();

@@ -83,6 +83,10 @@ pub struct SessionState {
     /// [`crate::Session`] keeps it from the plans' [`Plan::temporary_created`] and
     /// [`Plan::temporary_dropped`]; a reset empties it.
     pub temporary_tables: BTreeSet<TableName>,
+    /// MySQL's `foreign_key_checks` (on by default): with it off, a DML statement does not lock
+    /// the tables a foreign key relates to those it writes (`plan/foreign_keys.rs`). Set with
+    /// [`crate::Session::set_foreign_key_checks`].
+    pub foreign_key_checks: bool,
 }
 
 impl Default for SessionState {
@@ -98,6 +102,7 @@ impl Default for SessionState {
             backup_lock: false,
             lower_case_table_names: false,
             temporary_tables: BTreeSet::new(),
+            foreign_key_checks: true,
         }
     }
 }

@@ -106,6 +106,12 @@ impl Session {
         }
     }
 
+    /// Sets MySQL's `foreign_key_checks` for this session's statements
+    /// ([`SessionState::foreign_key_checks`]); a server sets it when a `SET` changes it.
+    pub fn set_foreign_key_checks(&mut self, on: bool) {
+        self.state.foreign_key_checks = on;
+    }
+
     /// The context.
     pub fn context(&self) -> &MdlContext {
         &self.ctx

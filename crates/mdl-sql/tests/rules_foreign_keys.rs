@@ -129,6 +129,30 @@ fn update_reads_parents_and_children_by_rule() {
     );
 }
 
+/// `handle_table`: with FOREIGN_KEY_CHECKS 0 a DML statement prelocks no related table; LOCK
+/// TABLES still does ("the prelocking set will be used while in LTM mode, and F_K_C may be
+/// turned on later").
+#[test]
+fn foreign_key_checks_off() {
+    let mut state = test_schema();
+    state.foreign_key_checks = false;
+    fk_locks_in(
+        "DELETE FROM parent WHERE id = 1",
+        &state,
+        &["GLOBAL IX STATEMENT", "TABLE test.parent SW TRANSACTION"],
+    );
+    fk_locks_in(
+        "LOCK TABLES grandchild WRITE",
+        &state,
+        &[
+            "GLOBAL IX STATEMENT",
+            "SCHEMA test IX TRANSACTION",
+            "TABLE test.child SRO TRANSACTION",
+            "TABLE test.grandchild SNRW TRANSACTION",
+        ],
+    );
+}
+
 /// REPLACE is INSERT and DELETE (`trg_event_map`), so a parent's CASCADE child is written; a
 /// SELECT ... FOR UPDATE writes nothing and prelocks nothing.
 #[test]

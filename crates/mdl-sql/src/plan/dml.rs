@@ -36,7 +36,12 @@ pub(super) fn dml(s: &Statement, m: Modifiers, state: &SessionState) -> Result<P
     super::temporary::reopened(&super::temporary::opened(&refs, insert), state)?;
     let writes_a_table = table_locks(&mut p, &refs, state)?;
     p.writes = kind != StatementKind::Select && writes_a_table;
-    p.fk_events = super::foreign_keys::events(s);
+    // `DML_prelocking_strategy::handle_table`: "When FOREIGN_KEY_CHECKS is 0 we are not going
+    // to do any foreign key checks so we don't need to add child and parent tables to the
+    // prelocking list" (for the statement's own tables; LOCK TABLES disregards it).
+    if state.foreign_key_checks {
+        p.fk_events = super::foreign_keys::events(s);
+    }
     p.user_locks = user_lock_calls(s)?;
     Ok(p)
 }

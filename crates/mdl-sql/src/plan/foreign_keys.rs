@@ -17,9 +17,15 @@
 //! | RENAME TABLE a TO b | a's parents and children, and the tables whose keys reference b, X (STATEMENT) | `sql/sql_rename.cc` -> `collect_and_lock_fk_tables_for_rename_table` |
 //!
 //! Each related table's SCHEMA IX (STATEMENT) comes with it in the DDL rows, as the
-//! `collect_fk_*` functions add it. The related tables of a DDL are locked whatever
-//! `foreign_key_checks` says, as MySQL's are; so are a DML's (this crate does not know the
-//! variable). Not modelled: TRUNCATE TABLE (refused for a parent with checks on, by the
+//! `collect_fk_*` functions add it. With `foreign_key_checks` off
+//! ([`super::SessionState::foreign_key_checks`]) a DML statement locks no related table
+//! (`handle_table`: "When FOREIGN_KEY_CHECKS is 0 we are not going to do any foreign key
+//! checks so we don't need to add child and parent tables to the prelocking list"); LOCK
+//! TABLES and the DDL lock them whatever it says, as MySQL's do. The DML rules are
+//! `process_table_fks` (`sql/sql_base.cc`): a parent is `FK_TABLE_ROLE_PARENT_CHECK`, a child
+//! `..._CHILD_CHECK` (SR; SRO under LOCK TABLES) or `..._CHILD_UPDATE` / `..._CHILD_DELETE`
+//! (SW; SNRW under LOCK TABLES), all `MDL_TRANSACTION` (`open_and_process_routine`); a child
+//! updated or deleted is processed in turn with that event. Not modelled: TRUNCATE TABLE (refused for a parent with checks on, by the
 //! server), `ALTER TABLE`'s distinction of a plain rename or index change
 //! (`is_simple_rename_or_index_change`, which locks fewer tables), the generated names of the
 //! keys an ALTER TABLE adds, and DROP DATABASE's related tables in other schemas.
