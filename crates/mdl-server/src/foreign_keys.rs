@@ -4,7 +4,9 @@
 //! (cols) [ON DELETE action] [ON UPDATE action]` of `CREATE TABLE` or `ALTER TABLE ... ADD` is
 //! written into SQLite's definition of the table as `CONSTRAINT name FOREIGN KEY ...`
 //! (`define.rs`), so SQLite checks it and runs its actions: `CASCADE`, `SET NULL`, `RESTRICT`,
-//! `NO ACTION` (the default). `SET DEFAULT`, which InnoDB refuses, is refused. The name is the
+//! `NO ACTION` (the default). `SET DEFAULT`, which InnoDB refuses, is refused (1215, "Cannot
+//! add foreign key constraint", as MySQL answers it), and `SET NULL` on a `NOT NULL` column is
+//! 1830 (InnoDB's `innobase_check_fk_option`). The name is the
 //! given one, or `<table>_ibfk_<n>`, `n` one more than the largest such number the table has
 //! (MySQL's `generate_fk_name`, `sql/sql_table.cc`). A column's inline `REFERENCES` is read and
 //! ignored, as MySQL 8.0 does (its manual: "MySQL parses but ignores inline REFERENCES
@@ -15,7 +17,9 @@
 //!
 //! **Read back.** This module reads a schema's keys from SQLite (`pragma_foreign_key_list`,
 //! whose ids run opposite to the order of declaration; the names from the definition's text,
-//! which SQLite keeps as written and edits on RENAME) into the [`FkCatalog`] every connection
+//! which SQLite keeps as written and edits on RENAME: a renamed parent is renamed in its
+//! children's keys, with SQLite's checks on for the rename whatever `foreign_key_checks` says,
+//! as MySQL renames it) into the [`FkCatalog`] every connection
 //! shares, reloaded after each DDL. `SHOW CREATE TABLE` prints each key as MySQL's
 //! `store_create_info` (`sql/sql_show.cc`) does ([`ForeignKey::definition`]: no `ON DELETE`
 //! or `ON UPDATE` for `NO ACTION`); `information_schema` lists them (`info_schema/keys.rs`).
@@ -44,7 +48,7 @@ mod errors;
 
 pub use checks::{
     assigned as assigned_checks, broken_key, check_create, check_drop, check_truncate, follow,
-    reload_after_ddl, without_checks,
+    reload_after_ddl, with_foreign_keys,
 };
 pub use define::foreign_key_sql;
 pub use errors::explain;

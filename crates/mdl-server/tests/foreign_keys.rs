@@ -396,3 +396,40 @@ async fn statements_lock_the_tables_a_foreign_key_relates() {
         .await
         .unwrap();
 }
+
+/// MySQL renames a parent in its children's keys whatever `foreign_key_checks` says; a SET
+/// NULL key on a NOT NULL column is 1830 (`innobase_check_fk_option`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn renamed_parents_and_set_null() {
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE TABLE fr_p (id INT PRIMARY KEY); \
+         CREATE TABLE fr_c (id INT PRIMARY KEY, pid INT, \
+           CONSTRAINT fr_k FOREIGN KEY (pid) REFERENCES fr_p (id)); \
+         SET foreign_key_checks = 0; RENAME TABLE fr_p TO fr_p2; SET foreign_key_checks = 1; \
+         ALTER TABLE fr_p2 RENAME TO fr_p3; INSERT INTO fr_p3 VALUES (1)",
+    )
+    .await
+    .unwrap();
+    assert!(show_create(&mut c, "fr_c")
+        .await
+        .contains("REFERENCES `fr_p3` (`id`)"));
+    c.query_drop("INSERT INTO fr_c VALUES (1, 1)")
+        .await
+        .unwrap();
+    assert_eq!(err(&mut c, "INSERT INTO fr_c VALUES (2, 2)").await.0, 1452);
+    assert_eq!(
+        err(
+            &mut c,
+            "CREATE TABLE fr_x (a INT NOT NULL, CONSTRAINT fr_x_k FOREIGN KEY (a) \
+             REFERENCES fr_p3 (id) ON DELETE SET NULL)"
+        )
+        .await,
+        (
+            1830,
+            "Column 'a' cannot be NOT NULL: needed in a foreign key constraint 'fr_x_k' SET NULL"
+                .into()
+        )
+    );
+    c.query_drop("DROP TABLE fr_c, fr_p3").await.unwrap();
+}

@@ -189,10 +189,11 @@ pub(super) async fn run(
                 }
                 done
             };
-            // SQLite's checks off while a table is dropped or rebuilt (`fk_ddl.rs`).
-            let done = match super::fk_ddl::unchecked(kind, s) {
-                true => crate::foreign_keys::without_checks(db, apply),
-                false => apply(db),
+            // SQLite's checks off while a table is dropped or rebuilt, on while one is renamed
+            // (`fk_ddl.rs`).
+            let done = match super::fk_ddl::foreign_keys_while(kind, s) {
+                Some(on) => crate::foreign_keys::with_foreign_keys(db, on, apply),
+                None => apply(db),
             };
             let reloaded = super::fk_ddl::after(db, sql);
             done?;

@@ -76,12 +76,21 @@ pub(super) fn before(
     }
 }
 
-/// Whether SQLite's checks are off while the DDL runs: DROP TABLE, and an ALTER TABLE that
-/// rebuilds the table (`foreign_keys::without_checks`).
-pub(super) fn unchecked(kind: StatementKind, s: Option<&Statement>) -> bool {
+/// SQLite's `foreign_keys` while the DDL runs (`foreign_keys::with_foreign_keys`), if it
+/// matters: off for DROP TABLE and an ALTER TABLE that rebuilds the table; on for RENAME TABLE
+/// and ALTER TABLE ... RENAME, which rename the parent in the children's keys, as MySQL's.
+pub(super) fn foreign_keys_while(kind: StatementKind, s: Option<&Statement>) -> Option<bool> {
     match s {
-        Some(Statement::AlterTable(a)) => crate::rewrite::needs_rebuild(a),
-        _ => kind == StatementKind::DropTable,
+        Some(Statement::AlterTable(a)) if crate::rewrite::needs_rebuild(a) => Some(false),
+        Some(Statement::AlterTable(a))
+            if (a.operations.iter())
+                .any(|op| matches!(op, AlterTableOperation::RenameTable { .. })) =>
+        {
+            Some(true)
+        }
+        _ if kind == StatementKind::DropTable => Some(false),
+        _ if kind == StatementKind::RenameTable => Some(true),
+        _ => None,
     }
 }
 

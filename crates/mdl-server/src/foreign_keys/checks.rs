@@ -84,17 +84,32 @@ pub fn follow(db: &mut EngineConn, checks: bool) {
     }
 }
 
-/// Runs `f` with SQLite's `foreign_keys` off (a DDL that drops or rebuilds a table: SQLite's
-/// implicit `DELETE` of a dropped parent would run the children's actions, and the rebuild's
-/// rename would repoint the children), on again after. Outside a transaction only, as DDL is.
-pub fn without_checks<T>(db: &mut EngineConn, f: impl FnOnce(&mut EngineConn) -> T) -> T {
-    let was = db.fk_checks.1 && db.db().is_autocommit();
-    if was {
-        let _ = db.db().execute_batch("PRAGMA foreign_keys = OFF");
+/// Runs `f` with SQLite's `foreign_keys` set to `on`, as it was again after; outside a
+/// transaction only, as DDL is. Off for a DDL that drops or rebuilds a table (SQLite's implicit
+/// `DELETE` of a dropped parent would run the children's actions, and the rebuild's rename
+/// would repoint the children); on for a rename, so that SQLite renames the parent in its
+/// children's keys whatever `foreign_key_checks` says, as MySQL does.
+pub fn with_foreign_keys<T>(
+    db: &mut EngineConn,
+    on: bool,
+    f: impl FnOnce(&mut EngineConn) -> T,
+) -> T {
+    let change = db.fk_checks.1 != on && db.db().is_autocommit();
+    let set = |db: &mut EngineConn, on: bool| {
+        let sql = if on {
+            "PRAGMA foreign_keys = ON"
+        } else {
+            "PRAGMA foreign_keys = OFF"
+        };
+        let _ = db.db().execute_batch(sql);
+    };
+    if change {
+        set(db, on);
     }
     let out = f(db);
-    if was {
-        let _ = db.db().execute_batch("PRAGMA foreign_keys = ON");
+    if change {
+        let was = db.fk_checks.1;
+        set(db, was);
     }
     out
 }

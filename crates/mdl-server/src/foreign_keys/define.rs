@@ -102,6 +102,21 @@ pub fn foreign_key_sql(
             }
         };
         let cols: Vec<String> = f.columns.iter().map(|c| c.value.clone()).collect();
+        // InnoDB's `innobase_check_fk_option`: "It is not sensible to define SET NULL if the
+        // column is not allowed to be NULL!", reported as `ER_FK_COLUMN_NOT_NULL`.
+        let set_null = [&f.on_delete, &f.on_update]
+            .iter()
+            .any(|a| matches!(a, Some(ReferentialAction::SetNull)));
+        if let Some(col) = cols.iter().find(|col| set_null && not_null(c, col)) {
+            return Err(ServerError::new(
+                1830,
+                "HY000",
+                format!(
+                    "Column '{col}' cannot be NOT NULL: needed in a foreign key constraint \
+                     '{name}' SET NULL"
+                ),
+            ));
+        }
         let list = |cols: &[String]| {
             let q: Vec<String> = cols.iter().map(|c| quote(c)).collect();
             q.join(", ")
@@ -140,6 +155,27 @@ pub fn foreign_key_sql(
         }
     }
     Ok(out)
+}
+
+/// Whether column `col` of `c` is `NOT NULL` (so, or as part of the primary key).
+fn not_null(c: &CreateTable, col: &str) -> bool {
+    let named = |n: &str| n.trim_matches('`').eq_ignore_ascii_case(col);
+    let on_column = (c.columns.iter()).any(|d| {
+        named(&d.name.value)
+            && (d.options.iter()).any(|o| {
+                matches!(
+                    o.option,
+                    ColumnOption::NotNull | ColumnOption::PrimaryKey(_)
+                )
+            })
+    });
+    on_column
+        || c.constraints.iter().any(|k| match k {
+            TableConstraint::PrimaryKey(p) => {
+                (p.columns.iter()).any(|i| named(&i.column.expr.to_string()))
+            }
+            _ => false,
+        })
 }
 
 /// The columns of each index `c` defines (primary key, unique keys, keys; one-column keys
@@ -222,6 +258,10 @@ mod tests {
         assert_eq!(e.unwrap_err().code, 1235);
         let e = defs("CREATE TABLE c (a INT, FOREIGN KEY (a) REFERENCES p (id, x))");
         assert_eq!(e.unwrap_err().code, 1239);
+        let e = defs(
+            "CREATE TABLE c (a INT NOT NULL, FOREIGN KEY (a) REFERENCES p (id) ON DELETE SET NULL)",
+        );
+        assert_eq!(e.unwrap_err().code, 1830);
         // A column's REFERENCES is ignored, as MySQL 8.0 ignores it.
         let d = defs("CREATE TABLE c (a INT REFERENCES p (id))").unwrap();
         assert!(d.constraints.is_empty());
