@@ -35,7 +35,8 @@
 //! session's connection. SQLite ignores that pragma inside a transaction, so a change made in
 //! one applies when the transaction ends, before the session's next statement; MySQL applies
 //! it at once. A failed check is MySQL's 1452 or 1451 naming the constraint (`errors.rs`); the
-//! DDL checks (1824, 1822, 3730, 1701) are in `checks.rs`.
+//! DDL checks (1824, 1822, 3734, 3730, 1701; 1828, 1829, 1553 for an ALTER TABLE or DROP
+//! INDEX that takes away a key's column or its last index) are in `checks.rs`.
 //!
 //! Not kept: foreign keys of temporary tables (InnoDB refuses them, as here, 1235), keys to
 //! another schema, a parent key that is not the parent's primary key or a unique key of
@@ -47,8 +48,8 @@ mod define;
 mod errors;
 
 pub use checks::{
-    assigned as assigned_checks, broken_key, check_create, check_drop, check_truncate, follow,
-    reload_after_ddl, with_foreign_keys,
+    assigned as assigned_checks, broken_key, check_alter, check_create, check_drop, check_truncate,
+    follow, reload_after_ddl, with_foreign_keys, Dropped,
 };
 pub use define::foreign_key_sql;
 pub use errors::explain;

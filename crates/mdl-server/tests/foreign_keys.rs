@@ -172,6 +172,26 @@ async fn ddl_checks_foreign_keys_as_mysql() {
         )
     );
     assert_eq!(err(&mut c, "TRUNCATE TABLE fd_p").await.0, 1701);
+    // What a key needs stays: its columns (1828, 1829) and its last index (1553).
+    assert_eq!(
+        err(&mut c, "ALTER TABLE fd_c DROP COLUMN pid").await,
+        (
+            1828,
+            "Cannot drop column 'pid': needed in a foreign key constraint 'fd_c_p'".into()
+        )
+    );
+    assert_eq!(err(&mut c, "ALTER TABLE fd_p DROP COLUMN id").await.0, 1829);
+    assert_eq!(
+        err(&mut c, "DROP INDEX fd_c_p ON fd_c").await,
+        (
+            1553,
+            "Cannot drop index 'fd_c_p': needed in a foreign key constraint".into()
+        )
+    );
+    assert_eq!(
+        err(&mut c, "ALTER TABLE fd_p DROP PRIMARY KEY").await.0,
+        1553
+    );
     c.query_drop("INSERT INTO fd_p VALUES (1, 1); INSERT INTO fd_c VALUES (1, 1), (2, NULL)")
         .await
         .unwrap();

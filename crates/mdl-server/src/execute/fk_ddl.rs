@@ -36,6 +36,8 @@ pub(super) fn before(
             fk::check_create(db, &schema, &table, &keys)
         }
         Some(Statement::AlterTable(a)) => {
+            let (schema, table) = crate::rewrite::table_name(&a.name, current)?;
+            fk::check_alter(db, &schema, &table, &dropped(a))?;
             let keys: Vec<_> = (a.operations.iter())
                 .filter_map(|op| match op {
                     AlterTableOperation::AddConstraint {
@@ -48,8 +50,24 @@ pub(super) fn before(
             if keys.is_empty() {
                 return Ok(());
             }
-            let (schema, table) = crate::rewrite::table_name(&a.name, current)?;
             fk::check_create(db, &schema, &table, &keys)
+        }
+        Some(Statement::Drop {
+            object_type: ObjectType::Index,
+            names,
+            table: Some(t),
+            ..
+        }) if !db.engine().foreign_keys.is_empty() => {
+            let (schema, table) = crate::rewrite::table_name(t, current)?;
+            let indexes = names
+                .iter()
+                .map(|n| crate::rewrite::object_parts(n).1)
+                .collect();
+            let dropped = fk::Dropped {
+                indexes,
+                ..Default::default()
+            };
+            fk::check_alter(db, &schema, &table, &dropped)
         }
         Some(Statement::Drop {
             object_type: ObjectType::Table,
@@ -74,6 +92,23 @@ pub(super) fn before(
         }
         _ => Ok(()),
     }
+}
+
+/// What `a` takes away (`foreign_keys::check_alter`).
+fn dropped(a: &sqlparser::ast::AlterTable) -> fk::Dropped {
+    let mut d = fk::Dropped::default();
+    for op in &a.operations {
+        match op {
+            AlterTableOperation::DropColumn { column_names, .. } => d
+                .columns
+                .extend(column_names.iter().map(|c| c.value.clone())),
+            AlterTableOperation::DropIndex { name } => d.indexes.push(name.value.clone()),
+            AlterTableOperation::DropPrimaryKey { .. } => d.indexes.push("PRIMARY".into()),
+            AlterTableOperation::DropForeignKey { name, .. } => d.keys.push(name.value.clone()),
+            _ => {}
+        }
+    }
+    d
 }
 
 /// SQLite's `foreign_keys` while the DDL runs (`foreign_keys::with_foreign_keys`), if it

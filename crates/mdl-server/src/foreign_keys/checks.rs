@@ -308,3 +308,108 @@ pub fn broken_key(
         });
     found.map_err(|e| ServerError::from_engine(&e, None))
 }
+
+/// What an ALTER TABLE (or DROP INDEX) of `schema.table` takes away: columns, indexes (by
+/// MySQL's name, `PRIMARY` for the primary key) and foreign keys.
+#[derive(Debug, Default)]
+pub struct Dropped {
+    /// Columns dropped.
+    pub columns: Vec<String>,
+    /// Indexes dropped.
+    pub indexes: Vec<String>,
+    /// Foreign keys dropped.
+    pub keys: Vec<String>,
+}
+
+/// MySQL's refusals of an ALTER TABLE that takes away what a foreign key needs (whatever
+/// `foreign_key_checks` says): a child's column, 1828 (`ER_FK_COLUMN_CANNOT_DROP`); a parent's
+/// column, 1829 (`ER_FK_COLUMN_CANNOT_DROP_CHILD`); the last index that serves a key, the
+/// child's (one starting with its columns) or the parent's (here: its primary key or a unique
+/// key of exactly its columns), 1553 (`ER_DROP_INDEX_FK`). A key dropped by the same statement
+/// needs nothing. MySQL's `mysql_prepare_alter_table` / `fk_check_copy_alter_table` and the
+/// index checks of `prepare_fk_parent_key` (`sql/sql_table.cc`).
+///
+/// # Errors
+/// Those; the catalog's.
+pub fn check_alter(
+    db: &mut EngineConn,
+    schema: &str,
+    table: &str,
+    dropped: &Dropped,
+) -> Result<(), ServerError> {
+    let catalog = &db.engine().foreign_keys;
+    if catalog.is_empty() {
+        return Ok(());
+    }
+    let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
+    let keys: Vec<_> = (catalog.of_schema(schema).iter())
+        .filter(|k| k.is_child(table) || k.is_parent(table))
+        .filter(|k| !dropped.keys.iter().any(|d| same(d, &k.name)))
+        .cloned()
+        .collect();
+    for col in &dropped.columns {
+        for k in &keys {
+            if k.is_child(table) && k.columns.iter().any(|c| same(c, col)) {
+                return Err(ServerError::new(
+                    1828,
+                    "HY000",
+                    format!(
+                        "Cannot drop column '{col}': needed in a foreign key constraint '{}'",
+                        k.name
+                    ),
+                ));
+            }
+            if k.is_parent(table) && k.parent_columns.iter().any(|c| same(c, col)) {
+                return Err(ServerError::new(
+                    1829,
+                    "HY000",
+                    format!(
+                        "Cannot drop column '{col}': needed in a foreign key constraint '{}' of \
+                         table '{}'",
+                        k.name, k.table
+                    ),
+                ));
+            }
+        }
+    }
+    if dropped.indexes.is_empty() || keys.is_empty() {
+        return Ok(());
+    }
+    let cols = crate::catalog::base_columns(db, schema, table)?;
+    let parts = crate::catalog::base_indexes(db, schema, table, &cols)?;
+    let mut indexes: Vec<(String, bool, Vec<String>)> = Vec::new();
+    for p in &parts {
+        let col = p.column.clone().unwrap_or_default();
+        match indexes.iter_mut().find(|(i, _, _)| *i == p.index) {
+            Some((_, _, c)) => c.push(col),
+            None => indexes.push((p.index.clone(), p.unique, vec![col])),
+        }
+    }
+    let gone = |name: &str| dropped.indexes.iter().any(|d| same(d, name));
+    let starts = |idx: &[String], key: &[String]| {
+        idx.len() >= key.len() && idx.iter().zip(key).all(|(a, b)| same(a, b))
+    };
+    let exactly = |idx: &[String], key: &[String]| {
+        idx.len() == key.len() && idx.iter().all(|a| key.iter().any(|b| same(a, b)))
+    };
+    for k in &keys {
+        let serves = |(_, unique, c): &&(String, bool, Vec<String>)| {
+            (k.is_child(table) && starts(c, &k.columns))
+                || (k.is_parent(table) && *unique && exactly(c, &k.parent_columns))
+        };
+        let kept = indexes.iter().filter(|i| !gone(&i.0)).any(|i| serves(&i));
+        if let Some(lost) = indexes.iter().filter(|i| gone(&i.0)).find(|i| serves(i)) {
+            if !kept {
+                return Err(ServerError::new(
+                    1553,
+                    "HY000",
+                    format!(
+                        "Cannot drop index '{}': needed in a foreign key constraint",
+                        lost.0
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
