@@ -172,6 +172,17 @@ async fn ddl_checks_foreign_keys_as_mysql() {
         )
     );
     assert_eq!(err(&mut c, "TRUNCATE TABLE fd_p").await.0, 1701);
+    assert_eq!(
+        err(
+            &mut c,
+            "CREATE TABLE fd_x (a INT, CONSTRAINT FD_C_P FOREIGN KEY (a) REFERENCES fd_p (id))"
+        )
+        .await,
+        (
+            1826,
+            "Duplicate foreign key constraint name 'FD_C_P'".into()
+        )
+    );
     // What a key needs stays: its columns (1828, 1829) and its last index (1553).
     assert_eq!(
         err(&mut c, "ALTER TABLE fd_c DROP COLUMN pid").await,

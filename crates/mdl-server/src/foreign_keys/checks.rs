@@ -6,7 +6,8 @@
 //!   of the connection follows it before each statement run outside a transaction
 //!   ([`follow`]; SQLite ignores the pragma in one, so a change made inside a transaction
 //!   applies once it ends);
-//! * CREATE TABLE and ALTER TABLE ... ADD FOREIGN KEY: a parent that does not exist is 1824
+//! * CREATE TABLE and ALTER TABLE ... ADD FOREIGN KEY: a name another key of the schema has is
+//!   1826 (`ER_FK_DUP_NAME`: MySQL's names are per schema); a parent that does not exist is 1824
 //!   (`ER_FK_CANNOT_OPEN_PARENT`) with checks on, and nothing with checks off, as a dump's
 //!   load needs; a parent that exists needs its columns (3734,
 //!   `ER_FK_NO_COLUMN_PARENT`) and an index on them (1822, `ER_FK_NO_INDEX_PARENT`; SQLite
@@ -126,6 +127,20 @@ pub fn check_create(
     keys: &[&ForeignKeyConstraint],
 ) -> Result<(), ServerError> {
     let checks = db.fk_checks.0;
+    // Names are the schema's (the FOREIGN_KEY metadata-lock namespace): `ER_FK_DUP_NAME`.
+    let existing = db.engine().foreign_keys.of_schema(schema);
+    for name in keys.iter().filter_map(|f| f.name.as_ref()) {
+        if existing
+            .iter()
+            .any(|k| k.name.eq_ignore_ascii_case(&name.value))
+        {
+            return Err(ServerError::new(
+                1826,
+                "HY000",
+                format!("Duplicate foreign key constraint name '{}'", name.value),
+            ));
+        }
+    }
     for f in keys {
         let (_, parent) = crate::rewrite::object_parts(&f.foreign_table);
         if parent.eq_ignore_ascii_case(table) {
