@@ -108,7 +108,7 @@ impl SessionValues {
         Ok(Assigned {
             time_zone: crate::time_zone::assigned(set, self)?,
             sql_mode: crate::sql_mode::assigned(set, self),
-            foreign_key_checks: crate::foreign_keys::assigned_checks(set, self),
+            foreign_key_checks: crate::foreign_keys::assigned_checks(set, self)?,
         })
     }
 

@@ -115,6 +115,15 @@ async fn foreign_keys_are_kept_and_enforced() {
         err(&mut c, "INSERT INTO fk_c VALUES (7, 77, NULL)").await.0,
         1452
     );
+    // A value that is no boolean is 1231, and leaves the variable as it was.
+    for bad in [
+        "SET foreign_key_checks = 2",
+        "SET foreign_key_checks = 'maybe'",
+    ] {
+        assert_eq!(err(&mut c, bad).await.0, 1231, "{bad}");
+    }
+    let v: Option<i64> = c.query_first("SELECT @@foreign_key_checks").await.unwrap();
+    assert_eq!(v, Some(1));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

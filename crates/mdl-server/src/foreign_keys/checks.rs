@@ -27,7 +27,10 @@ use crate::wire::Cell;
 
 /// The `foreign_key_checks` a `SET` gives the session (the last of its items with a value),
 /// if any.
-pub fn assigned(set: &Set, values: &SessionValues) -> Option<bool> {
+///
+/// # Errors
+/// 1231 for a literal that is no boolean (`2`, `'maybe'`), as MySQL's `Sys_var_bool` says.
+pub fn assigned(set: &Set, values: &SessionValues) -> Result<Option<bool>, ServerError> {
     let mut out = None;
     for (name, global, value) in crate::admin::set_items(set) {
         if global || name != "foreign_key_checks" {
@@ -35,9 +38,11 @@ pub fn assigned(set: &Set, values: &SessionValues) -> Option<bool> {
         }
         let on = match value {
             Expr::Value(v) => match &v.value {
-                Value::Number(n, _) => n.parse::<i64>().ok().map(|n| n != 0),
                 Value::Boolean(b) => Some(*b),
-                Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => on_off(s),
+                Value::Number(n, _) => Some(on_off(n).ok_or_else(|| wrong(n))?),
+                Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
+                    Some(on_off(s).ok_or_else(|| wrong(s))?)
+                }
                 _ => None,
             },
             Expr::Identifier(i) if i.value.starts_with('@') && !i.value.starts_with("@@") => {
@@ -58,7 +63,12 @@ pub fn assigned(set: &Set, values: &SessionValues) -> Option<bool> {
             out = on;
         }
     }
-    out
+    Ok(out)
+}
+
+fn wrong(value: &str) -> ServerError {
+    let message = format!("Variable 'foreign_key_checks' can't be set to the value of '{value}'");
+    ServerError::new(1231, "42000", message)
 }
 
 fn on_off(s: &str) -> Option<bool> {
