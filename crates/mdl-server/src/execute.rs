@@ -13,7 +13,8 @@
 //!    (`rebuild.rs`); CREATE TABLE ... LIKE and CREATE TABLE ... SELECT are written then from
 //!    what the engine holds (`create_from.rs`); TRUNCATE and ALTER TABLE ... AUTO_INCREMENT =
 //!    n also set the table's counter (`counter.rs`), and an INSERT's 0 or `DEFAULT` values are
-//!    read against its table (`insert_values.rs`). RENAME INDEX and table options are checked
+//!    read against its table (`insert_values.rs`, `insert_select.rs`: the DDL epoch moves at the
+//!    end of a statement that may change a table). RENAME INDEX and table options are checked
 //!    under SU, before the upgrade (`alter_more.rs`).
 //! 4. The engine runs it (`engine_step.rs`; `engine.rs`: writes take the engine's writer first;
 //!    ANALYZE, CHECK, OPTIMIZE, REPAIR and CHECKSUM TABLE: `maintenance.rs`).
@@ -40,10 +41,13 @@ mod counter;
 mod create_from;
 mod engine_step;
 mod fk_ddl;
+mod insert_select;
 mod insert_values;
 mod maintenance;
 mod rebuild;
 mod view_ddl;
+
+pub(crate) use insert_select::register as register_auto_id;
 
 use crate::admin::{self, SessionVars};
 use crate::connection::Connection;
@@ -456,7 +460,8 @@ impl Connection {
                         rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
                     };
                     let current = schema.as_deref();
-                    let made = create_from::select(db, c, current, rw.as_deref(), &write)?;
+                    let rw = (rw.as_deref(), !values.sql_mode.no_auto_value_on_zero);
+                    let made = create_from::select(db, c, current, rw, &write)?;
                     Some(Arc::new(made))
                 }
                 Some(Statement::AlterTable(a)) if crate::rewrite::needs_rebuild(a) => {
@@ -543,6 +548,7 @@ impl Connection {
             if out.is_ok() && temporary {
                 crate::temporary::record(db, &plan, rw.as_deref(), statement);
             }
+            insert_select::after_statement(kind); // before the locks go
             match out {
                 Ok(o) => stmt.finish().await.map(|()| o).map_err(ServerError::from),
                 Err(e) => Err(e),

@@ -116,11 +116,14 @@ pub(crate) use sys_schema::FORMAT_STATEMENT;
 /// end, and the engine connection runs one statement at a time.
 /// Also the rows an UPDATE or an upsert updated, and of those the ones left as they were
 /// (`MDL_UPDATED_ROW`, which the rewrite puts in: `rewrite/changed.rs`), and the rows a
-/// REPLACE deleted (`replace_rows.rs`).
+/// REPLACE deleted (`replace_rows.rs`). And the largest id an INSERT's rows gave its
+/// `AUTO_INCREMENT` column before its first generated one, whose id is the statement's insert
+/// id as `LAST_INSERT_ID(expr)`'s is (`execute/insert_select.rs`).
 #[derive(Debug, Default)]
 pub struct StatementOutcome {
     last_insert_id_set: std::sync::atomic::AtomicBool,
     last_insert_id: std::sync::atomic::AtomicI64,
+    given_id: std::sync::atomic::AtomicI64,
     updated: std::sync::atomic::AtomicU64,
     unchanged: std::sync::atomic::AtomicU64,
     replaced: crate::replace_rows::Replaced,
@@ -132,12 +135,34 @@ pub struct StatementOutcome {
 pub const UPDATED_ROW: &str = "MDL_UPDATED_ROW";
 
 impl StatementOutcome {
-    /// The value the last `LAST_INSERT_ID(expr)` of the statement set, if one ran (a load
-    /// when none did).
+    /// The value the last `LAST_INSERT_ID(expr)` of the statement set, or its first
+    /// generated id, if either was (a load when none was); the ids given count from none again.
     pub fn take_last_insert_id(&self) -> Option<i64> {
         use std::sync::atomic::Ordering::Relaxed;
+        self.given_id.store(0, Relaxed);
         (self.last_insert_id_set.load(Relaxed) && self.last_insert_id_set.swap(false, Relaxed))
             .then(|| self.last_insert_id.load(Relaxed))
+    }
+
+    /// A row of the statement gives its `AUTO_INCREMENT` column `id` (`MDL_AUTO_ID`,
+    /// `execute/insert_select.rs`).
+    pub(crate) fn gives_id(&self, id: i64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if !self.last_insert_id_set.load(Relaxed) {
+            self.given_id.fetch_max(id, Relaxed);
+        }
+    }
+
+    /// A row of the statement has its `AUTO_INCREMENT` column generated, the table's largest
+    /// id or counter being `before` when the statement started: the first such row's id (one
+    /// past that and the ids the rows before it gave, as SQLite counts) is the statement's
+    /// insert id, unless `LAST_INSERT_ID(expr)` set one.
+    pub(crate) fn generates_id(&self, before: i64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if !self.last_insert_id_set.load(Relaxed) {
+            let last = before.max(self.given_id.load(Relaxed));
+            self.set_last_insert_id(last.saturating_add(1));
+        }
     }
 
     /// The rows the statement's UPDATE (or upsert) updated, and those of them it left as they
@@ -189,6 +214,7 @@ pub fn register(
         ctx.get::<Value>(0)
     })?;
     crate::replace_rows::register(db, outcome)?;
+    crate::execute::register_auto_id(db, outcome)?;
     crate::views::register(db)?;
     string::register(db)?;
     splice::register(db)?;

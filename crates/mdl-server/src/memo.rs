@@ -14,8 +14,8 @@ use mdl_sql::{Parsed, Plan, SessionState, SqlError};
 
 use crate::rewrite::Rewritten;
 
-/// What an INSERT's values were read against: its schema's SQLite schema version, the session's
-/// `sql_mode`.
+/// What an INSERT's values were read against: its schema's SQLite schema version (an INSERT
+/// ... SELECT's: the server's DDL epoch, `execute/insert_select.rs`), the session's `sql_mode`.
 pub(crate) type ResolvedKey = (i64, crate::sql_mode::SqlMode);
 
 /// The last plan and rewrite of one prepared statement, with what they were computed from.

@@ -10,7 +10,8 @@
 //!   (SQLite's `last_insert_rowid()`: an `INTEGER PRIMARY KEY` is the table's rowid, which is how
 //!   `AUTO_INCREMENT` columns are stored here; MySQL changes it only when it generated the value,
 //!   here an explicit id counts too), or the value of the statement's last `LAST_INSERT_ID(expr)`
-//!   (`functions.rs`), which is also the statement's insert id.
+//!   (`functions.rs`), which is also the statement's insert id; after an `INSERT ... SELECT` that
+//!   numbered rows, as in MySQL, the first id it numbered (`execute/insert_select.rs`).
 //! * `FOUND_ROWS()`: MySQL 8.0 sets it at the end of a statement that succeeded from what the
 //!   statement counted (`THD::update_previous_found_rows` from `THD::current_found_rows`, called
 //!   by `Sql_cmd_dml::execute` in `sql/sql_select.cc`, and by `handle_query` for the SHOW

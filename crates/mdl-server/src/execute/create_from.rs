@@ -42,14 +42,15 @@
 //! default. A value goes into a defined column under SQLite's affinity of its type, not
 //! converted as MySQL converts it. `IGNORE` / `REPLACE` before the `SELECT` are not parsed by
 //! sqlparser 0.64 (1064). The OK packet has the rows inserted as affected rows, without
-//! MySQL's "Records: n  Duplicates: 0  Warnings: 0" (`wire.rs` sends no info), and
-//! `LAST_INSERT_ID()` is not set by the rows an `AUTO_INCREMENT` column numbered.
+//! MySQL's "Records: n  Duplicates: 0  Warnings: 0" (`wire.rs` sends no info). An
+//! `AUTO_INCREMENT` column of the definition numbers the rows as an INSERT ... SELECT does, and
+//! the first number is `LAST_INSERT_ID()` (`insert_select.rs`).
 
 use sqlparser::ast::{
     ColumnDef, CreateTable, CreateTableLikeKind as Like, DataType, Ident, ObjectName, Statement,
 };
 
-use crate::engine::{quote, EngineConn};
+use crate::engine::EngineConn;
 use crate::error::ServerError;
 use crate::rewrite::Rewritten;
 
@@ -98,7 +99,8 @@ pub(super) struct Selected {
 }
 
 /// `CREATE TABLE t [(definitions)] SELECT ...` (see the module docs): the statement's rewrite
-/// `rw` (the tables it names, its `SLEEP`) with the statements that create `t` and fill it.
+/// `rw` (the tables it names, its `SLEEP`) with the statements that create `t` and fill it (a 0
+/// in an `AUTO_INCREMENT` column counts if `counts_zero`).
 ///
 /// # Errors
 /// 1060 for a column named twice, 1166 for a name MySQL refuses as a column's; the
@@ -107,7 +109,7 @@ pub(super) fn select(
     db: &mut EngineConn,
     c: &CreateTable,
     current: Option<&str>,
-    rw: Option<&Rewritten>,
+    (rw, counts_zero): (Option<&Rewritten>, bool),
     write: &Write<'_>,
 ) -> Result<Rewritten, ServerError> {
     let Some(query) = &c.query else {
@@ -144,14 +146,12 @@ pub(super) fn select(
     def.query = None;
     def.columns = columns(&c.columns, &selected)?;
     let mut sql = write(&Statement::CreateTable(def))?.sql;
-    let names: Vec<String> = selected.iter().map(|s| quote(&s.name)).collect();
+    let names: Vec<String> = selected.iter().map(|s| s.name.clone()).collect();
     // Last: the DDL step reports its rows as the statement's affected rows.
-    sql.push(format!(
-        "INSERT INTO {}.{} ({}) {select}",
-        quote(&schema),
-        quote(&table),
-        names.join(", ")
-    ));
+    let made = (c.columns.as_slice(), sql.as_slice());
+    let into = (schema.as_str(), table.as_str());
+    let fill = super::insert_select::created_rows(made, into, &names, select, counts_zero);
+    sql.push(fill);
     Ok(Rewritten {
         sql,
         ..rw.cloned().unwrap_or_default()

@@ -13,7 +13,8 @@
 //!   is a NULL rowid, which SQLite counts). A multi-row INSERT with `DEFAULT` for such a column
 //!   in some rows only is refused (1235): SQLite cannot say it.
 //!
-//! `INSERT ... SELECT` stores what its query gives: a 0 stays 0 there (MySQL would count).
+//! `INSERT ... SELECT` counts its query's NULLs and 0s in that column the same way, and sets
+//! the statement's first generated id as `LAST_INSERT_ID()` (`insert_select.rs`).
 //!
 //! The rewrite (`rewrite.rs`) is a function of the statement alone, made before the locks, so
 //! these values are changed on the statement's MySQL form after the locks are taken (the table
@@ -41,7 +42,7 @@ use crate::sql_mode::SqlMode;
 /// (see the module docs), or `base` if it has none or is not an INSERT of a table of this
 /// server's schemas (the engine reports a table that does not exist). A prepared statement's
 /// `memo` keeps it for the next execution while the schema is unchanged: reading the table
-/// costs more than the INSERT.
+/// costs more than the INSERT. An INSERT ... SELECT is `insert_select.rs`'s.
 ///
 /// # Errors
 /// 1235 for `DEFAULT` in some rows only; SQLite errors reading the catalog; `write`'s.
@@ -54,11 +55,16 @@ pub(super) fn rewrite(
     let Some((ins, schema, table)) = target(db, s, current) else {
         return Ok(base);
     };
-    let version = (schema_version(db, &schema)?, mode);
-    let kept = match (&memo, &base) {
-        (Some(m), Some(b)) => m.resolved(b, version),
+    // Only a kept rewrite needs the schema's version: a text statement reads the table anyway.
+    // An INSERT ... SELECT's is the server's DDL epoch (`insert_select.rs`), read without SQLite.
+    let kept_by = match (memo, &base) {
+        (Some(m), Some(b)) if super::insert_select::applies(ins) => {
+            Some((m, b, (super::insert_select::epoch(), mode)))
+        }
+        (Some(m), Some(b)) => Some((m, b, (schema_version(db, &schema)?, mode))),
         _ => None,
     };
+    let kept = (kept_by.as_ref()).and_then(|(m, b, version)| m.resolved(b, *version));
     let resolved = match kept {
         Some(kept) => kept,
         None => match resolve(db, ins, (&schema, &table), mode)? {
@@ -66,7 +72,7 @@ pub(super) fn rewrite(
             None => None,
         },
     };
-    if let (Some(m), Some(b)) = (memo, &base) {
+    if let Some((m, b, version)) = kept_by {
         m.keep_resolved(b, version, resolved.clone());
     }
     Ok(resolved.or(base))
@@ -85,9 +91,14 @@ fn target<'a>(
     let TableObject::TableName(name) = &ins.table else {
         return None;
     };
+    if !mentions_table_values(ins) && !super::insert_select::applies(ins) {
+        return None;
+    }
     let (schema, table) = crate::rewrite::table_name(name, current).ok()?;
     let schema = schema.to_ascii_lowercase();
-    (db.engine().has_schema(&schema) && mentions_table_values(ins)).then_some((ins, schema, table))
+    db.engine()
+        .has_schema(&schema)
+        .then_some((ins, schema, table))
 }
 
 /// SQLite's schema version of `schema`: any change of its tables moves it.
@@ -106,12 +117,16 @@ fn resolve(
     (schema, table): (&str, &str),
     mode: SqlMode,
 ) -> Result<Option<Statement>, ServerError> {
+    let counts_zero = !mode.no_auto_value_on_zero;
+    if super::insert_select::applies(ins) {
+        let ins = super::insert_select::resolve(db, ins, (schema, table), counts_zero)?;
+        return Ok(ins.map(Statement::Insert));
+    }
     let cols = catalog::columns(db, schema, table)?;
     if cols.is_empty() {
         return Ok(None);
     }
     let mut ins = ins.clone();
-    let counts_zero = !mode.no_auto_value_on_zero;
     let changed = if ins.assignments.is_empty() {
         values(&mut ins, &cols, counts_zero)?
     } else {

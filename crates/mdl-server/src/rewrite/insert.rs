@@ -40,6 +40,9 @@ pub(super) fn mysql_insert(ins: &mut Insert) {
         super::changed::number_parameters(ins);
     }
     if let Some(OnInsert::DuplicateKeyUpdate(assignments)) = &mut ins.on {
+        if let Some(q) = ins.source.as_deref_mut() {
+            where_true(q);
+        }
         let mut assignments: Vec<Assignment> = std::mem::take(assignments);
         let _ = assignments.visit(&mut ExcludedValues);
         super::changed::count_rows(&mut assignments);
@@ -50,6 +53,20 @@ pub(super) fn mysql_insert(ins: &mut Insert) {
                 selection: None,
             }),
         }));
+    }
+}
+
+/// SQLite would read `INSERT ... SELECT ... FROM t ON CONFLICT` as a join's `ON` (its UPSERT
+/// docs, "Parsing Ambiguity"): the select's last part gets `WHERE true` if it has no `WHERE`.
+fn where_true(q: &mut Query) {
+    let mut body = q.body.as_mut();
+    while let SetExpr::SetOperation { right, .. } = body {
+        body = right.as_mut();
+    }
+    if let SetExpr::Select(s) = body {
+        if !s.from.is_empty() && s.selection.is_none() {
+            s.selection = Some(Expr::Value(sqlparser::ast::Value::Boolean(true).into()));
+        }
     }
 }
 
