@@ -502,7 +502,7 @@ impl Connection {
                     let write = |s: &_| {
                         rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
                     };
-                    let target = (&mut *db, s, schema.as_deref(), values.sql_mode);
+                    let target = (&mut *db, s, stmt.session().state(), values.sql_mode);
                     insert_values::rewrite(target, rw, memo.map(|pr| &mut pr.memo), &write)?
                 }
                 _ => rw,

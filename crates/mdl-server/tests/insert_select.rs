@@ -1,7 +1,9 @@
 //! `INSERT ... SELECT` (and `REPLACE ... SELECT`, `... ON DUPLICATE KEY UPDATE`, `CREATE TABLE
 //! ... SELECT`) into an `AUTO_INCREMENT` column as MySQL 8.0 writes it: a NULL, or a 0 unless
 //! `sql_mode` has `NO_AUTO_VALUE_ON_ZERO`, gets the next id, and the statement's first generated
-//! id is its insert id (the OK packet's) and `LAST_INSERT_ID()`; text and prepared.
+//! id is its insert id (the OK packet's) and `LAST_INSERT_ID()`; text and prepared. Into a
+//! session's temporary table too, which shadows a base table of its name: each is read as
+//! itself, whichever was read before, in this session or another.
 
 mod common;
 
@@ -344,4 +346,166 @@ async fn a_table_changed_by_alter_table_is_read_again() {
         .await
         .unwrap();
     assert_eq!(got, [(0, 1), (1, 2)]);
+}
+
+/// `SELECT * FROM table` as `(a, b)` pairs, in order of `a`.
+async fn pairs(c: &mut Conn, table: &str, a: &str, b: &str) -> Vec<(i64, Option<i64>)> {
+    c.query(format!("SELECT {a}, {b} FROM {table} ORDER BY {a}"))
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_temporary_table_and_the_base_table_it_shadows_are_each_read_as_themselves() {
+    let mut c = conn().await;
+    let mut other = conn().await;
+    // The base table counts from 100, in its first column of three.
+    fresh(&mut c, "is_tmp", COLUMNS).await;
+    c.query_drop("ALTER TABLE is_tmp AUTO_INCREMENT = 100")
+        .await
+        .unwrap();
+    let base = "INSERT INTO is_tmp (v) SELECT 1";
+    assert_eq!(inserted(&mut c, base).await, (1, Some(100), 100));
+    assert_eq!(inserted(&mut other, base).await, (1, Some(101), 101));
+    // The session's temporary table of the name: its counted column second of two, its own
+    // counter. Read after the base table was, at the same DDL epoch for the other session.
+    c.query_drop("CREATE TEMPORARY TABLE is_tmp (v INT, id INT AUTO_INCREMENT PRIMARY KEY)")
+        .await
+        .unwrap();
+    assert_eq!(inserted(&mut other, base).await, (1, Some(102), 102));
+    let sql = "INSERT INTO is_tmp SELECT 7, 0 UNION ALL SELECT 8, NULL";
+    assert_eq!(inserted(&mut c, sql).await, (2, Some(1), 1));
+    let sql = "INSERT INTO is_tmp (v) SELECT 17 UNION ALL SELECT 18";
+    assert_eq!(inserted(&mut c, sql).await, (2, Some(3), 3));
+    // As MySQL's manual says of INSERT ... SELECT: not from the temporary table it fills.
+    let r = c
+        .query_drop("INSERT INTO is_tmp (v) SELECT v FROM is_tmp")
+        .await;
+    assert_eq!(code(r).0, 1137);
+    // The other session, after the temporary table was read: still the base table.
+    let sql = "INSERT INTO is_tmp SELECT 0, 2, 'o'";
+    assert_eq!(inserted(&mut other, sql).await, (1, Some(103), 103));
+    assert_eq!(
+        pairs(&mut c, "is_tmp", "id", "v").await,
+        [(1, Some(7)), (2, Some(8)), (3, Some(17)), (4, Some(18))]
+    );
+    // Dropped: the same statements mean the base table again, in both sessions.
+    c.query_drop("DROP TEMPORARY TABLE is_tmp").await.unwrap();
+    assert_eq!(inserted(&mut c, base).await, (1, Some(104), 104));
+    let sql = "INSERT INTO is_tmp SELECT 0, 3, 'c'";
+    assert_eq!(inserted(&mut c, sql).await, (1, Some(105), 105));
+    assert_eq!(inserted(&mut other, base).await, (1, Some(106), 106));
+    let ids: Vec<i64> = c.query("SELECT id FROM is_tmp ORDER BY id").await.unwrap();
+    assert_eq!(ids, (100..=106).collect::<Vec<_>>());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_temporary_table_with_or_without_the_counted_column_of_its_base_table() {
+    let mut c = conn().await;
+    let mut other = conn().await;
+    // A base table without AUTO_INCREMENT, shadowed by a temporary one with it, read by the
+    // other session in between: the 0 is stored in the base table, counted in the temporary.
+    fresh(&mut c, "is_tmp_plain", "id INT PRIMARY KEY, v INT").await;
+    let sql = "INSERT INTO is_tmp_plain SELECT 0, 1";
+    other.query_drop(sql).await.unwrap();
+    c.query_drop("CREATE TEMPORARY TABLE is_tmp_plain (id INT AUTO_INCREMENT PRIMARY KEY, v INT)")
+        .await
+        .unwrap();
+    assert_eq!(inserted(&mut c, sql).await, (1, Some(1), 1));
+    assert_eq!(inserted(&mut c, sql).await, (1, Some(2), 2));
+    let r = other.query_drop(sql).await;
+    assert_eq!(code(r).0, 1062); // the base table's 0, given twice
+    assert_eq!(
+        pairs(&mut c, "is_tmp_plain", "id", "v").await,
+        [(1, Some(1)), (2, Some(1))]
+    );
+    // The other way round: a base table with AUTO_INCREMENT, a temporary one without.
+    fresh(&mut c, "is_tmp_counted", COLUMNS).await;
+    let sql = "INSERT INTO is_tmp_counted (id, v) SELECT 0, 5";
+    assert_eq!(inserted(&mut other, sql).await, (1, Some(1), 1));
+    c.query_drop("CREATE TEMPORARY TABLE is_tmp_counted (id INT PRIMARY KEY, v INT)")
+        .await
+        .unwrap();
+    c.query_drop(sql).await.unwrap();
+    let r = c.query_drop(sql).await;
+    assert_eq!(code(r).0, 1062);
+    assert_eq!(
+        pairs(&mut c, "is_tmp_counted", "id", "v").await,
+        [(0, Some(5))]
+    );
+    assert_eq!(inserted(&mut other, sql).await, (1, Some(2), 2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_temporary_table_select_numbers_its_own_rows() {
+    let mut c = conn().await;
+    // A base table of the name, its counter at 50.
+    fresh(
+        &mut c,
+        "is_tmp_ctas",
+        "id INT AUTO_INCREMENT PRIMARY KEY, v INT",
+    )
+    .await;
+    c.query_drop("INSERT INTO is_tmp_ctas VALUES (49, 0), (0, 1)")
+        .await
+        .unwrap();
+    let sql = "CREATE TEMPORARY TABLE is_tmp_ctas (id INT AUTO_INCREMENT PRIMARY KEY, v INT) \
+               SELECT 0 AS id, v + 10 AS v FROM is_tmp_ctas ORDER BY v";
+    assert_eq!(inserted(&mut c, sql).await, (2, Some(1), 1));
+    let sql = "INSERT INTO is_tmp_ctas (v) SELECT 20 UNION ALL SELECT 21";
+    assert_eq!(inserted(&mut c, sql).await, (2, Some(3), 3));
+    assert_eq!(
+        pairs(&mut c, "is_tmp_ctas", "id", "v").await,
+        [(1, Some(10)), (2, Some(11)), (3, Some(20)), (4, Some(21))]
+    );
+    // With AUTO_INCREMENT = n, and a select that leaves the column out.
+    let sql = "CREATE TEMPORARY TABLE is_tmp_ctas_n (id INT AUTO_INCREMENT PRIMARY KEY) \
+               AUTO_INCREMENT = 7 SELECT v FROM is_tmp_ctas WHERE v > 15 ORDER BY v";
+    assert_eq!(inserted(&mut c, sql).await, (2, Some(7), 7));
+    assert_eq!(
+        pairs(&mut c, "is_tmp_ctas_n", "id", "v").await,
+        [(7, Some(20)), (8, Some(21))]
+    );
+    // Gone: the base table again, its counter where it was.
+    c.query_drop("DROP TEMPORARY TABLE is_tmp_ctas")
+        .await
+        .unwrap();
+    let sql = "INSERT INTO is_tmp_ctas SELECT NULL, 2";
+    assert_eq!(inserted(&mut c, sql).await, (1, Some(51), 51));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prepared_insert_select_follows_a_temporary_table_made_and_dropped() {
+    let mut c = conn().await;
+    fresh(&mut c, "is_tmp_prep", COLUMNS).await;
+    c.query_drop("ALTER TABLE is_tmp_prep AUTO_INCREMENT = 30")
+        .await
+        .unwrap();
+    let st = c
+        .prep("INSERT INTO is_tmp_prep (v) SELECT ? UNION ALL SELECT ?")
+        .await
+        .unwrap();
+    c.exec_drop(&st, (1, 2)).await.unwrap();
+    assert_eq!(c.last_insert_id(), Some(30));
+    c.query_drop("CREATE TEMPORARY TABLE is_tmp_prep (v INT, id INT AUTO_INCREMENT PRIMARY KEY)")
+        .await
+        .unwrap();
+    c.exec_drop(&st, (3, 4)).await.unwrap();
+    assert_eq!(c.last_insert_id(), Some(1));
+    c.exec_drop(&st, (5, 6)).await.unwrap();
+    assert_eq!(c.last_insert_id(), Some(3));
+    assert_eq!(
+        pairs(&mut c, "is_tmp_prep", "id", "v").await,
+        [(1, Some(3)), (2, Some(4)), (3, Some(5)), (4, Some(6))]
+    );
+    c.query_drop("DROP TEMPORARY TABLE is_tmp_prep")
+        .await
+        .unwrap();
+    c.exec_drop(&st, (7, 8)).await.unwrap();
+    assert_eq!(c.last_insert_id(), Some(32));
+    let ids: Vec<i64> = c
+        .query("SELECT id FROM is_tmp_prep ORDER BY id")
+        .await
+        .unwrap();
+    assert_eq!(ids, [30, 31, 32, 33]);
 }

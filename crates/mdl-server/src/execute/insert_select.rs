@@ -44,7 +44,10 @@
 //! fails as the INSERT would (1136). The wrapped INSERT is made under the statement's locks,
 //! from what was read of the table ([`counted`]: SQLite's catalog, read once per table while no
 //! DDL runs in the server, see [`EPOCH`]), and a prepared statement keeps it (`memo.rs`, per
-//! epoch and `sql_mode`). An INSERT ... SELECT into a table without an `AUTO_INCREMENT` column
+//! epoch and `sql_mode`). What is read once is of base tables only, for every session: a
+//! session's temporary table (`temporary.rs`), which shadows a base table of its name for that
+//! session alone, is read each time from SQLite's `temp` of the session's connection, its
+//! counter and rows there too. An INSERT ... SELECT into a table without an `AUTO_INCREMENT` column
 //! is run as written. `CREATE TABLE ... SELECT` into a definition with an `AUTO_INCREMENT`
 //! column goes through the same function ([`created_rows`]).
 //!
@@ -66,7 +69,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock, Weak};
 
-use mdl_sql::StatementKind;
+use mdl_sql::{SessionState, StatementKind, TableName};
 use rusqlite::functions::FunctionFlags;
 use rusqlite::types::{Value, ValueRef};
 use sqlparser::ast::{
@@ -97,10 +100,19 @@ pub(super) fn applies(ins: &Insert) -> bool {
 pub(super) fn resolve(
     db: &mut EngineConn,
     ins: &Insert,
-    (schema, table): (&str, &str),
+    (schema, table, state): (&str, &str, &SessionState),
     counts_zero: bool,
 ) -> Result<Option<Insert>, ServerError> {
-    let Some(counted) = counted(db, schema, table)? else {
+    let counted = match temporary(schema, table, state) {
+        // The session's own table, which no other session may be served: read each time.
+        Some(t) => read_counted(
+            db,
+            crate::temporary::SCHEMA,
+            &crate::temporary::sqlite_name(&t),
+        )?,
+        None => counted(db, schema, table)?,
+    };
+    let Some(counted) = counted else {
         return Ok(None);
     };
     // The columns the select gives, in order: the list's, or the table's.
@@ -122,6 +134,16 @@ pub(super) fn resolve(
             .push(ObjectName(vec![ObjectNamePart::Identifier(name)]));
     }
     Ok(Some(ins))
+}
+
+/// The session's temporary table `schema.table` names, if it names one: it shadows a base
+/// table of its name (`temporary.rs`).
+fn temporary(schema: &str, table: &str, state: &SessionState) -> Option<TableName> {
+    if state.temporary_tables.is_empty() {
+        return None;
+    }
+    let t = TableName::new(&schema.to_ascii_lowercase(), &table.to_ascii_lowercase()).ok()?;
+    state.is_temporary(&t).then_some(t)
 }
 
 /// Moves on at the end of every statement that may change a table's definition, before its
@@ -221,7 +243,8 @@ fn counted(db: &mut EngineConn, schema: &str, table: &str) -> Result<Option<Coun
     Ok(c)
 }
 
-/// [`counted`] from SQLite's catalog.
+/// What the table SQLite keeps as `schema.table` has (a temporary table's SQLite names; a base
+/// name is not looked for among the temporary tables), from SQLite's catalog.
 fn read_counted(
     db: &mut EngineConn,
     schema: &str,
@@ -230,7 +253,7 @@ fn read_counted(
     let Some((kept, has_counter)) = definition(db, schema, table)? else {
         return Ok(None);
     };
-    let cols = catalog::columns(db, schema, table)?;
+    let cols = catalog::base_columns(db, schema, table)?;
     let Some(at) = cols.iter().position(|c| c.auto_increment) else {
         return Ok(None);
     };

@@ -29,6 +29,8 @@ use sqlparser::ast::{
     Value,
 };
 
+use mdl_sql::SessionState;
+
 use crate::catalog::{self, Column};
 use crate::engine::EngineConn;
 use crate::error::ServerError;
@@ -36,8 +38,8 @@ use crate::memo::Memo;
 use crate::rewrite::Rewritten;
 use crate::sql_mode::SqlMode;
 
-/// The rewrite to run for `s` in `db` (`current`, `mode`: the session's schema and
-/// `sql_mode`; `base`: the rewrite made before the locks): one made by `write` with its
+/// The rewrite to run for `s` in `db` (`state`, `mode`: the session's state, its schema and
+/// temporary tables, and `sql_mode`; `base`: the rewrite made before the locks): one made by `write` with its
 /// table-dependent values spelt for SQLite
 /// (see the module docs), or `base` if it has none or is not an INSERT of a table of this
 /// server's schemas (the engine reports a table that does not exist). A prepared statement's
@@ -47,12 +49,12 @@ use crate::sql_mode::SqlMode;
 /// # Errors
 /// 1235 for `DEFAULT` in some rows only; SQLite errors reading the catalog; `write`'s.
 pub(super) fn rewrite(
-    (db, s, current, mode): (&mut EngineConn, &Statement, Option<&str>, SqlMode),
+    (db, s, state, mode): (&mut EngineConn, &Statement, &SessionState, SqlMode),
     base: Option<Arc<Rewritten>>,
     memo: Option<&mut Memo>,
     write: &dyn Fn(&Statement) -> Result<Rewritten, ServerError>,
 ) -> Result<Option<Arc<Rewritten>>, ServerError> {
-    let Some((ins, schema, table)) = target(db, s, current) else {
+    let Some((ins, schema, table)) = target(db, s, state.current_schema.as_deref()) else {
         return Ok(base);
     };
     // Only a kept rewrite needs the schema's version: a text statement reads the table anyway.
@@ -67,7 +69,7 @@ pub(super) fn rewrite(
     let kept = (kept_by.as_ref()).and_then(|(m, b, version)| m.resolved(b, *version));
     let resolved = match kept {
         Some(kept) => kept,
-        None => match resolve(db, ins, (&schema, &table), mode)? {
+        None => match resolve(db, ins, (&schema, &table), state, mode)? {
             Some(s) => Some(Arc::new(write(&s)?)),
             None => None,
         },
@@ -115,11 +117,13 @@ fn resolve(
     db: &mut EngineConn,
     ins: &Insert,
     (schema, table): (&str, &str),
+    state: &SessionState,
     mode: SqlMode,
 ) -> Result<Option<Statement>, ServerError> {
     let counts_zero = !mode.no_auto_value_on_zero;
     if super::insert_select::applies(ins) {
-        let ins = super::insert_select::resolve(db, ins, (schema, table), counts_zero)?;
+        let into = (schema, table, state);
+        let ins = super::insert_select::resolve(db, ins, into, counts_zero)?;
         return Ok(ins.map(Statement::Insert));
     }
     let cols = catalog::columns(db, schema, table)?;
