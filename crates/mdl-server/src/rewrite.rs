@@ -86,6 +86,7 @@ use crate::session_values::SessionValues;
 use crate::wire::Cell;
 
 pub use ddl::{needs_rebuild, ENUM_CHECK};
+pub(crate) use insert::of_query as inserts_query_rows;
 pub use json::has_other_checks;
 
 /// What a rewrite needs from the session.
@@ -125,6 +126,9 @@ pub struct Rewritten {
     pub user_vars: Vec<String>,
     /// What a query counts for `FOUND_ROWS()` (`found_rows.rs`).
     pub found_rows: found_rows::FoundRows,
+    /// An INSERT of a query's rows: where that query is in `sql[0]`, which
+    /// `execute/insert_select.rs` wraps without rewriting the statement again (`insert.rs`).
+    pub insert_rows: Option<std::ops::Range<usize>>,
 }
 
 /// How a locking read takes the engine's writer.
@@ -155,8 +159,15 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     temporary::renamed(&mut s, env);
     json::mark_json_arguments(&mut s, env.source);
     let mut user_vars = select_into;
+    let (mut insert_sql, mut insert_rows) = (None, None);
     match &mut s {
-        Statement::Insert(ins) => insert::mysql_insert(ins),
+        Statement::Insert(ins) => {
+            insert::mysql_insert(ins);
+            if insert::of_query(ins) {
+                let (sql, rows) = insert::text_of_query_rows(ins);
+                (insert_sql, insert_rows) = (Some(sql), rows);
+            }
+        }
         Statement::Update(u) => {
             // MySQL's affected rows: the rows changed, not matched (`changed.rs`); a
             // multi-table UPDATE is counted as SQLite counts it.
@@ -249,6 +260,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
             object_type: sqlparser::ast::ObjectType::Table,
             ..
         } => temporary::drop_tables(&s, env)?,
+        _ if insert_sql.is_some() => insert_sql.take().into_iter().collect(),
         other => vec![other.to_string()],
     };
     let found_rows = found_rows::plan(&s, calc_found_rows, q.calcs, q.rollups == 1)?;
@@ -260,6 +272,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
         locking_read: q.locking_read,
         user_vars,
         found_rows,
+        insert_rows,
     })
 }
 

@@ -43,8 +43,10 @@
 //! The select's width is the INSERT's column count: when they differ the CTE's column list
 //! fails as the INSERT would (1136). The wrapped INSERT is made under the statement's locks,
 //! from what was read of the table ([`counted`]: SQLite's catalog, read once per table while no
-//! DDL runs in the server, see [`EPOCH`]), and a prepared statement keeps it (`memo.rs`, per
-//! epoch and `sql_mode`). What is read once is of base tables only, for every session: a
+//! DDL runs in the server, see [`EPOCH`]) and from the statement's rewrite, not rewritten
+//! again: that rewrite (`rewrite/insert.rs`) says where the INSERT's query is in its text, and
+//! the wrapper is SQLite's text around that query. A prepared statement keeps it (`memo.rs`,
+//! per epoch and `sql_mode`). What is read once is of base tables only, for every session: a
 //! session's temporary table (`temporary.rs`), which shadows a base table of its name for that
 //! session alone, is read each time from SQLite's `temp` of the session's connection, its
 //! counter and rows there too. An INSERT ... SELECT into a table without an `AUTO_INCREMENT` column
@@ -61,48 +63,59 @@
 //! Cost (callgrind, one client, per statement, release build): none new for a prepared INSERT
 //! ... SELECT into a table without an `AUTO_INCREMENT` column (no catalog read, no schema
 //! version: the memo is checked against the epoch), one lookup for a text one; with such a
-//! column, a text statement is rewritten a second time (the wrapper), and each execution runs
-//! the two subqueries and a function call per row.
+//! column, a text statement builds the wrapper's text (a copy of the statement's), and each
+//! execution runs the two subqueries and a function call per row.
 
 use std::collections::HashMap;
-use std::ops::ControlFlow;
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, OnceLock, Weak};
+use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 use mdl_sql::{SessionState, StatementKind, TableName};
 use rusqlite::functions::FunctionFlags;
 use rusqlite::types::{Value, ValueRef};
-use sqlparser::ast::{
-    ColumnDef, ColumnOption, DataType, Expr, Function, FunctionArg, FunctionArgExpr,
-    FunctionArgumentList, FunctionArguments, Ident, Insert, ObjectName, ObjectNamePart, Query,
-    SelectItem, SetExpr, Statement, TableAliasColumnDef,
-};
+use sqlparser::ast::{ColumnDef, ColumnOption, DataType, Insert, ObjectName, ObjectNamePart};
 
 use crate::catalog;
 use crate::engine::{quote, Engine, EngineConn};
 use crate::error::ServerError;
 use crate::functions::StatementOutcome;
+use crate::rewrite::Rewritten;
 
 /// The function a row's `AUTO_INCREMENT` value goes through (see the module docs).
 const AUTO_ID: &str = "MDL_AUTO_ID";
 
 /// Whether `ins` inserts the rows of a query (not `VALUES` or `SET`).
 pub(super) fn applies(ins: &Insert) -> bool {
-    ins.assignments.is_empty()
-        && (ins.source.as_deref()).is_some_and(|q| !matches!(q.body.as_ref(), SetExpr::Values(_)))
+    crate::rewrite::inserts_query_rows(ins)
 }
 
-/// `ins`, an INSERT ... SELECT into `schema.table`, made to count its `AUTO_INCREMENT` values as
-/// MySQL does (see the module docs); `None` for a table without such a column.
+/// The rewrite `base` of `ins`, an INSERT ... SELECT into `schema.table`, made to count its
+/// `AUTO_INCREMENT` values as MySQL does (see the module docs); `None` for a table without
+/// such a column.
 ///
 /// # Errors
 /// SQLite errors reading the catalog.
 pub(super) fn resolve(
     db: &mut EngineConn,
+    base: &Rewritten,
     ins: &Insert,
     (schema, table, state): (&str, &str, &SessionState),
     counts_zero: bool,
-) -> Result<Option<Insert>, ServerError> {
+) -> Result<Option<Rewritten>, ServerError> {
+    // The INSERT's text in parts: up to its query, the query, after it (`rewrite/insert.rs`).
+    let parts = (base.insert_rows.clone())
+        .zip(base.sql.first())
+        .and_then(|(rows, text)| {
+            Some((
+                text.get(..rows.start)?,
+                text.get(rows.clone())?,
+                text.get(rows.end..)?,
+            ))
+        });
+    let Some((head, select, tail)) = parts else {
+        return Ok(None);
+    };
     let counted = match temporary(schema, table, state) {
         // The session's own table, which no other session may be served: read each time.
         Some(t) => read_counted(
@@ -122,18 +135,24 @@ pub(super) fn resolve(
         let named = |n: &ObjectName| column_name(n).eq_ignore_ascii_case(&counted.name);
         (ins.columns.len(), ins.columns.iter().position(named))
     };
-    let mut ins = ins.clone();
-    let Some(source) = ins.source.take() else {
-        return Ok(None);
-    };
-    let value = |v| auto_id(v, counts_zero, counted.last);
-    ins.source = Some(wrapped(source, width, at, value)?);
-    if at.is_none() {
-        let name = Ident::with_quote('`', counted.name);
-        ins.columns
-            .push(ObjectName(vec![ObjectNamePart::Identifier(name)]));
+    let mut sql = String::with_capacity(head.len() + select.len() + tail.len() + 200);
+    match at {
+        Some(_) => sql.push_str(head),
+        // The column list ends the head, `(a, b) `: the column joins it.
+        None => {
+            let Some(list) = head.trim_end().strip_suffix(')') else {
+                return Ok(None);
+            };
+            let _ = write!(sql, "{list}, {}) ", quote(&counted.name));
+        }
     }
-    Ok(Some(ins))
+    sql.push_str(&rows_select(width, at, counts_zero, &counted.last, select));
+    sql.push_str(tail);
+    Ok(Some(Rewritten {
+        sql: vec![sql],
+        insert_rows: None,
+        ..base.clone()
+    }))
 }
 
 /// The session's temporary table `schema.table` names, if it names one: it shadows a base
@@ -204,8 +223,8 @@ struct Counted {
     name: String,
     at: usize,
     width: usize,
-    /// `MDL_AUTO_ID`'s `last`: the table's counter or largest id, as a subquery.
-    last: Expr,
+    /// `MDL_AUTO_ID`'s `last`: the table's counter or largest id, as a subquery (SQLite's).
+    last: String,
 }
 
 /// What was read of tables at an epoch, per schema and table: the engine (kept so that no
@@ -261,7 +280,7 @@ fn read_counted(
         name: cols[at].name.clone(),
         at,
         width: cols.len(),
-        last: last((schema, table), has_counter.then_some(kept.as_str()))?,
+        last: last((schema, table), has_counter.then_some(kept.as_str())),
     }))
 }
 
@@ -293,121 +312,22 @@ fn definition(
     }
 }
 
-/// The wrapper's parts in MySQL's syntax, parsed once (sqlparser's parse of them costs more
-/// than the whole INSERT), then filled in.
-const OUTER: &str =
-    "WITH `mdl_insert_rows` AS (SELECT 1) SELECT 1 FROM `mdl_insert_rows` WHERE true";
-const COUNTER: &str = "SELECT seq FROM `s`.sqlite_sequence WHERE name = 't'";
-const LARGEST: &str = "SELECT MAX(rowid) FROM `s`.`t`";
-
-/// One of the queries above, as parsed.
-fn template(sql: &'static str) -> Result<Query, ServerError> {
-    static PARSED: OnceLock<Vec<(&'static str, Query)>> = OnceLock::new();
-    let parsed = PARSED.get_or_init(|| {
-        let dialect = sqlparser::dialect::MySqlDialect {};
-        (([OUTER, COUNTER, LARGEST].into_iter()).filter_map(|t| {
-            match sqlparser::parser::Parser::parse_sql(&dialect, t)
-                .ok()?
-                .pop()?
-            {
-                Statement::Query(q) => Some((t, *q)),
-                _ => None,
-            }
-        }))
-        .collect()
-    });
-    (parsed.iter().find(|(t, _)| *t == sql))
-        .map(|(_, q)| q.clone())
-        .ok_or_else(|| ServerError::parse(sql))
-}
-
-/// `MDL_AUTO_ID`'s `last` for `schema.table` (see the module docs), as a subquery: its counter
-/// (`counter`: the name `sqlite_sequence` has it by), or its largest id.
-fn last((schema, table): (&str, &str), counter: Option<&str>) -> Result<Expr, ServerError> {
-    let mut q = template(if counter.is_some() { COUNTER } else { LARGEST })?;
-    let _ = sqlparser::ast::visit_relations_mut(&mut q, |n| {
-        let last = match n.0.last() {
-            Some(ObjectNamePart::Identifier(i)) if i.quote_style.is_none() => i.clone(),
-            _ => Ident::with_quote('`', table),
-        };
-        *n = ObjectName(vec![
-            ObjectNamePart::Identifier(Ident::with_quote('`', schema)),
-            ObjectNamePart::Identifier(last),
-        ]);
-        ControlFlow::<()>::Continue(())
-    });
-    if let Some(name) = counter {
-        let _ = sqlparser::ast::visit_expressions_mut(&mut q, |e| {
-            if let Expr::Value(v) = e {
-                v.value = sqlparser::ast::Value::SingleQuotedString(name.to_string());
-            }
-            ControlFlow::<()>::Continue(())
-        });
+/// `MDL_AUTO_ID`'s `last` for the table SQLite keeps as `schema.table` (see the module docs),
+/// as a subquery: its counter (`counter`: the name `sqlite_sequence` has it by), or its
+/// largest id.
+fn last((schema, table): (&str, &str), counter: Option<&str>) -> String {
+    match counter {
+        Some(name) => format!(
+            "(SELECT seq FROM {}.sqlite_sequence WHERE name = '{}')",
+            quote(schema),
+            name.replace('\'', "''")
+        ),
+        None => format!(
+            "(SELECT MAX(rowid) FROM {}.{})",
+            quote(schema),
+            quote(table)
+        ),
     }
-    Ok(Expr::Subquery(Box::new(q)))
-}
-
-/// `source`'s rows (a query of `width` columns) with the value of column `at`, the
-/// `AUTO_INCREMENT` column, through `value`, or such a column appended (`value` of NULL) when
-/// `at` is `None`.
-fn wrapped(
-    source: Box<Query>,
-    width: usize,
-    at: Option<usize>,
-    value: impl FnOnce(Expr) -> Expr,
-) -> Result<Box<Query>, ServerError> {
-    let mut q = template(OUTER)?;
-    let names: Vec<Ident> = (1..=width)
-        .map(|k| Ident::with_quote('`', format!("c{k}")))
-        .collect();
-    // Named, so that the rewrite does not name them (`rewrite/header.rs`).
-    let item = |expr, alias| SelectItem::ExprWithAlias { expr, alias };
-    let mut items: Vec<SelectItem> = (names.iter())
-        .map(|n| item(Expr::Identifier(n.clone()), n.clone()))
-        .collect();
-    match at.and_then(|a| items.get_mut(a)) {
-        Some(SelectItem::ExprWithAlias { expr, .. }) => {
-            *expr = value(std::mem::replace(expr, null()));
-        }
-        _ => items.push(item(value(null()), Ident::with_quote('`', "c0"))),
-    }
-    let cte = (q.with.as_mut()).and_then(|w| w.cte_tables.first_mut());
-    let (Some(cte), SetExpr::Select(sel)) = (cte, q.body.as_mut()) else {
-        return Err(ServerError::parse(OUTER));
-    };
-    cte.alias.columns = (names.into_iter())
-        .map(|name| TableAliasColumnDef {
-            name,
-            data_type: None,
-        })
-        .collect();
-    cte.query = source;
-    sel.projection = items;
-    Ok(Box::new(q))
-}
-
-/// `MDL_AUTO_ID(value, counts_zero, last)`.
-fn auto_id(value: Expr, counts_zero: bool, last: Expr) -> Expr {
-    let arg = |e: Expr| FunctionArg::Unnamed(FunctionArgExpr::Expr(e));
-    let flag = sqlparser::ast::Value::Number(u8::from(counts_zero).to_string(), false);
-    Expr::Function(Function {
-        name: ObjectName(vec![ObjectNamePart::Identifier(Ident::new(AUTO_ID))]),
-        uses_odbc_syntax: false,
-        parameters: FunctionArguments::None,
-        args: FunctionArguments::List(FunctionArgumentList {
-            duplicate_treatment: None,
-            args: vec![arg(value), arg(Expr::Value(flag.into())), arg(last)],
-            clauses: Vec::new(),
-        }),
-        filter: None,
-        null_treatment: None,
-        over: None,
-        within_group: Vec::new(),
-    })
-}
-
-fn null() -> Expr {
-    Expr::Value(sqlparser::ast::Value::Null.into())
 }
 
 /// `CREATE TABLE ... SELECT` (`create_from.rs`): the INSERT that fills `schema.table`, made by
@@ -438,18 +358,14 @@ pub(super) fn created_rows(
     }
     // The table is new: its counter is there only if its CREATE set one (`AUTO_INCREMENT = n`),
     // which has run when this runs.
-    let last = format!(
-        "(SELECT seq FROM {}.sqlite_sequence WHERE name = '{}')",
-        quote(schema),
-        table.replace('\'', "''")
-    );
+    let last = last((schema, table), Some(table));
     let rows = rows_select(names.len(), at, counts_zero, &last, select);
     format!("{into} ({}) {rows}", columns.join(", "))
 }
 
 /// The rows `select` (SQLite's text of a select of `width` columns) gives, with the value of
 /// column `at`, the `AUTO_INCREMENT` column, through `MDL_AUTO_ID` (with `last`), or such a
-/// column appended (NULL) when `at` is `None`: SQLite's text, as [`wrapped`] makes it.
+/// column appended (NULL) when `at` is `None`: SQLite's text.
 fn rows_select(
     width: usize,
     at: Option<usize>,
@@ -544,45 +460,6 @@ fn as_id(v: ValueRef<'_>) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn source(sql: &str) -> Box<Query> {
-        let dialect = sqlparser::dialect::MySqlDialect {};
-        match sqlparser::parser::Parser::parse_sql(&dialect, sql)
-            .unwrap()
-            .remove(0)
-        {
-            Statement::Query(q) => q,
-            other => panic!("{other}"),
-        }
-    }
-
-    #[test]
-    fn the_select_is_read_through_a_cte_with_its_counted_column_counted() {
-        let counter = last(("s", "T"), Some("t'x")).unwrap();
-        let value = |v| auto_id(v, true, counter);
-        let q = wrapped(
-            source("SELECT a, 0 FROM u ORDER BY a LIMIT 2"),
-            2,
-            Some(1),
-            value,
-        );
-        assert_eq!(
-            q.unwrap().to_string(),
-            "WITH `mdl_insert_rows` (`c1`, `c2`) AS (SELECT a, 0 FROM u ORDER BY a LIMIT 2) \
-             SELECT `c1` AS `c1`, MDL_AUTO_ID(`c2`, 1, (SELECT seq FROM `s`.sqlite_sequence \
-             WHERE name = 't''x')) AS `c2` FROM `mdl_insert_rows` WHERE true"
-        );
-        // A table without a counter, and a list without the column: appended.
-        let largest = last(("s", "T"), None).unwrap();
-        let value = |v| auto_id(v, false, largest);
-        let q = wrapped(source("SELECT 1 UNION SELECT 2"), 1, None, value);
-        assert_eq!(
-            q.unwrap().to_string(),
-            "WITH `mdl_insert_rows` (`c1`) AS (SELECT 1 UNION SELECT 2) \
-             SELECT `c1` AS `c1`, MDL_AUTO_ID(NULL, 0, (SELECT MAX(rowid) FROM `s`.`T`)) \
-             AS `c0` FROM `mdl_insert_rows` WHERE true"
-        );
-    }
 
     #[test]
     fn create_table_select_wraps_sqlite_text_the_same_way() {

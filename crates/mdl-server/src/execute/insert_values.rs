@@ -67,9 +67,15 @@ pub(super) fn rewrite(
         _ => None,
     };
     let kept = (kept_by.as_ref()).and_then(|(m, b, version)| m.resolved(b, *version));
-    let resolved = match kept {
-        Some(kept) => kept,
-        None => match resolve(db, ins, (&schema, &table), state, mode)? {
+    let resolved = match (kept, &base) {
+        (Some(kept), _) => kept,
+        // Made from `base`'s text, not rewritten again (`insert_select.rs`).
+        (None, Some(b)) if super::insert_select::applies(ins) => {
+            let into = (schema.as_str(), table.as_str(), state);
+            let counts_zero = !mode.no_auto_value_on_zero;
+            super::insert_select::resolve(db, b, ins, into, counts_zero)?.map(Arc::new)
+        }
+        (None, _) => match resolve(db, ins, (&schema, &table), mode)? {
             Some(s) => Some(Arc::new(write(&s)?)),
             None => None,
         },
@@ -117,15 +123,9 @@ fn resolve(
     db: &mut EngineConn,
     ins: &Insert,
     (schema, table): (&str, &str),
-    state: &SessionState,
     mode: SqlMode,
 ) -> Result<Option<Statement>, ServerError> {
     let counts_zero = !mode.no_auto_value_on_zero;
-    if super::insert_select::applies(ins) {
-        let into = (schema, table, state);
-        let ins = super::insert_select::resolve(db, ins, into, counts_zero)?;
-        return Ok(ins.map(Statement::Insert));
-    }
     let cols = catalog::columns(db, schema, table)?;
     if cols.is_empty() {
         return Ok(None);

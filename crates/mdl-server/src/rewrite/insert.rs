@@ -9,7 +9,8 @@
 //!   fires on any unique key. The affected rows are MySQL's: 1 per row inserted, 2 per row
 //!   updated, 0 per row left as it was (`changed.rs`).
 
-use std::ops::ControlFlow;
+use std::fmt::Write as _;
+use std::ops::{ControlFlow, Range};
 
 use sqlparser::ast::{
     Assignment, AssignmentTarget, DoUpdate, Expr, FunctionArg, FunctionArgExpr, FunctionArguments,
@@ -54,6 +55,40 @@ pub(super) fn mysql_insert(ins: &mut Insert) {
             }),
         }));
     }
+}
+
+/// Whether `ins` inserts the rows of a query (not `VALUES`, nor `SET`).
+pub(crate) fn of_query(ins: &Insert) -> bool {
+    ins.assignments.is_empty()
+        && (ins.source.as_deref()).is_some_and(|q| !matches!(q.body.as_ref(), SetExpr::Values(_)))
+}
+
+/// `ins`'s text, as `ins.to_string()` writes it, and where its query is in it: written in
+/// parts, the statement without its query and `ON` clause (which writes `DEFAULT VALUES` in
+/// the query's place without a column list), then those. `None` for the place of an INSERT
+/// with more after its query than the `ON` clause (a `RETURNING` or a row alias, which MySQL's
+/// INSERT ... SELECT does not have), written whole.
+pub(super) fn text_of_query_rows(ins: &mut Insert) -> (String, Option<Range<usize>>) {
+    if ins.returning.is_some() || ins.insert_alias.is_some() {
+        return (ins.to_string(), None);
+    }
+    let (source, on) = (ins.source.take(), ins.on.take());
+    let mut sql = ins.to_string();
+    if ins.columns.is_empty() {
+        let head = sql.strip_suffix("DEFAULT VALUES").map(str::len);
+        sql.truncate(head.unwrap_or(sql.len()));
+    }
+    let start = sql.len();
+    if let Some(q) = &source {
+        let _ = write!(sql, "{q}");
+    }
+    let rows = start..sql.len();
+    if let Some(on) = &on {
+        let _ = write!(sql, "{on}");
+    }
+    (ins.source, ins.on) = (source, on);
+    debug_assert_eq!(sql, ins.to_string());
+    (sql, Some(rows))
 }
 
 /// SQLite would read `INSERT ... SELECT ... FROM t ON CONFLICT` as a join's `ON` (its UPSERT

@@ -172,3 +172,44 @@ fn insert_and_replace_without_into_get_it() {
         ["INSERT INTO `sbtest`.t VALUES (1)"]
     );
 }
+
+#[test]
+fn an_insert_of_a_query_says_where_its_query_is() {
+    let rows = |sql: &str| {
+        let rw = rewritten(sql).unwrap();
+        let at = rw.insert_rows.clone().map(|r| rw.sql[0][r].to_string());
+        (rw.sql[0].clone(), at)
+    };
+    let (sql, at) = rows("INSERT INTO t SELECT a FROM u");
+    assert_eq!(
+        sql,
+        "INSERT INTO `sbtest`.t SELECT a AS `a` FROM `sbtest`.u"
+    );
+    assert_eq!(at.as_deref(), Some("SELECT a AS `a` FROM `sbtest`.u"));
+    let (sql, at) = rows("INSERT IGNORE t (a, b) SELECT 1, 2 UNION SELECT 3, 4");
+    assert_eq!(
+        sql,
+        "INSERT OR IGNORE INTO `sbtest`.t (a, b) SELECT 1 AS `1`, 2 AS `2` UNION SELECT 3, 4"
+    );
+    assert_eq!(
+        at.as_deref(),
+        Some("SELECT 1 AS `1`, 2 AS `2` UNION SELECT 3, 4")
+    );
+    let (sql, at) = rows("INSERT INTO t (a) SELECT a FROM u ON DUPLICATE KEY UPDATE a = a + 1");
+    assert!(
+        sql.contains(" WHERE true ON CONFLICT DO UPDATE SET a = "),
+        "{sql}"
+    );
+    assert_eq!(
+        at.as_deref(),
+        Some("SELECT a AS `a` FROM `sbtest`.u WHERE true")
+    );
+    let (sql, at) = rows("REPLACE INTO t WITH w AS (SELECT 1) SELECT * FROM w");
+    assert!(
+        sql.starts_with("REPLACE INTO `sbtest`.t WITH w AS (SELECT 1"),
+        "{sql}"
+    );
+    assert_eq!(at.as_deref(), sql.strip_prefix("REPLACE INTO `sbtest`.t "));
+    assert_eq!(rows("INSERT INTO t VALUES (1)").1, None);
+    assert_eq!(rows("INSERT INTO t SET a = 1").1, None);
+}
