@@ -31,6 +31,20 @@ async fn contents(c: &mut mysql_async::Conn, schema: &str) -> Vec<(String, Strin
     }
     out
 }
+/// The client tools' arguments for `schema` of the server at `addr`.
+fn schema_args(addr: std::net::SocketAddr, schema: &str) -> Vec<String> {
+    let port = format!("-P{}", addr.port());
+    vec!["-h127.0.0.1".into(), port, "-uroot".into(), schema.into()]
+}
+
+/// `dump` loaded by `client` into `schema`, within 90 s.
+async fn restore(client: &str, addr: std::net::SocketAddr, schema: &str, dump: &str) {
+    tokio::time::timeout(Duration::from_secs(90), async {
+        tokio::task::block_in_place(|| run(client, &schema_args(addr, schema), Some(dump)))
+    })
+    .await
+    .expect("the restore ends");
+}
 
 /// The dump without the lines that name the time or the schema.
 fn stable(dump: &str) -> String {
@@ -79,22 +93,11 @@ async fn a_dump_restores_to_the_same_tables() {
     .await
     .unwrap();
 
-    let conn_args = |schema: &str| -> Vec<String> {
-        vec![
-            "-h127.0.0.1".into(),
-            format!("-P{}", addr.port()),
-            "-uroot".into(),
-            schema.into(),
-        ]
-    };
+    let conn_args = |schema: &str| schema_args(addr, schema);
     let dump = tokio::task::block_in_place(|| run(&dump_tool, &conn_args("dumped"), None));
     assert!(dump.contains("CREATE TABLE `items`"), "{dump}");
     assert!(dump.contains("INSERT INTO `items` VALUES"), "{dump}");
-    tokio::time::timeout(Duration::from_secs(90), async {
-        tokio::task::block_in_place(|| run(&client, &conn_args("restored"), Some(&dump)))
-    })
-    .await
-    .expect("the restore ends");
+    restore(&client, addr, "restored", &dump).await;
 
     let (before, after) = (
         contents(&mut c, "dumped").await,
@@ -136,20 +139,13 @@ async fn a_dump_of_views_restores_them() {
     )
     .await
     .unwrap();
-    let args = |schema: &str| -> Vec<String> {
-        let port = format!("-P{}", addr.port());
-        vec!["-h127.0.0.1".into(), port, "-uroot".into(), schema.into()]
-    };
+    let args = |schema: &str| schema_args(addr, schema);
     let dump = tokio::task::block_in_place(|| run(&dump_tool, &args("dumped_v"), None));
     assert!(
         dump.contains("VIEW `v_top` (`k`) AS SELECT MAX(id) FROM v_all"),
         "{dump}"
     );
-    tokio::time::timeout(Duration::from_secs(90), async {
-        tokio::task::block_in_place(|| run(&client, &args("restored_v"), Some(&dump)))
-    })
-    .await
-    .expect("the restore ends");
+    restore(&client, addr, "restored_v", &dump).await;
     for schema in ["dumped_v", "restored_v"] {
         let k: Option<i64> = c
             .query_first(format!("SELECT k FROM {schema}.v_top"))
@@ -187,21 +183,14 @@ async fn a_dump_with_foreign_keys_restores_them() {
     )
     .await
     .unwrap();
-    let args = |schema: &str| -> Vec<String> {
-        let port = format!("-P{}", addr.port());
-        vec!["-h127.0.0.1".into(), port, "-uroot".into(), schema.into()]
-    };
+    let args = |schema: &str| schema_args(addr, schema);
     let dump = tokio::task::block_in_place(|| run(&dump_tool, &args("dumped_f"), None));
     assert!(dump.contains("FOREIGN_KEY_CHECKS=0"), "{dump}");
     assert!(
         dump.contains("CONSTRAINT `a_child_ibfk_1` FOREIGN KEY"),
         "{dump}"
     );
-    tokio::time::timeout(Duration::from_secs(90), async {
-        tokio::task::block_in_place(|| run(&client, &args("restored_f"), Some(&dump)))
-    })
-    .await
-    .expect("the restore ends");
+    restore(&client, addr, "restored_f", &dump).await;
     assert_eq!(
         contents(&mut c, "dumped_f").await.len(),
         contents(&mut c, "restored_f").await.len()

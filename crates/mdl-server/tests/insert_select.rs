@@ -19,15 +19,6 @@ async fn rows(c: &mut Conn, table: &str) -> Vec<Row> {
         .unwrap()
 }
 
-async fn fresh(c: &mut Conn, table: &str, columns: &str) {
-    c.query_drop(format!("DROP TABLE IF EXISTS {table}"))
-        .await
-        .unwrap();
-    c.query_drop(format!("CREATE TABLE {table} ({columns})"))
-        .await
-        .unwrap();
-}
-
 const COLUMNS: &str = "id INT AUTO_INCREMENT PRIMARY KEY, v INT, s VARCHAR(10)";
 
 /// Runs `sql`; its affected rows, the OK packet's insert id and then `LAST_INSERT_ID()`.

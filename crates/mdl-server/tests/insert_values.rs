@@ -15,15 +15,6 @@ async fn rows(c: &mut Conn, table: &str) -> Vec<(i64, Option<i64>)> {
         .unwrap()
 }
 
-async fn fresh(c: &mut Conn, table: &str, columns: &str) {
-    c.query_drop(format!("DROP TABLE IF EXISTS {table}"))
-        .await
-        .unwrap();
-    c.query_drop(format!("CREATE TABLE {table} ({columns})"))
-        .await
-        .unwrap();
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn zero_and_default_count_in_an_auto_increment_column() {
     let mut c = conn().await;

@@ -125,6 +125,16 @@ pub async fn bounded<F: std::future::Future>(what: &str, fut: F) -> F::Output {
         .unwrap_or_else(|_| panic!("{what}: no answer in 30 s"))
 }
 
+/// `table` dropped if it exists and made again with `columns`.
+pub async fn fresh(c: &mut Conn, table: &str, columns: &str) {
+    c.query_drop(format!("DROP TABLE IF EXISTS {table}"))
+        .await
+        .unwrap();
+    c.query_drop(format!("CREATE TABLE {table} ({columns})"))
+        .await
+        .unwrap();
+}
+
 /// A server of its own in `mode` (in its temporary directory, dropped with it) and a
 /// connection to it. The client is given the settings it would ask for at connect, since the
 /// constant mode's answer is no `@@max_allowed_packet`.
