@@ -420,12 +420,14 @@ impl Connection {
             }
             if let mdl_sql::Effect::LockTables(tables) = &plan.effect {
                 // MySQL opens the tables it locked: one that does not exist fails the
-                // statement (and LOCK TABLES mode ends, with nothing locked).
+                // statement (and LOCK TABLES mode ends, with nothing locked). A `sys` view
+                // is MySQL's view over performance_schema: it can be locked (dump tools do).
                 for t in tables {
                     let (schema, name) = (&t.table.schema, &t.table.name);
-                    let exists = db.engine().has_schema(schema)
-                        && ((db.tables(schema)?.iter()).any(|n| n.eq_ignore_ascii_case(name))
-                            || db.engine().views.get(schema, name).is_some());
+                    let exists = crate::pfs_views::is_sys_view(schema, name)
+                        || db.engine().has_schema(schema)
+                            && ((db.tables(schema)?.iter()).any(|n| n.eq_ignore_ascii_case(name))
+                                || db.engine().views.get(schema, name).is_some());
                     if !exists {
                         let (schema, table) = (&t.table.schema, &t.table.name);
                         return Err(ServerError::no_such_table(schema, table));

@@ -106,6 +106,11 @@ pub const SYS_TABLES: [&str; 7] = [
     "x$session",
 ];
 
+/// Whether `schema.name` is one of this server's `sys` views ([`SYS_TABLES`]).
+pub fn is_sys_view(schema: &str, name: &str) -> bool {
+    schema.eq_ignore_ascii_case("sys") && SYS_TABLES.iter().any(|t| t.eq_ignore_ascii_case(name))
+}
+
 /// Refreshes the snapshot tables `tables` (`(schema, table)`, any schema: others are
 /// skipped) of this connection.
 ///

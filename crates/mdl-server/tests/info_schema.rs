@@ -611,6 +611,11 @@ async fn the_show_statements_of_client_tools_answer_as_mysql() {
         "CREATE DATABASE `test` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin */ \
          /*!80016 DEFAULT ENCRYPTION='N' */"
     );
+    // What it prints runs back, as a dump of `--databases` replays it.
+    let again = create.1.replace("`test`", "`from_show`");
+    c.query_drop(format!("{again}; DROP DATABASE from_show"))
+        .await
+        .unwrap();
     // The process list as DBAs filter it: this connection, running this query.
     let me: Vec<(String, String)> = c
         .query(

@@ -18,6 +18,10 @@
 //! * `CHAR[(n)] {CHARACTER SET | CHARSET} cs` as a `CAST` / `CONVERT` type (after `AS` or a
 //!   comma) loses the character set: sqlparser takes none there. The cast's result is a
 //!   string either way; which character set it is in is no metadata lock's business.
+//! * `[DEFAULT] ENCRYPTION [=] 'N'` of `CREATE {DATABASE | SCHEMA}` (`create_database_option`
+//!   in `sql_yacc.yy`), which `SHOW CREATE DATABASE` prints and dump files carry, is dropped:
+//!   sqlparser reads no such option, and `'N'`, no encryption, is what every schema here has.
+//!   `'Y'` is kept, and stays a syntax error: this server encrypts nothing.
 
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
@@ -104,9 +108,35 @@ pub(crate) fn respell(t: &mut Vec<TokenWithSpan>) {
         } else if is_kw(&t[i], "CHAR") && (t[i - 1].token == Token::Comma || is_kw(&t[i - 1], "AS"))
         {
             drop_charset(t, i);
+        } else if is_kw(&t[i], "ENCRYPTION") && creates_schema(t) {
+            i -= drop_no_encryption(t, i);
         }
         i += 1;
     }
+}
+
+/// Whether `t` starts `CREATE DATABASE` or `CREATE SCHEMA`.
+fn creates_schema(t: &[TokenWithSpan]) -> bool {
+    t.first().is_some_and(|c| is_kw(c, "CREATE"))
+        && t.get(1)
+            .is_some_and(|d| is_kw(d, "DATABASE") || is_kw(d, "SCHEMA"))
+}
+
+/// Drops `[DEFAULT] ENCRYPTION [=] 'N'` around the `ENCRYPTION` at `t[at]`; how many tokens
+/// before `at` went (the `DEFAULT`).
+fn drop_no_encryption(t: &mut Vec<TokenWithSpan>, at: usize) -> usize {
+    let mut value = at + 1;
+    if t.get(value).is_some_and(|e| e.token == Token::Eq) {
+        value += 1;
+    }
+    let no = matches!(t.get(value).map(|v| &v.token),
+        Some(Token::SingleQuotedString(v) | Token::DoubleQuotedString(v)) if v.eq_ignore_ascii_case("n"));
+    if !no {
+        return 0;
+    }
+    let default = usize::from(is_kw(&t[at - 1], "DEFAULT"));
+    t.drain(at - default..=value);
+    default + 1
 }
 
 /// Whether `t` ends an operand: a literal, a name, a `)`, a `?`.
@@ -248,6 +278,26 @@ mod tests {
         assert_eq!(
             respelt("SELECT EXTRACT(HOUR FROM d)"),
             "SELECT EXTRACT ( HOUR FROM d )"
+        );
+    }
+
+    #[test]
+    fn no_encryption_of_a_new_schema_is_dropped() {
+        assert_eq!(
+            respelt("CREATE DATABASE d DEFAULT CHARACTER SET utf8mb4 DEFAULT ENCRYPTION='N'"),
+            "CREATE DATABASE d DEFAULT CHARACTER SET utf8mb4"
+        );
+        assert_eq!(
+            respelt("CREATE SCHEMA d ENCRYPTION 'n' COLLATE utf8mb4_bin"),
+            "CREATE SCHEMA d COLLATE utf8mb4_bin"
+        );
+        assert_eq!(
+            respelt("CREATE DATABASE d ENCRYPTION = 'Y'"),
+            "CREATE DATABASE d ENCRYPTION = 'Y'"
+        );
+        assert_eq!(
+            respelt("SELECT encryption FROM t"),
+            "SELECT encryption FROM t"
         );
     }
 

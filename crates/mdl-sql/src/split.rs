@@ -44,7 +44,7 @@ pub fn split(sql: &str) -> Vec<&str> {
             Token::SemiColon => {
                 if let Some((from, to)) = piece.take() {
                     let (from, to) = (lines.offset(&resolved, from), lines.offset(&resolved, to));
-                    match sql.get(from..to) {
+                    match sql.get(from..closed(sql, from, to)) {
                         Some(text) => out.push(text),
                         None => return vec![sql],
                     }
@@ -60,13 +60,29 @@ pub fn split(sql: &str) -> Vec<&str> {
     out
 }
 
+/// The end of the piece `sql[from..to]`: `to`, or past the `*/` of a versioned comment the
+/// piece opens and its last token ends inside (`CREATE DATABASE d /*!80016 DEFAULT
+/// ENCRYPTION='N' */;`, as `SHOW CREATE DATABASE` prints it), so that the piece parses alone.
+fn closed(sql: &str, from: usize, to: usize) -> usize {
+    let Some(piece) = sql.get(from..to) else {
+        return to;
+    };
+    if !piece.contains("/*!") || resolve_versioned_comments(piece).is_ok() {
+        return to;
+    }
+    match sql.get(to..).and_then(|rest| rest.find("*/")) {
+        Some(at) if sql[to..to + at].trim().is_empty() => to + at + 2,
+        _ => to,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn split_cuts_at_semicolons_outside_strings_names_and_comments() {
-        let cases: [(&str, &[&str]); 9] = [
+        let cases: [(&str, &[&str]); 10] = [
             ("SELECT 1", &["SELECT 1"]),
             ("  SELECT 1  ;  ", &["SELECT 1"]),
             ("SELECT 1; SELECT 2", &["SELECT 1", "SELECT 2"]),
@@ -83,6 +99,10 @@ mod tests {
                 &["SET NAMES utf8mb4", "SELECT 1"],
             ),
             ("SELECT 1;;SELECT 2", &["SELECT 1", "SELECT 2"]),
+            (
+                "CREATE DATABASE d /*!40100 COLLATE x */ /*!80016 ENCRYPTION='N' */; DROP DATABASE d",
+                &["CREATE DATABASE d /*!40100 COLLATE x */ /*!80016 ENCRYPTION='N' */", "DROP DATABASE d"],
+            ),
             ("SELECT 'open; SELECT 2", &["SELECT 'open; SELECT 2"]),
             (" ; /* c */ ;", &[" ; /* c */ ;"]),
         ];
