@@ -62,13 +62,13 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    /// `parsed`, from `text`, kept to be executed.
-    pub fn new(text: &str, parsed: Parsed) -> Prepared {
+    /// `parsed`, from `text`, kept to be executed; prepared in `schema`.
+    pub fn new(text: &str, parsed: Parsed, schema: Option<&str>) -> Prepared {
         Prepared {
             text: text.into(),
             lock_params: crate::lock_params::count(&parsed),
             parsed: Arc::new(parsed),
-            digest: pfs::register_digest(text),
+            digest: crate::statement_event::digest_in(schema, text),
             memo: Memo::default(),
         }
     }
@@ -534,7 +534,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             Err(e) => return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
         };
         let id = self.next_statement_id();
-        let prepared = Prepared::new(query, parsed);
+        let prepared = Prepared::new(query, parsed, self.schema());
         let params = params + prepared.lock_params;
         let params: Vec<Column> = (0..params).map(|_| var_string("?")).collect();
         let columns: Vec<Column> = columns.iter().map(|c| var_string(c)).collect();

@@ -86,7 +86,7 @@ fn is_flush_status(s: &Statement) -> bool {
 }
 
 /// The digest of a text query: its literals as `?` (MySQL's statement digest, simplified).
-fn digest_of(s: &Statement) -> pfs::DigestRef {
+fn digest_of(s: &Statement, schema: Option<&str>) -> pfs::DigestRef {
     use sqlparser::ast::{Value as V, VisitMut, VisitorMut};
     struct Norm;
     impl VisitorMut for Norm {
@@ -101,7 +101,7 @@ fn digest_of(s: &Statement) -> pfs::DigestRef {
     }
     let mut s = s.clone();
     let _ = s.visit(&mut Norm);
-    pfs::register_digest(&s.to_string())
+    crate::statement_event::digest_in(schema, &s.to_string())
 }
 
 fn lock_free(tables: &[(String, String)]) -> bool {
@@ -201,19 +201,25 @@ impl Connection {
             self.info.status.count(c);
         }
         let cls = class(com);
+        let given = digest;
         let digest = match (digest, statement) {
             (Some(d), _) => Some(d),
-            (None, Some(s)) if cls.enabled() => Some(digest_of(s)),
+            (None, Some(s)) if cls.enabled() => {
+                Some(digest_of(s, self.session.state().current_schema.as_deref()))
+            }
             _ => None,
         };
         // A `Send` event on the connection's session thread: the task may move between
         // workers while the statement waits, and a DBA sees the statement in
         // `events_statements_current` with its metadata-lock wait nested in it, as in MySQL.
         let event = self.thread.statement_start(cls, digest);
+        if given.is_none() {
+            event.set_sql_text(text); // a prepared statement's is its digest's
+        }
         let kind = plan.as_ref().ok().map(|p| p.kind);
         let insert = kind == Some(StatementKind::Insert);
         let mut out = (self.run_inner(plan, statement, p, params, prepared)).await;
-        event.end();
+        event.end_with(&crate::statement_event::outcome(&out));
         if out.is_ok() && statement.is_some_and(is_flush_status) {
             self.shared.procs.flush_status(&self.info);
         }

@@ -84,6 +84,7 @@ mod show_query;
 mod show_table;
 mod sql_mode;
 mod sql_prepare;
+mod statement_event;
 mod status;
 mod temporary;
 mod time_zone;

@@ -261,9 +261,9 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         "events_waits_current" => load(db, name, &pfs::events_waits_current()),
         "events_waits_history" => load(db, name, &pfs::events_waits_history()),
         "events_waits_history_long" => load(db, name, &pfs::events_waits_history_long()),
-        "events_stages_current" => load(db, name, &pfs::events_stages_current()),
-        "events_stages_history" => load(db, name, &pfs::events_stages_history()),
-        "events_stages_history_long" => load(db, name, &pfs::events_stages_history_long()),
+        "events_stages_current" => load_part(db, name, &pfs::events_stages_current()),
+        "events_stages_history" => load_part(db, name, &pfs::events_stages_history()),
+        "events_stages_history_long" => load_part(db, name, &pfs::events_stages_history_long()),
         "events_statements_current" => load(db, name, &pfs::events_statements_current()),
         "events_statements_history" => load(db, name, &pfs::events_statements_history()),
         "events_statements_history_long" => load(db, name, &pfs::events_statements_history_long()),
@@ -307,6 +307,21 @@ fn load<R: Row>(db: &mut EngineConn, name: &str, t: &Table<R>) -> Result<(), Ser
             let v = serde_json::to_value(r).unwrap_or(Json::Null);
             (R::HEADERS.iter())
                 .map(|h| value(v.get(*h).unwrap_or(&Json::Null)))
+                .collect()
+        })
+        .collect();
+    copy(db, name, defs, rows)
+}
+
+/// [`load`] of the columns of `t` that `performance_schema.<name>` has (`columns.rs`): the
+/// stages' of the row type they share with the statements.
+fn load_part<R: Row>(db: &mut EngineConn, name: &str, t: &Table<R>) -> Result<(), ServerError> {
+    let defs = typed(name)?;
+    let rows = (t.rows.iter())
+        .map(|r| {
+            let v = serde_json::to_value(r).unwrap_or(Json::Null);
+            (defs.iter())
+                .map(|(h, _)| value(v.get(*h).unwrap_or(&Json::Null)))
                 .collect()
         })
         .collect();

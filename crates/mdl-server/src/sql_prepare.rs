@@ -184,7 +184,8 @@ impl Connection {
             self.prepared.remove(&old);
         }
         let id = self.next_statement_id();
-        let prepared = Prepared::new(sql, parsed);
+        let schema = self.session.state().current_schema.as_deref();
+        let prepared = Prepared::new(sql, parsed, schema);
         let count = count + prepared.lock_params;
         self.prepared.insert(id, prepared);
         self.sql_prepared.insert(name, (id, count));

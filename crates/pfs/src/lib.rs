@@ -139,6 +139,7 @@ mod config;
 mod error;
 pub mod kinds;
 mod macros;
+mod outcome;
 pub mod pattern;
 pub mod render;
 mod session;
@@ -161,6 +162,7 @@ pub use error::PfsError;
 pub use kinds::{
     default_instrument_setting, ClassKind, Clock, Consumer, EventFamily, Operation, Preset,
 };
+pub use outcome::{StatementOutcome, MAX_MESSAGE_TEXT, MAX_SQL_TEXT};
 pub use pattern::Pattern;
 pub use render::{cell, format_pico, yes_no, TextTable};
 pub use session::{
@@ -280,7 +282,14 @@ pub fn register_class(kind: ClassKind, name: &str) -> ClassRef {
 /// [`statement_start`]: the hot path then indexes an array instead of hashing text. When the
 /// digest buffer is full the handle is empty and `digest_lost` is bumped.
 pub fn register_digest(text: &str) -> DigestRef {
-    backend::register_digest(text)
+    backend::register_digest(None, text)
+}
+
+/// [`register_digest`] in a schema: the digest of `text` in `schema` is its own row of
+/// `events_statements_summary_by_digest` (keyed by `(SCHEMA_NAME, DIGEST)`, as MySQL's), and
+/// its statements' `CURRENT_SCHEMA`.
+pub fn register_digest_in(schema: Option<&str>, text: &str) -> DigestRef {
+    backend::register_digest(schema, text)
 }
 
 /// A wait event guard ([`wait_start`]).

@@ -90,7 +90,7 @@ pub(crate) fn start(
 pub(crate) fn register_class(_kind: ClassKind, _name: &str) -> ClassRef {
     ClassRef
 }
-pub(crate) fn register_digest(_text: &str) -> DigestRef {
+pub(crate) fn register_digest(_schema: Option<&str>, _text: &str) -> DigestRef {
     DigestRef(())
 }
 pub(crate) fn current_event_id() -> Option<u64> {
@@ -263,6 +263,10 @@ pub(crate) mod session {
         pub(crate) fn is_active(&self) -> bool {
             false
         }
+        #[inline(always)]
+        pub(crate) fn set_sql_text(&self, _text: &str) {}
+        #[inline(always)]
+        pub(crate) fn end_with(&mut self, _o: &crate::StatementOutcome<'_>) {}
     }
 
     #[inline(always)]

@@ -293,8 +293,44 @@ impl PendingStatement {
         self.inner.is_active()
     }
 
-    /// Ends the statement now (the same as dropping it).
+    /// Ends the statement now (the same as dropping it): its end columns (`ROWS_SENT`,
+    /// `ERRORS`, ...) stay 0 and NULL; [`end_with`](Self::end_with) gives them.
     pub fn end(self) {}
+
+    /// The statement's `SQL_TEXT` (the text as the client sent it): copied, at most
+    /// [`crate::MAX_SQL_TEXT`] bytes cut at a character boundary, into a buffer of the
+    /// statement's record, so nothing is allocated. Without it `SQL_TEXT` is the digest's text.
+    #[inline]
+    pub fn set_sql_text(&self, text: &str) {
+        self.inner.set_sql_text(text);
+    }
+
+    /// Ends the statement with what it did (`ROWS_SENT`, `ROWS_AFFECTED`, `WARNINGS`, and
+    /// `ERRORS`, `MYSQL_ERRNO`, `RETURNED_SQLSTATE`, `MESSAGE_TEXT` of a failure), which also
+    /// go to its digest's sums in `events_statements_summary_by_digest`. Its `LOCK_TIME` is
+    /// taken from the metadata-lock waits nested in it: the end of the last one (no timer
+    /// read of its own).
+    ///
+    /// ```
+    /// let select = pfs::register_class(pfs::ClassKind::Statement, "statement/doc/outcome");
+    /// pfs::set_instruments("statement/doc/%", true, true)?;
+    /// let session = pfs::SessionThread::new("thread/doc/connection", 9);
+    /// let digest = pfs::register_digest_in(Some("test"), "SELECT * FROM t WHERE id = ?");
+    /// let statement = session.statement_start(select, Some(digest));
+    /// statement.set_sql_text("SELECT * FROM t WHERE id = 1");
+    /// statement.end_with(&pfs::StatementOutcome::ok(1, 0));
+    /// # #[cfg(feature = "instrumentation")]
+    /// assert!(pfs::events_statements_history().rows.iter().any(|r| {
+    ///     r.sql_text.as_deref() == Some("SELECT * FROM t WHERE id = 1")
+    ///         && r.current_schema.as_deref() == Some("test")
+    ///         && r.rows_sent == 1
+    /// }));
+    /// # Ok::<(), pfs::PfsError>(())
+    /// ```
+    #[inline]
+    pub fn end_with(mut self, outcome: &crate::StatementOutcome<'_>) {
+        self.inner.end_with(outcome);
+    }
 }
 
 impl std::fmt::Debug for PendingStatement {

@@ -13,7 +13,7 @@
 //!
 //! * A table has the columns its rows have (the `pfs` row types' `HEADERS`, and what
 //!   `threads`, `processlist` and `variables.rs` add), in their order: MySQL's columns the
-//!   server does not fill (`SOURCE`, `SPINS`, `LOCK_TIME`, ...) are not there. A unit test
+//!   server does not fill (`SOURCE`, `SPINS`, `ROWS_EXAMINED`, ...) are not there. A unit test
 //!   keeps the two the same.
 //! * Columns of this server's own (`metadata_locks.OWNER_CONTEXT_*`, `setup_instruments.
 //!   COMPILED`, `performance_timers.READ_COST_PS` and `USED_BY`, `events_stages_*.DIGEST_TEXT`,
@@ -185,10 +185,34 @@ const EVENTS_WAITS: [Def; 10] = [
     ("OPERATION", "varchar(32) NOT NULL"),
 ];
 
-/// `events_stages_*` and `events_statements_*`: `table_events_stages.cc`,
-/// `table_events_statements.cc` (`DIGEST_TEXT` is the statements'; the stages' carry it too
-/// here, one row type for both).
-const EVENTS_STATEMENTS: [Def; 9] = [
+/// `events_statements_*`: `table_events_statements.cc` (what each column holds:
+/// `statement_event.rs`).
+const EVENTS_STATEMENTS: [Def; 20] = [
+    ("THREAD_ID", "bigint unsigned NOT NULL"),
+    ("EVENT_ID", "bigint unsigned NOT NULL"),
+    ("END_EVENT_ID", "bigint unsigned"),
+    ("EVENT_NAME", "varchar(128) NOT NULL"),
+    ("TIMER_START", "bigint unsigned"),
+    ("TIMER_END", "bigint unsigned"),
+    ("TIMER_WAIT", "bigint unsigned"),
+    ("LOCK_TIME", "bigint unsigned NOT NULL"),
+    ("SQL_TEXT", "longtext"),
+    ("DIGEST", "varchar(64)"),
+    ("DIGEST_TEXT", "longtext"),
+    ("CURRENT_SCHEMA", "varchar(64)"),
+    ("MYSQL_ERRNO", "int"),
+    ("RETURNED_SQLSTATE", "varchar(5)"),
+    ("MESSAGE_TEXT", "varchar(128)"),
+    ("ERRORS", "bigint unsigned NOT NULL"),
+    ("WARNINGS", "bigint unsigned NOT NULL"),
+    ("ROWS_AFFECTED", "bigint unsigned NOT NULL"),
+    ("ROWS_SENT", "bigint unsigned NOT NULL"),
+    ("NESTING_EVENT_ID", "bigint unsigned"),
+];
+
+/// `events_stages_*`: `table_events_stages.cc`, the columns of [`EVENTS_STATEMENTS`] a stage
+/// has (one `pfs` row type for both; `DIGEST_TEXT`, the statements', stays too, NULL).
+pub(crate) const EVENTS_STAGES: [Def; 9] = [
     ("THREAD_ID", "bigint unsigned NOT NULL"),
     ("EVENT_ID", "bigint unsigned NOT NULL"),
     ("END_EVENT_ID", "bigint unsigned"),
@@ -231,9 +255,31 @@ const SUMMARY_BY_THREAD: [Def; 7] = summary!(
     ("EVENT_NAME", "varchar(128) NOT NULL")
 );
 
-/// `events_statements_summary_by_digest`: `table_esms_by_digest.cc`.
-const SUMMARY_BY_DIGEST: [Def; 7] =
-    summary!(("DIGEST", "varchar(64)"), ("DIGEST_TEXT", "longtext"));
+/// `events_statements_summary_by_digest`: `table_esms_by_digest.cc` (its `FIRST_SEEN` and
+/// `LAST_SEEN` are UTC here: MySQL shows a `TIMESTAMP` in the session's time zone).
+const SUMMARY_BY_DIGEST: [Def; 15] = {
+    let head = summary!(
+        ("SCHEMA_NAME", "varchar(64)"),
+        ("DIGEST", "varchar(64)"),
+        ("DIGEST_TEXT", "longtext")
+    );
+    let tail: [Def; 7] = [
+        ("SUM_LOCK_TIME", "bigint unsigned NOT NULL"),
+        ("SUM_ERRORS", "bigint unsigned NOT NULL"),
+        ("SUM_WARNINGS", "bigint unsigned NOT NULL"),
+        ("SUM_ROWS_AFFECTED", "bigint unsigned NOT NULL"),
+        ("SUM_ROWS_SENT", "bigint unsigned NOT NULL"),
+        ("FIRST_SEEN", "timestamp(6) NOT NULL"),
+        ("LAST_SEEN", "timestamp(6) NOT NULL"),
+    ];
+    let mut all = [("", ""); 15];
+    let mut i = 0;
+    while i < 15 {
+        all[i] = if i < 8 { head[i] } else { tail[i - 8] };
+        i += 1;
+    }
+    all
+};
 
 /// `global_variables`, `session_variables`, `global_status`, `session_status`:
 /// `table_global_variables.cc`, `table_global_status.cc` and their session forms.
@@ -267,9 +313,8 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         "events_waits_summary_by_thread_by_event_name" => &SUMMARY_BY_THREAD,
         "events_statements_summary_by_digest" => &SUMMARY_BY_DIGEST,
         t if t.starts_with("events_waits_") => &EVENTS_WAITS,
-        t if t.starts_with("events_stages_") || t.starts_with("events_statements_") => {
-            &EVENTS_STATEMENTS
-        }
+        t if t.starts_with("events_stages_") => &EVENTS_STAGES,
+        t if t.starts_with("events_statements_") => &EVENTS_STATEMENTS,
         _ => &VARIABLES,
     };
     Some((name, defs))
@@ -411,6 +456,11 @@ mod tests {
             "events_waits_summary_by_thread_by_event_name" => headers(SummaryByThreadRow::HEADERS),
             "events_statements_summary_by_digest" => headers(SummaryByDigestRow::HEADERS),
             t if t.starts_with("events_waits_") => headers(WaitEventRow::HEADERS),
+            // The stages' columns of the shared row type, in its order (checked below).
+            t if t.starts_with("events_stages_") => (StatementEventRow::HEADERS.iter())
+                .copied()
+                .filter(|h| EVENTS_STAGES.iter().any(|(n, _)| n == h))
+                .collect(),
             t if t.starts_with("events_") => headers(StatementEventRow::HEADERS),
             // `variables.rs`: a name and a value.
             _ => vec!["VARIABLE_NAME", "VARIABLE_VALUE"],
@@ -438,6 +488,7 @@ mod tests {
             assert!(threads.contains(c), "threads.{c}");
         }
         assert_eq!(THREADS.len(), ThreadRow::HEADERS.len() + 5);
+        assert_eq!(filled("events_stages_current").len(), EVENTS_STAGES.len());
         for v in super::super::SYS_TABLES {
             let (_, defs) = sys(v).expect(v);
             assert!(

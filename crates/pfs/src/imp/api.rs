@@ -132,8 +132,8 @@ impl std::fmt::Debug for DigestRef {
     }
 }
 
-pub(crate) fn register_digest(text: &str) -> DigestRef {
-    DigestRef(classes().register_digest(text))
+pub(crate) fn register_digest(schema: Option<&str>, text: &str) -> DigestRef {
+    DigestRef(classes().register_digest(schema, text))
 }
 
 /// An event in progress (wait, statement or stage); recorded when dropped or

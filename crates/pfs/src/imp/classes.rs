@@ -101,12 +101,18 @@ pub(crate) struct DigestInfo {
     /// until then. Set once, with a compare-and-swap.
     pub(crate) class: AtomicU32,
     pub(crate) text: OnceLock<Box<str>>,
+    /// The schema it was registered in (`register_digest_in`): SCHEMA_NAME, CURRENT_SCHEMA.
+    pub(crate) schema: OnceLock<Box<str>>,
 }
 
 struct Registry {
     names: HashMap<Box<str>, u32>,
-    digests: HashMap<Box<str>, u32>,
+    /// Digests by text, then by schema (the key is the pair, as MySQL's).
+    digests: HashMap<Box<str>, Vec<InSchema>>,
 }
+
+/// A digest's schema and index.
+type InSchema = (Option<Box<str>>, u32);
 
 /// The class and digest buffers.
 pub(crate) struct Classes {
@@ -133,6 +139,7 @@ pub(crate) fn classes() -> &'static Classes {
                     index,
                     class: AtomicU32::new(UNBOUND),
                     text: OnceLock::new(),
+                    schema: OnceLock::new(),
                 })
                 .collect(),
             digest_count: AtomicUsize::new(0),
@@ -196,10 +203,12 @@ impl Classes {
         c
     }
 
-    /// The digest of `text`; `None` when the buffer is full.
-    pub(crate) fn register_digest(&self, text: &str) -> Option<&DigestInfo> {
+    /// The digest of `text` in `schema`; `None` when the buffer is full.
+    pub(crate) fn register_digest(&self, schema: Option<&str>, text: &str) -> Option<&DigestInfo> {
         let mut reg = self.registry.lock();
-        if let Some(&i) = reg.digests.get(text) {
+        let found =
+            (reg.digests.get(text)).and_then(|v| v.iter().find(|(s, _)| s.as_deref() == schema));
+        if let Some(&(_, i)) = found {
             return Some(&self.digests[i as usize]);
         }
         let idx = self.digest_count.load(Ordering::Relaxed);
@@ -208,7 +217,11 @@ impl Classes {
             return None;
         }
         let _ = self.digests[idx].text.set(text.into());
-        reg.digests.insert(text.into(), idx as u32);
+        if let Some(s) = schema {
+            let _ = self.digests[idx].schema.set(s.into());
+        }
+        let entry = reg.digests.entry(text.into()).or_default();
+        entry.push((schema.map(Into::into), idx as u32));
         self.digest_count.store(idx + 1, Ordering::Release);
         Some(&self.digests[idx])
     }

@@ -310,6 +310,11 @@ impl EventLog {
 
     /// `events_*_current`: the events in progress, else the last one.
     pub(crate) fn current(&self) -> Vec<EventData> {
+        self.current_indexed().into_iter().map(|(_, d)| d).collect()
+    }
+
+    /// [`current`](Self::current) with each event's record index.
+    pub(crate) fn current_indexed(&self) -> Vec<(usize, EventData)> {
         let depth = self.depth().min(STACK);
         let idx: Vec<u32> = if depth > 0 {
             self.stack[..depth]
@@ -320,20 +325,23 @@ impl EventLog {
             vec![self.last.load(Ordering::Relaxed)]
         };
         idx.into_iter()
-            .filter_map(|i| self.recs.get(i as usize)?.read())
+            .filter_map(|i| Some((i as usize, self.recs.get(i as usize)?.read()?)))
             .collect()
     }
 
     /// `events_*_history`: the last `history_size` ended events recorded with history on,
     /// oldest first.
     pub(crate) fn history(&self) -> Vec<EventData> {
-        let mut v: Vec<EventData> = self
-            .recs
-            .iter()
-            .filter_map(EventRecord::read)
-            .filter(|d| d.end_event_id != 0 && d.bits & B_HISTORY != 0)
+        self.history_indexed().into_iter().map(|(_, d)| d).collect()
+    }
+
+    /// [`history`](Self::history) with each event's record index.
+    pub(crate) fn history_indexed(&self) -> Vec<(usize, EventData)> {
+        let mut v: Vec<(usize, EventData)> = (self.recs.iter().enumerate())
+            .filter_map(|(i, r)| Some((i, r.read()?)))
+            .filter(|(_, d)| d.end_event_id != 0 && d.bits & B_HISTORY != 0)
             .collect();
-        v.sort_by_key(|d| d.event_id);
+        v.sort_by_key(|(_, d)| d.event_id);
         let extra = v.len().saturating_sub(self.history);
         v.drain(..extra);
         v
@@ -373,17 +381,33 @@ impl LongRing {
         }
     }
 
-    /// Multi-writer push: one `fetch_add`, then a copy of the finished event.
-    pub(crate) fn push(&self, d: &EventData) {
+    /// Multi-writer push: one `fetch_add`, then a copy of the finished event. Returns the
+    /// slot written.
+    pub(crate) fn push(&self, d: &EventData) -> Option<usize> {
         if self.recs.is_empty() {
-            return;
+            return None;
         }
         let i = self.next.fetch_add(1, Ordering::Relaxed);
-        self.recs[(i % self.recs.len() as u64) as usize].set(d);
+        let slot = (i % self.recs.len() as u64) as usize;
+        self.recs[slot].set(d);
+        Some(slot)
+    }
+
+    /// Its number of slots.
+    pub(crate) fn len(&self) -> usize {
+        self.recs.len()
     }
 
     /// Records, oldest first.
     pub(crate) fn read_all(&self) -> Vec<EventData> {
+        self.read_all_indexed()
+            .into_iter()
+            .map(|(_, d)| d)
+            .collect()
+    }
+
+    /// [`read_all`](Self::read_all) with each record's slot.
+    pub(crate) fn read_all_indexed(&self) -> Vec<(usize, EventData)> {
         let n = self.recs.len() as u64;
         if n == 0 {
             return Vec::new();
@@ -391,7 +415,10 @@ impl LongRing {
         let next = self.next.load(Ordering::Acquire);
         let start = next.saturating_sub(n);
         (start..next)
-            .filter_map(|i| self.recs[(i % n) as usize].read())
+            .filter_map(|i| {
+                let slot = (i % n) as usize;
+                Some((slot, self.recs[slot].read()?))
+            })
             .collect()
     }
 

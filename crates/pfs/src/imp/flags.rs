@@ -26,6 +26,10 @@ pub(crate) const F_STAGE: u32 = 1 << 10;
 /// The class is a statement (family bit).
 pub(crate) const F_STATEMENT: u32 = 1 << 11;
 
+/// The class is a metadata lock wait (`ClassKind::Metadata`), timed: its end time is kept for
+/// the `LOCK_TIME` of the statement it is in (`statement.rs`).
+pub(crate) const F_LOCK_WAIT: u32 = 1 << 12;
+
 /// The event log a class's events go to: 0 waits (and idle), 1 stages, 2 statements.
 #[inline]
 pub(crate) const fn log_of(flags: u32) -> usize {

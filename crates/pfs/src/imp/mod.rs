@@ -12,8 +12,10 @@
 //! 4. `instances` (instrumented lock instances)
 //! 5. `thread` (per-thread slots, `setup_threads` / `setup_actors`, per-thread switches)
 //! 6. `setup` (instrument, consumer, timer switches; derived flags; class registration)
-//! 7. `record` (the hot path), then `api` (the types the crate root re-exports), then `session`
-//!    (session threads, and waits that may end on another OS thread)
+//! 7. `record` (the hot path) with `statement` (what a statement record carries besides: its
+//!    `SQL_TEXT`, its end, the digest sums; the two call each other), then `api` (the types
+//!    the crate root re-exports), then `session` (session threads, and waits that may end on
+//!    another OS thread)
 //! 8. `summary` (summary tables), then `read` (the other tables; re-exports `summary`)
 //!
 //! # Locks
@@ -50,6 +52,7 @@ pub(crate) mod read;
 pub(crate) mod record;
 pub(crate) mod session;
 pub(crate) mod setup;
+pub(crate) mod statement;
 pub(crate) mod stats;
 pub(crate) mod summary;
 pub(crate) mod thread;

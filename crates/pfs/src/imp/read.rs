@@ -14,6 +14,7 @@ use super::events::{long_rings, EventData, B_CYCLES, B_TIMED};
 use super::instances::instances;
 use super::limits::LOST;
 use super::setup::setup;
+use super::statement::ExtraData;
 use super::stats;
 use super::thread::{threads as registry, with_live};
 use super::timer::{calibration, stamp_to_ps, ticks_to_ps, tsc_usable};
@@ -168,20 +169,29 @@ fn wait_row(d: &EventData) -> Option<WaitEventRow> {
     })
 }
 
-fn statement_row(d: &EventData) -> Option<StatementEventRow> {
+fn statement_row(d: &EventData, extra: Option<ExtraData>) -> Option<StatementEventRow> {
     let c = classes().get(d.class)?;
-    let digest_text = if c.kind() == ClassKind::Statement && d.object != 0 {
-        classes()
-            .digests()
-            .get(d.object as usize - 1)
-            .and_then(|x| x.text.get())
-            .map(|s| s.to_string())
-    } else {
-        None
-    };
+    let digest = (c.kind() == ClassKind::Statement && d.object != 0)
+        .then(|| classes().digests().get(d.object as usize - 1))
+        .flatten();
+    let digest_text = digest.and_then(|x| x.text.get()).map(|s| s.to_string());
+    let ExtraData { text, end } = extra.unwrap_or_default();
+    let end = end.unwrap_or_default();
+    let statement = c.kind() == ClassKind::Statement;
     Some(StatementEventRow {
         event: event_columns(d, c),
+        lock_time: end.lock_ps,
+        sql_text: text.or_else(|| digest_text.clone().filter(|_| statement)),
+        digest: digest_text.as_deref().map(super::summary::digest_hash),
         digest_text,
+        current_schema: digest.and_then(|x| x.schema.get()).map(|s| s.to_string()),
+        mysql_errno: end.errno,
+        returned_sqlstate: end.sqlstate,
+        message_text: end.message,
+        errors: u64::from(end.errno != 0),
+        warnings: u64::from(end.warnings),
+        rows_affected: end.rows_affected,
+        rows_sent: end.rows_sent,
         nesting_event_id: (d.nesting != 0).then_some(d.nesting),
     })
 }
@@ -220,8 +230,30 @@ pub(crate) fn wait_events(history: bool) -> Vec<WaitEventRow> {
 
 /// `events_{stages,statements}_current` / `_history`.
 pub(crate) fn statement_events(family: EventFamily, history: bool) -> Vec<StatementEventRow> {
-    let v = collect(family, history);
-    v.iter().filter_map(statement_row).collect()
+    if family != EventFamily::Statement {
+        let v = collect(family, history);
+        return v.iter().filter_map(|d| statement_row(d, None)).collect();
+    }
+    let mut v: Vec<(EventData, Option<ExtraData>)> = with_live(|live| {
+        live.iter()
+            .flat_map(|t| {
+                let log = &t.logs[2];
+                let v = if history {
+                    log.history_indexed()
+                } else {
+                    log.current_indexed()
+                };
+                let extra = |i: usize, d: &EventData| t.statements.get(i)?.read(d.event_id);
+                v.into_iter()
+                    .map(|(i, d)| (d, extra(i, &d)))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    });
+    v.sort_by_key(|(d, _)| (d.thread_id, d.event_id));
+    v.into_iter()
+        .filter_map(|(d, x)| statement_row(&d, x))
+        .collect()
 }
 
 pub(crate) fn waits_history_long() -> Vec<WaitEventRow> {
@@ -230,8 +262,15 @@ pub(crate) fn waits_history_long() -> Vec<WaitEventRow> {
 }
 
 pub(crate) fn statement_history_long(family: EventFamily) -> Vec<StatementEventRow> {
-    let v = long_rings()[log_index(family)].read_all();
-    v.iter().filter_map(statement_row).collect()
+    let v = long_rings()[log_index(family)].read_all_indexed();
+    let statements = family == EventFamily::Statement;
+    let extra = |i: usize, d: &EventData| match statements {
+        true => super::statement::long_extra(i)?.read(d.event_id),
+        false => None,
+    };
+    (v.iter())
+        .filter_map(|(i, d)| statement_row(d, extra(*i, d)))
+        .collect()
 }
 
 pub(crate) fn threads() -> Vec<ThreadRow> {
@@ -329,6 +368,9 @@ pub(crate) fn truncate_global() {
     for h in th.exited_hist.iter_mut() {
         *h = [0; stats::HIST_BUCKETS];
     }
+    for s in th.exited_digest_sums.iter_mut() {
+        *s = super::statement::Sums::default();
+    }
 }
 
 pub(crate) fn truncate_history() {
@@ -338,4 +380,5 @@ pub(crate) fn truncate_history() {
     for l in long_rings() {
         l.clear();
     }
+    super::statement::clear_long();
 }

@@ -260,6 +260,9 @@ fn finish_event(a: &Active, end: u64, timed: bool) {
     if f & F_HIST != 0 || cfg!(feature = "tracing") {
         end_extras(a, timed, wait);
     }
+    if f & F_LOCK_WAIT != 0 {
+        t.lock_waited(end, f);
+    }
     close(a, end);
 }
 
@@ -285,16 +288,21 @@ fn close(a: &Active, end: u64) {
         let end_id = a.t.last_event_id().max(1);
         if let Some(r) = log.end(c, a.event_id, end_id, end) {
             if f & F_HISTORY_LONG != 0 {
-                push_long(log_of(f), r);
+                push_long(a, c, r);
             }
         }
     }
 }
 
-/// Copy a finished record into its family's `history_long` ring.
+/// Copy a finished record into its family's `history_long` ring (a statement's extra too).
 #[inline(never)]
-fn push_long(family: usize, r: &EventRecord) {
-    long_rings()[family].push(&EventLog::own_copy(r));
+fn push_long(a: &Active, c: Claim, r: &EventRecord) {
+    let family = log_of(a.flags);
+    let slot = long_rings()[family].push(&EventLog::own_copy(r));
+    if let (2, Some(slot)) = (family, slot) {
+        let index = c.index() as usize;
+        super::statement::push_long(&a.t.statements, index, a.event_id, slot);
+    }
 }
 
 /// End an event; `inst` is the instance for sync waits (recorded under the acquired lock).
@@ -306,6 +314,9 @@ pub(crate) fn end(a: &Active, inst: Option<&Instance>) -> u64 {
     let end = if timed { now(f) } else { 0 };
     let wait = end.saturating_sub(a.start);
     stat(Some(a.t), a.class, f, inst, timed, wait, a.digest);
+    if f & F_LOCK_WAIT != 0 {
+        a.t.lock_waited(end, f);
+    }
     close(a, end);
     end
 }

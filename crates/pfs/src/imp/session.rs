@@ -25,7 +25,7 @@
 use std::sync::atomic::Ordering;
 
 use super::api::{ClassRef, DigestRef};
-use super::classes::{ClassInfo, DigestInfo, F_CURRENT, F_ENABLED, F_TIMED};
+use super::classes::{ClassInfo, DigestInfo, F_CURRENT, F_DIGEST, F_ENABLED, F_TIMED};
 use super::record::{self, Active};
 use super::thread::{self, ThreadSlot};
 use super::timer::now;
@@ -114,6 +114,22 @@ pub(crate) struct What {
 impl Pending {
     pub(crate) fn is_active(&self) -> bool {
         !matches!(self, Pending::Inert)
+    }
+
+    /// A statement's `SQL_TEXT` (recorded on a slot only: a detached event has no record yet).
+    pub(crate) fn set_sql_text(&self, text: &str) {
+        if let Pending::OnSlot(a) = self {
+            super::statement::set_sql_text(a, text);
+        }
+    }
+
+    /// Records what a statement did (`crate::PendingStatement::end_with`); its drop, which
+    /// follows, ends it.
+    #[inline]
+    pub(crate) fn end_with(&mut self, o: &crate::StatementOutcome<'_>) {
+        if let Pending::OnSlot(a) = self {
+            super::statement::end(a, o, a.flags & F_DIGEST != 0);
+        }
     }
 }
 

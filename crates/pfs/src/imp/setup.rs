@@ -111,6 +111,9 @@ impl SetupState {
         let timed = timed && cfg!(feature = "timers");
         if timed {
             f |= F_TIMED;
+            if kind == ClassKind::Metadata {
+                f |= F_LOCK_WAIT;
+            }
         }
         if self.effective(Consumer::ThreadInstrumentation) {
             f |= F_THREAD;

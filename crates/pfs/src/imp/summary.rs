@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 
 use super::classes::{classes, Classes};
 use super::instances::{instances, Instance};
+use super::statement::Sums;
 use super::stats::{self, bucket_upper, Snap, HIST_BUCKETS};
 use super::thread::{self, threads, with_live};
 use super::timer::ticks_to_ps;
@@ -179,6 +180,7 @@ pub(crate) fn summary_by_digest() -> Vec<SummaryByDigestRow> {
             th.exited_digests_other[..n].to_vec(),
         )
     });
+    let sums_base = exited(|th| th.exited_digest_sums[..n].to_vec());
     let mut totals = merge_threads(&b1, |t| &t.digests);
     for (t, o) in totals
         .iter_mut()
@@ -192,21 +194,46 @@ pub(crate) fn summary_by_digest() -> Vec<SummaryByDigestRow> {
         .iter()
         .find(|c| c.kind() == ClassKind::Statement)
         .map_or(Clock::Nanosecond, |c| c.clock());
-    let mut rows: Vec<SummaryByDigestRow> = digests
-        .iter()
-        .zip(totals)
-        .filter(|(_, s)| s.count > 0)
-        .map(|(d, s)| {
+    let sums = digest_sums(sums_base);
+    let seen = |stamp: u64| super::statement::stamp_datetime(stamp, clock);
+    let mut rows: Vec<SummaryByDigestRow> = (digests.iter().zip(totals).zip(sums))
+        .filter(|((_, s), _)| s.count > 0)
+        .map(|((d, s), x)| {
             let text = d.text.get().map(|t| t.to_string()).unwrap_or_default();
             SummaryByDigestRow {
-                digest: format!("{:016x}", fnv1a(text.as_bytes())),
+                schema_name: d.schema.get().map(|s| s.to_string()),
+                digest: digest_hash(&text),
                 digest_text: text,
                 stats: summary(&s, clock),
+                sum_lock_time: x.lock_ps,
+                sum_errors: x.errors,
+                sum_warnings: x.warnings,
+                sum_rows_affected: x.rows_affected,
+                sum_rows_sent: x.rows_sent,
+                first_seen: seen(x.first),
+                last_seen: seen(x.last),
             }
         })
         .collect();
     rows.sort_by_key(|r| std::cmp::Reverse(r.stats.sum_timer_wait));
     rows
+}
+
+/// The digests' sums of every live thread merged into `base` (the exited aggregate).
+fn digest_sums(mut base: Vec<Sums>) -> Vec<Sums> {
+    with_live(|live| {
+        for t in live {
+            for (agg, c) in base.iter_mut().zip(t.digest_sums.iter()) {
+                agg.merge(&c.snapshot());
+            }
+        }
+    });
+    base
+}
+
+/// DIGEST: a digest text's hash, hex.
+pub(crate) fn digest_hash(text: &str) -> String {
+    format!("{:016x}", fnv1a(text.as_bytes()))
 }
 
 fn fnv1a(b: &[u8]) -> u64 {

@@ -41,7 +41,9 @@ use parking_lot::Mutex;
 
 use super::classes::{F_HISTORY, F_HISTORY_LONG};
 use super::events::EventLog;
+use super::flags::STACK;
 use super::limits::{sizing, LOST};
+use super::statement::{self, StatementExtra, SumCell, Sums};
 use super::stats::{Hist, Snap, StatCell, HIST_BUCKETS};
 use crate::config::Sizing;
 use crate::error::PfsError;
@@ -64,6 +66,15 @@ pub(crate) struct ThreadSlot {
     pub(crate) hists: Box<[OnceLock<Box<Hist>>]>,
     /// Event logs: waits, stages, statements (indexed by `log_of`).
     pub(crate) logs: [EventLog; 3],
+    /// What each statement record carries besides the record (`statement.rs`), by index.
+    pub(crate) statements: Box<[StatementExtra]>,
+    /// Per-digest sums beyond the stats cells (`SUM_LOCK_TIME`, ..., `statement.rs`).
+    pub(crate) digest_sums: Box<[SumCell]>,
+    /// The end (its clock's stamp) of the last metadata lock wait not yet taken by a
+    /// statement's `LOCK_TIME`; 0 for none (owner).
+    pub(crate) lock_wait_end: AtomicU64,
+    /// That wait's derived flags (its clock).
+    pub(crate) lock_wait_flags: AtomicU32,
     /// INSTRUMENTED and HISTORY (`threads`, `setup_threads`, `setup_actors`).
     pub(crate) instrumented: AtomicBool,
     pub(crate) history: AtomicBool,
@@ -92,6 +103,10 @@ impl ThreadSlot {
                 EventLog::new(sizing.stages_history_size),
                 EventLog::new(sizing.statements_history_size),
             ],
+            statements: statement::extras(sizing.statements_history_size + STACK),
+            digest_sums: statement::sum_cells(sizing.max_digests),
+            lock_wait_end: AtomicU64::new(0),
+            lock_wait_flags: AtomicU32::new(0),
             instrumented: AtomicBool::new(true),
             history: AtomicBool::new(true),
             name: Mutex::new(None),
@@ -124,6 +139,13 @@ impl ThreadSlot {
         self.mask.store(m, Ordering::Relaxed);
     }
 
+    /// A metadata lock wait (`F_LOCK_WAIT`, flags `f`) ended at `end` (owner only).
+    #[inline]
+    pub(crate) fn lock_waited(&self, end: u64, f: u32) {
+        self.lock_wait_end.store(end, Ordering::Relaxed);
+        self.lock_wait_flags.store(f, Ordering::Relaxed);
+    }
+
     /// Next EVENT_ID (owner only).
     #[inline]
     pub(crate) fn next_event_id(&self) -> u64 {
@@ -153,11 +175,17 @@ impl ThreadSlot {
         for h in self.hists.iter().filter_map(|h| h.get()) {
             h.reset();
         }
+        for s in self.digest_sums.iter() {
+            s.reset();
+        }
     }
 
     pub(crate) fn clear_history(&self) {
         for l in &self.logs {
             l.clear();
+        }
+        for x in self.statements.iter() {
+            x.clear();
         }
     }
 }
@@ -183,6 +211,7 @@ pub(crate) struct Threads {
     pub(crate) exited_hist: Vec<[u64; HIST_BUCKETS]>,
     pub(crate) exited_digests: Vec<Snap>,
     pub(crate) exited_digests_other: Vec<Snap>,
+    pub(crate) exited_digest_sums: Vec<Sums>,
     /// `setup_actors`, in insertion order.
     pub(crate) actors: Vec<Actor>,
     /// `setup_threads`: (name pattern, enabled, history); the last match wins.
@@ -209,6 +238,7 @@ impl Threads {
             exited_hist: vec![[0; HIST_BUCKETS]; sizing.max_classes],
             exited_digests: vec![Snap::default(); sizing.max_digests],
             exited_digests_other: vec![Snap::default(); sizing.max_digests],
+            exited_digest_sums: vec![Sums::default(); sizing.max_digests],
             actors: vec![Actor {
                 host: "%".into(),
                 user: "%".into(),
@@ -259,6 +289,9 @@ impl Threads {
             for (a, s) in agg.iter_mut().zip(cells.iter()) {
                 a.merge(&s.snapshot());
             }
+        }
+        for (agg, s) in self.exited_digest_sums.iter_mut().zip(t.digest_sums.iter()) {
+            agg.merge(&s.snapshot());
         }
         for (agg, h) in self.exited_hist.iter_mut().zip(t.hists.iter()) {
             if let Some(h) = h.get() {
@@ -395,6 +428,10 @@ impl Threads {
         for l in &t.logs {
             l.restart();
         }
+        for x in t.statements.iter() {
+            x.clear();
+        }
+        t.lock_wait_end.store(0, Ordering::Relaxed);
         t.session.store(session.is_some(), Ordering::Relaxed);
         t.processlist_id
             .store(session.unwrap_or(0), Ordering::Relaxed);

@@ -73,7 +73,8 @@ pub const fn concat_headers<const N: usize>(parts: &[&[&'static str]]) -> [&'sta
 
 // Declares a table's row type once: its columns (name, field, type, text format), a flattened
 // column group (`..field: Type`, a row type whose columns are spliced in) before them
-// (`first ..field: Type`) or after them, and JSON-only fields (`json "KEY" => field: Type`).
+// (`first ..field: Type`) or after them (then more columns may follow the group), and
+// JSON-only fields (`json "KEY" => field: Type`).
 // Generates the struct (with serde keys equal to the column names) and its `Row`
 // implementation.
 macro_rules! table_row {
@@ -91,6 +92,10 @@ macro_rules! table_row {
             $(
                 .. $(#[$smeta:meta])*
                 $sfield:ident : $sty:ty,
+                $(
+                    $(#[$tmeta:meta])*
+                    $tcol:literal $([$tfmt:ident])? => $tfield:ident : $tty:ty,
+                )*
             )?
             $(
                 json $(#[$jmeta:meta])*
@@ -103,7 +108,10 @@ macro_rules! table_row {
         pub struct $name {
             $( $(#[$hmeta])* #[serde(flatten)] pub $hfield: $hty, )?
             $( $(#[$fmeta])* #[serde(rename = $col)] pub $field: $ty, )*
-            $( $(#[$smeta])* #[serde(flatten)] pub $sfield: $sty, )?
+            $(
+                $(#[$smeta])* #[serde(flatten)] pub $sfield: $sty,
+                $( $(#[$tmeta])* #[serde(rename = $tcol)] pub $tfield: $tty, )*
+            )?
             $( $(#[$jmeta])* #[serde(rename = $jcol)] pub $jfield: $jty, )*
         }
 
@@ -112,15 +120,25 @@ macro_rules! table_row {
                 {
                     $(<$hty as Row>::HEADERS.len() +)?
                     [$($col),*].len()
-                    $(+ <$sty as Row>::HEADERS.len())?
+                    $(
+                        + <$sty as Row>::HEADERS.len()
+                        + { let after: &[&str] = &[$($tcol),*]; after.len() }
+                    )?
                 },
-            >(&[$(<$hty as Row>::HEADERS,)? &[$($col),*] $(, <$sty as Row>::HEADERS)?]);
+            >(&[
+                $(<$hty as Row>::HEADERS,)?
+                &[$($col),*]
+                $(, <$sty as Row>::HEADERS, &[$($tcol),*])?
+            ]);
 
             fn cells(&self) -> Vec<Option<String>> {
                 let mut v = Vec::with_capacity(<Self as Row>::HEADERS.len());
                 $( v.extend(Row::cells(&self.$hfield)); )?
                 $( v.push(table_row!(@cell self.$field $(, $fmt)?)); )*
-                $( v.extend(Row::cells(&self.$sfield)); )?
+                $(
+                    v.extend(Row::cells(&self.$sfield));
+                    $( v.push(table_row!(@cell self.$tfield $(, $tfmt)?)); )*
+                )?
                 v
             }
         }
@@ -181,6 +199,8 @@ impl<R: Row> fmt::Display for Table<R> {
 
 mod locks;
 pub use locks::*;
+mod statements;
+pub use statements::*;
 
 table_row! {
     /// `setup_instruments`.
@@ -278,20 +298,6 @@ table_row! {
 }
 
 table_row! {
-    /// `events_stages_*` and `events_statements_*` (`current`, `history`, `history_long`).
-    #[derive(Eq)]
-    pub struct StatementEventRow {
-        first ..
-        /// THREAD_ID to TIMER_WAIT.
-        event: EventColumns,
-        /// DIGEST_TEXT (statements with a registered digest only).
-        "DIGEST_TEXT" => digest_text: Option<String>,
-        /// NESTING_EVENT_ID.
-        "NESTING_EVENT_ID" => nesting_event_id: Option<u64>,
-    }
-}
-
-table_row! {
     /// Summary columns shared by the `*_summary_*` tables (all in picoseconds).
     #[derive(Copy, Default, Eq)]
     pub struct SummaryStats {
@@ -343,20 +349,6 @@ table_row! {
         "THREAD_ID" => thread_id: u64,
         /// EVENT_NAME.
         "EVENT_NAME" => event_name: String,
-        ..
-        /// The summary columns.
-        stats: SummaryStats,
-    }
-}
-
-table_row! {
-    /// `events_statements_summary_by_digest` (the subset of columns this crate keeps).
-    #[derive(Eq)]
-    pub struct SummaryByDigestRow {
-        /// DIGEST: a stable hash of the text, hex.
-        "DIGEST" => digest: String,
-        /// DIGEST_TEXT.
-        "DIGEST_TEXT" => digest_text: String,
         ..
         /// The summary columns.
         stats: SummaryStats,

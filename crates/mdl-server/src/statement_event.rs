@@ -1,0 +1,61 @@
+//! What a statement's `pfs` event carries besides its class, digest and times, as MySQL's
+//! `events_statements_*` tables show it (`storage/perfschema/table_events_statements.cc`):
+//!
+//! * `SQL_TEXT`: a text query's text as the client sent it, kept (up to 1024 bytes, MySQL's
+//!   default `performance_schema_max_sql_text_length`) at the statement's start; a prepared
+//!   statement's execution shows the text it was prepared from, which is its digest's, so it
+//!   copies nothing.
+//! * `CURRENT_SCHEMA`, and the digest summary's `SCHEMA_NAME`: the schema the digest is
+//!   registered in ([`digest_in`]), the session's at the statement's start, or at its
+//!   preparation for a prepared statement (MySQL runs a prepared statement in the schema it
+//!   was prepared in: `Prepared_statement::m_db`). `events_statements_summary_by_digest` is
+//!   keyed by (`SCHEMA_NAME`, `DIGEST`) as MySQL's: one text against two schemas reads
+//!   different tables, and the registration, made per text query anyway (and once per
+//!   prepared statement), costs the statement nothing more.
+//! * At the statement's end ([`outcome`]): `ROWS_SENT` (a result set's rows), `ROWS_AFFECTED`
+//!   (an OK packet's affected rows), and for a failed statement `ERRORS` = 1, `MYSQL_ERRNO`,
+//!   `RETURNED_SQLSTATE`, `MESSAGE_TEXT`. `WARNINGS` is 0: the server raises no warnings
+//!   (`session_values.rs`).
+//! * `LOCK_TIME`: `pfs` takes it from the metadata-lock waits nested in the statement (the end
+//!   of the last one, less the statement's start), so it is 0 for a statement that did not
+//!   wait and costs no timer read. MySQL's is the time to `THD::set_time_after_lock`
+//!   (`sql/sql_class.h`), table locks included, at microsecond resolution; this one is the
+//!   metadata locks' wait, at the statement timer's resolution.
+//!
+//! A statement ended by a kill or a client that left mid-statement has its future dropped:
+//! its event ends without these end columns (0 and NULL).
+
+use crate::error::ServerError;
+use crate::wire::Output;
+
+/// The digest of `text` in `schema` (see the module docs).
+pub(crate) fn digest_in(schema: Option<&str>, text: &str) -> pfs::DigestRef {
+    pfs::register_digest_in(schema, text)
+}
+
+/// What the statement that returned `out` did, for its event's end columns.
+pub(crate) fn outcome(out: &Result<Output, ServerError>) -> pfs::StatementOutcome<'_> {
+    match out {
+        Ok(Output::Rows(r)) => pfs::StatementOutcome::ok(r.rows.len() as u64, 0),
+        Ok(Output::Done { affected, .. }) => pfs::StatementOutcome::ok(0, *affected),
+        Err(e) => pfs::StatementOutcome::error(u32::from(e.code), e.sqlstate, &e.message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_follow_the_result() {
+        let done = Ok(Output::Done {
+            affected: 3,
+            last_insert_id: 0,
+        });
+        assert_eq!(outcome(&done), pfs::StatementOutcome::ok(0, 3));
+        let failed = Err(ServerError::no_such_table("test", "t"));
+        let o = outcome(&failed);
+        assert_eq!((o.errno(), o.sqlstate()), (1146, "42S02"));
+        assert!(o.message().contains("doesn't exist"), "{}", o.message());
+    }
+}

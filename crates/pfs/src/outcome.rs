@@ -1,0 +1,125 @@
+//! What a statement did, given when it ends ([`crate::PendingStatement::end_with`]): the
+//! columns of `events_statements_*` that only the statement's executor knows (`ROWS_SENT`,
+//! `ROWS_AFFECTED`, `WARNINGS`, and `ERRORS`, `MYSQL_ERRNO`, `RETURNED_SQLSTATE`,
+//! `MESSAGE_TEXT` for a failed one), as MySQL's server gives them to its performance schema at
+//! the statement's end (`MYSQL_END_STATEMENT` with the diagnostics area, `sql/sql_parse.cc`).
+
+/// The longest `SQL_TEXT` kept, in bytes: MySQL's default
+/// `performance_schema_max_sql_text_length`. A longer text is cut at a UTF-8 character
+/// boundary at or below it.
+pub const MAX_SQL_TEXT: usize = 1024;
+
+/// The longest `MESSAGE_TEXT` kept, in bytes: MySQL's column is `VARCHAR(128)`.
+pub const MAX_MESSAGE_TEXT: usize = 128;
+
+/// What a statement did (see the module docs). Built with [`StatementOutcome::ok`] or
+/// [`StatementOutcome::error`], then [`StatementOutcome::warnings`].
+///
+/// ```
+/// let ok = pfs::StatementOutcome::ok(1, 0).warnings(2);
+/// assert_eq!((ok.rows_sent(), ok.warning_count(), ok.errno()), (1, 2, 0));
+/// let failed = pfs::StatementOutcome::error(1146, "42S02", "Table 'test.t' doesn't exist");
+/// assert_eq!(failed.errno(), 1146);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StatementOutcome<'a> {
+    rows_sent: u64,
+    rows_affected: u64,
+    warnings: u32,
+    errno: u32,
+    sqlstate: &'a str,
+    message: &'a str,
+}
+
+impl<'a> StatementOutcome<'a> {
+    /// A statement that succeeded, having sent `rows_sent` rows to the client and changed
+    /// `rows_affected` (MySQL's affected rows: `ROW_COUNT()`).
+    pub const fn ok(rows_sent: u64, rows_affected: u64) -> StatementOutcome<'a> {
+        StatementOutcome {
+            rows_sent,
+            rows_affected,
+            warnings: 0,
+            errno: 0,
+            sqlstate: "",
+            message: "",
+        }
+    }
+
+    /// A statement that failed with MySQL's error `errno`, `sqlstate` (five characters) and
+    /// `message` (`ERRORS` is then 1; the message is kept up to [`MAX_MESSAGE_TEXT`] bytes).
+    pub const fn error(errno: u32, sqlstate: &'a str, message: &'a str) -> StatementOutcome<'a> {
+        StatementOutcome {
+            rows_sent: 0,
+            rows_affected: 0,
+            warnings: 0,
+            errno,
+            sqlstate,
+            message,
+        }
+    }
+
+    /// The same, with `count` warnings (`WARNINGS`).
+    pub const fn warnings(mut self, count: u32) -> StatementOutcome<'a> {
+        self.warnings = count;
+        self
+    }
+
+    /// `ROWS_SENT`.
+    pub const fn rows_sent(&self) -> u64 {
+        self.rows_sent
+    }
+
+    /// `ROWS_AFFECTED`.
+    pub const fn rows_affected(&self) -> u64 {
+        self.rows_affected
+    }
+
+    /// `WARNINGS`.
+    pub const fn warning_count(&self) -> u32 {
+        self.warnings
+    }
+
+    /// `MYSQL_ERRNO`: 0 for a statement that succeeded.
+    pub const fn errno(&self) -> u32 {
+        self.errno
+    }
+
+    /// `RETURNED_SQLSTATE` of a failed statement (empty otherwise).
+    pub const fn sqlstate(&self) -> &'a str {
+        self.sqlstate
+    }
+
+    /// `MESSAGE_TEXT` of a failed statement (empty otherwise).
+    pub const fn message(&self) -> &'a str {
+        self.message
+    }
+}
+
+/// `text` cut to at most `max` bytes at a character boundary.
+#[cfg_attr(not(feature = "instrumentation"), allow(dead_code))]
+pub(crate) fn truncated(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn texts_are_cut_on_a_character_boundary() {
+        assert_eq!(truncated("abc", 2), "ab");
+        assert_eq!(truncated("abc", 5), "abc");
+        // "é" is two bytes: a cut inside it keeps the character out.
+        assert_eq!(truncated("aé", 2), "a");
+        assert_eq!(truncated("aé", 3), "aé");
+        let long = "x".repeat(MAX_SQL_TEXT) + "€";
+        assert_eq!(truncated(&long, MAX_SQL_TEXT).len(), MAX_SQL_TEXT);
+    }
+}

@@ -1,0 +1,82 @@
+//! The statement tables' rows: `events_statements_*` (and `events_stages_*`, which share the
+//! row type) and `events_statements_summary_by_digest`.
+
+use serde::Serialize;
+
+use super::{concat_headers, CellValue, EventColumns, Row, SummaryStats};
+
+table_row! {
+    /// `events_stages_*` and `events_statements_*` (`current`, `history`, `history_long`).
+    #[derive(Eq)]
+    pub struct StatementEventRow {
+        first ..
+        /// THREAD_ID to TIMER_WAIT.
+        event: EventColumns,
+        /// LOCK_TIME (ps): from the statement's start to the end of the last metadata-lock
+        /// wait nested in it, 0 when it waited for none (or is in progress, or a stage).
+        /// MySQL's is the time to `THD::set_time_after_lock`, at microsecond resolution; this
+        /// one has the statement timer's.
+        "LOCK_TIME" => lock_time: u64,
+        /// SQL_TEXT: the text given with [`crate::PendingStatement::set_sql_text`] (at most
+        /// [`crate::MAX_SQL_TEXT`] bytes, cut at a character boundary), else the digest's text
+        /// (a prepared statement's digest is the text it was prepared from); NULL for a stage.
+        "SQL_TEXT" => sql_text: Option<String>,
+        /// DIGEST: the digest's hash, as in `events_statements_summary_by_digest`.
+        "DIGEST" => digest: Option<String>,
+        /// DIGEST_TEXT (statements with a registered digest only).
+        "DIGEST_TEXT" => digest_text: Option<String>,
+        /// CURRENT_SCHEMA: the schema the digest was registered in
+        /// ([`crate::register_digest_in`]).
+        "CURRENT_SCHEMA" => current_schema: Option<String>,
+        /// MYSQL_ERRNO: the error of a failed statement, else 0
+        /// ([`crate::StatementOutcome`], given at its end).
+        "MYSQL_ERRNO" => mysql_errno: u32,
+        /// RETURNED_SQLSTATE of a failed statement.
+        "RETURNED_SQLSTATE" => returned_sqlstate: Option<String>,
+        /// MESSAGE_TEXT of a failed statement (at most 128 bytes).
+        "MESSAGE_TEXT" => message_text: Option<String>,
+        /// ERRORS: 1 for a failed statement, else 0.
+        "ERRORS" => errors: u64,
+        /// WARNINGS.
+        "WARNINGS" => warnings: u64,
+        /// ROWS_AFFECTED.
+        "ROWS_AFFECTED" => rows_affected: u64,
+        /// ROWS_SENT.
+        "ROWS_SENT" => rows_sent: u64,
+        /// NESTING_EVENT_ID.
+        "NESTING_EVENT_ID" => nesting_event_id: Option<u64>,
+    }
+}
+
+table_row! {
+    /// `events_statements_summary_by_digest` (the subset of columns this crate keeps). The sums
+    /// come from the statements that ended with [`crate::PendingStatement::end_with`].
+    #[derive(Eq)]
+    pub struct SummaryByDigestRow {
+        /// SCHEMA_NAME: the schema the digest was registered in ([`crate::register_digest_in`]);
+        /// rows are keyed by (SCHEMA_NAME, DIGEST), as MySQL's.
+        "SCHEMA_NAME" => schema_name: Option<String>,
+        /// DIGEST: a stable hash of the text, hex.
+        "DIGEST" => digest: String,
+        /// DIGEST_TEXT.
+        "DIGEST_TEXT" => digest_text: String,
+        ..
+        /// The summary columns.
+        stats: SummaryStats,
+        /// SUM_LOCK_TIME (ps): the statements' LOCK_TIME.
+        "SUM_LOCK_TIME" => sum_lock_time: u64,
+        /// SUM_ERRORS.
+        "SUM_ERRORS" => sum_errors: u64,
+        /// SUM_WARNINGS.
+        "SUM_WARNINGS" => sum_warnings: u64,
+        /// SUM_ROWS_AFFECTED.
+        "SUM_ROWS_AFFECTED" => sum_rows_affected: u64,
+        /// SUM_ROWS_SENT.
+        "SUM_ROWS_SENT" => sum_rows_sent: u64,
+        /// FIRST_SEEN: the start of the digest's first statement, UTC
+        /// (`2026-11-27 09:30:00.123456`).
+        "FIRST_SEEN" => first_seen: String,
+        /// LAST_SEEN: the start of its last statement, UTC.
+        "LAST_SEEN" => last_seen: String,
+    }
+}
