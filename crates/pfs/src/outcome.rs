@@ -25,10 +25,11 @@ pub const MAX_MESSAGE_TEXT: usize = 128;
 pub struct StatementOutcome<'a> {
     rows_sent: u64,
     rows_affected: u64,
-    warnings: u32,
-    errno: u32,
-    sqlstate: &'a str,
-    message: &'a str,
+    /// `MYSQL_ERRNO` (low half) and `WARNINGS` (high half), as the event keeps them.
+    diag: u64,
+    /// `RETURNED_SQLSTATE` and `MESSAGE_TEXT` of a failed statement: `None` for one that
+    /// succeeded, a single word to write when the statement's end builds its outcome.
+    error: Option<(&'a str, &'a str)>,
 }
 
 impl<'a> StatementOutcome<'a> {
@@ -38,10 +39,8 @@ impl<'a> StatementOutcome<'a> {
         StatementOutcome {
             rows_sent,
             rows_affected,
-            warnings: 0,
-            errno: 0,
-            sqlstate: "",
-            message: "",
+            diag: 0,
+            error: None,
         }
     }
 
@@ -51,16 +50,14 @@ impl<'a> StatementOutcome<'a> {
         StatementOutcome {
             rows_sent: 0,
             rows_affected: 0,
-            warnings: 0,
-            errno,
-            sqlstate,
-            message,
+            diag: errno as u64,
+            error: Some((sqlstate, message)),
         }
     }
 
     /// The same, with `count` warnings (`WARNINGS`).
     pub const fn warnings(mut self, count: u32) -> StatementOutcome<'a> {
-        self.warnings = count;
+        self.diag = (self.diag & 0xffff_ffff) | (count as u64) << 32;
         self
     }
 
@@ -76,22 +73,34 @@ impl<'a> StatementOutcome<'a> {
 
     /// `WARNINGS`.
     pub const fn warning_count(&self) -> u32 {
-        self.warnings
+        (self.diag >> 32) as u32
     }
 
     /// `MYSQL_ERRNO`: 0 for a statement that succeeded.
     pub const fn errno(&self) -> u32 {
-        self.errno
+        self.diag as u32
+    }
+
+    /// `MYSQL_ERRNO` and `WARNINGS` in one word (low and high halves).
+    #[cfg_attr(not(feature = "instrumentation"), allow(dead_code))]
+    pub(crate) const fn diag(&self) -> u64 {
+        self.diag
     }
 
     /// `RETURNED_SQLSTATE` of a failed statement (empty otherwise).
     pub const fn sqlstate(&self) -> &'a str {
-        self.sqlstate
+        match self.error {
+            Some((s, _)) => s,
+            None => "",
+        }
     }
 
     /// `MESSAGE_TEXT` of a failed statement (empty otherwise).
     pub const fn message(&self) -> &'a str {
-        self.message
+        match self.error {
+            Some((_, m)) => m,
+            None => "",
+        }
     }
 }
 

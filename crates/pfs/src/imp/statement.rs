@@ -8,22 +8,29 @@
 //! A thread's statement records each have a [`StatementExtra`] beside them, the same index in
 //! `ThreadSlot::statements` as the record in the statements log, and the `history_long` ring
 //! has one per slot too (allocated when the first statement is copied there). Like a record,
-//! an extra is a seqlock over atomics, written by its thread only: a reader copies it between
-//! two reads of `seq`. The text is kept in a fixed buffer of `u64` words (MySQL's
-//! `performance_schema_max_sql_text_length` bytes per record, as MySQL allocates its own), so
-//! a statement allocates nothing. Each part names the `EVENT_ID` it belongs to, and a reader
-//! takes it only for that event: an extra is written for some statements and not others (no
-//! text for a prepared statement's execution, whose text is its digest's; no end for one that
-//! ended without [`crate::PendingStatement::end_with`]), and a stale part is then not shown.
+//! an extra is written by its thread only and read as a seqlock over atomics: the text under
+//! `seq` (a reader copies it between two reads of `seq`), the end under its own tag, which is
+//! its sequence (cleared, the fields written, then set to the statement's `EVENT_ID` and a bit
+//! saying whether the fields besides `ROWS_SENT` were written), so a statement's end stores no
+//! more than its tag twice and `ROWS_SENT` unless it has more to say. The text is kept in a
+//! fixed buffer of `u64` words (MySQL's `performance_schema_max_sql_text_length` bytes per
+//! record, as MySQL allocates its own), so a statement allocates nothing. Each part names the
+//! `EVENT_ID` it belongs to, and a reader takes it only for that event: an extra is written for
+//! some statements and not others (no text for a prepared statement's execution, whose text
+//! is its digest's; no end for one that ended without [`crate::PendingStatement::end_with`]),
+//! and a stale part is then not shown.
 //!
 //! # What a statement pays
 //!
 //! Nothing at its start unless it gives its text (`set_sql_text`: the text's words copied).
-//! At its end one seqlock write of five words, the digest's sums (two additions and two stores,
-//! the rarer sums behind one branch) and no timer read: `LOCK_TIME` is the end of the last
-//! metadata lock wait (timed anyway, for its own statistics; its end kept in the thread's slot
-//! by `record.rs`, a flag test and one store per wait) less the statement's start, looked at
-//! only when such a wait ended since the last statement took one.
+//! At its end, in the common case (rows sent, nothing affected, no error, warning or lock
+//! wait: one test of the three words or-ed), three stores to the extra (tag, `ROWS_SENT`,
+//! tag) and to the digest's sums an addition (`SUM_ROWS_SENT`), a store (`LAST_SEEN`) and a
+//! test (`FIRST_SEEN` unset, true once per digest and thread); the rest of the end and the
+//! other sums are written behind that branch. No timer read: `LOCK_TIME` is the end of the
+//! last metadata lock wait (timed anyway, for its own statistics; its end kept in the
+//! thread's slot by `record.rs`, a flag test and one store per wait) less the statement's
+//! start, looked at only when such a wait ended since the last statement took one.
 
 use std::sync::atomic::{fence, AtomicU64, Ordering, Ordering::Relaxed};
 use std::sync::OnceLock;
@@ -97,8 +104,10 @@ pub(crate) struct StatementExtra {
     /// The EVENT_ID whose `SQL_TEXT` `text` is.
     text_event: AtomicU64,
     text: TextBuf<TEXT_WORDS>,
-    /// The EVENT_ID whose end the fields below are.
-    end_event: AtomicU64,
+    /// The end's tag, its own sequence: `EVENT_ID << 1 | rare` of the statement whose end the
+    /// fields below are, 0 while they are written (or for none). `rare` (bit 0) says the
+    /// fields after `rows_sent` were written; without it they are 0 for that statement.
+    end_tag: AtomicU64,
     rows_sent: AtomicU64,
     rows_affected: AtomicU64,
     /// `MYSQL_ERRNO` (low half) and `WARNINGS` (high half).
@@ -147,20 +156,32 @@ impl StatementExtra {
         });
     }
 
-    /// The end of event `event_id` (owner), its lock time `lock_ps`.
+    /// The end of event `event_id` (owner), its lock time `lock_ps`; `rare` when any of
+    /// `ROWS_AFFECTED`, the diagnostics or `lock_ps` is not 0 (else only `ROWS_SENT` is
+    /// written). The tag is the end's sequence: cleared, the fields, then set (see
+    /// [`read_end`](Self::read_end)).
     #[inline]
-    fn set_end(&self, event_id: u64, o: &StatementOutcome<'_>, lock_ps: u64) {
-        let diag = o.errno() as u64 | (o.warning_count() as u64) << 32;
-        self.write(|x| {
-            x.end_event.store(event_id, Relaxed);
-            x.rows_sent.store(o.rows_sent(), Relaxed);
-            x.rows_affected.store(o.rows_affected(), Relaxed);
-            x.diag.store(diag, Relaxed);
-            x.lock_ps.store(lock_ps, Relaxed);
-            if o.errno() != 0 {
-                x.set_error(o);
-            }
-        });
+    fn set_end(&self, event_id: u64, o: &StatementOutcome<'_>, lock_ps: u64, rare: bool) {
+        self.end_tag.store(0, Relaxed);
+        fence(Ordering::Release);
+        self.rows_sent.store(o.rows_sent(), Relaxed);
+        if rare {
+            self.set_rare(o, lock_ps);
+        }
+        self.end_tag
+            .store(event_id << 1 | u64::from(rare), Ordering::Release);
+    }
+
+    /// The end fields behind the `rare` bit.
+    #[cold]
+    #[inline(never)]
+    fn set_rare(&self, o: &StatementOutcome<'_>, lock_ps: u64) {
+        self.rows_affected.store(o.rows_affected(), Relaxed);
+        self.diag.store(o.diag(), Relaxed);
+        self.lock_ps.store(lock_ps, Relaxed);
+        if o.errno() != 0 {
+            self.set_error(o);
+        }
     }
 
     #[cold]
@@ -176,42 +197,75 @@ impl StatementExtra {
     /// A consistent copy of what belongs to `event_id`, or `None` if still being written after
     /// a few tries.
     pub(crate) fn read(&self, event_id: u64) -> Option<ExtraData> {
+        let text = self.read_text(event_id)?;
+        let end = self.read_end(event_id)?;
+        Some(ExtraData { text, end })
+    }
+
+    /// The text, under `seq`: `Some(None)` when it is not `event_id`'s.
+    fn read_text(&self, event_id: u64) -> Option<Option<String>> {
         for _ in 0..16 {
             let s1 = self.seq.load(Ordering::Acquire);
             if s1 & 1 == 1 {
                 std::hint::spin_loop();
                 continue;
             }
-            let d = self.load(event_id);
+            let text = (self.text_event.load(Relaxed) == event_id).then(|| self.text.read());
             fence(Ordering::Acquire);
             if self.seq.load(Relaxed) == s1 {
-                return Some(d);
+                return Some(text);
             }
         }
         None
     }
 
-    fn load(&self, event_id: u64) -> ExtraData {
-        let text = (self.text_event.load(Relaxed) == event_id).then(|| self.text.read());
-        let end = (self.end_event.load(Relaxed) == event_id).then(|| {
-            let diag = self.diag.load(Relaxed);
-            let errno = diag as u32;
-            let failed = errno != 0;
-            EndData {
-                rows_sent: self.rows_sent.load(Relaxed),
-                rows_affected: self.rows_affected.load(Relaxed),
-                errno,
-                warnings: (diag >> 32) as u32,
-                lock_ps: self.lock_ps.load(Relaxed),
-                sqlstate: failed.then(|| {
-                    let b = self.sqlstate.load(Relaxed).to_le_bytes();
-                    let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-                    String::from_utf8_lossy(&b[..n]).into_owned()
-                }),
-                message: failed.then(|| self.message.read()),
+    /// The end, under its tag (a seqlock whose sequence is the tag: a writer clears it, writes,
+    /// then sets it, so a copy taken between two equal reads of a set tag is whole):
+    /// `Some(None)` when it is not `event_id`'s.
+    fn read_end(&self, event_id: u64) -> Option<Option<EndData>> {
+        for _ in 0..16 {
+            let t1 = self.end_tag.load(Ordering::Acquire);
+            if t1 == 0 {
+                std::hint::spin_loop();
+                continue;
             }
-        });
-        ExtraData { text, end }
+            if t1 >> 1 != event_id {
+                return Some(None);
+            }
+            let d = self.load_end(t1 & 1 == 1);
+            fence(Ordering::Acquire);
+            if self.end_tag.load(Relaxed) == t1 {
+                return Some(Some(d));
+            }
+        }
+        // Cleared (a truncate, no end yet) or being written throughout.
+        Some(None)
+    }
+
+    fn load_end(&self, rare: bool) -> EndData {
+        let rows_sent = self.rows_sent.load(Relaxed);
+        if !rare {
+            return EndData {
+                rows_sent,
+                ..EndData::default()
+            };
+        }
+        let diag = self.diag.load(Relaxed);
+        let errno = diag as u32;
+        let failed = errno != 0;
+        EndData {
+            rows_sent,
+            rows_affected: self.rows_affected.load(Relaxed),
+            errno,
+            warnings: (diag >> 32) as u32,
+            lock_ps: self.lock_ps.load(Relaxed),
+            sqlstate: failed.then(|| {
+                let b = self.sqlstate.load(Relaxed).to_le_bytes();
+                let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+                String::from_utf8_lossy(&b[..n]).into_owned()
+            }),
+            message: failed.then(|| self.message.read()),
+        }
     }
 
     /// Copy `from` (a finished statement's) into this one (the `history_long` copy).
@@ -222,27 +276,31 @@ impl StatementExtra {
             if let Some(t) = &from.text {
                 x.text.write(t);
             }
-            x.end_event
-                .store(if from.end.is_some() { event_id } else { 0 }, Relaxed);
-            if let Some(e) = &from.end {
-                x.rows_sent.store(e.rows_sent, Relaxed);
-                x.rows_affected.store(e.rows_affected, Relaxed);
-                let diag = e.errno as u64 | (e.warnings as u64) << 32;
-                x.diag.store(diag, Relaxed);
-                x.lock_ps.store(e.lock_ps, Relaxed);
-                let state = e.sqlstate.as_deref().unwrap_or("");
-                let message = e.message.as_deref().unwrap_or("");
-                x.set_error(&StatementOutcome::error(e.errno, state, message));
-            }
         });
+        match &from.end {
+            Some(e) => {
+                self.end_tag.store(0, Relaxed);
+                fence(Ordering::Release);
+                self.rows_sent.store(e.rows_sent, Relaxed);
+                self.rows_affected.store(e.rows_affected, Relaxed);
+                self.diag
+                    .store(e.errno as u64 | (e.warnings as u64) << 32, Relaxed);
+                self.lock_ps.store(e.lock_ps, Relaxed);
+                if e.errno != 0 {
+                    let state = e.sqlstate.as_deref().unwrap_or("");
+                    let message = e.message.as_deref().unwrap_or("");
+                    self.set_error(&StatementOutcome::error(e.errno, state, message));
+                }
+                self.end_tag.store(event_id << 1 | 1, Ordering::Release);
+            }
+            None => self.end_tag.store(0, Relaxed),
+        }
     }
 
     /// Forget (a truncate, or a slot handed to a new thread).
     pub(crate) fn clear(&self) {
-        self.write(|x| {
-            x.text_event.store(0, Relaxed);
-            x.end_event.store(0, Relaxed);
-        });
+        self.write(|x| x.text_event.store(0, Relaxed));
+        self.end_tag.store(0, Relaxed);
     }
 }
 
@@ -270,30 +328,56 @@ pub(crate) fn set_sql_text(a: &Active, text: &str) {
 }
 
 /// A statement ends with `o`: its record's extra, and its digest's sums when the digest is
-/// summarized (`F_DIGEST`). Called before the event's own end (`record::end_event`).
+/// summarized (`F_DIGEST`). Called before the event's own end (`record::end_event`). The
+/// common end (rows sent, nothing else, no metadata lock wait since the last statement) is one
+/// test, then `ROWS_SENT`, `SUM_ROWS_SENT` and `LAST_SEEN`; the others take [`end_rare`].
 #[inline]
 pub(crate) fn end(a: &Active, o: &StatementOutcome<'_>, digest_on: bool) {
-    // A metadata lock wait ended since the last statement that looked.
-    let lock_ps = match a.t.lock_wait_end.load(Relaxed) {
-        0 => 0,
-        w => lock_time(a, w),
-    };
+    let wait_end = a.t.lock_wait_end.load(Relaxed);
+    if (o.rows_affected() | o.diag() | wait_end) != 0 {
+        return end_rare(a, o, digest_on, wait_end);
+    }
     if let Some(x) = a.claim.and_then(|c| a.t.statements.get(c.index() as usize)) {
-        x.set_end(a.event_id, o, lock_ps);
+        x.set_end(a.event_id, o, 0, false);
     }
     if let (true, Some(d)) = (digest_on, a.digest) {
         if let Some(s) = a.t.digest_sums.get(d.index as usize) {
-            s.add(o, lock_ps, a.start);
+            s.add(o, 0, a.start, false);
         }
     }
+}
+
+/// [`end`] of a statement with rows affected, an error or warnings, or after a metadata lock
+/// wait (`wait_end`, its end: not 0).
+#[cold]
+#[inline(never)]
+fn end_rare(a: &Active, o: &StatementOutcome<'_>, digest_on: bool, wait_end: u64) {
+    let lock_ps = match wait_end {
+        0 => 0,
+        w => lock_time(a, w),
+    };
+    let rare = is_rare(o, lock_ps);
+    if let Some(x) = a.claim.and_then(|c| a.t.statements.get(c.index() as usize)) {
+        x.set_end(a.event_id, o, lock_ps, rare);
+    }
+    if let (true, Some(d)) = (digest_on, a.digest) {
+        if let Some(s) = a.t.digest_sums.get(d.index as usize) {
+            s.add(o, lock_ps, a.start, rare);
+        }
+    }
+}
+
+/// Whether a statement's end has anything but `ROWS_SENT` to write (one test for the end and
+/// the sums).
+#[inline(always)]
+fn is_rare(o: &StatementOutcome<'_>, lock_ps: u64) -> bool {
+    (o.rows_affected() | o.diag() | lock_ps) != 0
 }
 
 /// `LOCK_TIME` of the statement `a` (picoseconds): from its start to `wait_end`, the end of the
 /// last metadata lock wait (`F_LOCK_WAIT`) on its thread, if that wait ended after the
 /// statement began (0 otherwise: a wait outside any statement, or before this one). The wait
 /// is taken: the next statement looks only at waits after it.
-#[cold]
-#[inline(never)]
 fn lock_time(a: &Active, wait_end: u64) -> u64 {
     a.t.lock_wait_end.store(0, Relaxed);
     if a.flags & F_TIMED == 0 {
@@ -355,30 +439,33 @@ pub(crate) struct Sums {
     pub last: u64,
 }
 
+#[inline(always)]
 fn bump(c: &AtomicU64, v: u64) {
     c.store(c.load(Relaxed).wrapping_add(v), Relaxed);
 }
 
 impl SumCell {
-    #[inline]
-    fn add(&self, o: &StatementOutcome<'_>, lock_ps: u64, start: u64) {
+    /// A statement started at `start` ended with `o`: `ROWS_SENT` and `LAST_SEEN` stored, the
+    /// rest (and `FIRST_SEEN`, once) only when `rare` or the cell is new.
+    #[inline(always)]
+    fn add(&self, o: &StatementOutcome<'_>, lock_ps: u64, start: u64, rare: bool) {
         bump(&self.rows_sent, o.rows_sent());
-        bump(&self.rows_affected, o.rows_affected());
-        if lock_ps != 0 || o.errno() != 0 || o.warning_count() != 0 {
-            self.add_rare(o, lock_ps);
+        self.last.store(start, Relaxed);
+        if rare || self.first.load(Relaxed) == 0 {
+            self.add_rare(o, lock_ps, start);
         }
-        if self.first.load(Relaxed) == 0 {
-            self.first.store(start.max(1), Relaxed);
-        }
-        self.last.store(start.max(1), Relaxed);
     }
 
     #[cold]
     #[inline(never)]
-    fn add_rare(&self, o: &StatementOutcome<'_>, lock_ps: u64) {
+    fn add_rare(&self, o: &StatementOutcome<'_>, lock_ps: u64, start: u64) {
+        bump(&self.rows_affected, o.rows_affected());
         bump(&self.lock_ps, lock_ps);
         bump(&self.errors, u64::from(o.errno() != 0));
         bump(&self.warnings, u64::from(o.warning_count()));
+        if self.first.load(Relaxed) == 0 {
+            self.first.store(start.max(1), Relaxed);
+        }
     }
 
     pub(crate) fn snapshot(&self) -> Sums {
@@ -492,7 +579,8 @@ mod tests {
     #[test]
     fn end_fields_belong_to_their_event() {
         let x = StatementExtra::default();
-        x.set_end(3, &StatementOutcome::ok(5, 2).warnings(1), 1000);
+        let o = StatementOutcome::ok(5, 2).warnings(1);
+        x.set_end(3, &o, 1000, is_rare(&o, 1000));
         let e = x.read(3).unwrap().end.unwrap();
         assert_eq!(
             (e.rows_sent, e.rows_affected, e.warnings, e.errno, e.lock_ps),
@@ -500,7 +588,8 @@ mod tests {
         );
         assert_eq!((e.sqlstate, e.message), (None, None));
         let msg = "m".repeat(300);
-        x.set_end(4, &StatementOutcome::error(1146, "42S02", &msg), 0);
+        let o = StatementOutcome::error(1146, "42S02", &msg);
+        x.set_end(4, &o, 0, is_rare(&o, 0));
         let e = x.read(4).unwrap().end.unwrap();
         assert_eq!((e.errno, e.sqlstate.as_deref()), (1146, Some("42S02")));
         assert_eq!(e.message.unwrap().len(), MAX_MESSAGE_TEXT);
@@ -512,23 +601,30 @@ mod tests {
     #[test]
     fn sums_add_and_merge() {
         let c = SumCell::default();
-        c.add(&StatementOutcome::ok(3, 0), 0, 100);
-        c.add(
+        let add = |o: &StatementOutcome<'_>, lock_ps: u64, start: u64| {
+            c.add(o, lock_ps, start, is_rare(o, lock_ps));
+        };
+        add(&StatementOutcome::ok(3, 0), 0, 100);
+        // Not rare: only ROWS_SENT and LAST_SEEN.
+        add(&StatementOutcome::ok(1, 0), 0, 150);
+        add(
             &StatementOutcome::error(1064, "42000", "x").warnings(2),
             50,
             200,
         );
+        add(&StatementOutcome::ok(0, 4), 0, 210);
         let s = c.snapshot();
         assert_eq!(
             (
                 s.rows_sent,
+                s.rows_affected,
                 s.errors,
                 s.warnings,
                 s.lock_ps,
                 s.first,
                 s.last
             ),
-            (3, 1, 2, 50, 100, 200)
+            (4, 4, 1, 2, 50, 100, 210)
         );
         let mut m = Sums::default();
         m.merge(&s);
@@ -537,7 +633,7 @@ mod tests {
             last: 60,
             ..Sums::default()
         });
-        assert_eq!((m.first, m.last), (50, 200));
+        assert_eq!((m.first, m.last), (50, 210));
         c.reset();
         assert_eq!(c.snapshot(), Sums::default());
     }
