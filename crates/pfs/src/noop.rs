@@ -246,7 +246,7 @@ pub(crate) mod session {
         id: u64,
     }
 
-    pub(crate) fn leave(e: Entered) {
+    pub(crate) fn leave(e: &Entered) {
         crate::thread_id::restore(e.id);
     }
 
@@ -266,7 +266,7 @@ pub(crate) mod session {
         #[inline(always)]
         pub(crate) fn set_sql_text(&self, _text: &str) {}
         #[inline(always)]
-        pub(crate) fn end_with(&mut self, _o: &crate::StatementOutcome<'_>) {}
+        pub(crate) fn end_with(self, _o: &crate::StatementOutcome<'_>) {}
     }
 
     #[inline(always)]
@@ -278,7 +278,7 @@ pub(crate) mod session {
     pub(crate) fn begin_statement(
         _c: super::ClassRef,
         _digest: super::DigestRef,
-        _t: Target<'_>,
+        _s: &SessionRecord,
     ) -> Pending {
         Pending
     }

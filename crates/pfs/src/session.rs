@@ -99,7 +99,7 @@ impl SessionThread {
     /// stores each way.
     pub fn enter(&self) -> SessionGuard<'_> {
         SessionGuard {
-            entered: Some(self.inner.record.enter()),
+            entered: self.inner.record.enter(),
             _session: PhantomData,
             _not_send: PhantomData,
         }
@@ -138,11 +138,7 @@ impl SessionThread {
     #[inline]
     pub fn statement_start(&self, class: ClassRef, digest: Option<DigestRef>) -> PendingStatement {
         PendingStatement {
-            inner: imp::begin_statement(
-                class,
-                digest.unwrap_or_default(),
-                imp::Target::Session(self.record()),
-            ),
+            inner: imp::begin_statement(class, digest.unwrap_or_default(), self.record()),
         }
     }
 
@@ -164,16 +160,14 @@ impl std::fmt::Debug for SessionThread {
 /// `Send`: it is about the thread that entered.
 #[must_use = "the session is left when the guard drops"]
 pub struct SessionGuard<'a> {
-    entered: Option<imp::Entered>,
+    entered: imp::Entered,
     _session: PhantomData<&'a SessionThread>,
     _not_send: PhantomData<*const ()>,
 }
 
 impl Drop for SessionGuard<'_> {
     fn drop(&mut self) {
-        if let Some(e) = self.entered.take() {
-            imp::leave(e);
-        }
+        imp::leave(&self.entered);
     }
 }
 
@@ -328,7 +322,7 @@ impl PendingStatement {
     /// # Ok::<(), pfs::PfsError>(())
     /// ```
     #[inline]
-    pub fn end_with(mut self, outcome: &crate::StatementOutcome<'_>) {
+    pub fn end_with(self, outcome: &crate::StatementOutcome<'_>) {
         self.inner.end_with(outcome);
     }
 }

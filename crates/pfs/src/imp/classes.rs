@@ -8,7 +8,7 @@
 //! the first statement that uses it (a compare-and-swap).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use parking_lot::Mutex;
@@ -98,11 +98,14 @@ pub(crate) struct DigestInfo {
     pub(crate) index: u32,
     /// The statement class whose events this digest's per-thread cells also count for (the
     /// class of the first statement that used it), so a statement updates one cell; `UNBOUND`
-    /// until then. Set once, with a compare-and-swap.
+    /// until then. Set with a compare-and-swap, once until a truncate of the summaries
+    /// (`read::truncate_global`) unbinds it with its cells zeroed.
     pub(crate) class: AtomicU32,
     pub(crate) text: OnceLock<Box<str>>,
     /// The schema it was registered in (`register_digest_in`): SCHEMA_NAME, CURRENT_SCHEMA.
     pub(crate) schema: OnceLock<Box<str>>,
+    /// FIRST_SEEN: the start (statement clock ticks) of the statement that bound `class`.
+    pub(crate) first_seen: AtomicU64,
 }
 
 struct Registry {
@@ -140,6 +143,7 @@ pub(crate) fn classes() -> &'static Classes {
                     class: AtomicU32::new(UNBOUND),
                     text: OnceLock::new(),
                     schema: OnceLock::new(),
+                    first_seen: AtomicU64::new(0),
                 })
                 .collect(),
             digest_count: AtomicUsize::new(0),

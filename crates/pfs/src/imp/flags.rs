@@ -27,7 +27,8 @@ pub(crate) const F_STAGE: u32 = 1 << 10;
 pub(crate) const F_STATEMENT: u32 = 1 << 11;
 
 /// The class is a metadata lock wait (`ClassKind::Metadata`), timed: its end time is kept for
-/// the `LOCK_TIME` of the statement it is in (`statement.rs`).
+/// the `LOCK_TIME` of the statement it is in (`statement.rs`), on the events' out-of-line end
+/// (`record::end_event_other`), so the other events' ends do not test it.
 pub(crate) const F_LOCK_WAIT: u32 = 1 << 12;
 
 /// The event log a class's events go to: 0 waits (and idle), 1 stages, 2 statements.

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 pub(crate) use super::summary::*;
 
-use super::classes::{classes, ClassInfo};
+use super::classes::{classes, ClassInfo, UNBOUND};
 use super::events::{long_rings, EventData, B_CYCLES, B_TIMED};
 use super::instances::instances;
 use super::limits::LOST;
@@ -370,6 +370,12 @@ pub(crate) fn truncate_global() {
     }
     for s in th.exited_digest_sums.iter_mut() {
         *s = super::statement::Sums::default();
+    }
+    // With their cells zeroed, digests are bound again by their next statement, which sets
+    // their FIRST_SEEN (`record::digest_stat`).
+    for d in classes().digests() {
+        d.class.store(UNBOUND, Ordering::Relaxed);
+        d.first_seen.store(0, Ordering::Relaxed);
     }
 }
 

@@ -14,8 +14,10 @@
 //! * beyond PFS: hold times (`F_HOLD`), log2 histograms (`F_HIST`), digests (`F_DIGEST`).
 //!
 //! A statement with a digest updates one cell: the thread's cell of the digest, which also
-//! counts for the statement class the digest is bound to (see `DigestInfo::class`). So the
-//! statistics of an event touch one thread-owned cache line.
+//! counts for the statement class the digest is bound to (see `DigestInfo::class`), and holds
+//! the digest's sums (`statement::DigestCell`). So the statistics of an event touch one
+//! thread-owned cache line. A statement that says how it ended (`end_statement`) takes the
+//! same end, which also writes its record's extra and its digest's sums (`statement.rs`).
 
 use std::sync::atomic::Ordering;
 
@@ -23,6 +25,7 @@ use super::classes::*;
 use super::events::{long_rings, pack, Claim, EventLog, EventRecord, B_CYCLES, B_HISTORY, B_TIMED};
 use super::instances::Instance;
 use super::limits::LOST;
+use super::statement::{self, End};
 use super::thread::{self, ThreadSlot};
 use super::timer::{now, ns_now, rdtsc};
 use super::trace;
@@ -218,10 +221,18 @@ fn no_record() -> (u64, Option<Claim>) {
 }
 
 /// The flags under which [`end_event`] takes its short path: timed with the cycle counter,
-/// and none of the rarer extras (histogram, `history_long` copy, tracing) that call out.
+/// and none of the rarer extras (histogram, `history_long` copy, a metadata lock wait's end
+/// kept for `LOCK_TIME`, tracing) that call out.
 #[inline(always)]
 fn plain_cycles(f: u32) -> bool {
-    cycles(f) && f & (F_HIST | F_HISTORY_LONG) == 0 && !cfg!(feature = "tracing")
+    cycles(f) && f & (F_HIST | F_HISTORY_LONG | F_LOCK_WAIT) == 0 && !cfg!(feature = "tracing")
+}
+
+/// [`plain_cycles`] for a statement class (`F_STATEMENT`): its log is known, one test still.
+#[inline(always)]
+fn plain_statement(f: u32) -> bool {
+    const MASK: u32 = F_TIMED | F_CYCLES | F_HIST | F_HISTORY_LONG | F_LOCK_WAIT | F_STAGE;
+    f & (MASK | F_STATEMENT) == F_TIMED | F_CYCLES | F_STATEMENT && !cfg!(feature = "tracing")
 }
 
 /// End an event of an [`crate::EventGuard`] (no instance). The common case (the cycle
@@ -230,27 +241,54 @@ fn plain_cycles(f: u32) -> bool {
 #[inline(never)]
 pub(crate) fn end_event(a: &Active) {
     if plain_cycles(a.flags) {
-        finish_event(a, rdtsc(), true);
+        finish_event(a, rdtsc(), true, log_of(a.flags), End::None);
     } else {
-        end_event_other(a);
+        end_event_other(a, End::None);
     }
+}
+
+/// End a statement that says how it ended (`PendingStatement::end_with`): [`end_event`], its
+/// record's extra and its digest's sums written on the way (`statement.rs`). The common end
+/// (see `statement::is_rare`) takes the same short path.
+#[inline(never)]
+pub(crate) fn end_statement(a: &Active, o: &crate::StatementOutcome<'_>) {
+    if statement::is_rare(a, o) {
+        end_statement_rare(a, o);
+    } else if plain_statement(a.flags) {
+        finish_event(a, rdtsc(), true, 2, End::Common(o));
+    } else {
+        end_event_other(a, End::Common(o));
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn end_statement_rare(a: &Active, o: &crate::StatementOutcome<'_>) {
+    end_event_other(a, End::Rare(&statement::rare_end(a, o)));
 }
 
 /// [`end_event`] with the nanosecond clock, untimed, or with extras.
 #[inline(never)]
-fn end_event_other(a: &Active) {
+fn end_event_other(a: &Active, e: End<'_>) {
     let f = a.flags;
     let end = if cycles(f) { rdtsc() } else { start_other(f) };
-    finish_event(a, end, f & F_TIMED != 0);
+    if f & F_LOCK_WAIT != 0 {
+        a.t.lock_waited(end, f);
+    }
+    finish_event(a, end, f & F_TIMED != 0, log_of(f), e);
 }
 
 #[inline(always)]
-fn finish_event(a: &Active, end: u64, timed: bool) {
+fn finish_event(a: &Active, end: u64, timed: bool, family: usize, e: End<'_>) {
     let f = a.flags;
     let wait = end.saturating_sub(a.start);
     let t = a.t;
     match a.digest {
-        Some(d) if f & F_DIGEST != 0 => digest_stat(t, a.class, d, timed, wait),
+        Some(d) if f & F_DIGEST != 0 => {
+            if let Some(c) = digest_stat(t, a.class, d, timed, wait, a.start) {
+                c.seen(a.start, &e);
+            }
+        }
         _ => {
             if let Some(c) = t.stats.get(a.class.index as usize) {
                 c.add(timed, wait);
@@ -260,10 +298,7 @@ fn finish_event(a: &Active, end: u64, timed: bool) {
     if f & F_HIST != 0 || cfg!(feature = "tracing") {
         end_extras(a, timed, wait);
     }
-    if f & F_LOCK_WAIT != 0 {
-        t.lock_waited(end, f);
-    }
-    close(a, end);
+    close(a, end, family, &e);
 }
 
 /// The rarer parts of [`end_event`]: histogram, tracing.
@@ -279,14 +314,18 @@ fn end_extras(a: &Active, timed: bool, wait: u64) {
     }
 }
 
-/// Finish the event record in place, and copy it to `history_long` if that consumer is on.
+/// Finish the event record in place (a statement's extra too), and copy it to `history_long`
+/// if that consumer is on.
 #[inline(always)]
-fn close(a: &Active, end: u64) {
+fn close(a: &Active, end: u64, family: usize, e: &End<'_>) {
     let f = a.flags;
     if let Some(c) = a.claim {
-        let log = &a.t.logs[log_of(f)];
+        let log = &a.t.logs[family];
         let end_id = a.t.last_event_id().max(1);
         if let Some(r) = log.end(c, a.event_id, end_id, end) {
+            if family == 2 {
+                statement::end_extra(a, c.index(), e);
+            }
             if f & F_HISTORY_LONG != 0 {
                 push_long(a, c, r);
             }
@@ -314,10 +353,7 @@ pub(crate) fn end(a: &Active, inst: Option<&Instance>) -> u64 {
     let end = if timed { now(f) } else { 0 };
     let wait = end.saturating_sub(a.start);
     stat(Some(a.t), a.class, f, inst, timed, wait, a.digest);
-    if f & F_LOCK_WAIT != 0 {
-        a.t.lock_waited(end, f);
-    }
-    close(a, end);
+    close(a, end, log_of(f), &End::None);
     end
 }
 
@@ -356,7 +392,9 @@ fn stat(
     let idx = class.index as usize;
     if inst.is_none() || f & F_THREAD != 0 {
         match digest {
-            Some(d) if f & F_DIGEST != 0 => digest_stat(t, class, d, timed, wait),
+            Some(d) if f & F_DIGEST != 0 => {
+                digest_stat(t, class, d, timed, wait, 0);
+            }
             _ => {
                 if let Some(c) = t.stats.get(idx) {
                     c.add(timed, wait);
@@ -374,20 +412,27 @@ fn stat(
     }
 }
 
-/// A statement with a digest: the digest's cell, which counts for its bound class too; a
-/// statement of another class counts in its class cell and the digest's "other" cell.
-#[inline]
-fn digest_stat(t: &ThreadSlot, class: &ClassInfo, d: &DigestInfo, timed: bool, wait: u64) {
+/// A statement with a digest, started at `start`: the digest's cell, which counts for its
+/// bound class too; a statement of another class counts in its class cell and the digest's
+/// "other" cell. Returns the digest's cell, where the statement's sums go
+/// (`statement::DigestCell`). The statement that binds the digest (the first since it was
+/// registered or truncated) sets its `FIRST_SEEN`.
+#[inline(always)]
+fn digest_stat<'t>(
+    t: &'t ThreadSlot,
+    class: &ClassInfo,
+    d: &DigestInfo,
+    timed: bool,
+    wait: u64,
+    start: u64,
+) -> Option<&'t statement::DigestCell> {
     let i = d.index as usize;
     let bound = d.class.load(Ordering::Relaxed);
-    let mine = bound == class.index
-        || (bound == UNBOUND
-            && d.class
-                .compare_exchange(UNBOUND, class.index, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok());
+    let mine = bound == class.index || (bound == UNBOUND && bind(d, class, start));
+    let cell = t.digests.get(i);
     if mine {
-        if let Some(c) = t.digests.get(i) {
-            c.add(timed, wait);
+        if let Some(c) = cell {
+            c.stat.add(timed, wait);
         }
     } else {
         if let Some(c) = t.digests_other.get(i) {
@@ -397,6 +442,22 @@ fn digest_stat(t: &ThreadSlot, class: &ClassInfo, d: &DigestInfo, timed: bool, w
             c.add(timed, wait);
         }
     }
+    cell
+}
+
+/// Binds the unbound digest `d` to `class` (a statement started at `start`: `FIRST_SEEN`);
+/// false if another thread bound it first.
+#[cold]
+#[inline(never)]
+fn bind(d: &DigestInfo, class: &ClassInfo, start: u64) -> bool {
+    let won = d
+        .class
+        .compare_exchange(UNBOUND, class.index, Ordering::Relaxed, Ordering::Relaxed)
+        .is_ok();
+    if won {
+        d.first_seen.store(start, Ordering::Relaxed);
+    }
+    won
 }
 
 /// The instrumented acquisition of a lock, or a condition wait (caller checked `F_ENABLED` on

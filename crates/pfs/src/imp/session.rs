@@ -3,7 +3,7 @@
 //!
 //! A session thread is a thread slot (`thread.rs`) that belongs to no OS thread: it is taken
 //! when the session starts and given back when its last handle drops. An OS thread *enters* it
-//! for a scope by making it its current slot (the thread-locals `SLOT` and `MASK`, and the
+//! for a scope by making it its current slot (the thread-local `CURRENT`, slot and mask, and the
 //! current `THREAD_ID`), so every event started there is recorded on the session.
 //!
 //! Who writes a session slot: whoever has it entered, or ends a [`Pending`] event recorded on it.
@@ -25,7 +25,7 @@
 use std::sync::atomic::Ordering;
 
 use super::api::{ClassRef, DigestRef};
-use super::classes::{ClassInfo, DigestInfo, F_CURRENT, F_DIGEST, F_ENABLED, F_TIMED};
+use super::classes::{ClassInfo, DigestInfo, F_CURRENT, F_ENABLED, F_TIMED};
 use super::record::{self, Active};
 use super::thread::{self, ThreadSlot};
 use super::timer::now;
@@ -80,7 +80,7 @@ pub(crate) struct Entered {
 }
 
 /// Ends what [`SessionRecord::enter`] began.
-pub(crate) fn leave(e: Entered) {
+pub(crate) fn leave(e: &Entered) {
     thread::leave(e.slot);
     crate::thread_id::restore(e.id);
 }
@@ -123,12 +123,15 @@ impl Pending {
         }
     }
 
-    /// Records what a statement did (`crate::PendingStatement::end_with`); its drop, which
-    /// follows, ends it.
+    /// Ends a statement with what it did (`crate::PendingStatement::end_with`): one end, as
+    /// its drop's, that also writes the outcome (`record::end_statement`).
     #[inline]
-    pub(crate) fn end_with(&mut self, o: &crate::StatementOutcome<'_>) {
-        if let Pending::OnSlot(a) = self {
-            super::statement::end(a, o, a.flags & F_DIGEST != 0);
+    pub(crate) fn end_with(self, o: &crate::StatementOutcome<'_>) {
+        let this = std::mem::ManuallyDrop::new(self);
+        match &*this {
+            // An `Active` owns nothing: not dropping it leaks nothing.
+            Pending::OnSlot(a) => record::end_statement(a, o),
+            _ => drop(std::mem::ManuallyDrop::into_inner(this)),
         }
     }
 }
@@ -139,10 +142,39 @@ pub(crate) fn begin(class: ClassRef, object: u64, target: Target<'_>) -> Pending
     begin_event(class, None, object, DigestRef::default(), target)
 }
 
-/// Begins a pending statement of `class` with `digest` (`Operation::Statement`, no object).
+/// Begins a pending statement of `class` with `digest` (`Operation::Statement`, no object) on
+/// session `s` (`SessionThread::statement_start`): as [`begin`] on `Target::Session`, with no
+/// target to dispatch on nor event to describe (once per statement of a connection).
 #[inline]
-pub(crate) fn begin_statement(class: ClassRef, digest: DigestRef, target: Target<'_>) -> Pending {
-    begin_event(class, Some(Operation::Statement), 0, digest, target)
+pub(crate) fn begin_statement(class: ClassRef, digest: DigestRef, s: &SessionRecord) -> Pending {
+    let f = class.0.flags.load(Ordering::Relaxed);
+    if f & F_ENABLED == 0 {
+        return Pending::Inert;
+    }
+    begin_on_slot(class.0, digest.0, f, s.slot)
+}
+
+#[inline(never)]
+fn begin_on_slot(
+    class: &'static ClassInfo,
+    digest: Option<&'static DigestInfo>,
+    f: u32,
+    slot: Option<&'static ThreadSlot>,
+) -> Pending {
+    let Some(t) = slot else {
+        super::limits::LOST.locker.fetch_add(1, Ordering::Relaxed);
+        return Pending::Inert;
+    };
+    let f = f & t.mask();
+    if f & F_ENABLED == 0 {
+        return Pending::Inert;
+    }
+    if f & (F_TIMED | F_CURRENT) == 0 {
+        record::count(t, class, f, digest);
+        return Pending::Inert;
+    }
+    let op = Some(Operation::Statement);
+    Pending::OnSlot(record::begin(t, class, f, op, 0, digest))
 }
 
 #[inline(always)]

@@ -1,36 +1,37 @@
 //! What a statement event carries besides its record (`events.rs`): `SQL_TEXT`, `LOCK_TIME`,
 //! the counts and the diagnostics of its end (`crate::StatementOutcome`), and the digest sums
-//! of `events_statements_summary_by_digest` (`SUM_LOCK_TIME`, `SUM_ERRORS`, ..., `FIRST_SEEN`,
-//! `LAST_SEEN`).
+//! of `events_statements_summary_by_digest` (`SUM_LOCK_TIME`, `SUM_ERRORS`, ..., `LAST_SEEN`;
+//! `FIRST_SEEN` is the digest's, set when a statement binds it: `record::digest_stat`).
 //!
 //! # Where it is kept
 //!
 //! A thread's statement records each have a [`StatementExtra`] beside them, the same index in
 //! `ThreadSlot::statements` as the record in the statements log, and the `history_long` ring
 //! has one per slot too (allocated when the first statement is copied there). Like a record,
-//! an extra is written by its thread only and read as a seqlock over atomics: the text under
-//! `seq` (a reader copies it between two reads of `seq`), the end under its own tag, which is
-//! its sequence (cleared, the fields written, then set to the statement's `EVENT_ID` and a bit
-//! saying whether the fields besides `ROWS_SENT` were written), so a statement's end stores no
-//! more than its tag twice and `ROWS_SENT` unless it has more to say. The text is kept in a
-//! fixed buffer of `u64` words (MySQL's `performance_schema_max_sql_text_length` bytes per
-//! record, as MySQL allocates its own), so a statement allocates nothing. Each part names the
-//! `EVENT_ID` it belongs to, and a reader takes it only for that event: an extra is written for
-//! some statements and not others (no text for a prepared statement's execution, whose text
-//! is its digest's; no end for one that ended without [`crate::PendingStatement::end_with`]),
-//! and a stale part is then not shown.
+//! an extra is written by its thread only and read over atomics: the text under a seqlock
+//! (`seq`); the end in one word, `EVENT_ID << 24 | ROWS_SENT << 1 | rare`, which is the whole
+//! end when `rare` is clear (the common end: rows sent, fewer than 2^23, and nothing else) and
+//! else the sequence of the end's fields (cleared, the fields written, then set). The text is
+//! kept in a fixed buffer of `u64` words (MySQL's `performance_schema_max_sql_text_length`
+//! bytes per record, as MySQL allocates its own), so a statement allocates nothing. Each part
+//! names the `EVENT_ID` it belongs to (the end word modulo 2^40), and a reader takes it only
+//! for that event: an extra is written for some statements and not others (no text for a
+//! prepared statement's execution, whose text is its digest's; no end for one that ended
+//! without [`crate::PendingStatement::end_with`]), and a stale part is then not shown.
+//!
+//! A digest's sums are in its thread's [`DigestCell`], beside the statistics every statement
+//! with a digest writes: the same cache line, and no index or bounds check of their own.
 //!
 //! # What a statement pays
 //!
 //! Nothing at its start unless it gives its text (`set_sql_text`: the text's words copied).
-//! At its end, in the common case (rows sent, nothing affected, no error, warning or lock
-//! wait: one test of the three words or-ed), three stores to the extra (tag, `ROWS_SENT`,
-//! tag) and to the digest's sums an addition (`SUM_ROWS_SENT`), a store (`LAST_SEEN`) and a
-//! test (`FIRST_SEEN` unset, true once per digest and thread); the rest of the end and the
-//! other sums are written behind that branch. No timer read: `LOCK_TIME` is the end of the
-//! last metadata lock wait (timed anyway, for its own statistics; its end kept in the
-//! thread's slot by `record.rs`, a flag test and one store per wait) less the statement's
-//! start, looked at only when such a wait ended since the last statement took one.
+//! Its end (`record::end_statement`, instead of the plain end) tests once whether it has more
+//! to say than `ROWS_SENT` ([`is_rare`]: rows affected, an error or warnings, a metadata lock
+//! wait since the last statement, or 2^23 rows, or-ed); in the common case it then stores the
+//! end word and adds `SUM_ROWS_SENT`; every statement with a digest stores `LAST_SEEN`. The
+//! rest is behind that test, out of line ([`rare_end`]). No timer read: `LOCK_TIME` is the end
+//! of the last metadata lock wait (timed anyway, for its own statistics; its end kept in the
+//! thread's slot by `record.rs` on the wait's out-of-line end) less the statement's start.
 
 use std::sync::atomic::{fence, AtomicU64, Ordering, Ordering::Relaxed};
 use std::sync::OnceLock;
@@ -38,6 +39,7 @@ use std::sync::OnceLock;
 use super::classes::{F_CYCLES, F_TIMED};
 use super::events::long_rings;
 use super::record::Active;
+use super::stats::StatCell;
 use super::timer::stamp_to_ps;
 use crate::kinds::Clock;
 use crate::outcome::{truncated, StatementOutcome, MAX_MESSAGE_TEXT, MAX_SQL_TEXT};
@@ -97,17 +99,35 @@ const TEXT_WORDS: usize = MAX_SQL_TEXT / 8;
 /// The `u64` words of `MESSAGE_TEXT`.
 const MESSAGE_WORDS: usize = MAX_MESSAGE_TEXT / 8;
 
+/// The end word's layout: `EVENT_ID << EVENT_SHIFT | ROWS_SENT << 1 | rare`.
+const EVENT_SHIFT: u32 = 24;
+/// The `ROWS_SENT` that fit in the end word: below `1 << ROWS_BITS`.
+const ROWS_BITS: u32 = EVENT_SHIFT - 1;
+const ROWS_MASK: u64 = (1 << ROWS_BITS) - 1;
+/// The bit of a rare end: its fields are in the [`StatementExtra`]'s words.
+const RARE: u64 = 1;
+
+/// The end word of event `event_id`, with `rows_sent` (below `1 << ROWS_BITS`) or `RARE`.
+#[inline(always)]
+fn end_word(event_id: u64, rows_sent: u64) -> u64 {
+    event_id << EVENT_SHIFT | rows_sent << 1
+}
+
+/// Is `word` the end of `event_id` (compared modulo `1 << (64 - EVENT_SHIFT)`)?
+fn is_end_of(word: u64, event_id: u64) -> bool {
+    word >> EVENT_SHIFT == event_id & (u64::MAX >> EVENT_SHIFT)
+}
+
 /// What one statement record carries besides the record (see the module docs).
 #[derive(Debug, Default)]
 pub(crate) struct StatementExtra {
+    /// The end (see [`end_word`]): 0 for none, or while a rare end's fields are written.
+    end: AtomicU64,
+    /// The text's sequence.
     seq: AtomicU64,
     /// The EVENT_ID whose `SQL_TEXT` `text` is.
     text_event: AtomicU64,
-    text: TextBuf<TEXT_WORDS>,
-    /// The end's tag, its own sequence: `EVENT_ID << 1 | rare` of the statement whose end the
-    /// fields below are, 0 while they are written (or for none). `rare` (bit 0) says the
-    /// fields after `rows_sent` were written; without it they are 0 for that statement.
-    end_tag: AtomicU64,
+    /// A rare end's fields.
     rows_sent: AtomicU64,
     rows_affected: AtomicU64,
     /// `MYSQL_ERRNO` (low half) and `WARNINGS` (high half).
@@ -117,6 +137,7 @@ pub(crate) struct StatementExtra {
     /// `RETURNED_SQLSTATE` (five bytes) and `MESSAGE_TEXT` of a failed statement.
     sqlstate: AtomicU64,
     message: TextBuf<MESSAGE_WORDS>,
+    text: TextBuf<TEXT_WORDS>,
 }
 
 /// A copy of a [`StatementExtra`] for `event_id`'s row: `None` fields were not given for it.
@@ -139,66 +160,51 @@ pub(crate) struct EndData {
 }
 
 impl StatementExtra {
-    #[inline]
-    fn write(&self, f: impl FnOnce(&StatementExtra)) {
+    /// `SQL_TEXT` of event `event_id` (owner).
+    pub(crate) fn set_text(&self, event_id: u64, text: &str) {
         let s = self.seq.load(Relaxed);
         self.seq.store(s.wrapping_add(1) | 1, Relaxed);
         fence(Ordering::Release);
-        f(self);
+        self.text_event.store(event_id, Relaxed);
+        self.text.write(text);
         self.seq.store((s | 1).wrapping_add(1), Ordering::Release);
     }
 
-    /// `SQL_TEXT` of event `event_id` (owner).
-    pub(crate) fn set_text(&self, event_id: u64, text: &str) {
-        self.write(|x| {
-            x.text_event.store(event_id, Relaxed);
-            x.text.write(text);
-        });
+    /// The common end of event `event_id` (owner): `rows_sent` below `1 << ROWS_BITS`, nothing
+    /// else. One store.
+    #[inline(always)]
+    fn set_end(&self, event_id: u64, rows_sent: u64) {
+        self.end
+            .store(end_word(event_id, rows_sent), Ordering::Release);
     }
 
-    /// The end of event `event_id` (owner), its lock time `lock_ps`; `rare` when any of
-    /// `ROWS_AFFECTED`, the diagnostics or `lock_ps` is not 0 (else only `ROWS_SENT` is
-    /// written). The tag is the end's sequence: cleared, the fields, then set (see
-    /// [`read_end`](Self::read_end)).
-    #[inline]
-    fn set_end(&self, event_id: u64, o: &StatementOutcome<'_>, lock_ps: u64, rare: bool) {
-        self.end_tag.store(0, Relaxed);
+    /// Any other end (owner): the word cleared, the fields written, then the word set with
+    /// `RARE` (a seqlock whose sequence is the word, see [`read_end`](Self::read_end)).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn set_end_rare(&self, event_id: u64, e: &RareEnd<'_>) {
+        self.end.store(0, Relaxed);
         fence(Ordering::Release);
-        self.rows_sent.store(o.rows_sent(), Relaxed);
-        if rare {
-            self.set_rare(o, lock_ps);
+        self.rows_sent.store(e.rows_sent, Relaxed);
+        self.rows_affected.store(e.rows_affected, Relaxed);
+        self.diag.store(e.diag, Relaxed);
+        self.lock_ps.store(e.lock_ps, Relaxed);
+        if e.diag as u32 != 0 {
+            let mut a = [0u8; 8];
+            let s = truncated(e.sqlstate, 5).as_bytes();
+            a[..s.len()].copy_from_slice(s);
+            self.sqlstate.store(u64::from_le_bytes(a), Relaxed);
+            self.message.write(e.message);
         }
-        self.end_tag
-            .store(event_id << 1 | u64::from(rare), Ordering::Release);
-    }
-
-    /// The end fields behind the `rare` bit.
-    #[cold]
-    #[inline(never)]
-    fn set_rare(&self, o: &StatementOutcome<'_>, lock_ps: u64) {
-        self.rows_affected.store(o.rows_affected(), Relaxed);
-        self.diag.store(o.diag(), Relaxed);
-        self.lock_ps.store(lock_ps, Relaxed);
-        if o.errno() != 0 {
-            self.set_error(o);
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn set_error(&self, o: &StatementOutcome<'_>) {
-        let mut a = [0u8; 8];
-        let s = truncated(o.sqlstate(), 5).as_bytes();
-        a[..s.len()].copy_from_slice(s);
-        self.sqlstate.store(u64::from_le_bytes(a), Relaxed);
-        self.message.write(o.message());
+        self.end
+            .store(end_word(event_id, 0) | RARE, Ordering::Release);
     }
 
     /// A consistent copy of what belongs to `event_id`, or `None` if still being written after
     /// a few tries.
     pub(crate) fn read(&self, event_id: u64) -> Option<ExtraData> {
         let text = self.read_text(event_id)?;
-        let end = self.read_end(event_id)?;
+        let end = self.read_end(event_id);
         Some(ExtraData { text, end })
     }
 
@@ -219,42 +225,42 @@ impl StatementExtra {
         None
     }
 
-    /// The end, under its tag (a seqlock whose sequence is the tag: a writer clears it, writes,
-    /// then sets it, so a copy taken between two equal reads of a set tag is whole):
-    /// `Some(None)` when it is not `event_id`'s.
-    fn read_end(&self, event_id: u64) -> Option<Option<EndData>> {
+    /// The end, if it is `event_id`'s: a common one is the word itself; a rare one's fields
+    /// are copied between two equal reads of its word (set after them and cleared before the
+    /// next rare end's, so the copy is whole).
+    fn read_end(&self, event_id: u64) -> Option<EndData> {
         for _ in 0..16 {
-            let t1 = self.end_tag.load(Ordering::Acquire);
-            if t1 == 0 {
+            let w = self.end.load(Ordering::Acquire);
+            if w == 0 {
                 std::hint::spin_loop();
                 continue;
             }
-            if t1 >> 1 != event_id {
-                return Some(None);
+            if !is_end_of(w, event_id) {
+                return None;
             }
-            let d = self.load_end(t1 & 1 == 1);
+            if w & RARE == 0 {
+                let rows_sent = w >> 1 & ROWS_MASK;
+                return Some(EndData {
+                    rows_sent,
+                    ..EndData::default()
+                });
+            }
+            let d = self.load_rare();
             fence(Ordering::Acquire);
-            if self.end_tag.load(Relaxed) == t1 {
-                return Some(Some(d));
+            if self.end.load(Relaxed) == w {
+                return Some(d);
             }
         }
         // Cleared (a truncate, no end yet) or being written throughout.
-        Some(None)
+        None
     }
 
-    fn load_end(&self, rare: bool) -> EndData {
-        let rows_sent = self.rows_sent.load(Relaxed);
-        if !rare {
-            return EndData {
-                rows_sent,
-                ..EndData::default()
-            };
-        }
+    fn load_rare(&self) -> EndData {
         let diag = self.diag.load(Relaxed);
         let errno = diag as u32;
         let failed = errno != 0;
         EndData {
-            rows_sent,
+            rows_sent: self.rows_sent.load(Relaxed),
             rows_affected: self.rows_affected.load(Relaxed),
             errno,
             warnings: (diag >> 32) as u32,
@@ -270,37 +276,30 @@ impl StatementExtra {
 
     /// Copy `from` (a finished statement's) into this one (the `history_long` copy).
     fn copy_from(&self, event_id: u64, from: &ExtraData) {
-        self.write(|x| {
-            x.text_event
-                .store(if from.text.is_some() { event_id } else { 0 }, Relaxed);
-            if let Some(t) = &from.text {
-                x.text.write(t);
-            }
-        });
+        match &from.text {
+            Some(t) => self.set_text(event_id, t),
+            None => self.set_text(0, ""),
+        }
         match &from.end {
-            Some(e) => {
-                self.end_tag.store(0, Relaxed);
-                fence(Ordering::Release);
-                self.rows_sent.store(e.rows_sent, Relaxed);
-                self.rows_affected.store(e.rows_affected, Relaxed);
-                self.diag
-                    .store(e.errno as u64 | (e.warnings as u64) << 32, Relaxed);
-                self.lock_ps.store(e.lock_ps, Relaxed);
-                if e.errno != 0 {
-                    let state = e.sqlstate.as_deref().unwrap_or("");
-                    let message = e.message.as_deref().unwrap_or("");
-                    self.set_error(&StatementOutcome::error(e.errno, state, message));
-                }
-                self.end_tag.store(event_id << 1 | 1, Ordering::Release);
-            }
-            None => self.end_tag.store(0, Relaxed),
+            Some(e) => self.set_end_rare(
+                event_id,
+                &RareEnd {
+                    rows_sent: e.rows_sent,
+                    rows_affected: e.rows_affected,
+                    diag: e.errno as u64 | (e.warnings as u64) << 32,
+                    lock_ps: e.lock_ps,
+                    sqlstate: e.sqlstate.as_deref().unwrap_or(""),
+                    message: e.message.as_deref().unwrap_or(""),
+                },
+            ),
+            None => self.end.store(0, Relaxed),
         }
     }
 
     /// Forget (a truncate, or a slot handed to a new thread).
     pub(crate) fn clear(&self) {
-        self.write(|x| x.text_event.store(0, Relaxed));
-        self.end_tag.store(0, Relaxed);
+        self.set_text(0, "");
+        self.end.store(0, Relaxed);
     }
 }
 
@@ -327,51 +326,64 @@ pub(crate) fn set_sql_text(a: &Active, text: &str) {
     }
 }
 
-/// A statement ends with `o`: its record's extra, and its digest's sums when the digest is
-/// summarized (`F_DIGEST`). Called before the event's own end (`record::end_event`). The
-/// common end (rows sent, nothing else, no metadata lock wait since the last statement) is one
-/// test, then `ROWS_SENT`, `SUM_ROWS_SENT` and `LAST_SEEN`; the others take [`end_rare`].
-#[inline]
-pub(crate) fn end(a: &Active, o: &StatementOutcome<'_>, digest_on: bool) {
-    let wait_end = a.t.lock_wait_end.load(Relaxed);
-    if (o.rows_affected() | o.diag() | wait_end) != 0 {
-        return end_rare(a, o, digest_on, wait_end);
-    }
-    if let Some(x) = a.claim.and_then(|c| a.t.statements.get(c.index() as usize)) {
-        x.set_end(a.event_id, o, 0, false);
-    }
-    if let (true, Some(d)) = (digest_on, a.digest) {
-        if let Some(s) = a.t.digest_sums.get(d.index as usize) {
-            s.add(o, 0, a.start, false);
-        }
+/// Does the statement `a` ending with `o` have more to write than `ROWS_SENT` (below `1 <<
+/// ROWS_BITS`)? Rows affected, an error or warnings, or a metadata lock wait ended since the
+/// last statement took one: one test of the words or-ed.
+#[inline(always)]
+pub(crate) fn is_rare(a: &Active, o: &StatementOutcome<'_>) -> bool {
+    (o.rows_affected() | o.diag() | o.rows_sent() >> ROWS_BITS | a.t.lock_wait_end.load(Relaxed))
+        != 0
+}
+
+/// How an event ends: not a statement's `end_with`, or a statement's, common or [`is_rare`].
+#[derive(Clone, Copy)]
+pub(crate) enum End<'a> {
+    None,
+    Common(&'a StatementOutcome<'a>),
+    Rare(&'a RareEnd<'a>),
+}
+
+/// The end of statement `a` in its record's extra (record `index`, still its own).
+#[inline(always)]
+pub(crate) fn end_extra(a: &Active, index: u32, e: &End<'_>) {
+    let x = match e {
+        End::None => return,
+        _ => a.t.statements.get(index as usize),
+    };
+    match (x, e) {
+        (Some(x), End::Common(o)) => x.set_end(a.event_id, o.rows_sent()),
+        (Some(x), End::Rare(r)) => x.set_end_rare(a.event_id, r),
+        _ => {}
     }
 }
 
-/// [`end`] of a statement with rows affected, an error or warnings, or after a metadata lock
-/// wait (`wait_end`, its end: not 0).
-#[cold]
-#[inline(never)]
-fn end_rare(a: &Active, o: &StatementOutcome<'_>, digest_on: bool, wait_end: u64) {
-    let lock_ps = match wait_end {
+/// A statement's end when [`is_rare`], written to its record's extra in full (and added to
+/// its digest's sums in full).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RareEnd<'a> {
+    rows_sent: u64,
+    rows_affected: u64,
+    /// `MYSQL_ERRNO` (low half) and `WARNINGS` (high half).
+    diag: u64,
+    lock_ps: u64,
+    sqlstate: &'a str,
+    message: &'a str,
+}
+
+/// The [`RareEnd`] of statement `a` ending with `o`, its `LOCK_TIME` taken.
+pub(crate) fn rare_end<'a>(a: &Active, o: &StatementOutcome<'a>) -> RareEnd<'a> {
+    let lock_ps = match a.t.lock_wait_end.load(Relaxed) {
         0 => 0,
         w => lock_time(a, w),
     };
-    let rare = is_rare(o, lock_ps);
-    if let Some(x) = a.claim.and_then(|c| a.t.statements.get(c.index() as usize)) {
-        x.set_end(a.event_id, o, lock_ps, rare);
+    RareEnd {
+        rows_sent: o.rows_sent(),
+        rows_affected: o.rows_affected(),
+        diag: o.diag(),
+        lock_ps,
+        sqlstate: o.sqlstate(),
+        message: o.message(),
     }
-    if let (true, Some(d)) = (digest_on, a.digest) {
-        if let Some(s) = a.t.digest_sums.get(d.index as usize) {
-            s.add(o, lock_ps, a.start, rare);
-        }
-    }
-}
-
-/// Whether a statement's end has anything but `ROWS_SENT` to write (one test for the end and
-/// the sums).
-#[inline(always)]
-fn is_rare(o: &StatementOutcome<'_>, lock_ps: u64) -> bool {
-    (o.rows_affected() | o.diag() | lock_ps) != 0
 }
 
 /// `LOCK_TIME` of the statement `a` (picoseconds): from its start to `wait_end`, the end of the
@@ -411,22 +423,24 @@ pub(crate) fn clear_long() {
     }
 }
 
-/// A digest's sums on one thread, beyond its [`super::stats::StatCell`]: written by the thread
-/// only, relaxed load + store (see `stats.rs`).
-#[derive(Debug, Default)]
-pub(crate) struct SumCell {
+/// A digest's cell on one thread: its statistics and its sums, written by the thread only,
+/// relaxed load + store (see `stats.rs`). What every statement writes (the statistics,
+/// `SUM_ROWS_SENT`, `LAST_SEEN`) is in its first cache line, which the statement's statistics
+/// touch anyway; the sums of rare ends follow.
+#[derive(Debug)]
+#[repr(C, align(64))]
+pub(crate) struct DigestCell {
+    pub(crate) stat: StatCell,
+    rows_sent: AtomicU64,
+    /// The start (`TIMER_START`, statement clock ticks) of its last statement: `LAST_SEEN`.
+    last: AtomicU64,
+    rows_affected: AtomicU64,
     lock_ps: AtomicU64,
     errors: AtomicU64,
     warnings: AtomicU64,
-    rows_affected: AtomicU64,
-    rows_sent: AtomicU64,
-    /// The start (`TIMER_START`, statement clock ticks; 0 = none) of the first statement and of
-    /// the last one: `FIRST_SEEN`, `LAST_SEEN`.
-    first: AtomicU64,
-    last: AtomicU64,
 }
 
-/// A copied [`SumCell`], or their sum over threads.
+/// A copied [`DigestCell`]'s sums, or their sum over threads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Sums {
     pub lock_ps: u64,
@@ -435,7 +449,6 @@ pub(crate) struct Sums {
     pub rows_affected: u64,
     pub rows_sent: u64,
     /// Statement clock ticks; 0 = never.
-    pub first: u64,
     pub last: u64,
 }
 
@@ -444,54 +457,69 @@ fn bump(c: &AtomicU64, v: u64) {
     c.store(c.load(Relaxed).wrapping_add(v), Relaxed);
 }
 
-impl SumCell {
-    /// A statement started at `start` ended with `o`: `ROWS_SENT` and `LAST_SEEN` stored, the
-    /// rest (and `FIRST_SEEN`, once) only when `rare` or the cell is new.
+impl DigestCell {
+    fn new() -> DigestCell {
+        DigestCell {
+            stat: StatCell::new(),
+            rows_sent: AtomicU64::new(0),
+            last: AtomicU64::new(0),
+            rows_affected: AtomicU64::new(0),
+            lock_ps: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+            warnings: AtomicU64::new(0),
+        }
+    }
+
+    /// A statement started at `start` ended: `LAST_SEEN`, and the sums of its end (`e`).
     #[inline(always)]
-    fn add(&self, o: &StatementOutcome<'_>, lock_ps: u64, start: u64, rare: bool) {
-        bump(&self.rows_sent, o.rows_sent());
+    pub(crate) fn seen(&self, start: u64, e: &End<'_>) {
         self.last.store(start, Relaxed);
-        if rare || self.first.load(Relaxed) == 0 {
-            self.add_rare(o, lock_ps, start);
+        match e {
+            End::None => {}
+            End::Common(o) => bump(&self.rows_sent, o.rows_sent()),
+            End::Rare(e) => self.add_rare(e),
         }
     }
 
     #[cold]
     #[inline(never)]
-    fn add_rare(&self, o: &StatementOutcome<'_>, lock_ps: u64, start: u64) {
-        bump(&self.rows_affected, o.rows_affected());
-        bump(&self.lock_ps, lock_ps);
-        bump(&self.errors, u64::from(o.errno() != 0));
-        bump(&self.warnings, u64::from(o.warning_count()));
-        if self.first.load(Relaxed) == 0 {
-            self.first.store(start.max(1), Relaxed);
-        }
+    fn add_rare(&self, e: &RareEnd<'_>) {
+        bump(&self.rows_sent, e.rows_sent);
+        bump(&self.rows_affected, e.rows_affected);
+        bump(&self.lock_ps, e.lock_ps);
+        bump(&self.errors, u64::from(e.diag as u32 != 0));
+        bump(&self.warnings, e.diag >> 32);
     }
 
-    pub(crate) fn snapshot(&self) -> Sums {
+    pub(crate) fn sums(&self) -> Sums {
         Sums {
             lock_ps: self.lock_ps.load(Relaxed),
             errors: self.errors.load(Relaxed),
             warnings: self.warnings.load(Relaxed),
             rows_affected: self.rows_affected.load(Relaxed),
             rows_sent: self.rows_sent.load(Relaxed),
-            first: self.first.load(Relaxed),
             last: self.last.load(Relaxed),
         }
     }
 
     pub(crate) fn reset(&self) {
+        self.stat.reset();
         for c in [
             &self.lock_ps,
             &self.errors,
             &self.warnings,
             &self.rows_affected,
             &self.rows_sent,
-            &self.first,
             &self.last,
         ] {
             c.store(0, Relaxed);
         }
+    }
+}
+
+impl AsRef<StatCell> for DigestCell {
+    fn as_ref(&self) -> &StatCell {
+        &self.stat
     }
 }
 
@@ -502,16 +530,13 @@ impl Sums {
         self.warnings = self.warnings.wrapping_add(o.warnings);
         self.rows_affected = self.rows_affected.wrapping_add(o.rows_affected);
         self.rows_sent = self.rows_sent.wrapping_add(o.rows_sent);
-        if o.first != 0 && (self.first == 0 || o.first < self.first) {
-            self.first = o.first;
-        }
         self.last = self.last.max(o.last);
     }
 }
 
-/// The per-thread sum cells of `n` digests.
-pub(crate) fn sum_cells(n: usize) -> Box<[SumCell]> {
-    (0..n).map(|_| SumCell::default()).collect()
+/// The per-thread cells of `n` digests.
+pub(crate) fn digest_cells(n: usize) -> Box<[DigestCell]> {
+    (0..n).map(|_| DigestCell::new()).collect()
 }
 
 /// A statement-clock stamp as MySQL's `TIMESTAMP(6)` text, UTC: `2026-11-27 09:30:00.123456`.
@@ -576,44 +601,64 @@ mod tests {
         assert_eq!(x.read(10).unwrap().text.as_deref(), Some(""));
     }
 
+    fn rare(o: &StatementOutcome<'_>, lock_ps: u64) -> RareEnd<'static> {
+        let failed = o.errno() != 0;
+        RareEnd {
+            rows_sent: o.rows_sent(),
+            rows_affected: o.rows_affected(),
+            diag: o.diag(),
+            lock_ps,
+            sqlstate: if failed { "42S02" } else { "" },
+            message: if failed { "gone" } else { "" },
+        }
+    }
+
     #[test]
     fn end_fields_belong_to_their_event() {
         let x = StatementExtra::default();
-        let o = StatementOutcome::ok(5, 2).warnings(1);
-        x.set_end(3, &o, 1000, is_rare(&o, 1000));
+        x.set_end(2, 7);
+        let e = x.read(2).unwrap().end.unwrap();
+        assert_eq!(
+            e,
+            EndData {
+                rows_sent: 7,
+                ..EndData::default()
+            }
+        );
+        assert!(x.read(1).unwrap().end.is_none());
+        x.set_end_rare(3, &rare(&StatementOutcome::ok(5, 2).warnings(1), 1000));
         let e = x.read(3).unwrap().end.unwrap();
         assert_eq!(
             (e.rows_sent, e.rows_affected, e.warnings, e.errno, e.lock_ps),
             (5, 2, 1, 0, 1000)
         );
         assert_eq!((e.sqlstate, e.message), (None, None));
-        let msg = "m".repeat(300);
-        let o = StatementOutcome::error(1146, "42S02", &msg);
-        x.set_end(4, &o, 0, is_rare(&o, 0));
+        x.set_end_rare(4, &rare(&StatementOutcome::error(1146, "", ""), 0));
         let e = x.read(4).unwrap().end.unwrap();
         assert_eq!((e.errno, e.sqlstate.as_deref()), (1146, Some("42S02")));
-        assert_eq!(e.message.unwrap().len(), MAX_MESSAGE_TEXT);
+        assert_eq!(e.message.as_deref(), Some("gone"));
         assert!(x.read(3).unwrap().end.is_none());
+        // Past the end word's rows and event bits.
+        let big = 1 << ROWS_BITS;
+        x.set_end_rare(5, &rare(&StatementOutcome::ok(big, 0), 0));
+        assert_eq!(x.read(5).unwrap().end.unwrap().rows_sent, big);
+        let id = (1 << 40) + 6;
+        x.set_end(id, ROWS_MASK);
+        assert_eq!(x.read(id).unwrap().end.unwrap().rows_sent, ROWS_MASK);
         x.clear();
         assert_eq!(x.read(4).unwrap(), ExtraData::default());
     }
 
     #[test]
     fn sums_add_and_merge() {
-        let c = SumCell::default();
-        let add = |o: &StatementOutcome<'_>, lock_ps: u64, start: u64| {
-            c.add(o, lock_ps, start, is_rare(o, lock_ps));
-        };
-        add(&StatementOutcome::ok(3, 0), 0, 100);
-        // Not rare: only ROWS_SENT and LAST_SEEN.
-        add(&StatementOutcome::ok(1, 0), 0, 150);
-        add(
-            &StatementOutcome::error(1064, "42000", "x").warnings(2),
-            50,
-            200,
-        );
-        add(&StatementOutcome::ok(0, 4), 0, 210);
-        let s = c.snapshot();
+        let c = DigestCell::new();
+        let ok = StatementOutcome::ok(3, 0);
+        c.seen(100, &End::Common(&ok));
+        c.seen(150, &End::None);
+        let failed = StatementOutcome::error(1064, "42000", "x").warnings(2);
+        c.seen(200, &End::Rare(&rare(&failed, 50)));
+        c.seen(210, &End::Rare(&rare(&StatementOutcome::ok(1, 4), 0)));
+        let s = c.sums();
         assert_eq!(
             (
                 s.rows_sent,
@@ -621,21 +666,19 @@ mod tests {
                 s.errors,
                 s.warnings,
                 s.lock_ps,
-                s.first,
                 s.last
             ),
-            (4, 4, 1, 2, 50, 100, 210)
+            (4, 4, 1, 2, 50, 210)
         );
         let mut m = Sums::default();
         m.merge(&s);
         m.merge(&Sums {
-            first: 50,
             last: 60,
             ..Sums::default()
         });
-        assert_eq!((m.first, m.last), (50, 210));
+        assert_eq!(m.last, 210);
         c.reset();
-        assert_eq!(c.snapshot(), Sums::default());
+        assert_eq!(c.sums(), Sums::default());
     }
 
     #[test]

@@ -88,6 +88,12 @@ impl StatCell {
     }
 }
 
+impl AsRef<StatCell> for StatCell {
+    fn as_ref(&self) -> &StatCell {
+        self
+    }
+}
+
 /// A copied [`StatCell`]. `min == u64::MAX` means no timed event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Snap {

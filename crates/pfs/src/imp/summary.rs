@@ -35,15 +35,15 @@ fn summary(s: &Snap, clock: Clock) -> SummaryStats {
 }
 
 /// `cells` of every live thread merged into `base` (the exited aggregate), element-wise.
-fn merge_threads(
+fn merge_threads<C: AsRef<stats::StatCell>>(
     base: &[Snap],
-    cells: impl Fn(&thread::ThreadSlot) -> &[stats::StatCell],
+    cells: impl Fn(&thread::ThreadSlot) -> &[C],
 ) -> Vec<Snap> {
     let mut v = base.to_vec();
     with_live(|live| {
         for t in live {
             for (agg, c) in v.iter_mut().zip(cells(t).iter()) {
-                agg.merge(&c.snapshot());
+                agg.merge(&c.as_ref().snapshot());
             }
         }
     });
@@ -210,7 +210,7 @@ pub(crate) fn summary_by_digest() -> Vec<SummaryByDigestRow> {
                 sum_warnings: x.warnings,
                 sum_rows_affected: x.rows_affected,
                 sum_rows_sent: x.rows_sent,
-                first_seen: seen(x.first),
+                first_seen: seen(d.first_seen.load(Ordering::Relaxed)),
                 last_seen: seen(x.last),
             }
         })
@@ -223,8 +223,8 @@ pub(crate) fn summary_by_digest() -> Vec<SummaryByDigestRow> {
 fn digest_sums(mut base: Vec<Sums>) -> Vec<Sums> {
     with_live(|live| {
         for t in live {
-            for (agg, c) in base.iter_mut().zip(t.digest_sums.iter()) {
-                agg.merge(&c.snapshot());
+            for (agg, c) in base.iter_mut().zip(t.digests.iter()) {
+                agg.merge(&c.sums());
             }
         }
     });

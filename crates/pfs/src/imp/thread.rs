@@ -43,7 +43,7 @@ use super::classes::{F_HISTORY, F_HISTORY_LONG};
 use super::events::EventLog;
 use super::flags::STACK;
 use super::limits::{sizing, LOST};
-use super::statement::{self, StatementExtra, SumCell, Sums};
+use super::statement::{self, DigestCell, StatementExtra, Sums};
 use super::stats::{Hist, Snap, StatCell, HIST_BUCKETS};
 use crate::config::Sizing;
 use crate::error::PfsError;
@@ -58,8 +58,8 @@ pub(crate) struct ThreadSlot {
     /// Per-class stats (`events_waits_summary_by_thread_by_event_name`).
     pub(crate) stats: Box<[StatCell]>,
     /// Per-digest stats of statements of the digest's bound class (they count for the class
-    /// too).
-    pub(crate) digests: Box<[StatCell]>,
+    /// too), and the sums of the digest's statements (`SUM_ROWS_SENT`, ..., `statement.rs`).
+    pub(crate) digests: Box<[DigestCell]>,
     /// Per-digest stats of statements of another class (they count for the digest only).
     pub(crate) digests_other: Box<[StatCell]>,
     /// Per-class histograms, allocated on first use by the owner.
@@ -68,8 +68,6 @@ pub(crate) struct ThreadSlot {
     pub(crate) logs: [EventLog; 3],
     /// What each statement record carries besides the record (`statement.rs`), by index.
     pub(crate) statements: Box<[StatementExtra]>,
-    /// Per-digest sums beyond the stats cells (`SUM_LOCK_TIME`, ..., `statement.rs`).
-    pub(crate) digest_sums: Box<[SumCell]>,
     /// The end (its clock's stamp) of the last metadata lock wait not yet taken by a
     /// statement's `LOCK_TIME`; 0 for none (owner).
     pub(crate) lock_wait_end: AtomicU64,
@@ -95,7 +93,7 @@ impl ThreadSlot {
             next_event_id: AtomicU64::new(1),
             thread_id: AtomicU64::new(0),
             stats: (0..sizing.max_classes).map(|_| StatCell::new()).collect(),
-            digests: (0..sizing.max_digests).map(|_| StatCell::new()).collect(),
+            digests: statement::digest_cells(sizing.max_digests),
             digests_other: (0..sizing.max_digests).map(|_| StatCell::new()).collect(),
             hists: (0..sizing.max_classes).map(|_| OnceLock::new()).collect(),
             logs: [
@@ -104,7 +102,6 @@ impl ThreadSlot {
                 EventLog::new(sizing.statements_history_size),
             ],
             statements: statement::extras(sizing.statements_history_size + STACK),
-            digest_sums: statement::sum_cells(sizing.max_digests),
             lock_wait_end: AtomicU64::new(0),
             lock_wait_flags: AtomicU32::new(0),
             instrumented: AtomicBool::new(true),
@@ -168,15 +165,14 @@ impl ThreadSlot {
     }
 
     pub(crate) fn reset_stats(&self) {
-        let cells = self.stats.iter().chain(&*self.digests);
-        for s in cells.chain(&*self.digests_other) {
+        for s in self.stats.iter().chain(&*self.digests_other) {
             s.reset();
+        }
+        for d in self.digests.iter() {
+            d.reset();
         }
         for h in self.hists.iter().filter_map(|h| h.get()) {
             h.reset();
-        }
-        for s in self.digest_sums.iter() {
-            s.reset();
         }
     }
 
@@ -282,7 +278,6 @@ impl Threads {
     pub(crate) fn fold(&mut self, t: &ThreadSlot) {
         let pairs = [
             (&mut self.exited, &t.stats),
-            (&mut self.exited_digests, &t.digests),
             (&mut self.exited_digests_other, &t.digests_other),
         ];
         for (agg, cells) in pairs {
@@ -290,8 +285,13 @@ impl Threads {
                 a.merge(&s.snapshot());
             }
         }
-        for (agg, s) in self.exited_digest_sums.iter_mut().zip(t.digest_sums.iter()) {
-            agg.merge(&s.snapshot());
+        let digests = self
+            .exited_digests
+            .iter_mut()
+            .zip(&mut self.exited_digest_sums);
+        for ((a, sums), d) in digests.zip(t.digests.iter()) {
+            a.merge(&d.stat.snapshot());
+            sums.merge(&d.sums());
         }
         for (agg, h) in self.exited_hist.iter_mut().zip(t.hists.iter()) {
             if let Some(h) = h.get() {
@@ -328,9 +328,8 @@ impl Drop for Exit {
     fn drop(&mut self) {
         // A session thread's slot is the session's to return (only a leaked `SessionGuard`
         // leaves one current at thread exit); this thread's own is then lost.
-        if let State::Live(t) = SLOT.with(Cell::get).filter_own() {
-            SLOT.with(|s| s.set(State::Gone));
-            MASK.with(|m| m.set(&NO_SLOT_MASK));
+        if let State::Live(t) = slot().filter_own() {
+            CURRENT.with(|c| c.set(Current::GONE));
             threads().give_back(t);
         }
     }
@@ -340,21 +339,50 @@ impl Drop for Exit {
 /// so its events go on to [`current`], which registers it or counts them lost.
 static NO_SLOT_MASK: AtomicU32 = AtomicU32::new(!0);
 
+/// The current thread's slot and mask: one thread-local, so that entering a session swaps
+/// them with one access (each access from another codegen unit is a call).
+#[derive(Clone, Copy)]
+pub(crate) struct Current {
+    slot: State,
+    /// The mask the hot path applies first: the live slot's `mask`, else `NO_SLOT_MASK`. A
+    /// left-out thread's event ends after this one thread-local load and one load.
+    mask: &'static AtomicU32,
+}
+
+impl Current {
+    const GONE: Current = Current {
+        slot: State::Gone,
+        mask: &NO_SLOT_MASK,
+    };
+}
+
 thread_local! {
     // No destructor: always accessible, one load on the hot path.
-    static SLOT: Cell<State> = const { Cell::new(State::New) };
-    // The mask the hot path applies first: the live slot's `mask`, else `NO_SLOT_MASK`. A
-    // left-out thread's event ends after this one thread-local load and one load.
-    static MASK: Cell<&'static AtomicU32> = const { Cell::new(&NO_SLOT_MASK) };
+    static CURRENT: Cell<Current> = const {
+        Cell::new(Current {
+            slot: State::New,
+            mask: &NO_SLOT_MASK,
+        })
+    };
     // Touched once, at registration, so that its destructor runs at thread exit.
     static EXIT: Exit = const { Exit };
+}
+
+#[inline(always)]
+fn slot() -> State {
+    CURRENT.with(|c| c.get().slot)
+}
+
+/// Sets the current slot, keeping the mask.
+fn set_slot(slot: State) {
+    CURRENT.with(|c| c.set(Current { slot, ..c.get() }));
 }
 
 /// The current thread's slot; `None` if the thread is lost or exiting. Registers the thread
 /// on its first call.
 #[inline]
 pub(crate) fn current() -> Option<&'static ThreadSlot> {
-    match SLOT.with(Cell::get) {
+    match slot() {
         State::Live(t) => Some(t),
         State::New => register(),
         State::Gone => None,
@@ -365,14 +393,14 @@ pub(crate) fn current() -> Option<&'static ThreadSlot> {
 /// before it looks for the slot. One thread-local load and one relaxed load.
 #[inline(always)]
 pub(crate) fn mask() -> u32 {
-    MASK.with(Cell::get).load(Ordering::Relaxed)
+    CURRENT.with(|c| c.get().mask).load(Ordering::Relaxed)
 }
 
 /// The current thread's slot if it is live (does not register); `None` sends the caller to
 /// its cold path, which calls [`current`].
 #[inline(always)]
 pub(crate) fn live() -> Option<&'static ThreadSlot> {
-    match SLOT.with(Cell::get) {
+    match slot() {
         State::Live(t) => Some(t),
         _ => None,
     }
@@ -380,7 +408,7 @@ pub(crate) fn live() -> Option<&'static ThreadSlot> {
 
 /// The current thread's slot if it has one (does not register).
 pub(crate) fn existing() -> Option<&'static ThreadSlot> {
-    match SLOT.with(Cell::get) {
+    match slot() {
         State::Live(t) => Some(t),
         _ => None,
     }
@@ -390,7 +418,7 @@ pub(crate) fn existing() -> Option<&'static ThreadSlot> {
 fn register() -> Option<&'static ThreadSlot> {
     // Arm the exit hook first; during thread teardown this fails and the thread stays out.
     if EXIT.try_with(|_| ()).is_err() {
-        SLOT.with(|s| s.set(State::Gone));
+        set_slot(State::Gone);
         return None;
     }
     let id = crate::thread_id::current();
@@ -398,12 +426,16 @@ fn register() -> Option<&'static ThreadSlot> {
     let mut th = threads();
     if th.live.len() >= sizing().max_threads {
         LOST.thread.fetch_add(1, Ordering::Relaxed);
-        SLOT.with(|s| s.set(State::Gone));
+        set_slot(State::Gone);
         return None;
     }
     let t = th.take_slot(id, name, None);
-    SLOT.with(|s| s.set(State::Live(t)));
-    MASK.with(|m| m.set(&t.mask));
+    CURRENT.with(|c| {
+        c.set(Current {
+            slot: State::Live(t),
+            mask: &t.mask,
+        })
+    });
     Some(t)
 }
 
@@ -484,33 +516,29 @@ pub(crate) fn set_slot_account(t: &ThreadSlot, user: &str, host: &str) {
 }
 
 /// What [`enter`] replaced on this OS thread, for [`leave`].
-pub(crate) struct Entered {
-    slot: State,
-    mask: &'static AtomicU32,
-}
+pub(crate) type Entered = Current;
 
 /// Makes `slot` this OS thread's current slot (`None`: a session thread without one, whose
 /// events are lost); returns what it replaced.
 pub(crate) fn enter(slot: Option<&'static ThreadSlot>) -> Entered {
-    let (state, mask) = match slot {
-        Some(t) => (State::Live(t), &t.mask),
-        None => (State::Gone, &NO_SLOT_MASK),
+    let new = match slot {
+        Some(t) => Current {
+            slot: State::Live(t),
+            mask: &t.mask,
+        },
+        None => Current::GONE,
     };
-    Entered {
-        slot: SLOT.with(|s| s.replace(state)),
-        mask: MASK.with(|m| m.replace(mask)),
-    }
+    CURRENT.with(|c| c.replace(new))
 }
 
 /// Puts back what [`enter`] replaced.
 pub(crate) fn leave(e: Entered) {
-    SLOT.with(|s| s.set(e.slot));
-    MASK.with(|m| m.set(e.mask));
+    CURRENT.with(|c| c.set(e));
 }
 
 /// Whether the current slot is a session thread's (entered on this OS thread).
 pub(crate) fn in_session() -> bool {
-    matches!(SLOT.with(Cell::get), State::Live(t) if t.session.load(Ordering::Relaxed))
+    matches!(slot(), State::Live(t) if t.session.load(Ordering::Relaxed))
 }
 
 /// EVENT_ID of the innermost event in progress on this thread (wait, else stage, else
