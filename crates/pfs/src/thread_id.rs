@@ -6,16 +6,22 @@
 //! entered on it ([`crate::SessionThread::enter`] swaps it in and puts the old one back), so
 //! `PS_CURRENT_THREAD_ID()` names the session a task runs for, whichever worker runs it.
 
+#[cfg(not(feature = "instrumentation"))]
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static NEXT_THREAD_ID: AtomicU64 = AtomicU64::new(1);
 
+#[cfg(not(feature = "instrumentation"))]
 thread_local! {
     // Written by its own thread only; a plain `Cell` with no destructor, so reading it is one
     // thread-local load.
     static THREAD_ID: Cell<u64> = const { Cell::new(0) };
 }
+// Beside the backend's current slot, so that entering a session swaps both in one function
+// of one codegen unit (`imp::thread::enter`).
+#[cfg(feature = "instrumentation")]
+use crate::imp::thread::THREAD_ID;
 
 /// A new id (an OS thread's on its first call of [`current`], or a session thread's).
 pub(crate) fn next() -> u64 {
@@ -40,6 +46,7 @@ pub(crate) fn current() -> u64 {
 }
 
 /// Makes `id` the current id of this OS thread; returns the one it replaces (for [`restore`]).
+#[cfg(not(feature = "instrumentation"))]
 pub(crate) fn enter(id: u64) -> u64 {
     let prev = current();
     let _ = THREAD_ID.try_with(|c| c.set(id));
@@ -47,6 +54,7 @@ pub(crate) fn enter(id: u64) -> u64 {
 }
 
 /// Puts back the id [`enter`] replaced.
+#[cfg(not(feature = "instrumentation"))]
 pub(crate) fn restore(prev: u64) {
     let _ = THREAD_ID.try_with(|c| c.set(prev));
 }

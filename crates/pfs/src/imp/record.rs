@@ -96,6 +96,41 @@ pub(crate) fn begin(
     begin_at(t, class, f, op, object, digest, start)
 }
 
+/// Do the derived flags say "a statement, timed with the cycle counter"? Then
+/// [`begin_statement`] starts it.
+#[inline(always)]
+pub(crate) fn statement_cycles(f: u32) -> bool {
+    const MASK: u32 = F_TIMED | F_CYCLES | F_STAGE | F_STATEMENT;
+    f & MASK == F_TIMED | F_CYCLES | F_STATEMENT
+}
+
+/// [`begin`] for a statement whose flags passed [`statement_cycles`]: its log known, the clock
+/// read inline, nothing called (so the caller saves no registers for a call).
+#[inline(always)]
+pub(crate) fn begin_statement(
+    t: &'static ThreadSlot,
+    class: &'static ClassInfo,
+    f: u32,
+    digest: Option<&'static DigestInfo>,
+) -> Active {
+    let start = rdtsc();
+    let (event_id, claim) = if f & F_CURRENT != 0 {
+        let object = digest.map_or(0, |d| d.index as u64 + 1);
+        open::<2>(t, class, f, Some(Operation::Statement), object, start)
+    } else {
+        (0, None)
+    };
+    Active {
+        t,
+        class,
+        digest,
+        start,
+        event_id,
+        flags: f,
+        claim,
+    }
+}
+
 /// Start an event with an event record (`F_CURRENT`; the `EventGuard` path, out of line): the
 /// clock first, then the record.
 #[inline(never)]
@@ -235,13 +270,22 @@ fn plain_statement(f: u32) -> bool {
     f & (MASK | F_STATEMENT) == F_TIMED | F_CYCLES | F_STATEMENT && !cfg!(feature = "tracing")
 }
 
+/// Is the statement's digest bound to its class (every statement of the digest but the
+/// first)? Then its end skips the binding test and the call it may make (`digest_stat`).
+#[inline(always)]
+fn digest_bound(a: &Active) -> bool {
+    a.flags & F_DIGEST != 0
+        && a.digest
+            .is_some_and(|d| d.class.load(Ordering::Relaxed) == a.class.index)
+}
+
 /// End an event of an [`crate::EventGuard`] (no instance). The common case (the cycle
 /// counter, no extras) reads the clock inline and calls nothing, so it saves no registers;
 /// the rest goes to [`end_event_other`].
 #[inline(never)]
 pub(crate) fn end_event(a: &Active) {
     if plain_cycles(a.flags) {
-        finish_event(a, rdtsc(), true, log_of(a.flags), End::None);
+        finish_event(a, rdtsc(), true, log_of(a.flags), End::None, false);
     } else {
         end_event_other(a, End::None);
     }
@@ -254,8 +298,8 @@ pub(crate) fn end_event(a: &Active) {
 pub(crate) fn end_statement(a: &Active, o: &crate::StatementOutcome<'_>) {
     if statement::is_rare(a, o) {
         end_statement_rare(a, o);
-    } else if plain_statement(a.flags) {
-        finish_event(a, rdtsc(), true, 2, End::Common(o));
+    } else if plain_statement(a.flags) && digest_bound(a) {
+        finish_event(a, rdtsc(), true, 2, End::Common(o), true);
     } else {
         end_event_other(a, End::Common(o));
     }
@@ -275,17 +319,18 @@ fn end_event_other(a: &Active, e: End<'_>) {
     if f & F_LOCK_WAIT != 0 {
         a.t.lock_waited(end, f);
     }
-    finish_event(a, end, f & F_TIMED != 0, log_of(f), e);
+    finish_event(a, end, f & F_TIMED != 0, log_of(f), e, false);
 }
 
+/// `bound`: the caller found the digest bound to the class ([`digest_bound`]).
 #[inline(always)]
-fn finish_event(a: &Active, end: u64, timed: bool, family: usize, e: End<'_>) {
+fn finish_event(a: &Active, end: u64, timed: bool, family: usize, e: End<'_>, bound: bool) {
     let f = a.flags;
     let wait = end.saturating_sub(a.start);
     let t = a.t;
     match a.digest {
-        Some(d) if f & F_DIGEST != 0 => {
-            if let Some(c) = digest_stat(t, a.class, d, timed, wait, a.start) {
+        Some(d) if bound || f & F_DIGEST != 0 => {
+            if let Some(c) = digest_stat(t, a.class, d, timed, wait, a.start, bound) {
                 c.seen(a.start, &e);
             }
         }
@@ -393,7 +438,7 @@ fn stat(
     if inst.is_none() || f & F_THREAD != 0 {
         match digest {
             Some(d) if f & F_DIGEST != 0 => {
-                digest_stat(t, class, d, timed, wait, 0);
+                digest_stat(t, class, d, timed, wait, 0, false);
             }
             _ => {
                 if let Some(c) = t.stats.get(idx) {
@@ -425,10 +470,13 @@ fn digest_stat<'t>(
     timed: bool,
     wait: u64,
     start: u64,
+    known_bound: bool,
 ) -> Option<&'t statement::DigestCell> {
     let i = d.index as usize;
-    let bound = d.class.load(Ordering::Relaxed);
-    let mine = bound == class.index || (bound == UNBOUND && bind(d, class, start));
+    let mine = known_bound || {
+        let bound = d.class.load(Ordering::Relaxed);
+        bound == class.index || (bound == UNBOUND && bind(d, class, start))
+    };
     let cell = t.digests.get(i);
     if mine {
         if let Some(c) = cell {

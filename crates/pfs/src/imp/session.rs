@@ -35,14 +35,18 @@ use crate::kinds::Operation;
 pub(crate) struct SessionRecord {
     slot: Option<&'static ThreadSlot>,
     thread_id: u64,
+    /// What entering it makes current (both, as the thread-locals hold them).
+    entry: Entered,
 }
 
 impl SessionRecord {
     pub(crate) fn new(name: &str, processlist_id: u64) -> SessionRecord {
         let thread_id = crate::thread_id::next();
+        let slot = thread::register_session(thread_id, name, processlist_id);
         SessionRecord {
-            slot: thread::register_session(thread_id, name, processlist_id),
+            slot,
             thread_id,
+            entry: Entered::session(slot, thread_id),
         }
     }
 
@@ -57,11 +61,9 @@ impl SessionRecord {
     }
 
     /// Makes this session the current thread of the calling OS thread until [`leave`].
+    #[inline]
     pub(crate) fn enter(&self) -> Entered {
-        Entered {
-            slot: thread::enter(self.slot),
-            id: crate::thread_id::enter(self.thread_id),
-        }
+        thread::enter(&self.entry)
     }
 }
 
@@ -74,15 +76,12 @@ impl Drop for SessionRecord {
 }
 
 /// What entering a session replaced on the OS thread.
-pub(crate) struct Entered {
-    slot: thread::Entered,
-    id: u64,
-}
+pub(crate) use thread::Entered;
 
 /// Ends what [`SessionRecord::enter`] began.
+#[inline]
 pub(crate) fn leave(e: &Entered) {
-    thread::leave(e.slot);
-    crate::thread_id::restore(e.id);
+    thread::leave(e);
 }
 
 /// Where a pending event is recorded (see `crate::WaitOn`).
@@ -154,6 +153,8 @@ pub(crate) fn begin_statement(class: ClassRef, digest: DigestRef, s: &SessionRec
     begin_on_slot(class.0, digest.0, f, s.slot)
 }
 
+/// The common start (a timed statement class on a session with a slot) reads the clock and
+/// writes the record inline, calling nothing; the rest is [`begin_on_slot_other`].
 #[inline(never)]
 fn begin_on_slot(
     class: &'static ClassInfo,
@@ -166,6 +167,21 @@ fn begin_on_slot(
         return Pending::Inert;
     };
     let f = f & t.mask();
+    if f & F_ENABLED != 0 && record::statement_cycles(f) {
+        return Pending::OnSlot(record::begin_statement(t, class, f, digest));
+    }
+    begin_on_slot_other(class, digest, f, t)
+}
+
+/// [`begin_on_slot`] disabled on the thread, counted only, with the nanosecond clock or
+/// untimed, or for a class that is not a statement's.
+#[inline(never)]
+fn begin_on_slot_other(
+    class: &'static ClassInfo,
+    digest: Option<&'static DigestInfo>,
+    f: u32,
+    t: &'static ThreadSlot,
+) -> Pending {
     if f & F_ENABLED == 0 {
         return Pending::Inert;
     }

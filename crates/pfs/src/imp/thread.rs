@@ -368,6 +368,11 @@ thread_local! {
     static EXIT: Exit = const { Exit };
 }
 
+thread_local! {
+    /// `crate::thread_id`'s current `THREAD_ID` (see there), declared here for [`enter`].
+    pub(crate) static THREAD_ID: Cell<u64> = const { Cell::new(0) };
+}
+
 #[inline(always)]
 fn slot() -> State {
     CURRENT.with(|c| c.get().slot)
@@ -515,25 +520,47 @@ pub(crate) fn set_slot_account(t: &ThreadSlot, user: &str, host: &str) {
     *t.account.lock() = Some((user.into(), host.into()));
 }
 
-/// What [`enter`] replaced on this OS thread, for [`leave`].
-pub(crate) type Entered = Current;
+/// A current slot, mask and `THREAD_ID`: a session's, computed once, that [`enter`] makes
+/// current, and what it replaced on the OS thread, that [`leave`] puts back.
+#[derive(Clone, Copy)]
+pub(crate) struct Entered {
+    current: Current,
+    thread_id: u64,
+}
 
-/// Makes `slot` this OS thread's current slot (`None`: a session thread without one, whose
-/// events are lost); returns what it replaced.
-pub(crate) fn enter(slot: Option<&'static ThreadSlot>) -> Entered {
-    let new = match slot {
-        Some(t) => Current {
-            slot: State::Live(t),
-            mask: &t.mask,
-        },
-        None => Current::GONE,
-    };
-    CURRENT.with(|c| c.replace(new))
+impl Entered {
+    /// What entering the session of `slot` (`None`: a session thread without one, whose
+    /// events are lost) and `thread_id` makes current.
+    pub(crate) fn session(slot: Option<&'static ThreadSlot>, thread_id: u64) -> Entered {
+        let current = match slot {
+            Some(t) => Current {
+                slot: State::Live(t),
+                mask: &t.mask,
+            },
+            None => Current::GONE,
+        };
+        Entered { current, thread_id }
+    }
+}
+
+/// Makes `to` this OS thread's current slot and `THREAD_ID`; returns what it replaced. Out of
+/// line beside both thread-locals (`THREAD_ID` is declared here for it): a leaf whose accesses
+/// are plain loads and stores, where from another codegen unit each would be a call.
+/// An OS thread that had not drawn its own `THREAD_ID` yet (0) gets 0 back, and draws it when
+/// first asked after [`leave`].
+#[inline(never)]
+pub(crate) fn enter(to: &Entered) -> Entered {
+    Entered {
+        current: CURRENT.with(|c| c.replace(to.current)),
+        thread_id: THREAD_ID.with(|c| c.replace(to.thread_id)),
+    }
 }
 
 /// Puts back what [`enter`] replaced.
-pub(crate) fn leave(e: Entered) {
-    CURRENT.with(|c| c.set(e));
+#[inline(never)]
+pub(crate) fn leave(e: &Entered) {
+    CURRENT.with(|c| c.set(e.current));
+    THREAD_ID.with(|c| c.set(e.thread_id));
 }
 
 /// Whether the current slot is a session thread's (entered on this OS thread).
