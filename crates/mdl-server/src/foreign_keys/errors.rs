@@ -4,8 +4,9 @@
 //!
 //! SQLite does not say which key failed. The failed statement (which SQLite has undone) runs
 //! again in a savepoint with the checks deferred (`PRAGMA defer_foreign_keys`), `PRAGMA
-//! foreign_key_check` names the rows left without a parent and their keys, and the savepoint
-//! is rolled back. A row of the statement's table whose parent is another table is 1452;
+//! foreign_key_check` of the table and of its children (theirs in turn) names the rows left
+//! without a parent and their keys, and the savepoint is rolled back. A row of the
+//! statement's table whose parent is another table is 1452;
 //! anything else (a child of the table, or of a table a cascade changed) is 1451. A
 //! `RESTRICT` key fails at once even when deferred (SQLite's rule): then the key is the
 //! table's first `RESTRICT` key as a parent for a DELETE or UPDATE, its first key as a child
@@ -63,7 +64,7 @@ pub fn explain(
         return e;
     };
     let keys = db.engine().foreign_keys.of_schema(schema);
-    let broken = rerun(db, schema, sql, params);
+    let broken = rerun(db, schema, &checked(&keys, table), sql, params);
     let named = |t: &str, id: i64| keys.iter().find(|k| k.is_child(t) && k.id == id);
     let found = broken.iter().find_map(|(t, parent, id)| {
         let k = named(t, *id)?;
@@ -93,11 +94,29 @@ pub fn explain(
     .unwrap_or(e)
 }
 
+/// The tables whose keys a write to `table` can break: `table` (a row without its parent)
+/// and its children, theirs in turn (a row whose parent went, or changed by a rule). Only
+/// these are checked, not the whole schema.
+fn checked(keys: &[ForeignKey], table: &str) -> Vec<String> {
+    let mut tables = vec![table.to_string()];
+    let mut i = 0;
+    while let Some(parent) = tables.get(i).cloned() {
+        for k in keys.iter().filter(|k| k.is_parent(&parent)) {
+            if !tables.iter().any(|t| k.is_child(t)) {
+                tables.push(k.table.clone());
+            }
+        }
+        i += 1;
+    }
+    tables
+}
+
 /// `sql` run again with the checks deferred, in a savepoint rolled back after: the rows
-/// `foreign_key_check` finds broken then, `(table, parent, key id)`.
+/// `foreign_key_check` finds broken then in `tables`, `(table, parent, key id)`.
 fn rerun(
     db: &mut EngineConn,
     schema: &str,
+    tables: &[String],
     sql: &str,
     params: &[Value],
 ) -> Vec<(String, String, i64)> {
@@ -109,11 +128,13 @@ fn rerun(
     }
     let mut found = Vec::new();
     if db.run(sql, params, Some(schema)).is_ok() {
-        let check = format!("PRAGMA {}.foreign_key_check", quote(schema));
-        if let Ok(mut st) = db.db().prepare(&check) {
-            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(2)?, r.get(3)?)));
-            if let Ok(rows) = rows {
-                found = rows.filter_map(Result::ok).collect();
+        for t in tables {
+            let check = format!("PRAGMA {}.foreign_key_check({})", quote(schema), quote(t));
+            if let Ok(mut st) = db.db().prepare(&check) {
+                let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(2)?, r.get(3)?)));
+                if let Ok(rows) = rows {
+                    found.extend(rows.filter_map(Result::ok));
+                }
             }
         }
     }
