@@ -63,42 +63,26 @@ use mdl_sql::{FkRule, ForeignKeyLink, StatementKind, TableName};
 use crate::engine::{quote, Engine};
 use crate::error::ServerError;
 
-/// An `ON DELETE` / `ON UPDATE` rule (`dd::Foreign_key::enum_rule`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rule {
-    /// `NO ACTION`, also when no rule is given (MySQL stores it so; `RESTRICT` in effect).
-    NoAction,
-    /// `RESTRICT`.
-    Restrict,
-    /// `CASCADE`.
-    Cascade,
-    /// `SET NULL`.
-    SetNull,
+/// A rule as SQLite's `pragma_foreign_key_list` writes it (`NO ACTION` also when none is
+/// given: MySQL stores it so, `RESTRICT` in effect). SQLite keeps no `SET DEFAULT` here: it is
+/// refused when a key is made (`define.rs`).
+fn rule_from_sqlite(s: &str) -> FkRule {
+    match s.to_ascii_uppercase().as_str() {
+        "RESTRICT" => FkRule::Restrict,
+        "CASCADE" => FkRule::Cascade,
+        "SET NULL" => FkRule::SetNull,
+        _ => FkRule::NoAction,
+    }
 }
 
-impl Rule {
-    fn from_sqlite(s: &str) -> Rule {
-        match s.to_ascii_uppercase().as_str() {
-            "RESTRICT" => Rule::Restrict,
-            "CASCADE" => Rule::Cascade,
-            "SET NULL" => Rule::SetNull,
-            _ => Rule::NoAction,
-        }
-    }
-
-    /// The rule as MySQL writes it (`information_schema.REFERENTIAL_CONSTRAINTS`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Rule::NoAction => "NO ACTION",
-            Rule::Restrict => "RESTRICT",
-            Rule::Cascade => "CASCADE",
-            Rule::SetNull => "SET NULL",
-        }
-    }
-
-    /// Whether the rule changes the child's rows (`CASCADE`, `SET NULL`).
-    pub fn modifies_child(self) -> bool {
-        matches!(self, Rule::Cascade | Rule::SetNull)
+/// A rule as MySQL writes it (`SHOW CREATE TABLE`, `information_schema.REFERENTIAL_CONSTRAINTS`).
+pub fn rule_name(rule: FkRule) -> &'static str {
+    match rule {
+        FkRule::NoAction => "NO ACTION",
+        FkRule::Restrict => "RESTRICT",
+        FkRule::Cascade => "CASCADE",
+        FkRule::SetNull => "SET NULL",
+        FkRule::SetDefault => "SET DEFAULT",
     }
 }
 
@@ -118,9 +102,9 @@ pub struct ForeignKey {
     /// The parent's columns.
     pub parent_columns: Vec<String>,
     /// `ON DELETE`.
-    pub on_delete: Rule,
+    pub on_delete: FkRule,
     /// `ON UPDATE`.
-    pub on_update: Rule,
+    pub on_update: FkRule,
     /// SQLite's id of the key among the child's (`foreign_key_check`'s `fkid`).
     pub id: i64,
 }
@@ -142,8 +126,8 @@ impl ForeignKey {
             list(&self.parent_columns)
         );
         for (what, rule) in [("DELETE", self.on_delete), ("UPDATE", self.on_update)] {
-            if rule != Rule::NoAction {
-                s.push_str(&format!(" ON {what} {}", rule.as_str()));
+            if rule != FkRule::NoAction {
+                s.push_str(&format!(" ON {what} {}", rule_name(rule)));
             }
         }
         s
@@ -283,25 +267,14 @@ pub fn expand(engine: &Engine, plan: &mut Arc<mdl_sql::Plan>) -> Result<(), Serv
                     name: k.name.clone(),
                     child: name(&k.table)?,
                     parent: name(&k.parent)?,
-                    on_delete: k.on_delete.into(),
-                    on_update: k.on_update.into(),
+                    on_delete: k.on_delete,
+                    on_update: k.on_update,
                 })
             })
             .collect()
     };
     Arc::make_mut(plan).add_foreign_keys(links)?;
     Ok(())
-}
-
-impl From<Rule> for FkRule {
-    fn from(r: Rule) -> FkRule {
-        match r {
-            Rule::NoAction => FkRule::NoAction,
-            Rule::Restrict => FkRule::Restrict,
-            Rule::Cascade => FkRule::Cascade,
-            Rule::SetNull => FkRule::SetNull,
-        }
-    }
 }
 
 /// The keys of `schema` (attached under its name to `db`).
@@ -358,8 +331,8 @@ fn load_main(
                         columns: Vec::new(),
                         parent,
                         parent_columns: Vec::new(),
-                        on_delete: Rule::from_sqlite(&on_delete),
-                        on_update: Rule::from_sqlite(&on_update),
+                        on_delete: rule_from_sqlite(&on_delete),
+                        on_update: rule_from_sqlite(&on_update),
                         id,
                     },
                 ));
@@ -449,8 +422,8 @@ mod tests {
             columns: vec!["pid".into()],
             parent: "parent".into(),
             parent_columns: vec!["id".into()],
-            on_delete: Rule::Cascade,
-            on_update: Rule::NoAction,
+            on_delete: FkRule::Cascade,
+            on_update: FkRule::NoAction,
             id: 0,
         };
         assert_eq!(

@@ -14,9 +14,9 @@
 
 use rusqlite::types::Value;
 
-use mdl_sql::StatementKind;
+use mdl_sql::{FkRule, StatementKind};
 
-use super::{ForeignKey, Rule};
+use super::ForeignKey;
 use crate::engine::{quote, EngineConn};
 use crate::error::ServerError;
 
@@ -80,8 +80,8 @@ pub fn explain(
     let as_parent = |k: &&ForeignKey| {
         k.is_parent(table)
             && match kind {
-                StatementKind::Update => k.on_update == Rule::Restrict,
-                _ => k.on_delete == Rule::Restrict,
+                StatementKind::Update => k.on_update == FkRule::Restrict,
+                _ => k.on_delete == FkRule::Restrict,
             }
     };
     match kind {
