@@ -24,13 +24,14 @@
 //!
 //! An execution of a prepared statement takes the plan (step 3) and the rewrite (step 2) its
 //! last execution made when the session's state (and schema) they came from is unchanged
-//! (`memo.rs`): both are pure functions of it.
+//! (`memo.rs`): both are pure functions of it. Its description at preparation (parameters and
+//! columns) is `describe.rs`.
 //!
 //! Each statement is a `pfs` statement event of MySQL's class (`statement/sql/select`, ...)
-//! with its digest, as MySQL's default `performance_schema` records, on the connection's
-//! session thread from its start to its end, its waits nested in it.
+//! with its digest (`statement_event.rs`), as MySQL's default `performance_schema` records,
+//! on the connection's session thread from its start to its end, its waits nested in it.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use mdl_sql::{Parsed, StatementKind};
 use rusqlite::types::Value;
@@ -39,6 +40,7 @@ use sqlparser::ast::Statement;
 mod alter_more;
 mod counter;
 mod create_from;
+mod describe;
 mod engine_step;
 mod fk_ddl;
 mod insert_select;
@@ -57,22 +59,6 @@ use crate::rewrite::{rewrite, Env, Rewritten};
 use crate::status::Com;
 use crate::wire::Output;
 
-/// The `pfs` class of a statement's command (`statement/sql/<name>`); `None`, a statement the
-/// server does not tell apart, is `statement/sql/other`. Every class is registered at the
-/// first statement, as MySQL registers its classes at start (`setup_instruments` lists them).
-fn class(c: Option<Com>) -> pfs::ClassRef {
-    static CLASSES: OnceLock<Vec<pfs::ClassRef>> = OnceLock::new();
-    let classes = CLASSES.get_or_init(|| {
-        let named = |name: &str| {
-            pfs::register_class(pfs::ClassKind::Statement, &format!("statement/sql/{name}"))
-        };
-        let mut v: Vec<pfs::ClassRef> = Com::ALL.iter().map(|c| named(c.name())).collect();
-        v.push(named("other"));
-        v
-    });
-    classes[c.map_or(Com::ALL.len(), |c| c as usize)]
-}
-
 /// `FLUSH STATUS` (alone: MySQL's `FLUSH STATUS, LOGS` is one statement sqlparser reads as
 /// neither).
 fn is_flush_status(s: &Statement) -> bool {
@@ -83,25 +69,6 @@ fn is_flush_status(s: &Statement) -> bool {
             ..
         }
     )
-}
-
-/// The digest of a text query: its literals as `?` (MySQL's statement digest, simplified).
-fn digest_of(s: &Statement, schema: Option<&str>) -> pfs::DigestRef {
-    use sqlparser::ast::{Value as V, VisitMut, VisitorMut};
-    struct Norm;
-    impl VisitorMut for Norm {
-        type Break = ();
-        fn pre_visit_value(
-            &mut self,
-            v: &mut sqlparser::ast::ValueWithSpan,
-        ) -> std::ops::ControlFlow<()> {
-            v.value = V::Placeholder("?".into());
-            std::ops::ControlFlow::Continue(())
-        }
-    }
-    let mut s = s.clone();
-    let _ = s.visit(&mut Norm);
-    crate::statement_event::digest_in(schema, &s.to_string())
 }
 
 fn lock_free(tables: &[(String, String)]) -> bool {
@@ -148,33 +115,6 @@ impl Connection {
         f(&mut self.db, &src)
     }
 
-    /// A prepared statement's parameter count and column names.
-    pub(crate) fn describe(&mut self, p: &Parsed) -> Result<(usize, Vec<String>), ServerError> {
-        let mdl_sql::Statement::Sql { statement, .. } = &p.statement else {
-            return Ok((0, Vec::new()));
-        };
-        let rw = self.rewrite_with(statement, p)?;
-        if !matches!(
-            **statement,
-            Statement::Query(_)
-                | Statement::Insert(_)
-                | Statement::Update(_)
-                | Statement::Delete(_)
-        ) {
-            return Ok((placeholders(statement), Vec::new()));
-        }
-        self.db.refresh();
-        self.refresh_views(&rw.tables)?;
-        let sql = rw.sql.first().cloned().unwrap_or_default();
-        let stmt = self
-            .db
-            .db()
-            .prepare_cached(&sql)
-            .map_err(|e| ServerError::from_engine(&e, None))?;
-        let cols = stmt.column_names().iter().map(|c| c.to_string()).collect();
-        Ok((stmt.parameter_count(), cols))
-    }
-
     /// Runs one statement (see the module docs); `prepared` names the prepared statement it
     /// executes, whose plan and rewrite are kept between executions (`memo.rs`).
     pub(crate) async fn run(
@@ -200,13 +140,14 @@ impl Connection {
         if let Some(c) = com {
             self.info.status.count(c);
         }
-        let cls = class(com);
+        let cls = crate::statement_event::class(com);
         let given = digest;
         let digest = match (digest, statement) {
             (Some(d), _) => Some(d),
-            (None, Some(s)) if cls.enabled() => {
-                Some(digest_of(s, self.session.state().current_schema.as_deref()))
-            }
+            (None, Some(s)) if cls.enabled() => Some(crate::statement_event::digest_of(
+                s,
+                self.session.state().current_schema.as_deref(),
+            )),
             _ => None,
         };
         // A `Send` event on the connection's session thread: the task may move between
@@ -605,26 +546,6 @@ impl Connection {
         }
         self.db.release_writer();
     }
-}
-
-fn placeholders(s: &Statement) -> usize {
-    use sqlparser::ast::{Value as V, Visit, Visitor};
-    struct Count(usize);
-    impl Visitor for Count {
-        type Break = ();
-        fn pre_visit_value(
-            &mut self,
-            v: &sqlparser::ast::ValueWithSpan,
-        ) -> std::ops::ControlFlow<()> {
-            if matches!(v.value, V::Placeholder(_)) {
-                self.0 += 1;
-            }
-            std::ops::ControlFlow::Continue(())
-        }
-    }
-    let mut c = Count(0);
-    let _ = s.visit(&mut c);
-    c.0
 }
 
 /// The session's variables the rewrite and `admin.rs` read.

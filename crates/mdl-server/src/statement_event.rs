@@ -1,5 +1,6 @@
-//! What a statement's `pfs` event carries besides its class, digest and times, as MySQL's
-//! `events_statements_*` tables show it (`storage/perfschema/table_events_statements.cc`):
+//! A statement's `pfs` event: its class ([`class`]) and digest ([`digest_of`]), and what it
+//! carries besides them and its times, as MySQL's `events_statements_*` tables show it
+//! (`storage/perfschema/table_events_statements.cc`):
 //!
 //! * `SQL_TEXT`: a text query's text as the client sent it, kept (up to 1024 bytes, MySQL's
 //!   default `performance_schema_max_sql_text_length`) at the statement's start; a prepared
@@ -25,7 +26,12 @@
 //! A statement ended by a kill or a client that left mid-statement has its future dropped:
 //! its event ends without these end columns (0 and NULL).
 
+use std::sync::OnceLock;
+
+use sqlparser::ast::Statement;
+
 use crate::error::ServerError;
+use crate::status::Com;
 use crate::wire::Output;
 
 /// The digest of `text` in `schema` (see the module docs).
@@ -40,6 +46,41 @@ pub(crate) fn outcome(out: &Result<Output, ServerError>) -> pfs::StatementOutcom
         Ok(Output::Done { affected, .. }) => pfs::StatementOutcome::ok(0, *affected),
         Err(e) => pfs::StatementOutcome::error(u32::from(e.code), e.sqlstate, &e.message),
     }
+}
+
+/// The `pfs` class of a statement's command (`statement/sql/<name>`); `None`, a statement the
+/// server does not tell apart, is `statement/sql/other`. Every class is registered at the
+/// first statement, as MySQL registers its classes at start (`setup_instruments` lists them).
+pub(crate) fn class(c: Option<Com>) -> pfs::ClassRef {
+    static CLASSES: OnceLock<Vec<pfs::ClassRef>> = OnceLock::new();
+    let classes = CLASSES.get_or_init(|| {
+        let named = |name: &str| {
+            pfs::register_class(pfs::ClassKind::Statement, &format!("statement/sql/{name}"))
+        };
+        let mut v: Vec<pfs::ClassRef> = Com::ALL.iter().map(|c| named(c.name())).collect();
+        v.push(named("other"));
+        v
+    });
+    classes[c.map_or(Com::ALL.len(), |c| c as usize)]
+}
+
+/// The digest of a text query: its literals as `?` (MySQL's statement digest, simplified).
+pub(crate) fn digest_of(s: &Statement, schema: Option<&str>) -> pfs::DigestRef {
+    use sqlparser::ast::{Value as V, VisitMut, VisitorMut};
+    struct Norm;
+    impl VisitorMut for Norm {
+        type Break = ();
+        fn pre_visit_value(
+            &mut self,
+            v: &mut sqlparser::ast::ValueWithSpan,
+        ) -> std::ops::ControlFlow<()> {
+            v.value = V::Placeholder("?".into());
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let mut s = s.clone();
+    let _ = s.visit(&mut Norm);
+    crate::statement_event::digest_in(schema, &s.to_string())
 }
 
 #[cfg(test)]
