@@ -70,7 +70,7 @@
 //! * [`plan`] (or [`Session::plan`]): a statement and a [`SessionState`] → a [`Plan`]: the
 //!   [`StatementKind`], the implicit commits, the requests in acquisition order, the
 //!   [`Upgrade`]s, the [`Effect`] on the session, the [`UserLockCall`]s. Pure: it touches no lock
-//!   manager, so every rule is a table-driven test (`tests/rules.rs`).
+//!   manager, so every rule is a table-driven test (`tests/rules_*.rs`, a file per family).
 //! * [`Session`]: owns a connection's `MdlContext` (create it with
 //!   [`mdl_core::MdlManager::new_context_with_id`] and the connection id, so `IS_USED_LOCK`, the
 //!   lock diagnostics and [`mdl_core::MdlManager::kill`] use the server's numbers). [`Session::execute`] returns a
