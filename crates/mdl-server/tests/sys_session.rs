@@ -61,7 +61,8 @@ async fn a_pile_up_shows_in_sys_session_and_x_processlist() {
     let rows: Vec<Row> = obs
         .query(format!(
             "SELECT conn_id, command, state, current_statement, statement_latency, last_wait, \
-             last_wait_latency, last_statement, trx_state, trx_autocommit, trx_latency, user \
+             last_wait_latency, last_statement, trx_state, trx_autocommit, trx_latency, user, \
+             rows_sent, rows_affected, lock_latency \
              FROM sys.session WHERE conn_id IN ({h}, {a}) ORDER BY conn_id"
         ))
         .await
@@ -99,9 +100,18 @@ async fn a_pile_up_shows_in_sys_session_and_x_processlist() {
     assert_eq!(text(b, "command").as_deref(), Some("Sleep"));
     assert_eq!(text(b, "current_statement"), None);
     assert_eq!(text(b, "statement_latency"), None);
+    // Its last statement as it was sent (sys 8.0 shows `SQL_TEXT`), with what it returned.
     assert_eq!(
         text(b, "last_statement").as_deref(),
-        Some("SELECT * FROM sys_sess_pile WHERE id = ?")
+        Some("SELECT * FROM sys_sess_pile WHERE id = 1")
+    );
+    assert_eq!(b.get::<Option<u64>, _>("rows_sent").unwrap(), Some(1));
+    assert_eq!(b.get::<Option<u64>, _>("rows_affected").unwrap(), Some(0));
+    let lock = text(b, "lock_latency");
+    assert_eq!(
+        lock.as_deref().map(str::trim),
+        Some("0 ps"),
+        "it did not wait"
     );
     assert_eq!(text(b, "trx_state").as_deref(), Some("ACTIVE"));
     assert_eq!(text(b, "trx_autocommit").as_deref(), Some("NO"));
@@ -212,6 +222,14 @@ async fn a_pile_up_shows_in_sys_session_and_x_processlist() {
             Some("ALTER TABLE sys_sess_pile ADD COLUMN w INT".to_string())
         ))
     );
+    // Its lock time is the metadata-lock wait it just ended.
+    let lock: Option<u64> = obs
+        .query_first(format!(
+            "SELECT lock_latency FROM sys.`x$session` WHERE conn_id = {a}"
+        ))
+        .await
+        .unwrap();
+    assert!(lock.is_some_and(|ps| ps > 0), "{lock:?}");
     ddl.query_drop("DROP TABLE sys_sess_pile").await.unwrap();
 }
 

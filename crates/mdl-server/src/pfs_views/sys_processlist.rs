@@ -29,8 +29,11 @@
 //!   'events_waits_current'`): MySQL's default leaves it off, and `last_wait` NULL.
 //! * `statement_latency`: how long the running statement has run (`pfs` gives no
 //!   `TIMER_WAIT` until an event ends: it is the time in the command, to the nanosecond);
-//!   `last_statement` and `last_statement_latency`: the last statement of an idle thread, as
-//!   its digest text (literals as `?`: `pfs` keeps no `SQL_TEXT`) and its `TIMER_WAIT`.
+//!   `last_statement` and `last_statement_latency`: the last statement of an idle thread, its
+//!   `SQL_TEXT` (a prepared statement's: the text it was prepared from) and its `TIMER_WAIT`.
+//! * `lock_latency`, `rows_sent`, `rows_affected`: the statement event's `LOCK_TIME`,
+//!   `ROWS_SENT` and `ROWS_AFFECTED`, as in sys 8.0 (`statement_event.rs` says what each
+//!   holds: the metadata-lock wait, and for a running statement 0 rows until it ends).
 //! * `trx_latency`, `trx_state` (`ACTIVE`), `trx_autocommit` (`NO`): the connection's open
 //!   transaction, as `information_schema.INNODB_TRX` lists it (from its first statement after
 //!   `BEGIN`, or with `autocommit` off). MySQL's `events_transactions_current` also shows a
@@ -38,8 +41,8 @@
 //!   the server does not keep them, and those columns are NULL.
 //! * `execution_engine` is `PRIMARY`, as MySQL's without HeatWave.
 //! * NULL, since neither `pfs` nor the server measures them: `progress` (no stage reports
-//!   work), `lock_latency`, `cpu_latency`, `rows_examined`, `rows_sent`, `rows_affected`,
-//!   `tmp_tables`, `tmp_disk_tables`, `full_scan`, `current_memory` (no memory
+//!   work), `cpu_latency`, `rows_examined`, `tmp_tables`, `tmp_disk_tables`, `full_scan`
+//!   (MySQL's `'NO'` when no index use was counted: none is), `current_memory` (no memory
 //!   instrumentation), `source` (waits carry no source line), `pid` and `program_name` (no
 //!   connection attributes are kept).
 //!
@@ -138,8 +141,8 @@ SELECT pps.thread_id, pps.processlist_id,
        pps.db, pps.command, pps.state, pps.time, pps.info, 'PRIMARY',
        CASE WHEN esc.THREAD_ID IS NOT NULL AND esc.END_EVENT_ID IS NULL
             THEN coalesce(esc.TIMER_WAIT, c.elapsed_ps) END,
-       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-       CASE WHEN esc.END_EVENT_ID IS NOT NULL THEN esc.DIGEST_TEXT END,
+       NULL, esc.LOCK_TIME, NULL, NULL, esc.ROWS_SENT, esc.ROWS_AFFECTED, NULL, NULL, NULL,
+       CASE WHEN esc.END_EVENT_ID IS NOT NULL THEN esc.SQL_TEXT END,
        CASE WHEN esc.END_EVENT_ID IS NOT NULL THEN esc.TIMER_WAIT END,
        NULL, ewc.EVENT_NAME,
        CASE WHEN ewc.END_EVENT_ID IS NULL AND ewc.EVENT_NAME IS NOT NULL
