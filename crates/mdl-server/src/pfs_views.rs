@@ -1,5 +1,6 @@
 //! `performance_schema.*` and the `sys` views (`schema_table_lock_waits`,
-//! `innodb_lock_waits`, `processlist`, `session` and their `x$` forms) as real SQLite tables.
+//! `innodb_lock_waits`, `processlist`, `session`, `statement_analysis`,
+//! `statements_with_errors_or_warnings` and their `x$` forms) as real SQLite tables.
 //!
 //! Before a statement that names one of these tables runs, the connection copies a snapshot of
 //! the rows `pfs` (and the lock manager, and the process list) give at that moment into a
@@ -24,6 +25,9 @@
 //! too, SQL over fresh snapshots of `threads`, `processlist`, `events_statements_current` and
 //! `events_waits_current` (`sys_processlist.rs`: what each column shows, and which are NULL).
 //!
+//! `sys.statement_analysis`, `sys.statements_with_errors_or_warnings` and their `x$` forms are
+//! MySQL's reports over the digest summary (`sys_statements.rs`).
+//!
 //! `global_variables`, `session_variables`, `global_status` and `session_status` are the rows
 //! of `SHOW VARIABLES` and `SHOW STATUS`, the asking session's (`variables.rs`).
 //!
@@ -35,6 +39,7 @@
 pub(crate) mod columns;
 mod innodb_lock_waits;
 mod sys_processlist;
+mod sys_statements;
 mod variables;
 
 use pfs::tables::{Row, Table};
@@ -96,14 +101,18 @@ pub const TABLES: [&str; 30] = [
 ];
 
 /// The `sys` views this server has, by name (`SHOW TABLES FROM sys`).
-pub const SYS_TABLES: [&str; 7] = [
+pub const SYS_TABLES: [&str; 11] = [
     "innodb_lock_waits",
     "processlist",
     "schema_table_lock_waits",
     "session",
+    "statement_analysis",
+    "statements_with_errors_or_warnings",
     "x$processlist",
     "x$schema_table_lock_waits",
     "x$session",
+    "x$statement_analysis",
+    "x$statements_with_errors_or_warnings",
 ];
 
 /// Whether `schema.name` is one of this server's `sys` views ([`SYS_TABLES`]).
@@ -153,6 +162,12 @@ pub fn refresh(
                 let filled = (sys_processlist::SOURCES.iter())
                     .map(|t| ("performance_schema", *t))
                     .chain(sys_processlist::VIEWS.iter().map(|v| ("sys", *v)));
+                done.extend(filled.map(|(s, t)| (s.to_string(), t.to_string())));
+            }
+            "sys" if sys_statements::VIEWS.contains(&key.1.as_str()) => {
+                sys_statements::refresh(db, src)?;
+                let filled = std::iter::once(("performance_schema", sys_statements::SOURCE))
+                    .chain(sys_statements::VIEWS.iter().map(|v| ("sys", *v)));
                 done.extend(filled.map(|(s, t)| (s.to_string(), t.to_string())));
             }
             "sys" => return Err(ServerError::no_such_table(&key.0, &key.1)),

@@ -374,3 +374,70 @@ async fn format_functions_are_mysqls() {
         Some(("1.23 s".to_string(), "1.50 KiB".to_string(), None))
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statement_reports_rank_digests_and_count_errors() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE sys_stmt_rep (id INT PRIMARY KEY)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO sys_stmt_rep VALUES (1), (2)")
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        c.query_drop("SELECT * FROM sys_stmt_rep").await.unwrap();
+    }
+    for id in [1, 2] {
+        let dup = c
+            .query_drop(format!("INSERT INTO sys_stmt_rep VALUES ({id})"))
+            .await;
+        assert!(dup.is_err(), "a duplicate key");
+    }
+
+    // One row per digest, its counts summed over its executions.
+    type Analysis = (u64, u64, u64, u64, u64, String, String);
+    let select: Option<Analysis> = c
+        .query_first(
+            "SELECT exec_count, err_count, rows_sent, rows_sent_avg, rows_affected, \
+             total_latency, digest FROM sys.statement_analysis \
+             WHERE query = 'SELECT * FROM sys_stmt_rep'",
+        )
+        .await
+        .unwrap();
+    let (count, errors, sent, avg, affected, total, digest) = select.expect("the SELECT's row");
+    assert_eq!((count, errors, sent, avg, affected), (3, 0, 6, 2, 0));
+    assert!(is_latency(&total), "{total:?}");
+    // The x$ form: the same digest, its latency in picoseconds.
+    let raw: Option<(u64, u64)> = c
+        .exec_first(
+            "SELECT exec_count, total_latency FROM sys.`x$statement_analysis` WHERE digest = ?",
+            (digest,),
+        )
+        .await
+        .unwrap();
+    assert!(raw.is_some_and(|(n, ps)| n == 3 && ps > 0), "{raw:?}");
+    // Ranked by total latency, as sys's view.
+    let latencies: Vec<u64> = c
+        .query("SELECT total_latency FROM sys.`x$statement_analysis`")
+        .await
+        .unwrap();
+    assert!(latencies.windows(2).all(|w| w[0] >= w[1]), "{latencies:?}");
+
+    // The failing INSERTs: one digest, two errors in two executions.
+    let failed: Vec<(String, u64, u64, f64)> = c
+        .query(
+            "SELECT query, exec_count, errors, error_pct \
+             FROM sys.statements_with_errors_or_warnings WHERE query LIKE '%sys_stmt_rep%'",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        failed,
+        [(
+            "INSERT INTO sys_stmt_rep VALUES (?)".to_string(),
+            2,
+            2,
+            100.0
+        )]
+    );
+}

@@ -7,7 +7,7 @@
 //! The `performance_schema` facts are MySQL 8.0's own table definitions, the `Plugin_table` DDL
 //! of `storage/perfschema/table_*.cc` in mysql-server, named per table below (`setup_timers`,
 //! gone in 8.0, is 5.7's). The `sys` views' types are kept where their snapshots are made
-//! (`sys_processlist.rs`, `innodb_lock_waits.rs`, `pfs_views.rs`).
+//! (`sys_processlist.rs`, `sys_statements.rs`, `innodb_lock_waits.rs`, `pfs_views.rs`).
 //!
 //! Where these differ from MySQL's:
 //!
@@ -332,6 +332,7 @@ pub(crate) fn sys(view: &str) -> Option<(&'static str, Vec<Def>)> {
         "innodb_lock_waits" => (super::innodb_lock_waits::COLUMNS.iter())
             .map(|c| c.split_once(' ').unwrap_or((c, "")))
             .collect(),
+        v if v.contains("statement") => super::sys_statements::defs(v),
         _ => super::sys_processlist::defs(!name.starts_with("x$")),
     };
     Some((name, defs))

@@ -1,0 +1,190 @@
+//! `sys.statement_analysis`, `sys.statements_with_errors_or_warnings` and their `x$` forms:
+//! MySQL 8.0 sys schema's reports over `events_statements_summary_by_digest`, what a DBA reads
+//! to find the statements that cost the most time (`SELECT query, exec_count, total_latency
+//! FROM sys.statement_analysis LIMIT 10`) or that fail.
+//!
+//! As in MySQL (`scripts/sys_schema/views/p_s/statement_analysis.sql`,
+//! `x_statement_analysis.sql`, `statements_with_errors_or_warnings.sql`,
+//! `x_statements_with_errors_or_warnings.sql`): one row per digest, `statement_analysis` by
+//! `SUM_TIMER_WAIT` descending, `statements_with_errors_or_warnings` only the digests with an
+//! error or a warning, by errors then warnings descending. The `x$` forms keep the digest text
+//! and picoseconds; the others pass the text through `sys.format_statement` and the latencies
+//! through `FORMAT_PICO_TIME`. The averages are MySQL's `ROUND(IFNULL(SUM / NULLIF(COUNT_STAR,
+//! 0), 0))`, the percentages its `IFNULL(SUM / NULLIF(COUNT_STAR, 0), 0) * 100` rounded to
+//! their four decimals. Each is computed by SQLite over a fresh snapshot of the digest table,
+//! so `WHERE`, `ORDER BY` and `LIMIT` work on them as on any snapshot.
+//!
+//! NULL, since the digest table does not count them (`statement_event.rs` says what it
+//! does): `full_scan` (MySQL's `'*'` or `''` from index use), `cpu_latency`, `rows_examined`
+//! and its average, `tmp_tables`, `tmp_disk_tables`, `rows_sorted`, `sort_merge_passes`,
+//! `max_controlled_memory` and `max_total_memory`. `warn_count` and `warnings` are 0: the
+//! server raises no warnings.
+
+use std::fmt::Write as _;
+
+use super::{columns::Def, Sources};
+use crate::engine::EngineConn;
+use crate::error::ServerError;
+
+/// The views, as `sys` names them.
+pub(super) const VIEWS: [&str; 4] = [
+    "statement_analysis",
+    "statements_with_errors_or_warnings",
+    "x$statement_analysis",
+    "x$statements_with_errors_or_warnings",
+];
+
+/// The `performance_schema` table the views are computed over.
+pub(super) const SOURCE: &str = "events_statements_summary_by_digest";
+
+/// `statement_analysis`' columns with `x$statement_analysis`' types, or the formatted view's
+/// (`Some`) where they differ: MySQL's types of the view's expressions.
+const ANALYSIS: [(&str, &str, Option<&str>); 26] = [
+    ("query", "longtext", None),
+    ("db", "varchar(64)", None),
+    ("full_scan", "varchar(1)", None),
+    ("exec_count", "bigint unsigned", None),
+    ("err_count", "bigint unsigned", None),
+    ("warn_count", "bigint unsigned", None),
+    ("total_latency", "bigint unsigned", Some("text")),
+    ("max_latency", "bigint unsigned", Some("text")),
+    ("avg_latency", "bigint unsigned", Some("text")),
+    ("lock_latency", "bigint unsigned", Some("text")),
+    ("cpu_latency", "bigint unsigned", Some("text")),
+    ("rows_sent", "bigint unsigned", None),
+    ("rows_sent_avg", "decimal(21,0)", None),
+    ("rows_examined", "bigint unsigned", None),
+    ("rows_examined_avg", "decimal(21,0)", None),
+    ("rows_affected", "bigint unsigned", None),
+    ("rows_affected_avg", "decimal(21,0)", None),
+    ("tmp_tables", "bigint unsigned", None),
+    ("tmp_disk_tables", "bigint unsigned", None),
+    ("rows_sorted", "bigint unsigned", None),
+    ("sort_merge_passes", "bigint unsigned", None),
+    ("max_controlled_memory", "bigint unsigned", Some("text")),
+    ("max_total_memory", "bigint unsigned", Some("text")),
+    ("digest", "varchar(64)", None),
+    ("first_seen", "timestamp(6)", None),
+    ("last_seen", "timestamp(6)", None),
+];
+
+/// `statements_with_errors_or_warnings`' columns (the same in both forms).
+const ERRORS: [(&str, &str, Option<&str>); 10] = [
+    ("query", "longtext", None),
+    ("db", "varchar(64)", None),
+    ("exec_count", "bigint unsigned", None),
+    ("errors", "bigint unsigned", None),
+    ("error_pct", "decimal(27,4)", None),
+    ("warnings", "bigint unsigned", None),
+    ("warning_pct", "decimal(27,4)", None),
+    ("first_seen", "timestamp(6)", None),
+    ("last_seen", "timestamp(6)", None),
+    ("digest", "varchar(64)", None),
+];
+
+/// `x$statement_analysis`' rows (`{query}` and `{time}` stand for the formatting of the text
+/// and of a latency, `{bytes}` of a size: none in the `x$` form).
+const ANALYSIS_ROWS: &str = "
+INSERT INTO sys.`{view}`
+SELECT {query}(DIGEST_TEXT), SCHEMA_NAME, NULL, COUNT_STAR, SUM_ERRORS, SUM_WARNINGS,
+       {time}(SUM_TIMER_WAIT), {time}(MAX_TIMER_WAIT), {time}(AVG_TIMER_WAIT),
+       {time}(SUM_LOCK_TIME), NULL,
+       SUM_ROWS_SENT, round(ifnull(SUM_ROWS_SENT * 1.0 / nullif(COUNT_STAR, 0), 0)),
+       NULL, NULL,
+       SUM_ROWS_AFFECTED, round(ifnull(SUM_ROWS_AFFECTED * 1.0 / nullif(COUNT_STAR, 0), 0)),
+       NULL, NULL, NULL, NULL, NULL, NULL,
+       DIGEST, FIRST_SEEN, LAST_SEEN
+FROM performance_schema.events_statements_summary_by_digest
+ORDER BY SUM_TIMER_WAIT DESC;";
+
+/// `statements_with_errors_or_warnings`' rows (`{query}` as above).
+const ERROR_ROWS: &str = "
+INSERT INTO sys.`{view}`
+SELECT {query}(DIGEST_TEXT), SCHEMA_NAME, COUNT_STAR,
+       SUM_ERRORS, round(ifnull(SUM_ERRORS * 1.0 / nullif(COUNT_STAR, 0), 0) * 100, 4),
+       SUM_WARNINGS, round(ifnull(SUM_WARNINGS * 1.0 / nullif(COUNT_STAR, 0), 0) * 100, 4),
+       FIRST_SEEN, LAST_SEEN, DIGEST
+FROM performance_schema.events_statements_summary_by_digest
+WHERE SUM_ERRORS > 0 OR SUM_WARNINGS > 0
+ORDER BY SUM_ERRORS DESC, SUM_WARNINGS DESC;";
+
+/// Fills the four views from one snapshot of the digest table.
+pub(super) fn refresh(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), ServerError> {
+    super::fill(db, SOURCE, src)?;
+    let format = crate::functions::FORMAT_STATEMENT;
+    let mut sql = String::new();
+    for view in VIEWS {
+        let formatted = !view.starts_with("x$");
+        let cols = (defs(view).iter())
+            .map(|(name, ty)| format!("`{name}` {ty}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = write!(
+            sql,
+            "DROP TABLE IF EXISTS sys.`{view}`; CREATE TABLE sys.`{view}` ({cols});"
+        );
+        let rows = if view.ends_with("statement_analysis") {
+            ANALYSIS_ROWS
+        } else {
+            ERROR_ROWS
+        };
+        let (query, time) = if formatted {
+            (format, "format_pico_time")
+        } else {
+            ("", "")
+        };
+        sql.push_str(
+            &rows
+                .replace("{view}", view)
+                .replace("{query}", query)
+                .replace("{time}", time),
+        );
+    }
+    super::wrap(db, &sql)
+}
+
+/// The columns of `view` (one of [`VIEWS`]), with their types.
+pub(super) fn defs(view: &str) -> Vec<Def> {
+    let formatted = !view.starts_with("x$");
+    let cols: &[(&'static str, &'static str, Option<&'static str>)] =
+        if view.ends_with("statement_analysis") {
+            &ANALYSIS
+        } else {
+            &ERRORS
+        };
+    (cols.iter())
+        .map(|&(name, raw, shown)| (name, if formatted { shown.unwrap_or(raw) } else { raw }))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rows_fill_every_column() {
+        // Each INSERT gives as many values as its view has columns.
+        let count = |sql: &str| {
+            let select = sql.split("SELECT").nth(1).unwrap();
+            let list = select.split("\nFROM").next().unwrap();
+            let mut depth = 0;
+            let mut n = 1;
+            for c in list.chars() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    ',' if depth == 0 => n += 1,
+                    _ => {}
+                }
+            }
+            n
+        };
+        assert_eq!(count(ANALYSIS_ROWS), ANALYSIS.len());
+        assert_eq!(count(ERROR_ROWS), ERRORS.len());
+        assert_eq!(defs("statement_analysis")[6], ("total_latency", "text"));
+        assert_eq!(
+            defs("x$statement_analysis")[6],
+            ("total_latency", "bigint unsigned")
+        );
+    }
+}
