@@ -292,6 +292,10 @@ pub struct Plan {
     /// The upgrade steps (ALTER TABLE's SU -> X, CREATE TABLE's S -> X; DDL under LOCK TABLES:
     /// SNRW -> X).
     pub upgrades: Vec<Upgrade>,
+    /// Locks taken at the upgrade step, once [`Plan::upgrades`] are done: ALTER TABLE's X
+    /// (STATEMENT) on the tables a foreign key relates, new requests and not upgrades of their
+    /// SU, as MySQL's `collect_and_lock_fk_tables_for_complex_alter_table` (`plan/foreign_keys.rs`).
+    pub after_upgrades: Vec<MdlRequest>,
     /// The statement changes data: its transaction becomes read-write, and its commit takes
     /// COMMIT IX.
     pub writes: bool,
@@ -309,6 +313,9 @@ pub struct Plan {
     tables_of_schema: Option<String>,
     /// The events of the tables a DML statement writes (`plan/foreign_keys.rs`).
     fk_events: u8,
+    /// The keys without a name an ALTER TABLE adds: `<table>_ibfk_<n>` counts on from the
+    /// table's existing keys, which only the caller's catalog knows (`plan/foreign_keys.rs`).
+    fk_unnamed: Option<Box<foreign_keys::Unnamed>>,
 }
 
 impl Plan {
@@ -319,6 +326,7 @@ impl Plan {
             commits_after: false,
             requests: Vec::new(),
             upgrades: Vec::new(),
+            after_upgrades: Vec::new(),
             writes: false,
             effect: Effect::None,
             user_locks: Vec::new(),
@@ -326,6 +334,7 @@ impl Plan {
             temporary_dropped: Vec::new(),
             tables_of_schema: None,
             fk_events: 0,
+            fk_unnamed: None,
         }
     }
 
@@ -364,6 +373,9 @@ impl fmt::Display for Plan {
         write!(f, "{:?}: [{}]", self.kind, self.describe().join(", "))?;
         for u in &self.upgrades {
             write!(f, " then {} {} -> {}", u.key, u.from.abbr(), u.to.abbr())?;
+        }
+        for r in &self.after_upgrades {
+            write!(f, " then {}", describe_request(r))?;
         }
         Ok(())
     }

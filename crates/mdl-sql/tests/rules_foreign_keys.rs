@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use mdl_sql::{FkRule, ForeignKeyLink, Plan, SessionState, TableName};
+use mdl_sql::{describe_request, FkRule, ForeignKeyLink, Plan, SessionState, TableName};
 
 fn t(name: &str) -> TableName {
     TableName::new("test", name).unwrap()
@@ -231,8 +231,10 @@ fn drop_table_locks_parents_children_and_key_names() {
 
 /// `mysql_alter_table`: SU on the parents of the table's keys and of those it adds
 /// (`collect_fk_parents_for_all_fks`, `collect_fk_parents_for_new_fks`) and on its children
-/// (`collect_fk_children`), upgraded to X before the new definition is committed; X on the
-/// names of keys it drops (`collect_fk_names_for_dropped_fks`) and adds.
+/// (`collect_fk_children`); X on the names of keys it drops (`collect_fk_names_for_dropped_fks`)
+/// and adds. Once the table is X (`wait_while_table_is_used`),
+/// `collect_and_lock_fk_tables_for_complex_alter_table` takes X (STATEMENT, new requests) on
+/// its children and on the parents of the keys it adds or drops, not on its other parents.
 #[test]
 fn alter_table_locks_related_tables_su_then_x() {
     let p = fk_locks(
@@ -252,7 +254,31 @@ fn alter_table_locks_related_tables_su_then_x() {
         .iter()
         .map(|u| u.key.name().to_string())
         .collect();
-    assert_eq!(upgraded, ["child", "grandchild", "parent"]);
+    assert_eq!(upgraded, ["child"]);
+    let after: Vec<String> = p.after_upgrades.iter().map(describe_request).collect();
+    assert_eq!(after, ["TABLE test.grandchild X STATEMENT"]);
+    // Dropping its key to `parent`: `parent` too (`collect_fk_parents_for_dropped_fks`).
+    let p = fk_locks(
+        "ALTER TABLE child DROP FOREIGN KEY child_ibfk_1",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "SCHEMA test IX STATEMENT",
+            "TABLE test.child SU TRANSACTION",
+            "TABLE test.grandchild SU STATEMENT",
+            "TABLE test.parent SU STATEMENT",
+            "FOREIGN KEY test.child_ibfk_1 X STATEMENT",
+        ],
+    );
+    let after: Vec<String> = p.after_upgrades.iter().map(describe_request).collect();
+    assert_eq!(
+        after,
+        [
+            "TABLE test.grandchild X STATEMENT",
+            "TABLE test.parent X STATEMENT"
+        ]
+    );
     let p = fk_locks(
         "ALTER TABLE other ADD CONSTRAINT o_fk FOREIGN KEY (p) REFERENCES parent (id), \
          DROP FOREIGN KEY old_fk",
@@ -267,14 +293,170 @@ fn alter_table_locks_related_tables_su_then_x() {
             "FOREIGN KEY test.old_fk X STATEMENT",
         ],
     );
-    assert_eq!(p.upgrades.len(), 2);
+    assert_eq!(p.upgrades.len(), 1);
+    assert_eq!(p.after_upgrades.len(), 1);
+}
+
+/// `collect_fk_names_for_new_fks` with `get_fk_max_generated_name_number`: an unnamed key an
+/// ALTER TABLE adds is `<table>_ibfk_<n>`, `n` one more than the largest of the table's
+/// existing generated names (names the statement gives do not count; nor does `_ibfk_0...`).
+#[test]
+fn alter_table_names_unnamed_keys_on_from_the_tables_keys() {
+    // `child` has `child_ibfk_1`: the new keys are 2 and 3.
+    fk_locks(
+        "ALTER TABLE child ADD FOREIGN KEY (a) REFERENCES child (id), \
+         ADD CONSTRAINT child_ibfk_7 FOREIGN KEY (b) REFERENCES child (id), \
+         ADD FOREIGN KEY (c) REFERENCES child (id)",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "SCHEMA test IX STATEMENT",
+            "TABLE test.child SU TRANSACTION",
+            "TABLE test.grandchild SU STATEMENT",
+            "TABLE test.parent SU STATEMENT",
+            "FOREIGN KEY test.child_ibfk_2 X STATEMENT",
+            "FOREIGN KEY test.child_ibfk_3 X STATEMENT",
+            "FOREIGN KEY test.child_ibfk_7 X STATEMENT",
+        ],
+    );
+    // Dropping the old one while adding: it still counts, and its name stays locked.
+    fk_locks(
+        "ALTER TABLE child DROP FOREIGN KEY child_ibfk_1, \
+         ADD FOREIGN KEY (a) REFERENCES child (id)",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "SCHEMA test IX STATEMENT",
+            "TABLE test.child SU TRANSACTION",
+            "TABLE test.grandchild SU STATEMENT",
+            "TABLE test.parent SU STATEMENT",
+            "FOREIGN KEY test.child_ibfk_1 X STATEMENT",
+            "FOREIGN KEY test.child_ibfk_2 X STATEMENT",
+        ],
+    );
+    // Without a catalog (no key anywhere): from 1.
+    locks(
+        "ALTER TABLE t ADD FOREIGN KEY (a) REFERENCES t (id)",
+        &[
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA test IX TRANSACTION",
+            "TABLE test.t SU TRANSACTION",
+            "FOREIGN KEY test.t_ibfk_1 X STATEMENT",
+        ],
+    );
+}
+
+/// `mysql_rm_db` (sql/sql_db.cc) -> `rm_table_do_discovery_and_lock_fk_tables`, as DROP
+/// TABLE of each table of the schema: X on the names of their keys; related tables of the
+/// schema are its own (X TRANSACTION already).
+#[test]
+fn drop_database_locks_the_names_of_its_keys() {
+    let mut p = plan_of("DROP DATABASE test", &test_schema()).unwrap();
+    p.add_tables_of_schema(&["audit", "child", "grandchild", "parent"])
+        .unwrap();
+    let keys = catalog();
+    p.add_foreign_keys(|table| {
+        (keys.iter())
+            .filter(|k| k.child == *table || k.parent == *table)
+            .cloned()
+            .collect()
+    })
+    .unwrap();
+    assert_eq!(
+        p.describe(),
+        [
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA test X TRANSACTION",
+            "TABLE test.audit X TRANSACTION",
+            "TABLE test.child X TRANSACTION",
+            "TABLE test.grandchild X TRANSACTION",
+            "TABLE test.parent X TRANSACTION",
+            "FOREIGN KEY test.audit_ibfk_1 X STATEMENT",
+            "FOREIGN KEY test.child_ibfk_1 X STATEMENT",
+            "FOREIGN KEY test.gc_fk X STATEMENT",
+        ]
+    );
+}
+
+/// A key to a table of another schema: DROP DATABASE of either side locks the other side's
+/// table X with its schema's IX (`collect_fk_parents_for_all_fks`, `collect_fk_children`).
+#[test]
+fn drop_database_locks_related_tables_of_other_schemas() {
+    let (child, parent) = (
+        TableName::new("shop", "orders").unwrap(),
+        TableName::new("crm", "customers").unwrap(),
+    );
+    let key = ForeignKeyLink {
+        name: "orders_ibfk_1".into(),
+        child: child.clone(),
+        parent: parent.clone(),
+        on_delete: FkRule::NoAction,
+        on_update: FkRule::NoAction,
+    };
+    let keys_of = |t: &TableName| {
+        if *t == child || *t == parent {
+            vec![key.clone()]
+        } else {
+            vec![]
+        }
+    };
+    let mut p = plan_of("DROP DATABASE crm", &test_schema()).unwrap();
+    p.add_tables_of_schema(&["customers"]).unwrap();
+    p.add_foreign_keys(keys_of).unwrap();
+    assert_eq!(
+        p.describe(),
+        [
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA crm X TRANSACTION",
+            "SCHEMA shop IX STATEMENT",
+            "TABLE crm.customers X TRANSACTION",
+            "TABLE shop.orders X STATEMENT",
+        ]
+    );
+    let mut p = plan_of("DROP DATABASE shop", &test_schema()).unwrap();
+    p.add_tables_of_schema(&["orders"]).unwrap();
+    p.add_foreign_keys(keys_of).unwrap();
+    assert_eq!(
+        p.describe(),
+        [
+            "GLOBAL IX STATEMENT",
+            "BACKUP LOCK IX TRANSACTION",
+            "SCHEMA crm IX STATEMENT",
+            "SCHEMA shop X TRANSACTION",
+            "TABLE crm.customers X STATEMENT",
+            "TABLE shop.orders X TRANSACTION",
+            "FOREIGN KEY shop.orders_ibfk_1 X STATEMENT",
+        ]
+    );
+}
+
+/// `Sql_cmd_truncate_table::truncate_base` (sql/sql_truncate.cc): the table alone, X; its
+/// related tables are not locked (no `trg_event_map`, so no foreign-key prelocking).
+#[test]
+fn truncate_locks_no_related_table() {
+    for t in ["parent", "child"] {
+        fk_locks(
+            &format!("TRUNCATE TABLE {t}"),
+            &[
+                "GLOBAL IX STATEMENT",
+                "BACKUP LOCK IX TRANSACTION",
+                "SCHEMA test IX TRANSACTION",
+                &format!("TABLE test.{t} X TRANSACTION"),
+            ],
+        );
+    }
 }
 
 /// `mysql_create_table`: X on the parents of the new keys (`collect_fk_parents_for_new_fks`),
 /// on tables whose keys already name the new table (`collect_fk_children`: orphans made with
-/// `foreign_key_checks=0`), and on the new keys' names (`collect_fk_names_for_new_fks`;
-/// unnamed: `generate_fk_name`'s `<table>_ibfk_<n>`, on from the largest number given). These
-/// come from the statement's text, without a catalog.
+/// `foreign_key_checks=0`), and on the new keys' names (`collect_fk_names_for_new_fks` with no
+/// pre-existing number; unnamed: `generate_fk_name`'s `<table>_ibfk_<n>`, counting from 1
+/// whatever names are given). These come from the statement's text, without a catalog.
 #[test]
 fn create_table_locks_parents_and_key_names() {
     let expected = [
@@ -284,9 +466,9 @@ fn create_table_locks_parents_and_key_names() {
         "SCHEMA test IX STATEMENT",
         "TABLE test.parent X STATEMENT",
         "TABLE test.t2 S TRANSACTION",
+        "FOREIGN KEY test.t2_ibfk_1 X STATEMENT",
+        "FOREIGN KEY test.t2_ibfk_2 X STATEMENT",
         "FOREIGN KEY test.t2_ibfk_3 X STATEMENT",
-        "FOREIGN KEY test.t2_ibfk_4 X STATEMENT",
-        "FOREIGN KEY test.t2_ibfk_5 X STATEMENT",
     ];
     let sql = "CREATE TABLE t2 (a INT, b INT, c INT, FOREIGN KEY (a) REFERENCES parent (id), \
                CONSTRAINT T2_ibfk_3 FOREIGN KEY (b) REFERENCES t2 (a), \

@@ -11,9 +11,11 @@
 //! | INSERT (REPLACE, `ON DUPLICATE KEY UPDATE`), UPDATE into a child | each parent SR (TRANSACTION) | `sql/sql_base.cc`, `DML_prelocking_strategy::handle_table` -> the foreign-key prelocking of the written table: a parent is added `TL_READ` (`MDL_SHARED_READ`) for the INSERT and UPDATE events of `trg_event_map` |
 //! | UPDATE, DELETE (REPLACE) of a parent | each child SW (TRANSACTION) when the key's rule for the event changes the child (`CASCADE`, `SET NULL`, `SET DEFAULT`), else SR; a child so written is handled in turn as written (its parents, its children), as MySQL's prelocking list is | the same, `fk_modifies_child(rule)` -> `TL_WRITE_ALLOW_WRITE` (`MDL_SHARED_WRITE`), else `TL_READ` |
 //! | LOCK TABLES t WRITE | t's parents SRO, its children SNRW when a rule changes them, else SRO (EXPLICIT, as the locked tables'; not usable by the session's statements) | the manual's "Foreign Key Locking" ("For foreign key checks, a shared read-only lock (LOCK TABLES READ) is taken on related tables. For cascading updates, a shared-nothing write lock (LOCK TABLES WRITE) is taken"): `Lock_tables_prelocking_strategy` with every event |
-//! | CREATE TABLE t with foreign keys | each parent X and its SCHEMA IX (STATEMENT), the tables whose keys already reference t's name X (orphans made with `foreign_key_checks=0`), each key's name X in the FOREIGN_KEY namespace (STATEMENT; lowercase; unnamed: `t_ibfk_<n>`) | `sql/sql_table.cc`, `mysql_create_table`: `collect_fk_parents_for_new_fks(... MDL_EXCLUSIVE ...)`, `collect_fk_children(... MDL_EXCLUSIVE ...)`, `collect_fk_names_for_new_fks` |
-//! | ALTER TABLE t | t's parents (of its keys, and of the keys it adds) and its children SU (STATEMENT), each upgraded to X with t; the names of the keys it drops or adds X (FOREIGN_KEY, STATEMENT) | `mysql_alter_table`: `collect_fk_parents_for_new_fks(... MDL_SHARED_UPGRADABLE ...)`, `collect_fk_parents_for_all_fks` and `collect_fk_children` (SU), `collect_fk_names_for_dropped_fks`; the X before the new definition is committed (`collect_and_lock_fk_tables_for_complex_alter_table`) |
+//! | CREATE TABLE t with foreign keys | each parent X and its SCHEMA IX (STATEMENT), the tables whose keys already reference t's name X (orphans made with `foreign_key_checks=0`), each key's name X in the FOREIGN_KEY namespace (STATEMENT; lowercase; unnamed: `t_ibfk_<n>`, `n` from 1 whatever names are given) | `sql/sql_table.cc`, `mysql_create_table`: `collect_fk_parents_for_new_fks(... MDL_EXCLUSIVE ...)`, `collect_fk_children(... MDL_EXCLUSIVE ...)`, `collect_fk_names_for_new_fks(..., 0, ...)` (`generate_fk_name`) |
+//! | ALTER TABLE t | t's parents (of its keys, and of the keys it adds) and its children SU (STATEMENT); once t is X, X (STATEMENT, new requests: [`Plan::after_upgrades`]) on its children and the parents of the keys it adds or drops; the names of the keys it drops or adds X (FOREIGN_KEY, STATEMENT; unnamed: `t_ibfk_<n>`, `n` on from t's largest) | `mysql_alter_table`: `collect_fk_parents_for_new_fks(... MDL_SHARED_UPGRADABLE ...)`, `collect_fk_parents_for_all_fks` and `collect_fk_children` (SU), `collect_fk_names_for_dropped_fks`, `collect_fk_names_for_new_fks(..., get_fk_max_generated_name_number(...))`; after `wait_while_table_is_used`, `collect_and_lock_fk_tables_for_complex_alter_table` (`MDL_EXCLUSIVE`, `MDL_STATEMENT`) |
 //! | DROP TABLE t | t's parents and children X, the names of t's keys X (FOREIGN_KEY), all STATEMENT | `sql/sql_table.cc`, `rm_table_do_discovery_and_lock_fk_tables`: `collect_fk_parents_for_all_fks`, `collect_fk_children`, `collect_fk_names` (`MDL_EXCLUSIVE`) |
+//! | DROP DATABASE d | as DROP TABLE of each of d's tables (the caller's `Plan::add_tables_of_schema`): related tables outside d X, the names of d's keys X (FOREIGN_KEY), STATEMENT | `sql/sql_db.cc`, `mysql_rm_db` -> `rm_table_do_discovery_and_lock_fk_tables` |
+//! | TRUNCATE TABLE t | nothing more than t's X | `sql/sql_truncate.cc`, `Sql_cmd_truncate_table::truncate_base`: `lock_table` takes t alone (`lock_table_names`), and `handler_truncate_base` opens it with no `trg_event_map`, so no foreign-key prelocking; a parent of another table is refused (1701, `fk_truncate_illegal_if_parent`) by the caller |
 //! | RENAME TABLE a TO b | a's parents and children, and the tables whose keys reference b, X (STATEMENT) | `sql/sql_rename.cc` -> `collect_and_lock_fk_tables_for_rename_table` |
 //!
 //! Each related table's SCHEMA IX (STATEMENT) comes with it in the DDL rows, as the
@@ -25,10 +27,9 @@
 //! `process_table_fks` (`sql/sql_base.cc`): a parent is `FK_TABLE_ROLE_PARENT_CHECK`, a child
 //! `..._CHILD_CHECK` (SR; SRO under LOCK TABLES) or `..._CHILD_UPDATE` / `..._CHILD_DELETE`
 //! (SW; SNRW under LOCK TABLES), all `MDL_TRANSACTION` (`open_and_process_routine`); a child
-//! updated or deleted is processed in turn with that event. Not modelled: TRUNCATE TABLE (refused for a parent with checks on, by the
-//! server), `ALTER TABLE`'s distinction of a plain rename or index change
-//! (`is_simple_rename_or_index_change`, which locks fewer tables), the generated names of the
-//! keys an ALTER TABLE adds, and DROP DATABASE's related tables in other schemas.
+//! updated or deleted is processed in turn with that event. Not modelled: `ALTER TABLE`'s
+//! distinction of a plain rename or index change (`is_simple_rename_or_index_change`, which
+//! locks fewer tables).
 
 use std::collections::BTreeSet;
 
@@ -36,7 +37,7 @@ use sqlparser::ast::{AlterTable, AlterTableOperation, CreateTable, TableConstrai
 
 use mdl_core::{LockDuration, LockType, MdlKey, MdlRequest, Namespace};
 
-use super::{order, Plan, StatementKind, Upgrade};
+use super::{order, Plan, StatementKind};
 use crate::error::SqlError;
 use crate::names::{resolve_object, schema_request, TableName};
 use crate::plan::SessionState;
@@ -120,15 +121,38 @@ fn related(p: &mut Plan, t: &TableName, ty: LockType) -> Result<(), SqlError> {
         LockType::IX,
         LockDuration::Statement,
     )?);
-    if ty == LockType::SU {
-        p.upgrades.push(Upgrade {
-            key: t.key()?,
-            from: LockType::SU,
-            to: LockType::X,
-            downgrade_to: None,
-        });
-    }
     Ok(())
+}
+
+/// ALTER TABLE's X on a related table once the table itself is X: a new STATEMENT request,
+/// as `collect_and_lock_fk_tables_for_complex_alter_table` makes (not an upgrade of the SU,
+/// which would be TRANSACTION, as `MDL_context::upgrade_shared_lock` asks).
+fn then_x(p: &mut Plan, t: &TableName) -> Result<(), SqlError> {
+    p.after_upgrades
+        .push(t.request(LockType::X, LockDuration::Statement)?);
+    Ok(())
+}
+
+/// The number `n` of a generated name `<table>_ibfk_<n>`, as MySQL's
+/// `get_fk_max_generated_name_number` (`sql/sql_table.cc`) reads it: digits only, not
+/// starting with `0`.
+fn generated_number(table: &str, name: &str) -> Option<u64> {
+    let prefix = format!("{}_ibfk_", table.to_lowercase());
+    let rest = name.to_lowercase().strip_prefix(&prefix)?.to_string();
+    if rest.starts_with('0') || !rest.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    rest.parse().ok()
+}
+
+/// The keys without a name an ALTER TABLE adds: their names count on from the table's
+/// existing keys, which the caller's catalog has ([`Plan::add_foreign_keys`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unnamed {
+    table: TableName,
+    count: u64,
+    /// The names the statement gives (added or dropped), lowercased: their locks stay.
+    named: Vec<String>,
 }
 
 /// The keys `c` defines: (name, parent).
@@ -158,22 +182,14 @@ pub(super) fn create(
     if keys.is_empty() || state.locked_tables.is_some() {
         return Ok(());
     }
-    // `generate_fk_name`: `<table>_ibfk_<n>`, on from the largest number given.
-    let prefix = format!("{}_ibfk_", t.name.to_lowercase());
-    let mut n = (keys.iter())
-        .filter_map(|(name, _)| name.as_ref())
-        .filter_map(|name| {
-            name.to_lowercase()
-                .strip_prefix(&prefix)?
-                .parse::<u64>()
-                .ok()
-        })
-        .max()
-        .unwrap_or(0);
+    // `generate_fk_name`: `<table>_ibfk_<n>`, counting from 0 whatever names are given
+    // (`mysql_create_table_no_lock` passes no pre-existing number; a given name equal to a
+    // generated one is 1826, `prepare_foreign_key`).
+    let mut n = 0;
     for (name, parent) in &keys {
         let name = name.clone().unwrap_or_else(|| {
             n += 1;
-            format!("{}{n}", prefix)
+            format!("{}_ibfk_{n}", t.name.to_lowercase())
         });
         p.requests.push(fk_name_request(&t.schema, &name)?);
         // A key to the table itself needs no other lock.
@@ -185,8 +201,9 @@ pub(super) fn create(
     Ok(())
 }
 
-/// ALTER TABLE `t`: the parents of the keys it adds SU (then X), the names of the keys it adds
-/// or drops X.
+/// ALTER TABLE `t`: the parents of the keys it adds SU, then X; the names of the keys it adds
+/// or drops X (unnamed ones counted from 0 here, from the table's keys by
+/// [`Plan::add_foreign_keys`]).
 pub(super) fn alter(
     p: &mut Plan,
     a: &AlterTable,
@@ -201,35 +218,49 @@ pub(super) fn alter(
         _ => None,
     });
     let keys = new_keys(added, state)?;
-    let mut changed = false;
+    let mut named = Vec::new();
+    let mut unnamed = 0;
     for (name, parent) in &keys {
-        if let Some(name) = name {
-            p.requests.push(fk_name_request(&t.schema, name)?);
+        match name {
+            Some(name) => {
+                p.requests.push(fk_name_request(&t.schema, name)?);
+                named.push(name.to_lowercase());
+            }
+            None => unnamed += 1,
         }
         if parent != t && !parent.is_lock_free() {
             related(p, parent, LockType::SU)?;
+            then_x(p, parent)?;
         }
-        changed = true;
     }
     for op in &a.operations {
         if let AlterTableOperation::DropForeignKey { name, .. } = op {
             p.requests.push(fk_name_request(&t.schema, &name.value)?);
-            changed = true;
+            named.push(name.value.to_lowercase());
         }
     }
-    if changed {
+    // `collect_fk_names_for_new_fks` with `get_fk_max_generated_name_number`: 0 without a
+    // catalog (then the table has no key).
+    for i in 1..=unnamed {
+        let name = format!("{}_ibfk_{i}", t.name.to_lowercase());
+        p.requests.push(fk_name_request(&t.schema, &name)?);
+    }
+    if unnamed > 0 {
+        p.fk_unnamed = Some(Box::new(Unnamed {
+            table: t.clone(),
+            count: unnamed,
+            named,
+        }));
+    }
+    if !keys.is_empty() || p.requests.iter().any(is_fk_name) {
         p.requests = order(std::mem::take(&mut p.requests));
-        dedup_upgrades(p);
+        p.after_upgrades = order(std::mem::take(&mut p.after_upgrades));
     }
     Ok(())
 }
 
-/// One upgrade per table, in `acquire_locks` order (by key), as the requests are.
-fn dedup_upgrades(p: &mut Plan) {
-    let mut seen = BTreeSet::new();
-    p.upgrades
-        .retain(|u| seen.insert((u.key.schema().to_string(), u.key.name().to_string(), u.from)));
-    p.upgrades.sort_by(|a, b| a.key.mysql_cmp(&b.key));
+fn is_fk_name(r: &MdlRequest) -> bool {
+    r.key.namespace() == Namespace::ForeignKey
 }
 
 impl Plan {
@@ -276,7 +307,8 @@ impl Plan {
     where
         F: FnMut(&TableName) -> Vec<ForeignKeyLink>,
     {
-        let before = (self.requests.len(), self.upgrades.len());
+        let before = self.requests.len();
+        let mut renamed = false;
         // The statement's own tables: a DDL's are TRANSACTION, the related ones STATEMENT.
         let tables = |p: &Plan, types: &[LockType]| -> Vec<TableName> {
             (p.requests.iter())
@@ -331,15 +363,27 @@ impl Plan {
             }
             StatementKind::AlterTable => {
                 for t in tables(self, &[LockType::SU]) {
-                    for k in keys_of(&t) {
+                    let keys = keys_of(&t);
+                    for k in &keys {
                         let other = if k.child == t { &k.parent } else { &k.child };
-                        if *other != t {
-                            related(self, other, LockType::SU)?;
+                        if *other == t {
+                            continue;
+                        }
+                        related(self, other, LockType::SU)?;
+                        // `collect_and_lock_fk_tables_for_complex_alter_table`: X on the
+                        // children and on the parents of the keys dropped (named in the plan).
+                        let dropped = k.child == t && {
+                            let name = k.name.to_lowercase();
+                            (self.requests.iter()).any(|r| is_fk_name(r) && r.key.name() == name)
+                        };
+                        if k.parent == t || dropped {
+                            then_x(self, other)?;
                         }
                     }
+                    renamed |= self.name_unnamed(&t, &keys)?;
                 }
             }
-            StatementKind::DropTable | StatementKind::RenameTable => {
+            StatementKind::DropTable | StatementKind::DropSchema | StatementKind::RenameTable => {
                 let own = tables(self, &[LockType::X]);
                 for t in &own {
                     for k in keys_of(t) {
@@ -347,7 +391,7 @@ impl Plan {
                         if other != t && !own.contains(other) {
                             related(self, other, LockType::X)?;
                         }
-                        if self.kind == StatementKind::DropTable && k.child == *t {
+                        if self.kind != StatementKind::RenameTable && k.child == *t {
                             let name = fk_name_request(&t.schema, &k.name)?;
                             self.requests.push(name);
                         }
@@ -356,11 +400,48 @@ impl Plan {
             }
             _ => {}
         }
-        if (self.requests.len(), self.upgrades.len()) != before {
+        if self.requests.len() != before || renamed {
             self.requests = order(std::mem::take(&mut self.requests));
-            dedup_upgrades(self);
+        }
+        if !self.after_upgrades.is_empty() {
+            self.after_upgrades = order(std::mem::take(&mut self.after_upgrades));
         }
         Ok(())
+    }
+
+    /// ALTER TABLE `t`'s unnamed new keys: `<t>_ibfk_<n>` with `n` on from the largest of
+    /// `t`'s existing generated names (`get_fk_max_generated_name_number`), in place of the
+    /// names [`alter`] counted from 0. Whether it changed them.
+    fn name_unnamed(&mut self, t: &TableName, keys: &[ForeignKeyLink]) -> Result<bool, SqlError> {
+        let Some(u) = self
+            .fk_unnamed
+            .as_deref()
+            .filter(|u| u.table == *t)
+            .cloned()
+        else {
+            return Ok(false);
+        };
+        let max = (keys.iter())
+            .filter(|k| k.child == *t)
+            .filter_map(|k| generated_number(&t.name, &k.name))
+            .max()
+            .unwrap_or(0);
+        if max == 0 {
+            return Ok(false);
+        }
+        let name = |i: u64| format!("{}_ibfk_{i}", t.name.to_lowercase());
+        let counted: Vec<String> = (1..=u.count).map(name).collect();
+        self.requests.retain(|r| {
+            !(is_fk_name(r)
+                && r.key.schema() == t.schema
+                && counted.iter().any(|c| c == r.key.name())
+                && !u.named.iter().any(|n| n == r.key.name()))
+        });
+        for i in 1..=u.count {
+            self.requests
+                .push(fk_name_request(&t.schema, &name(max + i))?);
+        }
+        Ok(true)
     }
 }
 

@@ -1,6 +1,8 @@
 //! A running statement: its locks, its upgrade steps, and how it ends (see `session.rs`).
 
-use mdl_core::{ErrorKind, LockDuration, LockType, MdlKey, MdlSavepoint, Namespace, Ticket};
+use mdl_core::{
+    ErrorKind, LockDuration, LockType, MdlKey, MdlRequest, MdlSavepoint, Namespace, Ticket,
+};
 
 use super::Session;
 use crate::error::SqlError;
@@ -20,6 +22,8 @@ pub struct StatementGuard<'a> {
     explicit: Vec<Ticket>,
     tickets: Vec<(MdlKey, Ticket)>,
     upgrades: Vec<Upgrade>,
+    /// [`Plan::after_upgrades`].
+    after_upgrades: Vec<MdlRequest>,
     upgraded: bool,
     values: Vec<UserLockValue>,
     /// The user-level locks the statement's GET_LOCK calls got (or counted again): a statement
@@ -48,6 +52,7 @@ impl<'a> StatementGuard<'a> {
             explicit: Vec::new(),
             tickets: Vec::new(),
             upgrades: plan.upgrades.clone(),
+            after_upgrades: plan.after_upgrades.clone(),
             upgraded: false,
             values: Vec::new(),
             got_user_locks: Vec::new(),
@@ -125,8 +130,9 @@ impl StatementGuard<'_> {
 
     /// Performs the plan's upgrade steps (ALTER TABLE's SU -> X before the definition changes,
     /// CREATE TABLE's S -> X once the table is known not to exist; DDL under LOCK TABLES:
-    /// SNRW -> X), each waiting up to the session's `lock_wait_timeout`. Does nothing the
-    /// second time, or for a plan without upgrades.
+    /// SNRW -> X), each waiting up to the session's `lock_wait_timeout`, then takes
+    /// [`Plan::after_upgrades`] (ALTER TABLE's X on the tables a foreign key relates). Does
+    /// nothing the second time, or for a plan without upgrades.
     ///
     /// # Errors
     /// 1205, 1213, 1317; the lock held before stays as it was.
@@ -141,6 +147,10 @@ impl StatementGuard<'_> {
                 .ctx
                 .upgrade_async(ticket, u.to, timeout)
                 .await?;
+        }
+        for r in self.after_upgrades.clone() {
+            let t = self.session.ctx.acquire_async(&r, timeout).await?;
+            self.tickets.push((r.key.clone(), t));
         }
         self.upgraded = true;
         Ok(())
