@@ -7,13 +7,17 @@
 //! `NO ACTION` (the default). `SET DEFAULT`, which InnoDB refuses, is refused (1215, "Cannot
 //! add foreign key constraint", as MySQL answers it), and `SET NULL` on a `NOT NULL` column is
 //! 1830 (InnoDB's `innobase_check_fk_option`). The name is the
-//! given one, or `<table>_ibfk_<n>`, `n` one more than the largest such number the table has
-//! (MySQL's `generate_fk_name`, `sql/sql_table.cc`). A column's inline `REFERENCES` is read and
+//! given one, or `<table>_ibfk_<n>` (MySQL's `generate_fk_name`, `sql/sql_table.cc`): in
+//! CREATE TABLE `n` counts from 1 whatever names the others have (a given name equal to a
+//! generated one is 1826, as MySQL's), in ALTER TABLE on from the largest such number the
+//! table had (`get_fk_max_generated_name_number`; `execute/rebuild.rs`). A column's inline `REFERENCES` is read and
 //! ignored, as MySQL 8.0 does (its manual: "MySQL parses but ignores inline REFERENCES
 //! specifications"). The child's columns get an index when no index starts with them, named
 //! after the constraint's name, else the `FOREIGN KEY` index name, else the first column (the
-//! manual's "FOREIGN KEY Constraints"). The parent must be in the child's schema (SQLite
-//! checks a foreign key within one database file): another schema's is 1235.
+//! manual's "FOREIGN KEY Constraints"). The parent must be in the child's schema: each schema
+//! is a database file of its own, attached to every connection (`engine.rs`), and SQLite
+//! checks a key within one database only (its `REFERENCES` names no schema), so a key to
+//! another schema's table could not be enforced; it is 1235 (`define::other_schema`).
 //!
 //! **Read back.** This module reads a schema's keys from SQLite (`pragma_foreign_key_list`,
 //! whose ids run opposite to the order of declaration; the names from the definition's text,
@@ -28,8 +32,8 @@
 //! tables as MySQL 8.0 does: [`expand`] hands the catalog's keys to `mdl-sql`'s
 //! `Plan::add_foreign_keys`, which has the rules (an INSERT into a child reads its parents, a
 //! DELETE of a parent writes its CASCADE children, an ALTER TABLE locks parents and children SU
-//! then X, ...). The server calls it only when some schema has a key: a statement of a server
-//! without foreign keys pays one atomic load.
+//! then X, ..., DROP DATABASE locks its keys' names). The server calls it only when some
+//! schema has a key: a statement of a server without foreign keys pays one atomic load.
 //!
 //! **Checked.** `foreign_key_checks` (`checks.rs`) is SQLite's `PRAGMA foreign_keys` of the
 //! session's connection. SQLite ignores that pragma inside a transaction, so a change made in
@@ -52,6 +56,7 @@ pub use checks::{
     follow, reload_after_ddl, with_foreign_keys, Dropped,
 };
 pub use define::foreign_key_sql;
+pub(crate) use define::generated_number;
 pub use errors::explain;
 
 use std::collections::BTreeMap;
@@ -251,6 +256,7 @@ pub fn expand(engine: &Engine, plan: &mut Arc<mdl_sql::Plan>) -> Result<(), Serv
             | K::CreateTable
             | K::AlterTable
             | K::DropTable
+            | K::DropSchema
             | K::RenameTable
     );
     if !related {

@@ -86,8 +86,34 @@ pub(super) fn rebuild(
             def: c,
         })
         .collect();
+    // An unnamed new key is `<table>_ibfk_<n>`, `n` on from the largest of the table's keys
+    // before the ALTER (`get_fk_max_generated_name_number`, `sql/sql_table.cc`): the names the
+    // statement gives do not count.
+    let mut n = (def.constraints.iter())
+        .filter_map(|k| match k {
+            TableConstraint::ForeignKey(f) => f.name.as_ref(),
+            _ => None,
+        })
+        .filter_map(|name| crate::foreign_keys::generated_number(table, &name.value))
+        .max()
+        .unwrap_or(0);
     for op in &a.operations {
-        apply(op, &mut columns, &mut def, table)?;
+        match op {
+            Op::AddConstraint {
+                constraint: TableConstraint::ForeignKey(f),
+                not_valid,
+            } if f.name.is_none() => {
+                n += 1;
+                let mut f = f.clone();
+                f.name = Some(Ident::with_quote('`', format!("{table}_ibfk_{n}")));
+                let named = Op::AddConstraint {
+                    constraint: TableConstraint::ForeignKey(f),
+                    not_valid: *not_valid,
+                };
+                apply(&named, &mut columns, &mut def, table)?;
+            }
+            _ => apply(op, &mut columns, &mut def, table)?,
+        }
     }
     def.columns = columns.iter().map(|c| c.def.clone()).collect();
     def.name = ObjectName::from(vec![

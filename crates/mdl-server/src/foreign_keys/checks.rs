@@ -125,6 +125,15 @@ pub fn with_foreign_keys<T>(
     out
 }
 
+/// `ER_FK_DUP_NAME`.
+pub(super) fn duplicate_name(name: &str) -> ServerError {
+    ServerError::new(
+        1826,
+        "HY000",
+        format!("Duplicate foreign key constraint name '{name}'"),
+    )
+}
+
 /// The checks of foreign keys a CREATE TABLE or ALTER TABLE adds to `schema.table` (see the
 /// module docs).
 ///
@@ -144,15 +153,15 @@ pub fn check_create(
             .iter()
             .any(|k| k.name.eq_ignore_ascii_case(&name.value))
         {
-            return Err(ServerError::new(
-                1826,
-                "HY000",
-                format!("Duplicate foreign key constraint name '{}'", name.value),
-            ));
+            return Err(duplicate_name(&name.value));
         }
     }
     for f in keys {
-        let (_, parent) = crate::rewrite::object_parts(&f.foreign_table);
+        let (parent_schema, parent) = crate::rewrite::object_parts(&f.foreign_table);
+        // Before looking for the parent in the child's schema (`define.rs` says why).
+        if !parent_schema.is_empty() && !parent_schema.eq_ignore_ascii_case(schema) {
+            return Err(super::define::other_schema());
+        }
         if parent.eq_ignore_ascii_case(table) {
             continue; // the table itself: SQLite checks its own definition
         }

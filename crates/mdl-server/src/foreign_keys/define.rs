@@ -23,11 +23,25 @@ fn cannot_add() -> ServerError {
     ServerError::new(1215, "HY000", "Cannot add foreign key constraint")
 }
 
-/// The number `n` of a name `<table>_ibfk_<n>` (MySQL's generated names).
-fn generated_number(table: &str, name: &str) -> Option<u64> {
+/// A key to a table of another schema: 1235. Each schema is a database file of its own,
+/// attached to every connection (`engine.rs`), and SQLite checks a key within one database
+/// only (its `REFERENCES` takes no schema: the parent is looked up in the child's database),
+/// so such a key could be neither enforced nor kept.
+pub(crate) fn other_schema() -> ServerError {
+    ServerError::not_supported("a FOREIGN KEY to a table of another schema")
+}
+
+/// The number `n` of a generated name `<table>_ibfk_<n>`, as MySQL's
+/// `get_fk_max_generated_name_number` (`sql/sql_table.cc`) reads it: digits only, not starting
+/// with `0`.
+pub(crate) fn generated_number(table: &str, name: &str) -> Option<u64> {
     let prefix = format!("{}_ibfk_", table.to_ascii_lowercase());
     let lower = name.to_ascii_lowercase();
-    lower.strip_prefix(&prefix)?.parse().ok()
+    let rest = lower.strip_prefix(&prefix)?;
+    if rest.starts_with('0') || !rest.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    rest.parse().ok()
 }
 
 fn rule(a: &ReferentialAction) -> Result<&'static str, ServerError> {
@@ -41,11 +55,12 @@ fn rule(a: &ReferentialAction) -> Result<&'static str, ServerError> {
 }
 
 /// The foreign keys of `c` (in the schema `schema`, table `table`) for SQLite; none for a
-/// table without. Unnamed keys get `<table>_ibfk_<n>`, counting on from the largest such
-/// number among the named ones (`generate_fk_name`, `sql/sql_table.cc`).
+/// table without. Unnamed keys get `<table>_ibfk_<n>`, `n` from 1 whatever names the others
+/// have (`generate_fk_name`, `sql/sql_table.cc`); two keys of one name are 1826.
 ///
 /// # Errors
 /// 1215 for a temporary table's key or `SET DEFAULT`; 1235 for a parent in another schema;
+/// 1826 for a name given twice;
 /// 1064 for a `REFERENCES` without columns; 1239 for column lists of different lengths.
 pub fn foreign_key_sql(
     c: &CreateTable,
@@ -65,18 +80,15 @@ pub fn foreign_key_sql(
     if c.temporary || schema == crate::temporary::SCHEMA {
         return Err(cannot_add());
     }
-    let mut n = (fks.iter())
-        .filter_map(|f| f.name.as_ref())
-        .filter_map(|name| generated_number(table, &name.value))
-        .max()
-        .unwrap_or(0);
+    // `generate_fk_name` counts from 0 whatever names are given (`mysql_create_table_no_lock`
+    // passes no pre-existing number); an ALTER TABLE has named its new keys (`rebuild.rs`).
+    let mut n = 0;
+    let mut names: Vec<String> = Vec::new();
     let mut indexed = existing_index_columns(c);
     for f in fks {
         let (parent_schema, parent) = super::super::rewrite::object_parts(&f.foreign_table);
         if !parent_schema.is_empty() && !parent_schema.eq_ignore_ascii_case(schema) {
-            return Err(ServerError::not_supported(
-                "a FOREIGN KEY to a table of another schema",
-            ));
+            return Err(other_schema());
         }
         if f.referred_columns.is_empty() {
             return Err(ServerError::parse(&f.to_string()));
@@ -101,6 +113,11 @@ pub fn foreign_key_sql(
                 format!("{table}_ibfk_{n}")
             }
         };
+        // `prepare_foreign_key`: two keys of one table with one name (`ER_FK_DUP_NAME`).
+        if names.iter().any(|m| m.eq_ignore_ascii_case(&name)) {
+            return Err(super::checks::duplicate_name(&name));
+        }
+        names.push(name.clone());
         let cols: Vec<String> = f.columns.iter().map(|c| c.value.clone()).collect();
         // InnoDB's `innobase_check_fk_option`: "It is not sensible to define SET NULL if the
         // column is not allowed to be NULL!", reported as `ER_FK_COLUMN_NOT_NULL`.
@@ -233,7 +250,7 @@ mod tests {
         assert_eq!(
             d.constraints,
             [
-                "CONSTRAINT `c_ibfk_5` FOREIGN KEY (`a`) REFERENCES `p` (`id`) ON DELETE CASCADE",
+                "CONSTRAINT `c_ibfk_1` FOREIGN KEY (`a`) REFERENCES `p` (`id`) ON DELETE CASCADE",
                 "CONSTRAINT `c_ibfk_4` FOREIGN KEY (`b`) REFERENCES `p` (`u`)",
                 "CONSTRAINT `fk` FOREIGN KEY (`a`, `b`) REFERENCES `q` (`x`, `y`) ON UPDATE SET NULL",
             ]
