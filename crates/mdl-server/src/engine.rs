@@ -437,6 +437,13 @@ impl EngineConn {
         self.version = version;
     }
 
+    /// Whether `schema`'s current file is attached to this connection: a schema another
+    /// connection made or dropped since this one's last [`EngineConn::refresh`] is not.
+    pub fn is_attached(&self, schema: &str) -> bool {
+        let current = lock(&self.engine.catalog).0.get(schema).copied();
+        current.is_some() && self.attached.get(schema).copied() == current
+    }
+
     /// Whether a write transaction is open.
     pub fn in_transaction(&self) -> bool {
         self.in_txn

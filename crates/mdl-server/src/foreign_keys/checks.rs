@@ -309,8 +309,11 @@ pub fn reload_after_ddl(
     if engine.foreign_keys.is_empty() && !sql.iter().any(|q| q.contains(" FOREIGN KEY ")) {
         return Ok(());
     }
+    // Only the schemas this connection has attached: one another connection made or dropped
+    // meanwhile (attached before this one's next statement) has no key this DDL changed, and
+    // reading it would fail.
     for s in schemas {
-        if s != crate::temporary::SCHEMA && engine.has_schema(s) {
+        if s != crate::temporary::SCHEMA && db.is_attached(s) {
             engine.foreign_keys.reload(db.db(), s)?;
         }
     }
