@@ -56,7 +56,6 @@ pub use checks::{
     follow, reload_after_ddl, with_foreign_keys, Dropped,
 };
 pub use define::foreign_key_sql;
-pub(crate) use define::generated_number;
 pub use errors::explain;
 
 use std::collections::BTreeMap;
@@ -326,8 +325,8 @@ fn load_main(
         for (id, parent, from, to, on_update, on_delete) in rows {
             if keys.last().is_none_or(|(last, _)| *last != id) {
                 let n = keys.len();
-                let name =
-                    (names.get(n).cloned()).unwrap_or_else(|| format!("{table}_ibfk_{}", n + 1));
+                let name = (names.get(n).cloned())
+                    .unwrap_or_else(|| mdl_sql::generated_fk_name(&table, n as u64 + 1));
                 keys.push((
                     id,
                     ForeignKey {

@@ -173,8 +173,8 @@ pub use error::SqlError;
 pub use names::{is_lock_free_schema, TableName};
 pub use parse::{parse, parse_prepared, Modifiers, Parsed, Statement};
 pub use plan::{
-    describe_request, plan, view_tables, Assigned, Effect, FkRule, ForeignKeyLink, LockedTable,
-    Plan, SessionState, StatementKind, Upgrade,
+    describe_request, generated_fk_name, generated_fk_number, plan, view_tables, Assigned, Effect,
+    FkRule, ForeignKeyLink, LockedTable, Plan, SessionState, StatementKind, Upgrade,
 };
 pub use recognize::{Maintenance, NamedTable, TableLock, TableLockMode};
 pub use session::{CommitGuard, Session, StatementGuard};

@@ -35,7 +35,7 @@ mod maintenance;
 mod temporary;
 mod view;
 
-pub use foreign_keys::{FkRule, ForeignKeyLink};
+pub use foreign_keys::{generated_fk_name, generated_fk_number, FkRule, ForeignKeyLink};
 pub use view::view_tables;
 
 use std::collections::BTreeSet;

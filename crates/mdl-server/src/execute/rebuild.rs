@@ -94,7 +94,7 @@ pub(super) fn rebuild(
             TableConstraint::ForeignKey(f) => f.name.as_ref(),
             _ => None,
         })
-        .filter_map(|name| crate::foreign_keys::generated_number(table, &name.value))
+        .filter_map(|name| mdl_sql::generated_fk_number(table, &name.value))
         .max()
         .unwrap_or(0);
     for op in &a.operations {
@@ -105,7 +105,7 @@ pub(super) fn rebuild(
             } if f.name.is_none() => {
                 n += 1;
                 let mut f = f.clone();
-                f.name = Some(Ident::with_quote('`', format!("{table}_ibfk_{n}")));
+                f.name = Some(Ident::with_quote('`', mdl_sql::generated_fk_name(table, n)));
                 let named = Op::AddConstraint {
                     constraint: TableConstraint::ForeignKey(f),
                     not_valid: *not_valid,

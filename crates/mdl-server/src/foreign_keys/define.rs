@@ -31,19 +31,6 @@ pub(crate) fn other_schema() -> ServerError {
     ServerError::not_supported("a FOREIGN KEY to a table of another schema")
 }
 
-/// The number `n` of a generated name `<table>_ibfk_<n>`, as MySQL's
-/// `get_fk_max_generated_name_number` (`sql/sql_table.cc`) reads it: digits only, not starting
-/// with `0`.
-pub(crate) fn generated_number(table: &str, name: &str) -> Option<u64> {
-    let prefix = format!("{}_ibfk_", table.to_ascii_lowercase());
-    let lower = name.to_ascii_lowercase();
-    let rest = lower.strip_prefix(&prefix)?;
-    if rest.starts_with('0') || !rest.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    rest.parse().ok()
-}
-
 fn rule(a: &ReferentialAction) -> Result<&'static str, ServerError> {
     Ok(match a {
         ReferentialAction::Restrict => "RESTRICT",
@@ -110,7 +97,7 @@ pub fn foreign_key_sql(
             Some(name) => name.value.clone(),
             None => {
                 n += 1;
-                format!("{table}_ibfk_{n}")
+                mdl_sql::generated_fk_name(table, n)
             }
         };
         // `prepare_foreign_key`: two keys of one table with one name (`ER_FK_DUP_NAME`).

@@ -133,11 +133,22 @@ fn then_x(p: &mut Plan, t: &TableName) -> Result<(), SqlError> {
     Ok(())
 }
 
-/// The number `n` of a generated name `<table>_ibfk_<n>`, as MySQL's
-/// `get_fk_max_generated_name_number` (`sql/sql_table.cc`) reads it: digits only, not
-/// starting with `0`.
-fn generated_number(table: &str, name: &str) -> Option<u64> {
-    let prefix = format!("{}_ibfk_", table.to_lowercase());
+/// The name MySQL gives the `n`th unnamed foreign key of `table`, `<table>_ibfk_<n>`
+/// (`generate_fk_name`, `sql/sql_table.cc`): the one definition the server's catalog and these
+/// plans share. CREATE TABLE counts `n` from 1 whatever names are given, ALTER TABLE on from
+/// [`generated_fk_number`]'s largest of the table's keys.
+pub fn generated_fk_name(table: &str, n: u64) -> String {
+    format!("{table}{GENERATED}{n}")
+}
+
+/// What joins a table's name and the number in [`generated_fk_name`].
+const GENERATED: &str = "_ibfk_";
+
+/// The number `n` of a generated name `<table>_ibfk_<n>` ([`generated_fk_name`]), as MySQL's
+/// `get_fk_max_generated_name_number` (`sql/sql_table.cc`) reads it, case-insensitively:
+/// digits only, not starting with `0`.
+pub fn generated_fk_number(table: &str, name: &str) -> Option<u64> {
+    let prefix = format!("{}{GENERATED}", table.to_lowercase());
     let rest = name.to_lowercase().strip_prefix(&prefix)?.to_string();
     if rest.starts_with('0') || !rest.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -189,7 +200,7 @@ pub(super) fn create(
     for (name, parent) in &keys {
         let name = name.clone().unwrap_or_else(|| {
             n += 1;
-            format!("{}_ibfk_{n}", t.name.to_lowercase())
+            generated_fk_name(&t.name.to_lowercase(), n)
         });
         p.requests.push(fk_name_request(&t.schema, &name)?);
         // A key to the table itself needs no other lock.
@@ -242,7 +253,7 @@ pub(super) fn alter(
     // `collect_fk_names_for_new_fks` with `get_fk_max_generated_name_number`: 0 without a
     // catalog (then the table has no key).
     for i in 1..=unnamed {
-        let name = format!("{}_ibfk_{i}", t.name.to_lowercase());
+        let name = generated_fk_name(&t.name.to_lowercase(), i);
         p.requests.push(fk_name_request(&t.schema, &name)?);
     }
     if unnamed > 0 {
@@ -423,13 +434,13 @@ impl Plan {
         };
         let max = (keys.iter())
             .filter(|k| k.child == *t)
-            .filter_map(|k| generated_number(&t.name, &k.name))
+            .filter_map(|k| generated_fk_number(&t.name, &k.name))
             .max()
             .unwrap_or(0);
         if max == 0 {
             return Ok(false);
         }
-        let name = |i: u64| format!("{}_ibfk_{i}", t.name.to_lowercase());
+        let name = |i: u64| generated_fk_name(&t.name.to_lowercase(), i);
         let counted: Vec<String> = (1..=u.count).map(name).collect();
         self.requests.retain(|r| {
             !(is_fk_name(r)
