@@ -291,6 +291,25 @@ async fn interval_arithmetic_answers_as_mysql() {
         .unwrap()
         .unwrap();
     assert_eq!(row, (1011, 2_101_112, 12_500_000));
+    // Every compound unit after `INTERVAL`, `SECOND_MICROSECOND` too (the manual's values).
+    let row: (String, String, String, String) = c
+        .exec_first(
+            "SELECT DATE_ADD('2020-01-01 00:00:00', INTERVAL '1.5' SECOND_MICROSECOND), \
+             '2020-01-01' + INTERVAL '1:1.000002' MINUTE_MICROSECOND, \
+             DATE_SUB('2020-01-01', INTERVAL '1 1:1:1.5' DAY_MICROSECOND), \
+             ? - INTERVAL ? second_microsecond",
+            ("2020-01-01 00:00:00", "0.000001"),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    let want = [
+        "2020-01-01 00:00:01.500000",
+        "2020-01-01 00:01:01.000002",
+        "2019-12-30 22:58:58.500000",
+        "2019-12-31 23:59:59.999999",
+    ];
+    assert_eq!([row.0, row.1, row.2, row.3], want);
     // Parameters bind in the order the client wrote them, though the rewrite reorders them.
     let day: String = c
         .exec_first("SELECT INTERVAL ? DAY + ?", (2, "2024-02-28"))

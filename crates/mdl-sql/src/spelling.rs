@@ -7,8 +7,11 @@
 //!   a `?`); `MOD(a, b)` elsewhere stays the function.
 //! * `INTERVAL n HOUR_MINUTE` and the other compound units (`interval` in `sql_yacc.yy`) are
 //!   `INTERVAL n HOUR TO MINUTE`, the standard spelling sqlparser parses into an interval whose
-//!   leading and last fields are the unit's two parts. sqlparser takes no `TO` after `SECOND`,
-//!   so `SECOND_MICROSECOND` stays a syntax error there.
+//!   leading and last fields are the unit's two parts. sqlparser takes no `TO` after `SECOND`
+//!   (it reads `SECOND [(p, s)]` as the standard's own form), so `SECOND_MICROSECOND` is
+//!   `SECONDS TO MICROSECOND`: the one spelling of it sqlparser parses as an interval with
+//!   two fields, which the server reads back as `SECOND_MICROSECOND` (MySQL itself has no
+//!   `SECONDS`, so no statement of MySQL's means anything else by it).
 //! * `EXTRACT(HOUR_MINUTE FROM x)` and the other compound units (`EXTRACT_SYM '(' interval
 //!   FROM expr ')'` in `sql_yacc.yy`) are the call `EXTRACT('HOUR_MINUTE', x)`: sqlparser's
 //!   `MySqlDialect` reads no compound unit after `EXTRACT (`, and no `TO` there either. The
@@ -29,9 +32,9 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Word};
 use crate::parse::is_kw;
 
 /// MySQL's compound interval units, with the fields sqlparser spells them with (the first
-/// has no interval spelling, see the module docs).
+/// with `SECONDS`, see the module docs).
 const COMPOUND_UNITS: [(&str, &str, &str); 11] = [
-    ("SECOND_MICROSECOND", "SECOND", "MICROSECOND"),
+    ("SECOND_MICROSECOND", "SECONDS", "MICROSECOND"),
     ("MINUTE_MICROSECOND", "MINUTE", "MICROSECOND"),
     ("MINUTE_SECOND", "MINUTE", "SECOND"),
     ("HOUR_MICROSECOND", "HOUR", "MICROSECOND"),
@@ -94,8 +97,8 @@ pub(crate) fn respell(t: &mut Vec<TokenWithSpan>) {
                 Token::SingleQuotedString(compound_unit(&t[i + 2]).map_or("", |u| u.0).into());
             t[i + 3].token = Token::Comma;
             i += 3;
-        } else if let Some((name, lead, last)) = compound_unit(&t[i]) {
-            if *name != "SECOND_MICROSECOND" && follows_interval_operand(t, i) {
+        } else if let Some((_, lead, last)) = compound_unit(&t[i]) {
+            if follows_interval_operand(t, i) {
                 let to = |w: &str| TokenWithSpan::new(Token::make_keyword(w), t[i].span);
                 let spelt = [to(lead), to("TO"), to(last)];
                 t.splice(i..=i, spelt);
@@ -264,8 +267,8 @@ mod tests {
         );
         assert_eq!(respelt("SELECT day_hour FROM t"), "SELECT day_hour FROM t");
         assert_eq!(
-            respelt("SELECT d + INTERVAL 1 SECOND_MICROSECOND"),
-            "SELECT d + INTERVAL 1 SECOND_MICROSECOND"
+            respelt("SELECT d + INTERVAL '1.5' SECOND_MICROSECOND"),
+            "SELECT d + INTERVAL '1.5' SECONDS TO MICROSECOND"
         );
     }
 

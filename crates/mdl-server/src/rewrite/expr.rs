@@ -18,8 +18,9 @@
 //!   `EXTRACT('UNIT', x)`. A unit MySQL does not know (`DAYS`, `EPOCH`) is left as written for
 //!   SQLite to refuse (1064, or 1054 for a word SQLite reads as a column, where MySQL says 1064).
 //!   The compound units (`HOUR_MINUTE`, `YEAR_MONTH`, ...) reach this module as `mdl-sql`
-//!   spells them for `sqlparser` 0.64 (`HOUR TO MINUTE`), or as words (in `EXTRACT`); there
-//!   is no such spelling for `SECOND_MICROSECOND`, which gets 1064.
+//!   spells them for `sqlparser` 0.64 (`HOUR TO MINUTE`; `SECONDS TO MICROSECOND` for
+//!   `SECOND_MICROSECOND`, as sqlparser takes no `TO` after `SECOND`), or as words (in
+//!   `EXTRACT`).
 //! * **`a / b`** (`Item_func_div` in `item_func.cc`: a DECIMAL or DOUBLE quotient even of two
 //!   integers, NULL for a zero divisor) is `CAST(a AS REAL) / b`: SQLite's `/` truncates two
 //!   integers (`7 / 2` is 3 there, 3.5000 in MySQL). Differs: the quotient is a DOUBLE, not a
@@ -542,7 +543,12 @@ fn interval_unit(i: &Interval) -> Option<&'static str> {
             fractional_seconds_precision: None,
             ..
         } => {
-            let (lead, last) = (field_unit(lead)?, field_unit(last)?);
+            // `SECONDS TO MICROSECOND`: `mdl-sql`'s spelling of `SECOND_MICROSECOND`.
+            let lead = match lead {
+                DateTimeField::Seconds => "SECOND",
+                f => field_unit(f)?,
+            };
+            let last = field_unit(last)?;
             UNITS[SIMPLE_UNITS..]
                 .iter()
                 .copied()

@@ -41,6 +41,12 @@ fn date_arithmetic_calls_date_add_and_date_sub() {
         "SELECT x - INTERVAL 1 DAYS AS a"
     );
     assert_eq!(one("SELECT DATE_ADD(x, 1) a"), "SELECT DATE_ADD(x, 1) AS a");
+    // Compound units, `SECOND_MICROSECOND` among them, as `mdl-sql` respells them.
+    assert_eq!(
+        one("SELECT d + INTERVAL '1.5' SECOND_MICROSECOND, DATE_SUB(d, INTERVAL '1:30' HOUR_MINUTE) b"),
+        "SELECT DATE_ADD(d, '1.5', 'SECOND_MICROSECOND') AS `d + INTERVAL '1.5' SECOND_MICROSECOND`, \
+         DATE_SUB(d, '1:30', 'HOUR_MINUTE') AS b"
+    );
 }
 
 #[test]
