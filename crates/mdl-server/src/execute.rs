@@ -409,7 +409,12 @@ impl Connection {
                         rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
                     };
                     let current = schema.as_deref();
-                    let rw = (rw.as_deref(), !values.sql_mode.no_auto_value_on_zero);
+                    let modifiers = match parsed {
+                        mdl_sql::Statement::Sql { modifiers, .. } => *modifiers,
+                        _ => mdl_sql::Modifiers::default(),
+                    };
+                    let zero = !values.sql_mode.no_auto_value_on_zero;
+                    let rw = (rw.as_deref(), zero, &modifiers);
                     let made = create_from::select(db, c, current, rw, &write)?;
                     Some(Arc::new(made))
                 }

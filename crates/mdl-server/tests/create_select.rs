@@ -176,3 +176,37 @@ async fn failures_leave_no_table_and_an_existing_table_is_left_alone() {
         .unwrap();
     assert_eq!(rows, [(1, 5), (2, 5)]);
 }
+
+/// `IGNORE` / `REPLACE` before the select (MySQL's `duplicate` in `opt_duplicate_as_qe`): a row
+/// that duplicates an earlier one on a unique key is skipped, or replaces it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ignore_and_replace_before_the_select_settle_duplicates() {
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE TABLE cs_dups (k INT, v VARCHAR(5), n INT); \
+         INSERT INTO cs_dups VALUES (1, 'a', 1), (2, 'b', 2), (1, 'c', 3)",
+    )
+    .await
+    .unwrap();
+    // IGNORE: the first row of each key stays.
+    let sql = "CREATE TABLE cs_ign (PRIMARY KEY (k)) IGNORE SELECT k, v FROM cs_dups ORDER BY n";
+    assert_eq!(affected(&mut c, sql).await, 2);
+    let rows: Vec<(i64, String)> = c.query("SELECT k, v FROM cs_ign ORDER BY k").await.unwrap();
+    assert_eq!(rows, [(1, "a".into()), (2, "b".into())]);
+    // REPLACE (after table options, before AS): the last row of each key stays.
+    let sql = "CREATE TABLE cs_rep (k INT PRIMARY KEY, v VARCHAR(5)) ENGINE=InnoDB \
+               REPLACE AS SELECT k, v FROM cs_dups ORDER BY n";
+    c.query_drop(sql).await.unwrap();
+    let rows: Vec<(i64, String)> = c.query("SELECT k, v FROM cs_rep ORDER BY k").await.unwrap();
+    assert_eq!(rows, [(1, "c".into()), (2, "b".into())]);
+    // A temporary table.
+    let sql = "CREATE TEMPORARY TABLE cs_tmp (UNIQUE KEY (k)) IGNORE AS SELECT k FROM cs_dups";
+    assert_eq!(affected(&mut c, sql).await, 2);
+    // Without either word a duplicate is still 1062, and no table is left.
+    let sql = "CREATE TABLE cs_none (PRIMARY KEY (k)) SELECT k FROM cs_dups";
+    assert_eq!(code(c.query_drop(sql).await).0, 1062);
+    assert!(!exists(&mut c, "cs_none").await);
+    // Only before a query: elsewhere the words are a syntax error, as in MySQL.
+    let e = c.query_drop("CREATE TABLE cs_bad (k INT) IGNORE").await;
+    assert_eq!(code(e).0, 1064);
+}

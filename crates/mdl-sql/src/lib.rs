@@ -155,6 +155,7 @@
 #![warn(missing_docs)]
 
 mod comments;
+mod create_select;
 mod error;
 mod names;
 mod parse;

@@ -134,8 +134,11 @@ pub enum Statement {
 pub struct Modifiers {
     /// `UPDATE LOW_PRIORITY` / `DELETE LOW_PRIORITY` (INSERT's is in sqlparser's AST).
     pub low_priority: bool,
-    /// `UPDATE IGNORE` / `DELETE IGNORE`.
+    /// `UPDATE IGNORE` / `DELETE IGNORE`; `CREATE TABLE ... IGNORE SELECT`
+    /// (`create_select.rs`).
     pub ignore: bool,
+    /// `CREATE TABLE ... REPLACE SELECT` (`create_select.rs`).
+    pub replace: bool,
     /// `DELETE QUICK`.
     pub quick: bool,
     /// `START TRANSACTION WITH CONSISTENT SNAPSHOT`.
@@ -156,7 +159,8 @@ pub struct Modifiers {
 /// only, `ANALYZE`, `CHECK`, `OPTIMIZE`, `REPAIR` and `CHECKSUM TABLE` are
 /// recognized here (sqlparser rejects them, see [`Statement`]); `LOCK IN SHARE MODE`, the
 /// `UPDATE`/`DELETE` modifiers `LOW_PRIORITY`, `QUICK`, `IGNORE`, multi-table `UPDATE a, b
-/// SET`, `START TRANSACTION WITH CONSISTENT SNAPSHOT` and `FLUSH TABLE` (as `TABLES`) are
+/// SET`, `START TRANSACTION WITH CONSISTENT SNAPSHOT`, `CREATE TABLE ... {IGNORE | REPLACE}
+/// SELECT` and `FLUSH TABLE` (as `TABLES`) are
 /// rewritten into what sqlparser parses, the modifiers kept in [`Modifiers`], and so are `a
 /// MOD b` (as `a % b`), compound interval units (`INTERVAL '1:30' HOUR_MINUTE` as `HOUR TO
 /// MINUTE`), `CAST(x AS UNSIGNED INT)` and a cast's `CHARACTER SET` (dropped). `KILL`, `SHOW
@@ -375,6 +379,10 @@ fn rewrite(mut t: Vec<TokenWithSpan>, m: &mut Modifiers) -> Vec<TokenWithSpan> {
                     i += 1;
                 }
             }
+        }
+        Some(f) if is_kw(f, "CREATE") => {
+            crate::view_syntax::respell(&mut t, m);
+            crate::create_select::respell(&mut t, m);
         }
         _ => crate::view_syntax::respell(&mut t, m),
     }

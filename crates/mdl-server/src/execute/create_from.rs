@@ -14,7 +14,10 @@
 //! 2. `INSERT INTO t (<the select's columns>) <the rewritten select>`: the other columns get
 //!    their defaults (`CREATE TABLE bar (m INT) SELECT n FROM foo` gives rows `(NULL, n)`), a
 //!    duplicate under a key of the definition fails the statement with 1062 and leaves no
-//!    table, as does any other failure of the select or the insert.
+//!    table, as does any other failure of the select or the insert. With `IGNORE` before the
+//!    select the duplicate row is skipped (`INSERT OR IGNORE`), with `REPLACE` it replaces
+//!    the row it duplicates (`INSERT OR REPLACE`), as MySQL's manual says of them; sqlparser
+//!    reads neither word, so `mdl-sql` takes it out before parsing (its `create_select.rs`).
 //!
 //! The columns ([`columns`]): those of the definition that the select does not name, in their
 //! order, then the select's, in its order; a select item named as a defined column is that
@@ -40,9 +43,11 @@
 //! Differs: MySQL keeps a read column's `NOT NULL` and `DEFAULT`, and makes an expression's
 //! column NOT NULL where it cannot be NULL; here an appended column is nullable and has no
 //! default. A value goes into a defined column under SQLite's affinity of its type, not
-//! converted as MySQL converts it. `IGNORE` / `REPLACE` before the `SELECT` are not parsed by
-//! sqlparser 0.64 (1064). The OK packet has the rows inserted as affected rows, without
-//! MySQL's "Records: n  Duplicates: 0  Warnings: 0" (`wire.rs` sends no info). An
+//! converted as MySQL converts it. `IGNORE` skips a row SQLite's `OR IGNORE` skips (a NULL in
+//! a `NOT NULL` column too, where MySQL stores the column's implicit default), with no
+//! warning 1062; `REPLACE` counts the rows it writes, not MySQL's deleted rows too. The OK
+//! packet has the rows inserted as affected rows, without MySQL's "Records: n  Duplicates: 0
+//! Warnings: 0" (`wire.rs` sends no info). An
 //! `AUTO_INCREMENT` column of the definition numbers the rows as an INSERT ... SELECT does, and
 //! the first number is `LAST_INSERT_ID()` (`insert_select.rs`).
 
@@ -98,9 +103,10 @@ pub(super) struct Selected {
     pub decl_type: Option<String>,
 }
 
-/// `CREATE TABLE t [(definitions)] SELECT ...` (see the module docs): the statement's rewrite
-/// `rw` (the tables it names, its `SLEEP`) with the statements that create `t` and fill it (a 0
-/// in an `AUTO_INCREMENT` column counts if `counts_zero`).
+/// `CREATE TABLE t [(definitions)] [IGNORE | REPLACE] SELECT ...` (see the module docs): the
+/// statement's rewrite `rw` (the tables it names, its `SLEEP`) with the statements that create
+/// `t` and fill it (a 0 in an `AUTO_INCREMENT` column counts if `counts_zero`; `IGNORE` and
+/// `REPLACE` are `mdl-sql`'s `modifiers`).
 ///
 /// # Errors
 /// 1060 for a column named twice, 1166 for a name MySQL refuses as a column's; the
@@ -109,7 +115,7 @@ pub(super) fn select(
     db: &mut EngineConn,
     c: &CreateTable,
     current: Option<&str>,
-    (rw, counts_zero): (Option<&Rewritten>, bool),
+    (rw, counts_zero, modifiers): (Option<&Rewritten>, bool, &mdl_sql::Modifiers),
     write: &Write<'_>,
 ) -> Result<Rewritten, ServerError> {
     let Some(query) = &c.query else {
@@ -150,7 +156,16 @@ pub(super) fn select(
     // Last: the DDL step reports its rows as the statement's affected rows.
     let made = (c.columns.as_slice(), sql.as_slice());
     let into = (schema.as_str(), table.as_str());
-    let fill = super::insert_select::created_rows(made, into, &names, select, counts_zero);
+    // `IGNORE`: a row that duplicates a kept one on a unique key is skipped; `REPLACE`: it
+    // replaces that row (`Query_result_insert` with `DUP_IGNORE` / `DUP_REPLACE`, as
+    // `PT_create_table_stmt::make_cmd` in `sql/parse_tree_nodes.cc` passes them on).
+    let insert = match (modifiers.ignore, modifiers.replace) {
+        (_, true) => "INSERT OR REPLACE",
+        (true, false) => "INSERT OR IGNORE",
+        (false, false) => "INSERT",
+    };
+    let rows = (select.as_str(), insert);
+    let fill = super::insert_select::created_rows(made, into, &names, rows, counts_zero);
     sql.push(fill);
     Ok(Rewritten {
         sql,

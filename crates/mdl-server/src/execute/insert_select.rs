@@ -332,18 +332,19 @@ fn last((schema, table): (&str, &str), counter: Option<&str>) -> String {
 
 /// `CREATE TABLE ... SELECT` (`create_from.rs`): the INSERT that fills `schema.table`, made by
 /// `created` (the statements that make it, in SQLite's syntax) from the definition `defined`,
-/// with the rows of `select` (SQLite's text) in its columns `names`; an `AUTO_INCREMENT` column
+/// with the rows of `select` (SQLite's text) in its columns `names`, written by `insert`
+/// (`INSERT`, or `INSERT OR IGNORE` / `INSERT OR REPLACE`); an `AUTO_INCREMENT` column
 /// of the definition counts as in an INSERT ... SELECT (see the module docs), as MySQL's
 /// `Query_result_create` writes its rows as `Query_result_insert` does.
 pub(super) fn created_rows(
     (defined, created): (&[ColumnDef], &[String]),
     (schema, table): (&str, &str),
     names: &[String],
-    select: &str,
+    (select, insert): (&str, &str),
     counts_zero: bool,
 ) -> String {
     let mut columns: Vec<String> = names.iter().map(|n| quote(n)).collect();
-    let into = format!("INSERT INTO {}.{}", quote(schema), quote(table));
+    let into = format!("{insert} INTO {}.{}", quote(schema), quote(table));
     // The column is the rowid only if the rewrite made it `INTEGER PRIMARY KEY AUTOINCREMENT`
     // (`rewrite/ddl.rs`), as `catalog::counter_name` reads a table's definition.
     let autoincrement = |c: &String| c.to_ascii_uppercase().contains(" AUTOINCREMENT");
