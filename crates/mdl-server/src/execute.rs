@@ -232,6 +232,7 @@ impl Connection {
         if let (Some(s), Some(rw)) = (statement, &rw) {
             let current = self.session.state().current_schema.as_deref();
             crate::info_schema::refuse_write(s, &rw.tables, current)?;
+            crate::temporary::refuse_system_schema(s, current)?;
             if lock_free(&rw.tables) && pfs_views::is_write(s) {
                 return self.view_write(s, &rw.tables);
             }

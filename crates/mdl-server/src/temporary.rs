@@ -10,7 +10,8 @@
 //!   goes with it, under the name `<schema>.<table>` ([`sqlite_name`]): SQLite would resolve
 //!   `` `test`.`t` `` to the attached schema `test`, and MySQL's temporary tables are per
 //!   schema. Names are folded to lowercase, as the session folds them
-//!   (`lower_case_table_names = 1`).
+//!   (`lower_case_table_names = 1`). Not in `information_schema` or `performance_schema`:
+//!   1044 before any lock, as MySQL ([`refuse_system_schema`]).
 //! * **Locks.** `mdl-sql` knows the session's temporary tables
 //!   (`SessionState::temporary_tables`, kept from the plans) and takes no metadata lock on
 //!   them, as MySQL takes none; CREATE and DROP TEMPORARY TABLE do not commit
@@ -121,6 +122,33 @@ pub fn created_name(
     match sqlite_name_of(&c.name, current).filter(|_| c.temporary) {
         Some(t) => Ok((SCHEMA.to_string(), t)),
         None => Ok((schema, table)),
+    }
+}
+
+/// CREATE TEMPORARY TABLE in `information_schema` or `performance_schema`: 1044, before any
+/// lock, as MySQL's privilege check refuses `CREATE_TMP_ACL` there
+/// (`IS_internal_schema_access::check`, `sql/sql_show.cc`;
+/// `PFS_internal_schema_access::check`, `storage/perfschema/pfs_engine_table.cc`). `sys` is a
+/// plain schema to MySQL: a temporary table may be made in it, as here.
+///
+/// # Errors
+/// 1044.
+pub fn refuse_system_schema(s: &Statement, current: Option<&str>) -> Result<(), ServerError> {
+    let Statement::CreateTable(c) = s else {
+        return Ok(());
+    };
+    let schema = (crate::rewrite::table_name(&c.name, current).ok()).map(|(schema, _)| schema);
+    match schema {
+        Some(schema)
+            if c.temporary
+                && (schema.eq_ignore_ascii_case("information_schema")
+                    || schema.eq_ignore_ascii_case("performance_schema")) =>
+        {
+            Err(crate::schema_name::access_denied(
+                &schema.to_ascii_lowercase(),
+            ))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -644,3 +644,25 @@ async fn prepared_statements_follow_the_temporary_tables() {
     assert_eq!(n, Some(2));
     ok(&mut c, "DROP TABLE tmp_prep").await;
 }
+
+/// Not in `information_schema` or `performance_schema` (MySQL's privilege check refuses
+/// `CREATE TEMPORARY TABLES` there: 1044, before any lock); in
+/// `sys`, a plain schema to MySQL, it is made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn not_in_the_system_schemas() {
+    let mut c = conn().await;
+    for schema in ["information_schema", "PERFORMANCE_SCHEMA"] {
+        let sql = format!("CREATE TEMPORARY TABLE {schema}.tt_sys (a INT)");
+        assert_eq!(err(&mut c, &sql).await, 1044, "{sql}");
+    }
+    ok(&mut c, "USE performance_schema").await;
+    assert_eq!(
+        err(&mut c, "CREATE TEMPORARY TABLE tt_sys (a INT)").await,
+        1044
+    );
+    ok(&mut c, "USE test").await;
+    ok(&mut c, "CREATE TEMPORARY TABLE sys.tt_sys (a INT)").await;
+    ok(&mut c, "INSERT INTO sys.tt_sys VALUES (1)").await;
+    assert_eq!(ints(&mut c, "SELECT a FROM sys.tt_sys").await, [1]);
+    ok(&mut c, "DROP TEMPORARY TABLE sys.tt_sys").await;
+}
