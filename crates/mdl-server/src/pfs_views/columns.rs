@@ -288,6 +288,18 @@ const VARIABLES: [Def; 2] = [
     ("VARIABLE_VALUE", "varchar(1024)"),
 ];
 
+/// A `sys` view's column: its name, its type in the `x$` form, and its type in the formatted
+/// form where that differs (a latency through `FORMAT_PICO_TIME` is `text`).
+pub(crate) type ViewColumn = (&'static str, &'static str, Option<&'static str>);
+
+/// The definitions of a `sys` view's columns `cols` in its `x$` form or (`formatted`) its
+/// formatted one.
+pub(crate) fn view_defs(cols: &[ViewColumn], formatted: bool) -> Vec<Def> {
+    (cols.iter())
+        .map(|&(name, raw, shown)| (name, if formatted { shown.unwrap_or(raw) } else { raw }))
+        .collect()
+}
+
 /// `performance_schema.<table>`'s name as the server spells it and its columns; `None` for a
 /// table it does not have.
 pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static [Def])> {

@@ -72,7 +72,7 @@ pub(super) const SOURCES: [&str; 4] = [
 
 /// sys 8.0's columns, with `x$processlist`'s types (`None`) or `processlist`'s where they
 /// differ (the formatted ones).
-const COLUMNS: [(&str, &str, Option<&str>); 30] = [
+const COLUMNS: [super::columns::ViewColumn; 30] = [
     ("thd_id", "bigint unsigned", None),
     ("conn_id", "bigint unsigned", None),
     ("user", "varchar(288)", None),
@@ -215,9 +215,7 @@ pub(super) fn refresh(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), Serv
 /// The columns of `x$processlist` and `x$session` or (`formatted`) `processlist` and
 /// `session`, with their types.
 pub(super) fn defs(formatted: bool) -> Vec<super::columns::Def> {
-    (COLUMNS.iter())
-        .map(|&(name, raw, shown)| (name, if formatted { shown.unwrap_or(raw) } else { raw }))
-        .collect()
+    super::columns::view_defs(&COLUMNS, formatted)
 }
 
 /// The column definitions of `x$processlist` or (`formatted`) `processlist`.

@@ -22,7 +22,8 @@
 
 use std::fmt::Write as _;
 
-use super::{columns::Def, Sources};
+use super::columns::{view_defs, Def, ViewColumn};
+use super::Sources;
 use crate::engine::EngineConn;
 use crate::error::ServerError;
 
@@ -39,7 +40,7 @@ pub(super) const SOURCE: &str = "events_statements_summary_by_digest";
 
 /// `statement_analysis`' columns with `x$statement_analysis`' types, or the formatted view's
 /// (`Some`) where they differ: MySQL's types of the view's expressions.
-const ANALYSIS: [(&str, &str, Option<&str>); 26] = [
+const ANALYSIS: [ViewColumn; 26] = [
     ("query", "longtext", None),
     ("db", "varchar(64)", None),
     ("full_scan", "varchar(1)", None),
@@ -69,7 +70,7 @@ const ANALYSIS: [(&str, &str, Option<&str>); 26] = [
 ];
 
 /// `statements_with_errors_or_warnings`' columns (the same in both forms).
-const ERRORS: [(&str, &str, Option<&str>); 10] = [
+const ERRORS: [ViewColumn; 10] = [
     ("query", "longtext", None),
     ("db", "varchar(64)", None),
     ("exec_count", "bigint unsigned", None),
@@ -145,16 +146,12 @@ pub(super) fn refresh(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), Serv
 
 /// The columns of `view` (one of [`VIEWS`]), with their types.
 pub(super) fn defs(view: &str) -> Vec<Def> {
-    let formatted = !view.starts_with("x$");
-    let cols: &[(&'static str, &'static str, Option<&'static str>)] =
-        if view.ends_with("statement_analysis") {
-            &ANALYSIS
-        } else {
-            &ERRORS
-        };
-    (cols.iter())
-        .map(|&(name, raw, shown)| (name, if formatted { shown.unwrap_or(raw) } else { raw }))
-        .collect()
+    let cols: &[ViewColumn] = if view.ends_with("statement_analysis") {
+        &ANALYSIS
+    } else {
+        &ERRORS
+    };
+    view_defs(cols, !view.starts_with("x$"))
 }
 
 #[cfg(test)]
