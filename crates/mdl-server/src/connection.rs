@@ -42,6 +42,7 @@ use tokio::net::TcpStream;
 use crate::command_map::{ClientFlags, EmptyQueries, EmptyQuery};
 use crate::engine::EngineConn;
 use crate::error::ServerError;
+use crate::execute_types::StatementParams;
 use crate::memo::Memo;
 use crate::processlist::ConnInfo;
 use crate::server::Shared;
@@ -110,6 +111,8 @@ pub struct Connection {
     empty_queries: EmptyQueries,
     /// The client's capability flags (`command_map.rs`).
     client: ClientFlags,
+    /// Each prepared statement's parameter count, for the reader (`execute_types.rs`).
+    statement_params: StatementParams,
 }
 
 /// How a statement ended, besides its result.
@@ -137,6 +140,7 @@ impl Connection {
         thread: &pfs::SessionThread,
         empty_queries: EmptyQueries,
         client: ClientFlags,
+        statement_params: StatementParams,
     ) -> Result<Connection, ServerError> {
         let builder = shared.mgr.build_context().id(info.id);
         #[cfg(feature = "pfs")]
@@ -165,6 +169,7 @@ impl Connection {
             watch,
             empty_queries,
             client,
+            statement_params,
         })
     }
 
@@ -539,6 +544,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         let params: Vec<Column> = (0..params).map(|_| var_string("?")).collect();
         let columns: Vec<Column> = columns.iter().map(|c| var_string(c)).collect();
         self.prepared.insert(id, prepared);
+        self.statement_params.prepared(id, params.len());
         info.reply(id, &params, &columns).await
     }
 
@@ -579,6 +585,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
     {
         self.info.status.count(Com::StmtClose);
         self.prepared.remove(&stmt);
+        self.statement_params.closed(stmt);
     }
 
     async fn on_query<'a>(

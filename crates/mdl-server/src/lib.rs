@@ -66,6 +66,7 @@ mod depth;
 mod engine;
 mod error;
 mod execute;
+mod execute_types;
 mod explain;
 mod expr_type;
 mod foreign_keys;

@@ -31,6 +31,7 @@ use crate::connection::Connection;
 use crate::constant::Constant;
 use crate::engine::Engine;
 use crate::error::ServerError;
+use crate::execute_types::{ExecuteTypes, StatementParams};
 use crate::processlist::{ConnInfo, Processlist};
 use crate::wire::ErrorCodes;
 
@@ -236,6 +237,9 @@ async fn serve(
         // The commands opensrv-mysql does not parse (`command_map.rs`); the constant mode,
         // which answers no statement, maps none.
         let (empty, client) = (EmptyQueries::default(), ClientFlags::default());
+        // Executions sent without their parameters' types get them (`execute_types.rs`).
+        let params = StatementParams::default();
+        let r = ExecuteTypes::new(r, params.clone());
         let r = CommandMap::new(r, empty.clone(), client.clone());
         match Connection::new(
             shared.clone(),
@@ -244,6 +248,7 @@ async fn serve(
             &thread,
             empty,
             client,
+            params,
         ) {
             Ok(conn) => {
                 let run = AsyncMysqlIntermediary::run_with_options(conn, r, w, &opts);
