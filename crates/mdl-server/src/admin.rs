@@ -344,6 +344,7 @@ pub fn show_processlist(shared: &Shared, full: bool) -> Output {
         .map(|s| s.to_string())
         .collect(),
         rows,
+        kinds: Vec::new(),
     })
 }
 

@@ -52,7 +52,7 @@ use tokio::sync::OwnedMutexGuard;
 use crate::error::ServerError;
 use crate::functions::StatementClock;
 use crate::processlist::{ConnInfo, EngineInterrupt, KillSignal};
-use crate::wire::{Cell, Output, ResultSet};
+use crate::wire::{Cell, Kind, Output, ResultSet};
 
 /// SQLite attaches at most 30 databases as the workspace builds it (`.cargo/config.toml`:
 /// `SQLITE_MAX_ATTACHED`; 10 by default); three are each connection's `performance_schema`,
@@ -647,9 +647,8 @@ fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::R
             last_insert_id: db.last_insert_rowid().max(0) as u64,
         });
     }
-    let mut columns: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
+    let (mut columns, mut kinds) = names_and_kinds(&stmt);
     let mut n = n;
-    let mut json = Vec::new();
     let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
@@ -658,14 +657,7 @@ fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::R
             // schema (`SELECT *` after an ALTER TABLE): take the columns from then.
             let st = r.as_ref();
             n = st.column_count();
-            columns = st.column_names().iter().map(|s| s.to_string()).collect();
-            // A JSON column's text is given as MySQL prints it (`rewrite/json.rs`).
-            json = (st.columns().iter())
-                .map(|c| {
-                    c.decl_type()
-                        .is_some_and(|t| t.eq_ignore_ascii_case("JSON"))
-                })
-                .collect();
+            (columns, kinds) = names_and_kinds(st);
         }
         let mut row = Vec::with_capacity(n);
         for i in 0..n {
@@ -673,7 +665,8 @@ fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::R
                 ValueRef::Null => Cell::Null,
                 ValueRef::Integer(i) => Cell::Int(i),
                 ValueRef::Real(f) => Cell::Real(f),
-                ValueRef::Text(t) if json.get(i) == Some(&true) => {
+                // A JSON column's text is given as MySQL prints it (`rewrite/json.rs`).
+                ValueRef::Text(t) if kinds.get(i) == Some(&Some(Kind::Json)) => {
                     let t = String::from_utf8_lossy(t);
                     Cell::Text(crate::functions::json_column_text(&t).unwrap_or(t.into_owned()))
                 }
@@ -683,5 +676,22 @@ fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::R
         }
         out.push(row);
     }
-    Ok(Output::Rows(ResultSet { columns, rows: out }))
+    Ok(Output::Rows(ResultSet {
+        columns,
+        rows: out,
+        kinds,
+    }))
+}
+
+/// The names of the columns of `st`, and the wire kind of each from its declared type
+/// (`wire/kind.rs`; empty when none has one, as for a point select's INT and CHAR columns).
+fn names_and_kinds(st: &rusqlite::Statement<'_>) -> (Vec<String>, Vec<Option<Kind>>) {
+    let cols = st.columns();
+    let names = cols.iter().map(|c| c.name().to_string()).collect();
+    let kind = |c: &rusqlite::Column<'_>| c.decl_type().and_then(Kind::from_declared);
+    let kinds = match cols.iter().any(|c| kind(c).is_some()) {
+        true => cols.iter().map(kind).collect(),
+        false => Vec::new(),
+    };
+    (names, kinds)
 }

@@ -116,6 +116,7 @@ pub fn explain(
     Ok(Output::Rows(ResultSet {
         columns: COLUMNS.iter().map(|c| c.to_string()).collect(),
         rows: out,
+        kinds: Vec::new(),
     }))
 }
 

@@ -40,6 +40,7 @@ pub(crate) fn columns(
             .map(|c| c.to_string())
             .collect(),
         rows,
+        kinds: Vec::new(),
     }))
 }
 
@@ -124,6 +125,7 @@ pub(crate) fn show_index(
             .map(|c| c.to_string())
             .collect(),
         rows,
+        kinds: Vec::new(),
     })))
 }
 
@@ -153,6 +155,7 @@ pub(crate) fn show_create(
             .map(String::from)
             .to_vec(),
             rows: vec![v.show_create_row()],
+            kinds: Vec::new(),
         }));
     }
     if *obj_type == sqlparser::ast::ShowCreateObject::View {
@@ -229,6 +232,7 @@ fn create_table_output(table: &str, text: String) -> Output {
     Output::Rows(ResultSet {
         columns: vec!["Table".into(), "Create Table".into()],
         rows: vec![vec![Cell::Text(table.to_string()), Cell::Text(text)]],
+        kinds: Vec::new(),
     })
 }
 

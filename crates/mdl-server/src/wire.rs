@@ -20,6 +20,14 @@
 //! [`ErrorCodes::with_multi_statements`]), and a row result that more results follow ends
 //! with an OK packet whose info is [`MORE_RESULTS`], which the stream turns into the status
 //! flag `SERVER_MORE_RESULTS_EXISTS` (opensrv writes that packet without it).
+//!
+//! A column's wire type is its values' (integers `LONGLONG`, reals `DOUBLE`, bytes `BLOB`,
+//! text `VAR_STRING`) unless its declared or expression type is one whose values SQLite
+//! cannot say (`DECIMAL`, `DATE`, `DATETIME`, `TIMESTAMP`, `TIME`, `JSON`: `kind.rs`, which
+//! also formats a decimal's values to its scale). opensrv-mysql writes every column definition
+//! with length 1024, no decimals and `utf8_general_ci`; such a column's definition carries
+//! MySQL's in its (otherwise empty) table name, which the stream moves into place
+//! ([`ErrorCodes`]), as it does an error's code.
 
 use std::io;
 use std::pin::Pin;
@@ -29,6 +37,11 @@ use opensrv_mysql::{Column, ColumnFlags, ColumnType, ErrorKind, QueryResultWrite
 use tokio::io::AsyncWrite;
 
 use crate::error::ServerError;
+
+mod kind;
+
+use kind::Temporal;
+pub use kind::{decimal_text, Kind};
 
 /// One value of a result row.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +78,9 @@ pub struct ResultSet {
     pub columns: Vec<String>,
     /// Rows, one cell per column.
     pub rows: Vec<Vec<Cell>>,
+    /// The type of each column where it changes the wire (`kind.rs`), from its declared or
+    /// expression type; empty when no column has one (the values type the columns).
+    pub kinds: Vec<Option<Kind>>,
 }
 
 impl ResultSet {
@@ -80,13 +96,18 @@ impl ResultSet {
                         .collect()
                 })
                 .collect(),
+            kinds: Vec::new(),
         }
     }
 
-    /// The MySQL type of each column, from its values: integers, reals, bytes, else text.
+    /// The MySQL type of each column: its kind's, else from its values: integers, reals,
+    /// bytes, else text.
     fn column_types(&self) -> Vec<ColumnType> {
         (0..self.columns.len())
             .map(|i| {
+                if let Some(Some(k)) = self.kinds.get(i) {
+                    return k.column_type();
+                }
                 let mut ty = None;
                 for r in &self.rows {
                     let t = match r.get(i) {
@@ -134,16 +155,22 @@ impl Output {
     };
 }
 
-/// `opensrv` columns for a result set's columns of types `types`.
-pub fn columns(names: Vec<String>, types: &[ColumnType]) -> Vec<Column> {
+/// `opensrv` columns for a result set's columns of types `types`; a column of a kind
+/// (`kinds`, empty if none has one) carries its definition's metadata in its table name
+/// (`kind::definition_marker`).
+pub fn columns(names: Vec<String>, types: &[ColumnType], kinds: &[Option<Kind>]) -> Vec<Column> {
+    let mut kinds = kinds.iter();
     names
         .into_iter()
         .zip(types)
-        .map(|(n, t)| Column {
-            table: String::new(),
-            column: n,
-            coltype: *t,
-            colflags: ColumnFlags::empty(),
+        .map(|(n, t)| {
+            let kind = kinds.next().copied().flatten();
+            Column {
+                table: kind.map_or_else(String::new, kind::definition_marker),
+                column: n,
+                coltype: *t,
+                colflags: kind.map_or(ColumnFlags::empty(), Kind::flags),
+            }
         })
         .collect()
 }
@@ -170,9 +197,9 @@ pub async fn write_result<W: AsyncWrite + Send + Unpin>(
         Ok(Output::Rows(mut rs)) => {
             let types = rs.column_types();
             // The names move into the columns: no copy per query.
-            let cols = columns(std::mem::take(&mut rs.columns), &types);
+            let cols = columns(std::mem::take(&mut rs.columns), &types, &rs.kinds);
             let mut rw = w.start(&cols).await?;
-            write_rows(&mut rw, &rs.rows, &types).await?;
+            write_rows(&mut rw, &rs, &types).await?;
             rw.finish().await
         }
     }
@@ -190,7 +217,7 @@ pub async fn write_results<W: AsyncWrite + Send + Unpin>(
         .map(|o| match o {
             Ok(Output::Rows(rs)) => {
                 let types = rs.column_types();
-                let cols = columns(std::mem::take(&mut rs.columns), &types);
+                let cols = columns(std::mem::take(&mut rs.columns), &types, &rs.kinds);
                 (types, cols)
             }
             _ => Default::default(),
@@ -218,7 +245,7 @@ pub async fn write_results<W: AsyncWrite + Send + Unpin>(
             }
             Ok(Output::Rows(rs)) => {
                 let mut rw = w.start(cols).await?;
-                write_rows(&mut rw, &rs.rows, types).await?;
+                write_rows(&mut rw, &rs, types).await?;
                 let info = if status.is_empty() { "" } else { MORE_RESULTS };
                 rw.finish_one_with_info(info).await?
             }
@@ -229,16 +256,52 @@ pub async fn write_results<W: AsyncWrite + Send + Unpin>(
 
 async fn write_rows<W: AsyncWrite + Send + Unpin>(
     rw: &mut opensrv_mysql::RowWriter<'_, W>,
-    rows: &[Vec<Cell>],
+    rs: &ResultSet,
     types: &[ColumnType],
 ) -> io::Result<()> {
-    for row in rows {
-        for (cell, ty) in row.iter().zip(types) {
-            write_cell(rw, cell, *ty)?;
+    if rs.kinds.is_empty() {
+        // Most results (a point select's INT and CHAR columns): no kind to look at.
+        for row in &rs.rows {
+            for (cell, ty) in row.iter().zip(types) {
+                write_cell(rw, cell, *ty)?;
+            }
+            rw.end_row().await?;
+        }
+        return Ok(());
+    }
+    for row in &rs.rows {
+        for ((cell, ty), kind) in row.iter().zip(types).zip(&rs.kinds) {
+            match kind {
+                Some(k) => write_kind_cell(rw, cell, *k)?,
+                None => write_cell(rw, cell, *ty)?,
+            }
         }
         rw.end_row().await?;
     }
     Ok(())
+}
+
+/// A value of a column of kind `kind` (`kind.rs`).
+fn write_kind_cell<W: AsyncWrite + Send + Unpin>(
+    rw: &mut opensrv_mysql::RowWriter<'_, W>,
+    cell: &Cell,
+    kind: Kind,
+) -> io::Result<()> {
+    let text = match cell {
+        Cell::Null => return rw.write_col(None::<i64>),
+        Cell::Text(t) => std::borrow::Cow::Borrowed(t.as_str()),
+        other => std::borrow::Cow::Owned(other.text().unwrap_or_default()),
+    };
+    match kind {
+        Kind::Decimal { scale, .. } => match decimal_text(&text, scale) {
+            Some(d) => rw.write_col(d.as_str()),
+            None => rw.write_col(&*text),
+        },
+        Kind::Json => rw.write_col(&*text),
+        Kind::Date | Kind::Datetime(_) | Kind::Timestamp(_) | Kind::Time(_) => {
+            rw.write_col(Temporal(&text))
+        }
+    }
 }
 
 fn write_cell<W: AsyncWrite + Send + Unpin>(
@@ -313,8 +376,8 @@ const MARKER_LEN: usize = 10;
 /// A packet of this length continues in the next one.
 const MAX_PAYLOAD: usize = 0xFF_FFFF;
 
-/// The connection's output stream: passes packets through, rewriting marked ERR packets (see
-/// the module docs). Each written byte is copied once, to the end of `out`; each packet is
+/// The connection's output stream: passes packets through, rewriting marked ERR packets and
+/// marked column definitions (see the module docs). Each written byte is copied once, to the end of `out`; each packet is
 /// looked at in place once complete (a marked ERR packet, which only shrinks, rewritten there);
 /// complete packets are sent on flush, and an incomplete one waits there for the rest.
 #[derive(Debug)]
@@ -388,10 +451,12 @@ impl<W> ErrorCodes<W> {
             let more = !self.continuation
                 && p.first() == Some(&0xFE)
                 && p.ends_with(MORE_RESULTS.as_bytes());
+            let definition = !self.continuation && kind::is_marked_definition(p);
             self.continuation = len == MAX_PAYLOAD;
-            let len = match (marked, more) {
-                (true, _) => self.rewrite(at, len),
-                (_, true) => self.more_results(at, len),
+            let len = match (marked, more, definition) {
+                (true, _, _) => self.rewrite(at, len),
+                (_, true, _) => self.more_results(at, len),
+                (_, _, true) => self.definition(at, len),
                 _ => len,
             };
             self.scanned = at + len;
@@ -443,6 +508,22 @@ impl<W> ErrorCodes<W> {
         self.out.truncate(self.out.len() - (len - keep));
         self.out[at - 4..at - 1].copy_from_slice(&[keep as u8, 0, 0]);
         keep
+    }
+
+    /// Rewrites in place the column definition whose payload of `len` bytes starts at `at` and
+    /// whose table name is a marker (`kind::definition_marker`): its metadata goes into the
+    /// definition's fields, the name becomes empty; returns the payload's new length.
+    #[cold]
+    fn definition(&mut self, at: usize, len: usize) -> usize {
+        if !kind::patch_definition(&mut self.out[at..at + len]) {
+            return len;
+        }
+        let marker = at + 6..at + 6 + kind::DEFINITION_MARKER_LEN;
+        self.out[at + 5] = 0;
+        self.out.drain(marker);
+        let n = len - kind::DEFINITION_MARKER_LEN;
+        self.out[at - 4..at - 1].copy_from_slice(&[n as u8, (n >> 8) as u8, (n >> 16) as u8]);
+        n
     }
 
     /// Appends `bufs` and scans them; all of them are taken.

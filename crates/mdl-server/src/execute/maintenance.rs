@@ -134,6 +134,7 @@ pub(super) async fn run(
     Ok(Output::Rows(ResultSet {
         columns: columns.iter().map(|c| c.to_string()).collect(),
         rows,
+        kinds: Vec::new(),
     }))
 }
 

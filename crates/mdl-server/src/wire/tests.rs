@@ -138,6 +138,7 @@ fn column_types_follow_the_values() {
             vec![Cell::Int(1), Cell::Int(2), Cell::Null],
             vec![Cell::Real(1.5), Cell::Text("x".into()), Cell::Null],
         ],
+        kinds: Vec::new(),
     };
     assert_eq!(
         rs.column_types(),
@@ -200,4 +201,36 @@ fn a_result_that_more_follow_ends_with_the_flag() {
     // The last result's end, without the info, passes as it is.
     let last = packet(4, &[0xFE, 0, 0, 0x02, 0x00, 0, 0]);
     assert_eq!(sent(&last, 64), last);
+}
+
+/// A column definition as opensrv-mysql 0.7 writes it (`write_column_definitions_41`).
+fn opensrv_definition(table: &str, name: &str, ty: u8) -> Vec<u8> {
+    let mut p = Vec::new();
+    for s in ["def", "", table, "", name, ""] {
+        p.push(s.len() as u8);
+        p.extend_from_slice(s.as_bytes());
+    }
+    p.push(0x0C);
+    p.extend_from_slice(&33u16.to_le_bytes());
+    p.extend_from_slice(&1024u32.to_le_bytes());
+    p.push(ty);
+    p.extend_from_slice(&[0, 0, 0, 0, 0]);
+    p
+}
+
+#[test]
+fn marked_definitions_get_mysqls_length_decimals_and_charset() {
+    let k = Kind::from_declared("decimal(10,2)").unwrap();
+    let marked = opensrv_definition(&kind::definition_marker(k), "d", 246);
+    let mut want = opensrv_definition("", "d", 246);
+    let at = want.len() - 13; // 0x0C, then 12 bytes of fixed fields
+    want[at + 1..at + 3].copy_from_slice(&63u16.to_le_bytes());
+    want[at + 3..at + 7].copy_from_slice(&12u32.to_le_bytes());
+    want[at + 10] = 2;
+    let plain = opensrv_definition("", "x", 8);
+    let stream = [packet(2, &marked), packet(3, &plain)].concat();
+    let expected = [packet(2, &want), packet(3, &plain)].concat();
+    for chunk in [1, 5, 17, stream.len()] {
+        assert_eq!(sent(&stream, chunk), expected, "{chunk}");
+    }
 }
