@@ -47,6 +47,7 @@ mod insert_select;
 mod insert_values;
 mod maintenance;
 mod rebuild;
+mod result_kinds;
 mod view_ddl;
 
 pub(crate) use insert_select::register as register_auto_id;

@@ -1,7 +1,8 @@
 //! The MySQL type of a select item that is an expression, as MySQL 8.0 makes a column of it:
 //! the column of a view (`DESCRIBE`, `SHOW COLUMNS`, `information_schema.COLUMNS`:
-//! `view_columns.rs`) and the column `CREATE TABLE ... SELECT` creates for it
-//! (`execute/create_from.rs`). SQLite knows the declared type of a column reference only, and
+//! `view_columns.rs`), the column `CREATE TABLE ... SELECT` creates for it
+//! (`execute/create_from.rs`) and a query's result column on the wire (a decimal's scale, a
+//! temporal or JSON type: `execute/result_kinds.rs`). SQLite knows the declared type of a column reference only, and
 //! none of an expression.
 //!
 //! MySQL resolves each item to an `Item` with a result class (integer, decimal, double,

@@ -102,7 +102,8 @@ pub(crate) fn refine(db: &mut EngineConn, v: &View, cols: &mut [Column], depth: 
 
 /// The MySQL types of the columns of select `q` read in schema `schema` (the module docs, and
 /// `expr_type.rs` for an expression), `None` for one not known; `None` for a select this
-/// cannot read (`CREATE TABLE ... SELECT`'s columns: `execute/create_from.rs`).
+/// cannot read (`CREATE TABLE ... SELECT`'s columns: `execute/create_from.rs`; a query's
+/// result columns on the wire: `execute/result_kinds.rs`).
 pub(crate) fn query_types(
     db: &mut EngineConn,
     schema: &str,

@@ -183,9 +183,8 @@ async fn the_wire_types_integer_and_string_expressions_as_mysql() {
         ),
     )
     .await;
-    // MYSQL_TYPE_LONGLONG for a bigint, VAR_STRING for a varchar: MySQL's own. The types come
-    // from the values (`wire.rs`), so a decimal is sent as a DOUBLE, where MySQL sends
-    // NEWDECIMAL.
+    // MYSQL_TYPE_LONGLONG for a bigint, VAR_STRING for a varchar: MySQL's own, from the values
+    // (`wire.rs`); decimals, temporal and JSON columns: `decimal_values.rs`.
     for sql in [
         "SELECT v + 1, CONCAT(s, 'x') FROM et_w",
         "SELECT w, c FROM et_wv",

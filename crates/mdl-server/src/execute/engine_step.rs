@@ -79,13 +79,19 @@ pub(super) async fn run(
             if multi {
                 db.begin()?;
             }
-            select(db, first(), rw, params, schema.as_deref(), found)
+            let mut out = select(db, first(), rw, params, schema.as_deref(), found)?;
+            super::result_kinds::add(db, s, schema.as_deref(), &mut out);
+            Ok(out)
         }
         K::Explain => match crate::explain::explained(first()) {
             Some(statement) => crate::explain::explain(db, statement, params, schema.as_deref()),
             None => db.run(first(), params, schema.as_deref()),
         },
-        K::Select => select(db, first(), rw, params, schema.as_deref(), found),
+        K::Select => {
+            let mut out = select(db, first(), rw, params, schema.as_deref(), found)?;
+            super::result_kinds::add(db, s, schema.as_deref(), &mut out);
+            Ok(out)
+        }
         // `SET @a = x`: the values, which the caller keeps.
         K::Set if rw.is_some_and(|r| !r.user_vars.is_empty()) => {
             db.run(first(), params, schema.as_deref())
