@@ -43,6 +43,7 @@ mod create_from;
 mod describe;
 mod engine_step;
 mod fk_ddl;
+mod insert_literals;
 mod insert_select;
 mod insert_values;
 mod maintenance;

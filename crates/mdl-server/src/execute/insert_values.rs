@@ -12,6 +12,8 @@
 //!   whose value is `DEFAULT` in every row leaves the list (and a row of defaults, `VALUES ()`,
 //!   is a NULL rowid, which SQLite counts). A multi-row INSERT with `DEFAULT` for such a column
 //!   in some rows only is refused (1235): SQLite cannot say it.
+//! * A fractional number literal is spelt as its column stores it (`insert_literals.rs`): a
+//!   `DECIMAL(p,s)` column's rounded to `s` digits, a string column's as MySQL's text of it.
 //!
 //! `INSERT ... SELECT` counts its query's NULLs and 0s in that column the same way, and sets
 //! the statement's first generated id as `LAST_INSERT_ID()` (`insert_select.rs`).
@@ -37,6 +39,8 @@ use crate::error::ServerError;
 use crate::memo::Memo;
 use crate::rewrite::Rewritten;
 use crate::sql_mode::SqlMode;
+
+use super::insert_literals;
 
 /// The rewrite to run for `s` in `db` (`state`, `mode`: the session's state, its schema and
 /// temporary tables, and `sql_mode`; `base`: the rewrite made before the locks): one made by `write` with its
@@ -140,12 +144,14 @@ fn resolve(
 }
 
 /// Whether a value of `ins` may need the table: any `?` or expression in a VALUES row or SET
-/// list, a 0 or `DEFAULT` (a statement of other literals only, as dumps write, skips the
+/// list, a 0, a fractional number or `DEFAULT` (a statement of other literals only skips the
 /// catalog).
 fn mentions_table_values(ins: &Insert) -> bool {
+    // A fractional number depends on its column too (`insert_literals.rs`).
+    let literal = |v: &Value| !is_zero(v) && !insert_literals::is_fractional(v);
     let plain = |e: &Expr| match e {
-        Expr::Value(v) => !matches!(&v.value, Value::Placeholder(_)) && !is_zero(&v.value),
-        Expr::UnaryOp { expr, .. } => matches!(expr.as_ref(), Expr::Value(v) if !is_zero(&v.value)),
+        Expr::Value(v) => !matches!(&v.value, Value::Placeholder(_)) && literal(&v.value),
+        Expr::UnaryOp { expr, .. } => matches!(expr.as_ref(), Expr::Value(v) if literal(&v.value)),
         _ => false,
     };
     if !ins.assignments.is_empty() {
@@ -184,9 +190,15 @@ fn values(ins: &mut Insert, cols: &[Column], counts_zero: bool) -> Result<bool, 
     let counted = cols.iter().find(|c| c.auto_increment);
     let counted_at = counted.and_then(|c| position(&names, &c.name));
     let mut changed = false;
+    let decls: Vec<Option<&str>> = (names.iter())
+        .map(|n| (cols.iter().find(|c| c.name.eq_ignore_ascii_case(n))).map(|c| &*c.decl_type))
+        .collect();
     for row in &mut v.rows {
         if let Some(e) = counted_at.and_then(|k| row.get_mut(k)) {
             changed |= count(e, counts_zero);
+        }
+        for (e, decl) in row.iter_mut().zip(&decls) {
+            changed |= decl.is_some_and(|d| insert_literals::spell(e, d));
         }
     }
     // Columns whose value is `DEFAULT` leave the list, and their values the rows.
@@ -234,6 +246,9 @@ fn assignments(ins: &mut Insert, cols: &[Column], counts_zero: bool) -> bool {
             return true;
         };
         let name = column_name(n);
+        if let Some(c) = cols.iter().find(|c| c.name.eq_ignore_ascii_case(&name)) {
+            changed |= insert_literals::spell(&mut a.value, &c.decl_type);
+        }
         if counted.is_some_and(|c| c.name.eq_ignore_ascii_case(&name)) {
             changed |= count(&mut a.value, counts_zero);
             true
