@@ -16,7 +16,12 @@
 //! such values, whose double error lies far below the scale and goes in the rounding. The
 //! double's shortest text is rounded half away from zero (`ROUND_HALF_UP` of
 //! `decimal_round`, `strings/decimal.c`): a stored `1.555` shows `1.56`. More digits than a
-//! double holds (a `DECIMAL(30,10)` of 20 integer digits) are not exact.
+//! double holds (a `DECIMAL(30,10)` of 20 integer digits) are not exact. An INSERT's literal
+//! is stored rounded to the scale (`execute/insert_literals.rs`); a value computed in SQLite
+//! (an UPDATE's `d = d / 3`, `CAST(x AS DECIMAL(5,2))`, which is SQLite's `ROUND` of the
+//! double: `1.555` is `1.55`) is stored as the double it is and only shown rounded. A decimal
+//! turned into a string inside SQLite (`CONCAT(d)`, `CAST(d AS CHAR)`) has SQLite's text of
+//! the double (`1.5`, not MySQL's `1.50`).
 //!
 //! In the binary protocol a decimal and JSON are strings, as in MySQL; a temporal value is
 //! MySQL's `MYSQL_TIME` packing (`Protocol_binary::store_date` and kin), read from its text.
