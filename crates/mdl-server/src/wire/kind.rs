@@ -167,9 +167,12 @@ pub(super) fn definition_marker(k: Kind) -> String {
 /// Whether payload `p` is a column definition whose table name is a [`definition_marker`]:
 /// catalog `def`, an empty schema, a table name of the marker's length starting with `\x01`.
 pub(super) fn is_marked_definition(p: &[u8]) -> bool {
+    // Every packet of a result is looked at: the rarest byte first, one byte at a time.
     p.len() > 6 + DEFINITION_MARKER_LEN
-        && p[..6] == [3, b'd', b'e', b'f', 0, DEFINITION_MARKER_LEN as u8]
         && p[6] == 1
+        && p[5] == DEFINITION_MARKER_LEN as u8
+        && p[0] == 3
+        && p[1..5] == *b"def\0"
 }
 
 /// Writes the marker's metadata of definition `p` ([`is_marked_definition`]) into its fields
