@@ -3,8 +3,10 @@
 //! metadata lock behind, and `mariadb-admin` (`mysqladmin`), whose `status` and `version` read
 //! `COM_STATISTICS`. `mysqlslap` sends each statement with the C string's NUL terminator inside
 //! the packet and creates its table with a `SERIAL` column; both are also checked with
-//! `mysql_async`, so they hold where the tools are missing. The tools' runs are skipped, loudly,
-//! without them (Debian's `mariadb-client`); `MDL_SERVER_REQUIRE_CLIENTS=1` (CI) makes that a
+//! `mysql_async`, so they hold where the tools are missing. `sysbench` runs prepared statements
+//! through libmariadb, which sends a statement's parameter types with its first execution only
+//! (`mysql_async` sends them every time). The tools' runs are skipped, loudly, without them
+//! (Debian's `mariadb-client`, `sysbench`); `MDL_SERVER_REQUIRE_CLIENTS=1` (CI) makes that a
 //! failure. Every run is bounded in time.
 
 mod common;
@@ -151,4 +153,80 @@ async fn mysqladmin_status_and_version_read_com_statistics() {
     assert!(!version.contains("Wrong"), "{version}");
     let ping = tokio::task::block_in_place(|| run(&admin, &args("ping"), None));
     assert!(ping.contains("is alive"), "{ping}");
+}
+
+/// A sysbench script: three statements prepared on one connection, executed in turn 15 times
+/// with an id each, printing the rows each execution returned.
+const INTERLEAVED_EXECUTIONS: &str = r#"
+function event()
+  local con = sysbench.sql.driver():connect()
+  local st, ps = {}, {}
+  for t = 1, 3 do
+    st[t] = con:prepare("SELECT v FROM sb_params WHERE id = ? AND t = " .. t)
+    ps[t] = st[t]:bind_create(sysbench.sql.type.INT)
+    st[t]:bind_param(ps[t])
+  end
+  for i = 1, 15 do
+    local t = (i % 3) + 1
+    ps[t]:set(i * 7)
+    local rs = st[t]:execute()
+    print(string.format("execution %d rows %d", i, rs.nrows))
+  end
+  con:disconnect()
+end
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn later_executions_of_libmariadb_keep_their_parameters() {
+    let Some([sysbench]) = tools_or_skip(
+        "later_executions_of_libmariadb_keep_their_parameters",
+        [&["sysbench"]],
+    ) else {
+        return;
+    };
+    let addr = server();
+    let mut c = conn().await;
+    c.query_drop("CREATE DATABASE sb_exec").await.unwrap();
+    c.query_drop("CREATE TABLE sb_exec.sb_params (id INT, t INT, v INT, PRIMARY KEY (id, t))")
+        .await
+        .unwrap();
+    // Ids 7, 14, ..., 105 in each of the three: one row per execution. Read one byte early, as
+    // they were, 14 is 3584: no row.
+    let rows: Vec<String> = (1..=15)
+        .flat_map(|i| (1..=3).map(move |t| format!("({}, {t}, {i})", i * 7)))
+        .collect();
+    c.query_drop(format!(
+        "INSERT INTO sb_exec.sb_params VALUES {}",
+        rows.join(", ")
+    ))
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("interleaved.lua");
+    std::fs::write(&script, INTERLEAVED_EXECUTIONS).unwrap();
+    let args: Vec<String> = [
+        script.to_str().unwrap().to_string(),
+        "--db-driver=mysql".into(),
+        "--mysql-host=127.0.0.1".into(),
+        format!("--mysql-port={}", addr.port()),
+        "--mysql-user=root".into(),
+        "--mysql-db=sb_exec".into(),
+        "--events=1".into(),
+        "--threads=1".into(),
+        "--time=0".into(),
+        "run".into(),
+    ]
+    .into();
+    let out = tokio::task::spawn_blocking(move || run(&sysbench, &args, None))
+        .await
+        .unwrap();
+    let counts: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("execution "))
+        .collect();
+    assert_eq!(counts.len(), 15, "{out}");
+    for line in counts {
+        assert!(line.ends_with(" rows 1"), "{line}\n{out}");
+    }
+    c.query_drop("DROP DATABASE sb_exec").await.unwrap();
 }

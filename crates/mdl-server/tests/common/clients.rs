@@ -1,5 +1,6 @@
 //! The real command-line clients (Debian's `mariadb-client`: `mariadb`, `mariadb-dump`,
-//! `mariadb-slap`, or their `mysql*` names), found on PATH and run bounded in time. A test that
+//! `mariadb-slap`, or their `mysql*` names; Debian's `sysbench`), found on PATH and run bounded
+//! in time. A test that
 //! needs one is skipped, loudly, on a machine without it; `MDL_SERVER_REQUIRE_CLIENTS=1` (CI,
 //! which installs them) makes that a failure.
 
@@ -36,8 +37,13 @@ pub fn tools_or_skip<const N: usize>(test: &str, wanted: [&[&str]; N]) -> Option
     use std::io::Write;
     let _ = writeln!(
         std::io::stderr(),
-        "\n*** SKIPPED {test}: no {} on PATH (Debian: apt-get install mariadb-client) ***\n",
-        missing.join(", ")
+        "\n*** SKIPPED {test}: no {} on PATH (Debian: apt-get install {}) ***\n",
+        missing.join(", "),
+        if missing.iter().any(|m| m.contains("sysbench")) {
+            "mariadb-client sysbench"
+        } else {
+            "mariadb-client"
+        }
     );
     None
 }
