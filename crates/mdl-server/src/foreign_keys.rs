@@ -42,7 +42,7 @@
 //! DDL checks (1824, 1822, 3734, 3730, 1701; 1828, 1829, 1553 for an ALTER TABLE or DROP
 //! INDEX that takes away a key's column or its last index) are in `checks.rs`.
 //!
-//! Not kept: foreign keys of temporary tables (InnoDB refuses them, as here, 1235), keys to
+//! Not kept: foreign keys of temporary tables (InnoDB refuses them, as here: 1215), keys to
 //! another schema, a parent key that is not the parent's primary key or a unique key of
 //! exactly those columns (InnoDB takes any index that starts with them; SQLite needs a unique
 //! one: 1235).

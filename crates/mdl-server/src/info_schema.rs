@@ -1,9 +1,9 @@
 //! `information_schema.SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS`, `PROCESSLIST` (the rows
 //! of `SHOW FULL PROCESSLIST`, which DBAs filter with `WHERE`), `INNODB_TRX` (the open
 //! transactions, `transactions.rs`), the keys (`keys.rs`: `TABLE_CONSTRAINTS`,
-//! `KEY_COLUMN_USAGE`), `VIEWS` (`views.rs`), and the tables of constants (`fixed.rs`:
-//! `ENGINES`, `PLUGINS`, `CHARACTER_SETS`, `COLLATIONS`, the empty `TRIGGERS`, `ROUTINES` and
-//! `EVENTS`) as SQLite snapshots.
+//! `KEY_COLUMN_USAGE`, `REFERENTIAL_CONSTRAINTS`), `VIEWS` (`views.rs`), and the tables of
+//! constants (`fixed.rs`: `ENGINES`, `PLUGINS`, `CHARACTER_SETS`, `COLLATIONS`, the empty
+//! `TRIGGERS`, `ROUTINES` and `EVENTS`) as SQLite snapshots.
 //!
 //! As for `performance_schema` (`pfs_views.rs`): before a statement that names one of these
 //! tables runs, the connection copies what the catalog says at that moment into a table of

@@ -23,17 +23,26 @@
 //! * `command_map`: the commands `opensrv-mysql` does not parse (`COM_RESET_CONNECTION`,
 //!   `COM_CHANGE_USER`, `COM_STATISTICS`), read as empty queries.
 //! * `execute`: a statement's path: locks from `mdl-sql`, then the engine.
+//! * `status`: the `Com_*` and `Questions` counters, per session and for the server.
+//! * `statement_event`: a statement's `pfs` event: its class, digest and end columns.
 //! * `depth`: how deep a statement may nest (1436 past it), checked before and after parsing.
 //! * `memo`: what a prepared statement keeps between executions (its lock plan and rewrite).
+//! * `lock_params`: `GET_LOCK(?, ...)` and its siblings in a prepared statement.
+//! * `sql_prepare`: `PREPARE`, `EXECUTE`, `DEALLOCATE PREPARE` in SQL.
+//! * `session_values`: what a session's statements read from the session (`LAST_INSERT_ID()`,
+//!   `ROW_COUNT()`, `FOUND_ROWS()`, `@user` variables, `SHOW WARNINGS`).
+//! * `sql_mode`, `time_zone`: the session's `sql_mode` and `time_zone`.
 //! * `rewrite`: MySQL's dialect to SQLite's, on `sqlparser`'s AST.
 //! * `engine`: SQLite, one file per schema, the engine's single writer.
 //! * `schema_name`: the schema names SQLite can attach, checked before a file exists.
 //! * `functions`: MySQL's scalar functions SQLite lacks or means otherwise (`NOW`, `LPAD`, ...).
 //! * `replace_rows`: `REPLACE`'s affected rows as MySQL counts them (the rows it deleted too).
+//! * `foreign_keys`: foreign keys as InnoDB keeps them, on SQLite's own.
+//! * `views`: views, with MySQL's definition kept in SQLite's, and the tables they read.
 //! * `admin`: `SHOW PROCESSLIST`, `KILL`, `SHOW VARIABLES`, system variables.
 //! * `pfs_views`: `performance_schema` and `sys` tables as SQLite snapshots of `pfs`.
-//! * `info_schema`: `information_schema`'s `SCHEMATA`, `TABLES`, `COLUMNS`, `STATISTICS` as
-//!   SQLite snapshots of the catalog.
+//! * `info_schema`: `information_schema`'s tables (`SCHEMATA`, `TABLES`, `COLUMNS`,
+//!   `STATISTICS`, `INNODB_TRX`, the keys, `VIEWS`, ...) as SQLite snapshots of the catalog.
 //! * `catalog`: SQLite's catalog in MySQL's terms (columns, keys, index names), for
 //!   `information_schema`, `DESCRIBE` and `SHOW INDEX`.
 //! * `view_columns`: a view's columns' `Null`, `Default` and types, from its select, as

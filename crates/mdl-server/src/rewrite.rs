@@ -144,7 +144,8 @@ pub enum LockingRead {
 ///
 /// # Errors
 /// 1193 for an unknown `@@variable`, 1046 for a table name with no schema to qualify it,
-/// 1235 for what SQLite cannot do (`ALTER TABLE ... MODIFY` and its kin: `ddl.rs`;
+/// 1235 for what SQLite cannot do (an `ALTER TABLE` operation neither SQLite nor the
+/// rebuild takes, such as `ADD CHECK` or a `RENAME` to another schema: `ddl.rs`;
 /// `GROUP_CONCAT(DISTINCT ...)` with the byte 0x01 in its separator: `expr.rs`).
 pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     let mut s = s.clone();

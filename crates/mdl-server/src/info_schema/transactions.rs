@@ -91,7 +91,8 @@ pub(super) fn rows(processes: &[Process]) -> Vec<Vec<Value>> {
         .collect()
 }
 
-/// `t` as a `DATETIME` value, in UTC as this server's `NOW()` (`functions/clock.rs`).
+/// `t` as a `DATETIME` value, in UTC (`system_time_zone`, `NOW()` under `time_zone =
+/// SYSTEM`: `functions/clock.rs`), whatever the session's `time_zone`.
 pub(crate) fn datetime(t: SystemTime) -> Value {
     let utc = chrono::DateTime::<chrono::Utc>::from(t);
     Value::Text(utc.format("%Y-%m-%d %H:%M:%S").to_string())

@@ -8,7 +8,8 @@
 //! `locked_table*` and `locked_index` are NULL, `locked_type` is `TABLE` (the coarsest kind
 //! InnoDB names), both lock modes `X`. The transactions are those of `INNODB_TRX`
 //! (`info_schema/transactions.rs`): a statement run with `autocommit` on has none, and its
-//! `*_trx_*` columns are NULL. Times are UTC, as this server's `NOW()`.
+//! `*_trx_*` columns are NULL. Times are UTC (`system_time_zone`), whatever the session's
+//! `time_zone`.
 
 use std::time::{Duration, SystemTime};
 
