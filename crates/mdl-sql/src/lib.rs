@@ -103,7 +103,7 @@
 //! | CREATE [OR REPLACE] / ALTER VIEW, DROP VIEW | the view X, the select's tables SR, BACKUP_LOCK IX, GLOBAL IX, SCHEMA IX; implicit commit | `sql/sql_view.cc` `mysql_create_view`, `mysql_drop_view` |
 //! | a statement that names a view | the view's lock, then the same on every table the view reads (views in it in turn: [`Plan::expand_views`]) | `sql/sql_view.cc` `mysql_make_view` |
 //! | INSERT / UPDATE / DELETE / REPLACE of a table a foreign key relates ([`Plan::add_foreign_keys`]) | its parents SR; its children SW when the key's rule changes them (CASCADE, SET NULL), else SR, a child so written in turn (TRANSACTION); none with [`SessionState::foreign_key_checks`] off | `sql/sql_base.cc` `DML_prelocking_strategy::handle_table`, `process_table_fks` |
-//! | DDL of such a table | CREATE: the new keys' parents X and names X (FOREIGN_KEY namespace); ALTER: parents and children SU, upgraded to X with the table; DROP: parents, children and the keys' names X; RENAME: parents and children X (STATEMENT) | `sql/sql_table.cc` `mysql_create_table`, `mysql_alter_table`, `rm_table_do_discovery_and_lock_fk_tables` (`collect_fk_parents_for_*`, `collect_fk_children`, `collect_fk_names*`) |
+//! | DDL of such a table | CREATE: the new keys' parents X and names X (FOREIGN_KEY namespace); ALTER: parents and children SU, upgraded to X with the table; DROP (and DROP DATABASE, per table): parents, children and the keys' names X; RENAME: parents and children X (STATEMENT) | `sql/sql_table.cc` `mysql_create_table`, `mysql_alter_table`, `rm_table_do_discovery_and_lock_fk_tables` (`collect_fk_parents_for_*`, `collect_fk_children`, `collect_fk_names*`); `sql/sql_db.cc` `mysql_rm_db` |
 //! | LOCK TABLES | READ SRO, READ LOCAL SR, WRITE SNRW (+ GLOBAL IX, SCHEMA IX), all EXPLICIT | `sql_yacc.yy` `table_lock`, `THD::enter_locked_tables_mode` |
 //! | FLUSH TABLES WITH READ LOCK | GLOBAL S, COMMIT S (EXPLICIT) | `sql/lock.cc` `Global_read_lock` |
 //! | FLUSH TABLES t, ... FOR EXPORT | the tables SNW, LOCK TABLES mode | `sql/sql_reload.cc` `flush_tables_for_export` |
@@ -138,8 +138,7 @@
 //! There is no catalog: the caller says which names are views and lists their tables
 //! ([`view_tables`], [`Plan::expand_views`]), DROP DATABASE gets its tables from the caller
 //! ([`Plan::add_tables_of_schema`]), the existing foreign keys are the caller's
-//! ([`Plan::add_foreign_keys`]; TRUNCATE TABLE's and DROP DATABASE's related tables are not
-//! added), trigger tables are not added, and there are no privileges. [`parse`] refuses with 1235, naming
+//! ([`Plan::add_foreign_keys`]), trigger tables are not added, and there are no privileges. [`parse`] refuses with 1235, naming
 //! the feature, the statements of MySQL 8.0 of the classes this crate cannot read (its table is
 //! `src/unsupported.rs`): triggers, stored routines and events, XA, HANDLER, accounts and
 //! privileges, tablespaces, replication, `SELECT ... INTO OUTFILE`, plugins, and the like;

@@ -499,7 +499,7 @@ impl LineIndex {
             .map_or(text.len(), |(i, _)| start + i)
     }
 
-    /// MySQL's syntax error "near '<text from here>' at line N".
+    /// MySQL's syntax error `near '<text from here>' at line N`.
     fn error_at(&self, text: &str, at: Location) -> SqlError {
         let from = self.offset(text, at);
         SqlError::parse(text[from..].trim_end(), at.line.max(1))
