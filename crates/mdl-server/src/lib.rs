@@ -23,6 +23,8 @@
 //! * `command_map`: the commands `opensrv-mysql` does not parse (`COM_RESET_CONNECTION`,
 //!   `COM_CHANGE_USER`, `COM_STATISTICS`), read as empty queries.
 //! * `execute`: a statement's path: locks from `mdl-sql`, then the engine.
+//! * `execute_types`: a `COM_STMT_EXECUTE` sent without its parameters' types gets its
+//!   statement's last ones, which `opensrv-mysql` needs.
 //! * `status`: the `Com_*` and `Questions` counters, per session and for the server.
 //! * `statement_event`: a statement's `pfs` event: its class, digest and end columns.
 //! * `depth`: how deep a statement may nest (1436 past it), checked before and after parsing.
