@@ -413,24 +413,32 @@ pub fn show(
             let Some(schema) = schema else {
                 return Some(Err(ServerError::new(1046, "3D000", "No database selected")));
             };
+            // Names fold to lowercase (`lower_case_table_names = 1`), and the list is by name,
+            // as MySQL's (a query over the data dictionary, ordered by table name).
+            let schema = schema.to_lowercase();
+            let sorted = |names: Vec<String>| {
+                let mut names = names;
+                names.sort();
+                names
+            };
             if schema == "performance_schema" {
                 let v = crate::pfs_views::TABLES
                     .iter()
                     .map(|s| s.to_string())
                     .collect();
-                return Some(Ok(text1("Tables_in_performance_schema", v)));
+                return Some(Ok(text1("Tables_in_performance_schema", sorted(v))));
             }
             if schema == "sys" {
                 let v = (crate::pfs_views::SYS_TABLES.iter())
                     .map(|s| s.to_string())
                     .collect();
-                return Some(Ok(text1("Tables_in_sys", v)));
+                return Some(Ok(text1("Tables_in_sys", sorted(v))));
             }
-            if schema.eq_ignore_ascii_case(crate::info_schema::SCHEMA) {
+            if schema == crate::info_schema::SCHEMA {
                 let v = (crate::info_schema::TABLES.iter())
                     .map(|(t, _)| t.to_string())
                     .collect();
-                return Some(Ok(text1("Tables_in_information_schema", v)));
+                return Some(Ok(text1("Tables_in_information_schema", sorted(v))));
             }
             if !shared.engine.has_schema(&schema) {
                 return Some(Err(ServerError::unknown_database(&schema)));

@@ -358,6 +358,19 @@ async fn variables_and_status_tables_say_what_show_says() {
     ] {
         assert!(tables.iter().any(|n| n == t), "{t}: {tables:?}");
     }
+    // By name, as MySQL lists them, whatever case the schema is named in.
+    let mut by_name = tables.clone();
+    by_name.sort();
+    assert_eq!(tables, by_name);
+    for schema in ["PERFORMANCE_SCHEMA", "Sys", "INFORMATION_SCHEMA", "TEST"] {
+        let listed: Vec<String> = c.query(format!("SHOW TABLES FROM {schema}")).await.unwrap();
+        let mut by_name = listed.clone();
+        by_name.sort();
+        assert_eq!(listed, by_name, "{schema}");
+        if schema != "TEST" {
+            assert!(!listed.is_empty(), "{schema}");
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
