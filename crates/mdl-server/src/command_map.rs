@@ -13,7 +13,7 @@
 //!   line of text, not an OK packet, which the client reads as "Wrong host info".
 //!
 //! It also keeps what the connection needs of the client's capability flags
-//! (`CLIENT_MULTI_STATEMENTS`, [`ClientFlags`]): from its handshake response, and from each
+//! (`CLIENT_MULTI_STATEMENTS`, `CLIENT_FOUND_ROWS`, [`ClientFlags`]): from its handshake response, and from each
 //! `COM_SET_OPTION` that turns multi-statements on or off (opensrv answers that command with
 //! OK and forgets it).
 //!
@@ -94,12 +94,20 @@ pub struct ClientFlags(Arc<AtomicU32>);
 
 /// `CLIENT_MULTI_STATEMENTS`: the client may send several statements in one `COM_QUERY`.
 const CLIENT_MULTI_STATEMENTS: u32 = 1 << 16;
+/// `CLIENT_FOUND_ROWS`: the client's affected rows are the rows a write matched.
+const CLIENT_FOUND_ROWS: u32 = 1 << 1;
 
 impl ClientFlags {
     /// Whether the client set `CLIENT_MULTI_STATEMENTS` (MySQL refuses a second statement in
     /// a query of a client that did not, as a syntax error).
     pub fn multi_statements(&self) -> bool {
         self.0.load(Ordering::Relaxed) & CLIENT_MULTI_STATEMENTS != 0
+    }
+
+    /// Whether the client set `CLIENT_FOUND_ROWS` (Connector/J does by default): an UPDATE's
+    /// affected rows are the rows it matched, not those it changed (`rewrite/changed.rs`).
+    pub fn found_rows(&self) -> bool {
+        self.0.load(Ordering::Relaxed) & CLIENT_FOUND_ROWS != 0
     }
 
     /// `COM_SET_OPTION` (`mysql_set_server_option`): `MYSQL_OPTION_MULTI_STATEMENTS_ON` (0)

@@ -110,7 +110,7 @@ pub struct Connection {
     /// What the empty queries were sent as (`command_map.rs`).
     empty_queries: EmptyQueries,
     /// The client's capability flags (`command_map.rs`).
-    client: ClientFlags,
+    pub(crate) client: ClientFlags,
     /// Each prepared statement's parameter count, for the reader (`execute_types.rs`).
     statement_params: StatementParams,
 }

@@ -486,7 +486,8 @@ impl Connection {
                 _ => {
                     let rw = rw.as_deref();
                     let found = &mut values.counted;
-                    engine_step::run(db, info, &plan, statement, rw, params, multi, schema, found)
+                    let modes = (multi, self.client.found_rows());
+                    engine_step::run(db, info, &plan, statement, rw, params, modes, schema, found)
                         .await
                 }
             };

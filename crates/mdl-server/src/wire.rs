@@ -363,12 +363,13 @@ fn greet(p: &mut [u8], g: Greeting) {
     let Some(nul) = p.iter().position(|&b| b == 0) else {
         return;
     };
-    // CLIENT_MULTI_STATEMENTS (1 << 16) and CLIENT_MULTI_RESULTS (1 << 17).
-    let version = p[0];
-    match p.get_mut(nul + 1 + 4 + 8 + 1 + 2 + 1 + 2) {
-        Some(high) if version == 10 => *high |= 0b11,
-        _ => {}
+    if p[0] != 10 || p.len() < nul + 1 + 4 + 8 + 1 + 2 + 1 + 2 + 1 {
+        return;
     }
+    // CLIENT_FOUND_ROWS (1 << 1), in the low bytes.
+    p[nul + 1 + 4 + 8 + 1] |= 0b10;
+    // CLIENT_MULTI_STATEMENTS (1 << 16) and CLIENT_MULTI_RESULTS (1 << 17), in the high ones.
+    p[nul + 1 + 4 + 8 + 1 + 2 + 1 + 2] |= 0b11;
 }
 
 const MARKER: u8 = 0x01;
@@ -399,7 +400,9 @@ pub struct ErrorCodes<W> {
 #[derive(Debug, Clone, Copy)]
 enum Greeting {
     /// `CLIENT_MULTI_STATEMENTS` and `CLIENT_MULTI_RESULTS`: the connection runs a query of
-    /// several statements (`Connection::several`) and answers with several results.
+    /// several statements (`Connection::several`) and answers with several results; and
+    /// `CLIENT_FOUND_ROWS`, which MySQL advertises and a client's libraries only ask for when
+    /// the server does (`execute/engine_step.rs` counts the matched rows for it).
     MultiStatements,
 }
 
@@ -421,8 +424,8 @@ impl<W> ErrorCodes<W> {
     }
 
     /// Wraps `inner`, whose first packet, the server's greeting, gets
-    /// `CLIENT_MULTI_STATEMENTS` and `CLIENT_MULTI_RESULTS` among its capabilities (opensrv
-    /// advertises neither).
+    /// `CLIENT_MULTI_STATEMENTS`, `CLIENT_MULTI_RESULTS` and `CLIENT_FOUND_ROWS` among its
+    /// capabilities (opensrv advertises none of them).
     pub fn with_multi_statements(inner: W) -> ErrorCodes<W> {
         ErrorCodes {
             greeting: Some(Greeting::MultiStatements),

@@ -230,3 +230,38 @@ async fn later_executions_of_libmariadb_keep_their_parameters() {
     }
     c.query_drop("DROP DATABASE sb_exec").await.unwrap();
 }
+
+/// A client with `CLIENT_FOUND_ROWS` (Connector/J's default) counts an UPDATE's matched rows
+/// and an upsert's row left as it was as 1; without it, the changed rows (the other tests).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn found_rows_clients_count_the_matched_rows() {
+    let addr = server();
+    let url = format!("mysql://root@{}:{}/test", addr.ip(), addr.port());
+    let opts = mysql_async::OptsBuilder::from_opts(mysql_async::Opts::from_url(&url).unwrap())
+        .client_found_rows(true);
+    let mut c = mysql_async::Conn::new(opts).await.unwrap();
+    let mut plain = conn().await;
+    fresh(&mut c, "found_rows", "id INT PRIMARY KEY, v INT").await;
+    c.query_drop("INSERT INTO found_rows VALUES (1, 1), (2, 2), (3, 3)")
+        .await
+        .unwrap();
+    for (sql, found) in [
+        ("UPDATE found_rows SET v = v", 3),
+        // Row 1 changes, row 2 is matched as it is.
+        ("UPDATE found_rows SET v = 2 WHERE id <= 2", 2),
+        (
+            "INSERT INTO found_rows VALUES (1, 2) ON DUPLICATE KEY UPDATE v = 2",
+            1,
+        ),
+        (
+            "INSERT INTO found_rows VALUES (4, 4) ON DUPLICATE KEY UPDATE v = 4",
+            1,
+        ),
+    ] {
+        c.query_drop(sql).await.unwrap();
+        assert_eq!(c.affected_rows(), found, "found rows: {sql}");
+        // The same again without the flag: every row it matches is as it was, so 0.
+        plain.query_drop(sql).await.unwrap();
+        assert_eq!(plain.affected_rows(), 0, "changed rows: {sql}");
+    }
+}

@@ -57,7 +57,7 @@ pub(super) async fn run(
     s: Option<&Statement>,
     rw: Option<&Rewritten>,
     params: &[Value],
-    multi: bool,
+    (multi, found_rows): (bool, bool),
     schema: Option<String>,
     found: &mut Option<u64>,
 ) -> Result<Output, ServerError> {
@@ -148,7 +148,7 @@ pub(super) async fn run(
             if let (K::Update, Output::Done { affected, .. }) = (kind, &out) {
                 *found = Some(*affected); // SQLite's count: the rows matched
             }
-            Ok(mysql_counts(db, kind, out))
+            Ok(mysql_counts(db, kind, out, found_rows))
         }
         K::CreateTable
         | K::AlterTable
@@ -326,13 +326,16 @@ fn count_rows(
 /// MySQL's affected rows of a write whose rows SQLite counted (`rewrite/changed.rs`): an
 /// UPDATE's changed rows, not its matched ones; an upsert's 1 per row inserted, 2 per row
 /// updated, 0 per row left as it was; a REPLACE's rows written and the rows it deleted for
-/// them (`replace_rows.rs`).
+/// them (`replace_rows.rs`). For a client with `CLIENT_FOUND_ROWS` (`found_rows`), an
+/// UPDATE's matched rows, and an upsert's row left as it was counts 1 (`sql/sql_update.cc`:
+/// `thd->get_protocol()->has_client_capability(CLIENT_FOUND_ROWS) ? found : updated`;
+/// `sql/sql_insert.cc`, `write_record`, `info->stats.touched`).
 ///
 /// MySQL's OK packet also says an UPDATE's matched rows in its info ("Rows matched: ...
 /// Changed: ..."): not sent, as opensrv-mysql 0.7 writes the info as a string to the packet's
 /// end when the client has no `CLIENT_SESSION_TRACK`, where MySQL writes a length-prefixed
 /// string (`net_send_ok`, `sql/protocol_classic.cc`), which clients such as mysql_async read.
-fn mysql_counts(db: &EngineConn, kind: StatementKind, out: Output) -> Output {
+fn mysql_counts(db: &EngineConn, kind: StatementKind, out: Output, found_rows: bool) -> Output {
     let Output::Done {
         affected,
         last_insert_id,
@@ -342,9 +345,14 @@ fn mysql_counts(db: &EngineConn, kind: StatementKind, out: Output) -> Output {
     };
     let (updated, unchanged) = db.take_updated_rows();
     let deleted = db.replaced().take_deleted();
+    // A row left as it was: not counted, or (found rows) counted as matched.
+    let unchanged_weight = if found_rows { 1 } else { 2 };
     let affected = match kind {
+        StatementKind::Update if found_rows => affected,
         StatementKind::Update => affected.saturating_sub(unchanged),
-        StatementKind::Insert => (affected + updated + deleted).saturating_sub(2 * unchanged),
+        StatementKind::Insert => {
+            (affected + updated + deleted).saturating_sub(unchanged_weight * unchanged)
+        }
         _ => affected,
     };
     Output::Done {

@@ -6,9 +6,9 @@
 //! row updated and 0 per row left as it was (`sql/sql_insert.cc`, `write_record`:
 //! `info->stats.updated++` and `touched` only when `compare_records` differs; the client's
 //! affected rows are `copied + deleted + updated`). That is MySQL's default; a client that
-//! asks for `CLIENT_FOUND_ROWS` gets the matched rows there, which this server does not honour:
-//! it reads the client's flags (`command_map.rs`, `ClientFlags`) but uses only
-//! `CLIENT_MULTI_STATEMENTS` of them.
+//! asks for `CLIENT_FOUND_ROWS` (Connector/J does by default; `command_map.rs`'s
+//! `ClientFlags`) gets an UPDATE's matched rows, and 1 for an upsert's row left as it was
+//! (`execute/engine_step.rs`).
 //!
 //! SQLite counts every row it updated. So the last assignment's value goes through
 //! `MDL_UPDATED_ROW(value, unchanged)` (`functions.rs`), which counts the row, and the row as
