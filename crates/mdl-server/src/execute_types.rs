@@ -73,6 +73,8 @@ pub struct ExecuteTypes<R> {
     params: StatementParams,
     /// Each statement's last parameter types, 2 bytes per parameter, as the client sent them.
     types: HashMap<u32, Vec<u8>>,
+    /// Where a read lands: zeroed once, not at each read.
+    chunk: Vec<u8>,
     /// Bytes read that do not make a whole packet yet.
     pending: Vec<u8>,
     /// Whole packets, to be read from `ready_at` on.
@@ -89,6 +91,7 @@ impl<R> ExecuteTypes<R> {
             inner,
             params,
             types: HashMap::new(),
+            chunk: vec![0; READ_SIZE],
             pending: Vec::new(),
             ready: Vec::new(),
             ready_at: 0,
@@ -182,8 +185,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for ExecuteTypes<R> {
                 }
                 return Poll::Ready(Ok(()));
             }
-            let mut chunk = [0u8; READ_SIZE];
-            let mut read = ReadBuf::new(&mut chunk);
+            let mut read = ReadBuf::new(&mut this.chunk);
             match Pin::new(&mut this.inner).poll_read(cx, &mut read) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
