@@ -210,3 +210,32 @@ async fn ignore_and_replace_before_the_select_settle_duplicates() {
     let e = c.query_drop("CREATE TABLE cs_bad (k INT) IGNORE").await;
     assert_eq!(code(e).0, 1064);
 }
+
+/// MySQL 8.0's `as_create_query_expression` without `AS`: the query in parentheses, after the
+/// name or after the definitions (and `IGNORE`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_query_may_be_in_parentheses() {
+    let mut c = conn().await;
+    c.query_drop("DROP TABLE IF EXISTS cs_p1, cs_p2, cs_p3")
+        .await
+        .unwrap();
+    assert_eq!(
+        affected(&mut c, "CREATE TABLE cs_p1 (SELECT 1 AS a)").await,
+        1
+    );
+    assert_eq!(column_names(&mut c, "cs_p1").await, ["a"]);
+    let sql = "CREATE TABLE cs_p2 (m INT) (SELECT 2 AS a UNION SELECT 3)";
+    assert_eq!(affected(&mut c, sql).await, 2);
+    assert_eq!(column_names(&mut c, "cs_p2").await, ["m", "a"]);
+    let rows: Vec<(Option<i64>, i64)> = c.query("SELECT * FROM cs_p2 ORDER BY a").await.unwrap();
+    assert_eq!(rows, [(None, 2), (None, 3)]);
+    let sql = "CREATE TABLE cs_p3 (id INT PRIMARY KEY) IGNORE (SELECT 1 id UNION ALL SELECT 1)";
+    assert_eq!(affected(&mut c, sql).await, 1);
+    let sql = "CREATE TEMPORARY TABLE cs_p4 ((SELECT a FROM cs_p1))";
+    assert_eq!(affected(&mut c, sql).await, 1);
+    let rows: Vec<i64> = c.query("SELECT a FROM cs_p4").await.unwrap();
+    assert_eq!(rows, [1]);
+    c.query_drop("DROP TABLE cs_p1, cs_p2, cs_p3, cs_p4")
+        .await
+        .unwrap();
+}

@@ -1,30 +1,51 @@
-//! `CREATE [TEMPORARY] TABLE t ... {IGNORE | REPLACE} [AS] query` (`opt_duplicate_as_qe` and
-//! `duplicate` in MySQL 8.0's `sql_yacc.yy`): what to do with a row of the query that
-//! duplicates an earlier one on a unique key of the new table. sqlparser 0.64 reads no word
-//! there (1064), so this step of [`crate::parse`] drops it and keeps it in [`Modifiers`]
-//! (`ignore`, `replace`); the statement is then the plain `CREATE TABLE ... SELECT`.
+//! `CREATE [TEMPORARY] TABLE t ... SELECT` as MySQL 8.0 writes it and sqlparser 0.64 does not
+//! read (1064); these steps of [`crate::parse`] write it as sqlparser reads it, meaning the same:
 //!
-//! The word is found by the grammar's shape, not by a search of the text: after `TABLE`, at
-//! parenthesis depth 0 (so not inside the column definitions or a subquery), before any
-//! depth-0 `AS`, `SELECT`, `WITH` or `LIKE` (where the query, or `LIKE`, starts), and followed
-//! by what starts MySQL's `as_create_query_expression`: `AS`, `SELECT`, `WITH`, `TABLE`,
-//! `VALUES` or `(`. Anything else is left for sqlparser to read (or refuse).
+//! * `{IGNORE | REPLACE} [AS] query` (`opt_duplicate_as_qe` and `duplicate` in MySQL's
+//!   `sql_yacc.yy`): what to do with a row of the query that duplicates an earlier one on a
+//!   unique key of the new table. The word is dropped and kept in [`Modifiers`] (`ignore`,
+//!   `replace`); the statement is then the plain `CREATE TABLE ... SELECT`. It is the word
+//!   after `TABLE`, at parenthesis depth 0 (so not inside the column definitions or a
+//!   subquery), before any depth-0 `AS`, `SELECT`, `WITH` or `LIKE` (where the query, or
+//!   `LIKE`, starts), and followed by what starts MySQL's `as_create_query_expression`: `AS`,
+//!   `SELECT`, `WITH`, `TABLE`, `VALUES` or `(`.
+//! * a query in parentheses without `AS`: `CREATE TABLE t (SELECT 1 a)`, `CREATE TABLE t (a
+//!   INT) (SELECT 1 a)` (`as_create_query_expression: query_expression_with_opt_locking_clauses`,
+//!   whose `query_expression_body` may be `query_expression_parens`; sqlparser reads the
+//!   parentheses as the table's element list) gets its `AS`. It is the first depth-0 `(` whose
+//!   first token after its run of `(` is `SELECT`, `WITH`, `TABLE` or `VALUES`, words no table
+//!   element, option list or partitioning list starts with; none once a depth-0 word has
+//!   started the query or `LIKE`.
+//!
+//! Anything else is left for sqlparser to read (or refuse).
 
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
 use crate::parse::{is_kw, Modifiers};
 
-/// Drops the `IGNORE` / `REPLACE` of a `CREATE TABLE ... SELECT` from `t` into `m` (see the
-/// module docs); leaves any other statement alone.
-pub(crate) fn respell(t: &mut Vec<TokenWithSpan>, m: &mut Modifiers) {
+/// Where the words after `CREATE [TEMPORARY] TABLE` start in `t`, if it is such a statement.
+fn after_table(t: &[TokenWithSpan]) -> Option<usize> {
     let table_at = match (t.first(), t.get(1)) {
         (Some(c), Some(x)) if is_kw(c, "CREATE") && is_kw(x, "TABLE") => 1,
         (Some(c), Some(x)) if is_kw(c, "CREATE") && is_kw(x, "TEMPORARY") => 2,
-        _ => return,
+        _ => return None,
     };
-    if !t.get(table_at).is_some_and(|x| is_kw(x, "TABLE")) {
+    t.get(table_at)
+        .is_some_and(|x| is_kw(x, "TABLE"))
+        .then_some(table_at + 1)
+}
+
+/// The CREATE TABLE ... SELECT rewrites of the module docs; any other statement is left alone.
+pub(crate) fn respell(t: &mut Vec<TokenWithSpan>, m: &mut Modifiers) {
+    let Some(from) = after_table(t) else {
         return;
-    }
+    };
+    duplicate_word(t, from, m);
+    parenthesized_query(t, from);
+}
+
+/// Drops the `IGNORE` / `REPLACE` before the query into `m`.
+fn duplicate_word(t: &mut Vec<TokenWithSpan>, from: usize, m: &mut Modifiers) {
     let starts_query = |x: &TokenWithSpan| {
         x.token == Token::LParen
             || ["AS", "SELECT", "WITH", "TABLE", "VALUES"]
@@ -32,7 +53,7 @@ pub(crate) fn respell(t: &mut Vec<TokenWithSpan>, m: &mut Modifiers) {
                 .any(|w| is_kw(x, w))
     };
     let mut depth = 0i32;
-    for i in table_at + 1..t.len() {
+    for i in from..t.len() {
         match &t[i].token {
             Token::LParen => depth += 1,
             Token::RParen => depth -= 1,
@@ -50,6 +71,40 @@ pub(crate) fn respell(t: &mut Vec<TokenWithSpan>, m: &mut Modifiers) {
                     t.remove(i);
                 }
                 return;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Writes `AS` before a query in parentheses that has none (the module docs), e.g. `CREATE
+/// TABLE t (a INT) ENGINE=InnoDB ((SELECT 1 a) UNION SELECT 2)`.
+fn parenthesized_query(t: &mut Vec<TokenWithSpan>, from: usize) {
+    let query_word = |x: &TokenWithSpan| {
+        ["SELECT", "WITH", "TABLE", "VALUES"]
+            .iter()
+            .any(|w| is_kw(x, w))
+    };
+    let mut depth = 0i32;
+    for i in from..t.len() {
+        match &t[i].token {
+            Token::LParen if depth == 0 => {
+                let first = t[i..].iter().find(|x| x.token != Token::LParen);
+                if first.is_some_and(query_word) {
+                    let at = t[i].span;
+                    t.insert(i, TokenWithSpan::new(Token::make_keyword("AS"), at));
+                    return;
+                }
+                depth += 1;
+            }
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ if depth != 0 => {}
+            _ if ["AS", "SELECT", "WITH", "LIKE", "TABLE", "VALUES"]
+                .iter()
+                .any(|w| is_kw(&t[i], w)) =>
+            {
+                return
             }
             _ => {}
         }
@@ -104,5 +159,48 @@ mod tests {
             parse("CREATE TABLE t (a INT) REPLACE").unwrap_err().code(),
             1064
         );
+    }
+
+    #[test]
+    fn a_query_in_parentheses_is_the_query() {
+        let (sql, _) = read("CREATE TABLE t (SELECT 1 AS a)");
+        assert_eq!(sql, "CREATE TABLE t AS (SELECT 1 AS a)");
+        let (sql, _) = read("create temporary table if not exists t (a INT) (select 1 a)");
+        assert!(
+            sql.starts_with("CREATE TEMPORARY TABLE IF NOT EXISTS t (a INT)"),
+            "{sql}"
+        );
+        assert!(sql.ends_with("AS (SELECT 1 AS a)"), "{sql}");
+        let (sql, _) = read("CREATE TABLE t ENGINE=InnoDB ((SELECT 1 a) UNION SELECT 2)");
+        assert!(
+            sql.ends_with("AS ((SELECT 1 AS a) UNION SELECT 2)"),
+            "{sql}"
+        );
+        let (sql, m) = read("CREATE TABLE t (id INT PRIMARY KEY) IGNORE (SELECT 1 id)");
+        assert!(
+            sql.ends_with("(id INT PRIMARY KEY) AS (SELECT 1 AS id)"),
+            "{sql}"
+        );
+        assert!(m.ignore);
+    }
+
+    #[test]
+    fn other_parentheses_are_left_alone() {
+        // A definition list, a parenthesized LIKE, a query that has its AS or its SELECT,
+        // a subquery inside a definition.
+        let (sql, _) = read("CREATE TABLE t (a INT, b INT DEFAULT 1)");
+        assert_eq!(sql, "CREATE TABLE t (a INT, b INT DEFAULT 1)");
+        let (sql, _) = read("CREATE TABLE t (LIKE s)");
+        assert!(!sql.contains(" AS "), "{sql}");
+        let (sql, _) = read("CREATE TABLE t AS (SELECT 1 AS a)");
+        assert_eq!(sql, "CREATE TABLE t AS (SELECT 1 AS a)");
+        let (sql, _) = read("CREATE TABLE t SELECT a FROM (SELECT 1 AS a) AS d");
+        assert!(!sql.contains("AS (SELECT 1 AS a) AS d AS"), "{sql}");
+        assert_eq!(sql.matches(" AS ").count(), 3, "{sql}");
+        let (sql, _) = read("CREATE TABLE t (a INT CHECK (a > (1)))");
+        assert!(!sql.contains("AS ("), "{sql}");
+        // Not a query: sqlparser's to refuse, as MySQL does.
+        assert_eq!(parse("CREATE TABLE t (SELECT)").unwrap_err().code(), 1064);
+        assert_eq!(parse("CREATE TABLE t ((a INT))").unwrap_err().code(), 1064);
     }
 }

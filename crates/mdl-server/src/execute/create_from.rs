@@ -7,7 +7,8 @@
 //! Statement" (the manual; `Query_result_create`, `create_table_from_items`,
 //! `sql/sql_insert.cc`): a column for every item of the select, the rows of the select
 //! inserted. The select's column names and declared types are known only to SQLite, which
-//! prepares the rewritten select. The statements:
+//! prepares the rewritten select (a query in parentheses, `CREATE TABLE t (SELECT 1 a)`, as
+//! SQLite reads it: `create_from/parens.rs`). The statements:
 //!
 //! 1. the `CREATE TABLE` of the definition with the select's columns (written as any `CREATE
 //!    TABLE` is, `rewrite/ddl.rs`), and its indexes;
@@ -58,6 +59,8 @@ use sqlparser::ast::{
 use crate::engine::EngineConn;
 use crate::error::ServerError;
 use crate::rewrite::Rewritten;
+
+mod parens;
 
 /// The rewrite of a statement for SQLite (`rewrite::rewrite` in the statement's session).
 pub(super) type Write<'a> = dyn Fn(&Statement) -> Result<Rewritten, ServerError> + 'a;
@@ -123,7 +126,8 @@ pub(super) fn select(
     };
     // Where SQLite keeps the new table: a temporary one in `temp` (`temporary.rs`).
     let (schema, table) = crate::temporary::created_name(c, current)?;
-    let rewritten = write(&Statement::Query(query.clone()))?;
+    // A query in parentheses, as SQLite reads it (`create_from/parens.rs`).
+    let rewritten = write(&Statement::Query(Box::new(parens::for_sqlite(query))))?;
     let [select] = rewritten.sql.as_slice() else {
         return Err(ServerError::not_supported("this CREATE TABLE ... SELECT"));
     };
