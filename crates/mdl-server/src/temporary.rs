@@ -152,13 +152,14 @@ pub fn refuse_system_schema(s: &Statement, current: Option<&str>) -> Result<(), 
     }
 }
 
-/// CREATE TEMPORARY TABLE under its locks: 1049 for a schema the server does not have
-/// (`mysql_create_table_no_lock`, `sql/sql_table.cc`: `ER_BAD_DB_ERROR`); nothing to do for
-/// `IF NOT EXISTS` of a temporary table the session has (its plan refused one without). `None`:
-/// the engine makes it.
+/// CREATE TEMPORARY TABLE under its locks (the SCHEMA IX `mysql_create_table_no_lock`,
+/// `sql/sql_table.cc`, takes first): 1049 for a schema the server does not have
+/// (`ER_BAD_DB_ERROR`), then for a temporary table the session has (`create_table_impl`:
+/// `check_if_table_exists`) nothing to do with `IF NOT EXISTS`, else 1050 (its plan refused one
+/// with `LIKE` or a `SELECT` already). `None`: the engine makes it.
 ///
 /// # Errors
-/// 1049.
+/// 1049, 1050.
 pub fn existing(
     db: &EngineConn,
     c: &CreateTable,
@@ -170,7 +171,15 @@ pub fn existing(
     if !db.engine().has_schema(&t.schema) {
         return Err(ServerError::unknown_database(&t.schema));
     }
-    Ok(state.is_temporary(&t).then_some(Output::OK))
+    match state.is_temporary(&t) {
+        false => Ok(None),
+        true if c.if_not_exists => Ok(Some(Output::OK)),
+        true => Err(ServerError::new(
+            1050,
+            "42S01",
+            format!("Table '{}' already exists", t.name),
+        )),
+    }
 }
 
 /// Whether the table DDL `s` changes a temporary table of the session (CREATE TEMPORARY TABLE,

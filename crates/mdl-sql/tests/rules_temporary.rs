@@ -96,13 +96,21 @@ fn create_temporary_table_like_or_select_reads_base_tables_sr() {
 }
 
 /// sql/sql_table.cc, `create_table_impl`: `ER_TABLE_EXISTS_ERROR` for a temporary table the
-/// session has (a note with IF NOT EXISTS, and nothing created); a base table of the name is no
-/// obstacle (`OT_TEMPORARY_ONLY`). sql/sql_parse.cc, `mysql_execute_command`:
+/// session has (a note with IF NOT EXISTS, and nothing created), under the SCHEMA IX that
+/// `mysql_create_table_no_lock` took (so the plan takes it and the server raises 1050); a base
+/// table of the name is no obstacle (`OT_TEMPORARY_ONLY`). sql/sql_parse.cc, `mysql_execute_command`:
 /// `CF_DISALLOW_IN_RO_TRANS` for SQLCOM_CREATE_TABLE, checked after the implicit commits,
 /// which CREATE TEMPORARY TABLE has none of.
 #[test]
 fn create_temporary_table_errors() {
-    error_in("CREATE TEMPORARY TABLE tt (a INT)", &tt(), 1050);
+    let p = locks_in(
+        "CREATE TEMPORARY TABLE tt (a INT)",
+        &tt(),
+        &["SCHEMA test IX STATEMENT"],
+    );
+    assert!(p.temporary_created.is_empty());
+    error_in("CREATE TEMPORARY TABLE tt SELECT 1", &tt(), 1050);
+    error_in("CREATE TEMPORARY TABLE tt LIKE t", &tt(), 1050);
     let p = locks_in(
         "CREATE TEMPORARY TABLE IF NOT EXISTS tt (a INT)",
         &tt(),

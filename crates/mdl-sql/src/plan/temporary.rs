@@ -14,7 +14,7 @@
 //! |---|---|---|
 //! | DML on temporary tables | no lock for them; a statement that writes only temporary tables takes no GLOBAL IX, runs with the session's global read lock and in a READ ONLY transaction, and leaves the transaction read-only (no COMMIT IX at its commit) | `open_temporary_tables` before `open_tables`; `open_table`'s GLOBAL IX and its 1223 and 1792 checks are for base tables; `handler::mark_trx_read_write` (`sql/handler.cc`) marks the transaction read-write for a base table only (`tmp_table == NO_TMP_TABLE`) |
 //! | a temporary table named twice by one statement (a self-join, a subquery, `INSERT INTO t SELECT ... FROM t`) | 1137, before any lock | `open_temporary_table`: a table of the session's list already used by the statement (`table->query_id`) is `ER_CANT_REOPEN_TABLE`, named by the alias it was opened under |
-//! | `CREATE TEMPORARY TABLE t ...` | no implicit commit; SCHEMA IX on t's schema (STATEMENT); no lock on t, no GLOBAL IX or BACKUP_LOCK IX, so the global read lock does not refuse it; `LIKE s` and the `SELECT`'s base tables SR; 1050 if the session has a temporary t (nothing to do with `IF NOT EXISTS`); 1792 in a READ ONLY transaction | `stmt_causes_implicit_commit` (`sql/sql_parse.cc`): not with `HA_LEX_CREATE_TMP_TABLE`; `create_table_set_open_action_and_adjust_tables`: `OT_TEMPORARY_ONLY`, which `lock_table_names` skips; `mysql_create_table_no_lock` (`sql/sql_table.cc`): `dd::Schema_MDL_locker::ensure_locked`, SCHEMA IX until it returns; `mysql_execute_command`: `CF_DISALLOW_IN_RO_TRANS`, checked after the implicit commits |
+//! | `CREATE TEMPORARY TABLE t ...` | no implicit commit; SCHEMA IX on t's schema (STATEMENT); no lock on t, no GLOBAL IX or BACKUP_LOCK IX, so the global read lock does not refuse it; `LIKE s` and the `SELECT`'s base tables SR; if the session has a temporary t: nothing to do with `IF NOT EXISTS`, else 1050, for a plain CREATE under the SCHEMA IX (raised by the caller, after its 1049 for a missing schema), with `LIKE` or a `SELECT` here, before any lock; 1792 in a READ ONLY transaction | `stmt_causes_implicit_commit` (`sql/sql_parse.cc`): not with `HA_LEX_CREATE_TMP_TABLE`; `create_table_set_open_action_and_adjust_tables`: `OT_TEMPORARY_ONLY`, which `lock_table_names` skips; `mysql_create_table_no_lock` (`sql/sql_table.cc`): `dd::Schema_MDL_locker::ensure_locked`, SCHEMA IX until it returns, then `ER_BAD_DB_ERROR`, then `create_table_impl`'s `check_if_table_exists` (`ER_TABLE_EXISTS_ERROR`); `mysql_execute_command`: `CF_DISALLOW_IN_RO_TRANS`, checked after the implicit commits |
 //! | `DROP TEMPORARY TABLE [IF EXISTS] t, ...` | no lock, no implicit commit; 1051 naming every missing table (and nothing dropped) unless `IF EXISTS`; 1792 in a READ ONLY transaction | `stmt_causes_implicit_commit`: not with `drop_temporary`; `mysql_rm_table` locks nothing with `drop_temporary`; `mysql_rm_table_no_locks`: `ER_BAD_TABLE_ERROR` before any table goes |
 //! | `DROP TABLE t, ...` naming temporary tables | those take no lock (the others as in any DROP TABLE); implicit commits | `mysql_rm_table`: `lock_table_names` skips them; `rm_table_sort_into_groups` drops them as temporary |
 //! | `ALTER TABLE t`, `CREATE INDEX ... ON t`, `DROP INDEX ... ON t` of a temporary t | implicit commits; SCHEMA IX (STATEMENT) on t's schema, and on the new one's of a `RENAME`; no lock on t, no GLOBAL or BACKUP_LOCK IX; a `RENAME` onto another temporary table is 1050 | `stmt_causes_implicit_commit` spares only CREATE TABLE; `mysql_alter_table`: `Schema_MDL_locker` on the old and the new schema, `find_temporary_table` for the new name |
@@ -26,8 +26,8 @@
 //! | `RENAME TABLE` | base tables only | `SQLCOM_RENAME_TABLE` has no `CF_PREOPEN_TMP_TABLES` |
 //! | the tables a view reads | base tables only | `mysql_make_view` (`sql/sql_view.cc`) opens them `OT_BASE_ONLY` |
 //!
-//! Differs: the errors MySQL raises once it holds the SCHEMA IX of a CREATE TEMPORARY TABLE or
-//! of an ALTER TABLE (1050), or a view's locks (1352), are raised here before any lock.
+//! Differs: the errors MySQL raises once it holds the SCHEMA IX of an ALTER TABLE (1050), or a
+//! view's locks (1352), are raised here before any lock.
 
 use sqlparser::ast::{CreateTable, CreateTableLikeKind};
 
@@ -43,7 +43,12 @@ pub(super) fn create(c: &CreateTable, state: &SessionState) -> Result<Plan, SqlE
     let t = resolve_object(&c.name, state)?;
     refuse_in_read_only_transaction(state)?;
     let exists = state.is_temporary(&t);
-    if exists && !c.if_not_exists {
+    // A plain CREATE of one that exists fails under the schema lock, in `create_table_impl`
+    // (`check_if_table_exists`), after `mysql_create_table_no_lock` took it: the server's,
+    // as its 1049. With a SELECT it stops when it opens its tables (below); LIKE, as before,
+    // here.
+    let plain = c.query.is_none() && c.like.is_none();
+    if exists && !c.if_not_exists && !plain {
         return Err(SqlError::table_exists(&t.name));
     }
     let mut p = Plan::new(StatementKind::CreateTable);
