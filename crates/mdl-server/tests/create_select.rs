@@ -239,3 +239,45 @@ async fn the_query_may_be_in_parentheses() {
         .await
         .unwrap();
 }
+
+/// An expression column of a select from a temporary table has MySQL's type of it, from the
+/// temporary table's columns (not blob, nor from the base table of the name it shadows).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn expressions_over_a_temporary_table_have_mysqls_types() {
+    let mut c = conn().await;
+    c.query_drop("DROP TABLE IF EXISTS cs_tmp, cs_tmp_base")
+        .await
+        .unwrap();
+    c.query_drop("CREATE TABLE cs_tmp (a VARCHAR(5), s INT)")
+        .await
+        .unwrap();
+    c.query_drop("CREATE TEMPORARY TABLE cs_tmp (a INT, s VARCHAR(10))")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO cs_tmp VALUES (1, 'x')")
+        .await
+        .unwrap();
+    let sql = "CREATE TEMPORARY TABLE cs_tmp2 AS SELECT a + 1 AS b, CONCAT(s, 'x') AS c, \
+               cs_tmp.a * 2 AS d FROM cs_tmp";
+    assert_eq!(affected(&mut c, sql).await, 1);
+    let text = create_text(&mut c, "cs_tmp2").await;
+    assert!(text.contains("`b` bigint"), "{text}");
+    assert!(text.contains("`c` varchar(11)"), "{text}");
+    assert!(text.contains("`d` bigint"), "{text}");
+    // A base table made from the temporary one; a WITH query of the name is not the table.
+    let sql = "CREATE TABLE cs_tmp_base SELECT a + 1 AS b FROM cs_tmp";
+    assert_eq!(affected(&mut c, sql).await, 1);
+    let text = create_text(&mut c, "cs_tmp_base").await;
+    assert!(text.contains("`b` bigint"), "{text}");
+    let sql = "CREATE TEMPORARY TABLE cs_tmp3 AS WITH cs_tmp AS (SELECT 'abc' AS a) \
+               SELECT CONCAT(a, 'x') AS c FROM cs_tmp";
+    assert_eq!(affected(&mut c, sql).await, 1);
+    let text = create_text(&mut c, "cs_tmp3").await;
+    assert!(text.contains("`c` varchar(4)"), "{text}");
+    c.query_drop("DROP TEMPORARY TABLE cs_tmp, cs_tmp2, cs_tmp3")
+        .await
+        .unwrap();
+    c.query_drop("DROP TABLE cs_tmp, cs_tmp_base")
+        .await
+        .unwrap();
+}

@@ -30,7 +30,8 @@
 //! `sqlite3_column_decltype`, through views and subqueries too); an expression has MySQL's
 //! type of it ("the column types of the result": `v + 1` of an `INT` `v` is `bigint`,
 //! `CONCAT(s, 'x')` of a `VARCHAR(10)` `s` `varchar(11)`; `expr_type.rs`, through
-//! `view_columns::query_types`, which reads the select's names as a view's), or, where that is
+//! `view_columns::query_types`, which reads the select's names as a view's, a temporary table
+//! the session's: `create_from/temporary_sources.rs`), or, where that is
 //! not known (a function `expr_type` does not list), none: a column without a type (SQLite
 //! keeps the value as computed, `SHOW CREATE TABLE` says `blob`), as SQLite's own `CREATE
 //! TABLE ... AS SELECT` makes it.
@@ -61,6 +62,7 @@ use crate::error::ServerError;
 use crate::rewrite::Rewritten;
 
 mod parens;
+mod temporary_sources;
 
 /// The rewrite of a statement for SQLite (`rewrite::rewrite` in the statement's session).
 pub(super) type Write<'a> = dyn Fn(&Statement) -> Result<Rewritten, ServerError> + 'a;
@@ -145,7 +147,9 @@ pub(super) fn select(
     };
     // An expression's column: MySQL's type of it, where known.
     let schema_now = current.unwrap_or_default();
-    let mysql = crate::view_columns::query_types(db, schema_now, query)
+    // A temporary table it reads is the one MySQL opens (`create_from/temporary_sources.rs`).
+    let read = temporary_sources::in_temp(db, query, current);
+    let mysql = crate::view_columns::query_types(db, schema_now, &read)
         .filter(|t| t.len() == selected.len());
     for (s, t) in selected.iter_mut().zip(mysql.unwrap_or_default()) {
         if s.decl_type.is_none() {
