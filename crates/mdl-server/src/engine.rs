@@ -647,18 +647,18 @@ fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::R
             last_insert_id: db.last_insert_rowid().max(0) as u64,
         });
     }
-    let (mut columns, mut kinds) = names_and_kinds(&stmt);
+    // The columns are read once the statement has stepped: SQLite prepares again at the first
+    // step when another connection changed the schema (`SELECT *` after an ALTER TABLE).
+    let mut described = None;
     let mut n = n;
     let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
-        if out.is_empty() {
-            // SQLite prepares again at the first step when another connection changed the
-            // schema (`SELECT *` after an ALTER TABLE): take the columns from then.
+        let (_, kinds) = described.get_or_insert_with(|| {
             let st = r.as_ref();
             n = st.column_count();
-            (columns, kinds) = names_and_kinds(st);
-        }
+            names_and_kinds(st)
+        });
         let mut row = Vec::with_capacity(n);
         for i in 0..n {
             row.push(match r.get_ref(i)? {
@@ -676,6 +676,8 @@ fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::R
         }
         out.push(row);
     }
+    drop(rows);
+    let (columns, kinds) = described.unwrap_or_else(|| names_and_kinds(&stmt));
     Ok(Output::Rows(ResultSet {
         columns,
         rows: out,
