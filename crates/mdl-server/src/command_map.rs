@@ -15,7 +15,8 @@
 //! It also keeps what the connection needs of the client's capability flags
 //! (`CLIENT_MULTI_STATEMENTS`, `CLIENT_FOUND_ROWS`, [`ClientFlags`]): from its handshake response, and from each
 //! `COM_SET_OPTION` that turns multi-statements on or off (opensrv answers that command with
-//! OK and forgets it).
+//! OK and forgets it). The handshake response's bytes are kept (at most [`HANDSHAKE_KEPT`])
+//! until it ends, for the connection attributes at its end (`connect_attrs.rs`), read once.
 //!
 //! The connection's reader goes through [`CommandMap`], which follows the packets the client
 //! sends (a 3-byte length and a sequence id; a command is the first packet of a sequence, id 0,
@@ -42,6 +43,8 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, ReadBuf};
 
+use crate::connect_attrs::ConnectAttrs;
+
 const COM_QUERY: u8 = 0x03;
 const COM_STATISTICS: u8 = 0x09;
 const COM_CHANGE_USER: u8 = 0x11;
@@ -51,6 +54,10 @@ const COM_SET_OPTION: u8 = 0x1b;
 const FULL_PACKET: usize = 0xff_ffff;
 /// The most of a `COM_CHANGE_USER`'s fields kept to read its schema from.
 const CHANGE_USER_KEPT: usize = 64 << 10;
+/// The most of the handshake response kept: its attributes block may take 64 KiB
+/// (`connect_attrs::MAX_BLOCK`), the fields before it a few hundred bytes. A longer response
+/// is cut, and its attributes are not read.
+const HANDSHAKE_KEPT: usize = 68 << 10;
 
 /// What an empty `COM_QUERY` the connection reads was sent as.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,9 +95,13 @@ impl EmptyQueries {
 }
 
 /// The capability flags the client's handshake response sets (0 until the reader has read
-/// them): opensrv-mysql keeps them to itself.
+/// them), and where its connection attributes go: opensrv-mysql keeps the one to itself and
+/// drops the other.
 #[derive(Debug, Clone, Default)]
-pub struct ClientFlags(Arc<AtomicU32>);
+pub struct ClientFlags {
+    bits: Arc<AtomicU32>,
+    attrs: ConnectAttrs,
+}
 
 /// `CLIENT_MULTI_STATEMENTS`: the client may send several statements in one `COM_QUERY`.
 const CLIENT_MULTI_STATEMENTS: u32 = 1 << 16;
@@ -98,16 +109,25 @@ const CLIENT_MULTI_STATEMENTS: u32 = 1 << 16;
 const CLIENT_FOUND_ROWS: u32 = 1 << 1;
 
 impl ClientFlags {
+    /// Flags whose handshake's connection attributes go to `attrs` (the connection's
+    /// process-list entry's).
+    pub fn new(attrs: ConnectAttrs) -> ClientFlags {
+        ClientFlags {
+            attrs,
+            ..ClientFlags::default()
+        }
+    }
+
     /// Whether the client set `CLIENT_MULTI_STATEMENTS` (MySQL refuses a second statement in
     /// a query of a client that did not, as a syntax error).
     pub fn multi_statements(&self) -> bool {
-        self.0.load(Ordering::Relaxed) & CLIENT_MULTI_STATEMENTS != 0
+        self.bits.load(Ordering::Relaxed) & CLIENT_MULTI_STATEMENTS != 0
     }
 
     /// Whether the client set `CLIENT_FOUND_ROWS` (Connector/J does by default): an UPDATE's
     /// affected rows are the rows it matched, not those it changed (`rewrite/changed.rs`).
     pub fn found_rows(&self) -> bool {
-        self.0.load(Ordering::Relaxed) & CLIENT_FOUND_ROWS != 0
+        self.bits.load(Ordering::Relaxed) & CLIENT_FOUND_ROWS != 0
     }
 
     /// `COM_SET_OPTION` (`mysql_set_server_option`): `MYSQL_OPTION_MULTI_STATEMENTS_ON` (0)
@@ -115,9 +135,11 @@ impl ClientFlags {
     /// `dispatch_command` does; another option changes nothing.
     fn set_option(&self, option: u16) {
         match option {
-            0 => self.0.fetch_or(CLIENT_MULTI_STATEMENTS, Ordering::Relaxed),
+            0 => self
+                .bits
+                .fetch_or(CLIENT_MULTI_STATEMENTS, Ordering::Relaxed),
             1 => self
-                .0
+                .bits
                 .fetch_and(!CLIENT_MULTI_STATEMENTS, Ordering::Relaxed),
             _ => 0,
         };
@@ -139,8 +161,9 @@ enum Watch {
     },
     /// A `COM_CHANGE_USER`'s fields, kept (`Framer::kept`) and overwritten with NULs.
     ChangeUser,
-    /// The handshake response's first 4 bytes, its capability flags (kept in `Framer::kept`).
-    Capabilities,
+    /// The handshake response: its first 4 bytes are its capability flags, its end the
+    /// connection attributes (kept in `Framer::kept`).
+    Handshake,
     /// A `COM_SET_OPTION`'s 2-byte option (kept in `Framer::kept`).
     SetOption,
 }
@@ -155,7 +178,7 @@ struct Framer {
     payload_left: usize,
     /// What the current packet's payload is watched for.
     watch: Watch,
-    /// A `COM_CHANGE_USER`'s fields read so far.
+    /// A `COM_CHANGE_USER`'s fields, or the handshake response, read so far.
     kept: Vec<u8>,
     /// The current packet is followed by a continuation.
     continued: bool,
@@ -227,13 +250,16 @@ impl Framer {
                             self.watch = Watch::Nothing;
                         }
                     }
-                    Watch::Capabilities => {
-                        let room = 4 - self.kept.len();
+                    Watch::Handshake => {
+                        let had = self.kept.len();
+                        let room = HANDSHAKE_KEPT.saturating_sub(had);
                         self.kept.extend_from_slice(&part[..k.min(room)]);
-                        if let Ok(b) = <[u8; 4]>::try_from(&self.kept[..]) {
-                            self.flags.0.store(u32::from_le_bytes(b), Ordering::Relaxed);
-                            self.kept.clear();
-                            self.watch = Watch::Nothing;
+                        // The flags, as soon as their 4 bytes are in.
+                        let flags = self.kept.get(..4).filter(|_| had < 4);
+                        if let Some(Ok(b)) = flags.map(<[u8; 4]>::try_from) {
+                            self.flags
+                                .bits
+                                .store(u32::from_le_bytes(b), Ordering::Relaxed);
                         }
                     }
                     _ => {}
@@ -256,7 +282,7 @@ impl Framer {
         let command = seq == 0 && !self.continued;
         if !self.greeted {
             self.greeted = true;
-            self.watch = Watch::Capabilities;
+            self.watch = Watch::Handshake;
         } else if command {
             self.watch = Watch::Command(len);
         } else if !self.continued {
@@ -291,6 +317,13 @@ impl Framer {
     /// The end of a packet: at the end of a command (no continuation follows), an empty query
     /// or a change of user is queued.
     fn end_packet(&mut self, empty: Option<&EmptyQueries>) {
+        if self.watch == Watch::Handshake && !self.continued {
+            // Once: the bytes (and their buffer) go.
+            self.watch = Watch::Nothing;
+            let response = std::mem::take(&mut self.kept);
+            self.flags.attrs.set_from_handshake(&response);
+            return;
+        }
         let Some(empty) = empty else { return };
         if self.continued || self.watch == Watch::Nothing {
             return;
@@ -577,6 +610,39 @@ mod tests {
         );
         assert!(scan(&packet(0, &[COM_SET_OPTION, 0, 0]), 2), "ON");
         assert!(scan(&packet(0, b"\x03SELECT 1"), 64));
+    }
+
+    #[test]
+    fn the_handshake_s_attributes_are_kept_once_whatever_the_reads() {
+        // CLIENT_PROTOCOL_41, CLIENT_SECURE_CONNECTION, CLIENT_CONNECT_ATTRS; user "u", no
+        // auth response, then one attribute.
+        let flags: u32 = (1 << 9) | (1 << 15) | (1 << 20) | CLIENT_MULTI_STATEMENTS;
+        let tail = b"u\0\0\x0b\x04_pid\x0542424";
+        let hello = packet(
+            1,
+            &[&flags.to_le_bytes()[..], &[0; 28][..], &tail[..]].concat(),
+        );
+        let stream = [hello, packet(0, b"\x03SELECT 1")].concat();
+        for chunk in [1, 3, stream.len()] {
+            let client = ClientFlags::default();
+            let mut f = Framer {
+                flags: client.clone(),
+                ..Framer::default()
+            };
+            let mut out = stream.clone();
+            for c in out.chunks_mut(chunk) {
+                let mut at = 0;
+                while at < c.len() {
+                    at += f.scan(&mut c[at..], Some(&EmptyQueries::default()));
+                }
+            }
+            assert_eq!(out, stream, "passed as it is");
+            assert!(client.multi_statements());
+            let attrs = client.attrs.attrs();
+            assert_eq!(attrs.len(), 1, "{chunk}");
+            assert_eq!(attrs[0].value.as_deref(), Some("42424"));
+            assert!(f.kept.capacity() == 0, "the response's bytes go");
+        }
     }
 
     #[test]

@@ -113,6 +113,7 @@ impl Connection {
             processes: &procs,
             variables: &variables,
             status: &status,
+            session: info.id,
         };
         f(&mut self.db, &src)
     }

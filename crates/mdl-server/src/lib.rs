@@ -60,6 +60,7 @@
 //! * `show_query`: the `SHOW`s answered as queries (`SHOW TABLE STATUS` over
 //!   `information_schema.TABLES`, the replication `SHOW`s' empty sets, ...).
 //! * `processlist`: the live connections and their kill signals.
+//! * `connect_attrs`: the connection attributes of a client's handshake response.
 //! * `constant`: `--mode constant`, the protocol floor.
 //! * `wire`: result sets and MySQL's error codes on the wire, and `COM_STATISTICS`'s line.
 //! * `error`: MySQL errors, and SQLite's mapped to them.
@@ -71,6 +72,7 @@ mod admin;
 mod catalog;
 mod command_map;
 mod config;
+mod connect_attrs;
 mod connection;
 mod constant;
 mod depth;

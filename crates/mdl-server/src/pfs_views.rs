@@ -31,12 +31,16 @@
 //! `global_variables`, `session_variables`, `global_status` and `session_status` are the rows
 //! of `SHOW VARIABLES` and `SHOW STATUS`, the asking session's (`variables.rs`).
 //!
+//! `session_connect_attrs` and `session_account_connect_attrs` are the attributes clients sent
+//! in their handshakes (`connect_attrs.rs`).
+//!
 //! `UPDATE performance_schema.setup_instruments | setup_consumers SET ENABLED = ..., TIMED =
 //! ... WHERE ...` changes the live switches: SQLite evaluates the `WHERE` over a snapshot and
 //! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
 //! history tables resets them. Other writes are refused as in MySQL (1142).
 
 pub(crate) mod columns;
+mod connect_attrs;
 mod innodb_lock_waits;
 mod sys_processlist;
 mod sys_statements;
@@ -64,10 +68,12 @@ pub struct Sources<'a> {
     /// The asking session's `SHOW STATUS` rows, or (`true`) `SHOW GLOBAL STATUS`'
     /// (`admin::status`).
     pub status: &'a dyn Fn(bool) -> Vec<(String, String)>,
+    /// The asking connection's id (`session_account_connect_attrs`: its account's rows).
+    pub session: u64,
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 30] = [
+pub const TABLES: [&str; 32] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -98,6 +104,8 @@ pub const TABLES: [&str; 30] = [
     "session_variables",
     "global_status",
     "session_status",
+    "session_connect_attrs",
+    "session_account_connect_attrs",
 ];
 
 /// The `sys` views this server has, by name (`SHOW TABLES FROM sys`).
@@ -305,6 +313,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
             load(db, name, &pfs::events_statements_summary_by_digest())
         }
         _ if variables::TABLES.contains(&name) => variables::fill(db, name, src),
+        _ if connect_attrs::TABLES.contains(&name) => connect_attrs::fill(db, name, src),
         _ => Err(ServerError::no_such_table("performance_schema", name)),
     }
 }

@@ -26,6 +26,7 @@ use std::time::{Instant, SystemTime};
 use mdl_core::{ContextId, KillScope, MdlManager};
 use tokio::sync::Notify;
 
+use crate::connect_attrs::ConnectAttrs;
 use crate::error::ServerError;
 use crate::status::{Counts, ServerStatus, SessionStatus};
 
@@ -122,6 +123,8 @@ pub struct ConnInfo {
     pub holds_writer: AtomicBool,
     /// Its statement counters (`Com_*`, `Questions`).
     pub status: SessionStatus,
+    /// The attributes its handshake sent (`connect_attrs.rs`), set by its reader.
+    pub connect_attrs: ConnectAttrs,
 }
 
 /// An open transaction of a connection, as `information_schema.INNODB_TRX` shows it.
@@ -244,6 +247,8 @@ pub struct Process {
     pub waits_for_writer: bool,
     /// It holds the engine's writer.
     pub holds_writer: bool,
+    /// Its connection attributes, parsed only where shown.
+    pub connect_attrs: ConnectAttrs,
 }
 
 /// Every live connection, by id.
@@ -274,6 +279,7 @@ impl Processlist {
             transaction: Mutex::new(None),
             holds_writer: AtomicBool::new(false),
             status: SessionStatus::default(),
+            connect_attrs: ConnectAttrs::default(),
         });
         self.lock().insert(id, info.clone());
         info
@@ -352,6 +358,7 @@ impl Processlist {
                     info: a.info.as_deref().map(str::to_string),
                     transaction: *c.transaction.lock().unwrap_or_else(|e| e.into_inner()),
                     holds_writer: c.holds_writer.load(Ordering::Relaxed),
+                    connect_attrs: c.connect_attrs.clone(),
                 }
             })
             .collect()

@@ -236,7 +236,9 @@ async fn serve(
         let thread = pfs::SessionThread::new("thread/sql/one_connection", id);
         // The commands opensrv-mysql does not parse (`command_map.rs`); the constant mode,
         // which answers no statement, maps none.
-        let (empty, client) = (EmptyQueries::default(), ClientFlags::default());
+        // The handshake's attributes go to the process list (`connect_attrs.rs`).
+        let client = ClientFlags::new(info.connect_attrs.clone());
+        let empty = EmptyQueries::default();
         // Executions sent without their parameters' types get them (`execute_types.rs`).
         let params = StatementParams::default();
         let r = ExecuteTypes::new(r, params.clone());

@@ -17,9 +17,11 @@
 //! Two more things opensrv leaves out, for queries of several statements
 //! (`Connection::several`): the server's greeting gets `CLIENT_MULTI_STATEMENTS` and
 //! `CLIENT_MULTI_RESULTS` among its capabilities (engine mode,
-//! [`ErrorCodes::with_multi_statements`]), and a row result that more results follow ends
-//! with an OK packet whose info is [`MORE_RESULTS`], which the stream turns into the status
-//! flag `SERVER_MORE_RESULTS_EXISTS` (opensrv writes that packet without it).
+//! [`ErrorCodes::with_multi_statements`]; with `CLIENT_FOUND_ROWS`, and `CLIENT_CONNECT_ATTRS`,
+//! which MySQL advertises and clients send their attributes only to: `connect_attrs.rs`),
+//! and a row result that more results follow ends with an OK packet whose info is
+//! [`MORE_RESULTS`], which the stream turns into the status flag `SERVER_MORE_RESULTS_EXISTS`
+//! (opensrv writes that packet without it).
 //!
 //! A column's wire type is its values' (integers `LONGLONG`, reals `DOUBLE`, bytes `BLOB`,
 //! text `VAR_STRING`) unless its declared or expression type is one whose values SQLite
@@ -368,8 +370,9 @@ fn greet(p: &mut [u8], g: Greeting) {
     }
     // CLIENT_FOUND_ROWS (1 << 1), in the low bytes.
     p[nul + 1 + 4 + 8 + 1] |= 0b10;
-    // CLIENT_MULTI_STATEMENTS (1 << 16) and CLIENT_MULTI_RESULTS (1 << 17), in the high ones.
-    p[nul + 1 + 4 + 8 + 1 + 2 + 1 + 2] |= 0b11;
+    // CLIENT_MULTI_STATEMENTS (1 << 16), CLIENT_MULTI_RESULTS (1 << 17) and
+    // CLIENT_CONNECT_ATTRS (1 << 20), in the high ones.
+    p[nul + 1 + 4 + 8 + 1 + 2 + 1 + 2] |= 0b1_0011;
 }
 
 const MARKER: u8 = 0x01;
@@ -402,7 +405,8 @@ enum Greeting {
     /// `CLIENT_MULTI_STATEMENTS` and `CLIENT_MULTI_RESULTS`: the connection runs a query of
     /// several statements (`Connection::several`) and answers with several results; and
     /// `CLIENT_FOUND_ROWS`, which MySQL advertises and a client's libraries only ask for when
-    /// the server does (`execute/engine_step.rs` counts the matched rows for it).
+    /// the server does (`execute/engine_step.rs` counts the matched rows for it); and
+    /// `CLIENT_CONNECT_ATTRS`, which MySQL advertises too (`connect_attrs.rs` reads them).
     MultiStatements,
 }
 
@@ -424,8 +428,8 @@ impl<W> ErrorCodes<W> {
     }
 
     /// Wraps `inner`, whose first packet, the server's greeting, gets
-    /// `CLIENT_MULTI_STATEMENTS`, `CLIENT_MULTI_RESULTS` and `CLIENT_FOUND_ROWS` among its
-    /// capabilities (opensrv advertises none of them).
+    /// `CLIENT_MULTI_STATEMENTS`, `CLIENT_MULTI_RESULTS`, `CLIENT_FOUND_ROWS` and
+    /// `CLIENT_CONNECT_ATTRS` among its capabilities (opensrv advertises none of them).
     pub fn with_multi_statements(inner: W) -> ErrorCodes<W> {
         ErrorCodes {
             greeting: Some(Greeting::MultiStatements),

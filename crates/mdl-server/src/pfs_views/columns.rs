@@ -12,7 +12,7 @@
 //! Where these differ from MySQL's:
 //!
 //! * A table has the columns its rows have (the `pfs` row types' `HEADERS`, and what
-//!   `threads`, `processlist` and `variables.rs` add), in their order: MySQL's columns the
+//!   `threads`, `processlist`, `variables.rs` and `connect_attrs.rs` add), in their order: MySQL's columns the
 //!   server does not fill (`SOURCE`, `SPINS`, `ROWS_EXAMINED`, ...) are not there. A unit test
 //!   keeps the two the same.
 //! * Columns of this server's own (`metadata_locks.OWNER_CONTEXT_*`, `setup_instruments.
@@ -288,6 +288,15 @@ const VARIABLES: [Def; 2] = [
     ("VARIABLE_VALUE", "varchar(1024)"),
 ];
 
+/// `session_connect_attrs`, `session_account_connect_attrs`: `table_session_connect_attrs.cc`,
+/// `table_session_account_connect_attrs.cc` (8.0: `PROCESSLIST_ID` is `BIGINT UNSIGNED`).
+const CONNECT_ATTRS: [Def; 4] = [
+    ("PROCESSLIST_ID", "bigint unsigned NOT NULL"),
+    ("ATTR_NAME", "varchar(32) NOT NULL"),
+    ("ATTR_VALUE", "varchar(1024)"),
+    ("ORDINAL_POSITION", "int"),
+];
+
 /// A `sys` view's column: its name, its type in the `x$` form, and its type in the formatted
 /// form where that differs (a latency through `FORMAT_PICO_TIME` is `text`).
 pub(crate) type ViewColumn = (&'static str, &'static str, Option<&'static str>);
@@ -327,6 +336,7 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         t if t.starts_with("events_waits_") => &EVENTS_WAITS,
         t if t.starts_with("events_stages_") => &EVENTS_STAGES,
         t if t.starts_with("events_statements_") => &EVENTS_STATEMENTS,
+        t if t.ends_with("connect_attrs") => &CONNECT_ATTRS,
         _ => &VARIABLES,
     };
     Some((name, defs))
@@ -475,6 +485,15 @@ mod tests {
                 .filter(|h| EVENTS_STAGES.iter().any(|(n, _)| n == h))
                 .collect(),
             t if t.starts_with("events_") => headers(StatementEventRow::HEADERS),
+            // `connect_attrs.rs`: a connection's id and one attribute.
+            t if t.ends_with("connect_attrs") => {
+                vec![
+                    "PROCESSLIST_ID",
+                    "ATTR_NAME",
+                    "ATTR_VALUE",
+                    "ORDINAL_POSITION",
+                ]
+            }
             // `variables.rs`: a name and a value.
             _ => vec!["VARIABLE_NAME", "VARIABLE_VALUE"],
         }

@@ -151,7 +151,7 @@ fn column_types_follow_the_values() {
 }
 
 #[test]
-fn the_greeting_advertises_multi_statements_results_and_found_rows() {
+fn the_greeting_advertises_multi_statements_results_found_rows_and_attrs() {
     // Protocol 10, version "8.0", connection id, scramble, filler, low capabilities, charset,
     // status, high capabilities (CLIENT_PLUGIN_AUTH's 0x08), then the rest.
     let mut hello = vec![10];
@@ -160,7 +160,8 @@ fn the_greeting_advertises_multi_statements_results_and_found_rows() {
     hello.extend_from_slice(b"scramble");
     hello.extend_from_slice(&[0, 0x00, 0xA2, 0x21, 2, 0, 0x08, 0x00, 21]);
     let mut want = hello.clone();
-    want[4 + 4 + 8 + 1 + 2 + 1 + 2 + 1] = 0x08 | 0b11;
+    // CLIENT_MULTI_STATEMENTS, CLIENT_MULTI_RESULTS, CLIENT_CONNECT_ATTRS.
+    want[4 + 4 + 8 + 1 + 2 + 1 + 2 + 1] = 0x08 | 0b1_0011;
     want[4 + 4 + 8 + 1 + 1] = 0b10; // CLIENT_FOUND_ROWS
     let next = packet(0, &hello); // a second packet of that shape is not the greeting
     let stream = [packet(0, &hello), next.clone()].concat();
