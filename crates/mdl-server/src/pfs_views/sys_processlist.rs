@@ -43,8 +43,11 @@
 //! * NULL, since neither `pfs` nor the server measures them: `progress` (no stage reports
 //!   work), `cpu_latency`, `rows_examined`, `tmp_tables`, `tmp_disk_tables`, `full_scan`
 //!   (MySQL's `'NO'` when no index use was counted: none is), `current_memory` (no memory
-//!   instrumentation), `source` (waits carry no source line), `pid` and `program_name` (no
-//!   connection attributes are kept).
+//!   instrumentation), `source` (waits carry no source line).
+//! * `pid` and `program_name`: the connection's attributes `_pid` and `program_name`, as sys
+//!   8.0 reads them from `performance_schema.session_connect_attrs` (`connect_attrs.rs`);
+//!   NULL for a client that sent none (`mysql_async` without `connect_attribute`, the
+//!   server's own threads).
 //!
 //! A connection the thread table does not list (with `pfs` compiled out, or while its thread
 //! registers) is still listed, from the process list, with a NULL `thd_id`.
@@ -63,11 +66,12 @@ use crate::processlist::Process;
 pub(super) const VIEWS: [&str; 4] = ["processlist", "session", "x$processlist", "x$session"];
 
 /// The `performance_schema` tables the views are computed over.
-pub(super) const SOURCES: [&str; 4] = [
+pub(super) const SOURCES: [&str; 5] = [
     "threads",
     "processlist",
     "events_statements_current",
     "events_waits_current",
+    "session_connect_attrs",
 ];
 
 /// sys 8.0's columns, with `x$processlist`'s types (`None`) or `processlist`'s where they
@@ -106,8 +110,9 @@ const COLUMNS: [super::columns::ViewColumn; 30] = [
 ];
 
 /// `x$processlist`'s rows: the threads with the process list's columns (MySQL's `threads`
-/// has them), joined with each thread's latest current statement and wait, and `clock`, the
-/// connections' times to the nanosecond (`{clock}`, filled per snapshot).
+/// has them), joined with each thread's latest current statement and wait, `clock`, the
+/// connections' times to the nanosecond (`{clock}`, filled per snapshot), and the
+/// connection's attributes `_pid` and `program_name`, as sys 8.0 joins them.
 const X_PROCESSLIST: &str = "
 INSERT INTO sys.`x$processlist`
 WITH clock(conn_id, account, elapsed_ps, trx_ps) AS ({clock}),
@@ -150,11 +155,16 @@ SELECT pps.thread_id, pps.processlist_id,
        NULL, c.trx_ps,
        CASE WHEN c.trx_ps IS NOT NULL THEN 'ACTIVE' END,
        CASE WHEN c.trx_ps IS NOT NULL THEN 'NO' END,
-       NULL, NULL
+       conattr_pid.ATTR_VALUE, conattr_progname.ATTR_VALUE
 FROM pps
 LEFT JOIN esc ON esc.THREAD_ID = pps.thread_id
 LEFT JOIN ewc ON ewc.THREAD_ID = pps.thread_id
 LEFT JOIN clock c ON c.conn_id = pps.processlist_id
+LEFT JOIN performance_schema.session_connect_attrs conattr_pid
+  ON conattr_pid.PROCESSLIST_ID = pps.processlist_id AND conattr_pid.ATTR_NAME = '_pid'
+LEFT JOIN performance_schema.session_connect_attrs conattr_progname
+  ON conattr_progname.PROCESSLIST_ID = pps.processlist_id
+ AND conattr_progname.ATTR_NAME = 'program_name'
 ORDER BY 7 DESC, 24 DESC;";
 
 /// `processlist`'s rows: `x$processlist`'s, formatted (`{current}` and `{last}` stand for
@@ -184,6 +194,7 @@ pub(super) fn refresh(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), Serv
             // The same read for both: `threads` makes the `processlist` snapshot too.
             "threads" => super::threads(db, &procs)?,
             "processlist" => {}
+            "session_connect_attrs" => super::connect_attrs::load(db, t, &procs, src.session)?,
             _ => super::fill(db, t, src)?,
         }
     }
