@@ -19,7 +19,7 @@
 //! `PERFORMANCE_SCHEMA`, as in MySQL), the `sys` views (`VIEW`: `pfs_views::SYS_TABLES`)
 //! and these (`SYSTEM VIEW`); in `COLUMNS` also the columns of the `performance_schema` tables
 //! and the `sys` views, from their definitions (`pfs_views/columns.rs`: MySQL's types, no
-//! snapshot made). `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
+//! snapshot made), and those of these tables, from [`TABLES`], as MySQL lists its own. `TABLE_ROWS` is an estimate, as InnoDB's is (the largest rowid: the count
 //! until rows are deleted, read without a scan), `AUTO_INCREMENT` the counter's next value;
 //! sizes, times and `CARDINALITY` SQLite does not keep, and are NULL. `ENGINE` is `SQLite`,
 //! the collation `utf8mb4_bin` (`catalog.rs`).
@@ -148,6 +148,28 @@ pub const TABLES: [(&str, &[&str]); 17] = [
     ("VIEWS", &fixed::VIEWS),
 ];
 
+/// The table of this schema named `table` (any case): its name and columns, or MySQL's 1109.
+pub(crate) fn table_named(
+    table: &str,
+) -> Result<(&'static str, &'static [&'static str]), ServerError> {
+    (TABLES.iter().copied())
+        .find(|(n, _)| n.eq_ignore_ascii_case(table))
+        .ok_or_else(|| {
+            ServerError::new(
+                1109,
+                "42S02",
+                format!("Unknown table '{table}' in {SCHEMA}"),
+            )
+        })
+}
+
+/// A table's columns (`NAME type`) as `(name, definition)` pairs.
+fn own_columns(columns: &'static [&'static str]) -> Vec<crate::pfs_views::columns::Def> {
+    (columns.iter())
+        .map(|c| c.split_once(' ').unwrap_or((c, "")))
+        .collect()
+}
+
 /// MySQL 8.0's `PROCESSLIST` (`SHOW FULL PROCESSLIST`'s rows, as
 /// `performance_schema.processlist`'s).
 pub(crate) const PROCESSLIST: [&str; 8] = [
@@ -194,24 +216,20 @@ pub fn refresh(
         if !schema.eq_ignore_ascii_case(SCHEMA) {
             continue;
         }
-        let Some((name, columns)) = TABLES.iter().find(|(n, _)| n.eq_ignore_ascii_case(table))
-        else {
-            return Err(ServerError::new(
-                1109,
-                "42S02",
-                format!("Unknown table '{table}' in {SCHEMA}"),
-            ));
-        };
-        if done.contains(name) {
+        let (name, columns) = table_named(table)?;
+        if done.contains(&name) {
             continue;
         }
-        let rows = match *name {
+        let rows = match name {
             "SCHEMATA" => schemata(db),
             "TABLES" => tables_rows(db)?,
             "COLUMNS" => {
                 let mut rows = per_table(db, columns_rows)?;
-                // `performance_schema`'s and `sys`' from their definitions: no snapshot made.
-                for (schema, table, defs) in crate::pfs_views::columns::all() {
+                // `performance_schema`'s and `sys`' from their definitions, and this schema's
+                // own, as MySQL lists them: no snapshot made.
+                let own = TABLES.iter().map(|&(t, c)| (SCHEMA, t, own_columns(c)));
+                for (schema, table, defs) in crate::pfs_views::columns::all().into_iter().chain(own)
+                {
                     let cols = crate::pfs_views::columns::catalog(&defs);
                     columns_rows(schema, table, &cols, &[], &mut rows)?;
                 }
@@ -219,7 +237,7 @@ pub fn refresh(
             }
             "STATISTICS" => per_table(db, statistics_rows)?,
             "TABLE_CONSTRAINTS" | "KEY_COLUMN_USAGE" | "REFERENTIAL_CONSTRAINTS" => {
-                let mut rows = match *name {
+                let mut rows = match name {
                     "TABLE_CONSTRAINTS" => per_table(db, keys::constraint_rows)?,
                     "KEY_COLUMN_USAGE" => per_table(db, keys::key_column_rows)?,
                     _ => Vec::new(),

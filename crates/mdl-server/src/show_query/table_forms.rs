@@ -18,10 +18,10 @@
 //! `TMP_TABLE_COLUMNS` and `TMP_TABLE_KEYS`.
 //!
 //! The plain forms (no `FULL`, `LIKE` or `WHERE`) are left to `admin.rs` and `show_table.rs`,
-//! which answer them from the catalog. A table that does not exist is 1146, as there. So are
-//! the columns and keys of the tables of `information_schema` (not in
-//! `information_schema.COLUMNS` here), whose `LIKE` or `WHERE` is then not applied; those of
-//! `performance_schema` and `sys` are in it (`pfs_views/columns.rs`).
+//! which answer them from the catalog. A table that does not exist is 1146, as there, and 1109
+//! in `information_schema`. The columns of the tables of `information_schema`,
+//! `performance_schema` and `sys` are in `information_schema.COLUMNS` from their definitions
+//! (`info_schema.rs`, `pfs_views/columns.rs`); they have no keys.
 
 use sqlparser::tokenizer::Token;
 
@@ -46,10 +46,10 @@ pub(super) fn rewrite(tokens: &[&Token], env: &ShowEnv<'_>) -> Option<Result<Str
             Some(tables(&tokens[at + 1..], full, env))
         }
         "COLUMNS" | "FIELDS" if full || filtered(&tokens[at + 1..]) => {
-            columns(&tokens[at + 1..], full, env).transpose()
+            Some(columns(&tokens[at + 1..], full, env))
         }
         "INDEX" | "INDEXES" | "KEYS" if !full && filtered(&tokens[1..]) => {
-            keys(&tokens[1..], env).transpose()
+            Some(keys(&tokens[1..], env))
         }
         _ => None,
     }
@@ -119,13 +119,8 @@ fn filter(
 }
 
 /// `t` or `db.t`, then `[{FROM | IN} db]`, from `rest[1]` (`rest[0]` is `FROM` / `IN`):
-/// `(schema, table, next)`, the table checked (1146). `None` for a table of
-/// `information_schema`, whose columns are not in `information_schema.COLUMNS` here: left to
-/// `show_table.rs`.
-fn table_of(
-    rest: &[&Token],
-    env: &ShowEnv<'_>,
-) -> Result<Option<(String, String, usize)>, ServerError> {
+/// `(schema, table, next)`, the table checked (1146; 1109 in `information_schema`).
+fn table_of(rest: &[&Token], env: &ShowEnv<'_>) -> Result<(String, String, usize), ServerError> {
     if !is_word(rest.first(), &["FROM", "IN"]) {
         return Err(near(rest.first().copied()));
     }
@@ -142,15 +137,16 @@ fn table_of(
     let schema = schema_of(schema, env)?;
     // `performance_schema` and `sys`: from their definitions, not from snapshots.
     if let Some(defined) = crate::pfs_views::columns::of(&schema, &table) {
-        return defined.map(|(name, _)| Some((schema, name.to_string(), i)));
+        return defined.map(|(name, _)| (schema, name.to_string(), i));
     }
-    if crate::engine::VIEW_SCHEMAS.contains(&schema.as_str()) {
-        return Ok(None);
+    if schema == crate::info_schema::SCHEMA {
+        let (name, _) = crate::info_schema::table_named(&table)?;
+        return Ok((schema, name.to_string(), i));
     }
     if !(env.has_table)(&schema, &table) {
         return Err(ServerError::no_such_table(&schema, &table));
     }
-    Ok(Some((schema, table, i)))
+    Ok((schema, table, i))
 }
 
 fn tables(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<String, ServerError> {
@@ -174,10 +170,8 @@ fn tables(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<String, Serv
     ))
 }
 
-fn columns(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<Option<String>, ServerError> {
-    let Some((schema, table, i)) = table_of(rest, env)? else {
-        return Ok(None);
-    };
+fn columns(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<String, ServerError> {
+    let (schema, table, i) = table_of(rest, env)?;
     let (filter, _) = filter(rest, i, "Field", true)?;
     let shown = if full {
         "`Field`, `Type`, `Collation`, `Null`, `Key`, `Default`, `Extra`, `Privileges`, `Comment`"
@@ -185,7 +179,7 @@ fn columns(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<Option<Stri
         "`Field`, `Type`, `Null`, `Key`, `Default`, `Extra`"
     };
     let source = (env.temporary)(&schema, &table, "COLUMNS");
-    Ok(Some(format!(
+    Ok(format!(
         "SELECT {shown} FROM (SELECT COLUMN_NAME AS `Field`, COLUMN_TYPE AS `Type`, \
          COLLATION_NAME AS `Collation`, IS_NULLABLE AS `Null`, COLUMN_KEY AS `Key`, \
          COLUMN_DEFAULT AS `Default`, EXTRA AS `Extra`, PRIVILEGES AS `Privileges`, \
@@ -194,13 +188,11 @@ fn columns(rest: &[&Token], full: bool, env: &ShowEnv<'_>) -> Result<Option<Stri
         source.as_deref().unwrap_or("information_schema.COLUMNS"),
         literal(&schema),
         literal(&table)
-    )))
+    ))
 }
 
-fn keys(rest: &[&Token], env: &ShowEnv<'_>) -> Result<Option<String>, ServerError> {
-    let Some((schema, table, i)) = table_of(rest, env)? else {
-        return Ok(None);
-    };
+fn keys(rest: &[&Token], env: &ShowEnv<'_>) -> Result<String, ServerError> {
+    let (schema, table, i) = table_of(rest, env)?;
     let (filter, _) = filter(rest, i, "", false)?;
     const SOURCES: [&str; 15] = [
         "TABLE_NAME",
@@ -228,7 +220,7 @@ fn keys(rest: &[&Token], env: &ShowEnv<'_>) -> Result<Option<String>, ServerErro
         .collect();
     // The rows in `STATISTICS`' order, which is `SHOW INDEX`'s (`catalog::indexes`).
     let source = (env.temporary)(&schema, &table, "STATISTICS");
-    Ok(Some(format!(
+    Ok(format!(
         "SELECT {} FROM (SELECT {}, rowid AS pos FROM {} \
          WHERE TABLE_SCHEMA = {} AND lower(TABLE_NAME) = lower({})) AS shown{filter} ORDER BY pos",
         shown.join(", "),
@@ -236,5 +228,5 @@ fn keys(rest: &[&Token], env: &ShowEnv<'_>) -> Result<Option<String>, ServerErro
         source.as_deref().unwrap_or("information_schema.STATISTICS"),
         literal(&schema),
         literal(&table)
-    )))
+    ))
 }
