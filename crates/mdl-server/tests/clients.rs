@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::clients::{run, tools_or_skip};
+use common::clients::{run, sysbench_script, tools_or_skip};
 use common::*;
 use mysql_async::prelude::*;
 
@@ -201,25 +201,7 @@ async fn later_executions_of_libmariadb_keep_their_parameters() {
     ))
     .await
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("interleaved.lua");
-    std::fs::write(&script, INTERLEAVED_EXECUTIONS).unwrap();
-    let args: Vec<String> = [
-        script.to_str().unwrap().to_string(),
-        "--db-driver=mysql".into(),
-        "--mysql-host=127.0.0.1".into(),
-        format!("--mysql-port={}", addr.port()),
-        "--mysql-user=root".into(),
-        "--mysql-db=sb_exec".into(),
-        "--events=1".into(),
-        "--threads=1".into(),
-        "--time=0".into(),
-        "run".into(),
-    ]
-    .into();
-    let out = tokio::task::spawn_blocking(move || run(&sysbench, &args, None))
-        .await
-        .unwrap();
+    let out = sysbench_script(sysbench, addr.port(), "sb_exec", INTERLEAVED_EXECUTIONS).await;
     let counts: Vec<&str> = out
         .lines()
         .filter(|l| l.starts_with("execution "))

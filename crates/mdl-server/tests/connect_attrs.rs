@@ -10,7 +10,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::clients::{run, tools_or_skip};
+use common::clients::{run, sysbench_script, tools_or_skip};
 use common::*;
 use mysql_async::prelude::*;
 use mysql_async::{Conn, Opts, OptsBuilder};
@@ -254,25 +254,7 @@ async fn sysbench_s_libmariadb_sends_its_attributes() {
         return;
     };
     let addr = server();
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("attrs.lua");
-    std::fs::write(&script, SYSBENCH_ATTRS).unwrap();
-    let args: Vec<String> = [
-        script.to_str().unwrap().to_string(),
-        "--db-driver=mysql".into(),
-        "--mysql-host=127.0.0.1".into(),
-        format!("--mysql-port={}", addr.port()),
-        "--mysql-user=root".into(),
-        "--mysql-db=test".into(),
-        "--events=1".into(),
-        "--threads=1".into(),
-        "--time=0".into(),
-        "run".into(),
-    ]
-    .into();
-    let out = tokio::task::spawn_blocking(move || run(&sysbench, &args, None))
-        .await
-        .unwrap();
+    let out = sysbench_script(sysbench, addr.port(), "test", SYSBENCH_ATTRS).await;
     assert!(out.contains("attr _client_name=libmariadb"), "{out}");
     assert!(out.lines().any(|l| l.starts_with("attr _pid=")), "{out}");
 }

@@ -81,3 +81,28 @@ pub fn run(program: &str, args: &[String], input: Option<&str>) -> String {
     );
     String::from_utf8(out.stdout).expect("utf-8")
 }
+
+/// Runs the sysbench Lua `script` once (one event, one thread) against the server at `port`,
+/// schema `db`, off the async runtime; its stdout.
+pub async fn sysbench_script(sysbench: String, port: u16, db: &str, script: &str) -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("script.lua");
+    std::fs::write(&path, script).expect("write script");
+    let args: Vec<String> = vec![
+        path.to_str().expect("utf-8 path").to_string(),
+        "--db-driver=mysql".into(),
+        "--mysql-host=127.0.0.1".into(),
+        format!("--mysql-port={port}"),
+        "--mysql-user=root".into(),
+        format!("--mysql-db={db}"),
+        "--events=1".into(),
+        "--threads=1".into(),
+        "--time=0".into(),
+        "run".into(),
+    ];
+    let out = tokio::task::spawn_blocking(move || run(&sysbench, &args, None))
+        .await
+        .expect("sysbench task");
+    drop(dir);
+    out
+}
