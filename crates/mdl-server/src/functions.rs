@@ -15,6 +15,10 @@
 //!   `ANY_VALUE`), `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `compare` (`GREATEST`, `LEAST`,
 //!   `ISNULL`), `regexp` (`REGEXP` / `RLIKE`, `REGEXP_LIKE`).
 //! * `splice`: `SUBSTRING` / `SUBSTR` / `MID`, `INSERT`, `TRIM(... remstr FROM str)`.
+//! * `number_text`: a double as MySQL writes it as a string (`1000`, `1e20`, where SQLite
+//!   writes `1000.0`), which every function here reads a double argument as, and `MYSQL_TEXT`
+//!   (`CAST(x AS CHAR)`); decimal rounding (`ROUND`, `TRUNCATE`, `MYSQL_DECIMAL` for
+//!   `CAST(x AS DECIMAL(m, d))`, `FORMAT`) on the digits, not the double (`1.555` to `1.56`).
 //! * `math`: `SIN`, `COS`, `TAN`, `COT`, `ASIN`, `ACOS`, `ATAN`, `ATAN2`, `DEGREES`,
 //!   `RADIANS`.
 //! * `convert`: `HEX`, `BIN`, `OCT`, `CONV`, `BIT_COUNT`, `INET_ATON`, `INET_NTOA`,
@@ -33,13 +37,15 @@
 //! How they meet SQLite:
 //!
 //! * SQLite already has, with MySQL's meaning: `IF` (3.48+), `IFNULL`, `NULLIF`, `COALESCE`,
-//!   `ABS`, `ROUND`, `SIGN`, `REPLACE`, `INSTR`, `TRIM`/`LTRIM`/`RTRIM` of spaces,
-//!   `CONCAT_WS`, `OCTET_LENGTH`.
+//!   `ABS`, `SIGN`, `INSTR`, `TRIM`/`LTRIM`/`RTRIM` of spaces, `OCTET_LENGTH` (which read a
+//!   double argument as SQLite writes it, `1000.0`).
 //! * Overridden, because SQLite's mean otherwise: `CONCAT` (NULL if any argument is NULL;
-//!   SQLite skips NULLs), `LENGTH` (bytes, as MySQL's; SQLite counts characters: MySQL's
+//!   SQLite skips NULLs), `CONCAT_WS` and `REPLACE` (a double argument as MySQL writes it:
+//!   `number_text`), `LENGTH` (bytes, as MySQL's; SQLite counts characters: MySQL's
 //!   character count is `CHAR_LENGTH`), `LOWER`/`UPPER` (Unicode; SQLite's fold ASCII only),
 //!   `HEX` (of a number, its value, not its text: `convert`), `FORMAT` with two or three
-//!   arguments (SQLite's is its `printf`: `numeric`), `SUBSTRING`/`SUBSTR` (at position 0,
+//!   arguments (SQLite's is its `printf`: `numeric`), `ROUND` (SQLite's rounds the double:
+//!   `number_text`), `SUBSTRING`/`SUBSTR` (at position 0,
 //!   before the start, with a negative length: `splice`), `JSON_TYPE` (MySQL's type names:
 //!   `json`), the JSON functions that give JSON (MySQL's text, `{"a": 1}`, where SQLite's write
 //!   `{"a":1}`: `json_more`, `json_agg`), and the keywords `CURRENT_TIMESTAMP`/`CURRENT_DATE`/`CURRENT_TIME` (column
@@ -80,6 +86,7 @@ mod json_path;
 mod json_search;
 mod json_text;
 mod math;
+mod number_text;
 mod numeric;
 mod parts;
 mod pfs_format;
@@ -107,6 +114,8 @@ pub(crate) use clock::zone_offset;
 pub use clock::StatementClock;
 pub use json_marks::{BOOLEAN as JSON_BOOLEAN_MARK, OF_COLUMN as JSON_COLUMN_MARK};
 pub use json_more::{column_text as json_column_text, COLUMN_CHECK as JSON_COLUMN_CHECK};
+pub(crate) use number_text::{round_decimal, Mode as RoundMode};
+pub use number_text::{MYSQL_DECIMAL, MYSQL_TEXT};
 pub(crate) use sys_schema::FORMAT_STATEMENT;
 
 /// What a statement's calls leave for the server to read once it ends: the value
@@ -219,6 +228,7 @@ pub fn register(
     string::register(db)?;
     splice::register(db)?;
     numeric::register(db)?;
+    number_text::register(db)?;
     math::register(db)?;
     convert::register(db)?;
     hash::register(db)?;
@@ -295,7 +305,7 @@ fn text(ctx: &Context<'_>, i: usize) -> Option<String> {
         ValueRef::Null => None,
         ValueRef::Text(t) | ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
         ValueRef::Integer(n) => Some(n.to_string()),
-        ValueRef::Real(x) => Some(x.to_string()),
+        ValueRef::Real(x) => Some(number_text::real_text(x)),
     }
 }
 
@@ -305,7 +315,7 @@ fn bytes<'a>(ctx: &'a Context<'_>, i: usize) -> Option<Cow<'a, [u8]>> {
         ValueRef::Null => None,
         ValueRef::Text(b) | ValueRef::Blob(b) => Some(Cow::Borrowed(b)),
         ValueRef::Integer(n) => Some(Cow::Owned(n.to_string().into_bytes())),
-        ValueRef::Real(x) => Some(Cow::Owned(x.to_string().into_bytes())),
+        ValueRef::Real(x) => Some(Cow::Owned(number_text::real_text(x).into_bytes())),
     }
 }
 

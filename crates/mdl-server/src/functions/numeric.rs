@@ -25,6 +25,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rusqlite::functions::Context;
 use rusqlite::types::Value;
 
+use super::number_text::{round_decimal, Mode};
 use super::{flags, int, number, Num};
 
 /// Registers the numeric functions on `db`.
@@ -51,12 +52,6 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
             })
         })?;
     }
-    db.create_scalar_function("TRUNCATE", 2, f, |ctx| {
-        Ok(match (number(ctx, 0), int(ctx, 1)) {
-            (Some(x), Some(d)) => truncate(x, d).into(),
-            _ => Value::Null,
-        })
-    })?;
     db.create_scalar_function("MOD", 2, f, |ctx| {
         Ok(match (number(ctx, 0), number(ctx, 1)) {
             (Some(n), Some(m)) => modulo(n, m).map_or(Value::Null, Value::from),
@@ -234,72 +229,32 @@ fn uuid_short_counter() -> &'static AtomicU64 {
 
 /// `FORMAT(x, d)` in `en_US`: None for an infinite or NaN `x`.
 fn format_number(x: Num, d: i64) -> Option<String> {
-    let d = d.clamp(0, 30) as usize;
-    let (negative, text) = match x {
-        Num::Int(n) => (n < 0, n.unsigned_abs().to_string()),
-        Num::Real(x) if x.is_finite() => (x < 0.0, format!("{}", x.abs())),
+    let d = d.clamp(0, 30);
+    let text = match x {
+        Num::Int(n) => n.to_string(),
+        // Rust writes a double's shortest decimal text, never with an exponent.
+        Num::Real(x) if x.is_finite() => x.to_string(),
         Num::Real(_) => return None,
     };
-    // Rust writes a double's shortest decimal text, never with an exponent.
-    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
-    let mut digits: Vec<u8> = whole.bytes().collect();
-    digits.extend(frac.bytes().chain(std::iter::repeat(b'0')).take(d));
-    // Half away from zero: the first digit dropped decides.
-    if frac.as_bytes().get(d).is_some_and(|&c| c >= b'5') {
-        let mut i = digits.len();
-        loop {
-            if i == 0 {
-                digits.insert(0, b'1');
-                break;
-            }
-            i -= 1;
-            if digits[i] == b'9' {
-                digits[i] = b'0';
-            } else {
-                digits[i] += 1;
-                break;
-            }
-        }
-    }
-    let int_len = digits.len() - d;
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 2);
-    if negative && digits.iter().any(|&c| c != b'0') {
-        out.push('-');
-    }
-    for (i, &c) in digits[..int_len].iter().enumerate() {
-        if i > 0 && (int_len - i).is_multiple_of(3) {
+    let rounded = round_decimal(&text, d, Mode::HalfUp)?;
+    let (sign, digits) = match rounded.strip_prefix('-') {
+        Some(r) => ("-", r),
+        None => ("", rounded.as_str()),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let mut out = String::with_capacity(rounded.len() + whole.len() / 3 + 1);
+    out.push_str(sign);
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
             out.push(',');
         }
-        out.push(char::from(c));
+        out.push(c);
     }
     if d > 0 {
         out.push('.');
-        out.extend(digits[int_len..].iter().map(|&c| char::from(c)));
+        out.push_str(frac);
     }
     Some(out)
-}
-
-/// `TRUNCATE(x, d)` (`Item_func_truncate`): `x` cut toward zero to `d` decimals (`d` < 0
-/// zeroes digits left of the point); an integer stays one.
-fn truncate(x: Num, d: i64) -> Num {
-    match x {
-        Num::Int(n) if d >= 0 => Num::Int(n),
-        Num::Int(n) => Num::Int(match 10i64.checked_pow(d.unsigned_abs().min(19) as u32) {
-            Some(p) => n / p * p,
-            None => 0,
-        }),
-        Num::Real(x) => {
-            let p = 10f64.powi(d.clamp(-400, 400) as i32);
-            let scaled = x * p;
-            Num::Real(if !scaled.is_finite() {
-                x
-            } else if p == 0.0 {
-                0.0
-            } else {
-                scaled.trunc() / p
-            })
-        }
-    }
 }
 
 /// `MOD(n, m)` (`Item_func_mod`): the remainder with the sign of `n`; NULL for `m` = 0.
@@ -421,15 +376,7 @@ mod tests {
     }
 
     #[test]
-    fn truncate_mod_floor_as_mysql() {
-        assert_eq!(truncate(Num::Real(1.223), 1), Num::Real(1.2));
-        assert_eq!(truncate(Num::Real(1.999), 0), Num::Real(1.0));
-        assert_eq!(truncate(Num::Real(-1.999), 1), Num::Real(-1.9));
-        assert_eq!(truncate(Num::Int(122), -2), Num::Int(100));
-        assert_eq!(truncate(Num::Int(-122), -2), Num::Int(-100));
-        assert_eq!(truncate(Num::Int(122), -30), Num::Int(0));
-        assert_eq!(truncate(Num::Real(122.5), -2), Num::Real(100.0));
-        assert_eq!(truncate(Num::Real(1.5), 500), Num::Real(1.5));
+    fn mod_floor_as_mysql() {
         assert_eq!(modulo(Num::Int(234), Num::Int(10)), Some(Num::Int(4)));
         assert_eq!(modulo(Num::Int(-7), Num::Int(3)), Some(Num::Int(-1)));
         assert_eq!(modulo(Num::Int(7), Num::Int(0)), None);
@@ -442,8 +389,6 @@ mod tests {
     #[test]
     fn through_sqlite_with_nulls() {
         let db = db();
-        assert_eq!(eval(&db, "TRUNCATE(1.999, 1)"), Value::Real(1.9));
-        assert_eq!(eval(&db, "TRUNCATE(NULL, 1)"), Value::Null);
         assert_eq!(eval(&db, "MOD(29, 9)"), Value::Integer(2));
         assert_eq!(eval(&db, "MOD(1, NULL)"), Value::Null);
         assert_eq!(eval(&db, "POW(2, -2)"), Value::Real(0.25));

@@ -1,6 +1,7 @@
 //! MySQL's string functions (manual, 14.8 "String Functions and Operators"; source
 //! `sql/item_strfunc.cc`). Lengths and positions count characters, as MySQL's do on
-//! `utf8mb4`; `LENGTH` counts bytes. A NULL argument gives NULL unless said otherwise.
+//! `utf8mb4`; `LENGTH` counts bytes. A NULL argument gives NULL unless said otherwise. A
+//! number argument is read as MySQL's text of it (`1e3` is `1000`: `number_text.rs`).
 
 use rusqlite::functions::Context;
 use rusqlite::types::{Value, ValueRef};
@@ -17,6 +18,24 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
         })
     })?;
     db.create_scalar_function("CONCAT", -1, f, concat)?;
+    // SQLite's own read a number as its text (`1000.0`); these as MySQL writes it.
+    db.create_scalar_function("CONCAT_WS", -1, f, concat_ws)?;
+    db.create_scalar_function("REPLACE", 3, f, |ctx| {
+        Ok(match (bytes(ctx, 0), bytes(ctx, 1), bytes(ctx, 2)) {
+            (Some(s), Some(from), Some(to)) => {
+                let out = replace(&s, &from, &to);
+                // A blob stays one, as SQLite's `replace` keeps it.
+                match (ctx.get_raw(0), String::from_utf8(out)) {
+                    (ValueRef::Blob(_), r) => {
+                        Value::Blob(r.map_or_else(|e| e.into_bytes(), String::into_bytes))
+                    }
+                    (_, Ok(t)) => bounded(t),
+                    (_, Err(e)) => Value::Blob(e.into_bytes()),
+                }
+            }
+            _ => Value::Null,
+        })
+    })?;
     // `CHARSET(x)`, `COLLATION(x)` (`Item_func_charset`, `Item_func_collation` in
     // `item_strfunc.cc`): a string's are the server's, anything else's `binary`, as MySQL says
     // of a number.
@@ -181,6 +200,42 @@ fn concat(ctx: &Context<'_>) -> rusqlite::Result<Value> {
         }
     }
     Ok(bounded(out))
+}
+
+/// `CONCAT_WS(sep, s, ...)` (`Item_func_concat_ws`): NULL if `sep` is; NULL arguments are
+/// skipped.
+fn concat_ws(ctx: &Context<'_>) -> rusqlite::Result<Value> {
+    if ctx.len() < 2 {
+        // SQLite's words for it, which `error.rs` turns into MySQL's 1582.
+        return Err(rusqlite::Error::UserFunctionError(
+            "wrong number of arguments to function CONCAT_WS()".into(),
+        ));
+    }
+    let Some(sep) = text(ctx, 0) else {
+        return Ok(Value::Null);
+    };
+    let parts: Vec<String> = (1..ctx.len()).filter_map(|i| text(ctx, i)).collect();
+    Ok(bounded(parts.join(&sep)))
+}
+
+/// `REPLACE(s, from, to)` (`Item_func_replace`): every `from` in `s`, left to right, is `to`;
+/// an empty `from` changes nothing.
+fn replace(s: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    if from.is_empty() {
+        return s.to_vec();
+    }
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if s[i..].starts_with(from) {
+            out.extend_from_slice(to);
+            i += from.len();
+        } else {
+            out.push(s[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// `FIELD(s, s1, s2, ...)` (`Item_func_field`): the 1-based index of the first `sN` equal to

@@ -64,17 +64,16 @@
 //!     rounds it (`val_int`: 1.7 gives 1 here, 2 in MySQL); `UNSIGNED` of a negative number
 //!     stays negative (MySQL gives 2^64 + x, past SQLite's 64-bit signed integers), and a value
 //!     past BIGINT is the nearest BIGINT.
-//!   - `CHAR`, `NCHAR` -> `CAST(x AS TEXT)`; `CHAR(n)` -> `substr(CAST(x AS TEXT), 1, n)` (the
-//!     first n characters, as MySQL's with warning 1292).
-//!   - `BINARY` (also the `BINARY x` operator) -> `CAST(x AS TEXT)`: this server's strings
-//!     compare byte for byte already, so `BINARY a = 'X'` and `ORDER BY BINARY a` give MySQL's
-//!     results (a SQLite BLOB would equal no string); `BINARY(n)` keeps the first n bytes.
-//!     Differs: the column is sent as text, not VARBINARY, and `BINARY(n)` does not pad with
-//!     0x00 bytes to n.
-//!   - `DECIMAL[(m[,d])]` -> REAL: `ROUND(x, d)`, or `CAST(ROUND(x) AS INTEGER)` for d = 0
-//!     (MySQL's default `DECIMAL(10,0)`). Differs: binary floating point (`1.70` is sent as
-//!     1.7; 1.005 rounds to 1.0 where MySQL's decimal gives 1.01), integers past 2^53 lose
-//!     digits, no clipping to m digits.
+//!   - `CHAR`, `NCHAR`, `BINARY` -> `MYSQL_TEXT(x)`, MySQL's text of a number (`1000` for
+//!     `1e3`: `numbers.rs`); `CHAR(n)` -> `substr(MYSQL_TEXT(x), 1, n)` (the first n
+//!     characters, as MySQL's with warning 1292), `BINARY(n)` the first n bytes. `BINARY`
+//!     (also the `BINARY x` operator) is text: this server's strings compare byte for byte
+//!     already, so `BINARY a = 'X'` and `ORDER BY BINARY a` give MySQL's results (a SQLite
+//!     BLOB would equal no string). Differs: the column is sent as text, not VARBINARY, and
+//!     `BINARY(n)` does not pad with 0x00 bytes to n.
+//!   - `DECIMAL[(m[,d])]` -> `MYSQL_DECIMAL(x, m, d)`, rounded on the decimal digits
+//!     (`numbers.rs`). Differs: the value is a double again (integers past 2^53 lose
+//!     digits).
 //!   - `DATE` -> `DATE(x)`; `DATETIME` -> `DATETIME(x)`; `TIME` -> `TIME(x)`: the text forms
 //!     MySQL sends (`2024-01-31`, `2024-01-31 10:00:00`, `10:00:00`). With a fractional
 //!     precision p (1..6) the text has p digits after the second, from SQLite's milliseconds
@@ -88,6 +87,7 @@
 //! * **`DATE 'str'`, `TIME 'str'`, `TIMESTAMP 'str'`** (MySQL's temporal literals, `literal` in
 //!   `sql_yacc.yy`) are `CAST('str' AS DATE)`, `AS TIME`, `AS DATETIME`, with the cast's rules
 //!   above (so a month needs two digits here).
+//! * **`x LIKE p`** with `x` not a column or a string is `MYSQL_TEXT(x) LIKE p` (`numbers.rs`).
 //! * **`x COLLATE name`** (`Item_func_set_collation`): a `_bin` or `_cs` collation, or
 //!   `binary`, is SQLite's `BINARY` (how the server compares already), a `_ci` one SQLite's
 //!   `NOCASE`; another name is 1273 (`ER_UNKNOWN_COLLATION`). Differs: `NOCASE` folds ASCII
@@ -104,9 +104,9 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    BinaryOperator, CastKind, CharacterLength, DataType, DateTimeField, ExactNumberInfo, Expr,
-    ExtractSyntax, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments,
-    Ident, Interval, ObjectName, ObjectNamePart, TimezoneInfo, TrimWhereField, Value, VisitMut,
+    BinaryOperator, CastKind, CharacterLength, DataType, DateTimeField, Expr, ExtractSyntax,
+    Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
+    Interval, ObjectName, ObjectNamePart, TimezoneInfo, TrimWhereField, Value, VisitMut,
     VisitorMut,
 };
 
@@ -181,6 +181,7 @@ pub(super) fn mysql_syntax(e: &mut Expr, placeholders_before: usize) -> Result<(
         | Expr::Substring { special: false, .. }
         | Expr::MemberOf(_)
         | Expr::Prefixed { .. } => true,
+        Expr::Like { expr, .. } => numbers::like_operand_may_be_number(expr),
         _ => false,
     };
     if maybe {
@@ -314,6 +315,10 @@ fn rewrite_form(e: &mut Expr, placeholders_before: usize) -> Result<(), ServerEr
             None
         }
         Expr::Function(f) => function(f)?,
+        Expr::Like { expr, .. } => {
+            **expr = numbers::text(take(expr));
+            None
+        }
         Expr::Cast {
             kind: CastKind::Cast,
             expr,
@@ -474,7 +479,7 @@ fn cast(x: &mut Expr, ty: &DataType) -> Option<Expr> {
         | DataType::Unsigned
         | DataType::UnsignedInteger => cast_as(take(x), DataType::Integer(None)),
         DataType::Char(len) | DataType::Character(len) => {
-            let t = cast_as(take(x), DataType::Text);
+            let t = numbers::text(take(x));
             match len {
                 None => t,
                 Some(CharacterLength::IntegerLength { length, .. }) => {
@@ -484,19 +489,16 @@ fn cast(x: &mut Expr, ty: &DataType) -> Option<Expr> {
             }
         }
         DataType::Custom(name, mods) if mods.is_empty() && is_name(name, "NCHAR") => {
-            cast_as(take(x), DataType::Text)
+            numbers::text(take(x))
         }
-        DataType::Binary(None) => cast_as(take(x), DataType::Text),
+        DataType::Binary(None) => numbers::text(take(x)),
         DataType::Binary(Some(n)) => {
-            let bytes = cast_as(take(x), DataType::Blob(None));
+            let bytes = cast_as(numbers::text(take(x)), DataType::Blob(None));
             cast_as(call("substr", vec![bytes, num(1), num(*n)]), DataType::Text)
         }
-        DataType::Decimal(info) | DataType::Dec(info) | DataType::Numeric(info) => match info {
-            ExactNumberInfo::PrecisionAndScale(_, d) if *d > 0 => {
-                call("ROUND", vec![take(x), num(*d as u64)])
-            }
-            _ => cast_as(call("ROUND", vec![take(x)]), DataType::Integer(None)),
-        },
+        DataType::Decimal(info) | DataType::Dec(info) | DataType::Numeric(info) => {
+            numbers::decimal(take(x), info)
+        }
         DataType::Date => call("DATE", vec![take(x)]),
         DataType::Datetime(p) => match frac(p) {
             0 => call("DATETIME", vec![take(x)]),
@@ -667,5 +669,6 @@ pub(super) fn call(name: &str, args: Vec<Expr>) -> Expr {
 }
 
 mod group_concat;
+mod numbers;
 #[cfg(test)]
 mod tests;

@@ -15,13 +15,13 @@
 //! exact is what a double holds: up to 15 significant digits, and sums and averages of a few
 //! such values, whose double error lies far below the scale and goes in the rounding. The
 //! double's shortest text is rounded half away from zero (`ROUND_HALF_UP` of
-//! `decimal_round`, `strings/decimal.c`): a stored `1.555` shows `1.56`. More digits than a
-//! double holds (a `DECIMAL(30,10)` of 20 integer digits) are not exact. An INSERT's literal
-//! is stored rounded to the scale (`execute/insert_literals.rs`); a value computed in SQLite
-//! (an UPDATE's `d = d / 3`, `CAST(x AS DECIMAL(5,2))`, which is SQLite's `ROUND` of the
-//! double: `1.555` is `1.55`) is stored as the double it is and only shown rounded. A decimal
-//! turned into a string inside SQLite (`CONCAT(d)`, `CAST(d AS CHAR)`) has SQLite's text of
-//! the double (`1.5`, not MySQL's `1.50`).
+//! `decimal_round`, `strings/decimal.cc`, the rule of `functions/number_text.rs`): a stored
+//! `1.555` shows `1.56`. More digits than a double holds (a `DECIMAL(30,10)` of 20 integer
+//! digits) are not exact. An INSERT's literal is stored rounded to the scale
+//! (`execute/insert_literals.rs`), and `CAST(x AS DECIMAL(5,2))` rounds the same way; a value
+//! computed in SQLite (an UPDATE's `d = d / 3`) is stored as the double it is and only shown
+//! rounded. A decimal turned into a string inside SQLite (`CONCAT(d)`, `CAST(d AS CHAR)`) is
+//! the double's text (`1.5`, not MySQL's `1.50`): the value does not carry its column's scale.
 //!
 //! In the binary protocol a decimal and JSON are strings, as in MySQL; a temporal value is
 //! MySQL's `MYSQL_TIME` packing (`Protocol_binary::store_date` and kin), read from its text.
@@ -221,52 +221,9 @@ fn lenenc(b: &[u8]) -> Option<(usize, usize)> {
 /// double's shortest, or text SQLite kept): `scale` digits after the point, rounded half away
 /// from zero; `None` if `text` is no plain decimal number (kept as it is).
 pub fn decimal_text(text: &str, scale: u8) -> Option<String> {
-    let (neg, digits) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    let plain = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if (int.is_empty() && frac.is_empty()) || !plain(int) || !plain(frac) {
-        return None;
-    }
-    let scale = usize::from(scale);
-    // The digits kept, as one number (`int` then `scale` fractional digits).
-    let mut kept: Vec<u8> = int.bytes().collect();
-    kept.extend(frac.bytes().chain(std::iter::repeat(b'0')).take(scale));
-    if frac.as_bytes().get(scale).is_some_and(|&d| d >= b'5') {
-        let mut carry = true;
-        for d in kept.iter_mut().rev() {
-            if *d == b'9' {
-                *d = b'0';
-            } else {
-                *d += 1;
-                carry = false;
-                break;
-            }
-        }
-        if carry {
-            kept.insert(0, b'1');
-        }
-    }
-    let int_len = kept.len() - scale;
-    let lead = kept[..int_len].iter().take_while(|&&d| d == b'0').count();
-    let lead = lead.min(int_len.saturating_sub(1));
-    let zero = kept.iter().all(|&d| d == b'0');
-    let mut out = String::with_capacity(kept.len() + 2);
-    if neg && !zero {
-        out.push('-');
-    }
-    if int_len == 0 {
-        out.push('0');
-    }
-    out.extend(kept[lead..int_len].iter().map(|&d| char::from(d)));
-    if scale > 0 {
-        out.push('.');
-        out.extend(kept[int_len..].iter().map(|&d| char::from(d)));
-    }
-    Some(out)
+    // The one rule of decimal rounding (`functions/number_text.rs`).
+    use crate::functions::{round_decimal, RoundMode};
+    round_decimal(text, i64::from(scale), RoundMode::HalfUp)
 }
 
 /// A temporal value's text, sent as MySQL sends its type: as text in the text protocol, packed

@@ -193,12 +193,21 @@ fn casts_in_sqlite_types() {
     );
     assert_eq!(
         one("SELECT CAST(a AS CHAR) a, CAST(a AS CHAR(3)) b, CONVERT(a, NCHAR) c, CAST(a AS BINARY) d, BINARY a e, CAST(a AS BINARY(2)) f"),
-        "SELECT CAST(a AS TEXT) AS a, substr(CAST(a AS TEXT), 1, 3) AS b, CAST(a AS TEXT) AS c, \
-         CAST(a AS TEXT) AS d, CAST(a AS TEXT) AS e, CAST(substr(CAST(a AS BLOB), 1, 2) AS TEXT) AS f"
+        "SELECT MYSQL_TEXT(a) AS a, substr(MYSQL_TEXT(a), 1, 3) AS b, MYSQL_TEXT(a) AS c, \
+         MYSQL_TEXT(a) AS d, MYSQL_TEXT(a) AS e, \
+         CAST(substr(CAST(MYSQL_TEXT(a) AS BLOB), 1, 2) AS TEXT) AS f"
     );
     assert_eq!(
         one("SELECT CAST(a AS DECIMAL) a, CAST(a AS DECIMAL(10,2)) b, CONVERT(a, DECIMAL(5)) c"),
-        "SELECT CAST(ROUND(a) AS INTEGER) AS a, ROUND(a, 2) AS b, CAST(ROUND(a) AS INTEGER) AS c"
+        "SELECT MYSQL_DECIMAL(a, 10, 0) AS a, MYSQL_DECIMAL(a, 10, 2) AS b, \
+         MYSQL_DECIMAL(a, 5, 0) AS c"
+    );
+    // `LIKE` of what may be a number reads MySQL's text of it; a column or a string as is.
+    assert_eq!(
+        one("SELECT 1e3 LIKE '1000', a + 1 NOT LIKE '2%' x, a LIKE 'b', 'c' LIKE 'c' y"),
+        "SELECT MYSQL_TEXT(1e3) LIKE '1000' ESCAPE '\\' AS `1e3 LIKE '1000'`, \
+         MYSQL_TEXT(a + 1) NOT LIKE '2%' ESCAPE '\\' AS x, a LIKE 'b' ESCAPE '\\' AS `a LIKE 'b'`, \
+         'c' LIKE 'c' ESCAPE '\\' AS y"
     );
     assert_eq!(
         one("SELECT CAST(a AS DATE) a, CAST(a AS DATETIME) b, CAST(a AS DATETIME(2)) c, CAST(a AS DATETIME(6)) d, CAST(a AS TIME) e, CAST(a AS TIME(3)) f"),
