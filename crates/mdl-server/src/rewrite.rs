@@ -25,6 +25,8 @@
 //!   already resolved by `mdl-sql`) go; foreign keys are kept as SQLite's, named as MySQL
 //!   names them (`foreign_keys.rs`); inline `KEY`/`INDEX` definitions become `CREATE INDEX`
 //!   statements.
+//! * A `DECIMAL` column made a string (`CONCAT(d)`, `d LIKE ...`) keeps its scale, `0.10`
+//!   (`decimal_strings.rs`).
 //! * An unnamed select item gets MySQL's column name as an alias (`header.rs`): its text as the
 //!   client wrote it (`v+1`), a column by its spelling, a string by its value.
 //! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
@@ -62,6 +64,7 @@
 
 mod changed;
 mod ddl;
+mod decimal_strings;
 mod expr;
 mod found_rows;
 mod header;
@@ -159,6 +162,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     }
     temporary::renamed(&mut s, env);
     json::mark_json_arguments(&mut s, env.source);
+    decimal_strings::mark(&mut s, env.source);
     let mut user_vars = select_into;
     let (mut insert_sql, mut insert_rows) = (None, None);
     match &mut s {

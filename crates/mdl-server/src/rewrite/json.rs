@@ -22,7 +22,7 @@
 //! MySQL refuses one ("not a JSON text, may need CAST"); comparisons (`=`, `GROUP BY`) see the
 //! stored text, not the JSON value.
 
-mod args;
+pub(in crate::rewrite) mod args;
 mod boolean;
 
 use crate::functions::JSON_COLUMN_CHECK;

@@ -134,9 +134,9 @@ fn select_modifiers_go() {
 #[test]
 fn like_escapes_with_a_backslash() {
     assert_eq!(
-        sqlite(r"SELECT 1 FROM t WHERE c LIKE 'a\_b%' AND d NOT LIKE 'x|%' ESCAPE '|'"),
+        sqlite(r"SELECT 1 FROM t WHERE 'c' LIKE 'a\_b%' AND 'd' NOT LIKE 'x|%' ESCAPE '|'"),
         [
-            r"SELECT 1 AS `1` FROM `sbtest`.t WHERE c LIKE 'a\_b%' ESCAPE '\' AND d NOT LIKE 'x|%' ESCAPE '|'"
+            r"SELECT 1 AS `1` FROM `sbtest`.t WHERE 'c' LIKE 'a\_b%' ESCAPE '\' AND 'd' NOT LIKE 'x|%' ESCAPE '|'"
         ]
     );
 }

@@ -143,30 +143,46 @@ fn division_is_real() {
 
 #[test]
 fn group_concat_in_sqlite_terms() {
+    // A column's value is a string as MySQL writes it (`decimal_strings.rs`).
+    let m = |c: &str| {
+        format!(
+            "MYSQL_TEXT({c}, (SELECT type FROM pragma_table_info('t', 'sbtest') WHERE \
+             lower(name) = lower('{c}') LIMIT 1))"
+        )
+    };
+    let (c, a, b, d) = (m("c"), m("a"), m("b"), m("d"));
     // Plain forms are SQLite's already.
     assert_eq!(
         one("SELECT GROUP_CONCAT(c), GROUP_CONCAT(DISTINCT c ORDER BY c DESC) FROM t"),
-        "SELECT GROUP_CONCAT(c) AS `GROUP_CONCAT(c)`, GROUP_CONCAT(DISTINCT c ORDER BY c DESC) \
-         AS `GROUP_CONCAT(DISTINCT c ORDER BY c DESC)` FROM `sbtest`.t"
+        format!(
+            "SELECT GROUP_CONCAT({c}) AS `GROUP_CONCAT(c)`, GROUP_CONCAT(DISTINCT {c} ORDER BY \
+             c DESC) AS `GROUP_CONCAT(DISTINCT c ORDER BY c DESC)` FROM `sbtest`.t"
+        )
     );
     assert_eq!(
         one("SELECT GROUP_CONCAT(c ORDER BY id SEPARATOR ';') a, GROUP_CONCAT(c, d SEPARATOR \"\") b, GROUP_CONCAT(c SEPARATOR ',') x FROM t"),
-        "SELECT GROUP_CONCAT(c, ';' ORDER BY id) AS a, GROUP_CONCAT(CONCAT(c, d), '') AS b, \
-         GROUP_CONCAT(c) AS x FROM `sbtest`.t"
+        format!(
+            "SELECT GROUP_CONCAT({c}, ';' ORDER BY id) AS a, GROUP_CONCAT(CONCAT({c}, {d}), '') \
+             AS b, GROUP_CONCAT({c}) AS x FROM `sbtest`.t"
+        )
     );
     // DISTINCT with a separator or several values: escaped, aggregated, unescaped.
     assert_eq!(
         one("SELECT GROUP_CONCAT(DISTINCT c ORDER BY c SEPARATOR '; ') a FROM t"),
-        "SELECT replace(replace(replace(GROUP_CONCAT(DISTINCT replace(replace(c, '\u{1}', \
-         '\u{1}\u{2}'), ',', '\u{1}\u{3}') ORDER BY c), ',', '; '), '\u{1}\u{3}', ','), \
-         '\u{1}\u{2}', '\u{1}') AS a FROM `sbtest`.t"
+        format!(
+            "SELECT replace(replace(replace(GROUP_CONCAT(DISTINCT replace(replace({c}, '\u{1}', \
+             '\u{1}\u{2}'), ',', '\u{1}\u{3}') ORDER BY c), ',', '; '), '\u{1}\u{3}', ','), \
+             '\u{1}\u{2}', '\u{1}') AS a FROM `sbtest`.t"
+        )
     );
     assert_eq!(
         one("SELECT GROUP_CONCAT(DISTINCT a, b) x FROM t"),
-        "SELECT replace(replace(replace(GROUP_CONCAT(DISTINCT CONCAT(replace(replace(a, \
-         '\u{1}', '\u{1}\u{2}'), ',', '\u{1}\u{3}'), '\u{1}\u{4}', replace(replace(b, \
-         '\u{1}', '\u{1}\u{2}'), ',', '\u{1}\u{3}'))), '\u{1}\u{4}', ''), '\u{1}\u{3}', \
-         ','), '\u{1}\u{2}', '\u{1}') AS x FROM `sbtest`.t"
+        format!(
+            "SELECT replace(replace(replace(GROUP_CONCAT(DISTINCT CONCAT(replace(replace({a}, \
+             '\u{1}', '\u{1}\u{2}'), ',', '\u{1}\u{3}'), '\u{1}\u{4}', replace(replace({b}, \
+             '\u{1}', '\u{1}\u{2}'), ',', '\u{1}\u{3}'))), '\u{1}\u{4}', ''), '\u{1}\u{3}', \
+             ','), '\u{1}\u{2}', '\u{1}') AS x FROM `sbtest`.t"
+        )
     );
     let parsed = mdl_sql::parse("SELECT GROUP_CONCAT(DISTINCT c SEPARATOR '\u{1}') FROM t");
     let mdl_sql::Statement::Sql { statement, .. } = &parsed.unwrap()[0].statement else {

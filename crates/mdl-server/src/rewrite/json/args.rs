@@ -21,6 +21,9 @@
 //! `JSON_ARRAY_APPEND`, `JSON_ARRAY_INSERT` (not the document); `JSON_ARRAYAGG`'s and
 //! `CAST(x AS JSON)`'s one.
 //!
+//! The same visit, with its tables, marks a `DECIMAL` column made a string
+//! (`rewrite/decimal_strings.rs`).
+//!
 //! Differs: a column of a derived table, a common table expression or an outer query
 //! referenced without a qualifier is not known to be JSON (it is passed as a string), nor is
 //! an expression of JSON type other than a column or a JSON function (`IF(c, doc, NULL)`); a
@@ -45,6 +48,19 @@ pub(in crate::rewrite) fn mark(s: &mut Statement, source: Option<&mdl_sql::Parse
     let says_json = |p: &mdl_sql::Parsed| {
         (p.text.as_bytes().windows(4)).any(|w| w.eq_ignore_ascii_case(b"json"))
     };
+    if source.is_none_or(says_json) {
+        visit_columns(s, json_call);
+    }
+}
+
+/// What [`visit_columns`] does to each expression of a query level, with the tables of the
+/// levels around it (innermost last).
+pub(in crate::rewrite) type Mark = fn(&mut Expr, &[Scope]);
+
+/// Calls `mark` on the expressions of `s`, each with the tables its column references may
+/// name (see the module docs: a query, a change of rows, a `SET` or a view; not a table's
+/// definition).
+pub(in crate::rewrite) fn visit_columns(s: &mut Statement, mark: Mark) {
     let rows = matches!(
         s,
         Statement::Query(_)
@@ -54,7 +70,7 @@ pub(in crate::rewrite) fn mark(s: &mut Statement, source: Option<&mdl_sql::Parse
             | Statement::Set(_)
             | Statement::CreateView(_)
     );
-    if !rows || !source.is_none_or(says_json) {
+    if !rows {
         return;
     }
     let scope = match s {
@@ -70,12 +86,12 @@ pub(in crate::rewrite) fn mark(s: &mut Statement, source: Option<&mdl_sql::Parse
         }
         _ => Vec::new(),
     };
-    let _ = s.visit(&mut Marker::new(vec![scope]));
+    let _ = s.visit(&mut Marker::new(vec![scope], mark));
 }
 
 /// A table a query names: by `name` (its alias, else its name), `schema`.`table`.
 #[derive(Clone, Debug)]
-struct Table {
+pub(in crate::rewrite) struct Table {
     name: String,
     aliased: bool,
     schema: String,
@@ -83,7 +99,7 @@ struct Table {
 }
 
 /// The tables of a FROM clause, innermost query last.
-type Scope = Vec<Table>;
+pub(in crate::rewrite) type Scope = Vec<Table>;
 
 /// The tables of a FROM clause (named tables only: not derived tables, table functions or
 /// common table expressions, whose names the parent's visit leaves unqualified).
@@ -134,11 +150,16 @@ struct Marker {
     scopes: Vec<Scope>,
     /// How deep in queries below this level the visit is (their calls are not this level's).
     depth: usize,
+    mark: Mark,
 }
 
 impl Marker {
-    fn new(scopes: Vec<Scope>) -> Marker {
-        Marker { scopes, depth: 0 }
+    fn new(scopes: Vec<Scope>, mark: Mark) -> Marker {
+        Marker {
+            scopes,
+            depth: 0,
+            mark,
+        }
     }
 }
 
@@ -147,7 +168,7 @@ impl VisitorMut for Marker {
 
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
         if self.depth == 0 {
-            query(q, &self.scopes);
+            query(q, &self.scopes, self.mark);
         }
         self.depth += 1;
         ControlFlow::Continue(())
@@ -160,58 +181,62 @@ impl VisitorMut for Marker {
 
     fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
         if self.depth == 0 {
-            if let Expr::Function(f) = e {
-                let name = match f.name.0.as_slice() {
-                    [ObjectNamePart::Identifier(n)] => n.value.as_str(),
-                    _ => "",
-                };
-                if let (Some((first, step)), FunctionArguments::List(list)) =
-                    (value_args(name), &mut f.args)
-                {
-                    for a in list.args.iter_mut().skip(first).step_by(step) {
-                        if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a {
-                            json_value(e, &self.scopes);
-                        }
-                    }
-                }
-            }
+            (self.mark)(e, &self.scopes);
         }
         ControlFlow::Continue(())
     }
 }
 
-/// Marks query `q`, within the tables of the queries around it.
-fn query(q: &mut Query, outer: &[Scope]) {
-    if let Some(with) = &mut q.with {
-        for cte in &mut with.cte_tables {
-            query(&mut cte.query, outer);
+/// Marks the JSON value arguments of a JSON-building call `e`.
+fn json_call(e: &mut Expr, scopes: &[Scope]) {
+    let Expr::Function(f) = e else {
+        return;
+    };
+    let name = match f.name.0.as_slice() {
+        [ObjectNamePart::Identifier(n)] => n.value.as_str(),
+        _ => "",
+    };
+    if let (Some((first, step)), FunctionArguments::List(list)) = (value_args(name), &mut f.args) {
+        for a in list.args.iter_mut().skip(first).step_by(step) {
+            if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a {
+                json_value(e, scopes);
+            }
         }
     }
-    let scope = set_expr(&mut q.body, outer);
-    let mut m = Marker::new([outer, &[scope]].concat());
+}
+
+/// Marks query `q`, within the tables of the queries around it.
+fn query(q: &mut Query, outer: &[Scope], mark: Mark) {
+    if let Some(with) = &mut q.with {
+        for cte in &mut with.cte_tables {
+            query(&mut cte.query, outer, mark);
+        }
+    }
+    let scope = set_expr(&mut q.body, outer, mark);
+    let mut m = Marker::new([outer, &[scope]].concat(), mark);
     let _ = q.order_by.visit(&mut m);
 }
 
 /// Marks a query body; the tables of its FROM clause when it is one SELECT.
-fn set_expr(body: &mut SetExpr, outer: &[Scope]) -> Scope {
+fn set_expr(body: &mut SetExpr, outer: &[Scope], mark: Mark) -> Scope {
     match body {
         SetExpr::Select(sel) => {
             let mut scope = Vec::new();
             from(&sel.from, &mut scope);
-            let _ = sel.visit(&mut Marker::new([outer, &[scope.clone()]].concat()));
+            let _ = sel.visit(&mut Marker::new([outer, &[scope.clone()]].concat(), mark));
             scope
         }
         SetExpr::Query(q) => {
-            query(q, outer);
+            query(q, outer, mark);
             Vec::new()
         }
         SetExpr::SetOperation { left, right, .. } => {
-            set_expr(left, outer);
-            set_expr(right, outer);
+            set_expr(left, outer, mark);
+            set_expr(right, outer, mark);
             Vec::new()
         }
         other => {
-            let _ = other.visit(&mut Marker::new(outer.to_vec()));
+            let _ = other.visit(&mut Marker::new(outer.to_vec(), mark));
             Vec::new()
         }
     }
@@ -254,6 +279,19 @@ fn take(e: &mut Expr) -> Expr {
 
 /// For a column of the query's tables, the SQL that tells whether it is declared `JSON`.
 fn declared_json(e: &Expr, scopes: &[Scope]) -> Option<Expr> {
+    let each = pragma_selects(e, scopes, "1", "AND upper(type) = 'JSON'")?;
+    parse_expr(&format!("EXISTS ({})", each.join(" UNION ALL ")))
+}
+
+/// For column reference `e` of the query's tables, one `SELECT what FROM pragma_table_info(...)
+/// WHERE <it is the column> and_also` for each table it may be of; `None` if it is no column
+/// of a table the query names.
+pub(in crate::rewrite) fn pragma_selects(
+    e: &Expr,
+    scopes: &[Scope],
+    what: &str,
+    and_also: &str,
+) -> Option<Vec<String>> {
     let names: Vec<&str> = match e {
         Expr::Identifier(c) => vec![&c.value],
         Expr::CompoundIdentifier(parts) => parts.iter().map(|p| p.value.as_str()).collect(),
@@ -280,20 +318,25 @@ fn declared_json(e: &Expr, scopes: &[Scope]) -> Option<Expr> {
         return None;
     }
     let lit = |s: &str| format!("'{}'", s.replace('\'', "''"));
-    let each: Vec<String> = (tables.iter())
-        .map(|t| {
-            format!(
-                "SELECT 1 FROM pragma_table_info({}, {}) WHERE lower(name) = lower({}) \
-                 AND upper(type) = 'JSON'",
-                lit(&t.table),
-                lit(&t.schema),
-                lit(column)
-            )
-        })
-        .collect();
-    let sql = format!("EXISTS ({})", each.join(" UNION ALL "));
+    Some(
+        (tables.iter())
+            .map(|t| {
+                format!(
+                    "SELECT {what} FROM pragma_table_info({}, {}) WHERE lower(name) = lower({}) \
+                     {and_also}",
+                    lit(&t.table),
+                    lit(&t.schema),
+                    lit(column)
+                )
+            })
+            .collect(),
+    )
+}
+
+/// `sql` as an expression.
+pub(in crate::rewrite) fn parse_expr(sql: &str) -> Option<Expr> {
     let dialect = sqlparser::dialect::MySqlDialect {};
-    (sqlparser::parser::Parser::new(&dialect).try_with_sql(&sql))
+    (sqlparser::parser::Parser::new(&dialect).try_with_sql(sql))
         .and_then(|mut p| p.parse_expr())
         .ok()
 }

@@ -1,0 +1,164 @@
+//! A `DECIMAL` column's value as a string keeps its scale in MySQL (`Field_new_decimal::
+//! val_str`, `sql/field.cc`: `my_decimal2string` with the column's `dec`): `CONCAT(d)` of a
+//! `DECIMAL(10,2)` `0.10` is `'0.10'`, `LENGTH(d)` 4, `d LIKE '0.10'` true. SQLite keeps the
+//! value as the double 0.1 (`NUMERIC` affinity) and writes it `0.1`, and the rewrite knows no
+//! column types. So a column reference where a string is made of it is marked, as JSON
+//! columns are (`json/args.rs`, whose visit and table scopes this uses):
+//! `MYSQL_TEXT(d, (SELECT type FROM pragma_table_info('t', 's') WHERE lower(name) =
+//! lower('d') LIMIT 1))`, which SQLite runs once (the subquery is constant), and which gives a
+//! number of a column declared `DECIMAL(m, s)` with `s` decimals (`functions/number_text.rs`).
+//!
+//! The places: every argument of `CONCAT`, `CONCAT_WS` and `GROUP_CONCAT`; the string of `LENGTH`,
+//! `CHAR_LENGTH`, `CHARACTER_LENGTH`, `OCTET_LENGTH`, `BIT_LENGTH`, `LEFT`, `RIGHT`, `LPAD`,
+//! `RPAD`, `REPLACE`, `REVERSE`, `UPPER`, `LOWER`, `UCASE`, `LCASE` and `SUBSTRING`; `CAST(d AS
+//! CHAR)` (already `MYSQL_TEXT(d)`: `expr/numbers.rs`); the operand of `LIKE`.
+//!
+//! Cost: only a statement whose text says `CAST`, `CONV`, `CONC`, `LIKE` or `LENGTH` is
+//! visited again (sysbench's are not), and a marked column costs a call per row (a column
+//! before `LIKE` could not use an index anyway: SQLite's LIKE is not case-sensitive here). Differs: as
+//! for JSON, a column of a derived table, a common table expression or an outer query
+//! referenced without a qualifier is not known (it keeps SQLite's text, `0.1`), nor is a
+//! DECIMAL expression other than a column (`d + 0`, whose scale MySQL also keeps).
+
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectNamePart};
+
+use super::expr::call;
+use super::json::args::{parse_expr, pragma_selects, visit_columns, Scope};
+use crate::functions::MYSQL_TEXT;
+
+/// The calls whose first argument is made a string.
+const FIRST_ARG: [&str; 17] = [
+    "LENGTH",
+    "CHAR_LENGTH",
+    "CHARACTER_LENGTH",
+    "OCTET_LENGTH",
+    "BIT_LENGTH",
+    "LEFT",
+    "RIGHT",
+    "LPAD",
+    "RPAD",
+    "REPLACE",
+    "REVERSE",
+    "UPPER",
+    "LOWER",
+    "UCASE",
+    "LCASE",
+    "SUBSTR",
+    "MID",
+];
+
+/// Marks the `DECIMAL` columns of `s` made strings (see the module docs), when its text
+/// (`source`) may have such a place.
+pub(super) fn mark(s: &mut sqlparser::ast::Statement, source: Option<&mdl_sql::Parsed>) {
+    if source.is_none_or(|p| may_make_strings(p.text.as_bytes())) {
+        visit_columns(s, string_of_column);
+    }
+}
+
+/// Whether `text` says `CAST`, `CONV`, `CONC`, `LIKE` or `LENGTH`: one look at each byte.
+fn may_make_strings(text: &[u8]) -> bool {
+    let at = |i: usize, w: &[u8]| {
+        text.get(i..i + w.len())
+            .is_some_and(|t| t.eq_ignore_ascii_case(w))
+    };
+    (0..text.len()).any(|i| match text[i] | 0x20 {
+        b'c' => at(i, b"cast") || at(i, b"conv") || at(i, b"conc"),
+        b'l' => at(i, b"like") || at(i, b"length"),
+        _ => false,
+    })
+}
+
+/// Marks the column references `e` makes strings of.
+fn string_of_column(e: &mut Expr, scopes: &[Scope]) {
+    match e {
+        Expr::Like { expr, .. } => column_text(expr, scopes),
+        Expr::Substring { expr, .. } => column_text(expr, scopes),
+        Expr::Function(f) => {
+            let name = match f.name.0.as_slice() {
+                [ObjectNamePart::Identifier(n)] => n.value.as_str(),
+                _ => return,
+            };
+            let all = ["CONCAT", "CONCAT_WS", "GROUP_CONCAT"]
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(name));
+            let first = FIRST_ARG.iter().any(|n| n.eq_ignore_ascii_case(name));
+            let is_text = name == MYSQL_TEXT;
+            let FunctionArguments::List(list) = &mut f.args else {
+                return;
+            };
+            if is_text {
+                // `CAST(d AS CHAR)`: the declared type is the call's second argument.
+                if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(c))] = list.args.as_slice() {
+                    if let Some(ty) = declared_type(c, scopes) {
+                        list.args
+                            .push(FunctionArg::Unnamed(FunctionArgExpr::Expr(ty)));
+                    }
+                }
+                return;
+            }
+            let take = if all {
+                list.args.len()
+            } else {
+                usize::from(first)
+            };
+            for a in list.args.iter_mut().take(take) {
+                if let FunctionArg::Unnamed(FunctionArgExpr::Expr(c)) = a {
+                    column_text(c, scopes);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `c` as `MYSQL_TEXT(c, declared type)` when it is a column of the query's tables.
+fn column_text(c: &mut Expr, scopes: &[Scope]) {
+    if let Some(ty) = declared_type(c, scopes) {
+        let col = std::mem::replace(c, Expr::value(sqlparser::ast::Value::Null));
+        *c = call(MYSQL_TEXT, vec![col, ty]);
+    }
+}
+
+/// The SQL of column `c`'s declared type (see the module docs); `None` if `c` is no column of
+/// a table the query names.
+fn declared_type(c: &Expr, scopes: &[Scope]) -> Option<Expr> {
+    let each = pragma_selects(c, scopes, "type", "")?;
+    parse_expr(&format!("({} LIMIT 1)", each.join(" UNION ALL ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::rewrite::tests::sqlite;
+
+    #[test]
+    fn decimal_columns_made_strings_are_marked() {
+        let ty = |t: &str, c: &str| {
+            format!(
+                "(SELECT type FROM pragma_table_info('{t}', 'sbtest') WHERE lower(name) = \
+                 lower('{c}') LIMIT 1)"
+            )
+        };
+        assert_eq!(
+            sqlite("SELECT CONCAT(d, 'x') AS a, LENGTH(t.d) AS b, CAST(d AS CHAR) AS c FROM t"),
+            [format!(
+                "SELECT CONCAT(MYSQL_TEXT(d, {}), 'x') AS a, LENGTH(MYSQL_TEXT(t.d, {})) AS b, \
+                 MYSQL_TEXT(d, {}) AS c FROM `sbtest`.t",
+                ty("t", "d"),
+                ty("t", "d"),
+                ty("t", "d")
+            )]
+        );
+        assert_eq!(
+            sqlite("SELECT 1 AS a FROM t WHERE d LIKE '0.10'"),
+            [format!(
+                "SELECT 1 AS a FROM `sbtest`.t WHERE MYSQL_TEXT(d, {}) LIKE '0.10' ESCAPE '\\'",
+                ty("t", "d")
+            )]
+        );
+        // Not a column of the query's tables, or no place that makes a string: as it was.
+        assert_eq!(
+            sqlite("SELECT CONCAT(@a, 1) AS a, d AS b FROM t"),
+            ["SELECT CONCAT(NULL, 1) AS a, d AS b FROM `sbtest`.t"]
+        );
+    }
+}

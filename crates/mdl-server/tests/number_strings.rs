@@ -1,0 +1,129 @@
+//! Numbers made strings and decimals rounded as MySQL 8.0 does, through the wire
+//! (`functions/number_text.rs`, `rewrite/expr/numbers.rs`, `rewrite/decimal_strings.rs`): a
+//! double's text is `my_gcvt`'s (`1000`, `1e20`, not SQLite's `1000.0`), decimal rounding is
+//! on the digits (`1.555` to `1.56`), and a `DECIMAL` column's string keeps its scale.
+
+mod common;
+
+use common::*;
+use mysql_async::prelude::*;
+use mysql_async::{Conn, Row, Value};
+
+/// The text of each value of the one row `sql` gives, text protocol or prepared.
+async fn row(c: &mut Conn, sql: &str, prepared: bool) -> Vec<Option<String>> {
+    let rows: Vec<Row> = if prepared {
+        c.exec(sql, ()).await
+    } else {
+        c.query(sql).await
+    }
+    .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    assert_eq!(rows.len(), 1, "{sql}");
+    let r = &rows[0];
+    (0..r.len())
+        .map(|i| match &r[i] {
+            Value::NULL => None,
+            Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+            Value::Int(n) => Some(n.to_string()),
+            other => Some(other.as_sql(true)),
+        })
+        .collect()
+}
+
+fn texts(v: &[&str]) -> Vec<Option<String>> {
+    v.iter().map(|s| Some(s.to_string())).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doubles_made_strings_are_mysqls_text() {
+    let mut c = conn().await;
+    let sql = "SELECT CAST(1e3 AS CHAR), CONCAT(1e20, ''), CAST(0.1e0 + 0.2e0 AS CHAR), \
+               CAST(123456789012345678e3 AS CHAR), CONCAT_WS(',', 1e3, 2.5e0), \
+               REPLACE(1e3, '0', 'x'), LENGTH(1e3), 1e3 LIKE '1000', CAST(1e3 AS CHAR(2)), \
+               UPPER(1.5e-16), CONCAT(1e-5), CONVERT(-1e15, CHAR)";
+    let want = texts(&[
+        "1000",
+        "1e20",
+        "0.30000000000000004",
+        "1.2345678901234568e20",
+        "1000,2.5",
+        "1xxx",
+        "4",
+        "1",
+        "10",
+        "1.5E-16",
+        "0.00001",
+        "-1e15",
+    ]);
+    for prepared in [false, true] {
+        assert_eq!(
+            row(&mut c, sql, prepared).await,
+            want,
+            "prepared: {prepared}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decimals_round_on_their_digits() {
+    let mut c = conn().await;
+    fresh(&mut c, "ns_round", "id INT PRIMARY KEY, d DECIMAL(10,3)").await;
+    c.query_drop("INSERT INTO ns_round VALUES (1, 1.555)")
+        .await
+        .unwrap();
+    let sql = "SELECT CAST(1.555 AS DECIMAL(5,2)), CAST(2.675 AS DECIMAL(4,2)), \
+               ROUND(1.555, 2), ROUND(2.5), ROUND(-2.5), TRUNCATE(0.29, 2), ROUND(1250, -2), \
+               CAST(12345.6 AS DECIMAL(5,2)), CAST(d AS DECIMAL(4,2)), ROUND(d, 2), \
+               FORMAT(2.675, 2), CAST(2.5 AS DECIMAL) FROM ns_round";
+    let want = texts(&[
+        "1.56", "2.68", "1.56", "3", "-3", "0.29", "1300", "999.99", "1.56", "1.56", "2.68", "3",
+    ]);
+    for prepared in [false, true] {
+        assert_eq!(
+            row(&mut c, sql, prepared).await,
+            want,
+            "prepared: {prepared}"
+        );
+    }
+    // The cast's value is the rounded one where it is compared, not only shown.
+    let n: Option<i64> = c
+        .query_first("SELECT CAST(1.555 AS DECIMAL(5,2)) = 1.56")
+        .await
+        .unwrap();
+    assert_eq!(n, Some(1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decimal_columns_keep_their_scale_as_strings() {
+    let mut c = conn().await;
+    fresh(&mut c, "ns_scale", "a DECIMAL(10,2), b DOUBLE").await;
+    c.query_drop("INSERT INTO ns_scale VALUES (0.1, 0.1), (0.2, 0.2)")
+        .await
+        .unwrap();
+    let sql = "SELECT CONCAT(a), CAST(a AS CHAR), LENGTH(a), a LIKE '0.10', CONCAT(b), \
+               CONCAT_WS('|', t.a, t.b), a FROM ns_scale AS t WHERE a < 0.15";
+    let want = texts(&["0.10", "0.10", "4", "1", "0.1", "0.10|0.1", "0.10"]);
+    for prepared in [false, true] {
+        assert_eq!(
+            row(&mut c, sql, prepared).await,
+            want,
+            "prepared: {prepared}"
+        );
+    }
+    let n: Option<i64> = c
+        .query_first("SELECT COUNT(*) FROM ns_scale WHERE a LIKE '%0'")
+        .await
+        .unwrap();
+    assert_eq!(n, Some(2));
+    // Stored by an INSERT ... SELECT, and in a subquery.
+    fresh(&mut c, "ns_scale_s", "s VARCHAR(20)").await;
+    c.query_drop("INSERT INTO ns_scale_s SELECT CONCAT('x', a) FROM ns_scale WHERE a > 0.15")
+        .await
+        .unwrap();
+    let s: Option<String> = c
+        .query_first(
+            "SELECT (SELECT CONCAT(s, '/', a) FROM ns_scale WHERE a > 0.15) FROM ns_scale_s",
+        )
+        .await
+        .unwrap();
+    assert_eq!(s.as_deref(), Some("x0.20/0.20"));
+}
