@@ -84,6 +84,17 @@ async fn decimals_round_on_their_digits() {
             "prepared: {prepared}"
         );
     }
+    // A decimal expression of literals keeps its scale as a string; SQLite computes it as a
+    // double (0.30000000000000004).
+    let sql = "SELECT CAST(0.1 + 0.2 AS CHAR), CONCAT(0.1 + 0.2, '|', 1.10 * 2), \
+               0.1 + 0.2 LIKE '0.3'";
+    for prepared in [false, true] {
+        assert_eq!(
+            row(&mut c, sql, prepared).await,
+            texts(&["0.3", "0.3|2.20", "1"]),
+            "prepared: {prepared}"
+        );
+    }
     // The cast's value is the rounded one where it is compared, not only shown.
     let n: Option<i64> = c
         .query_first("SELECT CAST(1.555 AS DECIMAL(5,2)) = 1.56")

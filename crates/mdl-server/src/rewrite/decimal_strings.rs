@@ -17,8 +17,10 @@
 //! visited again (sysbench's are not), and a marked column costs a call per row (a column
 //! before `LIKE` could not use an index anyway: SQLite's LIKE is not case-sensitive here). Differs: as
 //! for JSON, a column of a derived table, a common table expression or an outer query
-//! referenced without a qualifier is not known (it keeps SQLite's text, `0.1`), nor is a
-//! DECIMAL expression other than a column (`d + 0`, whose scale MySQL also keeps).
+//! referenced without a qualifier is not known (it keeps SQLite's text, `0.1`). A `DECIMAL`
+//! expression of literals is marked with its type (`CONCAT(0.1 + 0.2)` is `'0.3'`, not the
+//! double's `0.30000000000000004`); one over columns is not (`d + 0`, whose scale MySQL also
+//! keeps).
 
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectNamePart};
 
@@ -111,19 +113,45 @@ fn string_of_column(e: &mut Expr, scopes: &[Scope]) {
     }
 }
 
-/// `c` as `MYSQL_TEXT(c, declared type)` when it is a column of the query's tables.
+/// `c` as `MYSQL_TEXT(c, declared type)` when it is a column of the query's tables or a
+/// decimal expression of literals.
 fn column_text(c: &mut Expr, scopes: &[Scope]) {
+    if is_text_call(c) {
+        return;
+    }
     if let Some(ty) = declared_type(c, scopes) {
         let col = std::mem::replace(c, Expr::value(sqlparser::ast::Value::Null));
         *c = call(MYSQL_TEXT, vec![col, ty]);
     }
 }
 
-/// The SQL of column `c`'s declared type (see the module docs); `None` if `c` is no column of
-/// a table the query names.
+/// The SQL of column `c`'s declared type (see the module docs), or of the `DECIMAL` type of an
+/// expression of literals (`0.1 + 0.2`: `decimal(3,1)`, `expr_type.rs`, whose value SQLite
+/// computes as the double 0.30000000000000004); `None` if `c` is neither.
 fn declared_type(c: &Expr, scopes: &[Scope]) -> Option<Expr> {
-    let each = pragma_selects(c, scopes, "type", "")?;
-    parse_expr(&format!("({} LIMIT 1)", each.join(" UNION ALL ")))
+    if let Some(each) = pragma_selects(c, scopes, "type", "") {
+        return parse_expr(&format!("({} LIMIT 1)", each.join(" UNION ALL ")));
+    }
+    let ty = crate::expr_type::infer(c, &Literals)?;
+    (ty.class == crate::expr_type::Class::Decimal)
+        .then(|| Expr::value(sqlparser::ast::Value::SingleQuotedString(ty.column_type())))
+}
+
+/// A scope without columns: only expressions of literals have a type in it.
+struct Literals;
+
+impl crate::expr_type::Scope for Literals {
+    fn column(&self, _: Option<&str>, _: &str) -> Option<String> {
+        None
+    }
+}
+
+/// `MYSQL_TEXT(...)` already (a visit may meet a marked argument again).
+fn is_text_call(x: &Expr) -> bool {
+    matches!(x, Expr::Function(f) if matches!(
+        f.name.0.as_slice(),
+        [ObjectNamePart::Identifier(n)] if n.value == MYSQL_TEXT
+    ))
 }
 
 #[cfg(test)]
@@ -154,6 +182,16 @@ mod tests {
                 "SELECT 1 AS a FROM `sbtest`.t WHERE MYSQL_TEXT(d, {}) LIKE '0.10' ESCAPE '\\'",
                 ty("t", "d")
             )]
+        );
+        // A decimal expression of literals has its type; a double's has none.
+        assert_eq!(
+            sqlite(
+                "SELECT CONCAT(0.1 + 0.2) AS a, CAST(0.5 * 3 AS CHAR) AS b, CONCAT(1e0 + 1) AS c"
+            ),
+            [
+                "SELECT CONCAT(MYSQL_TEXT(0.1 + 0.2, 'decimal(3,1)')) AS a, \
+              MYSQL_TEXT(0.5 * 3, 'decimal(3,1)') AS b, CONCAT(1e0 + 1) AS c"
+            ]
         );
         // Not a column of the query's tables, or no place that makes a string: as it was.
         assert_eq!(
