@@ -114,7 +114,7 @@ pub(crate) use clock::zone_offset;
 pub use clock::StatementClock;
 pub use json_marks::{BOOLEAN as JSON_BOOLEAN_MARK, OF_COLUMN as JSON_COLUMN_MARK};
 pub use json_more::{column_text as json_column_text, COLUMN_CHECK as JSON_COLUMN_CHECK};
-pub(crate) use number_text::{round_decimal, Mode as RoundMode};
+pub(crate) use number_text::{real_text, round_decimal, Mode as RoundMode};
 pub use number_text::{MYSQL_DECIMAL, MYSQL_TEXT};
 pub(crate) use sys_schema::FORMAT_STATEMENT;
 

@@ -42,8 +42,8 @@ use crate::error::ServerError;
 
 mod kind;
 
-use kind::Temporal;
 pub use kind::{decimal_text, Kind};
+use kind::{Double, Temporal};
 
 /// One value of a result row.
 #[derive(Debug, Clone, PartialEq)]
@@ -314,8 +314,8 @@ fn write_cell<W: AsyncWrite + Send + Unpin>(
     match (cell, ty) {
         (Cell::Null, _) => rw.write_col(None::<i64>),
         (Cell::Int(i), ColumnType::MYSQL_TYPE_LONGLONG) => rw.write_col(*i),
-        (Cell::Int(i), ColumnType::MYSQL_TYPE_DOUBLE) => rw.write_col(*i as f64),
-        (Cell::Real(r), ColumnType::MYSQL_TYPE_DOUBLE) => rw.write_col(*r),
+        (Cell::Int(i), ColumnType::MYSQL_TYPE_DOUBLE) => rw.write_col(Double(*i as f64)),
+        (Cell::Real(r), ColumnType::MYSQL_TYPE_DOUBLE) => rw.write_col(Double(*r)),
         (Cell::Blob(b), _) => rw.write_col(&b[..]),
         // Borrowed: `Cell::text` would copy it.
         (Cell::Text(t), _) => rw.write_col(t.as_str()),

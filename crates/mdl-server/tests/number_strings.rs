@@ -138,3 +138,31 @@ async fn decimal_columns_keep_their_scale_as_strings() {
         .unwrap();
     assert_eq!(s.as_deref(), Some("x0.20/0.20"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doubles_on_the_wire_are_mysqls_text() {
+    let mut c = conn().await;
+    fresh(&mut c, "ns_wire", "b DOUBLE, f FLOAT").await;
+    c.query_drop("INSERT INTO ns_wire VALUES (1e20, 3.4028e38)")
+        .await
+        .unwrap();
+    // The text protocol sends MySQL's text (`my_gcvt`), where Rust's would be
+    // 100000000000000000000; MariaDB 10.11, whose `my_gcvt` is MySQL's, gives the same.
+    let sql = "SELECT 1e20, 1e-5, 0.1e0 + 0.2e0, 1e15, -2.5e-10, 1e0, 1234567890123456e0, b, f \
+               FROM ns_wire";
+    let want = texts(&[
+        "1e20",
+        "0.00001",
+        "0.30000000000000004",
+        "1e15",
+        "-0.00000000025",
+        "1",
+        "1.234567890123456e15",
+        "1e20",
+        "3.4028e38",
+    ]);
+    assert_eq!(row(&mut c, sql, false).await, want);
+    // The binary protocol sends the double itself.
+    let rows: Vec<(f64, f64)> = c.exec("SELECT 1e20, b FROM ns_wire", ()).await.unwrap();
+    assert_eq!(rows, [(1e20, 1e20)]);
+}

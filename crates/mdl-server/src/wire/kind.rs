@@ -247,6 +247,21 @@ impl ToMysqlValue for Temporal<'_> {
     }
 }
 
+/// A double, sent as MySQL sends one: in the text protocol MySQL's text of it
+/// (`Protocol_text::store_double`, `my_gcvt`: `1e20`, `0.30000000000000004`; opensrv-mysql
+/// would write Rust's `100000000000000000000`), in the binary one its 8 bytes.
+pub struct Double(pub f64);
+
+impl ToMysqlValue for Double {
+    fn to_mysql_text<W: Write>(&self, w: &mut W) -> io::Result<()> {
+        crate::functions::real_text(self.0).to_mysql_text(w)
+    }
+
+    fn to_mysql_bin<W: Write>(&self, w: &mut W, c: &Column) -> io::Result<()> {
+        self.0.to_mysql_bin(w, c)
+    }
+}
+
 /// `YYYY-MM-DD[ hh:mm:ss[.ffffff]]` as `Protocol_binary::store_date` / `store_datetime` pack
 /// it: 4 bytes for a date, 7 with a time, 11 with microseconds; none for a zero one.
 fn pack_datetime(s: &str) -> Option<Vec<u8>> {
