@@ -21,9 +21,11 @@ pub struct SessionVars {
     pub autocommit: bool,
     /// `lock_wait_timeout` in seconds.
     pub lock_wait_timeout: u64,
-    /// The previous statement's errors and warnings (`warning_count`, `error_count`): the
-    /// server records an error, no warnings.
-    pub diagnostics: u64,
+    /// `warning_count` and `error_count`: the previous statement's conditions
+    /// (`diagnostics.rs`).
+    pub diagnostics: (u64, u64),
+    /// `sql_notes`.
+    pub sql_notes: bool,
     /// `time_zone`.
     pub time_zone: crate::time_zone::TimeZone,
     /// `sql_mode` (`sql_mode.rs`).
@@ -45,7 +47,11 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
         "version" => text(VERSION),
         "version_comment" => text("mdl-server (mdl metadata locks, pfs, SQLite)"),
         "autocommit" => Some(Cell::Int(i64::from(s.autocommit))),
-        "warning_count" | "error_count" => Some(Cell::Int(s.diagnostics as i64)),
+        "warning_count" => Some(Cell::Int(s.diagnostics.0 as i64)),
+        "error_count" => Some(Cell::Int(s.diagnostics.1 as i64)),
+        "sql_notes" => Some(Cell::Int(i64::from(s.sql_notes))),
+        // `SHOW WARNINGS` lists this many (`diagnostics.rs`); SET is accepted, not kept.
+        "max_error_count" => Some(Cell::Int(crate::diagnostics::MAX_ERROR_COUNT as i64)),
         "lock_wait_timeout" => Some(Cell::Int(s.lock_wait_timeout as i64)),
         "innodb_lock_wait_timeout" => Some(Cell::Int(shared.cfg.engine_lock_wait_timeout as i64)),
         "max_allowed_packet" => Some(Cell::Int(67_108_864)),
@@ -79,9 +85,9 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
         "socket" => Some(Cell::Null),
         "hostname" => text("localhost"),
         "foreign_key_checks" => Some(Cell::Int(i64::from(s.foreign_key_checks))),
-        // Accepted by SET and without effect here (SQLite checks unique keys always, no notes
-        // are raised): their defaults, which dump tools save and restore around a load.
-        "unique_checks" | "sql_notes" | "sql_quote_show_create" => Some(Cell::Int(1)),
+        // Accepted by SET and without effect here (SQLite checks unique keys always): their
+        // defaults, which dump tools save and restore around a load.
+        "unique_checks" | "sql_quote_show_create" => Some(Cell::Int(1)),
         "auto_increment_increment" | "auto_increment_offset" => Some(Cell::Int(1)),
         "sql_safe_updates" | "sql_auto_is_null" => Some(Cell::Int(0)),
         "version_compile_os" => text(std::env::consts::OS),
@@ -90,7 +96,7 @@ pub fn variable(shared: &Shared, s: &SessionVars, name: &str) -> Option<Cell> {
     }
 }
 
-const VARIABLE_NAMES: [&str; 40] = [
+const VARIABLE_NAMES: [&str; 41] = [
     "auto_increment_increment",
     "auto_increment_offset",
     "autocommit",
@@ -113,6 +119,7 @@ const VARIABLE_NAMES: [&str; 40] = [
     "lower_case_table_names",
     "max_allowed_packet",
     "max_connections",
+    "max_error_count",
     "max_execution_time",
     "net_read_timeout",
     "net_write_timeout",

@@ -48,7 +48,7 @@ use crate::processlist::ConnInfo;
 use crate::server::Shared;
 use crate::session_values::SessionValues;
 use crate::status::Com;
-use crate::wire::{marked, write_result, Output};
+use crate::wire::{marked, write_result, write_warned, Output};
 
 /// A prepared statement.
 #[derive(Debug)]
@@ -241,6 +241,8 @@ impl Connection {
         self.info.begin(command, Some(text.clone()), self.schema());
         self.info.kill.clear_query();
         self.session.context_mut().reset_kill();
+        let keep = matches!(&parsed, Ok(p) if crate::diagnostics::keeps(p));
+        self.values.diagnostics.begin(keep);
         let r = match parsed {
             Ok(p) => {
                 // The race needs only the Arcs, taken before the future borrows `self`.
@@ -255,6 +257,7 @@ impl Connection {
             Err(e) => Ok(Err(e)),
         };
         if let Ok(Err(e)) = &r {
+            self.values.diagnostics.error(e);
             let c = &self.shared.counters;
             match e.code {
                 ServerError::LOCK_DEADLOCK => c.deadlocks.fetch_add(1, relaxed()),
@@ -336,7 +339,7 @@ impl Connection {
                 Err(Ended::Gone) => return Err(gone()),
             };
             let failed = out.is_err();
-            outs.push(out);
+            outs.push((out, self.values.diagnostics.statement_count()));
             if failed {
                 break;
             }
@@ -574,7 +577,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             .statement("Execute", text, Ok(parsed), values, Some(digest), memo)
             .await
         {
-            Ok(out) => write_result(results, out).await,
+            Ok(out) => write_warned(results, out, self.values.diagnostics.statement_count()).await,
             Err(Ended::Gone) => Err(gone()),
         }
     }
@@ -623,7 +626,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             }
         }
         match self.text_query(query, !query.is_empty()).await {
-            Ok(out) => write_result(results, out).await,
+            Ok(out) => write_warned(results, out, self.values.diagnostics.statement_count()).await,
             Err(Ended::Gone) => Err(gone()),
         }
     }

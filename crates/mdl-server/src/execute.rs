@@ -27,9 +27,15 @@
 //! (`memo.rs`): both are pure functions of it. Its description at preparation (parameters and
 //! columns) is `describe.rs`.
 //!
+//! The notes a DDL raises (`DROP ... IF EXISTS` of what is not there, `CREATE ... IF NOT
+//! EXISTS` of what is) are found under its locks before the engine runs it, a select's
+//! divisions by a literal zero after (`notes.rs`), into the session's diagnostics area
+//! (`diagnostics.rs`).
+//!
 //! Each statement is a `pfs` statement event of MySQL's class (`statement/sql/select`, ...)
 //! with its digest (`statement_event.rs`), as MySQL's default `performance_schema` records,
-//! on the connection's session thread from its start to its end, its waits nested in it.
+//! on the connection's session thread from its start to its end, its waits nested in it, its
+//! `WARNINGS` the notes and warnings it raised.
 
 use std::sync::Arc;
 
@@ -47,6 +53,7 @@ mod insert_literals;
 mod insert_select;
 mod insert_values;
 mod maintenance;
+mod notes;
 mod rebuild;
 mod result_kinds;
 mod view_ddl;
@@ -163,7 +170,18 @@ impl Connection {
         let kind = plan.as_ref().ok().map(|p| p.kind);
         let insert = kind == Some(StatementKind::Insert);
         let mut out = (self.run_inner(plan, statement, p, params, prepared)).await;
-        event.end_with(&crate::statement_event::outcome(&out));
+        // A select's divisions by a literal zero (`notes.rs`): a walk of its select list.
+        if let (Ok(Output::Rows(r)), Some(s)) = (&out, statement) {
+            let per_row = notes::divisions_by_zero(s);
+            if per_row > 0 {
+                let c = crate::diagnostics::Condition::division_by_zero();
+                (self.values.diagnostics).raise_n(c, per_row.saturating_mul(r.rows.len() as u64));
+            }
+        }
+        // `WARNINGS`: the notes and warnings it raised (an error is `ERRORS`).
+        let conditions = u32::from(self.values.diagnostics.statement_count());
+        let outcome = crate::statement_event::outcome(&out).warnings(conditions);
+        event.end_with(&outcome);
         if out.is_ok() && statement.is_some_and(is_flush_status) {
             self.shared.procs.flush_status(&self.info);
         }
@@ -182,7 +200,7 @@ impl Connection {
         );
         self.info.after_statement(open, begins, started, modified);
         // SHOW WARNINGS keeps what it shows.
-        if !statement.is_some_and(|s| crate::session_values::is_show_diagnostics(s, &p.text)) {
+        if !statement.is_some_and(|s| crate::diagnostics::is_show_diagnostics(s, &p.text)) {
             self.values.after_statement(insert, &mut out);
         }
         self.values.after_found_rows(com, &out);
@@ -206,8 +224,8 @@ impl Connection {
         crate::foreign_keys::follow(&mut self.db, !self.values.foreign_key_checks_off);
         let mut assigned = None;
         if let Some(s) = statement {
-            if let Some(d) = crate::session_values::diagnostics(s, &p.text) {
-                return d.map(|d| self.values.show_diagnostics(d));
+            if let Some(d) = crate::diagnostics::diagnostics(s, &p.text) {
+                return d.map(|d| self.values.diagnostics.show(d));
             }
             let vars = self.vars();
             let current = self.session.state().current_schema.clone();
@@ -365,8 +383,15 @@ impl Connection {
             }
             if let (StatementKind::CreateTable, Some(Statement::CreateTable(c))) = (kind, statement)
             {
-                if let Some(out) = engine_step::existing_table(db, c, stmt.session().state())? {
-                    return stmt.finish().await.map(|()| out).map_err(ServerError::from);
+                if let Some(note) = engine_step::existing_table(db, c, stmt.session().state())? {
+                    values
+                        .diagnostics
+                        .raise(crate::diagnostics::Condition::note(note));
+                    return stmt
+                        .finish()
+                        .await
+                        .map(|()| Output::OK)
+                        .map_err(ServerError::from);
                 }
             }
             if let mdl_sql::Effect::LockTables(tables) = &plan.effect {
@@ -388,6 +413,7 @@ impl Connection {
             let schema = stmt.session().state().current_schema.clone();
             let alter = alter_more::prepare(db, parsed, schema.as_deref())?;
             stmt.upgrade().await?;
+            notes::before(db, statement, schema.as_deref(), &mut values.diagnostics)?;
             let locks = stmt.user_lock_values().to_vec();
             let multi = stmt.session().state().in_multi_statement_mode();
             let rw = match (statement, locks.is_empty()) {
@@ -566,7 +592,8 @@ fn vars_of(
     SessionVars {
         autocommit: session.state().autocommit,
         lock_wait_timeout: session.lock_wait_timeout().as_secs(),
-        diagnostics: u64::from(values.last_error.is_some()),
+        diagnostics: values.diagnostics.saved_counts(),
+        sql_notes: !values.diagnostics.notes_off,
         time_zone: values.time_zone,
         sql_mode: values.sql_mode,
         foreign_key_checks: !values.foreign_key_checks_off,

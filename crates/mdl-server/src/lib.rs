@@ -32,7 +32,9 @@
 //! * `lock_params`: `GET_LOCK(?, ...)` and its siblings in a prepared statement.
 //! * `sql_prepare`: `PREPARE`, `EXECUTE`, `DEALLOCATE PREPARE` in SQL.
 //! * `session_values`: what a session's statements read from the session (`LAST_INSERT_ID()`,
-//!   `ROW_COUNT()`, `FOUND_ROWS()`, `@user` variables, `SHOW WARNINGS`).
+//!   `ROW_COUNT()`, `FOUND_ROWS()`, `@user` variables).
+//! * `diagnostics`: the session's diagnostics area (notes, warnings, the last error), `SHOW
+//!   WARNINGS`, `@@warning_count`.
 //! * `sql_mode`, `time_zone`: the session's `sql_mode` and `time_zone`.
 //! * `rewrite`: MySQL's dialect to SQLite's, on `sqlparser`'s AST.
 //! * `engine`: SQLite, one file per schema, the engine's single writer.
@@ -76,6 +78,7 @@ mod connect_attrs;
 mod connection;
 mod constant;
 mod depth;
+mod diagnostics;
 mod engine;
 mod error;
 mod execute;

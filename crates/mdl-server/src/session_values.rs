@@ -28,18 +28,17 @@
 //!   SELECT gave).
 //! * `@name`: set by `SET @name = expr` (the engine evaluates `expr`), read as a literal, NULL
 //!   when never set; names without case, as MySQL's (`Item_func_set_user_var`, `sql/item_func.cc`).
-//! * `SHOW WARNINGS` / `SHOW ERRORS` `[LIMIT [offset,] row_count]`: the error the previous
-//!   statement ended with, if any (this server raises no warnings), within the `LIMIT`; they do
-//!   not clear it themselves, as in MySQL (`Diagnostics_area`, `mysqld_show_warnings` in
-//!   `sql/sql_error.cc`).
+//! * The diagnostics area (`SHOW WARNINGS`, `@@warning_count`): `diagnostics.rs`; and
+//!   `sql_notes`, which says whether it keeps notes, set as the other boolean variables are
+//!   ([`assigned_flag`]).
 
 use std::collections::HashMap;
 
-use sqlparser::ast::Statement;
+use sqlparser::ast::{Expr, Set, Value};
 
 use crate::error::ServerError;
 use crate::status::Com;
-use crate::wire::{Cell, Output, ResultSet};
+use crate::wire::{Cell, Output};
 
 /// See the module docs.
 #[derive(Debug, Clone, Default)]
@@ -62,8 +61,8 @@ pub struct SessionValues {
     pub counted: Option<u64>,
     /// `@name`, by lowercased name.
     pub user_vars: HashMap<String, Cell>,
-    /// The error the previous statement ended with (`SHOW WARNINGS`).
-    pub last_error: Option<ServerError>,
+    /// The conditions of the previous statement (`diagnostics.rs`).
+    pub diagnostics: crate::diagnostics::Area,
     /// `@@time_zone` (`time_zone.rs`).
     pub time_zone: crate::time_zone::TimeZone,
     /// `@@sql_mode` (`sql_mode.rs`).
@@ -80,6 +79,7 @@ pub struct Assigned {
     time_zone: Option<crate::time_zone::TimeZone>,
     sql_mode: Option<crate::sql_mode::SqlMode>,
     foreign_key_checks: Option<bool>,
+    sql_notes: Option<bool>,
 }
 
 impl SessionValues {
@@ -94,7 +94,7 @@ impl SessionValues {
             found_rows: 0,
             counted: None,
             user_vars: HashMap::new(),
-            last_error: None,
+            diagnostics: Default::default(),
             time_zone: Default::default(),
             sql_mode: Default::default(),
             foreign_key_checks_off: false,
@@ -110,6 +110,7 @@ impl SessionValues {
             time_zone: crate::time_zone::assigned(set, self)?,
             sql_mode: crate::sql_mode::assigned(set, self),
             foreign_key_checks: crate::foreign_keys::assigned_checks(set, self)?,
+            sql_notes: assigned_flag(set, self, "sql_notes")?,
         })
     }
 
@@ -119,6 +120,9 @@ impl SessionValues {
         self.sql_mode = a.sql_mode.unwrap_or(self.sql_mode);
         if let Some(on) = a.foreign_key_checks {
             self.foreign_key_checks_off = !on;
+        }
+        if let Some(on) = a.sql_notes {
+            self.diagnostics.notes_off = !on;
         }
     }
 
@@ -138,7 +142,6 @@ impl SessionValues {
     /// was an INSERT (or REPLACE). Returns the OK packet's last insert id for the statement: the
     /// new id after an INSERT, 0 otherwise (MySQL's `my_ok` sends the id the statement generated).
     pub fn after_statement(&mut self, insert: bool, out: &mut Result<Output, ServerError>) {
-        self.last_error = out.as_ref().err().cloned();
         match out {
             Ok(Output::Done {
                 affected,
@@ -153,6 +156,64 @@ impl SessionValues {
             }
             Ok(Output::Rows(_)) | Err(_) => self.row_count = -1,
         }
+    }
+}
+
+/// The value a `SET` gives the boolean session variable `name` (`foreign_key_checks`,
+/// `sql_notes`: the last of its items with a value), if any: `0 | 1 | ON | OFF | TRUE | FALSE
+/// | DEFAULT | @v`; `GLOBAL` is accepted and not kept.
+///
+/// # Errors
+/// 1231 for a literal that is no boolean (`2`, `'maybe'`), as MySQL's `Sys_var_bool` says.
+pub fn assigned_flag(
+    set: &Set,
+    values: &SessionValues,
+    name: &str,
+) -> Result<Option<bool>, ServerError> {
+    let wrong = |value: &str| {
+        let message = format!("Variable '{name}' can't be set to the value of '{value}'");
+        ServerError::new(1231, "42000", message)
+    };
+    let mut out = None;
+    for (item, global, value) in crate::admin::set_items(set) {
+        if global || item != name {
+            continue;
+        }
+        let on = match value {
+            Expr::Value(v) => match &v.value {
+                Value::Boolean(b) => Some(*b),
+                Value::Number(n, _) => Some(on_off(n).ok_or_else(|| wrong(n))?),
+                Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
+                    Some(on_off(s).ok_or_else(|| wrong(s))?)
+                }
+                _ => None,
+            },
+            Expr::Identifier(i) if i.value.starts_with('@') && !i.value.starts_with("@@") => {
+                match values.user_var(&i.value) {
+                    Cell::Int(n) => Some(n != 0),
+                    Cell::Text(s) => on_off(&s),
+                    _ => None,
+                }
+            }
+            Expr::Identifier(i) if i.quote_style.is_none() => match on_off(&i.value) {
+                Some(b) => Some(b),
+                None if i.value.eq_ignore_ascii_case("DEFAULT") => Some(true),
+                None => None,
+            },
+            _ => None,
+        };
+        if on.is_some() {
+            out = on;
+        }
+    }
+    Ok(out)
+}
+
+fn on_off(s: &str) -> Option<bool> {
+    match s.to_ascii_uppercase().as_str() {
+        "ON" | "TRUE" | "1" => Some(true),
+        "OFF" | "FALSE" | "0" => Some(false),
+        _ => None,
     }
 }
 
@@ -216,156 +277,10 @@ impl SessionValues {
     }
 }
 
-/// What `SHOW [COUNT(*)] {WARNINGS | ERRORS} [LIMIT [offset,] row_count]` asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Diagnostics {
-    /// `SHOW COUNT(*) ...`: how many, not which.
-    count: bool,
-    /// `ERRORS` (errors only) rather than `WARNINGS` (every level).
-    errors: bool,
-    /// `LIMIT`'s offset.
-    offset: u64,
-    /// `LIMIT`'s row count (every row without `LIMIT`).
-    rows: u64,
-}
-
-/// Whether `s` is a well-formed `SHOW [COUNT(*)] {WARNINGS | ERRORS} [LIMIT ...]` (see
-/// [`diagnostics`]), which leaves the previous statement's conditions as they were.
-pub fn is_show_diagnostics(s: &Statement, text: &str) -> bool {
-    matches!(diagnostics(s, text), Some(Ok(_)))
-}
-
-/// `Some` if `s` (whose text is `text`) is `SHOW [COUNT(*)] {WARNINGS | ERRORS} [LIMIT
-/// [offset,] row_count | LIMIT row_count OFFSET offset]`, as MySQL's grammar has them
-/// (`sql/sql_yacc.yy`: `opt_limit_clause` after `WARNINGS` or `ERRORS`, none after
-/// `COUNT(*)`). `sqlparser` keeps only the words of a
-/// `SHOW` (`SHOW COUNT(*) WARNINGS` is `SHOW COUNT WARNINGS`, `SHOW WARNINGS LIMIT 1, 2` is
-/// `SHOW WARNINGS LIMIT`): those tell the statement, its text what it asks.
-///
-/// # Errors
-/// 1064 near what MySQL's grammar refuses there (`SHOW WARNINGS LIMIT 'a'`, `SHOW COUNT(1)
-/// ERRORS`).
-pub fn diagnostics(s: &Statement, text: &str) -> Option<Result<Diagnostics, ServerError>> {
-    let Statement::ShowVariable { variable } = s else {
-        return None;
-    };
-    let is = |i: usize, w: &str| {
-        variable
-            .get(i)
-            .is_some_and(|v| v.value.eq_ignore_ascii_case(w))
-    };
-    let which = |i: usize| is(i, "WARNINGS") || is(i, "ERRORS");
-    if !(which(0) || (is(0, "COUNT") && which(1))) {
-        return None;
-    }
-    Some(diagnostics_of(text))
-}
-
-/// [`diagnostics`]' reading of the text.
-fn diagnostics_of(text: &str) -> Result<Diagnostics, ServerError> {
-    use sqlparser::tokenizer::{Token, Tokenizer};
-    let all = Tokenizer::new(&sqlparser::dialect::MySqlDialect {}, text)
-        .tokenize()
-        .map_err(|_| ServerError::parse(text))?;
-    // Indexes of the tokens that are not space or comments (nor the ending `;`).
-    let at: Vec<usize> = (0..all.len())
-        .filter(|&i| !matches!(all[i], Token::Whitespace(_) | Token::SemiColon))
-        .collect();
-    let mut i = 1; // after SHOW
-    let token = |i: usize| at.get(i).map(|&j| &all[j]);
-    let word = |i: usize, w: &str| match token(i) {
-        Some(Token::Word(x)) => x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w),
-        _ => false,
-    };
-    // 1064 near the statement's rest from the `i`th token, as MySQL quotes it.
-    let near = |i: usize| {
-        let from = at.get(i).copied().unwrap_or(all.len());
-        ServerError::parse(
-            &all[from..]
-                .iter()
-                .map(|t| t.to_string())
-                .collect::<String>(),
-        )
-    };
-    let number = |i: usize| match token(i) {
-        Some(Token::Number(n, false)) if n.bytes().all(|b| b.is_ascii_digit()) => {
-            n.parse::<u64>().map_err(|_| near(i))
-        }
-        _ => Err(near(i)),
-    };
-    let count = word(i, "COUNT");
-    if count {
-        let star = [Token::LParen, Token::Mul, Token::RParen];
-        for (k, t) in star.iter().enumerate() {
-            if token(i + 1 + k) != Some(t) {
-                return Err(near(i + 1 + k));
-            }
-        }
-        i += 4;
-    }
-    let errors = word(i, "ERRORS");
-    if !errors && !word(i, "WARNINGS") {
-        return Err(near(i));
-    }
-    i += 1;
-    let (mut offset, mut rows) = (0, u64::MAX);
-    if !count && word(i, "LIMIT") {
-        rows = number(i + 1)?;
-        i += 2;
-        if token(i) == Some(&Token::Comma) {
-            (offset, rows) = (rows, number(i + 1)?);
-            i += 2;
-        } else if word(i, "OFFSET") {
-            offset = number(i + 1)?;
-            i += 2;
-        }
-    }
-    if i < at.len() {
-        return Err(near(i));
-    }
-    Ok(Diagnostics {
-        count,
-        errors,
-        offset,
-        rows,
-    })
-}
-
-impl SessionValues {
-    /// `SHOW WARNINGS` / `SHOW ERRORS`: MySQL's columns, the previous statement's error, within
-    /// `LIMIT` (`mysqld_show_warnings` in `sql/sql_error.cc` skips the offset's conditions of
-    /// the levels shown, then stops after the row count). `SHOW COUNT(*) ...`: how many, under
-    /// MySQL's column name (`@@session.warning_count` counts errors too; the server records no
-    /// warnings).
-    pub fn show_diagnostics(&self, d: Diagnostics) -> Output {
-        if d.count {
-            let name = match d.errors {
-                true => "@@session.error_count",
-                false => "@@session.warning_count",
-            };
-            let count = Some(self.last_error.iter().count().to_string());
-            return Output::Rows(ResultSet::text(&[name], vec![vec![count]]));
-        }
-        let limit = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-        // Every condition kept is an error: `ERRORS` and `WARNINGS` list the same ones.
-        let rows = (self.last_error.iter())
-            .skip(limit(d.offset))
-            .take(limit(d.rows))
-            .map(|e| {
-                vec![
-                    Some("Error".to_string()),
-                    Some(e.code.to_string()),
-                    Some(e.message.clone()),
-                ]
-            })
-            .collect();
-        Output::Rows(ResultSet::text(&["Level", "Code", "Message"], rows))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::ResultSet;
 
     #[test]
     fn row_count_and_last_insert_id_follow_mysql() {
@@ -396,66 +311,6 @@ mod tests {
         let mut ddl = Ok(Output::OK);
         v.after_statement(false, &mut ddl);
         assert_eq!(v.row_count, 0);
-    }
-
-    /// [`diagnostics`] of `text`, parsed as the server parses it.
-    fn shown(text: &str) -> Option<Result<Diagnostics, u16>> {
-        let dialect = sqlparser::dialect::MySqlDialect {};
-        let s = sqlparser::parser::Parser::parse_sql(&dialect, text).expect("parses");
-        diagnostics(&s[0], text).map(|r| r.map_err(|e| e.code))
-    }
-
-    #[test]
-    fn diagnostics_read_limit_from_the_text() {
-        let d = |count, errors, offset, rows| {
-            Some(Ok(Diagnostics {
-                count,
-                errors,
-                offset,
-                rows,
-            }))
-        };
-        assert_eq!(shown("SHOW WARNINGS"), d(false, false, 0, u64::MAX));
-        assert_eq!(shown("show errors limit 2;"), d(false, true, 0, 2));
-        assert_eq!(shown("SHOW WARNINGS LIMIT 1, 3"), d(false, false, 1, 3));
-        assert_eq!(
-            shown("SHOW WARNINGS /* x */ LIMIT 3 OFFSET 1"),
-            d(false, false, 1, 3)
-        );
-        assert_eq!(shown("SHOW COUNT(*) ERRORS"), d(true, true, 0, u64::MAX));
-        for bad in [
-            "SHOW WARNINGS LIMIT",
-            "SHOW WARNINGS LIMIT 'a'",
-            "SHOW WARNINGS LIMIT 1.5",
-            "SHOW WARNINGS LIMIT 1,",
-            "SHOW WARNINGS LIMIT 99999999999999999999",
-            "SHOW ERRORS LIMIT 1 2",
-            "SHOW COUNT(1) WARNINGS",
-            "SHOW COUNT(*) WARNINGS LIMIT 1",
-        ] {
-            assert_eq!(shown(bad), Some(Err(1064)), "{bad}");
-        }
-        assert_eq!(shown("SHOW VARIABLES"), None);
-        assert_eq!(shown("SHOW PROFILES"), None);
-    }
-
-    #[test]
-    fn diagnostics_within_limit() {
-        let mut v = SessionValues::new(1, "u", "h:1");
-        let rows = |v: &SessionValues, text: &str| {
-            let dialect = sqlparser::dialect::MySqlDialect {};
-            let s = sqlparser::parser::Parser::parse_sql(&dialect, text).unwrap();
-            match v.show_diagnostics(diagnostics(&s[0], text).unwrap().unwrap()) {
-                Output::Rows(r) => r.rows.len(),
-                _ => panic!("rows"),
-            }
-        };
-        v.last_error = Some(ServerError::parse("x"));
-        assert_eq!(rows(&v, "SHOW WARNINGS"), 1);
-        assert_eq!(rows(&v, "SHOW ERRORS LIMIT 1"), 1);
-        assert_eq!(rows(&v, "SHOW WARNINGS LIMIT 0"), 0);
-        assert_eq!(rows(&v, "SHOW WARNINGS LIMIT 1, 1"), 0);
-        assert_eq!(rows(&v, "SHOW COUNT(*) WARNINGS"), 1);
     }
 
     #[test]

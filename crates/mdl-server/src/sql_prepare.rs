@@ -134,6 +134,25 @@ impl Connection {
             Command::Execute { .. } => Com::ExecuteSql,
             Command::Deallocate { .. } => Com::DeallocSql,
         });
+        // EXECUTE's statement has the area's rules (`diagnostics.rs`); PREPARE and
+        // DEALLOCATE clear it, and so does an EXECUTE that fails before its statement runs.
+        let runs = matches!(cmd, Command::Execute { .. });
+        if !runs {
+            self.values.diagnostics.begin(false);
+        }
+        let r = self.sql_command(cmd).await;
+        if let (Ok(Err(e)), false) = (&r, runs) {
+            self.values.diagnostics.error(e);
+        }
+        r
+    }
+
+    async fn sql_command(&mut self, cmd: Command) -> Result<Result<Output, ServerError>, Ended> {
+        let failed = |this: &mut Self, e: ServerError| {
+            this.values.diagnostics.begin(false);
+            this.values.diagnostics.error(&e);
+            Ok(Err(e))
+        };
         match cmd {
             Command::Prepare { name, source } => {
                 let sql = match source {
@@ -145,20 +164,17 @@ impl Connection {
             }
             Command::Execute { name, using } => {
                 let Some(&(id, count)) = self.sql_prepared.get(&name) else {
-                    return Ok(Err(unknown(&name, "EXECUTE")));
+                    return failed(self, unknown(&name, "EXECUTE"));
                 };
                 if using.len() != count {
-                    return Ok(Err(ServerError::new(
-                        1210,
-                        "HY000",
-                        "Incorrect arguments to EXECUTE",
-                    )));
+                    let e = ServerError::new(1210, "HY000", "Incorrect arguments to EXECUTE");
+                    return failed(self, e);
                 }
                 let values = (using.iter())
                     .map(|v| crate::catalog::value(self.values.user_var(v)))
                     .collect();
                 let Some(p) = self.prepared.get(&id) else {
-                    return Ok(Err(unknown(&name, "EXECUTE")));
+                    return failed(self, unknown(&name, "EXECUTE"));
                 };
                 let digest = p.digest;
                 let (text, parsed, values, memo) = p.execution(id, values);

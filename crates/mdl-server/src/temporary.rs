@@ -45,7 +45,6 @@ use sqlparser::ast::{CreateTable, ObjectName, Statement};
 
 use crate::engine::EngineConn;
 use crate::error::ServerError;
-use crate::wire::Output;
 
 /// SQLite's database of the temporary tables.
 pub const SCHEMA: &str = "temp";
@@ -155,8 +154,8 @@ pub fn refuse_system_schema(s: &Statement, current: Option<&str>) -> Result<(), 
 /// CREATE TEMPORARY TABLE under its locks (the SCHEMA IX `mysql_create_table_no_lock`,
 /// `sql/sql_table.cc`, takes first): 1049 for a schema the server does not have
 /// (`ER_BAD_DB_ERROR`), then for a temporary table the session has (`create_table_impl`:
-/// `check_if_table_exists`) nothing to do with `IF NOT EXISTS`, else 1050 (its plan refused one
-/// with `LIKE` or a `SELECT` already). `None`: the engine makes it.
+/// `check_if_table_exists`) nothing to do with `IF NOT EXISTS` but note 1050 (`Some`), else
+/// 1050 (its plan refused one with `LIKE` or a `SELECT` already). `None`: the engine makes it.
 ///
 /// # Errors
 /// 1049, 1050.
@@ -164,21 +163,20 @@ pub fn existing(
     db: &EngineConn,
     c: &CreateTable,
     state: &SessionState,
-) -> Result<Option<Output>, ServerError> {
+) -> Result<Option<ServerError>, ServerError> {
     let Some(t) = folded(&c.name, state.current_schema.as_deref()) else {
         return Ok(None); // 1046, from the rewrite
     };
     if !db.engine().has_schema(&t.schema) {
         return Err(ServerError::unknown_database(&t.schema));
     }
-    match state.is_temporary(&t) {
-        false => Ok(None),
-        true if c.if_not_exists => Ok(Some(Output::OK)),
-        true => Err(ServerError::new(
-            1050,
-            "42S01",
-            format!("Table '{}' already exists", t.name),
-        )),
+    if !state.is_temporary(&t) {
+        return Ok(None);
+    }
+    let exists = ServerError::new(1050, "42S01", format!("Table '{}' already exists", t.name));
+    match c.if_not_exists {
+        true => Ok(Some(exists)),
+        false => Err(exists),
     }
 }
 

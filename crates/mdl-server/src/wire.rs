@@ -23,6 +23,9 @@
 //! [`MORE_RESULTS`], which the stream turns into the status flag `SERVER_MORE_RESULTS_EXISTS`
 //! (opensrv writes that packet without it).
 //!
+//! A statement's warning count rides the same way, as a marker in the info of the OK packet
+//! that ends it, which the stream moves into the packet's warnings field (`warnings.rs`).
+//!
 //! A column's wire type is its values' (integers `LONGLONG`, reals `DOUBLE`, bytes `BLOB`,
 //! text `VAR_STRING`) unless its declared or expression type is one whose values SQLite
 //! cannot say (`DECIMAL`, `DATE`, `DATETIME`, `TIMESTAMP`, `TIME`, `JSON`: `kind.rs`, which
@@ -41,6 +44,7 @@ use tokio::io::AsyncWrite;
 use crate::error::ServerError;
 
 mod kind;
+mod warnings;
 
 pub use kind::{decimal_text, Kind};
 use kind::{Double, Temporal};
@@ -177,12 +181,25 @@ pub fn columns(names: Vec<String>, types: &[ColumnType], kinds: &[Option<Kind>])
         .collect()
 }
 
-/// Writes `out` (or `err`) as the answer to a query; `binary` for an executed prepared
-/// statement.
+/// Writes `out` (or `err`) as the answer to a query.
 pub async fn write_result<W: AsyncWrite + Send + Unpin>(
     w: QueryResultWriter<'_, W>,
     out: Result<Output, ServerError>,
 ) -> io::Result<()> {
+    write_warned(w, out, 0).await
+}
+
+/// [`write_result`] of a statement that raised `count` conditions (`warnings.rs`).
+pub async fn write_warned<W: AsyncWrite + Send + Unpin>(
+    w: QueryResultWriter<'_, W>,
+    out: Result<Output, ServerError>,
+    count: u16,
+) -> io::Result<()> {
+    // No allocation without warnings: the point select's path.
+    let info = || match count {
+        0 => String::new(),
+        n => warnings::info("", n),
+    };
     match out {
         Err(e) => write_error(w, &e).await,
         Ok(Output::Done {
@@ -192,6 +209,7 @@ pub async fn write_result<W: AsyncWrite + Send + Unpin>(
             w.completed(opensrv_mysql::OkResponse {
                 affected_rows: affected,
                 last_insert_id,
+                info: info(),
                 ..Default::default()
             })
             .await
@@ -202,21 +220,24 @@ pub async fn write_result<W: AsyncWrite + Send + Unpin>(
             let cols = columns(std::mem::take(&mut rs.columns), &types, &rs.kinds);
             let mut rw = w.start(&cols).await?;
             write_rows(&mut rw, &rs, &types).await?;
-            rw.finish().await
+            match count {
+                0 => rw.finish().await,
+                _ => rw.finish_with_info(&info()).await,
+            }
         }
     }
 }
 
-/// Writes the results of a multi-statement query, each flagged that more follow but the
-/// last (an error, if a statement failed, is the last). The results are all there before the
-/// first is written: opensrv-mysql's writer borrows each result's columns for as long as it
-/// lives.
+/// Writes the results of a multi-statement query, each with the warnings its statement raised,
+/// each flagged that more follow but the last (an error, if a statement failed, is the last).
+/// The results are all there before the first is written: opensrv-mysql's writer borrows each
+/// result's columns for as long as it lives.
 pub async fn write_results<W: AsyncWrite + Send + Unpin>(
     mut w: QueryResultWriter<'_, W>,
-    mut outs: Vec<Result<Output, ServerError>>,
+    mut outs: Vec<(Result<Output, ServerError>, u16)>,
 ) -> io::Result<()> {
     let shapes: Vec<(Vec<ColumnType>, Vec<Column>)> = (outs.iter_mut())
-        .map(|o| match o {
+        .map(|(o, _)| match o {
             Ok(Output::Rows(rs)) => {
                 let types = rs.column_types();
                 let cols = columns(std::mem::take(&mut rs.columns), &types, &rs.kinds);
@@ -226,10 +247,15 @@ pub async fn write_results<W: AsyncWrite + Send + Unpin>(
         })
         .collect();
     let last = outs.len().saturating_sub(1);
-    for (i, (out, (types, cols))) in outs.into_iter().zip(&shapes).enumerate() {
+    for (i, ((out, warned), (types, cols))) in outs.into_iter().zip(&shapes).enumerate() {
         let status = match i < last {
             true => opensrv_mysql::StatusFlags::SERVER_MORE_RESULTS_EXISTS,
             false => opensrv_mysql::StatusFlags::empty(),
+        };
+        let more = if status.is_empty() { "" } else { MORE_RESULTS };
+        let info = |more: &str| match warned {
+            0 => more.to_string(),
+            n => warnings::info(more, n),
         };
         w = match out {
             Err(e) => return write_error(w, &e).await,
@@ -241,6 +267,7 @@ pub async fn write_results<W: AsyncWrite + Send + Unpin>(
                     affected_rows: affected,
                     last_insert_id,
                     status_flags: status,
+                    info: info(""),
                     ..Default::default()
                 })
                 .await?
@@ -248,8 +275,7 @@ pub async fn write_results<W: AsyncWrite + Send + Unpin>(
             Ok(Output::Rows(rs)) => {
                 let mut rw = w.start(cols).await?;
                 write_rows(&mut rw, &rs, types).await?;
-                let info = if status.is_empty() { "" } else { MORE_RESULTS };
-                rw.finish_one_with_info(info).await?
+                rw.finish_one_with_info(&info(more)).await?
             }
         };
     }
@@ -449,6 +475,11 @@ impl<W> ErrorCodes<W> {
             if let Some(g) = self.greeting.take() {
                 greet(&mut self.out[at..at + len], g);
             }
+            // A statement's warning count (`warnings.rs`), before the marker after it goes.
+            let len = match !self.continuation && warnings::is_marked(&self.out[at..at + len]) {
+                true => self.warnings(at, len),
+                false => len,
+            };
             let p = &self.out[at..at + len];
             let marked = !self.continuation
                 && len >= 9 + MARKER_LEN
@@ -491,6 +522,18 @@ impl<W> ErrorCodes<W> {
         p.copy_within(19.., head);
         self.out.truncate(self.out.len() - dropped);
         let n = len - dropped;
+        self.out[at - 4..at - 1].copy_from_slice(&[n as u8, (n >> 8) as u8, (n >> 16) as u8]);
+        n
+    }
+
+    /// Moves the warnings marker of the OK packet whose payload of `len` bytes starts at `at`
+    /// into its warnings field (`warnings.rs`); returns the payload's new length.
+    #[cold]
+    fn warnings(&mut self, at: usize, len: usize) -> usize {
+        let Some(n) = warnings::patch(&mut self.out[at..at + len]) else {
+            return len;
+        };
+        self.out.drain(at + n..at + len);
         self.out[at - 4..at - 1].copy_from_slice(&[n as u8, (n >> 8) as u8, (n >> 16) as u8]);
         n
     }

@@ -14,15 +14,16 @@ use crate::wire::Output;
 
 /// CREATE TABLE of a table that exists, decided under the shared lock the statement holds
 /// before it asks for the exclusive one (MySQL's `open_table()` for `OPEN_FOR_CREATE`,
-/// `sql/sql_base.cc`): 1050 at once, or nothing to do with IF NOT EXISTS, instead of waiting
-/// for the exclusive lock behind the table's users. 1049 if the schema does not exist.
-/// `None`: the table does not exist (the statement goes on to its upgrade). A temporary one is
-/// the session's business only (`temporary::existing`).
+/// `sql/sql_base.cc`): 1050 at once, or with IF NOT EXISTS nothing to do but that 1050 as
+/// a note (`Some`, `notes.rs`), instead of waiting for the exclusive lock behind the table's
+/// users. 1049 if the schema does not exist. `None`: the table does not exist (the statement
+/// goes on to its upgrade). A temporary one is the session's business only
+/// (`temporary::existing`).
 pub(super) fn existing_table(
     db: &mut EngineConn,
     c: &sqlparser::ast::CreateTable,
     state: &mdl_sql::SessionState,
-) -> Result<Option<Output>, ServerError> {
+) -> Result<Option<ServerError>, ServerError> {
     if c.temporary {
         return crate::temporary::existing(db, c, state);
     }
@@ -37,14 +38,11 @@ pub(super) fn existing_table(
     if !(db.tables(&schema)?.iter()).any(|t| t.eq_ignore_ascii_case(&table)) {
         return Ok(None);
     }
-    if c.if_not_exists {
-        return Ok(Some(Output::OK));
+    let exists = ServerError::new(1050, "42S01", format!("Table '{table}' already exists"));
+    match c.if_not_exists {
+        true => Ok(Some(exists)),
+        false => Err(exists),
     }
-    Err(ServerError::new(
-        1050,
-        "42S01",
-        format!("Table '{table}' already exists"),
-    ))
 }
 
 /// Step 4: what the engine does for a statement of `kind` whose locks are held; `found` gets
@@ -378,24 +376,10 @@ fn missing_tables(
     else {
         return Ok(());
     };
-    let mut missing = Vec::new();
-    for n in names {
-        let (schema, table) = crate::rewrite::table_name(n, current)?;
-        // A temporary table of the name is the one dropped (`temporary.rs`).
-        let exists = crate::temporary::locate(db, &schema, &table)?.2
-            || db.engine().has_schema(&schema)
-                && (db.tables(&schema)?.iter()).any(|t| t.eq_ignore_ascii_case(&table));
-        if !exists {
-            missing.push(format!("{schema}.{table}"));
-        }
-    }
+    let missing = super::notes::missing_tables(db, names, false, current)?;
     match missing.is_empty() {
         true => Ok(()),
-        false => Err(ServerError::new(
-            1051,
-            "42S02",
-            format!("Unknown table '{}'", missing.join(",")),
-        )),
+        false => Err(super::notes::unknown_table(&missing.join(","))),
     }
 }
 

@@ -18,12 +18,11 @@
 //! * TRUNCATE TABLE of a parent of another table: 1701 (`ER_TRUNCATE_ILLEGAL_FK`) with checks on
 //!   (`Sql_cmd_truncate_table::truncate_base`, `sql/sql_truncate.cc`).
 
-use sqlparser::ast::{Expr, ForeignKeyConstraint, Set, Value};
+use sqlparser::ast::{ForeignKeyConstraint, Set};
 
 use crate::engine::{quote, EngineConn};
 use crate::error::ServerError;
 use crate::session_values::SessionValues;
-use crate::wire::Cell;
 
 /// The `foreign_key_checks` a `SET` gives the session (the last of its items with a value),
 /// if any.
@@ -31,52 +30,7 @@ use crate::wire::Cell;
 /// # Errors
 /// 1231 for a literal that is no boolean (`2`, `'maybe'`), as MySQL's `Sys_var_bool` says.
 pub fn assigned(set: &Set, values: &SessionValues) -> Result<Option<bool>, ServerError> {
-    let mut out = None;
-    for (name, global, value) in crate::admin::set_items(set) {
-        if global || name != "foreign_key_checks" {
-            continue;
-        }
-        let on = match value {
-            Expr::Value(v) => match &v.value {
-                Value::Boolean(b) => Some(*b),
-                Value::Number(n, _) => Some(on_off(n).ok_or_else(|| wrong(n))?),
-                Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
-                    Some(on_off(s).ok_or_else(|| wrong(s))?)
-                }
-                _ => None,
-            },
-            Expr::Identifier(i) if i.value.starts_with('@') && !i.value.starts_with("@@") => {
-                match values.user_var(&i.value) {
-                    Cell::Int(n) => Some(n != 0),
-                    Cell::Text(s) => on_off(&s),
-                    _ => None,
-                }
-            }
-            Expr::Identifier(i) if i.quote_style.is_none() => match on_off(&i.value) {
-                Some(b) => Some(b),
-                None if i.value.eq_ignore_ascii_case("DEFAULT") => Some(true),
-                None => None,
-            },
-            _ => None,
-        };
-        if on.is_some() {
-            out = on;
-        }
-    }
-    Ok(out)
-}
-
-fn wrong(value: &str) -> ServerError {
-    let message = format!("Variable 'foreign_key_checks' can't be set to the value of '{value}'");
-    ServerError::new(1231, "42000", message)
-}
-
-fn on_off(s: &str) -> Option<bool> {
-    match s.to_ascii_uppercase().as_str() {
-        "ON" | "TRUE" | "1" => Some(true),
-        "OFF" | "FALSE" | "0" => Some(false),
-        _ => None,
-    }
+    crate::session_values::assigned_flag(set, values, "foreign_key_checks")
 }
 
 /// Sets SQLite's `foreign_keys` of `db` to the session's `checks` when no transaction is open

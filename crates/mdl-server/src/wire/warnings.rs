@@ -1,0 +1,87 @@
+//! A statement's warning count on the wire (`diagnostics.rs`): the OK packet that ends it, or
+//! the OK packet (`0xFE` header, with `CLIENT_DEPRECATE_EOF`) that ends its result set.
+//! `opensrv-mysql` 0.7 writes 0 there whatever `OkResponse::warnings` says, so the count goes
+//! into the packet's info as a marker ([`info`]: `\x01mdl:warnings:` and 5 digits, last in the
+//! info), which [`super::ErrorCodes`] moves into the warnings field ([`patch`]). A result set
+//! ended by an EOF packet (a client without `CLIENT_DEPRECATE_EOF`) has no info and carries
+//! no count.
+
+/// The marker's fixed part; 5 decimal digits follow.
+const PREFIX: &[u8] = b"\x01mdl:warnings:";
+/// The marker's length.
+const LEN: usize = PREFIX.len() + 5;
+
+/// The info that carries `warnings` after `more` (the info the packet had: empty, or
+/// `MORE_RESULTS`).
+pub fn info(more: &str, warnings: u16) -> String {
+    format!("{more}\u{1}mdl:warnings:{warnings:05}")
+}
+
+/// Whether the payload `p` (not a continuation) is an OK packet whose info ends with the
+/// marker: its header, and the marker's bytes at its end.
+#[inline]
+pub fn is_marked(p: &[u8]) -> bool {
+    matches!(p.first(), Some(0x00 | 0xFE))
+        && p.len() > LEN
+        && p[p.len() - LEN..p.len() - 5] == *PREFIX
+        && p[p.len() - 5..].iter().all(u8::is_ascii_digit)
+}
+
+/// The length of the length-encoded integer that starts with `b`.
+fn lenenc_len(b: u8) -> usize {
+    match b {
+        0xFC => 3,
+        0xFD => 4,
+        0xFE => 9,
+        _ => 1,
+    }
+}
+
+/// Moves the marker of the marked OK packet `p` (see [`is_marked`]) into its warnings field;
+/// returns the payload's length without the marker (the caller drops the marker's bytes from
+/// the end, and fixes the packet's length), or `None` for a packet of another shape.
+pub fn patch(p: &mut [u8]) -> Option<usize> {
+    let len = p.len();
+    let digits = std::str::from_utf8(&p[len - 5..]).ok()?;
+    let warnings = digits.parse::<u32>().ok()?.min(u32::from(u16::MAX)) as u16;
+    // Header, affected rows, last insert id, status (2), warnings (2), then the info.
+    let mut at = 1;
+    at += lenenc_len(*p.get(at)?);
+    at += lenenc_len(*p.get(at)?);
+    let info = at + 4;
+    if info + LEN > len {
+        return None;
+    }
+    p[at + 2..at + 4].copy_from_slice(&warnings.to_le_bytes());
+    // The info is bare (it starts with a marker's `\x01`), or after its length
+    // (CLIENT_SESSION_TRACK), which loses the marker's bytes.
+    if p[info] != 0x01 {
+        p[info] = p[info].checked_sub(LEN as u8)?;
+    }
+    Some(len - LEN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_marker_becomes_the_warnings_field() {
+        // An OK packet: 0x00, 0 rows, id 0, status 2, warnings 0, the info bare.
+        let mut p = vec![0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00];
+        p.extend_from_slice(info("", 3).as_bytes());
+        assert!(is_marked(&p));
+        assert_eq!(patch(&mut p), Some(7));
+        assert_eq!(&p[..7], &[0x00, 0x00, 0x00, 0x02, 0x00, 0x03, 0x00]);
+        // A result's end with CLIENT_SESSION_TRACK: the info after its length.
+        let text = info("more", 300);
+        let mut p = vec![0xFE, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, text.len() as u8];
+        p.extend_from_slice(text.as_bytes());
+        assert!(is_marked(&p));
+        let n = patch(&mut p).unwrap();
+        assert_eq!(&p[5..8], &[0x2C, 0x01, 4]);
+        assert_eq!(&p[8..n], b"more");
+        // A row that ends with other text is no OK packet.
+        assert!(!is_marked(b"\x00\x01a\x03abc"));
+    }
+}
