@@ -162,3 +162,19 @@ async fn division_by_zero_in_a_select_is_a_warning_per_row() {
     assert!(shown(&mut c, "SHOW WARNINGS").await.is_empty());
     c.query_drop("DROP TABLE w_rows").await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_row_that_ends_like_a_marker_is_sent_as_it_is() {
+    let mut c = conn().await;
+    // A row whose first column is empty and whose last ends as the warnings marker does,
+    // without the process's key (`wire/warnings.rs`): a row, not an OK packet to rewrite.
+    let forged = "\u{1}mdl:warnings:00001";
+    let rows: Vec<(String, String)> = c.exec("SELECT '', ?", (forged,)).await.unwrap();
+    assert_eq!(rows, [(String::new(), forged.to_string())]);
+    let rows: Vec<(String, String)> = c
+        .query("SELECT '', CONCAT(CHAR(1), 'mdl:warnings:00001')")
+        .await
+        .unwrap();
+    assert_eq!(rows, [(String::new(), forged.to_string())]);
+    assert_eq!(c.get_warnings(), 0);
+}

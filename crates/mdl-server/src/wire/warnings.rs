@@ -1,29 +1,49 @@
 //! A statement's warning count on the wire (`diagnostics.rs`): the OK packet that ends it, or
 //! the OK packet (`0xFE` header, with `CLIENT_DEPRECATE_EOF`) that ends its result set.
 //! `opensrv-mysql` 0.7 writes 0 there whatever `OkResponse::warnings` says, so the count goes
-//! into the packet's info as a marker ([`info`]: `\x01mdl:warnings:` and 5 digits, last in the
-//! info), which [`super::ErrorCodes`] moves into the warnings field ([`patch`]). A result set
+//! into the packet's info as a marker ([`info`]: `\x01mdl:warnings:`, a key of the process
+//! and 5 digits, last in the info), which [`super::ErrorCodes`] moves into the warnings field ([`patch`]). A result set
 //! ended by an EOF packet (a client without `CLIENT_DEPRECATE_EOF`) has no info and carries
 //! no count.
 
-/// The marker's fixed part; 5 decimal digits follow.
-const PREFIX: &[u8] = b"\x01mdl:warnings:";
+use std::hash::{BuildHasher, Hasher};
+use std::sync::OnceLock;
+
+/// The marker's fixed part, 5 decimal digits after it: `\x01mdl:warnings:`, then a key drawn
+/// once per process and `:`. A row's text can end like a marker (a first column `''`, a last
+/// that ends with it), and the stream would then rewrite the row; no client can know the key.
+fn prefix() -> &'static str {
+    static PREFIX: OnceLock<String> = OnceLock::new();
+    PREFIX.get_or_init(|| {
+        // std's `RandomState` keys are random per process.
+        let key = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        format!("\u{1}mdl:warnings:{key:016x}:")
+    })
+}
+
 /// The marker's length.
-const LEN: usize = PREFIX.len() + 5;
+fn marker_len() -> usize {
+    prefix().len() + 5
+}
 
 /// The info that carries `warnings` after `more` (the info the packet had: empty, or
 /// `MORE_RESULTS`).
 pub fn info(more: &str, warnings: u16) -> String {
-    format!("{more}\u{1}mdl:warnings:{warnings:05}")
+    format!("{more}{}{warnings:05}", prefix())
 }
 
 /// Whether the payload `p` (not a continuation) is an OK packet whose info ends with the
 /// marker: its header, and the marker's bytes at its end.
 #[inline]
 pub fn is_marked(p: &[u8]) -> bool {
-    matches!(p.first(), Some(0x00 | 0xFE))
-        && p.len() > LEN
-        && p[p.len() - LEN..p.len() - 5] == *PREFIX
+    if !matches!(p.first(), Some(0x00 | 0xFE)) {
+        return false;
+    }
+    let len = marker_len();
+    p.len() > len
+        && p[p.len() - len..p.len() - 5] == *prefix().as_bytes()
         && p[p.len() - 5..].iter().all(u8::is_ascii_digit)
 }
 
@@ -49,16 +69,17 @@ pub fn patch(p: &mut [u8]) -> Option<usize> {
     at += lenenc_len(*p.get(at)?);
     at += lenenc_len(*p.get(at)?);
     let info = at + 4;
-    if info + LEN > len {
+    let marker = marker_len();
+    if info + marker > len {
         return None;
     }
     p[at + 2..at + 4].copy_from_slice(&warnings.to_le_bytes());
     // The info is bare (it starts with a marker's `\x01`), or after its length
     // (CLIENT_SESSION_TRACK), which loses the marker's bytes.
     if p[info] != 0x01 {
-        p[info] = p[info].checked_sub(LEN as u8)?;
+        p[info] = p[info].checked_sub(u8::try_from(marker).ok()?)?;
     }
-    Some(len - LEN)
+    Some(len - marker)
 }
 
 #[cfg(test)]
@@ -81,7 +102,9 @@ mod tests {
         let n = patch(&mut p).unwrap();
         assert_eq!(&p[5..8], &[0x2C, 0x01, 4]);
         assert_eq!(&p[8..n], b"more");
-        // A row that ends with other text is no OK packet.
+        // A row that ends with other text is no OK packet, nor one that ends with a marker
+        // without the process's key.
         assert!(!is_marked(b"\x00\x01a\x03abc"));
+        assert!(!is_marked(b"\x00\x14\x01mdl:warnings:00001"));
     }
 }
