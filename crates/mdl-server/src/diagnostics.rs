@@ -105,6 +105,8 @@ pub struct Area {
     statement: u64,
     /// `(warning_count, error_count)` when the running statement cleared the area.
     saved: (u64, u64),
+    /// The running (or last) statement is a diagnostic one, which kept the area.
+    kept: bool,
     /// `sql_notes` is 0: notes are not kept.
     pub notes_off: bool,
 }
@@ -115,6 +117,7 @@ impl Area {
     #[inline]
     pub fn begin(&mut self, keep: bool) {
         self.statement = 0;
+        self.kept = keep;
         if keep {
             return;
         }
@@ -124,6 +127,12 @@ impl Area {
             self.count = 0;
             self.errors = 0;
         }
+    }
+
+    /// Whether the running statement is a diagnostic one ([`keeps`]), as [`Area::begin`] was
+    /// told.
+    pub fn kept(&self) -> bool {
+        self.kept
     }
 
     /// Raises `c` (a note is dropped while `sql_notes` is 0).

@@ -199,8 +199,8 @@ impl Connection {
             kind == Some(StatementKind::Begin),
         );
         self.info.after_statement(open, begins, started, modified);
-        // SHOW WARNINGS keeps what it shows.
-        if !statement.is_some_and(|s| crate::diagnostics::is_show_diagnostics(s, &p.text)) {
+        // SHOW WARNINGS keeps what it shows (`Connection::statement` told the area).
+        if !self.values.diagnostics.kept() {
             self.values.after_statement(insert, &mut out);
         }
         self.values.after_found_rows(com, &out);

@@ -24,7 +24,7 @@
 
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectNamePart};
 
-use super::expr::call;
+use super::expr::{call, is_text_call};
 use super::json::args::{parse_expr, pragma_selects, visit_columns, Scope};
 use crate::functions::MYSQL_TEXT;
 
@@ -144,14 +144,6 @@ impl crate::expr_type::Scope for Literals {
     fn column(&self, _: Option<&str>, _: &str) -> Option<String> {
         None
     }
-}
-
-/// `MYSQL_TEXT(...)` already (a visit may meet a marked argument again).
-fn is_text_call(x: &Expr) -> bool {
-    matches!(x, Expr::Function(f) if matches!(
-        f.name.0.as_slice(),
-        [ObjectNamePart::Identifier(n)] if n.value == MYSQL_TEXT
-    ))
 }
 
 #[cfg(test)]

@@ -670,5 +670,6 @@ pub(super) fn call(name: &str, args: Vec<Expr>) -> Expr {
 
 mod group_concat;
 mod numbers;
+pub(super) use numbers::is_text_call;
 #[cfg(test)]
 mod tests;

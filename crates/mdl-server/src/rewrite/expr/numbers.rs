@@ -53,8 +53,9 @@ pub(super) fn like_operand_may_be_number(x: &Expr) -> bool {
     ) && !is_text_call(x)
 }
 
-/// `MYSQL_TEXT(...)` already (a visit may see a rewritten `LIKE` again).
-fn is_text_call(x: &Expr) -> bool {
+/// `MYSQL_TEXT(...)` already (a visit may see a rewritten `LIKE` again, or a marked argument:
+/// `decimal_strings.rs`).
+pub(in crate::rewrite) fn is_text_call(x: &Expr) -> bool {
     matches!(x, Expr::Function(f) if matches!(
         f.name.0.as_slice(),
         [sqlparser::ast::ObjectNamePart::Identifier(n)] if n.value == MYSQL_TEXT
