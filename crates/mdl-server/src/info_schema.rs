@@ -354,7 +354,11 @@ fn table_row(schema: &str, name: &str, kind: &str, engine: Option<&str>) -> Vec<
 fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
     let mut rows = Vec::new();
     for schema in user_schemas(db) {
-        for (table, is_view) in catalog::tables(db, &schema)? {
+        // A schema dropped since it was listed has no rows.
+        let Some(tables) = unless_gone(catalog::tables(db, &schema))? else {
+            continue;
+        };
+        for (table, is_view) in tables {
             if is_view {
                 rows.push(table_row(&schema, &table, "VIEW", None));
                 continue;
@@ -422,7 +426,10 @@ type TableRows = fn(
 fn per_table(db: &mut EngineConn, each: TableRows) -> Result<Vec<Vec<Value>>, ServerError> {
     let mut rows = Vec::new();
     for schema in user_schemas(db) {
-        for (table, _) in catalog::tables(db, &schema)? {
+        let Some(tables) = unless_gone(catalog::tables(db, &schema))? else {
+            continue;
+        };
+        for (table, _) in tables {
             let Some(cols) = unless_gone(catalog::base_columns(db, &schema, &table))? else {
                 continue;
             };
