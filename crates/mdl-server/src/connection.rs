@@ -113,6 +113,8 @@ pub struct Connection {
     pub(crate) client: ClientFlags,
     /// Each prepared statement's parameter count, for the reader (`execute_types.rs`).
     statement_params: StatementParams,
+    /// The warning count the output stream writes into EOF packets (`wire/warnings.rs`).
+    pub(crate) eof_warnings: crate::wire::EofWarnings,
 }
 
 /// How a statement ended, besides its result.
@@ -170,7 +172,18 @@ impl Connection {
             empty_queries,
             client,
             statement_params,
+            eof_warnings: Default::default(),
         })
+    }
+
+    /// Writes `out` with the warning count of the statement that made it (`wire/warnings.rs`).
+    async fn write_warned<W: AsyncWrite + Send + Unpin>(
+        &self,
+        results: QueryResultWriter<'_, W>,
+        out: Result<Output, ServerError>,
+    ) -> io::Result<()> {
+        let count = self.values.diagnostics.statement_count();
+        write_warned(results, out, count, &self.eof_warnings).await
     }
 
     /// `COM_INIT_DB`, and the schema a `COM_CHANGE_USER` names: `db` becomes the current
@@ -344,7 +357,7 @@ impl Connection {
                 break;
             }
         }
-        crate::wire::write_results(results, outs).await
+        crate::wire::write_results(results, outs, &self.eof_warnings).await
     }
 }
 
@@ -533,6 +546,8 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
     ) -> io::Result<()> {
         let query = query_text(query);
         self.info.status.count(Com::StmtPrepare);
+        // The reply's EOFs carry no warnings.
+        self.eof_warnings.set(0, 0);
         let parsed = match parse_one_prepared(query) {
             Ok(p) => p,
             Err(e) => return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
@@ -577,7 +592,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             .statement("Execute", text, Ok(parsed), values, Some(digest), memo)
             .await
         {
-            Ok(out) => write_warned(results, out, self.values.diagnostics.statement_count()).await,
+            Ok(out) => self.write_warned(results, out).await,
             Err(Ended::Gone) => Err(gone()),
         }
     }
@@ -626,7 +641,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             }
         }
         match self.text_query(query, !query.is_empty()).await {
-            Ok(out) => write_warned(results, out, self.values.diagnostics.statement_count()).await,
+            Ok(out) => self.write_warned(results, out).await,
             Err(Ended::Gone) => Err(gone()),
         }
     }

@@ -16,7 +16,8 @@
 //!   every one is counted. The OK packet (or the end of a result set) carries how many
 //!   conditions the statement itself raised, 0 for a diagnostic statement
 //!   (`Diagnostics_area::current_statement_cond_count`), which is what a client prints as
-//!   "1 warning" (`wire/warnings.rs` puts it on the wire).
+//!   "1 warning" (`wire/warnings.rs` puts it on the wire: the OK packet's warnings field, or
+//!   both EOF packets of a result set for a client without `CLIENT_DEPRECATE_EOF`).
 //!
 //! Clearing an empty area is a comparison: the point select pays nothing for it.
 

@@ -252,7 +252,9 @@ async fn serve(
             client,
             params,
         ) {
-            Ok(conn) => {
+            Ok(mut conn) => {
+                // The stream writes the warning count the connection gives its EOF packets.
+                conn.eof_warnings = w.eof_warnings();
                 let run = AsyncMysqlIntermediary::run_with_options(conn, r, w, &opts);
                 until_killed(&info, thread.instrument(run)).await
             }

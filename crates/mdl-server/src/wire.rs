@@ -24,7 +24,9 @@
 //! (opensrv writes that packet without it).
 //!
 //! A statement's warning count rides the same way, as a marker in the info of the OK packet
-//! that ends it, which the stream moves into the packet's warnings field (`warnings.rs`).
+//! that ends it, which the stream moves into the packet's warnings field; an EOF packet (no
+//! info) gets it from a cell the connection shares with the stream ([`EofWarnings`]), read at
+//! each 5-byte packet that starts with `0xFE` (`warnings.rs`).
 //!
 //! A column's wire type is its values' (integers `LONGLONG`, reals `DOUBLE`, bytes `BLOB`,
 //! text `VAR_STRING`) unless its declared or expression type is one whose values SQLite
@@ -48,6 +50,7 @@ mod warnings;
 
 pub use kind::{decimal_text, Kind};
 use kind::{Double, Temporal};
+pub use warnings::EofWarnings;
 
 /// One value of a result row.
 #[derive(Debug, Clone, PartialEq)]
@@ -186,11 +189,23 @@ pub async fn write_result<W: AsyncWrite + Send + Unpin>(
     w: QueryResultWriter<'_, W>,
     out: Result<Output, ServerError>,
 ) -> io::Result<()> {
-    write_warned(w, out, 0).await
+    write_counted(w, out, 0).await
 }
 
-/// [`write_result`] of a statement that raised `count` conditions (`warnings.rs`).
+/// [`write_result`] of a statement that raised `count` conditions (`warnings.rs`), which the
+/// EOF packets of its result set carry through `eof` (a store: the point select's cost).
 pub async fn write_warned<W: AsyncWrite + Send + Unpin>(
+    w: QueryResultWriter<'_, W>,
+    out: Result<Output, ServerError>,
+    count: u16,
+    eof: &EofWarnings,
+) -> io::Result<()> {
+    eof.set(0, count);
+    write_counted(w, out, count).await
+}
+
+/// [`write_warned`] without setting the EOF packets' count.
+async fn write_counted<W: AsyncWrite + Send + Unpin>(
     w: QueryResultWriter<'_, W>,
     out: Result<Output, ServerError>,
     count: u16,
@@ -228,13 +243,14 @@ pub async fn write_warned<W: AsyncWrite + Send + Unpin>(
     }
 }
 
-/// Writes the results of a multi-statement query, each with the warnings its statement raised,
-/// each flagged that more follow but the last (an error, if a statement failed, is the last).
-/// The results are all there before the first is written: opensrv-mysql's writer borrows each
-/// result's columns for as long as it lives.
+/// Writes the results of a multi-statement query, each with the warnings its statement raised
+/// (through `eof` for EOF packets: `warnings.rs`), each flagged that more follow but the last
+/// (an error, if a statement failed, is the last). The results are all there before the first
+/// is written: opensrv-mysql's writer borrows each result's columns for as long as it lives.
 pub async fn write_results<W: AsyncWrite + Send + Unpin>(
     mut w: QueryResultWriter<'_, W>,
     mut outs: Vec<(Result<Output, ServerError>, u16)>,
+    eof: &EofWarnings,
 ) -> io::Result<()> {
     let shapes: Vec<(Vec<ColumnType>, Vec<Column>)> = (outs.iter_mut())
         .map(|(o, _)| match o {
@@ -247,7 +263,11 @@ pub async fn write_results<W: AsyncWrite + Send + Unpin>(
         })
         .collect();
     let last = outs.len().saturating_sub(1);
+    let mut previous = 0;
     for (i, ((out, warned), (types, cols))) in outs.into_iter().zip(&shapes).enumerate() {
+        // The previous result's last EOF is written as this one starts.
+        eof.set(previous, warned);
+        previous = warned;
         let status = match i < last {
             true => opensrv_mysql::StatusFlags::SERVER_MORE_RESULTS_EXISTS,
             false => opensrv_mysql::StatusFlags::empty(),
@@ -423,6 +443,8 @@ pub struct ErrorCodes<W> {
     continuation: bool,
     /// The server's greeting is still to come, and advertises multi-statements.
     greeting: Option<Greeting>,
+    /// The warning count of the EOF packets (`warnings.rs`), which the connection sets.
+    eof: EofWarnings,
 }
 
 /// What the server's greeting (opensrv's handshake packet) says besides what opensrv writes.
@@ -450,7 +472,14 @@ impl<W> ErrorCodes<W> {
             sent: 0,
             continuation: false,
             greeting: None,
+            eof: EofWarnings::default(),
         }
+    }
+
+    /// The cell through which the connection gives the EOF packets their warning count
+    /// (`warnings.rs`).
+    pub fn eof_warnings(&self) -> EofWarnings {
+        self.eof.clone()
     }
 
     /// Wraps `inner`, whose first packet, the server's greeting, gets
@@ -474,6 +503,10 @@ impl<W> ErrorCodes<W> {
             }
             if let Some(g) = self.greeting.take() {
                 greet(&mut self.out[at..at + len], g);
+            }
+            // An EOF's warning count (`warnings.rs`): one more comparison per packet.
+            if !self.continuation && len == 5 {
+                self.eof.patch(&mut self.out[at..at + len]);
             }
             // A statement's warning count (`warnings.rs`), before the marker after it goes.
             let len = match !self.continuation && warnings::is_marked(&self.out[at..at + len]) {

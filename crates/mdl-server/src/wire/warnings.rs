@@ -1,12 +1,23 @@
-//! A statement's warning count on the wire (`diagnostics.rs`): the OK packet that ends it, or
-//! the OK packet (`0xFE` header, with `CLIENT_DEPRECATE_EOF`) that ends its result set.
-//! `opensrv-mysql` 0.7 writes 0 there whatever `OkResponse::warnings` says, so the count goes
-//! into the packet's info as a marker ([`info`]: `\x01mdl:warnings:`, a key of the process
-//! and 5 digits, last in the info), which [`super::ErrorCodes`] moves into the warnings field ([`patch`]). A result set
-//! ended by an EOF packet (a client without `CLIENT_DEPRECATE_EOF`) has no info and carries
-//! no count.
+//! A statement's warning count on the wire (`diagnostics.rs`), in the packet that ends it:
+//!
+//! * **An OK packet**: the one that ends a statement without a result set, or (`0xFE` header,
+//!   with `CLIENT_DEPRECATE_EOF`) a result set. `opensrv-mysql` 0.7 writes 0 there whatever
+//!   `OkResponse::warnings` says, so the count goes into the packet's info as a marker
+//!   ([`info`]: `\x01mdl:warnings:`, a key of the process and 5 digits, last in the info), which
+//!   [`super::ErrorCodes`] moves into the warnings field ([`patch`]).
+//! * **An EOF packet** (a client without `CLIENT_DEPRECATE_EOF`, as the `mariadb` client and
+//!   libmariadb's other users): it has no info, so the count goes through a cell the connection
+//!   shares with its stream ([`EofWarnings`]), set before the result is written and read by the
+//!   stream at each EOF it passes. MySQL writes the statement's count into both EOFs of a result
+//!   set, the one after the column definitions (`Protocol_classic::end_result_metadata`) and
+//!   the one after the rows (`Protocol_classic::send_eof` -> `net_send_eof` ->
+//!   `write_eof_packet`, `sql/protocol_classic.cc`); so does this one. In a multi-statement
+//!   query's results, opensrv writes a result's last EOF (with `SERVER_MORE_RESULTS_EXISTS`)
+//!   as the next result starts: the cell keeps the previous result's count for it.
 
 use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::sync::OnceLock;
 
 /// The marker's fixed part, 5 decimal digits after it: `\x01mdl:warnings:`, then a key drawn
@@ -45,6 +56,41 @@ pub fn is_marked(p: &[u8]) -> bool {
     p.len() > len
         && p[p.len() - len..p.len() - 5] == *prefix().as_bytes()
         && p[p.len() - 5..].iter().all(u8::is_ascii_digit)
+}
+
+/// The warning counts a connection's EOF packets carry (module docs): the running statement's
+/// in the low 16 bits, in the high 16 the count of the result before it in a multi-statement
+/// query, for that result's last EOF, which is written as the next result starts.
+#[derive(Debug, Clone, Default)]
+pub struct EofWarnings(Arc<AtomicU32>);
+
+/// `SERVER_MORE_RESULTS_EXISTS` in an EOF payload's status low byte (`p[3]`).
+const MORE_RESULTS_EXISTS: u8 = 0x08;
+
+impl EofWarnings {
+    /// The statement whose result is written next raised `count` conditions; the result
+    /// before it in the same query (if any), `previous`.
+    #[inline]
+    pub fn set(&self, previous: u16, count: u16) {
+        let v = u32::from(previous) << 16 | u32::from(count);
+        self.0.store(v, Ordering::Relaxed);
+    }
+
+    /// Writes the count into the EOF payload `p` (`0xFE`, warnings, status: 5 bytes); a
+    /// payload of another shape is left alone. An EOF that says more results follow ends the
+    /// previous result (module docs).
+    #[inline]
+    pub fn patch(&self, p: &mut [u8]) {
+        if p.len() != 5 || p[0] != 0xFE {
+            return;
+        }
+        let v = self.0.load(Ordering::Relaxed);
+        let n = match p[3] & MORE_RESULTS_EXISTS {
+            0 => v as u16,
+            _ => (v >> 16) as u16,
+        };
+        p[1..3].copy_from_slice(&n.to_le_bytes());
+    }
 }
 
 /// The length of the length-encoded integer that starts with `b`.
@@ -106,5 +152,28 @@ mod tests {
         // without the process's key.
         assert!(!is_marked(b"\x00\x01a\x03abc"));
         assert!(!is_marked(b"\x00\x14\x01mdl:warnings:00001"));
+    }
+
+    #[test]
+    fn an_eof_gets_its_result_s_count() {
+        let cell = EofWarnings::default();
+        let eof = |status: u8| [0xFE, 0, 0, status, 0];
+        let mut p = eof(0x02);
+        cell.patch(&mut p);
+        assert_eq!(p, eof(0x02), "no count: nothing written");
+        cell.set(7, 300);
+        cell.patch(&mut p);
+        assert_eq!(p, [0xFE, 0x2C, 0x01, 0x02, 0]);
+        // The last EOF of the result before, which more results follow.
+        let mut p = eof(0x0A);
+        cell.patch(&mut p);
+        assert_eq!(p, [0xFE, 7, 0, 0x0A, 0]);
+        // A row whose first value is 8 bytes long, an OK packet with a 0xFE header.
+        let mut row = [0xFE, 1, 0, 0, 0, 0, 0, 0, 0, b'a'];
+        cell.patch(&mut row);
+        assert_eq!(row[1..3], [1, 0]);
+        let mut ok = [0xFE, 0, 0, 0x02, 0, 0, 0];
+        cell.patch(&mut ok);
+        assert_eq!(ok, [0xFE, 0, 0, 0x02, 0, 0, 0]);
     }
 }
