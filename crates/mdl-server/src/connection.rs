@@ -546,15 +546,18 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
     ) -> io::Result<()> {
         let query = query_text(query);
         self.info.status.count(Com::StmtPrepare);
-        // The reply's EOFs carry no warnings.
+        // The area is cleared, even for a diagnostic statement, and keeps the error a prepare
+        // fails with (`Prepared_statement::prepare`, `sql/sql_prepare.cc`); the reply's EOFs
+        // carry no warnings.
+        self.values.diagnostics.begin(false);
         self.eof_warnings.set(0, 0);
-        let parsed = match parse_one_prepared(query) {
-            Ok(p) => p,
-            Err(e) => return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
-        };
-        let (params, columns) = match self.describe(&parsed) {
+        let described = parse_one_prepared(query).and_then(|p| Ok((self.describe(&p)?, p)));
+        let ((params, columns), parsed) = match described {
             Ok(d) => d,
-            Err(e) => return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await,
+            Err(e) => {
+                self.values.diagnostics.error(&e);
+                return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await;
+            }
         };
         let id = self.next_statement_id();
         let prepared = Prepared::new(query, parsed, self.schema());
@@ -580,6 +583,9 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
                 "HY000",
                 format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
             );
+            // Cleared first (`dispatch_command`'s COM_STMT_EXECUTE), then the error.
+            self.values.diagnostics.begin(false);
+            self.values.diagnostics.error(&e);
             return write_result(results, Err(e)).await;
         };
         let values: Vec<Value> = params

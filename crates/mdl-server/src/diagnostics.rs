@@ -18,6 +18,10 @@
 //!   (`Diagnostics_area::current_statement_cond_count`), which is what a client prints as
 //!   "1 warning" (`wire/warnings.rs` puts it on the wire: the OK packet's warnings field, or
 //!   both EOF packets of a result set for a client without `CLIENT_DEPRECATE_EOF`).
+//! * **Prepared**: a `COM_STMT_PREPARE` clears the area too, even of a diagnostic statement,
+//!   and leaves there the error it fails with (`Prepared_statement::prepare`,
+//!   `sql/sql_prepare.cc`), as does a `COM_STMT_EXECUTE` of an unknown statement
+//!   (`connection.rs`); an execution of a diagnostic statement keeps the area.
 //!
 //! Clearing an empty area is a comparison: the point select pays nothing for it.
 

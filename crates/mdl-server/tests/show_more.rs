@@ -37,7 +37,14 @@ async fn show_warnings_and_errors_take_a_limit() {
             assert_eq!((r.0.as_str(), r.1), ("Error", 1582), "{show}");
         }
     }
-    // As a prepared statement too.
+    // Prepared, it finds the area cleared by its own COM_STMT_PREPARE, as in MySQL 8.0
+    // (`Prepared_statement::prepare` resets the conditions unless parsing raised some).
+    let rows: Vec<(String, u16, String)> = c.exec("SHOW ERRORS LIMIT 1", ()).await.unwrap();
+    assert_eq!(rows.len(), 0, "the prepare cleared it");
+    let (n, _) = code(c.query_drop("SELECT LPAD('x', 2)").await);
+    assert_eq!(n, 1582);
+    // Executed again (mysql_async keeps the statement): it keeps the area, as MySQL's
+    // COM_STMT_EXECUTE of a diagnostic statement does.
     let rows: Vec<(String, u16, String)> = c.exec("SHOW ERRORS LIMIT 1", ()).await.unwrap();
     assert_eq!(rows.len(), 1, "the error is still there");
     // A LIMIT MySQL's grammar refuses is a syntax error, which is then what SHOW WARNINGS shows.

@@ -178,3 +178,34 @@ async fn a_row_that_ends_like_a_marker_is_sent_as_it_is() {
     assert_eq!(rows, [(String::new(), forged.to_string())]);
     assert_eq!(c.get_warnings(), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_prepare_leaves_its_error_in_the_area() {
+    let mut c = conn().await;
+    let _: Vec<Option<f64>> = c.query("SELECT 1/0").await.unwrap();
+    // COM_STMT_PREPARE of a syntax error: the area holds it alone (`mysqld_stmt_prepare`
+    // clears it first).
+    let (n, _) = code(c.prep("SELEC 1").await);
+    assert_eq!(n, 1064);
+    let rows = shown(&mut c, "SHOW WARNINGS").await;
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!((rows[0].0.as_str(), rows[0].1), ("Error", 1064));
+    assert_eq!(shown(&mut c, "SHOW ERRORS").await, rows);
+    // Of an unknown table, read by @@error_count.
+    let (n, _) = code(c.prep("SELECT * FROM w_no_such_table").await);
+    assert_eq!(n, 1146);
+    let counts: Option<(u64, u64)> = c
+        .query_first("SELECT @@warning_count, @@error_count")
+        .await
+        .unwrap();
+    assert_eq!(counts, Some((1, 1)));
+    assert!(shown(&mut c, "SHOW WARNINGS").await.is_empty());
+    let (n, _) = code(c.prep("SELECT * FROM w_no_such_table").await);
+    assert_eq!(n, 1146);
+    let message = "Table 'test.w_no_such_table' doesn't exist".to_string();
+    let rows = shown(&mut c, "SHOW WARNINGS").await;
+    assert_eq!(rows, [("Error".to_string(), 1146, message)]);
+    // A prepare that succeeds clears it.
+    let _ = c.prep("SELECT 1").await.unwrap();
+    assert!(shown(&mut c, "SHOW WARNINGS").await.is_empty());
+}
