@@ -300,6 +300,9 @@ impl Connection {
                 Err(e) => Ok(Err(e)),
             };
         }
+        if let Some(get) = crate::diagnostics::get::recognize(query) {
+            return Ok(crate::diagnostics::get::run(get, &mut self.values));
+        }
         // The schema borrowed, not cloned: this runs for every text query.
         let (engine, current) = (&self.shared.engine, &self.session.state().current_schema);
         let shown = {

@@ -2,7 +2,8 @@
 //! statement raised, as MySQL 8.0 keeps them (`Diagnostics_area`, `sql/sql_error.cc`).
 //!
 //! * **Cleared** at the start of every statement but the diagnostic ones: `SHOW [COUNT(*)]
-//!   WARNINGS | ERRORS` (`show.rs`) leave it as it was (`DA_KEEP_DIAGNOSTICS`). A statement
+//!   WARNINGS | ERRORS` (`show.rs`) and `GET DIAGNOSTICS` (`get.rs`, which copies its items
+//!   into user variables) leave it as it was (`DA_KEEP_DIAGNOSTICS`). A statement
 //!   that reads `@@warning_count` / `@@error_count` clears it too, and reads the counts it had
 //!   before ([`Area::begin`] keeps them: MySQL's `DA_KEEP_COUNTS`,
 //!   `Diagnostics_area::reset_condition_info`), so `SELECT @@warning_count` after a statement
@@ -25,6 +26,7 @@
 //!
 //! Clearing an empty area is a comparison: the point select pays nothing for it.
 
+pub mod get;
 mod show;
 
 pub use show::{diagnostics, is_show_diagnostics};
@@ -71,6 +73,8 @@ pub struct Condition {
     pub level: Level,
     /// MySQL's error code.
     pub code: u16,
+    /// Its SQLSTATE (`GET DIAGNOSTICS`' `RETURNED_SQLSTATE`).
+    pub sqlstate: &'static str,
     /// The message.
     pub message: String,
 }
@@ -82,6 +86,7 @@ impl Condition {
         Condition {
             level: Level::Note,
             code: e.code,
+            sqlstate: e.sqlstate,
             message: e.message,
         }
     }
@@ -92,6 +97,7 @@ impl Condition {
         Condition {
             level: Level::Warning,
             code: 1365,
+            sqlstate: "22012",
             message: "Division by 0".to_string(),
         }
     }
@@ -166,6 +172,7 @@ impl Area {
         self.raise(Condition {
             level: Level::Error,
             code: e.code,
+            sqlstate: e.sqlstate,
             message: e.message.clone(),
         });
     }
