@@ -28,6 +28,10 @@ pub struct Sizing {
     pub statements_history_size: usize,
     /// `performance_schema_events_statements_history_long_size`. Default 10000.
     pub statements_history_long_size: usize,
+    /// `performance_schema_events_transactions_history_size`. Default 10.
+    pub transactions_history_size: usize,
+    /// `performance_schema_events_transactions_history_long_size`. Default 10000.
+    pub transactions_history_long_size: usize,
 }
 
 impl Default for Sizing {
@@ -43,6 +47,8 @@ impl Default for Sizing {
             stages_history_long_size: 10_000,
             statements_history_size: 10,
             statements_history_long_size: 10_000,
+            transactions_history_size: 10,
+            transactions_history_long_size: 10_000,
         }
     }
 }
@@ -61,6 +67,8 @@ impl Sizing {
             stages_history_long_size: self.stages_history_long_size.min(1 << 22),
             statements_history_size: self.statements_history_size.min(1 << 12),
             statements_history_long_size: self.statements_history_long_size.min(1 << 22),
+            transactions_history_size: self.transactions_history_size.min(1 << 12),
+            transactions_history_long_size: self.transactions_history_long_size.min(1 << 22),
         }
     }
 }

@@ -36,11 +36,13 @@ pub enum ClassKind {
     Stage,
     /// `idle`
     Idle,
+    /// `transaction`: a session's transactions (`events_transactions_*`).
+    Transaction,
 }
 
 impl ClassKind {
     /// All kinds, in declaration order.
-    pub const ALL: [ClassKind; 9] = [
+    pub const ALL: [ClassKind; 10] = [
         ClassKind::Mutex,
         ClassKind::RwLock,
         ClassKind::Cond,
@@ -50,11 +52,15 @@ impl ClassKind {
         ClassKind::Statement,
         ClassKind::Stage,
         ClassKind::Idle,
+        ClassKind::Transaction,
     ];
 
     /// Does this kind feed the `events_waits_*` tables (everything but statements and stages)?
     pub const fn is_wait(self) -> bool {
-        !matches!(self, ClassKind::Statement | ClassKind::Stage)
+        !matches!(
+            self,
+            ClassKind::Statement | ClassKind::Stage | ClassKind::Transaction
+        )
     }
 
     /// Do classes of this kind have instances (one per lock object) with their own stats?
@@ -68,6 +74,7 @@ impl ClassKind {
             ClassKind::Statement => EventFamily::Statement,
             ClassKind::Stage => EventFamily::Stage,
             ClassKind::Idle => EventFamily::Idle,
+            ClassKind::Transaction => EventFamily::Transaction,
             _ => EventFamily::Wait,
         }
     }
@@ -101,6 +108,7 @@ impl ClassKind {
             ClassKind::Statement => Operation::Statement,
             ClassKind::Stage => Operation::Stage,
             ClassKind::Idle => Operation::Idle,
+            ClassKind::Transaction => Operation::Transaction,
         }
     }
 
@@ -122,15 +130,19 @@ pub enum EventFamily {
     Statement,
     /// Idle events.
     Idle,
+    /// Transactions (timed with the statements' clock by default, so that a statement that is
+    /// its own transaction lends it its timer readings: `transaction.rs`).
+    Transaction,
 }
 
 impl EventFamily {
     /// All families, in `setup_timers` order.
-    pub const ALL: [EventFamily; 4] = [
+    pub const ALL: [EventFamily; 5] = [
         EventFamily::Idle,
         EventFamily::Wait,
         EventFamily::Stage,
         EventFamily::Statement,
+        EventFamily::Transaction,
     ];
 
     /// The `setup_timers.NAME`.
@@ -140,6 +152,7 @@ impl EventFamily {
             EventFamily::Stage => "stage",
             EventFamily::Statement => "statement",
             EventFamily::Idle => "idle",
+            EventFamily::Transaction => "transaction",
         }
     }
 
@@ -212,6 +225,8 @@ pub enum Operation {
     Statement,
     /// A stage (not a wait).
     Stage,
+    /// A transaction (not a wait).
+    Transaction,
 }
 
 impl Clock {
@@ -248,12 +263,13 @@ impl Operation {
             Operation::Idle => "idle",
             Operation::Statement => "statement",
             Operation::Stage => "stage",
+            Operation::Transaction => "transaction",
         }
     }
 
     /// The operation with this `repr(u8)` value.
     pub fn from_u8(v: u8) -> Option<Operation> {
-        const ALL: [Operation; 20] = [
+        const ALL: [Operation; 21] = [
             Operation::Lock,
             Operation::TryLock,
             Operation::ReadLock,
@@ -274,6 +290,7 @@ impl Operation {
             Operation::Idle,
             Operation::Statement,
             Operation::Stage,
+            Operation::Transaction,
         ];
         ALL.iter().copied().find(|o| *o as u8 == v)
     }
@@ -311,6 +328,12 @@ pub enum Consumer {
     EventsStatementsHistory,
     /// `events_statements_history_long`
     EventsStatementsHistoryLong,
+    /// `events_transactions_current`.
+    EventsTransactionsCurrent,
+    /// `events_transactions_history`.
+    EventsTransactionsHistory,
+    /// `events_transactions_history_long`.
+    EventsTransactionsHistoryLong,
     /// `events_waits_current`
     EventsWaitsCurrent,
     /// `events_waits_history`
@@ -327,13 +350,16 @@ pub enum Consumer {
 
 impl Consumer {
     /// All consumers, in `setup_consumers` order.
-    pub const ALL: [Consumer; 12] = [
+    pub const ALL: [Consumer; 15] = [
         Consumer::EventsStagesCurrent,
         Consumer::EventsStagesHistory,
         Consumer::EventsStagesHistoryLong,
         Consumer::EventsStatementsCurrent,
         Consumer::EventsStatementsHistory,
         Consumer::EventsStatementsHistoryLong,
+        Consumer::EventsTransactionsCurrent,
+        Consumer::EventsTransactionsHistory,
+        Consumer::EventsTransactionsHistoryLong,
         Consumer::EventsWaitsCurrent,
         Consumer::EventsWaitsHistory,
         Consumer::EventsWaitsHistoryLong,
@@ -351,6 +377,9 @@ impl Consumer {
             Consumer::EventsStatementsCurrent => "events_statements_current",
             Consumer::EventsStatementsHistory => "events_statements_history",
             Consumer::EventsStatementsHistoryLong => "events_statements_history_long",
+            Consumer::EventsTransactionsCurrent => "events_transactions_current",
+            Consumer::EventsTransactionsHistory => "events_transactions_history",
+            Consumer::EventsTransactionsHistoryLong => "events_transactions_history_long",
             Consumer::EventsWaitsCurrent => "events_waits_current",
             Consumer::EventsWaitsHistory => "events_waits_history",
             Consumer::EventsWaitsHistoryLong => "events_waits_history_long",
@@ -369,6 +398,7 @@ impl Consumer {
             }
             Consumer::EventsStagesCurrent
             | Consumer::EventsStatementsCurrent
+            | Consumer::EventsTransactionsCurrent
             | Consumer::EventsWaitsCurrent => Some(Consumer::ThreadInstrumentation),
             Consumer::EventsStagesHistory | Consumer::EventsStagesHistoryLong => {
                 Some(Consumer::EventsStagesCurrent)
@@ -376,13 +406,17 @@ impl Consumer {
             Consumer::EventsStatementsHistory | Consumer::EventsStatementsHistoryLong => {
                 Some(Consumer::EventsStatementsCurrent)
             }
+            Consumer::EventsTransactionsHistory | Consumer::EventsTransactionsHistoryLong => {
+                Some(Consumer::EventsTransactionsCurrent)
+            }
             Consumer::EventsWaitsHistory | Consumer::EventsWaitsHistoryLong => {
                 Some(Consumer::EventsWaitsCurrent)
             }
         }
     }
 
-    /// MySQL 8.0's default: global, thread, statements current/history and digest enabled.
+    /// MySQL 8.0's default: global, thread, statements and transactions current/history, and
+    /// digest enabled.
     pub const fn default_enabled(self) -> bool {
         matches!(
             self,
@@ -390,6 +424,8 @@ impl Consumer {
                 | Consumer::ThreadInstrumentation
                 | Consumer::EventsStatementsCurrent
                 | Consumer::EventsStatementsHistory
+                | Consumer::EventsTransactionsCurrent
+                | Consumer::EventsTransactionsHistory
                 | Consumer::StatementsDigest
         )
     }
@@ -418,6 +454,11 @@ impl Consumer {
                 Consumer::EventsStagesCurrent,
                 Consumer::EventsStagesHistory,
                 Consumer::EventsStagesHistoryLong,
+            ),
+            EventFamily::Transaction => (
+                Consumer::EventsTransactionsCurrent,
+                Consumer::EventsTransactionsHistory,
+                Consumer::EventsTransactionsHistoryLong,
             ),
             EventFamily::Wait | EventFamily::Idle => (
                 Consumer::EventsWaitsCurrent,
@@ -536,6 +577,7 @@ pub fn default_instrument_setting(name: &str) -> (bool, bool) {
         || name.starts_with("statement/")
         || name.starts_with("stage/innodb/")
         || name == "stage/sql/copy to tmp table"
-        || name == "idle";
+        || name == "idle"
+        || name == "transaction";
     (on, on)
 }

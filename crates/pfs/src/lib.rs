@@ -114,7 +114,8 @@
 //!    calls and a `read` module.
 //! 4. [`sync`] (the instrumented `Mutex`, `RwLock`, `Condvar`); `session` ([`SessionThread`],
 //!    [`PendingWait`], [`PendingStatement`]: pfs threads that are not OS threads, events that
-//!    may end on another one)
+//!    may end on another one), then `transaction` (transaction events: [`transaction_start`],
+//!    [`SessionThread::end_autocommit`], the `events_transactions_*` tables)
 //! 5. this file: the public functions, each a documented call into the backend; `macros`:
 //!    the public macros (`class!`, `instrument_*!`), each a call of those functions.
 //!
@@ -146,6 +147,7 @@ mod session;
 pub mod sync;
 pub mod tables;
 mod thread_id;
+mod transaction;
 
 #[cfg(feature = "instrumentation")]
 mod imp;
@@ -171,6 +173,12 @@ pub use session::{
 use tables::*;
 pub use tables::{
     metadata_locks, MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow, Row, Table,
+};
+pub use transaction::{
+    events_transactions_current, events_transactions_history, events_transactions_history_long,
+    events_transactions_summary_by_thread_by_event_name,
+    events_transactions_summary_global_by_event_name, transaction_end, transaction_savepoint,
+    transaction_start, IsolationLevel, Savepoint, TransactionMode, TransactionState,
 };
 
 /// The README's example is compiled and run as a doctest.

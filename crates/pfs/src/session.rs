@@ -278,7 +278,7 @@ pub fn wait_start_on(class: ClassRef, object: usize, on: WaitOn<'_>) -> PendingW
 /// when dropped (or [`PendingStatement::end`]ed).
 #[must_use = "the statement ends when it is dropped"]
 pub struct PendingStatement {
-    inner: imp::Pending,
+    pub(crate) inner: imp::Pending,
 }
 
 impl PendingStatement {

@@ -71,11 +71,15 @@ fn defaults_are_mysql_80() {
     assert_eq!(setting("stage/sql/Opening tables"), (false, false));
     assert_eq!(setting("stage/sql/copy to tmp table"), (true, true));
     assert_eq!(setting("idle"), (true, true));
+    pfs::setup_instruments(); // registers `transaction`, listed from the start
+    assert_eq!(setting("transaction"), (true, true));
     assert_eq!(
         consumers_on(),
         vec![
             "events_statements_current",
             "events_statements_history",
+            "events_transactions_current",
+            "events_transactions_history",
             "global_instrumentation",
             "thread_instrumentation",
             "statements_digest"
@@ -235,7 +239,7 @@ fn presets_set_exactly_their_instruments_and_consumers() {
     }
     assert_eq!(setting("wait/lock/metadata/sql/mdl"), (true, true));
     assert_eq!(setting("stage/sql/Opening tables"), (false, false));
-    assert_eq!(consumers_on().len(), 5);
+    assert_eq!(consumers_on().len(), 7);
 
     pfs::apply_preset(Preset::Off);
     assert!(!pfs::master_enabled());

@@ -180,7 +180,7 @@ fn stages_and_statements_history_long() {
 fn setup_timers_choose_the_clock() {
     let _s = serial_with(Preset::Default);
     let t = pfs::setup_timers();
-    assert_eq!(t.len(), 4);
+    assert_eq!(t.len(), 5);
     assert!(t.rows.iter().any(|r| r.name == "statement"));
     let stmt = pfs::register_class(ClassKind::Statement, "statement/t_switches/timer");
     for clock in [Clock::Nanosecond, Clock::Cycle] {

@@ -7,7 +7,8 @@
 //!
 //! 1. `flags` (derived flags), `stats` (count/sum/min/max cells), `timer` (clocks), `limits`
 //!    (sizes, `*_lost` counters)
-//! 2. `events` (event records, per-thread logs, `history_long` rings)
+//! 2. `events` (event records, per-thread logs, `history_long` rings), `trx_log` (the same for
+//!    transactions)
 //! 3. `classes` (derived flags, classes, digests), then `trace` (feature `tracing`)
 //! 4. `instances` (instrumented lock instances)
 //! 5. `thread` (per-thread slots, `setup_threads` / `setup_actors`, per-thread switches)
@@ -15,8 +16,10 @@
 //! 7. `record` (the hot path) with `statement` (what a statement record carries besides: its
 //!    `SQL_TEXT`, its end, the digest sums; the two call each other), then `api` (the types
 //!    the crate root re-exports), then `session` (session threads, and waits that may end on
-//!    another OS thread)
-//! 8. `summary` (summary tables), then `read` (the other tables; re-exports `summary`)
+//!    another OS thread), then `transaction` (transaction events: started, ended, or recorded
+//!    whole at the end of a statement that is its own transaction)
+//! 8. `summary` (summary tables), then `read` (the other tables; re-exports `summary`), then
+//!    `trx_read` (the transaction tables)
 //!
 //! # Locks
 //!
@@ -59,6 +62,9 @@ pub(crate) mod thread;
 pub(crate) mod timer;
 #[cfg(feature = "tracing")]
 pub(crate) mod trace;
+pub(crate) mod transaction;
+pub(crate) mod trx_log;
+pub(crate) mod trx_read;
 #[cfg(not(feature = "tracing"))]
 pub(crate) mod trace {
     //! Without the `tracing` feature long waits are not reported.

@@ -18,11 +18,13 @@ use super::statement::ExtraData;
 use super::stats;
 use super::thread::{threads as registry, with_live};
 use super::timer::{calibration, stamp_to_ps, ticks_to_ps, tsc_usable};
+use super::trx_log::NEST_TRX;
 use crate::config::Status;
 use crate::kinds::{ClassKind, Clock, Consumer, EventFamily, Operation};
 use crate::tables::*;
 
 pub(crate) fn setup_instruments() -> Vec<SetupInstrumentRow> {
+    super::transaction::class(); // listed from the start, as MySQL's
     let _st = setup();
     classes()
         .registered()
@@ -192,7 +194,14 @@ fn statement_row(d: &EventData, extra: Option<ExtraData>) -> Option<StatementEve
         warnings: u64::from(end.warnings),
         rows_affected: end.rows_affected,
         rows_sent: end.rows_sent,
-        nesting_event_id: (d.nesting != 0).then_some(d.nesting),
+        nesting_event_id: (d.nesting != 0).then_some(d.nesting & !NEST_TRX),
+        nesting_event_type: (d.nesting != 0).then(|| {
+            match d.nesting & NEST_TRX {
+                0 => "STATEMENT",
+                _ => "TRANSACTION",
+            }
+            .to_string()
+        }),
     })
 }
 
@@ -201,7 +210,7 @@ fn log_index(family: EventFamily) -> usize {
     match family {
         EventFamily::Stage => 1,
         EventFamily::Statement => 2,
-        EventFamily::Wait | EventFamily::Idle => 0,
+        EventFamily::Wait | EventFamily::Idle | EventFamily::Transaction => 0,
     }
 }
 
@@ -371,6 +380,7 @@ pub(crate) fn truncate_global() {
     for s in th.exited_digest_sums.iter_mut() {
         *s = super::statement::Sums::default();
     }
+    th.exited_trx = [stats::Snap::default(); 2];
     // With their cells zeroed, digests are bound again by their next statement, which sets
     // their FIRST_SEEN (`record::digest_stat`).
     for d in classes().digests() {
@@ -387,4 +397,5 @@ pub(crate) fn truncate_history() {
         l.clear();
     }
     super::statement::clear_long();
+    super::trx_log::long_ring().clear();
 }

@@ -235,6 +235,12 @@ fn open<const FAMILY: usize>(
             .filter(|&id| id != 0)
             .or_else(|| Some(stages.top_event_id()).filter(|&id| id != 0))
             .unwrap_or_else(|| statements.top_event_id()),
+        // A statement with none in progress nests in the transaction in progress, if any
+        // (`NEST_TRX` marks it); a stage in its statement.
+        2 => match statements.top_event_id() {
+            0 => t.trx.nesting.load(Ordering::Relaxed),
+            id => id,
+        },
         _ => statements.top_event_id(),
     };
     let op = op.unwrap_or_else(|| class.kind().default_operation());
@@ -293,33 +299,37 @@ pub(crate) fn end_event(a: &Active) {
 
 /// End a statement that says how it ended (`PendingStatement::end_with`): [`end_event`], its
 /// record's extra and its digest's sums written on the way (`statement.rs`). The common end
-/// (see `statement::is_rare`) takes the same short path.
+/// (see `statement::is_rare`) takes the same short path. Returns the end's timer reading (0
+/// untimed), which a statement that is its own transaction lends it (`transaction.rs`).
 #[inline(never)]
-pub(crate) fn end_statement(a: &Active, o: &crate::StatementOutcome<'_>) {
+pub(crate) fn end_statement(a: &Active, o: &crate::StatementOutcome<'_>) -> u64 {
     if statement::is_rare(a, o) {
-        end_statement_rare(a, o);
+        end_statement_rare(a, o)
     } else if plain_statement(a.flags) && digest_bound(a) {
-        finish_event(a, rdtsc(), true, 2, End::Common(o), true);
+        let end = rdtsc();
+        finish_event(a, end, true, 2, End::Common(o), true);
+        end
     } else {
-        end_event_other(a, End::Common(o));
+        end_event_other(a, End::Common(o))
     }
 }
 
 #[cold]
 #[inline(never)]
-fn end_statement_rare(a: &Active, o: &crate::StatementOutcome<'_>) {
-    end_event_other(a, End::Rare(&statement::rare_end(a, o)));
+fn end_statement_rare(a: &Active, o: &crate::StatementOutcome<'_>) -> u64 {
+    end_event_other(a, End::Rare(&statement::rare_end(a, o)))
 }
 
-/// [`end_event`] with the nanosecond clock, untimed, or with extras.
+/// [`end_event`] with the nanosecond clock, untimed, or with extras; returns the end.
 #[inline(never)]
-fn end_event_other(a: &Active, e: End<'_>) {
+fn end_event_other(a: &Active, e: End<'_>) -> u64 {
     let f = a.flags;
     let end = if cycles(f) { rdtsc() } else { start_other(f) };
     if f & F_LOCK_WAIT != 0 {
         a.t.lock_waited(end, f);
     }
     finish_event(a, end, f & F_TIMED != 0, log_of(f), e, false);
+    end
 }
 
 /// `bound`: the caller found the digest bound to the class ([`digest_bound`]).

@@ -54,6 +54,11 @@ impl SessionRecord {
         self.thread_id
     }
 
+    /// Its slot (`None` when the thread buffer was full).
+    pub(crate) fn slot(&self) -> Option<&'static ThreadSlot> {
+        self.slot
+    }
+
     pub(crate) fn set_account(&self, user: &str, host: &str) -> bool {
         self.slot
             .map(|t| thread::set_slot_account(t, user, host))
@@ -129,8 +134,36 @@ impl Pending {
         let this = std::mem::ManuallyDrop::new(self);
         match &*this {
             // An `Active` owns nothing: not dropping it leaks nothing.
-            Pending::OnSlot(a) => record::end_statement(a, o),
+            Pending::OnSlot(a) => {
+                record::end_statement(a, o);
+            }
             _ => drop(std::mem::ManuallyDrop::into_inner(this)),
+        }
+    }
+
+    /// Ends a statement of session `s` that was its own transaction (autocommit): its end as
+    /// [`end_with`](Self::end_with)'s, then the transaction, recorded whole with the
+    /// statement's timer readings (`transaction::after_statement`).
+    #[inline]
+    pub(crate) fn end_autocommit(
+        self,
+        o: &crate::StatementOutcome<'_>,
+        s: &SessionRecord,
+        mode: crate::TransactionMode,
+        state: crate::TransactionState,
+    ) {
+        let this = std::mem::ManuallyDrop::new(self);
+        match &*this {
+            Pending::OnSlot(a) => {
+                let end = record::end_statement(a, o);
+                super::transaction::after_statement(a, end, mode, state);
+            }
+            _ => {
+                drop(std::mem::ManuallyDrop::into_inner(this));
+                if let Some(t) = s.slot {
+                    super::transaction::alone(t, mode, state);
+                }
+            }
         }
     }
 }

@@ -29,7 +29,7 @@ pub(crate) struct SetupState {
     pub(crate) hold: bool,
     pub(crate) histogram: bool,
     /// `setup_timers`, indexed by [`EventFamily::index`].
-    pub(crate) timers: [Clock; 4],
+    pub(crate) timers: [Clock; EventFamily::ALL.len()],
 }
 
 static SETUP: OnceLock<Mutex<SetupState>> = OnceLock::new();
@@ -58,6 +58,7 @@ impl SetupState {
                 EventFamily::Stage,
                 EventFamily::Statement,
                 EventFamily::Idle,
+                EventFamily::Transaction,
             ]
             .map(EventFamily::default_clock),
         }

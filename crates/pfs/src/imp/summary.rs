@@ -15,7 +15,7 @@ use crate::kinds::{ClassKind, Clock};
 use crate::pattern::Pattern;
 use crate::tables::*;
 
-fn summary(s: &Snap, clock: Clock) -> SummaryStats {
+pub(crate) fn summary(s: &Snap, clock: Clock) -> SummaryStats {
     if s.count == 0 {
         return SummaryStats::default();
     }

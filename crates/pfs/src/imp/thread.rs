@@ -45,6 +45,7 @@ use super::flags::STACK;
 use super::limits::{sizing, LOST};
 use super::statement::{self, DigestCell, StatementExtra, Sums};
 use super::stats::{Hist, Snap, StatCell, HIST_BUCKETS};
+use super::trx_log::TrxLog;
 use crate::config::Sizing;
 use crate::error::PfsError;
 use crate::pattern::Pattern;
@@ -68,6 +69,8 @@ pub(crate) struct ThreadSlot {
     pub(crate) logs: [EventLog; 3],
     /// What each statement record carries besides the record (`statement.rs`), by index.
     pub(crate) statements: Box<[StatementExtra]>,
+    /// Transaction events and the read-only transactions' stats (`transaction.rs`).
+    pub(crate) trx: TrxLog,
     /// The end (its clock's stamp) of the last metadata lock wait not yet taken by a
     /// statement's `LOCK_TIME`; 0 for none (owner).
     pub(crate) lock_wait_end: AtomicU64,
@@ -102,6 +105,7 @@ impl ThreadSlot {
                 EventLog::new(sizing.statements_history_size),
             ],
             statements: statement::extras(sizing.statements_history_size + STACK),
+            trx: TrxLog::new(sizing.transactions_history_size),
             lock_wait_end: AtomicU64::new(0),
             lock_wait_flags: AtomicU32::new(0),
             instrumented: AtomicBool::new(true),
@@ -174,6 +178,9 @@ impl ThreadSlot {
         for h in self.hists.iter().filter_map(|h| h.get()) {
             h.reset();
         }
+        for c in &self.trx.cells {
+            c.reset();
+        }
     }
 
     pub(crate) fn clear_history(&self) {
@@ -183,6 +190,7 @@ impl ThreadSlot {
         for x in self.statements.iter() {
             x.clear();
         }
+        self.trx.clear();
     }
 }
 
@@ -208,6 +216,8 @@ pub(crate) struct Threads {
     pub(crate) exited_digests: Vec<Snap>,
     pub(crate) exited_digests_other: Vec<Snap>,
     pub(crate) exited_digest_sums: Vec<Sums>,
+    /// Read-write and read-only transactions of exited threads.
+    pub(crate) exited_trx: [Snap; 2],
     /// `setup_actors`, in insertion order.
     pub(crate) actors: Vec<Actor>,
     /// `setup_threads`: (name pattern, enabled, history); the last match wins.
@@ -235,6 +245,7 @@ impl Threads {
             exited_digests: vec![Snap::default(); sizing.max_digests],
             exited_digests_other: vec![Snap::default(); sizing.max_digests],
             exited_digest_sums: vec![Sums::default(); sizing.max_digests],
+            exited_trx: [Snap::default(); 2],
             actors: vec![Actor {
                 host: "%".into(),
                 user: "%".into(),
@@ -292,6 +303,9 @@ impl Threads {
         for ((a, sums), d) in digests.zip(t.digests.iter()) {
             a.merge(&d.stat.snapshot());
             sums.merge(&d.sums());
+        }
+        for (a, c) in self.exited_trx.iter_mut().zip(&t.trx.cells) {
+            a.merge(&c.snapshot());
         }
         for (agg, h) in self.exited_hist.iter_mut().zip(t.hists.iter()) {
             if let Some(h) = h.get() {
@@ -465,6 +479,7 @@ impl Threads {
         for l in &t.logs {
             l.restart();
         }
+        t.trx.restart();
         for x in t.statements.iter() {
             x.clear();
         }

@@ -201,6 +201,8 @@ mod locks;
 pub use locks::*;
 mod statements;
 pub use statements::*;
+mod transactions;
+pub use transactions::*;
 
 table_row! {
     /// `setup_instruments`.

@@ -43,8 +43,11 @@ table_row! {
         "ROWS_AFFECTED" => rows_affected: u64,
         /// ROWS_SENT.
         "ROWS_SENT" => rows_sent: u64,
-        /// NESTING_EVENT_ID.
+        /// NESTING_EVENT_ID: the enclosing statement (a stage's), or the transaction in
+        /// progress when the statement began ([`crate::transaction_start`]).
         "NESTING_EVENT_ID" => nesting_event_id: Option<u64>,
+        /// NESTING_EVENT_TYPE: `STATEMENT` or `TRANSACTION`; NULL without a nesting event.
+        "NESTING_EVENT_TYPE" => nesting_event_type: Option<String>,
     }
 }
 
