@@ -35,7 +35,8 @@
 //! Each statement is a `pfs` statement event of MySQL's class (`statement/sql/select`, ...)
 //! with its digest (`statement_event.rs`), as MySQL's default `performance_schema` records,
 //! on the connection's session thread from its start to its end, its waits nested in it, its
-//! `WARNINGS` the notes and warnings it raised.
+//! `WARNINGS` the notes and warnings it raised; and the session's transaction events
+//! (`trx_event.rs`).
 
 use std::sync::Arc;
 
@@ -168,6 +169,7 @@ impl Connection {
             event.set_sql_text(text); // a prepared statement's is its digest's
         }
         let kind = plan.as_ref().ok().map(|p| p.kind);
+        let trx = crate::trx_event::Statement::of(plan.as_deref().ok());
         let insert = kind == Some(StatementKind::Insert);
         let mut out = (self.run_inner(plan, statement, p, params, prepared)).await;
         // A select's divisions by a literal zero (`notes.rs`): a walk of its select list.
@@ -181,7 +183,8 @@ impl Connection {
         // `WARNINGS`: the notes and warnings it raised (an error is `ERRORS`).
         let conditions = u32::from(self.values.diagnostics.statement_count());
         let outcome = crate::statement_event::outcome(&out).warnings(conditions);
-        event.end_with(&outcome);
+        // Its transaction event too (`trx_event.rs`).
+        crate::trx_event::end(&self.thread, event, &outcome, trx, self.session.state());
         if out.is_ok() && statement.is_some_and(is_flush_status) {
             self.shared.procs.flush_status(&self.info);
         }

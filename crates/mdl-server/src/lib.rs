@@ -105,6 +105,7 @@ mod statement_event;
 mod status;
 mod temporary;
 mod time_zone;
+mod trx_event;
 mod unsupported;
 mod view_columns;
 mod views;

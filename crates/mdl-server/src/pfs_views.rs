@@ -73,7 +73,7 @@ pub struct Sources<'a> {
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 32] = [
+pub const TABLES: [&str; 37] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -94,12 +94,17 @@ pub const TABLES: [&str; 32] = [
     "events_statements_current",
     "events_statements_history",
     "events_statements_history_long",
+    "events_transactions_current",
+    "events_transactions_history",
+    "events_transactions_history_long",
     "events_waits_summary_global_by_event_name",
     "events_statements_summary_global_by_event_name",
     "events_stages_summary_global_by_event_name",
     "events_waits_summary_by_instance",
     "events_waits_summary_by_thread_by_event_name",
     "events_statements_summary_by_digest",
+    "events_transactions_summary_global_by_event_name",
+    "events_transactions_summary_by_thread_by_event_name",
     "global_variables",
     "session_variables",
     "global_status",
@@ -312,6 +317,21 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         "events_statements_summary_by_digest" => {
             load(db, name, &pfs::events_statements_summary_by_digest())
         }
+        "events_transactions_current" => load(db, name, &pfs::events_transactions_current()),
+        "events_transactions_history" => load(db, name, &pfs::events_transactions_history()),
+        "events_transactions_history_long" => {
+            load(db, name, &pfs::events_transactions_history_long())
+        }
+        "events_transactions_summary_global_by_event_name" => load(
+            db,
+            name,
+            &pfs::events_transactions_summary_global_by_event_name(),
+        ),
+        "events_transactions_summary_by_thread_by_event_name" => load(
+            db,
+            name,
+            &pfs::events_transactions_summary_by_thread_by_event_name(),
+        ),
         _ if variables::TABLES.contains(&name) => variables::fill(db, name, src),
         _ if connect_attrs::TABLES.contains(&name) => connect_attrs::fill(db, name, src),
         _ => Err(ServerError::no_such_table("performance_schema", name)),

@@ -115,6 +115,6 @@ async fn statements_show_text_lock_time_rows_and_errors() {
         .query("DESC performance_schema.events_stages_current")
         .await
         .unwrap();
-    assert_eq!(described.len(), 9);
+    assert_eq!(described.len(), 10);
     assert!(!described.iter().any(|d| d.0 == "LOCK_TIME"));
 }

@@ -187,7 +187,7 @@ const EVENTS_WAITS: [Def; 10] = [
 
 /// `events_statements_*`: `table_events_statements.cc` (what each column holds:
 /// `statement_event.rs`).
-const EVENTS_STATEMENTS: [Def; 20] = [
+const EVENTS_STATEMENTS: [Def; 21] = [
     ("THREAD_ID", "bigint unsigned NOT NULL"),
     ("EVENT_ID", "bigint unsigned NOT NULL"),
     ("END_EVENT_ID", "bigint unsigned"),
@@ -208,11 +208,15 @@ const EVENTS_STATEMENTS: [Def; 20] = [
     ("ROWS_AFFECTED", "bigint unsigned NOT NULL"),
     ("ROWS_SENT", "bigint unsigned NOT NULL"),
     ("NESTING_EVENT_ID", "bigint unsigned"),
+    (
+        "NESTING_EVENT_TYPE",
+        "enum('TRANSACTION','STATEMENT','STAGE','WAIT')",
+    ),
 ];
 
 /// `events_stages_*`: `table_events_stages.cc`, the columns of [`EVENTS_STATEMENTS`] a stage
 /// has (one `pfs` row type for both; `DIGEST_TEXT`, the statements', stays too, NULL).
-pub(crate) const EVENTS_STAGES: [Def; 9] = [
+pub(crate) const EVENTS_STAGES: [Def; 10] = [
     ("THREAD_ID", "bigint unsigned NOT NULL"),
     ("EVENT_ID", "bigint unsigned NOT NULL"),
     ("END_EVENT_ID", "bigint unsigned"),
@@ -222,6 +226,42 @@ pub(crate) const EVENTS_STAGES: [Def; 9] = [
     ("TIMER_WAIT", "bigint unsigned"),
     ("DIGEST_TEXT", "longtext"),
     ("NESTING_EVENT_ID", "bigint unsigned"),
+    (
+        "NESTING_EVENT_TYPE",
+        "enum('TRANSACTION','STATEMENT','STAGE','WAIT')",
+    ),
+];
+
+/// `events_transactions_*`: `table_events_transactions.cc` (what the server fills:
+/// `trx_event.rs`; `TRX_ID`, `GTID`, the XA columns and `SOURCE` are NULL).
+const EVENTS_TRANSACTIONS: [Def; 24] = [
+    ("THREAD_ID", "bigint unsigned NOT NULL"),
+    ("EVENT_ID", "bigint unsigned NOT NULL"),
+    ("END_EVENT_ID", "bigint unsigned"),
+    ("EVENT_NAME", "varchar(128) NOT NULL"),
+    ("STATE", "enum('ACTIVE','COMMITTED','ROLLED BACK')"),
+    ("TRX_ID", "bigint unsigned"),
+    ("GTID", "varchar(64)"),
+    ("XID_FORMAT_ID", "int"),
+    ("XID_GTRID", "varchar(130)"),
+    ("XID_BQUAL", "varchar(130)"),
+    ("XA_STATE", "varchar(64)"),
+    ("SOURCE", "varchar(64)"),
+    ("TIMER_START", "bigint unsigned"),
+    ("TIMER_END", "bigint unsigned"),
+    ("TIMER_WAIT", "bigint unsigned"),
+    ("ACCESS_MODE", "enum('READ ONLY','READ WRITE')"),
+    ("ISOLATION_LEVEL", "varchar(64)"),
+    ("AUTOCOMMIT", "enum('YES','NO') NOT NULL"),
+    ("NUMBER_OF_SAVEPOINTS", "bigint unsigned"),
+    ("NUMBER_OF_ROLLBACK_TO_SAVEPOINT", "bigint unsigned"),
+    ("NUMBER_OF_RELEASE_SAVEPOINT", "bigint unsigned"),
+    ("OBJECT_INSTANCE_BEGIN", "bigint unsigned"),
+    ("NESTING_EVENT_ID", "bigint unsigned"),
+    (
+        "NESTING_EVENT_TYPE",
+        "enum('TRANSACTION','STATEMENT','STAGE','WAIT')",
+    ),
 ];
 
 /// The summaries' counters: `table_ews_global_by_event_name.cc` and the others below.
@@ -242,6 +282,42 @@ macro_rules! summary {
 /// `table_ews_global_by_event_name.cc`, `table_esgs_global_by_event_name.cc`,
 /// `table_esms_global_by_event_name.cc`.
 const SUMMARY_BY_EVENT_NAME: [Def; 6] = summary!(("EVENT_NAME", "varchar(128) NOT NULL"));
+
+/// The transaction summaries' counters after [`summary!`]'s: `table_ets_global_by_event_name.cc`,
+/// `table_ets_by_thread_by_event_name.cc`.
+macro_rules! trx_summary {
+    ($($first:expr),*) => {{
+        let head: [Def; 5 + [$($first),*].len()] = summary!($($first),*);
+        let tail: [Def; 10] = [
+            ("COUNT_READ_WRITE", "bigint unsigned NOT NULL"),
+            ("SUM_TIMER_READ_WRITE", "bigint unsigned NOT NULL"),
+            ("MIN_TIMER_READ_WRITE", "bigint unsigned NOT NULL"),
+            ("AVG_TIMER_READ_WRITE", "bigint unsigned NOT NULL"),
+            ("MAX_TIMER_READ_WRITE", "bigint unsigned NOT NULL"),
+            ("COUNT_READ_ONLY", "bigint unsigned NOT NULL"),
+            ("SUM_TIMER_READ_ONLY", "bigint unsigned NOT NULL"),
+            ("MIN_TIMER_READ_ONLY", "bigint unsigned NOT NULL"),
+            ("AVG_TIMER_READ_ONLY", "bigint unsigned NOT NULL"),
+            ("MAX_TIMER_READ_ONLY", "bigint unsigned NOT NULL"),
+        ];
+        let mut out = [("", ""); 15 + [$($first),*].len()];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = if i < head.len() { head[i] } else { tail[i - head.len()] };
+            i += 1;
+        }
+        out
+    }};
+}
+
+/// `events_transactions_summary_global_by_event_name`.
+const TRX_SUMMARY_BY_EVENT_NAME: [Def; 16] = trx_summary!(("EVENT_NAME", "varchar(128) NOT NULL"));
+
+/// `events_transactions_summary_by_thread_by_event_name`.
+const TRX_SUMMARY_BY_THREAD: [Def; 17] = trx_summary!(
+    ("THREAD_ID", "bigint unsigned NOT NULL"),
+    ("EVENT_NAME", "varchar(128) NOT NULL")
+);
 
 /// `events_waits_summary_by_instance`: `table_events_waits_summary.cc`.
 const SUMMARY_BY_INSTANCE: [Def; 7] = summary!(
@@ -333,6 +409,9 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         "events_waits_summary_by_instance" => &SUMMARY_BY_INSTANCE,
         "events_waits_summary_by_thread_by_event_name" => &SUMMARY_BY_THREAD,
         "events_statements_summary_by_digest" => &SUMMARY_BY_DIGEST,
+        "events_transactions_summary_global_by_event_name" => &TRX_SUMMARY_BY_EVENT_NAME,
+        "events_transactions_summary_by_thread_by_event_name" => &TRX_SUMMARY_BY_THREAD,
+        t if t.starts_with("events_transactions_") => &EVENTS_TRANSACTIONS,
         t if t.starts_with("events_waits_") => &EVENTS_WAITS,
         t if t.starts_with("events_stages_") => &EVENTS_STAGES,
         t if t.starts_with("events_statements_") => &EVENTS_STATEMENTS,
@@ -478,6 +557,13 @@ mod tests {
             "events_waits_summary_by_instance" => headers(SummaryByInstanceRow::HEADERS),
             "events_waits_summary_by_thread_by_event_name" => headers(SummaryByThreadRow::HEADERS),
             "events_statements_summary_by_digest" => headers(SummaryByDigestRow::HEADERS),
+            "events_transactions_summary_global_by_event_name" => {
+                headers(TransactionSummaryByEventNameRow::HEADERS)
+            }
+            "events_transactions_summary_by_thread_by_event_name" => {
+                headers(TransactionSummaryByThreadRow::HEADERS)
+            }
+            t if t.starts_with("events_transactions_") => headers(TransactionEventRow::HEADERS),
             t if t.starts_with("events_waits_") => headers(WaitEventRow::HEADERS),
             // The stages' columns of the shared row type, in its order (checked below).
             t if t.starts_with("events_stages_") => (StatementEventRow::HEADERS.iter())

@@ -38,7 +38,8 @@
 //!   transaction, as `information_schema.INNODB_TRX` lists it (from its first statement after
 //!   `BEGIN`, or with `autocommit` off). MySQL's `events_transactions_current` also shows a
 //!   statement's own transaction under `autocommit` and the last ended one (`COMMITTED`):
-//!   the server does not keep them, and those columns are NULL.
+//!   `pfs` keeps them there too (`trx_event.rs`), but these views read the process list's
+//!   open transaction, so those columns are NULL here.
 //! * `execution_engine` is `PRIMARY`, as MySQL's without HeatWave.
 //! * NULL, since neither `pfs` nor the server measures them: `progress` (no stage reports
 //!   work), `cpu_latency`, `rows_examined`, `tmp_tables`, `tmp_disk_tables`, `full_scan`
