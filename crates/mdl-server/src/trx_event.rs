@@ -37,6 +37,9 @@ pub(crate) struct Statement {
     kind: Option<StatementKind>,
     /// It uses a table of the engine (see the module docs).
     uses_table: bool,
+    /// It commits an open transaction before it runs (a DDL): ending it, even when it then
+    /// fails, is a commit.
+    commits_before: bool,
 }
 
 impl Statement {
@@ -49,6 +52,7 @@ impl Statement {
         Statement {
             kind: plan.map(|p| p.kind),
             uses_table,
+            commits_before: plan.is_some_and(|p| p.commits_before),
         }
     }
 }
@@ -119,11 +123,12 @@ fn in_transaction(
     let begins = s.kind == Some(StatementKind::Begin) && after.in_transaction;
     if thread.in_transaction() && (!after.in_transaction || begins) {
         // A rollback, or a failure that ended the transaction (a deadlock's rollback); else a
-        // commit, explicit or implicit (a DDL, a `BEGIN` in a transaction).
+        // commit, explicit or implicit (a DDL, even one that then failed, a `BEGIN` in a
+        // transaction).
         let state = match s.kind {
             Some(StatementKind::Rollback) => TransactionState::RolledBack,
             Some(StatementKind::Commit) => TransactionState::Committed,
-            _ if !ok => TransactionState::RolledBack,
+            _ if !ok && !s.commits_before => TransactionState::RolledBack,
             _ => TransactionState::Committed,
         };
         thread.transaction_end(state);

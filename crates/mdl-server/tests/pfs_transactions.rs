@@ -281,4 +281,24 @@ async fn transactions_are_recorded_as_mysql_records_them() {
     .await
     .unwrap();
     assert_eq!(counts(&mut obs, tid).await, (0, 0, 0, 0));
+
+    // A DDL commits the open transaction before it runs (`trans_commit_implicit`), so one
+    // that then fails leaves it COMMITTED, not rolled back.
+    c.query_drop("BEGIN").await.unwrap();
+    c.query_drop("UPDATE tt_t SET v = 23 WHERE id = 2")
+        .await
+        .unwrap();
+    let (errno, _) = code(c.query_drop("CREATE TABLE tt_t (id INT)").await);
+    assert_eq!(errno, 1050);
+    let ddl = current(&mut obs, tid).await[0].clone();
+    assert_eq!(
+        (ddl.3.as_str(), ddl.6.as_str()),
+        ("COMMITTED", "NO"),
+        "{ddl:?}"
+    );
+    let v: Option<i64> = c
+        .query_first("SELECT v FROM tt_t WHERE id = 2")
+        .await
+        .unwrap();
+    assert_eq!(v, Some(23), "the update was committed");
 }
