@@ -21,7 +21,8 @@
 //! * arithmetic follows the manual's "Arithmetic Operators" and "Type Conversion in Expression
 //!   Evaluation" (`numeric.rs`): integers give integers, a decimal a decimal whose precision
 //!   holds the result (`DECIMAL(10,2) + 1`: `decimal(11,2)`), a double or a string a double;
-//!   `/` a decimal of 4 (`div_precision_increment`) more digits (`v / 2`: `decimal(14,4)`);
+//!   `/` a decimal of 4 (`div_precision_increment`) more digits (`v / 2`: `decimal(14,4)`;
+//!   also as the rewrite spells it, `CAST(v AS REAL) / 2`, for `rewrite/runtime_type.rs`);
 //!   `DIV` an integer; `SUM` of an integer or decimal 22 more digits (`decimal(32,0)`), `AVG`
 //!   4 more digits and scale (`decimal(14,4)`);
 //! * comparisons and logic are `int` (`Item_bool_func`: one character); bit operations
@@ -169,6 +170,21 @@ pub(crate) fn infer(e: &Expr, scope: &dyn Scope) -> Option<Ty> {
     }
 }
 
+/// `a` of the rewrite's `CAST(a AS REAL) / b`, MySQL's `a / b` (`rewrite/expr.rs`), whose
+/// operator is spelt as no parsed one is.
+pub(crate) fn divided(left: &Expr) -> Option<&Expr> {
+    match left {
+        Expr::Cast {
+            kind: sqlparser::ast::CastKind::Cast,
+            expr,
+            data_type: DataType::Real,
+            format: None,
+            ..
+        } => Some(expr),
+        _ => None,
+    }
+}
+
 /// A literal's type (see the module docs).
 fn value(v: &Value) -> Option<Ty> {
     match v {
@@ -206,6 +222,11 @@ fn binary(left: &Expr, op: &B, right: &Expr, scope: &dyn Scope) -> Option<Ty> {
         B::Divide => both().map(|(a, b)| numeric::divide(&a, &b)),
         B::Modulo => both().map(|(a, b)| numeric::modulo(&a, &b)),
         B::MyIntegerDivide => both().map(|(a, b)| numeric::int_divide(&a, &b)),
+        // The rewrite's `a / b` (`rewrite/expr.rs`).
+        B::Custom(o) if o == "/" => {
+            let a = infer(divided(left)?, scope)?;
+            Some(numeric::divide(&a, &infer(right, scope)?))
+        }
         B::Eq
         | B::NotEq
         | B::Lt

@@ -18,7 +18,9 @@
 //! * `number_text`: a double as MySQL writes it as a string (`1000`, `1e20`, where SQLite
 //!   writes `1000.0`), which every function here reads a double argument as, and `MYSQL_TEXT`
 //!   (`CAST(x AS CHAR)`); decimal rounding (`ROUND`, `TRUNCATE`, `MYSQL_DECIMAL` for
-//!   `CAST(x AS DECIMAL(m, d))`, `FORMAT`) on the digits, not the double (`1.555` to `1.56`).
+//!   `CAST(x AS DECIMAL(m, d))`, `FORMAT`) on the digits, not the double (`1.555` to `1.56`);
+//!   `round_double`: `ROUND` / `TRUNCATE` of a double with `rint` (`ROUND(2.5e0)` is 2);
+//!   `type_of`: `MYSQL_TYPE_OF`, an expression's MySQL type when the statement runs.
 //! * `math`: `SIN`, `COS`, `TAN`, `COT`, `ASIN`, `ACOS`, `ATAN`, `ATAN2`, `DEGREES`,
 //!   `RADIANS`.
 //! * `convert`: `HEX`, `BIN`, `OCT`, `CONV`, `BIT_COUNT`, `INET_ATON`, `INET_NTOA`,
@@ -91,11 +93,13 @@ mod numeric;
 mod parts;
 mod pfs_format;
 mod regexp;
+mod round_double;
 mod splice;
 mod string;
 mod sys_schema;
 mod temporal;
 mod threads;
+mod type_of;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -117,6 +121,7 @@ pub use json_more::{column_text as json_column_text, COLUMN_CHECK as JSON_COLUMN
 pub(crate) use number_text::{real_text, round_decimal, Mode as RoundMode};
 pub use number_text::{MYSQL_DECIMAL, MYSQL_TEXT};
 pub(crate) use sys_schema::FORMAT_STATEMENT;
+pub use type_of::MYSQL_TYPE_OF;
 
 /// What a statement's calls leave for the server to read once it ends: the value
 /// `LAST_INSERT_ID(expr)` set (`Item_func_last_insert_id` in `item_func.cc`: the argument is
@@ -229,6 +234,8 @@ pub fn register(
     splice::register(db)?;
     numeric::register(db)?;
     number_text::register(db)?;
+    round_double::register(db)?;
+    type_of::register(db)?;
     math::register(db)?;
     convert::register(db)?;
     hash::register(db)?;

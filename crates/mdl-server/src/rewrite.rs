@@ -26,7 +26,8 @@
 //!   names them (`foreign_keys.rs`); inline `KEY`/`INDEX` definitions become `CREATE INDEX`
 //!   statements.
 //! * A `DECIMAL` column made a string (`CONCAT(d)`, `d LIKE ...`) keeps its scale, `0.10`
-//!   (`decimal_strings.rs`).
+//!   (`decimal_strings.rs`); `ROUND` of a double rounds the double (`double_round.rs`): both
+//!   pass an expression's MySQL type to the engine (`runtime_type.rs`).
 //! * An unnamed select item gets MySQL's column name as an alias (`header.rs`): its text as the
 //!   client wrote it (`v+1`), a column by its spelling, a string by its value.
 //! * Index names are per table in MySQL and per schema in SQLite: index `k` of table `t` is
@@ -65,6 +66,7 @@
 mod changed;
 mod ddl;
 mod decimal_strings;
+mod double_round;
 mod expr;
 mod found_rows;
 mod header;
@@ -74,6 +76,7 @@ mod limited;
 mod modifiers;
 mod multi_table;
 mod rollup;
+mod runtime_type;
 mod temporary;
 
 use std::collections::HashSet;
@@ -163,6 +166,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     temporary::renamed(&mut s, env);
     json::mark_json_arguments(&mut s, env.source);
     decimal_strings::mark(&mut s, env.source);
+    double_round::mark(&mut s, env.source);
     let mut user_vars = select_into;
     let (mut insert_sql, mut insert_rows) = (None, None);
     match &mut s {

@@ -166,3 +166,33 @@ async fn doubles_on_the_wire_are_mysqls_text() {
     let rows: Vec<(f64, f64)> = c.exec("SELECT 1e20, b FROM ns_wire", ()).await.unwrap();
     assert_eq!(rows, [(1e20, 1e20)]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doubles_round_as_doubles() {
+    let mut c = conn().await;
+    fresh(
+        &mut c,
+        "ns_dround",
+        "d DOUBLE, p DECIMAL(10,1), s VARCHAR(5)",
+    )
+    .await;
+    c.query_drop("INSERT INTO ns_dround VALUES (2.5, 2.5, '2.5')")
+        .await
+        .unwrap();
+    // `my_double_round`'s `rint` (ties to even) for a double or a string, `decimal_round`
+    // (half away from zero) for a decimal.
+    let sql = "SELECT ROUND(2.5e0), ROUND(3.5e0), ROUND(-2.5e0), ROUND(2.5), ROUND(-2.5), \
+               ROUND(d), ROUND(d + 1), ROUND(p), ROUND(s), ROUND('0.5'), TRUNCATE(-2.7e0, 0), \
+               ROUND(1250e0, -2), ROUND(d * 10, -1), CONCAT(ROUND(t.d)), ROUND(p * 3) \
+               FROM ns_dround AS t";
+    let want = texts(&[
+        "2", "4", "-2", "3", "-3", "2", "4", "3", "2", "0", "-2", "1200", "20", "2", "8",
+    ]);
+    for prepared in [false, true] {
+        assert_eq!(
+            row(&mut c, sql, prepared).await,
+            want,
+            "prepared: {prepared}"
+        );
+    }
+}

@@ -23,10 +23,9 @@
 //!   one, 999.99 for `DECIMAL(5,2)`) are this, and so is a `DECIMAL` column's text on the wire
 //!   (`wire/kind.rs`).
 //!
-//! Differs: a `DOUBLE` value is rounded as a decimal too, where MySQL rounds the double with
-//! `rint` (`my_double_round`: `ROUND(2.5e0)` is 2 there, 3 here), since a value here does not
-//! say whether it was a DECIMAL or a DOUBLE; a text argument is read as a double first
-//! (`number_prefix`), so digits past the 17th go. The result is a double again, and a whole
+//! A `DOUBLE`, `FLOAT` or string argument is rounded as MySQL rounds a double (`rint`:
+//! `ROUND(2.5e0)` is 2) where the rewrite says so (`round_double.rs`). Differs: a text
+//! argument is read as a double first (`number_prefix`), so digits past the 17th go. The result is a double again, and a whole
 //! number an integer where the argument was one (or `d` <= 0 for the cast).
 
 use rusqlite::functions::Context;
@@ -99,7 +98,7 @@ pub enum Mode {
 }
 
 /// `ROUND(x[, d])` / `TRUNCATE(x, d)`: NULL for a NULL argument.
-fn rounded(ctx: &Context<'_>, with_d: bool, mode: Mode) -> Value {
+pub(super) fn rounded(ctx: &Context<'_>, with_d: bool, mode: Mode) -> Value {
     let d = if with_d { int(ctx, 1) } else { Some(0) };
     match (number(ctx, 0), d) {
         (Some(x), Some(d)) => round_num(x, d, mode),
