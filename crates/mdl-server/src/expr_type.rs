@@ -22,7 +22,9 @@
 //!   Evaluation" (`numeric.rs`): integers give integers, a decimal a decimal whose precision
 //!   holds the result (`DECIMAL(10,2) + 1`: `decimal(11,2)`), a double or a string a double;
 //!   `/` a decimal of 4 (`div_precision_increment`) more digits (`v / 2`: `decimal(14,4)`;
-//!   also as the rewrite spells it, `CAST(v AS REAL) / 2`, for `rewrite/runtime_type.rs`);
+//!   also as the rewrite spells it, `CAST(v AS REAL) / 2`, for `rewrite/runtime_type.rs`); a
+//!   double keeps fixed decimals while its operands have them (`PI()`: `double(8,6)`, 6
+//!   decimals; `PI() + 1` too);
 //!   `DIV` an integer; `SUM` of an integer or decimal 22 more digits (`decimal(32,0)`), `AVG`
 //!   4 more digits and scale (`decimal(14,4)`);
 //! * comparisons and logic are `int` (`Item_bool_func`: one character); bit operations
@@ -55,7 +57,7 @@ mod tests;
 
 use sqlparser::ast::{BinaryOperator as B, DataType, Expr, UnaryOperator, Value};
 
-pub(crate) use ty::{from_declared, Class, Ty};
+pub(crate) use ty::{from_declared, Class, Ty, NOT_FIXED_DEC};
 
 /// Where a select's column references point.
 pub(crate) trait Scope {

@@ -196,3 +196,50 @@ async fn doubles_round_as_doubles() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decimal_expressions_keep_their_scale_as_strings() {
+    let mut c = conn().await;
+    fresh(&mut c, "ns_dexpr", "p DECIMAL(10,2)").await;
+    c.query_drop("INSERT INTO ns_dexpr VALUES (1.50)")
+        .await
+        .unwrap();
+    // A division has the dividend's scale + `div_precision_increment` (4); `*` the sum of
+    // the scales, `+` the larger: as strings too, of literals and of columns.
+    let sql = "SELECT CONCAT(1/4), CONCAT(1.50*2), LENGTH(1/3), p*2, p+1, CONCAT(p*2), \
+               CONCAT(t.p/3), LENGTH(p*2), CAST(p*2 AS CHAR), CONCAT(-p), p*2 LIKE '3.00', \
+               CONCAT(CAST(1 AS DECIMAL(5,2))), CONCAT(UPPER(p)) FROM ns_dexpr AS t";
+    let want = texts(&[
+        "0.2500", "3.00", "6", "3.00", "2.50", "3.00", "0.500000", "4", "3.00", "-1.50", "1",
+        "1.00", "1.50",
+    ]);
+    for prepared in [false, true] {
+        assert_eq!(
+            row(&mut c, sql, prepared).await,
+            want,
+            "prepared: {prepared}"
+        );
+    }
+    let s: Option<String> = c
+        .query_first("SELECT CONCAT(SUM(p), '|', AVG(p)) FROM ns_dexpr")
+        .await
+        .unwrap();
+    assert_eq!(s.as_deref(), Some("1.50|1.500000"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pi_as_a_string_has_six_decimals() {
+    let mut c = conn().await;
+    // `Item_func_pi`: 6 decimals where it is written, every digit where it is computed.
+    let sql = "SELECT CONCAT(PI()), CONCAT(PI() + 0.0000000), LENGTH(PI()), PI() * 2 > 6.2831853, \
+               CONCAT(PI() / 2), CONCAT(-PI())";
+    let want = texts(&[
+        "3.141593",
+        "3.1415927",
+        "8",
+        "1",
+        "1.5707963268",
+        "-3.141593",
+    ]);
+    assert_eq!(row(&mut c, sql, false).await, want);
+}

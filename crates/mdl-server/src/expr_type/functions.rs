@@ -86,9 +86,28 @@ pub(super) fn call(f: &Function, scope: &dyn Scope) -> Option<Ty> {
         "TRUNCATE" => numeric::round(&ty(0)?, round_digits(&args)?, true),
         "MOD" => numeric::modulo(&ty(0)?, &ty(1)?),
         "SQRT" | "POW" | "POWER" | "EXP" | "LN" | "LOG" | "LOG2" | "LOG10" | "SIN" | "COS"
-        | "TAN" | "ASIN" | "ACOS" | "ATAN" | "ATAN2" | "COT" | "PI" | "RAND" | "DEGREES"
-        | "RADIANS" => Ty::double(),
+        | "TAN" | "ASIN" | "ACOS" | "ATAN" | "ATAN2" | "COT" | "RAND" | "DEGREES" | "RADIANS" => {
+            Ty::double()
+        }
+        // `Item_func_pi` (`sql/item.h`): an `Item_float` of `M_PI` with 6 decimals, 8
+        // characters, shown `3.141593` (its value keeps every digit).
+        "PI" => Ty {
+            decimals: 6,
+            ..Ty::new(Class::Real, 8)
+        },
         "SIGN" => Ty::int(2),
+        // The rewrite's `CAST(x AS DECIMAL(m, d))` (`rewrite/expr/numbers.rs`).
+        "MYSQL_DECIMAL" => {
+            let (m, d) = (
+                u64::try_from(int_arg(1)?).ok()?,
+                u32::try_from(int_arg(2)?).ok()?,
+            );
+            Ty::decimal(
+                m.min(super::ty::MAX_PRECISION),
+                d.min(super::ty::MAX_SCALE),
+                false,
+            )
+        }
         "CRC32" => Ty::uint(10),
         "LAST_INSERT_ID" => Ty::uint(21),
         // Strings.

@@ -19,6 +19,42 @@ fn class_of(a: &Ty, b: &Ty) -> Class {
     }
 }
 
+/// `DBL_DIG`: a double's decimal digits.
+const DBL_DIG: u64 = 15;
+
+/// `decimals` where a double keeps a fixed count of them (`PI()`'s 6, an integer's 0, a
+/// decimal's scale); `None` for `NOT_FIXED_DEC` (a double literal or column, a string).
+fn fixed_decimals(t: &Ty) -> Option<u32> {
+    let number = matches!(
+        t.class,
+        Class::Int | Class::Decimal | Class::Real | Class::Float
+    );
+    (number && t.decimals < NOT_FIXED_DEC).then_some(t.decimals)
+}
+
+/// A double of `decimals` (`NOT_FIXED_DEC` when `None`), `float_length` characters
+/// (`sql/item.h`).
+fn real(decimals: Option<u32>) -> Ty {
+    match decimals {
+        Some(d) => Ty {
+            decimals: d,
+            ..Ty::new(Class::Real, DBL_DIG + 2 + u64::from(d))
+        },
+        None => Ty::double(),
+    }
+}
+
+/// The double of an operation of `a` and `b` (`Item::aggregate_float_properties`,
+/// `sql/item.cc`): the larger `decimals` while both are fixed (`PI() + 1` has 6, and is
+/// shown with them), else `NOT_FIXED_DEC`.
+fn real_of(a: &Ty, b: &Ty) -> Ty {
+    real(
+        fixed_decimals(a)
+            .zip(fixed_decimals(b))
+            .map(|(x, y)| x.max(y)),
+    )
+}
+
 /// A number of class `class` of `precision` digits, `scale` of them after the point.
 fn number(class: Class, precision: u64, scale: u32, unsigned: bool) -> Ty {
     match class {
@@ -45,6 +81,9 @@ fn unsigned_of(class: &Class, a: &Ty, b: &Ty) -> bool {
 /// digit more, the larger scale.
 pub(crate) fn additive(a: &Ty, b: &Ty) -> Ty {
     let class = class_of(a, b);
+    if class == Class::Real {
+        return real_of(a, b);
+    }
     let scale = a.scale().max(b.scale());
     let precision = a.int_part().max(b.int_part()) + 1 + u64::from(scale);
     let unsigned = unsigned_of(&class, a, b);
@@ -54,18 +93,30 @@ pub(crate) fn additive(a: &Ty, b: &Ty) -> Ty {
 /// `a * b` (`Item_func_mul::result_precision`): the digits and the scales added.
 pub(crate) fn multiply(a: &Ty, b: &Ty) -> Ty {
     let class = class_of(a, b);
+    if class == Class::Real {
+        return real_of(a, b);
+    }
     let scale = (a.scale() + b.scale()).min(MAX_SCALE);
     let precision = (a.precision() + b.precision()).min(MAX_PRECISION);
     let unsigned = unsigned_of(&class, a, b);
     number(class, precision, scale, unsigned)
 }
 
-/// `a / b` (`Item_func_div::resolve_type`, `result_precision`): a double if either is one,
-/// else a decimal of the dividend's precision, the divisor's scale and
+/// `a / b` (`Item_func_div::resolve_type`, `result_precision`): a double if either is one
+/// (of `div_precision_increment` more fixed decimals: `PI() / 2` has 10), else a decimal of the dividend's precision, the divisor's scale and
 /// `div_precision_increment` more digits, the dividend's scale plus the increment.
 pub(crate) fn divide(a: &Ty, b: &Ty) -> Ty {
     if class_of(a, b) == Class::Real {
-        return Ty::double();
+        let d = fixed_decimals(a).zip(fixed_decimals(b));
+        let d = d.map(|(x, y)| x.max(y) + DIV_PRECISION_INCREMENT);
+        let Some(d) = d.filter(|d| *d < NOT_FIXED_DEC) else {
+            return Ty::double();
+        };
+        let chars = (a.chars + u64::from(d)).saturating_sub(u64::from(a.decimals));
+        return Ty {
+            chars: chars.min(DBL_DIG + 2 + u64::from(d)),
+            ..real(Some(d))
+        };
     }
     let precision = (a.precision() + u64::from(b.scale()) + u64::from(DIV_PRECISION_INCREMENT))
         .min(MAX_PRECISION);
@@ -111,7 +162,7 @@ pub(crate) fn int_divide(a: &Ty, b: &Ty) -> Ty {
 /// `-a` (`Item_func_neg`): signed, a character longer if `a` was unsigned.
 pub(crate) fn negate(a: &Ty) -> Ty {
     match a.numeric() {
-        Class::Real => Ty::double(),
+        Class::Real => real(fixed_decimals(a)),
         class => Ty {
             decimals: a.scale(),
             ..Ty::new(class, a.chars + u64::from(a.unsigned))
@@ -122,7 +173,7 @@ pub(crate) fn negate(a: &Ty) -> Ty {
 /// `ABS(a)` (`Item_func_abs`): `a`'s type as a number.
 pub(crate) fn abs(a: &Ty) -> Ty {
     match a.numeric() {
-        Class::Real => Ty::double(),
+        Class::Real => real(fixed_decimals(a)),
         class => Ty {
             decimals: a.scale(),
             unsigned: a.unsigned,

@@ -224,6 +224,10 @@ impl Ty {
                 let (p, s) = self.decimal_field();
                 format!("decimal({p},{s}){unsigned}")
             }
+            // `Field_double::sql_type`: fixed decimals are shown (`PI()`: `double(8,6)`).
+            Class::Real if self.decimals < NOT_FIXED_DEC => {
+                format!("double({},{}){unsigned}", self.chars, self.decimals)
+            }
             Class::Real => "double".into(),
             Class::Float => "float".into(),
             Class::Str => string_type(self.chars, false),

@@ -24,8 +24,10 @@
 //!   (`wire/kind.rs`).
 //!
 //! A `DOUBLE`, `FLOAT` or string argument is rounded as MySQL rounds a double (`rint`:
-//! `ROUND(2.5e0)` is 2) where the rewrite says so (`round_double.rs`). Differs: a text
-//! argument is read as a double first (`number_prefix`), so digits past the 17th go. The result is a double again, and a whole
+//! `ROUND(2.5e0)` is 2) where the rewrite says so (`round_double.rs`). A number of a type with
+//! fixed decimals (`MYSQL_TEXT(x, 'double(8,6)')`, `PI()`'s) is written with them (`my_fcvt`:
+//! `3.141593`). Differs: a text argument is read as a double first (`number_prefix`), so
+//! digits past the 17th go. The result is a double again, and a whole
 //! number an integer where the argument was one (or `d` <= 0 for the cast).
 
 use rusqlite::functions::Context;
@@ -43,13 +45,23 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
     let f = flags(true);
     for n_arg in [1, 2] {
         db.create_scalar_function(MYSQL_TEXT, n_arg, f, move |ctx| {
-            let scale = match n_arg {
-                2 => declared_scale(ctx.get_raw(1)),
+            let x = ctx.get_raw(0);
+            let scale = match (n_arg, x) {
+                (2, ValueRef::Real(_) | ValueRef::Integer(_)) => declared_scale(ctx.get_raw(1)),
                 _ => None,
             };
-            Ok(match (ctx.get_raw(0), scale) {
-                (ValueRef::Real(x), Some(s)) if x.is_finite() => scaled(&x.to_string(), s),
-                (ValueRef::Integer(n), Some(s)) => scaled(&n.to_string(), s),
+            Ok(match (x, scale) {
+                (ValueRef::Real(x), Some(Scale::Decimal(s))) if x.is_finite() => {
+                    scaled(&x.to_string(), s)
+                }
+                (ValueRef::Integer(n), Some(Scale::Decimal(s))) => scaled(&n.to_string(), s),
+                // `my_fcvt` (`String::set_real` with fixed decimals).
+                (ValueRef::Real(x), Some(Scale::Double(d))) if x.is_finite() => {
+                    Value::Text(format!("{x:.*}", usize::from(d)))
+                }
+                (ValueRef::Integer(n), Some(Scale::Double(d))) => {
+                    Value::Text(format!("{:.*}", usize::from(d), n as f64))
+                }
                 (ValueRef::Real(x), _) => Value::Text(real_text(x)),
                 (ValueRef::Integer(n), _) => Value::Text(n.to_string()),
                 (other, _) => other.into(),
@@ -72,15 +84,39 @@ pub(super) fn register(db: &rusqlite::Connection) -> rusqlite::Result<()> {
     })
 }
 
-/// The scale of declared type `decl` (`MYSQL_TEXT`'s second argument) if it is a `DECIMAL`.
-fn declared_scale(decl: ValueRef<'_>) -> Option<u8> {
+/// The decimals a number of declared type `decl` is written with.
+enum Scale {
+    /// A `DECIMAL(m, s)`'s `s`.
+    Decimal(u8),
+    /// A double's fixed decimals (`DOUBLE(m, d)`, `PI()`'s `double(8,6)`).
+    Double(u8),
+}
+
+/// The [`Scale`] of declared type `decl` (`MYSQL_TEXT`'s second argument), if it has one.
+fn declared_scale(decl: ValueRef<'_>) -> Option<Scale> {
     let ValueRef::Text(t) = decl else {
         return None;
     };
-    match crate::wire::Kind::from_declared(std::str::from_utf8(t).ok()?)? {
-        crate::wire::Kind::Decimal { scale, .. } => Some(scale),
-        _ => None,
+    let t = std::str::from_utf8(t).ok()?;
+    match crate::wire::Kind::from_declared(t) {
+        Some(crate::wire::Kind::Decimal { scale, .. }) => return Some(Scale::Decimal(scale)),
+        Some(_) => return None,
+        None => {}
     }
+    // Most types are neither: one look at the first letter.
+    if !matches!(
+        t.as_bytes().first().map(u8::to_ascii_lowercase),
+        Some(b'd' | b'f' | b'r')
+    ) {
+        return None;
+    }
+    let ty = crate::expr_type::from_declared(t)?;
+    let real = matches!(
+        ty.class,
+        crate::expr_type::Class::Real | crate::expr_type::Class::Float
+    );
+    let d = u8::try_from(ty.decimals).ok()?;
+    (real && ty.decimals < crate::expr_type::NOT_FIXED_DEC).then_some(Scale::Double(d))
 }
 
 /// A `DECIMAL` column's value, as plain text, with its `scale` decimals.
@@ -332,6 +368,11 @@ mod tests {
             ("MYSQL_TEXT(1e3, 'double')", Value::Text("1000".into())),
             ("MYSQL_TEXT('a', 'varchar(3)')", Value::Text("a".into())),
             ("MYSQL_TEXT(0.1, NULL)", Value::Text("0.1".into())),
+            (
+                "MYSQL_TEXT(3.141592653589793, 'double(8,6)')",
+                Value::Text("3.141593".into()),
+            ),
+            ("MYSQL_TEXT(2, 'DOUBLE(5,2)')", Value::Text("2.00".into())),
             ("MYSQL_DECIMAL(1.555, 5, 2)", Value::Real(1.56)),
             ("MYSQL_DECIMAL(2.675, 4, 2)", Value::Real(2.68)),
             ("MYSQL_DECIMAL(12345.6, 5, 2)", Value::Real(999.99)),

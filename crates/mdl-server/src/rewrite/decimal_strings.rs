@@ -13,19 +13,26 @@
 //! `RPAD`, `REPLACE`, `REVERSE`, `UPPER`, `LOWER`, `UCASE`, `LCASE` and `SUBSTRING`; `CAST(d AS
 //! CHAR)` (already `MYSQL_TEXT(d)`: `expr/numbers.rs`); the operand of `LIKE`.
 //!
+//! A decimal expression is marked with its type too (`runtime_type.rs`), which keeps its scale
+//! as MySQL's does: of literals (`CONCAT(0.1 + 0.2)` is `'0.3'`, not the double's
+//! `0.30000000000000004`; `CONCAT(1 / 4)` `'0.2500'`, `div_precision_increment` more
+//! decimals), or over columns (`CONCAT(d * 2)` of a `DECIMAL(10,2)` `1.50` is `'3.00'`:
+//! `MYSQL_TYPE_OF`, typed when the statement runs). So is `PI()`, a double of 6 decimals
+//! (`'3.141593'`).
+//!
 //! Cost: only a statement whose text says `CAST`, `CONV`, `CONC`, `LIKE` or `LENGTH` is
 //! visited again (sysbench's are not), and a marked column costs a call per row (a column
-//! before `LIKE` could not use an index anyway: SQLite's LIKE is not case-sensitive here). Differs: as
-//! for JSON, a column of a derived table, a common table expression or an outer query
-//! referenced without a qualifier is not known (it keeps SQLite's text, `0.1`). A `DECIMAL`
-//! expression of literals is marked with its type (`CONCAT(0.1 + 0.2)` is `'0.3'`, not the
-//! double's `0.30000000000000004`); one over columns is not (`d + 0`, whose scale MySQL also
-//! keeps).
+//! before `LIKE` could not use an index anyway: SQLite's LIKE is not case-sensitive here); an
+//! expression only where it may be a number (arithmetic, `SUM`, `ROUND`, ...: not
+//! `UPPER(c)`). Differs: as for JSON, a column of a derived table, a common table expression
+//! or an outer query referenced without a qualifier is not known (it keeps SQLite's text,
+//! `0.1`).
 
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectNamePart};
 
 use super::expr::{call, is_text_call};
-use super::json::args::{parse_expr, pragma_selects, visit_columns, Scope};
+use super::json::args::{visit_columns, Scope};
+use super::runtime_type::{type_of, Typed};
 use crate::functions::MYSQL_TEXT;
 
 /// The calls whose first argument is made a string.
@@ -125,24 +132,54 @@ fn column_text(c: &mut Expr, scopes: &[Scope]) {
     }
 }
 
-/// The SQL of column `c`'s declared type (see the module docs), or of the `DECIMAL` type of an
-/// expression of literals (`0.1 + 0.2`: `decimal(3,1)`, `expr_type.rs`, whose value SQLite
-/// computes as the double 0.30000000000000004); `None` if `c` is neither.
+/// The SQL of the MySQL type of `c` where it may be a decimal: a column's declared type or
+/// that of an arithmetic expression over columns, read when the statement runs
+/// (`runtime_type.rs`), or the `DECIMAL` type of an expression of literals (`0.1 + 0.2`:
+/// `decimal(3,1)`, whose value SQLite computes as the double 0.30000000000000004; `1 / 4`:
+/// `decimal(5,4)`, shown `0.2500`); `None` otherwise.
 fn declared_type(c: &Expr, scopes: &[Scope]) -> Option<Expr> {
-    if let Some(each) = pragma_selects(c, scopes, "type", "") {
-        return parse_expr(&format!("({} LIMIT 1)", each.join(" UNION ALL ")));
+    let column = matches!(c, Expr::Identifier(_) | Expr::CompoundIdentifier(_));
+    if !column && !may_be_decimal(c) {
+        return None;
     }
-    let ty = crate::expr_type::infer(c, &Literals)?;
-    (ty.class == crate::expr_type::Class::Decimal)
-        .then(|| Expr::value(sqlparser::ast::Value::SingleQuotedString(ty.column_type())))
+    match type_of(c, scopes)? {
+        Typed::Known(ty) if !has_scale(&ty) => None,
+        t => Some(t.sql()),
+    }
 }
 
-/// A scope without columns: only expressions of literals have a type in it.
-struct Literals;
+/// Whether a value of type `ty` is written with a count of decimals: a decimal's scale, or a
+/// double's fixed decimals (`PI()`: `'3.141593'`, `Item_float::val_str`).
+fn has_scale(ty: &crate::expr_type::Ty) -> bool {
+    use crate::expr_type::{Class, NOT_FIXED_DEC};
+    ty.class == Class::Decimal || (ty.class == Class::Real && ty.decimals < NOT_FIXED_DEC)
+}
 
-impl crate::expr_type::Scope for Literals {
-    fn column(&self, _: Option<&str>, _: &str) -> Option<String> {
-        None
+/// Whether `e` may be of a decimal type: arithmetic, or a call that gives a number of its
+/// arguments' type (not a string function's, which never is: `CONCAT(UPPER(c))` costs
+/// nothing).
+fn may_be_decimal(e: &Expr) -> bool {
+    use sqlparser::ast::{BinaryOperator as B, UnaryOperator as U};
+    const NUMBERS: [&str; 18] = [
+        "ABS", "AVG", "CEIL", "CEILING", "COALESCE", "FLOOR", "GREATEST", "IF", "IFNULL", "LEAST",
+        "MAX", "MIN", "MOD", "NULLIF", "PI", "ROUND", "SUM", "TRUNCATE",
+    ];
+    match e {
+        Expr::Nested(x) => may_be_decimal(x),
+        Expr::BinaryOp { op, .. } => matches!(
+            op,
+            B::Plus | B::Minus | B::Multiply | B::Divide | B::Modulo | B::Custom(_)
+        ),
+        Expr::UnaryOp { op, .. } => matches!(op, U::Minus | U::Plus),
+        Expr::Value(_) | Expr::Case { .. } | Expr::Ceil { .. } | Expr::Floor { .. } => true,
+        Expr::Function(f) => match f.name.0.as_slice() {
+            [ObjectNamePart::Identifier(n)] => {
+                NUMBERS.iter().any(|x| x.eq_ignore_ascii_case(&n.value))
+                    || n.value == crate::functions::MYSQL_DECIMAL
+            }
+            _ => false,
+        },
+        _ => false,
     }
 }
 

@@ -23,9 +23,10 @@
 //!   `EXTRACT`).
 //! * **`a / b`** (`Item_func_div` in `item_func.cc`: a DECIMAL or DOUBLE quotient even of two
 //!   integers, NULL for a zero divisor) is `CAST(a AS REAL) / b`: SQLite's `/` truncates two
-//!   integers (`7 / 2` is 3 there, 3.5000 in MySQL). Differs: the quotient is a DOUBLE, not a
-//!   DECIMAL of the dividend's scale + 4 (`div_precision_increment`): 3.5 where MySQL prints
-//!   3.5000, and 3 for `6 / 2`.
+//!   integers (`7 / 2` is 3 there, 3.5000 in MySQL). The quotient is a DOUBLE, not a DECIMAL of
+//!   the dividend's scale + 4 (`div_precision_increment`); it is shown as the DECIMAL (3.5000)
+//!   on the wire (`execute/result_kinds.rs`) and as a string (`decimal_strings.rs`), whose
+//!   types read the custom `/` as MySQL's division (`expr_type.rs`).
 //! * **`a DIV b`** (`Item_func_int_div::val_int` in `item_func.cc`: the quotient truncated toward
 //!   zero, NULL for a zero divisor) is `CAST(a / b AS INTEGER)`, with SQLite's own `/` (which the
 //!   rule above leaves alone: it is written as a custom operator): SQLite's `/` truncates two

@@ -21,7 +21,9 @@
 //! (`execute/insert_literals.rs`), and `CAST(x AS DECIMAL(5,2))` rounds the same way; a value
 //! computed in SQLite (an UPDATE's `d = d / 3`) is stored as the double it is and only shown
 //! rounded. A decimal turned into a string inside SQLite (`CONCAT(d)`, `CAST(d AS CHAR)`) is
-//! the double's text (`1.5`, not MySQL's `1.50`): the value does not carry its column's scale.
+//! given its scale by the rewrite, which passes its type (`rewrite/decimal_strings.rs`).
+//! Differs: a double of fixed decimals (`PI()`, `double(8,6)`) is sent as its shortest text
+//! (`3.141592653589793`), where MySQL writes the decimals (`3.141593`).
 //!
 //! In the binary protocol a decimal and JSON are strings, as in MySQL; a temporal value is
 //! MySQL's `MYSQL_TIME` packing (`Protocol_binary::store_date` and kin), read from its text.
