@@ -21,6 +21,8 @@
 //!   `CAST(x AS DECIMAL(m, d))`, `FORMAT`) on the digits, not the double (`1.555` to `1.56`);
 //!   `round_double`: `ROUND` / `TRUNCATE` of a double with `rint` (`ROUND(2.5e0)` is 2);
 //!   `type_of`: `MYSQL_TYPE_OF`, an expression's MySQL type when the statement runs.
+//! * `builtins`: SQLite's `INSTR`, `TRIM`, `LTRIM`, `RTRIM`, `OCTET_LENGTH` and `QUOTE`,
+//!   overridden to read a double argument as MySQL writes it (`1000`, not `1000.0`).
 //! * `math`: `SIN`, `COS`, `TAN`, `COT`, `ASIN`, `ACOS`, `ATAN`, `ATAN2`, `DEGREES`,
 //!   `RADIANS`.
 //! * `convert`: `HEX`, `BIN`, `OCT`, `CONV`, `BIT_COUNT`, `INET_ATON`, `INET_NTOA`,
@@ -39,8 +41,8 @@
 //! How they meet SQLite:
 //!
 //! * SQLite already has, with MySQL's meaning: `IF` (3.48+), `IFNULL`, `NULLIF`, `COALESCE`,
-//!   `ABS`, `SIGN`, `INSTR`, `TRIM`/`LTRIM`/`RTRIM` of spaces, `OCTET_LENGTH` (which read a
-//!   double argument as SQLite writes it, `1000.0`).
+//!   `ABS`, `SIGN` (`INSTR`, `TRIM` and kin too, but they read a double argument as SQLite
+//!   writes it, `1000.0`: `builtins`).
 //! * Overridden, because SQLite's mean otherwise: `CONCAT` (NULL if any argument is NULL;
 //!   SQLite skips NULLs), `CONCAT_WS` and `REPLACE` (a double argument as MySQL writes it:
 //!   `number_text`), `LENGTH` (bytes, as MySQL's; SQLite counts characters: MySQL's
@@ -73,6 +75,7 @@
 //!   parentheses become `NOW()`, `CURDATE()` and `CURTIME()`; `INSERT(str, pos, len, new)`
 //!   becomes `MYSQL_INSERT(...)`, and `ISNULL(x)` `MYSQL_ISNULL(x)`.
 
+mod builtins;
 mod calendar;
 mod clock;
 mod compare;
@@ -231,6 +234,7 @@ pub fn register(
     crate::execute::register_auto_id(db, outcome)?;
     crate::views::register(db)?;
     string::register(db)?;
+    builtins::register(db)?;
     splice::register(db)?;
     numeric::register(db)?;
     number_text::register(db)?;

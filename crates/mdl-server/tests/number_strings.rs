@@ -243,3 +243,21 @@ async fn pi_as_a_string_has_six_decimals() {
     ]);
     assert_eq!(row(&mut c, sql, false).await, want);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_builtins_read_numbers_as_mysql_writes_them() {
+    let mut c = conn().await;
+    let sql = "SELECT TRIM(1e3), LTRIM(1e3), RTRIM(2.5e0 * 2), INSTR(1.5e0 * 2, '.'), \
+               INSTR(1000, 0), OCTET_LENGTH(1e3), QUOTE(1e3), QUOTE(12), QUOTE('a''b'), \
+               QUOTE(NULL), TRIM(' x ')";
+    let want = texts(&[
+        "1000", "1000", "5", "0", "2", "4", "'1000'", "'12'", "'a\\'b'", "NULL", "x",
+    ]);
+    for prepared in [false, true] {
+        assert_eq!(
+            row(&mut c, sql, prepared).await,
+            want,
+            "prepared: {prepared}"
+        );
+    }
+}

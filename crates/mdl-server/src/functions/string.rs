@@ -307,7 +307,7 @@ fn pad(s: &str, len: i64, pad: &str, left: bool) -> Option<String> {
 /// `LOCATE(sub, s[, pos])` (`Item_func_locate`): the 1-based character position of the first
 /// `sub` in `s` at or after `pos`, 0 when none; an empty `sub` is found at `pos` when `pos`
 /// is within `s` or just past it.
-fn locate(sub: &str, s: &str, pos: i64) -> i64 {
+pub(super) fn locate(sub: &str, s: &str, pos: i64) -> i64 {
     let chars = s.chars().count() as i64;
     if pos < 1 || pos > chars + 1 {
         return 0;
