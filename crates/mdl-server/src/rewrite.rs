@@ -73,6 +73,7 @@ mod header;
 mod insert;
 mod json;
 mod limited;
+mod mentions;
 mod modifiers;
 mod multi_table;
 mod rollup;
@@ -164,9 +165,11 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
         return Err(e);
     }
     temporary::renamed(&mut s, env);
-    json::mark_json_arguments(&mut s, env.source);
-    decimal_strings::mark(&mut s, env.source);
-    double_round::mark(&mut s, env.source);
+    // One scan of the text says which of the next three passes may act (`mentions.rs`).
+    let mentions = mentions::Mentions::of(env.source);
+    json::mark_json_arguments(&mut s, mentions.json);
+    decimal_strings::mark(&mut s, mentions.strings);
+    double_round::mark(&mut s, mentions.round);
     let mut user_vars = select_into;
     let (mut insert_sql, mut insert_rows) = (None, None);
     match &mut s {

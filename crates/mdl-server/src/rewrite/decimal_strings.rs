@@ -56,25 +56,12 @@ const FIRST_ARG: [&str; 17] = [
     "MID",
 ];
 
-/// Marks the `DECIMAL` columns of `s` made strings (see the module docs), when its text
-/// (`source`) may have such a place.
-pub(super) fn mark(s: &mut sqlparser::ast::Statement, source: Option<&mdl_sql::Parsed>) {
-    if source.is_none_or(|p| may_make_strings(p.text.as_bytes())) {
+/// Marks the `DECIMAL` columns of `s` made strings (see the module docs), when its text may
+/// have such a place (`mentions`: `CAST`, `CONV`, `CONC`, `LIKE` or `LENGTH`).
+pub(super) fn mark(s: &mut sqlparser::ast::Statement, mentioned: bool) {
+    if mentioned {
         visit_columns(s, string_of_column);
     }
-}
-
-/// Whether `text` says `CAST`, `CONV`, `CONC`, `LIKE` or `LENGTH`: one look at each byte.
-fn may_make_strings(text: &[u8]) -> bool {
-    let at = |i: usize, w: &[u8]| {
-        text.get(i..i + w.len())
-            .is_some_and(|t| t.eq_ignore_ascii_case(w))
-    };
-    (0..text.len()).any(|i| match text[i] | 0x20 {
-        b'c' => at(i, b"cast") || at(i, b"conv") || at(i, b"conc"),
-        b'l' => at(i, b"like") || at(i, b"length"),
-        _ => false,
-    })
 }
 
 /// Marks the column references `e` makes strings of.

@@ -7,7 +7,7 @@
 //! expression over columns, typed when the statement runs (`runtime_type.rs`). An exact `x`
 //! of literals (`ROUND(2.5)`) is left as it is.
 //!
-//! Cost: only a statement whose text says `ROUND` or `TRUNCATE` is visited again.
+//! Cost: only a statement whose text says `ROUND` or `TRUNCATE` is visited again (`mentions.rs`).
 
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, ObjectNamePart};
 
@@ -16,24 +16,11 @@ use super::runtime_type::{type_of, Typed};
 use crate::expr_type::Class;
 
 /// Gives the `ROUND` and `TRUNCATE` calls of `s` their argument's type (see the module docs),
-/// when its text (`source`) may have one.
-pub(super) fn mark(s: &mut sqlparser::ast::Statement, source: Option<&mdl_sql::Parsed>) {
-    if source.is_none_or(|p| says_round(p.text.as_bytes())) {
+/// when its text says `ROUND` or `TRUNCATE` (`mentions`).
+pub(super) fn mark(s: &mut sqlparser::ast::Statement, mentioned: bool) {
+    if mentioned {
         visit_columns(s, round_call);
     }
-}
-
-/// Whether `text` says `ROUND` or `TRUNCATE`.
-fn says_round(text: &[u8]) -> bool {
-    let at = |i: usize, w: &[u8]| {
-        text.get(i..i + w.len())
-            .is_some_and(|t| t.eq_ignore_ascii_case(w))
-    };
-    (0..text.len()).any(|i| match text[i] | 0x20 {
-        b'r' => at(i, b"round"),
-        b't' => at(i, b"truncate"),
-        _ => false,
-    })
 }
 
 /// Adds the type of `ROUND`'s or `TRUNCATE`'s first argument to call `e`.

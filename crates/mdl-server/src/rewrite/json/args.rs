@@ -42,13 +42,10 @@ use crate::rewrite::expr::call;
 
 /// Marks the JSON value arguments of `s`'s JSON functions (see the module docs), in a query,
 /// a change of rows, a `SET` or a view; not in a table's definition (a column's `DEFAULT`),
-/// which `SHOW CREATE TABLE` gives back. A statement whose text (`source`) does not say `JSON`
-/// has none, and is not visited.
-pub(in crate::rewrite) fn mark(s: &mut Statement, source: Option<&mdl_sql::Parsed>) {
-    let says_json = |p: &mdl_sql::Parsed| {
-        (p.text.as_bytes().windows(4)).any(|w| w.eq_ignore_ascii_case(b"json"))
-    };
-    if source.is_none_or(says_json) {
+/// which `SHOW CREATE TABLE` gives back. A statement whose text does not say `JSON`
+/// (`mentions`) has none, and is not visited.
+pub(in crate::rewrite) fn mark(s: &mut Statement, mentioned: bool) {
+    if mentioned {
         visit_columns(s, json_call);
     }
 }
