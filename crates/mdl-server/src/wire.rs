@@ -36,6 +36,7 @@
 //! MySQL's in its (otherwise empty) table name, which the stream moves into place
 //! ([`ErrorCodes`]), as it does an error's code.
 
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -185,23 +186,24 @@ pub fn columns(names: Vec<String>, types: &[ColumnType], kinds: &[Option<Kind>])
 }
 
 /// Writes `out` (or `err`) as the answer to a query.
-pub async fn write_result<W: AsyncWrite + Send + Unpin>(
+pub fn write_result<W: AsyncWrite + Send + Unpin>(
     w: QueryResultWriter<'_, W>,
     out: Result<Output, ServerError>,
-) -> io::Result<()> {
-    write_counted(w, out, 0).await
+) -> impl Future<Output = io::Result<()>> + '_ {
+    write_counted(w, out, 0)
 }
 
 /// [`write_result`] of a statement that raised `count` conditions (`warnings.rs`), which the
-/// EOF packets of its result set carry through `eof` (a store: the point select's cost).
-pub async fn write_warned<W: AsyncWrite + Send + Unpin>(
-    w: QueryResultWriter<'_, W>,
+/// EOF packets of its result set carry through `eof` (a store: the point select's cost). Both
+/// return `write_counted`'s future: a future around it would be one more to move.
+pub fn write_warned<'a, W: AsyncWrite + Send + Unpin>(
+    w: QueryResultWriter<'a, W>,
     out: Result<Output, ServerError>,
     count: u16,
     eof: &EofWarnings,
-) -> io::Result<()> {
+) -> impl Future<Output = io::Result<()>> + 'a {
     eof.set(0, count);
-    write_counted(w, out, count).await
+    write_counted(w, out, count)
 }
 
 /// [`write_warned`] without setting the EOF packets' count.
