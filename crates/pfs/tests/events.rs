@@ -72,7 +72,12 @@ fn current_events_and_nesting() {
     let cur = of_thread!(pfs::events_waits_current(), me);
     assert_eq!(cur.len(), 1);
     assert_eq!(cur[0].event.end_event_id, None);
-    assert_eq!(cur[0].event.timer_wait, None);
+    // In progress: timed to now, as MySQL 8.0 shows it.
+    let e = &cur[0].event;
+    assert!(
+        e.timer_end >= e.timer_start && e.timer_wait.is_some(),
+        "{e:?}"
+    );
     assert_eq!(cur[0].operation, "metadata lock");
     assert_eq!(cur[0].object_instance_begin, 0xABC);
     let stmts = of_thread!(pfs::events_statements_current(), me);

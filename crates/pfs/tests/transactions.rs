@@ -53,7 +53,9 @@ fn an_explicit_transaction_is_active_then_committed_with_its_statements_nested()
     assert_eq!((trx.state.as_str(), trx.end_event_id), ("ACTIVE", None));
     assert_eq!(trx.nesting_event_type.as_deref(), Some("STATEMENT"));
     assert_eq!(trx.event_name, "transaction");
-    assert!(trx.timer_start.is_some() && trx.timer_wait.is_none());
+    // In progress: timed to now.
+    assert!(trx.timer_start.is_some() && trx.timer_wait.is_some());
+    assert!(trx.timer_end >= trx.timer_start);
     // A statement begun now nests in it.
     s.statement_start(select(), None).end();
     let st = statements_of(pfs::events_statements_history().rows, s.thread_id());

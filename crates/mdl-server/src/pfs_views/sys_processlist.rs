@@ -27,8 +27,8 @@
 //!   Waiting`, as in MySQL. As there, the `events_waits_current` consumer must be on (`UPDATE
 //!   performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME =
 //!   'events_waits_current'`): MySQL's default leaves it off, and `last_wait` NULL.
-//! * `statement_latency`: how long the running statement has run (`pfs` gives no
-//!   `TIMER_WAIT` until an event ends: it is the time in the command, to the nanosecond);
+//! * `statement_latency`: how long the running statement has run, its event's `TIMER_WAIT`
+//!   so far (when the statement is untimed, the time in the command, to the nanosecond);
 //!   `last_statement` and `last_statement_latency`: the last statement of an idle thread, its
 //!   `SQL_TEXT` (a prepared statement's: the text it was prepared from) and its `TIMER_WAIT`.
 //! * `lock_latency`, `rows_sent`, `rows_affected`: the statement event's `LOCK_TIME`,

@@ -17,7 +17,7 @@ use super::setup::setup;
 use super::statement::ExtraData;
 use super::stats;
 use super::thread::{threads as registry, with_live};
-use super::timer::{calibration, stamp_to_ps, ticks_to_ps, tsc_usable};
+use super::timer::{calibration, timer_columns, tsc_usable};
 use super::trx_log::NEST_TRX;
 use crate::config::Status;
 use crate::kinds::{ClassKind, Clock, Consumer, EventFamily, Operation};
@@ -146,15 +146,16 @@ fn event_columns(d: &EventData, c: &ClassInfo) -> EventColumns {
         Clock::Nanosecond
     };
     let timed = d.bits & B_TIMED != 0;
-    let ended = timed && d.end_event_id != 0;
+    let end = (d.end_event_id != 0).then_some(d.timer_end);
+    let [timer_start, timer_end, timer_wait] = timer_columns(timed, d.timer_start, end, clock);
     EventColumns {
         thread_id: d.thread_id,
         event_id: d.event_id,
         end_event_id: (d.end_event_id != 0).then_some(d.end_event_id),
         event_name: c.name().to_string(),
-        timer_start: timed.then(|| stamp_to_ps(d.timer_start, clock)),
-        timer_end: ended.then(|| stamp_to_ps(d.timer_end, clock)),
-        timer_wait: ended.then(|| ticks_to_ps(d.timer_end.saturating_sub(d.timer_start), clock)),
+        timer_start,
+        timer_end,
+        timer_wait,
     }
 }
 

@@ -206,6 +206,32 @@ pub(crate) fn stamp_to_ps(stamp: u64, clock: Clock) -> u64 {
     }
 }
 
+/// `TIMER_START`, `TIMER_END` and `TIMER_WAIT` in picoseconds of an event of `clock` begun at
+/// `start` and ended at `end` (`None`: in progress), or all NULL if it is untimed. One in
+/// progress is timed to now, as MySQL 8.0 shows it ("For an event that has not finished,
+/// TIMER_END is the current timer value and TIMER_WAIT is the time elapsed so far": the
+/// reference manual's "Performance Schema Event Timing"); sys's `processlist` reads a running
+/// statement's and an open transaction's latency from it.
+pub(crate) fn timer_columns(
+    timed: bool,
+    start: u64,
+    end: Option<u64>,
+    clock: Clock,
+) -> [Option<u64>; 3] {
+    if !timed {
+        return [None; 3];
+    }
+    let end = end.unwrap_or_else(|| match clock {
+        Clock::Cycle => rdtsc(),
+        Clock::Nanosecond => ns_now(),
+    });
+    [
+        Some(stamp_to_ps(start, clock)),
+        Some(stamp_to_ps(end, clock)),
+        Some(ticks_to_ps(end.saturating_sub(start), clock)),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 use super::stats::Snap;
 use super::summary::summary;
 use super::thread::{threads, with_live};
-use super::timer::{stamp_to_ps, ticks_to_ps};
+use super::timer::timer_columns;
 use super::transaction::class;
 use super::trx_log::{long_ring, TrxData};
 use crate::kinds::Clock;
@@ -18,8 +18,8 @@ fn row(d: &TrxData) -> TransactionEventRow {
     } else {
         Clock::Nanosecond
     };
-    let timed = d.timed();
-    let ended = timed && d.end_event_id != 0;
+    let end = (d.end_event_id != 0).then_some(d.timer_end);
+    let [timer_start, timer_end, timer_wait] = timer_columns(d.timed(), d.timer_start, end, clock);
     let mode = d.mode();
     let [savepoints, rollback_to, release] = d.savepoint_counts();
     TransactionEventRow {
@@ -40,9 +40,9 @@ fn row(d: &TrxData) -> TransactionEventRow {
         xid_bqual: None,
         xa_state: None,
         source: None,
-        timer_start: timed.then(|| stamp_to_ps(d.timer_start, clock)),
-        timer_end: ended.then(|| stamp_to_ps(d.timer_end, clock)),
-        timer_wait: ended.then(|| ticks_to_ps(d.timer_end.saturating_sub(d.timer_start), clock)),
+        timer_start,
+        timer_end,
+        timer_wait,
         access_mode: if mode.read_only {
             "READ ONLY"
         } else {

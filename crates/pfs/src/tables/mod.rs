@@ -276,9 +276,9 @@ table_row! {
         "EVENT_NAME" => event_name: String,
         /// TIMER_START (ps since the process epoch); NULL when untimed.
         "TIMER_START" => timer_start: Option<u64>,
-        /// TIMER_END; NULL when untimed or in progress.
+        /// TIMER_END; NULL when untimed; now while in progress.
         "TIMER_END" => timer_end: Option<u64>,
-        /// TIMER_WAIT; NULL when untimed or in progress.
+        /// TIMER_WAIT; NULL when untimed; the time so far while in progress.
         "TIMER_WAIT" => timer_wait: Option<u64>,
     }
 }

@@ -39,9 +39,9 @@ table_row! {
         "SOURCE" => source: Option<String>,
         /// TIMER_START (ps); NULL when untimed.
         "TIMER_START" => timer_start: Option<u64>,
-        /// TIMER_END; NULL when untimed or in progress.
+        /// TIMER_END; NULL when untimed; now while in progress.
         "TIMER_END" => timer_end: Option<u64>,
-        /// TIMER_WAIT; NULL when untimed or in progress.
+        /// TIMER_WAIT; NULL when untimed; the time so far while in progress.
         "TIMER_WAIT" => timer_wait: Option<u64>,
         /// ACCESS_MODE: `READ ONLY` or `READ WRITE`.
         "ACCESS_MODE" => access_mode: String,
