@@ -30,11 +30,11 @@
 //!
 //! A column's wire type is its values' (integers `LONGLONG`, reals `DOUBLE`, bytes `BLOB`,
 //! text `VAR_STRING`) unless its declared or expression type is one whose values SQLite
-//! cannot say (`DECIMAL`, `DATE`, `DATETIME`, `TIMESTAMP`, `TIME`, `JSON`: `kind.rs`, which
-//! also formats a decimal's values to its scale). opensrv-mysql writes every column definition
-//! with length 1024, no decimals and `utf8_general_ci`; such a column's definition carries
-//! MySQL's in its (otherwise empty) table name, which the stream moves into place
-//! ([`ErrorCodes`]), as it does an error's code.
+//! cannot say (`DECIMAL`, `DATE`, `DATETIME`, `TIMESTAMP`, `TIME`, `JSON`, `DOUBLE(m,d)`:
+//! `kind.rs`, which also formats a decimal's values to its scale, a double's to its d
+//! decimals). opensrv-mysql writes every column definition with length 1024, no decimals and
+//! `utf8_general_ci`; such a column's definition carries MySQL's in its (otherwise empty)
+//! table name, which the stream moves into place ([`ErrorCodes`]), as it does an error's code.
 
 use std::future::Future;
 use std::io;
@@ -50,7 +50,7 @@ mod kind;
 mod warnings;
 
 pub use kind::{decimal_text, Kind};
-use kind::{Double, Temporal};
+use kind::{Double, FixedDouble, Temporal};
 pub use warnings::EofWarnings;
 
 /// One value of a result row.
@@ -337,6 +337,11 @@ fn write_kind_cell<W: AsyncWrite + Send + Unpin>(
     cell: &Cell,
     kind: Kind,
 ) -> io::Result<()> {
+    if let Kind::FixedDouble { decimals, .. } = kind {
+        if let Some(x) = FixedDouble::of(cell, decimals) {
+            return rw.write_col(x);
+        }
+    }
     let text = match cell {
         Cell::Null => return rw.write_col(None::<i64>),
         Cell::Text(t) => std::borrow::Cow::Borrowed(t.as_str()),
@@ -347,7 +352,7 @@ fn write_kind_cell<W: AsyncWrite + Send + Unpin>(
             Some(d) => rw.write_col(d.as_str()),
             None => rw.write_col(&*text),
         },
-        Kind::Json => rw.write_col(&*text),
+        Kind::Json | Kind::FixedDouble { .. } => rw.write_col(&*text),
         Kind::Date | Kind::Datetime(_) | Kind::Timestamp(_) | Kind::Time(_) => {
             rw.write_col(Temporal(&text))
         }

@@ -216,7 +216,11 @@ pub(crate) fn int_val(a: &Ty) -> Ty {
 pub(crate) fn round(a: &Ty, d: Option<i64>, truncate: bool) -> Ty {
     let d = d.unwrap_or(0);
     match a.numeric() {
-        Class::Real => Ty::double(),
+        // `Item_func_round::resolve_type`: a double keeps the constant's decimals (0 for
+        // none or fewer), written with them (`ROUND(PI(), 2)` is `3.14`).
+        Class::Real => real(Some(
+            u32::try_from(d.clamp(0, i64::from(MAX_SCALE))).unwrap_or(0),
+        )),
         Class::Int if d >= 0 || a.precision() < 20 => Ty {
             unsigned: a.unsigned,
             ..Ty::int(a.chars + u64::from(!truncate && d < 0 && !a.unsigned))

@@ -100,6 +100,9 @@ fn declared_scale(decl: ValueRef<'_>) -> Option<Scale> {
     let t = std::str::from_utf8(t).ok()?;
     match crate::wire::Kind::from_declared(t) {
         Some(crate::wire::Kind::Decimal { scale, .. }) => return Some(Scale::Decimal(scale)),
+        Some(crate::wire::Kind::FixedDouble { decimals, .. }) => {
+            return Some(Scale::Double(decimals))
+        }
         Some(_) => return None,
         None => {}
     }

@@ -22,8 +22,13 @@
 //! computed in SQLite (an UPDATE's `d = d / 3`) is stored as the double it is and only shown
 //! rounded. A decimal turned into a string inside SQLite (`CONCAT(d)`, `CAST(d AS CHAR)`) is
 //! given its scale by the rewrite, which passes its type (`rewrite/decimal_strings.rs`).
-//! Differs: a double of fixed decimals (`PI()`, `double(8,6)`) is sent as its shortest text
-//! (`3.141592653589793`), where MySQL writes the decimals (`3.141593`).
+//!
+//! A double of fixed decimals (`double(8,6)`: `PI()`'s type from `expr_type.rs`, or a column
+//! declared so) is a `DOUBLE` (5) whose values are written with those decimals, as
+//! `Protocol_text::store_double` writes one with `decimals < DECIMAL_NOT_SPECIFIED` (`my_fcvt`,
+//! `sql/protocol_classic.cc`): `PI()` is `3.141593`, `ROUND(PI(), 2)` `3.14`. The column
+//! definition's decimals byte is those decimals. A double of no fixed decimals (`double`)
+//! has no kind: its values type it.
 //!
 //! In the binary protocol a decimal and JSON are strings, as in MySQL; a temporal value is
 //! MySQL's `MYSQL_TIME` packing (`Protocol_binary::store_date` and kin), read from its text.
@@ -52,6 +57,13 @@ pub enum Kind {
     Time(u8),
     /// `JSON`.
     Json,
+    /// `DOUBLE(length, decimals)`: a double written with fixed decimals.
+    FixedDouble {
+        /// The column's length in characters.
+        length: u8,
+        /// Digits after the point.
+        decimals: u8,
+    },
 }
 
 impl Kind {
@@ -62,19 +74,30 @@ impl Kind {
         // Most declared types (`INT`, `CHAR(120)`) are none of these: one look.
         if !matches!(
             d.first().map(u8::to_ascii_lowercase),
-            Some(b'd' | b'n' | b'f' | b't' | b'j')
+            Some(b'd' | b'n' | b'f' | b't' | b'j' | b'r')
         ) {
             return None;
         }
         let word_end = d.iter().position(|b| !b.is_ascii_alphabetic());
         let word = &d[..word_end.unwrap_or(d.len())];
         let is = |w: &str| word.eq_ignore_ascii_case(w.as_bytes());
+        let double = is("double") || is("real");
         if !(is("decimal") || is("dec") || is("numeric") || is("fixed"))
             && !(is("date") || is("datetime") || is("timestamp") || is("time") || is("json"))
+            && !double
         {
             return None;
         }
         let (first, second) = args(decl);
+        if double {
+            // Fixed decimals only where both are given (`Field_double`: `double(8,6)`); at
+            // most 30 (`DECIMAL_MAX_SCALE`, `NOT_FIXED_DEC` is 31).
+            let decimals = second.filter(|&d| d <= 30)?;
+            return Some(Kind::FixedDouble {
+                length: first?,
+                decimals,
+            });
+        }
         let fsp = first.unwrap_or(0).min(6);
         Some(match () {
             _ if is("date") => Kind::Date,
@@ -108,6 +131,7 @@ impl Kind {
             Kind::Time(fsp) => (10 + frac(fsp), fsp, BINARY),
             // `MAX_BLOB_WIDTH`.
             Kind::Json => (u32::MAX, 0, RESULTS),
+            Kind::FixedDouble { length, decimals } => (length.into(), decimals, BINARY),
         }
     }
 
@@ -117,7 +141,9 @@ impl Kind {
     /// `BLOB_FLAG` (`Field_json` is a `Field_blob`).
     pub fn flags(self) -> ColumnFlags {
         match self {
-            Kind::Decimal { .. } => ColumnFlags::NUM_FLAG | ColumnFlags::BINARY_FLAG,
+            Kind::Decimal { .. } | Kind::FixedDouble { .. } => {
+                ColumnFlags::NUM_FLAG | ColumnFlags::BINARY_FLAG
+            }
             Kind::Json => ColumnFlags::BLOB_FLAG,
             _ => ColumnFlags::BINARY_FLAG,
         }
@@ -132,6 +158,7 @@ impl Kind {
             Kind::Timestamp(_) => ColumnType::MYSQL_TYPE_TIMESTAMP,
             Kind::Time(_) => ColumnType::MYSQL_TYPE_TIME,
             Kind::Json => ColumnType::MYSQL_TYPE_JSON,
+            Kind::FixedDouble { .. } => ColumnType::MYSQL_TYPE_DOUBLE,
         }
     }
 }
@@ -264,6 +291,32 @@ impl ToMysqlValue for Double {
     }
 }
 
+/// A double of fixed decimals (`Kind::FixedDouble`), sent as MySQL sends one: in the text
+/// protocol with those decimals (`my_fcvt`: `3.141593`), in the binary one its 8 bytes.
+pub struct FixedDouble(pub f64, pub u8);
+
+impl FixedDouble {
+    /// The value of `cell` in a column of `decimals` fixed decimals; `None` for what is no
+    /// number (NULL, text SQLite kept), which is written as it is.
+    pub(super) fn of(cell: &super::Cell, decimals: u8) -> Option<FixedDouble> {
+        match *cell {
+            super::Cell::Real(x) if x.is_finite() => Some(FixedDouble(x, decimals)),
+            super::Cell::Int(n) => Some(FixedDouble(n as f64, decimals)),
+            _ => None,
+        }
+    }
+}
+
+impl ToMysqlValue for FixedDouble {
+    fn to_mysql_text<W: Write>(&self, w: &mut W) -> io::Result<()> {
+        format!("{:.*}", usize::from(self.1), self.0).to_mysql_text(w)
+    }
+
+    fn to_mysql_bin<W: Write>(&self, w: &mut W, c: &Column) -> io::Result<()> {
+        self.0.to_mysql_bin(w, c)
+    }
+}
+
 /// `YYYY-MM-DD[ hh:mm:ss[.ffffff]]` as `Protocol_binary::store_date` / `store_datetime` pack
 /// it: 4 bytes for a date, 7 with a time, 11 with microseconds; none for a zero one.
 fn pack_datetime(s: &str) -> Option<Vec<u8>> {
@@ -385,6 +438,31 @@ mod tests {
         assert_eq!(Kind::from_declared("INT"), None);
         assert_eq!(Kind::from_declared("char(120)"), None);
         assert_eq!(Kind::from_declared("tinytext"), None);
+        assert_eq!(
+            Kind::from_declared("double(8,6)"),
+            Some(Kind::FixedDouble {
+                length: 8,
+                decimals: 6
+            })
+        );
+        assert_eq!(
+            Kind::from_declared("double(8,6)").map(Kind::metadata),
+            Some((8, 6, 63))
+        );
+        assert_eq!(Kind::from_declared("double"), None);
+        assert_eq!(Kind::from_declared("real"), None);
+    }
+
+    #[test]
+    fn fixed_doubles_show_their_decimals() {
+        let text = |x: f64, d: u8| {
+            let mut out = Vec::new();
+            FixedDouble(x, d).to_mysql_text(&mut out).unwrap();
+            out
+        };
+        assert_eq!(text(std::f64::consts::PI, 6), b"\x083.141593");
+        assert_eq!(text(std::f64::consts::PI, 2), b"\x043.14");
+        assert_eq!(text(2.0, 3), b"\x052.000");
     }
 
     #[test]
