@@ -336,7 +336,7 @@ fn numbers_round_and_truncate() {
             "decimal(10,1)",
             "decimal(9,1)",
             "bigint",
-            "double",
+            "double(19,2)",
             "bigint",
             "double",
             "bigint",
