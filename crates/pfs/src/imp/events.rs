@@ -1,10 +1,8 @@
 //! Event records: `events_*_current`, `_history` (per thread) and `_history_long` (global).
 //!
-//! An [`EventRecord`] is one cache line: a seqlock over seven `AtomicU64` fields. The writer
-//! bumps `seq` to an odd value, writes the fields (relaxed) and bumps it to the next even value
-//! (release); a reader copies the fields between two reads of `seq` and retries (a few times,
-//! then skips the row) if it saw a write in progress. No `unsafe`, and a reader never blocks a
-//! writer.
+//! An [`EventRecord`] is one cache line: a seqlock (`seqlock.rs`) over seven `AtomicU64`
+//! fields. A reader copies a record without blocking its writer and skips the row if a write
+//! kept overlapping its copy.
 //!
 //! # Written once
 //!
@@ -26,11 +24,12 @@
 //! the finished event is copied into it. Two writers can only meet on one slot if the ring
 //! wraps around during a single write; readers then may see a mixed row.
 
-use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use super::flags::STACK;
 use super::limits::sizing;
+use super::seqlock::SeqLock;
 
 /// Record bits: the event was timed, with the cycle counter, and is part of the history.
 pub(crate) const B_TIMED: u8 = 1;
@@ -64,7 +63,7 @@ pub(crate) fn pack(class: u32, op: u8, bits: u8, thread_id: u64) -> u64 {
 #[derive(Debug, Default)]
 #[repr(align(64))]
 pub(crate) struct EventRecord {
-    seq: AtomicU64,
+    seq: SeqLock,
     event_id: AtomicU64,
     end_event_id: AtomicU64,
     packed: AtomicU64,
@@ -77,11 +76,7 @@ pub(crate) struct EventRecord {
 impl EventRecord {
     #[inline]
     fn write(&self, f: impl FnOnce(&EventRecord)) {
-        let s = self.seq.load(Ordering::Relaxed);
-        self.seq.store(s.wrapping_add(1) | 1, Ordering::Relaxed);
-        fence(Ordering::Release);
-        f(self);
-        self.seq.store((s | 1).wrapping_add(1), Ordering::Release);
+        self.seq.write(|| f(self));
     }
 
     /// Write a whole event.
@@ -145,19 +140,7 @@ impl EventRecord {
 
     /// A consistent copy, or `None` if empty or still being written after a few tries.
     pub(crate) fn read(&self) -> Option<EventData> {
-        for _ in 0..16 {
-            let s1 = self.seq.load(Ordering::Acquire);
-            if s1 & 1 == 1 {
-                std::hint::spin_loop();
-                continue;
-            }
-            let d = self.load();
-            fence(Ordering::Acquire);
-            if self.seq.load(Ordering::Relaxed) == s1 {
-                return (d.event_id != 0).then_some(d);
-            }
-        }
-        None
+        self.seq.read(|| self.load()).filter(|d| d.event_id != 0)
     }
 
     /// The event id, read by the owner thread (no seqlock needed for its own writes).

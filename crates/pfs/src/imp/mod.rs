@@ -53,6 +53,7 @@ pub(crate) mod instances;
 pub(crate) mod limits;
 pub(crate) mod read;
 pub(crate) mod record;
+pub(crate) mod seqlock;
 pub(crate) mod session;
 pub(crate) mod setup;
 pub(crate) mod statement;

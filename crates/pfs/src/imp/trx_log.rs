@@ -3,11 +3,12 @@
 //! words. A record is one cache line, a seqlock over seven words, written once as the other
 //! families' records are (`events.rs`).
 
-use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 use super::flags::{F_CYCLES, F_HISTORY, F_TIMED};
 use super::limits::sizing;
+use super::seqlock::SeqLock;
 use super::stats::StatCell;
 use crate::transaction::{IsolationLevel, TransactionMode, TransactionState};
 
@@ -81,11 +82,11 @@ impl TrxData {
 
 pub(crate) const SAVEPOINT_MASK: u64 = (1 << 21) - 1;
 
-/// One transaction event: a seqlock over its fields (see `events.rs` for the protocol).
+/// One transaction event: a seqlock over its fields (`seqlock.rs`).
 #[derive(Debug, Default)]
 #[repr(align(64))]
 pub(crate) struct TrxRecord {
-    seq: AtomicU64,
+    seq: SeqLock,
     event_id: AtomicU64,
     end_event_id: AtomicU64,
     packed: AtomicU64,
@@ -98,11 +99,7 @@ pub(crate) struct TrxRecord {
 impl TrxRecord {
     #[inline]
     fn write(&self, f: impl FnOnce(&TrxRecord)) {
-        let s = self.seq.load(Relaxed);
-        self.seq.store(s.wrapping_add(1) | 1, Relaxed);
-        fence(Ordering::Release);
-        f(self);
-        self.seq.store((s | 1).wrapping_add(1), Ordering::Release);
+        self.seq.write(|| f(self));
     }
 
     /// Write a whole event.
@@ -134,19 +131,7 @@ impl TrxRecord {
 
     /// A consistent copy, or `None` if empty or being written throughout a few tries.
     pub(crate) fn read(&self) -> Option<TrxData> {
-        for _ in 0..16 {
-            let s1 = self.seq.load(Ordering::Acquire);
-            if s1 & 1 == 1 {
-                std::hint::spin_loop();
-                continue;
-            }
-            let d = self.own();
-            fence(Ordering::Acquire);
-            if self.seq.load(Relaxed) == s1 {
-                return (d.event_id != 0).then_some(d);
-            }
-        }
-        None
+        self.seq.read(|| self.own()).filter(|d| d.event_id != 0)
     }
 
     fn clear(&self) {
