@@ -11,10 +11,10 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::clients::{run, sysbench_script, tools_or_skip};
+use common::packets::{read_packet, write_packet};
 use common::*;
 use mysql_async::prelude::*;
 use mysql_async::{Conn, Opts, OptsBuilder};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// A connection to `test` sending the attributes `attrs`.
@@ -286,22 +286,6 @@ async fn raw_handshake(attrs: &[u8]) -> (u64, bool) {
         drop(s);
     });
     (u64::from(id), ok && pong)
-}
-
-async fn read_packet(s: &mut TcpStream) -> Vec<u8> {
-    let mut h = [0u8; 4];
-    s.read_exact(&mut h).await.unwrap();
-    let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
-    let mut p = vec![0; len];
-    s.read_exact(&mut p).await.unwrap();
-    p
-}
-
-async fn write_packet(s: &mut TcpStream, seq: u8, p: &[u8]) {
-    let n = p.len();
-    let mut out = vec![n as u8, (n >> 8) as u8, (n >> 16) as u8, seq];
-    out.extend_from_slice(p);
-    s.write_all(&out).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

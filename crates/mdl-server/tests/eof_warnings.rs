@@ -7,8 +7,8 @@
 mod common;
 
 use common::clients::{run, tools_or_skip};
+use common::packets::{read_packet, write_packet};
 use common::*;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -83,22 +83,6 @@ async fn eof_client() -> TcpStream {
     write_packet(&mut s, 1, &p).await;
     assert_eq!(read_packet(&mut s).await[0], 0, "logged in");
     s
-}
-
-async fn read_packet(s: &mut TcpStream) -> Vec<u8> {
-    let mut h = [0u8; 4];
-    s.read_exact(&mut h).await.unwrap();
-    let len = usize::from(h[0]) | usize::from(h[1]) << 8 | usize::from(h[2]) << 16;
-    let mut p = vec![0; len];
-    s.read_exact(&mut p).await.unwrap();
-    p
-}
-
-async fn write_packet(s: &mut TcpStream, seq: u8, p: &[u8]) {
-    let n = p.len();
-    let mut out = vec![n as u8, (n >> 8) as u8, (n >> 16) as u8, seq];
-    out.extend_from_slice(p);
-    s.write_all(&out).await.unwrap();
 }
 
 /// An EOF payload's (warnings, status).

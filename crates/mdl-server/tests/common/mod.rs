@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod clients;
+pub mod packets;
 
 use std::net::SocketAddr;
 use std::sync::OnceLock;
