@@ -29,6 +29,13 @@ async fn row(c: &mut Conn, sql: &str, prepared: bool) -> Vec<Option<String>> {
         .collect()
 }
 
+/// Asserts that `sql`'s one row is `want`, as a text query and prepared.
+async fn both_ways(c: &mut Conn, sql: &str, want: &[Option<String>]) {
+    for prepared in [false, true] {
+        assert_eq!(row(c, sql, prepared).await, want, "prepared: {prepared}");
+    }
+}
+
 fn texts(v: &[&str]) -> Vec<Option<String>> {
     v.iter().map(|s| Some(s.to_string())).collect()
 }
@@ -54,13 +61,7 @@ async fn doubles_made_strings_are_mysqls_text() {
         "0.00001",
         "-1e15",
     ]);
-    for prepared in [false, true] {
-        assert_eq!(
-            row(&mut c, sql, prepared).await,
-            want,
-            "prepared: {prepared}"
-        );
-    }
+    both_ways(&mut c, sql, &want).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -77,24 +78,12 @@ async fn decimals_round_on_their_digits() {
     let want = texts(&[
         "1.56", "2.68", "1.56", "3", "-3", "0.29", "1300", "999.99", "1.56", "1.56", "2.68", "3",
     ]);
-    for prepared in [false, true] {
-        assert_eq!(
-            row(&mut c, sql, prepared).await,
-            want,
-            "prepared: {prepared}"
-        );
-    }
+    both_ways(&mut c, sql, &want).await;
     // A decimal expression of literals keeps its scale as a string; SQLite computes it as a
     // double (0.30000000000000004).
     let sql = "SELECT CAST(0.1 + 0.2 AS CHAR), CONCAT(0.1 + 0.2, '|', 1.10 * 2), \
                0.1 + 0.2 LIKE '0.3'";
-    for prepared in [false, true] {
-        assert_eq!(
-            row(&mut c, sql, prepared).await,
-            texts(&["0.3", "0.3|2.20", "1"]),
-            "prepared: {prepared}"
-        );
-    }
+    both_ways(&mut c, sql, &texts(&["0.3", "0.3|2.20", "1"])).await;
     // The cast's value is the rounded one where it is compared, not only shown.
     let n: Option<i64> = c
         .query_first("SELECT CAST(1.555 AS DECIMAL(5,2)) = 1.56")
@@ -113,13 +102,7 @@ async fn decimal_columns_keep_their_scale_as_strings() {
     let sql = "SELECT CONCAT(a), CAST(a AS CHAR), LENGTH(a), a LIKE '0.10', CONCAT(b), \
                CONCAT_WS('|', t.a, t.b), a FROM ns_scale AS t WHERE a < 0.15";
     let want = texts(&["0.10", "0.10", "4", "1", "0.1", "0.10|0.1", "0.10"]);
-    for prepared in [false, true] {
-        assert_eq!(
-            row(&mut c, sql, prepared).await,
-            want,
-            "prepared: {prepared}"
-        );
-    }
+    both_ways(&mut c, sql, &want).await;
     let n: Option<i64> = c
         .query_first("SELECT COUNT(*) FROM ns_scale WHERE a LIKE '%0'")
         .await
@@ -188,13 +171,7 @@ async fn doubles_round_as_doubles() {
     let want = texts(&[
         "2", "4", "-2", "3", "-3", "2", "4", "3", "2", "0", "-2", "1200", "20", "2", "8",
     ]);
-    for prepared in [false, true] {
-        assert_eq!(
-            row(&mut c, sql, prepared).await,
-            want,
-            "prepared: {prepared}"
-        );
-    }
+    both_ways(&mut c, sql, &want).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -213,13 +190,7 @@ async fn decimal_expressions_keep_their_scale_as_strings() {
         "0.2500", "3.00", "6", "3.00", "2.50", "3.00", "0.500000", "4", "3.00", "-1.50", "1",
         "1.00", "1.50",
     ]);
-    for prepared in [false, true] {
-        assert_eq!(
-            row(&mut c, sql, prepared).await,
-            want,
-            "prepared: {prepared}"
-        );
-    }
+    both_ways(&mut c, sql, &want).await;
     let s: Option<String> = c
         .query_first("SELECT CONCAT(SUM(p), '|', AVG(p)) FROM ns_dexpr")
         .await
@@ -253,11 +224,5 @@ async fn sqlite_builtins_read_numbers_as_mysql_writes_them() {
     let want = texts(&[
         "1000", "1000", "5", "0", "2", "4", "'1000'", "'12'", "'a\\'b'", "NULL", "x",
     ]);
-    for prepared in [false, true] {
-        assert_eq!(
-            row(&mut c, sql, prepared).await,
-            want,
-            "prepared: {prepared}"
-        );
-    }
+    both_ways(&mut c, sql, &want).await;
 }

@@ -172,16 +172,11 @@ fn may_be_decimal(e: &Expr) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::rewrite::tests::sqlite;
+    use crate::rewrite::tests::{declared_type, sqlite};
 
     #[test]
     fn decimal_columns_made_strings_are_marked() {
-        let ty = |t: &str, c: &str| {
-            format!(
-                "(SELECT type FROM pragma_table_info('{t}', 'sbtest') WHERE lower(name) = \
-                 lower('{c}') LIMIT 1)"
-            )
-        };
+        let ty = declared_type;
         assert_eq!(
             sqlite("SELECT CONCAT(d, 'x') AS a, LENGTH(t.d) AS b, CAST(d AS CHAR) AS c FROM t"),
             [format!(

@@ -60,16 +60,11 @@ fn round_call(e: &mut Expr, scopes: &[Scope]) {
 
 #[cfg(test)]
 mod tests {
-    use crate::rewrite::tests::sqlite;
+    use crate::rewrite::tests::{declared_type, sqlite};
 
     #[test]
     fn approximate_arguments_are_typed() {
-        let ty = |t: &str, c: &str| {
-            format!(
-                "(SELECT type FROM pragma_table_info('{t}', 'sbtest') WHERE lower(name) = \
-                 lower('{c}') LIMIT 1)"
-            )
-        };
+        let ty = declared_type;
         assert_eq!(
             sqlite("SELECT ROUND(2.5e0) AS a, ROUND(2.5) AS b, TRUNCATE('2.5', 0) AS c"),
             ["SELECT ROUND(2.5e0, 0, 'double') AS a, ROUND(2.5) AS b, \

@@ -6,6 +6,15 @@ fn env_vars(name: &str) -> Option<Cell> {
     (name == "version_comment").then(|| Cell::Text("mdl".into()))
 }
 
+/// The subquery the rewrite reads column `c`'s declared type of table `t` (schema `sbtest`)
+/// with when the statement runs (`runtime_type.rs`).
+pub(super) fn declared_type(t: &str, c: &str) -> String {
+    format!(
+        "(SELECT type FROM pragma_table_info('{t}', 'sbtest') WHERE lower(name) = lower('{c}') \
+         LIMIT 1)"
+    )
+}
+
 pub(super) fn sqlite(sql: &str) -> Vec<String> {
     rewritten(sql).unwrap().sql
 }
