@@ -291,6 +291,10 @@ impl Connection {
             };
         }
         if let Some(get) = crate::diagnostics::get::recognize(query) {
+            // Counted once parsed, as every statement (`status.rs`).
+            if get.is_ok() {
+                self.info.status.count(Com::GetDiagnostics);
+            }
             return Ok(crate::diagnostics::get::run(get, &mut self.values));
         }
         // The schema borrowed, not cloned: this runs for every text query.
@@ -439,8 +443,12 @@ pub(crate) fn parse_one(text: &str) -> Result<Parsed, ServerError> {
     parse_one_in(text, mdl_sql::parse)
 }
 
-/// As [`parse_one`], for text to prepare, whose `?` are parameter markers.
+/// As [`parse_one`], for text to prepare, whose `?` are parameter markers. `GET DIAGNOSTICS`
+/// is parsed and then refused (`diagnostics::get::refuse_prepare`).
 pub(crate) fn parse_one_prepared(text: &str) -> Result<Parsed, ServerError> {
+    if let Some(get) = crate::diagnostics::get::recognize(text) {
+        return Err(crate::diagnostics::get::refuse_prepare(get));
+    }
     parse_one_in(text, mdl_sql::parse_prepared)
 }
 

@@ -22,7 +22,8 @@
 //! * **Prepared**: a `COM_STMT_PREPARE` clears the area too, even of a diagnostic statement,
 //!   and leaves there the error it fails with (`Prepared_statement::prepare`,
 //!   `sql/sql_prepare.cc`), as does a `COM_STMT_EXECUTE` of an unknown statement
-//!   (`connection.rs`); an execution of a diagnostic statement keeps the area.
+//!   (`connection.rs`); an execution of a diagnostic statement keeps the area. `GET
+//!   DIAGNOSTICS` is not prepared at all (1295, `get.rs`).
 //!
 //! Clearing an empty area is a comparison: the point select pays nothing for it.
 

@@ -77,6 +77,7 @@ commands! {
     DropView = "drop_view",
     ExecuteSql = "execute_sql",
     Flush = "flush",
+    GetDiagnostics = "get_diagnostics",
     Insert = "insert",
     InsertSelect = "insert_select",
     Kill = "kill",

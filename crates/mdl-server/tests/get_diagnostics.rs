@@ -114,3 +114,45 @@ async fn an_out_of_range_condition_is_appended_and_stacked_is_an_error() {
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[1].1, 1758);
 }
+
+/// `Com_get_diagnostics` of this session.
+async fn counted(c: &mut Conn) -> u64 {
+    let row: Option<(String, String)> = c
+        .query_first("SHOW SESSION STATUS LIKE 'Com_get_diagnostics'")
+        .await
+        .unwrap();
+    row.expect("the counter").1.parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn it_is_not_prepared_and_counts_as_its_command() {
+    let mut c = conn().await;
+    let before = counted(&mut c).await;
+    // The binary protocol's prepare (mysql_async's `exec`): MySQL's 1295, which the area then
+    // holds.
+    let (n, state) = code(c.exec_drop("GET DIAGNOSTICS @n = NUMBER", ()).await);
+    assert_eq!((n, state.as_str()), (1295, "HY000"));
+    let message = "This command is not supported in the prepared statement protocol yet";
+    assert_eq!(
+        shown(&mut c).await,
+        [("Error".to_string(), 1295, message.to_string())]
+    );
+    // SQL's PREPARE too, STACKED as well; a malformed one is its syntax error, found first.
+    let (n, _) = code(
+        c.query_drop("PREPARE gd FROM 'GET STACKED DIAGNOSTICS CONDITION 1 @m = MESSAGE_TEXT'")
+            .await,
+    );
+    assert_eq!(n, 1295);
+    let (n, _) = code(
+        c.query_drop("PREPARE gd FROM 'GET DIAGNOSTICS @n = MESSAGE_TEXT'")
+            .await,
+    );
+    assert_eq!(n, 1064);
+    let (n, _) = code(c.query_drop("EXECUTE gd").await);
+    assert_eq!(n, 1243, "nothing was prepared");
+    // Each parsed one counts, a failing STACKED too; a syntax error and the prepares do not.
+    c.query_drop("GET DIAGNOSTICS @n = NUMBER").await.unwrap();
+    let _ = c.query_drop("GET STACKED DIAGNOSTICS @n = NUMBER").await;
+    let _ = c.query_drop("GET DIAGNOSTICS @n = MESSAGE_TEXT").await;
+    assert_eq!(counted(&mut c).await - before, 2);
+}

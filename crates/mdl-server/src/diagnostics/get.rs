@@ -21,6 +21,14 @@
 //!   (as `sql_prepare.rs` does `PREPARE`); a malformed one is 1064, a target that is not a
 //!   user variable 1327 (`ER_SP_UNDECLARED_VAR`), and either clears the area to hold it, as
 //!   other parse errors do.
+//! * It cannot be prepared (`COM_STMT_PREPARE`, `PREPARE s FROM '...'`): MySQL 8.0 refuses to
+//!   prepare a statement that keeps the diagnostics area (`check_prepared_statement`,
+//!   `sql/sql_prepare.cc`: `keep_diagnostics` is `DA_KEEP_DIAGNOSTICS`, and
+//!   `sql_command_flags[SQLCOM_GET_DIAGNOSTICS]` is `CF_DIAGNOSTIC_STMT`, not a status command)
+//!   with `ER_UNSUPPORTED_PS` (1295), after the parse: a malformed one is its syntax error
+//!   ([`refuse_prepare`]). Preparing clears the area, so a prepared one would read nothing.
+//! * It counts as `Com_get_diagnostics` once parsed (`connection.rs`), as MySQL counts
+//!   `com_stat[SQLCOM_GET_DIAGNOSTICS]` in `mysql_execute_command`, even when it then fails.
 
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
@@ -157,6 +165,18 @@ pub fn recognize(text: &str) -> Option<Result<GetDiagnostics, ServerError>> {
         condition,
         items,
     }))
+}
+
+/// What preparing `get` fails with (module docs): its own syntax error, else 1295.
+pub fn refuse_prepare(get: Result<GetDiagnostics, ServerError>) -> ServerError {
+    match get {
+        Ok(_) => ServerError::new(
+            1295,
+            "HY000",
+            "This command is not supported in the prepared statement protocol yet",
+        ),
+        Err(e) => e,
+    }
 }
 
 /// The integer `s` starts with (0 if none), as MySQL's `val_int` of a string or a number
