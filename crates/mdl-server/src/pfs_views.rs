@@ -18,8 +18,11 @@
 //! Its `waiting_query` is `sys.format_statement`'s; `sys.x$schema_table_lock_waits` is the
 //! same view with the whole statement.
 //!
-//! `sys.innodb_lock_waits` lists the waits for the engine's writer, InnoDB's row locks'
-//! counterpart here, with the connection that holds it (`innodb_lock_waits.rs`).
+//! `data_locks` and `data_lock_waits` list the engine's writer, InnoDB's row locks'
+//! counterpart here: the connection that holds it and those that wait for it
+//! (`data_locks.rs`: which values say so without naming a table or a record).
+//! `sys.innodb_lock_waits` lists the same waits with the connections' transactions and
+//! statements (`innodb_lock_waits.rs`).
 //!
 //! `sys.processlist`, `sys.x$processlist`, `sys.session` and `sys.x$session` are MySQL's views
 //! too, SQL over fresh snapshots of `threads`, `processlist`, `events_statements_current` and
@@ -41,11 +44,13 @@
 
 pub(crate) mod columns;
 mod connect_attrs;
+mod data_locks;
 mod innodb_lock_waits;
 mod sys_processlist;
 mod sys_statements;
 mod variables;
 
+pub(crate) use data_locks::lock_id as writer_lock_id;
 use pfs::tables::{Row, Table};
 use rusqlite::types::Value as SqlValue;
 use serde_json::Value as Json;
@@ -73,10 +78,12 @@ pub struct Sources<'a> {
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 37] = [
+pub const TABLES: [&str; 39] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
+    "data_locks",
+    "data_lock_waits",
     "threads",
     "processlist",
     "setup_instruments",
@@ -154,6 +161,11 @@ pub fn refresh(
                 fill(db, &key.1, src)?;
                 if key.1 == "threads" {
                     done.push(("performance_schema".into(), "processlist".into()));
+                }
+                // Both made at once, from one read (`data_locks.rs`).
+                if data_locks::TABLES.contains(&key.1.as_str()) {
+                    let both = data_locks::TABLES.iter();
+                    done.extend(both.map(|t| ("performance_schema".to_string(), t.to_string())));
                 }
             }
             "sys" if key.1.trim_start_matches("x$") == "schema_table_lock_waits" => {
@@ -332,6 +344,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
             name,
             &pfs::events_transactions_summary_by_thread_by_event_name(),
         ),
+        _ if data_locks::TABLES.contains(&name) => data_locks::fill(db, src),
         _ if variables::TABLES.contains(&name) => variables::fill(db, name, src),
         _ if connect_attrs::TABLES.contains(&name) => connect_attrs::fill(db, name, src),
         _ => Err(ServerError::no_such_table("performance_schema", name)),

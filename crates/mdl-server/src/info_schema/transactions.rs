@@ -11,8 +11,9 @@
 //! not an InnoDB lock wait: MySQL shows such a transaction `RUNNING` too). `trx_rows_modified`
 //! (and `trx_weight`, which InnoDB bases on it) counts the rows its statements changed.
 //! `trx_isolation_level` is this server's (`READ COMMITTED`: a statement reads the rows
-//! committed when it starts). What SQLite does not keep (InnoDB's lock structures, rows
-//! locked, tables in use) is 0 or NULL.
+//! committed when it starts). `trx_requested_lock_id` is, while it waits, the id of its request
+//! of the writer in `performance_schema.data_locks` (`pfs_views/data_locks.rs`). What SQLite
+//! does not keep (InnoDB's lock structures, rows locked, tables in use) is 0 or NULL.
 
 use std::time::SystemTime;
 
@@ -61,7 +62,10 @@ pub(super) fn rows(processes: &[Process]) -> Vec<Vec<Value>> {
                 int(t.id),
                 Value::Text(if waits { "LOCK WAIT" } else { "RUNNING" }.to_string()),
                 datetime(t.started),
-                Value::Null,
+                match waits {
+                    true => Value::Text(crate::pfs_views::writer_lock_id(p.id)),
+                    false => Value::Null,
+                },
                 match waits {
                     true => datetime(SystemTime::now() - wait_started),
                     false => Value::Null,

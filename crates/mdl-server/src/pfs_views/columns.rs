@@ -7,7 +7,8 @@
 //! The `performance_schema` facts are MySQL 8.0's own table definitions, the `Plugin_table` DDL
 //! of `storage/perfschema/table_*.cc` in mysql-server, named per table below (`setup_timers`,
 //! gone in 8.0, is 5.7's). The `sys` views' types are kept where their snapshots are made
-//! (`sys_processlist.rs`, `sys_statements.rs`, `innodb_lock_waits.rs`, `pfs_views.rs`).
+//! (`sys_processlist.rs`, `sys_statements.rs`, `innodb_lock_waits.rs`, `pfs_views.rs`), and so
+//! are `data_locks`' and `data_lock_waits`' (`data_locks.rs`).
 //!
 //! Where these differ from MySQL's:
 //!
@@ -395,6 +396,8 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         "metadata_locks" => &METADATA_LOCKS,
         "metadata_lock_waits" => &METADATA_LOCK_WAITS,
         "metadata_deadlocks" => &METADATA_DEADLOCKS,
+        "data_locks" => &super::data_locks::DATA_LOCKS,
+        "data_lock_waits" => &super::data_locks::DATA_LOCK_WAITS,
         "threads" => &THREADS,
         "processlist" => &PROCESSLIST,
         "setup_instruments" => &SETUP_INSTRUMENTS,
@@ -528,10 +531,14 @@ mod tests {
     /// The columns `pfs_views.rs` fills `table` with.
     fn filled(table: &str) -> Vec<&'static str> {
         let headers = |h: &[&'static str]| h.to_vec();
+        let names = |d: &[Def]| d.iter().map(|(n, _)| *n).collect();
         match table {
             "metadata_locks" => headers(MetadataLockRow::HEADERS),
             "metadata_lock_waits" => headers(MetadataLockWaitRow::HEADERS),
             "metadata_deadlocks" => headers(MetadataDeadlockRow::HEADERS),
+            // `data_locks.rs` makes its rows in its columns' order (its test).
+            "data_locks" => names(&super::super::data_locks::DATA_LOCKS),
+            "data_lock_waits" => names(&super::super::data_locks::DATA_LOCK_WAITS),
             // `ThreadRow`'s columns with the process list's, in MySQL's order (checked below).
             "threads" => (THREADS.iter())
                 .map(|(n, _)| *n)

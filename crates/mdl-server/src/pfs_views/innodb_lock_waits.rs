@@ -4,9 +4,10 @@
 //! the blocking transaction and the `KILL` statements that end the blocker; here each
 //! connection that waits for the writer is listed with the connection that holds it.
 //!
-//! The columns are sys 8.0's. The lock is the engine's, not a table's or an index's:
-//! `locked_table*` and `locked_index` are NULL, `locked_type` is `TABLE` (the coarsest kind
-//! InnoDB names), both lock modes `X`. The transactions are those of `INNODB_TRX`
+//! The columns are sys 8.0's. The waits, the lock ids, `locked_type` and the lock modes are
+//! `performance_schema.data_locks`' and `data_lock_waits`' (`data_locks.rs`: why the writer is
+//! a `TABLE` lock in mode `X` on no named table), as MySQL's view is made from those tables:
+//! `locked_table*` and `locked_index` are NULL. The transactions are those of `INNODB_TRX`
 //! (`info_schema/transactions.rs`): a statement run with `autocommit` on has none, and its
 //! `*_trx_*` columns are NULL. Times are UTC (`system_time_zone`), whatever the session's
 //! `time_zone`.
@@ -15,6 +16,7 @@ use std::time::{Duration, SystemTime};
 
 use rusqlite::types::Value;
 
+use super::data_locks::{lock_id, waits, LOCK_MODE, LOCK_TYPE};
 use crate::info_schema::datetime;
 use crate::processlist::{Process, Transaction};
 
@@ -55,12 +57,8 @@ pub(super) const COLUMNS: [&str; 30] = [
 /// The rows: each connection waiting for the writer, with the one holding it.
 pub(super) fn rows(processes: &[Process]) -> Vec<Vec<Value>> {
     let now = SystemTime::now();
-    let Some(holder) = processes.iter().find(|p| p.holds_writer) else {
-        return Vec::new();
-    };
-    (processes.iter())
-        .filter(|p| p.waits_for_writer && p.id != holder.id)
-        .map(|w| {
+    (waits(processes).into_iter())
+        .map(|(w, holder)| {
             let waited = Duration::from_secs(w.time);
             let (wt, bt) = (w.transaction, holder.transaction);
             vec![
@@ -73,7 +71,7 @@ pub(super) fn rows(processes: &[Process]) -> Vec<Vec<Value>> {
                 Value::Null,
                 Value::Null,
                 Value::Null,
-                text("TABLE"),
+                text(LOCK_TYPE),
                 opt(wt, |t| int(t.id)),
                 opt(wt, |t| datetime(t.started)),
                 opt(wt, |t| age(since(now, t.started))),
@@ -81,13 +79,13 @@ pub(super) fn rows(processes: &[Process]) -> Vec<Vec<Value>> {
                 opt(wt, |t| int(t.rows_modified)),
                 int(w.id),
                 w.info.as_deref().map_or(Value::Null, text),
-                Value::Null,
-                text("X"),
+                text(&lock_id(w.id)),
+                text(LOCK_MODE),
                 opt(bt, |t| int(t.id)),
                 int(holder.id),
                 holder.info.as_deref().map_or(Value::Null, text),
-                Value::Null,
-                text("X"),
+                text(&lock_id(holder.id)),
+                text(LOCK_MODE),
                 opt(bt, |t| datetime(t.started)),
                 opt(bt, |t| age(since(now, t.started))),
                 opt(bt, |_| int(0)),
@@ -107,11 +105,11 @@ fn since(now: SystemTime, then: SystemTime) -> Duration {
     now.duration_since(then).unwrap_or_default()
 }
 
-fn int(n: u64) -> Value {
+pub(super) fn int(n: u64) -> Value {
     Value::Integer(i64::try_from(n).unwrap_or(i64::MAX))
 }
 
-fn text(s: &str) -> Value {
+pub(super) fn text(s: &str) -> Value {
     Value::Text(s.to_string())
 }
 
