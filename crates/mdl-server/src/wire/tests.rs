@@ -131,26 +131,6 @@ fn an_incomplete_packet_waits_for_its_end() {
 }
 
 #[test]
-fn column_types_follow_the_values() {
-    let rs = ResultSet {
-        columns: vec!["a".into(), "b".into(), "c".into()],
-        rows: vec![
-            vec![Cell::Int(1), Cell::Int(2), Cell::Null],
-            vec![Cell::Real(1.5), Cell::Text("x".into()), Cell::Null],
-        ],
-        kinds: Vec::new(),
-    };
-    assert_eq!(
-        rs.column_types(),
-        [
-            ColumnType::MYSQL_TYPE_DOUBLE,
-            ColumnType::MYSQL_TYPE_VAR_STRING,
-            ColumnType::MYSQL_TYPE_VAR_STRING
-        ]
-    );
-}
-
-#[test]
 fn the_greeting_advertises_multi_statements_results_found_rows_and_attrs() {
     // Protocol 10, version "8.0", connection id, scramble, filler, low capabilities, charset,
     // status, high capabilities (CLIENT_PLUGIN_AUTH's 0x08), then the rest.
