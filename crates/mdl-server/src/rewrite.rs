@@ -8,10 +8,10 @@
 //!   `@user` variables, `DATABASE()`, `VERSION()`, the session's values (`CONNECTION_ID()`,
 //!   `USER()`, `CURRENT_USER()`, `LAST_INSERT_ID()`, `ROW_COUNT()`, `FOUND_ROWS()`:
 //!   `session_values.rs`) and the user-level lock functions (whose values `mdl-sql` computed
-//!   with the locks) become literals, and an unnamed select item that held one keeps MySQL's
-//!   column name as an alias.
+//!   with the locks) become literals (`literals.rs`), and an unnamed select item that held one
+//!   keeps MySQL's column name as an alias.
 //! * `SET @a = x, @b = y` is `SELECT x, y`, whose row the server keeps as the variables, and
-//!   so is a `SELECT ... INTO @a, @b` without its `INTO`.
+//!   so is a `SELECT ... INTO @a, @b` without its `INTO` (`user_vars.rs`).
 //! * Locking reads: SQLite has no row locks, and one writer. `SELECT ... FOR UPDATE` / `FOR
 //!   SHARE` / `LOCK IN SHARE MODE` keep their metadata locks (SW / SR, `mdl-sql`) and run as a
 //!   plain SELECT after the statement took the engine's writer (`engine.rs`), held to the end of
@@ -73,12 +73,14 @@ mod header;
 mod insert;
 mod json;
 mod limited;
+mod literals;
 mod mentions;
 mod modifiers;
 mod multi_table;
 mod rollup;
 mod runtime_type;
 mod temporary;
+mod user_vars;
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
@@ -95,6 +97,8 @@ use crate::wire::Cell;
 pub use ddl::{needs_rebuild, ENUM_CHECK};
 pub(crate) use insert::of_query as inserts_query_rows;
 pub use json::has_other_checks;
+use literals::cell_expr;
+use user_vars::{select_into_variables, user_var_assignments};
 
 /// What a rewrite needs from the session.
 pub struct Env<'a> {
@@ -288,50 +292,6 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
     })
 }
 
-/// The `@user` variables a SET assigns, and their values' SQL (already rewritten).
-fn user_var_assignments(set: &sqlparser::ast::Set) -> (Vec<String>, Vec<String>) {
-    use sqlparser::ast::Set as S;
-    let pairs: Vec<(String, &Expr)> = match set {
-        S::SingleAssignment {
-            variable, values, ..
-        } if values.len() == 1 => vec![(variable.to_string(), &values[0])],
-        S::MultipleAssignments { assignments } => (assignments.iter())
-            .map(|a| (a.name.to_string(), &a.value))
-            .collect(),
-        _ => Vec::new(),
-    };
-    pairs
-        .into_iter()
-        .filter(|(n, _)| n.starts_with('@') && !n.starts_with("@@"))
-        .map(|(n, e)| (n, e.to_string()))
-        .unzip()
-}
-
-/// `SELECT ... INTO @a, @b ...`: the clause removed from the query, the variables the one row
-/// it gives is kept as (as `SET @a = x`, `execute.rs`). An `INTO` of anything else (a
-/// file, a stored program's variable) is 1235.
-fn select_into_variables(s: &mut Statement) -> Result<Vec<String>, ServerError> {
-    let Statement::Query(q) = s else {
-        return Ok(Vec::new());
-    };
-    let sqlparser::ast::SetExpr::Select(select) = q.body.as_mut() else {
-        return Ok(Vec::new());
-    };
-    let Some(into) = select.into.take() else {
-        return Ok(Vec::new());
-    };
-    (into.targets.iter())
-        .map(|t| match t {
-            Expr::Identifier(i) if i.value.starts_with('@') && !i.value.starts_with("@@") => {
-                Ok(i.value.clone())
-            }
-            _ => Err(ServerError::not_supported(
-                "SELECT ... INTO other than @variables",
-            )),
-        })
-        .collect()
-}
-
 fn q_ident(s: &str) -> String {
     crate::engine::quote(s)
 }
@@ -424,128 +384,6 @@ impl<'a> Qualify<'a> {
             error: None,
         }
     }
-
-    /// `CURRENT_USER()`: the account the server authenticated, any host (it checks none).
-    fn current_user(&self) -> Cell {
-        Cell::Text(format!("{}@%", self.env.values.user))
-    }
-
-    /// The literal an expression stands for, if it is one the module docs list.
-    fn literal(&mut self, e: &Expr) -> Option<Cell> {
-        match e {
-            Expr::Identifier(i) if i.value.starts_with("@@") => self.variable(&i.value[2..]),
-            Expr::Identifier(i) if i.value.starts_with('@') => {
-                self.read_session = true;
-                Some(self.env.values.user_var(&i.value))
-            }
-            // MySQL's CURRENT_USER keyword, without parentheses, is CURRENT_USER().
-            Expr::Identifier(i)
-                if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("CURRENT_USER") =>
-            {
-                Some(self.current_user())
-            }
-            Expr::CompoundIdentifier(parts)
-                if parts.first().is_some_and(|p| p.value.starts_with("@@")) =>
-            {
-                let name: Vec<&str> = parts.iter().map(|p| p.value.as_str()).collect();
-                self.variable(&name.join(".")[2..])
-            }
-            Expr::Function(f) => {
-                let name = last(&f.name).to_ascii_uppercase();
-                match name.as_str() {
-                    "DATABASE" | "SCHEMA" => Some(
-                        self.env
-                            .schema
-                            .map_or(Cell::Null, |s| Cell::Text(s.to_string())),
-                    ),
-                    "CONNECTION_ID" => {
-                        self.read_session = true;
-                        Some(Cell::Int(self.env.values.connection_id as i64))
-                    }
-                    "USER" | "SESSION_USER" | "SYSTEM_USER" => {
-                        let v = self.env.values;
-                        Some(Cell::Text(format!("{}@{}", v.user, v.host)))
-                    }
-                    "CURRENT_USER" => Some(self.current_user()),
-                    // With an argument, LAST_INSERT_ID(expr) sets the value: a function
-                    // (`functions.rs`), whose value the server keeps after the statement.
-                    "LAST_INSERT_ID" if no_args(f) => {
-                        self.read_session = true;
-                        Some(Cell::Int(self.env.values.last_insert_id as i64))
-                    }
-                    "ROW_COUNT" => {
-                        self.read_session = true;
-                        Some(Cell::Int(self.env.values.row_count))
-                    }
-                    "FOUND_ROWS" if no_args(f) => {
-                        self.read_session = true;
-                        Some(Cell::Int(self.env.values.found_rows as i64))
-                    }
-                    "VERSION" => {
-                        self.read_session = true;
-                        (self.env.variable)("version")
-                    }
-                    "SLEEP" => {
-                        let secs: f64 = match &f.args {
-                            sqlparser::ast::FunctionArguments::List(l) => l
-                                .args
-                                .first()
-                                .map(|a| a.to_string())
-                                .and_then(|a| a.parse().ok())
-                                .unwrap_or(0.0),
-                            _ => 0.0,
-                        };
-                        self.sleep += std::time::Duration::from_secs_f64(secs.clamp(0.0, 1e6));
-                        Some(Cell::Int(0))
-                    }
-                    n if mdl_sql::UserLockFunction::from_name(n).is_some() => {
-                        self.read_session = true;
-                        let v = self.env.user_locks.get(self.user_lock).copied().flatten();
-                        self.user_lock += 1;
-                        Some(v.map_or(Cell::Null, Cell::Int))
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-
-    fn variable(&mut self, raw: &str) -> Option<Cell> {
-        self.read_session = true;
-        let lower = raw.to_ascii_lowercase();
-        // `global.name` is looked up as such: a global value may differ from the session's.
-        let name = lower
-            .strip_prefix("session.")
-            .or_else(|| lower.strip_prefix("local."))
-            .unwrap_or(&lower);
-        let v = (self.env.variable)(name);
-        let name = name.strip_prefix("global.").unwrap_or(name);
-        if v.is_none() && self.error.is_none() {
-            self.error = Some(ServerError::unknown_variable(name));
-        }
-        Some(v.unwrap_or(Cell::Null))
-    }
-}
-
-/// A call with no arguments: `f()`.
-fn no_args(f: &sqlparser::ast::Function) -> bool {
-    match &f.args {
-        sqlparser::ast::FunctionArguments::None => true,
-        sqlparser::ast::FunctionArguments::List(l) => l.args.is_empty(),
-        sqlparser::ast::FunctionArguments::Subquery(_) => false,
-    }
-}
-
-fn cell_expr(c: Cell) -> Expr {
-    let v = match c {
-        Cell::Null => Value::Null,
-        Cell::Int(i) => Value::Number(i.to_string(), false),
-        Cell::Real(r) => Value::Number(r.to_string(), false),
-        Cell::Text(t) => Value::SingleQuotedString(t),
-        Cell::Blob(b) => Value::SingleQuotedString(String::from_utf8_lossy(&b).into_owned()),
-    };
-    Expr::value(v)
 }
 
 impl VisitorMut for Qualify<'_> {
