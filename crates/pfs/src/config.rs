@@ -16,6 +16,10 @@ pub struct Sizing {
     pub max_threads: usize,
     /// Distinct statement digests. Default 256.
     pub max_digests: usize,
+    /// Rows of `accounts`, and of `users` and of `hosts`, that count ended connections
+    /// (`performance_schema_accounts_size`, `_users_size`, `_hosts_size`: one size here); the
+    /// live threads' rows are not bounded by it. Default 1024.
+    pub max_accounts: usize,
     /// `performance_schema_events_waits_history_size`. Default 10.
     pub waits_history_size: usize,
     /// `performance_schema_events_waits_history_long_size`. Default 10000.
@@ -41,6 +45,7 @@ impl Default for Sizing {
             max_instances: 8192,
             max_threads: 1024,
             max_digests: 256,
+            max_accounts: 1024,
             waits_history_size: 10,
             waits_history_long_size: 10_000,
             stages_history_size: 10,
@@ -61,6 +66,7 @@ impl Sizing {
             max_instances: self.max_instances.min(1 << 20),
             max_threads: self.max_threads.min(1 << 16),
             max_digests: self.max_digests.min(1 << 16),
+            max_accounts: self.max_accounts.min(1 << 16),
             waits_history_size: self.waits_history_size.min(1 << 12),
             waits_history_long_size: self.waits_history_long_size.min(1 << 22),
             stages_history_size: self.stages_history_size.min(1 << 12),
@@ -108,6 +114,13 @@ pub struct Status {
     pub digests: u64,
     /// Digests refused because the digest buffer was full.
     pub digest_lost: u64,
+    /// Ended connections not counted in `accounts`: their account had no row and
+    /// `max_accounts` rows were taken.
+    pub accounts_lost: u64,
+    /// The same for `users`.
+    pub users_lost: u64,
+    /// The same for `hosts`.
+    pub hosts_lost: u64,
     /// Events ever written to `events_waits_history_long`.
     pub waits_history_long_written: u64,
     /// Events ever written to `events_stages_history_long`.
@@ -140,6 +153,9 @@ impl Status {
             ("Performance_schema_thread_instances_lost", self.thread_lost),
             ("Performance_schema_locker_lost", self.locker_lost),
             ("Performance_schema_digest_lost", self.digest_lost),
+            ("Performance_schema_accounts_lost", self.accounts_lost),
+            ("Performance_schema_users_lost", self.users_lost),
+            ("Performance_schema_hosts_lost", self.hosts_lost),
             ("Performance_schema_instances_used", self.instances_used),
             ("Performance_schema_threads_live", self.threads_live),
         ]

@@ -115,7 +115,8 @@
 //! 4. [`sync`] (the instrumented `Mutex`, `RwLock`, `Condvar`); `session` ([`SessionThread`],
 //!    [`PendingWait`], [`PendingStatement`]: pfs threads that are not OS threads, events that
 //!    may end on another one), then `transaction` (transaction events: [`transaction_start`],
-//!    [`SessionThread::end_autocommit`], the `events_transactions_*` tables)
+//!    [`SessionThread::end_autocommit`], the `events_transactions_*` tables) and `connections`
+//!    ([`accounts`], [`users`], [`hosts`])
 //! 5. this file: the public functions, each a documented call into the backend; `macros`:
 //!    the public macros (`class!`, `instrument_*!`), each a call of those functions.
 //!
@@ -137,6 +138,7 @@
 #![warn(missing_docs)]
 
 mod config;
+mod connections;
 mod error;
 pub mod kinds;
 mod macros;
@@ -160,6 +162,7 @@ use noop as backend;
 
 pub use backend::{ClassRef, DigestRef, EventGuard};
 pub use config::{Sizing, Status};
+pub use connections::*;
 pub use error::PfsError;
 pub use kinds::{
     default_instrument_setting, ClassKind, Clock, Consumer, EventFamily, Operation, Preset,
@@ -241,7 +244,8 @@ pub fn update_thread(thread_id: u64, instrumented: bool, history: bool) -> bool 
 
 /// The session on this thread belongs to `user`@`host` (a connection's login): its
 /// `INSTRUMENTED` and `HISTORY` switches are set from the most specific matching
-/// `setup_actors` row, or both NO if none matches, as MySQL does for foreground threads.
+/// `setup_actors` row, or both NO if none matches, as MySQL does for foreground threads; it
+/// counts in the account's rows of [`accounts`], [`users`] and [`hosts`].
 pub fn set_thread_account(user: &str, host: &str) -> bool {
     backend::set_thread_account(user, host)
 }

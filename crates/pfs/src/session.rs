@@ -88,8 +88,9 @@ impl SessionThread {
 
     /// The session logged in as `user`@`host`: `threads.PROCESSLIST_USER` / `_HOST`, and its
     /// `INSTRUMENTED` / `HISTORY` switches from `setup_actors`, as
-    /// [`crate::set_thread_account`] does for an OS thread. False when it records nothing
-    /// (thread buffer full, or compiled out).
+    /// [`crate::set_thread_account`] does for an OS thread; from then on it counts as a
+    /// connection of that account in [`crate::accounts`], [`crate::users`] and
+    /// [`crate::hosts`]. False when it records nothing (thread buffer full, or compiled out).
     pub fn set_account(&self, user: &str, host: &str) -> bool {
         self.inner.record.set_account(user, host)
     }

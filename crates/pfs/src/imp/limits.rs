@@ -29,6 +29,8 @@ pub(crate) struct Lost {
     pub(crate) thread: AtomicU64,
     pub(crate) locker: AtomicU64,
     pub(crate) digest: AtomicU64,
+    /// Ended connections not counted in `accounts`, `users`, `hosts` (`connections.rs`).
+    pub(crate) connections: [AtomicU64; 3],
 }
 
 pub(crate) static LOST: Lost = Lost {
@@ -37,4 +39,5 @@ pub(crate) static LOST: Lost = Lost {
     thread: AtomicU64::new(0),
     locker: AtomicU64::new(0),
     digest: AtomicU64::new(0),
+    connections: [const { AtomicU64::new(0) }; 3],
 };

@@ -6,7 +6,8 @@
 //! Each module uses only modules above it in this list (no import circles):
 //!
 //! 1. `flags` (derived flags), `stats` (count/sum/min/max cells), `timer` (clocks), `limits`
-//!    (sizes, `*_lost` counters)
+//!    (sizes, `*_lost` counters), then `connections` (the connection tables' counts of ended
+//!    threads)
 //! 2. `events` (event records, per-thread logs, `history_long` rings), `trx_log` (the same for
 //!    transactions)
 //! 3. `classes` (derived flags, classes, digests), then `trace` (feature `tracing`)
@@ -19,7 +20,7 @@
 //!    another OS thread), then `transaction` (transaction events: started, ended, or recorded
 //!    whole at the end of a statement that is its own transaction)
 //! 8. `summary` (summary tables), then `read` (the other tables; re-exports `summary`), then
-//!    `trx_read` (the transaction tables)
+//!    `trx_read` (the transaction tables) and `conn_read` (the connection tables)
 //!
 //! # Locks
 //!
@@ -47,6 +48,8 @@
 
 pub(crate) mod api;
 pub(crate) mod classes;
+pub(crate) mod conn_read;
+pub(crate) mod connections;
 pub(crate) mod events;
 pub(crate) mod flags;
 pub(crate) mod instances;

@@ -494,9 +494,11 @@ impl Threads {
         t
     }
 
-    /// Folds a slot's stats into the exited aggregate and returns it to the free list.
+    /// Folds a slot's stats into the exited aggregate, counts the end of a connection of its
+    /// account (`connections.rs`), and returns it to the free list.
     fn give_back(&mut self, t: &'static ThreadSlot) {
         self.fold(t);
+        super::connections::disconnect(t.account.lock().clone());
         t.reset_stats();
         t.clear_history();
         self.live.retain(|s| !std::ptr::eq(*s, t));

@@ -197,6 +197,8 @@ impl<R: Row> fmt::Display for Table<R> {
     }
 }
 
+mod connections;
+pub use connections::*;
 mod locks;
 pub use locks::*;
 mod statements;
