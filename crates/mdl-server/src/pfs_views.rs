@@ -37,13 +37,17 @@
 //! `session_connect_attrs` and `session_account_connect_attrs` are the attributes clients sent
 //! in their handshakes (`connect_attrs.rs`).
 //!
+//! `accounts`, `users` and `hosts` count the connections per account, user and host, live and
+//! since the last truncate (`connections.rs`).
+//!
 //! `UPDATE performance_schema.setup_instruments | setup_consumers SET ENABLED = ..., TIMED =
 //! ... WHERE ...` changes the live switches: SQLite evaluates the `WHERE` over a snapshot and
 //! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
-//! history tables resets them. Other writes are refused as in MySQL (1142).
+//! history tables resets them, and of `accounts`, `users`, `hosts` their totals. Other writes are refused as in MySQL (1142).
 
 pub(crate) mod columns;
 mod connect_attrs;
+mod connections;
 mod data_locks;
 mod innodb_lock_waits;
 mod sys_processlist;
@@ -78,7 +82,7 @@ pub struct Sources<'a> {
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 39] = [
+pub const TABLES: [&str; 42] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -86,6 +90,9 @@ pub const TABLES: [&str; 39] = [
     "data_lock_waits",
     "threads",
     "processlist",
+    "accounts",
+    "users",
+    "hosts",
     "setup_instruments",
     "setup_consumers",
     "setup_timers",
@@ -347,6 +354,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         _ if data_locks::TABLES.contains(&name) => data_locks::fill(db, src),
         _ if variables::TABLES.contains(&name) => variables::fill(db, name, src),
         _ if connect_attrs::TABLES.contains(&name) => connect_attrs::fill(db, name, src),
+        _ if connections::TABLES.contains(&name) => connections::fill(db, name),
         _ => Err(ServerError::no_such_table("performance_schema", name)),
     }
 }
@@ -501,8 +509,8 @@ pub fn is_write(s: &Statement) -> bool {
     )
 }
 
-/// `UPDATE setup_instruments | setup_consumers ...` and `TRUNCATE TABLE` of summaries and
-/// histories (see the module docs); `tables` are the statement's `(schema, table)`.
+/// `UPDATE setup_instruments | setup_consumers ...` and `TRUNCATE TABLE` of summaries,
+/// histories and the connection tables (see the module docs); `tables` are the statement's `(schema, table)`.
 ///
 /// # Errors
 /// 1142 for any other write; SQLite's errors in the `WHERE`.
@@ -524,6 +532,10 @@ pub fn write(
             } else {
                 pfs::truncate_events_history();
             }
+            Ok(Output::OK)
+        }
+        Statement::Truncate(_) if connections::TABLES.contains(&table.as_str()) => {
+            connections::truncate(&table);
             Ok(Output::OK)
         }
         Statement::Update(u) if table == "setup_instruments" || table == "setup_consumers" => {

@@ -6,9 +6,10 @@
 //! A definition is MySQL's type, then ` NOT NULL` and ` DEFAULT '...'` where MySQL has them.
 //! The `performance_schema` facts are MySQL 8.0's own table definitions, the `Plugin_table` DDL
 //! of `storage/perfschema/table_*.cc` in mysql-server, named per table below (`setup_timers`,
-//! gone in 8.0, is 5.7's). The `sys` views' types are kept where their snapshots are made
-//! (`sys_processlist.rs`, `sys_statements.rs`, `innodb_lock_waits.rs`, `pfs_views.rs`), and so
-//! are `data_locks`' and `data_lock_waits`' (`data_locks.rs`).
+//! gone in 8.0, is 5.7's; the connection tables' are in `connections.rs`). The `sys` views'
+//! types are kept where their snapshots are made (`sys_processlist.rs`, `sys_statements.rs`,
+//! `innodb_lock_waits.rs`, `pfs_views.rs`), and so are `data_locks`' and `data_lock_waits`'
+//! (`data_locks.rs`).
 //!
 //! Where these differ from MySQL's:
 //!
@@ -419,6 +420,7 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         t if t.starts_with("events_stages_") => &EVENTS_STAGES,
         t if t.starts_with("events_statements_") => &EVENTS_STATEMENTS,
         t if t.ends_with("connect_attrs") => &CONNECT_ATTRS,
+        t if super::connections::TABLES.contains(&t) => super::connections::defs(t),
         _ => &VARIABLES,
     };
     Some((name, defs))
@@ -550,6 +552,9 @@ mod tests {
                 .iter()
                 .map(|c| c.split_once(' ').map_or(*c, |(n, _)| n))
                 .collect(),
+            "accounts" => headers(AccountRow::HEADERS),
+            "users" => headers(UserRow::HEADERS),
+            "hosts" => headers(HostRow::HEADERS),
             "setup_instruments" => headers(SetupInstrumentRow::HEADERS),
             "setup_consumers" => headers(SetupConsumerRow::HEADERS),
             "setup_timers" => headers(SetupTimerRow::HEADERS),
