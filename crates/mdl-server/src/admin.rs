@@ -8,7 +8,7 @@ use sqlparser::ast::{ContextModifier, Expr, KillType, Set, ShowStatementFilter, 
 
 use crate::error::ServerError;
 use crate::server::Shared;
-use crate::status::{Com, SessionStatus};
+use crate::status::{Com, Counts, SessionStatus};
 use crate::wire::{Cell, Output, ResultSet};
 
 /// The server version clients see (MySQL 8.0's wire behaviour; `mdl-sql` resolves versioned
@@ -246,14 +246,10 @@ pub fn status(shared: &Shared, session: Option<&SessionStatus>) -> Vec<(String, 
             &total
         }
     };
-    let questions = counts.questions().to_string();
     let mut rows = vec![
         ("Threads_connected".to_string(), procs.len().to_string()),
         ("Threads_running".into(), running.to_string()),
         ("Connections".into(), shared.connections().to_string()),
-        // No stored programs: every statement came from a client.
-        ("Queries".into(), questions.clone()),
-        ("Questions".into(), questions),
         (
             "Uptime".into(),
             shared.started.elapsed().as_secs().to_string(),
@@ -269,6 +265,27 @@ pub fn status(shared: &Shared, session: Option<&SessionStatus>) -> Vec<(String, 
             load(&shared.counters.timeouts),
         ),
     ];
+    rows.extend(session_scope(counts));
+    #[cfg(feature = "pfs")]
+    rows.push((
+        "Performance_schema_metadata_lock_lost".into(),
+        shared.mgr.metadata_locks_lost().to_string(),
+    ));
+    rows.sort();
+    rows
+}
+
+/// The status rows a session has of its own, MySQL's `SHOW_SCOPE_ALL` variables of the
+/// counters `counts` (`Queries`, `Questions`, `Com_*`: `status_vars` in `sql/mysqld.cc`),
+/// sorted by name; the others of [`status`] are the server's alone (`SHOW_SCOPE_GLOBAL`).
+/// `performance_schema.status_by_thread` has these rows of each connection, as MySQL's
+/// (`PFS_status_variable_cache::match_scope`, `storage/perfschema/pfs_variable.cc`: a
+/// by-thread table leaves the global-only ones out).
+pub fn session_scope(counts: &Counts) -> Vec<(String, String)> {
+    let questions = counts.questions().to_string();
+    // No stored programs: every statement came from a client.
+    let mut rows = vec![("Queries".to_string(), questions.clone())];
+    rows.push(("Questions".into(), questions));
     rows.extend(
         (Com::ALL.iter()).map(|&k| (format!("Com_{}", k.name()), counts.com(k).to_string())),
     );
@@ -280,11 +297,6 @@ pub fn status(shared: &Shared, session: Option<&SessionStatus>) -> Vec<(String, 
     ] {
         rows.push((format!("Com_{old}"), counts.com(k).to_string()));
     }
-    #[cfg(feature = "pfs")]
-    rows.push((
-        "Performance_schema_metadata_lock_lost".into(),
-        shared.mgr.metadata_locks_lost().to_string(),
-    ));
     rows.sort();
     rows
 }
