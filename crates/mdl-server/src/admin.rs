@@ -16,6 +16,7 @@ use crate::wire::{Cell, Output, ResultSet};
 pub const VERSION: &str = "8.0.45-mdl";
 
 /// What a session knows of its variables.
+#[derive(Debug, Clone, Copy)]
 pub struct SessionVars {
     /// `autocommit`.
     pub autocommit: bool,

@@ -158,7 +158,7 @@ impl Connection {
         let timeout = shared.global_lock_wait_timeout.load(Ordering::Relaxed);
         session.set_lock_wait_timeout(Duration::from_secs(timeout));
         let values = SessionValues::new(info.id, info.user(), &info.host);
-        Ok(Connection {
+        let mut c = Connection {
             shared,
             info,
             values,
@@ -173,7 +173,9 @@ impl Connection {
             client,
             statement_params,
             eof_warnings: Default::default(),
-        })
+        };
+        c.publish(); // what other connections see of it (`published.rs`)
+        Ok(c)
     }
 
     /// `COM_INIT_DB`, and the schema a `COM_CHANGE_USER` names: `db` becomes the current
@@ -212,6 +214,7 @@ impl Connection {
         self.sql_prepared.clear();
         self.values = SessionValues::new(self.info.id, self.info.user(), &self.info.host);
         self.session.set_foreign_key_checks(true);
+        self.publish();
         self.info
             .after_statement(false, false, std::time::SystemTime::now(), 0);
         self.info.end(self.schema());

@@ -89,7 +89,7 @@ fn lock_free(tables: &[(String, String)]) -> bool {
 }
 
 impl Connection {
-    fn vars(&self) -> SessionVars {
+    pub(crate) fn vars(&self) -> SessionVars {
         vars_of(&self.session, &self.values)
     }
 
@@ -207,6 +207,10 @@ impl Connection {
             self.values.after_statement(insert, &mut out);
         }
         self.values.after_found_rows(com, &out);
+        // Only a SET, or an `@` variable's assignment, changes what others see (`published.rs`).
+        if com == Some(Com::SetOption) || self.values.user_vars_changed {
+            self.publish();
+        }
         if let (Some(id), true) = (self.db.take_last_insert_id(), out.is_ok()) {
             self.values.set_last_insert_id(id, &mut out);
         }

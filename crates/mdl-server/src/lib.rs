@@ -92,6 +92,7 @@ mod lock_params;
 mod memo;
 mod pfs_views;
 mod processlist;
+mod published;
 mod replace_rows;
 mod rewrite;
 mod schema_name;

@@ -28,6 +28,7 @@ use tokio::sync::Notify;
 
 use crate::connect_attrs::ConnectAttrs;
 use crate::error::ServerError;
+use crate::published::Published;
 use crate::status::{Counts, ServerStatus, SessionStatus};
 
 /// What a connection is doing.
@@ -125,6 +126,8 @@ pub struct ConnInfo {
     pub status: SessionStatus,
     /// The attributes its handshake sent (`connect_attrs.rs`), set by its reader.
     pub connect_attrs: ConnectAttrs,
+    /// Its session and `@` variables, as it last published them (`published.rs`).
+    pub published: Published,
 }
 
 /// An open transaction of a connection, as `information_schema.INNODB_TRX` shows it.
@@ -280,6 +283,7 @@ impl Processlist {
             holds_writer: AtomicBool::new(false),
             status: SessionStatus::default(),
             connect_attrs: ConnectAttrs::default(),
+            published: Published::default(),
         });
         self.lock().insert(id, info.clone());
         info

@@ -69,6 +69,8 @@ pub struct SessionValues {
     pub sql_mode: crate::sql_mode::SqlMode,
     /// `@@foreign_key_checks` is 0 (`foreign_keys.rs`).
     pub foreign_key_checks_off: bool,
+    /// An `@` variable was set since the connection last published them (`published.rs`).
+    pub user_vars_changed: bool,
 }
 
 /// What a `SET` gives the session's own variables (`time_zone`, `sql_mode`), set once the whole
@@ -98,6 +100,7 @@ impl SessionValues {
             time_zone: Default::default(),
             sql_mode: Default::default(),
             foreign_key_checks_off: false,
+            user_vars_changed: false,
         }
     }
 
@@ -136,6 +139,7 @@ impl SessionValues {
     pub fn set_user_var(&mut self, name: &str, value: Cell) {
         let key = name.trim_start_matches('@').to_lowercase();
         self.user_vars.insert(key, value);
+        self.user_vars_changed = true;
     }
 
     /// Updates `ROW_COUNT()` and `LAST_INSERT_ID()` after a statement; `insert` says whether it
