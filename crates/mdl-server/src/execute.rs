@@ -116,11 +116,13 @@ impl Connection {
         let variables = |global: bool| admin::variables(&shared, &vars, global);
         let info = self.info.clone();
         let status = |global: bool| admin::status(&shared, (!global).then_some(&info.status));
+        let by_thread = |table: &str| pfs_views::by_thread_rows(&shared, table);
         let src = Sources {
             mgr: &shared.mgr,
             processes: &procs,
             variables: &variables,
             status: &status,
+            by_thread: &by_thread,
             session: info.id,
         };
         f(&mut self.db, &src)

@@ -34,6 +34,10 @@
 //! `global_variables`, `session_variables`, `global_status` and `session_status` are the rows
 //! of `SHOW VARIABLES` and `SHOW STATUS`, the asking session's (`variables.rs`).
 //!
+//! `status_by_thread`, `variables_by_thread` and `user_variables_by_thread` are every
+//! connection's counters, session variables and `@` variables, by its pfs thread
+//! (`by_thread.rs`).
+//!
 //! `session_connect_attrs` and `session_account_connect_attrs` are the attributes clients sent
 //! in their handshakes (`connect_attrs.rs`).
 //!
@@ -45,6 +49,7 @@
 //! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
 //! history tables resets them, and of `accounts`, `users`, `hosts` their totals. Other writes are refused as in MySQL (1142).
 
+mod by_thread;
 pub(crate) mod columns;
 mod connect_attrs;
 mod connections;
@@ -54,6 +59,7 @@ mod sys_processlist;
 mod sys_statements;
 mod variables;
 
+pub(crate) use by_thread::rows as by_thread_rows;
 pub(crate) use data_locks::lock_id as writer_lock_id;
 use pfs::tables::{Row, Table};
 use rusqlite::types::Value as SqlValue;
@@ -77,12 +83,15 @@ pub struct Sources<'a> {
     /// The asking session's `SHOW STATUS` rows, or (`true`) `SHOW GLOBAL STATUS`'
     /// (`admin::status`).
     pub status: &'a dyn Fn(bool) -> Vec<(String, String)>,
+    /// Every connection's rows of `status_by_thread`, `variables_by_thread` or
+    /// `user_variables_by_thread`, by the table's name (`by_thread::rows`).
+    pub by_thread: &'a dyn Fn(&str) -> by_thread::Rows,
     /// The asking connection's id (`session_account_connect_attrs`: its account's rows).
     pub session: u64,
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 42] = [
+pub const TABLES: [&str; 45] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -125,6 +134,9 @@ pub const TABLES: [&str; 42] = [
     "session_status",
     "session_connect_attrs",
     "session_account_connect_attrs",
+    "status_by_thread",
+    "variables_by_thread",
+    "user_variables_by_thread",
 ];
 
 /// The `sys` views this server has, by name (`SHOW TABLES FROM sys`).
@@ -355,6 +367,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         _ if variables::TABLES.contains(&name) => variables::fill(db, name, src),
         _ if connect_attrs::TABLES.contains(&name) => connect_attrs::fill(db, name, src),
         _ if connections::TABLES.contains(&name) => connections::fill(db, name),
+        _ if by_thread::TABLES.contains(&name) => by_thread::fill(db, name, src),
         _ => Err(ServerError::no_such_table("performance_schema", name)),
     }
 }

@@ -313,6 +313,11 @@ impl Processlist {
         self.ended.total(conns.values().map(|c| &c.status))
     }
 
+    /// Every live connection, by id.
+    pub fn conns(&self) -> Vec<Arc<ConnInfo>> {
+        self.lock().values().cloned().collect()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Arc<ConnInfo>>> {
         self.conns.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -421,6 +421,7 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         t if t.starts_with("events_statements_") => &EVENTS_STATEMENTS,
         t if t.ends_with("connect_attrs") => &CONNECT_ATTRS,
         t if super::connections::TABLES.contains(&t) => super::connections::defs(t),
+        t if super::by_thread::TABLES.contains(&t) => super::by_thread::columns(t),
         _ => &VARIABLES,
     };
     Some((name, defs))
@@ -592,6 +593,8 @@ mod tests {
                     "ORDINAL_POSITION",
                 ]
             }
+            // `by_thread.rs`: a thread, a name and a value.
+            t if t.ends_with("_by_thread") => vec!["THREAD_ID", "VARIABLE_NAME", "VARIABLE_VALUE"],
             // `variables.rs`: a name and a value.
             _ => vec!["VARIABLE_NAME", "VARIABLE_VALUE"],
         }
