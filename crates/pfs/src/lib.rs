@@ -6,7 +6,7 @@
 //! switches (`setup_threads`, `setup_actors`, `threads.INSTRUMENTED`); per-thread and
 //! per-instance statistics; current-event and history tables; and a `mysql`-client style
 //! rendering (plus JSON) of every table. This file is the whole public API (its macros are in
-//! `macros.rs`).
+//! `macros.rs`, its table reads in `table_reads.rs`).
 //!
 //! ```
 //! use pfs::sync::*;
@@ -117,8 +117,9 @@
 //!    may end on another one), then `transaction` (transaction events: [`transaction_start`],
 //!    [`SessionThread::end_autocommit`], the `events_transactions_*` tables) and `connections`
 //!    ([`accounts`], [`users`], [`hosts`])
-//! 5. this file: the public functions, each a documented call into the backend; `macros`:
-//!    the public macros (`class!`, `instrument_*!`), each a call of those functions.
+//! 5. this file: the public functions, each a documented call into the backend, with the
+//!    table reads in `table_reads` (one function per table); `macros`: the public macros
+//!    (`class!`, `instrument_*!`), each a call of those functions.
 //!
 //! # Deviations from PFS
 //!
@@ -147,6 +148,7 @@ pub mod pattern;
 pub mod render;
 mod session;
 pub mod sync;
+mod table_reads;
 pub mod tables;
 mod thread_id;
 mod transaction;
@@ -173,7 +175,7 @@ pub use render::{cell, format_pico, yes_no, TextTable};
 pub use session::{
     wait_start_on, Instrumented, PendingStatement, PendingWait, SessionGuard, SessionThread, WaitOn,
 };
-use tables::*;
+pub use table_reads::*;
 pub use tables::{
     metadata_locks, MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow, Row, Table,
 };
@@ -464,232 +466,4 @@ pub fn consumer_enabled(consumer: Consumer) -> (bool, bool) {
 /// The master switch (always `false` in the compiled-out build).
 pub fn master_enabled() -> bool {
     backend::read::master()
-}
-
-// ---------------------------------------------------------------------------------------------
-// Tables
-
-/// `setup_instruments`.
-pub fn setup_instruments() -> SetupInstruments {
-    Table::new("setup_instruments", backend::read::setup_instruments())
-}
-
-/// `setup_consumers`.
-pub fn setup_consumers() -> SetupConsumers {
-    Table::new("setup_consumers", backend::read::setup_consumers())
-}
-
-/// `setup_timers`: the clock of each event family.
-pub fn setup_timers() -> SetupTimers {
-    Table::new("setup_timers", backend::read::setup_timers())
-}
-
-/// `setup_actors`.
-pub fn setup_actors() -> SetupActors {
-    Table::new("setup_actors", backend::read::setup_actors())
-}
-
-/// `setup_threads`.
-pub fn setup_threads() -> SetupThreads {
-    Table::new("setup_threads", backend::read::setup_threads())
-}
-
-/// `performance_timers`, with what one reading of each clock costs and which event families
-/// use it. The first call calibrates the cycle counter (about 10 ms).
-///
-/// ```
-/// println!("{}", pfs::performance_timers());
-/// // +------------+-----------------+------------------+----------------+--------------+ ...
-/// // | TIMER_NAME | TIMER_FREQUENCY | TIMER_RESOLUTION | TIMER_OVERHEAD | READ_COST_PS | ...
-/// ```
-pub fn performance_timers() -> PerformanceTimers {
-    Table::new("performance_timers", backend::read::performance_timers())
-}
-
-/// `events_waits_current`: per live thread, the waits in progress (or the last one).
-pub fn events_waits_current() -> EventsWaits {
-    Table::new("events_waits_current", backend::read::wait_events(false))
-}
-
-/// `events_waits_history`: the last `waits_history_size` waits of each live thread.
-pub fn events_waits_history() -> EventsWaits {
-    Table::new("events_waits_history", backend::read::wait_events(true))
-}
-
-/// `events_waits_history_long`: the last `waits_history_long_size` waits of all threads.
-pub fn events_waits_history_long() -> EventsWaits {
-    Table::new(
-        "events_waits_history_long",
-        backend::read::waits_history_long(),
-    )
-}
-
-fn family_events(name: &'static str, family: EventFamily, history: bool) -> EventsStatements {
-    Table::new(name, backend::read::statement_events(family, history))
-}
-
-/// `events_stages_current`.
-pub fn events_stages_current() -> EventsStatements {
-    family_events("events_stages_current", EventFamily::Stage, false)
-}
-
-/// `events_stages_history`.
-pub fn events_stages_history() -> EventsStatements {
-    family_events("events_stages_history", EventFamily::Stage, true)
-}
-
-/// `events_stages_history_long`: the last `stages_history_long_size` stages of all threads.
-pub fn events_stages_history_long() -> EventsStatements {
-    let rows = backend::read::statement_history_long(EventFamily::Stage);
-    Table::new("events_stages_history_long", rows)
-}
-
-/// `events_statements_current`.
-pub fn events_statements_current() -> EventsStatements {
-    family_events("events_statements_current", EventFamily::Statement, false)
-}
-
-/// `events_statements_history`.
-pub fn events_statements_history() -> EventsStatements {
-    family_events("events_statements_history", EventFamily::Statement, true)
-}
-
-/// `events_statements_history_long`: the last `statements_history_long_size` statements of
-/// all threads.
-pub fn events_statements_history_long() -> EventsStatements {
-    let rows = backend::read::statement_history_long(EventFamily::Statement);
-    Table::new("events_statements_history_long", rows)
-}
-
-/// `events_waits_summary_global_by_event_name`: one row per wait class (all registered wait
-/// classes, including those with no events).
-pub fn events_waits_summary_global_by_event_name() -> SummaryGlobalByEventName {
-    Table::new(
-        "events_waits_summary_global_by_event_name",
-        backend::read::summary_global(|k| k.is_wait()),
-    )
-}
-
-/// `events_statements_summary_global_by_event_name`.
-pub fn events_statements_summary_global_by_event_name() -> SummaryGlobalByEventName {
-    Table::new(
-        "events_statements_summary_global_by_event_name",
-        backend::read::summary_global(|k| k == ClassKind::Statement),
-    )
-}
-
-/// `events_stages_summary_global_by_event_name`.
-pub fn events_stages_summary_global_by_event_name() -> SummaryGlobalByEventName {
-    Table::new(
-        "events_stages_summary_global_by_event_name",
-        backend::read::summary_global(|k| k == ClassKind::Stage),
-    )
-}
-
-/// `events_waits_summary_by_instance`: one row per live instrumented lock instance, ordered by
-/// event name and identity.
-pub fn events_waits_summary_by_instance() -> SummaryByInstance {
-    Table::new(
-        "events_waits_summary_by_instance",
-        backend::read::summary_by_instance(None),
-    )
-}
-
-/// `events_waits_summary_by_instance WHERE EVENT_NAME LIKE pattern`.
-pub fn events_waits_summary_by_instance_like(pattern: &str) -> Result<SummaryByInstance, PfsError> {
-    let p = Pattern::parse(pattern)?;
-    Ok(Table::new(
-        "events_waits_summary_by_instance",
-        backend::read::summary_by_instance(Some(&p)),
-    ))
-}
-
-/// `events_waits_summary_by_thread_by_event_name`: live threads, rows with a non-zero count.
-pub fn events_waits_summary_by_thread_by_event_name() -> SummaryByThreadByEventName {
-    Table::new(
-        "events_waits_summary_by_thread_by_event_name",
-        backend::read::summary_by_thread(),
-    )
-}
-
-/// `events_statements_summary_by_digest`, ordered by total time.
-pub fn events_statements_summary_by_digest() -> SummaryByDigest {
-    Table::new(
-        "events_statements_summary_by_digest",
-        backend::read::summary_by_digest(),
-    )
-}
-
-/// Beyond PFS: wait and hold times per lock instance (lockstat style), optionally filtered by a
-/// LIKE pattern on the event name, ordered by total hold then total wait time.
-pub fn lock_stat_by_instance(pattern: Option<&str>) -> Result<Table<LockStatRow>, PfsError> {
-    let p = pattern.map(Pattern::parse).transpose()?;
-    Ok(Table::new(
-        "lock_stat_by_instance",
-        backend::read::lock_stat_by_instance(p.as_ref()),
-    ))
-}
-
-/// Beyond PFS: wait-time histograms per class (see [`set_histograms`]).
-pub fn wait_histograms() -> Table<HistogramRow> {
-    Table::new("wait_histogram_by_event_name", backend::read::histograms())
-}
-
-/// `threads`: live threads with a slot (those that recorded an event or set their switches),
-/// with their `std::thread` names, accounts and `INSTRUMENTED` / `HISTORY` switches.
-pub fn threads() -> Threads {
-    Table::new("threads", backend::read::threads())
-}
-
-/// sys `waits_global_by_latency` limited to `n` rows: timed wait classes (not `idle`) with a
-/// non-zero total, ordered by total wait time, descending.
-pub fn top_waits(n: usize) -> TopWaits {
-    let mut rows: Vec<TopWaitRow> =
-        backend::read::summary_global(|k| k.is_wait() && k != ClassKind::Idle)
-            .into_iter()
-            .filter(|r| r.stats.sum_timer_wait > 0)
-            .map(|r| TopWaitRow {
-                events: r.event_name,
-                total: r.stats.count_star,
-                total_latency: r.stats.sum_timer_wait,
-                avg_latency: r.stats.avg_timer_wait,
-                max_latency: r.stats.max_timer_wait,
-            })
-            .collect();
-    rows.sort_by_key(|r| std::cmp::Reverse(r.total_latency));
-    rows.truncate(n);
-    Table::new("waits_global_by_latency", rows)
-}
-
-/// `TRUNCATE TABLE events_waits_summary_global_by_event_name`: resets every summary (instances,
-/// threads, exited threads, digests, histograms).
-pub fn truncate_events_waits_summary_global_by_event_name() {
-    backend::read::truncate_global();
-}
-
-/// `TRUNCATE TABLE events_waits_summary_by_instance` (also resets hold-time stats).
-pub fn truncate_events_waits_summary_by_instance() {
-    backend::read::truncate_by_instance();
-}
-
-/// `TRUNCATE TABLE events_waits_summary_by_thread_by_event_name`. As in PFS, the per-thread
-/// stats are first folded into the global aggregate, so the global summary keeps them.
-pub fn truncate_events_waits_summary_by_thread_by_event_name() {
-    backend::read::truncate_by_thread();
-}
-
-/// `TRUNCATE TABLE events_*_history` / `_history_long` (waits, stages and statements).
-pub fn truncate_events_history() {
-    backend::read::truncate_history();
-}
-
-/// Reset every summary and history.
-pub fn truncate_all() {
-    truncate_events_waits_summary_global_by_event_name();
-    truncate_events_history();
-}
-
-/// `SHOW STATUS LIKE 'performance_schema%'`: buffer usage and `lost` counters.
-pub fn status() -> Status {
-    backend::read::status()
 }
