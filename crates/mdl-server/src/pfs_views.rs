@@ -90,6 +90,15 @@ pub struct Sources<'a> {
     pub session: u64,
 }
 
+/// Each live connection's `pfs` session thread, connection id → `THREAD_ID` (`threads`'
+/// `PROCESSLIST_ID` and `THREAD_ID`), from one read of `threads`: how a table of connections
+/// (`data_locks`, the by-thread tables) and `PS_THREAD_ID` name a connection's thread.
+pub(crate) fn thread_ids() -> std::collections::HashMap<u64, u64> {
+    (pfs::threads().rows.into_iter())
+        .filter_map(|t| Some((t.processlist_id?, t.thread_id)))
+        .collect()
+}
+
 /// The `performance_schema` tables this server has.
 pub const TABLES: [&str; 45] = [
     "metadata_locks",

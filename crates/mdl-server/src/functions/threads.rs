@@ -40,7 +40,5 @@ fn of_connection(id: i64) -> Value {
     let Ok(id) = u64::try_from(id) else {
         return Value::Null;
     };
-    (pfs::threads().rows.iter())
-        .find(|t| t.processlist_id == Some(id))
-        .map_or(Value::Null, |t| Value::Integer(t.thread_id as i64))
+    (crate::pfs_views::thread_ids().get(&id)).map_or(Value::Null, |&t| Value::Integer(t as i64))
 }

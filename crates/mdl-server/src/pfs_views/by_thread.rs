@@ -84,14 +84,14 @@ pub(crate) fn rows(shared: &Shared, table: &str) -> Rows {
 
 /// Fills `performance_schema.<name>`, one of [`TABLES`].
 pub(super) fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), ServerError> {
-    let threads = pfs::threads().rows;
+    let threads = super::thread_ids();
     let mut rows = Vec::new();
     for (id, vars) in (src.by_thread)(name) {
-        let Some(t) = threads.iter().find(|t| t.processlist_id == Some(id)) else {
+        let Some(&t) = threads.get(&id) else {
             continue;
         };
         for (n, v) in vars {
-            let thread = Value::Integer(t.thread_id as i64);
+            let thread = Value::Integer(t as i64);
             rows.push(vec![
                 thread,
                 Value::Text(n),

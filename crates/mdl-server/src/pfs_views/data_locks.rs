@@ -112,12 +112,8 @@ pub(crate) fn lock_id(id: u64) -> String {
 /// Fills both tables (module docs) from one read of the process list and of `pfs`' threads.
 pub(super) fn fill(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), ServerError> {
     let processes = (src.processes)();
-    let threads = pfs::threads().rows;
-    let thread = |p: &Process| {
-        (threads.iter())
-            .find(|t| t.processlist_id == Some(p.id))
-            .map_or(Value::Null, |t| int(t.thread_id))
-    };
+    let threads = super::thread_ids();
+    let thread = |p: &Process| threads.get(&p.id).map_or(Value::Null, |&t| int(t));
     let (locks, waits) = rows(&processes, &thread);
     super::copy(db, "data_locks", &DATA_LOCKS, locks)?;
     super::copy(db, "data_lock_waits", &DATA_LOCK_WAITS, waits)
