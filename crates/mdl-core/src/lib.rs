@@ -92,6 +92,9 @@
 //! * `serde`: `serde::Serialize` for the diagnostics ([`LockWaits`], [`DeadlockRecord`],
 //!   [`MdlError`], [`WaitCounters`], ...), with MySQL's names for namespaces, lock types and
 //!   durations, as the `pfs` tables serialize.
+//! * `tokio`: `AsyncTimer::Tokio` ([`MdlConfig::async_timer`]): async waits begun inside a
+//!   tokio runtime take their deadlines from the runtime's timer instead of the manager's
+//!   `mdl-timer` thread.
 //!
 //! ## Modules, lowest first
 //!
@@ -112,7 +115,8 @@
 //! 6. `instrument`: the instrumentation seam of the lock logic (a context's `metadata_locks`
 //!    rows; zero-sized without `pfs`); `shared`: the part of a context other threads reach,
 //!    and the registry of live contexts.
-//! 7. `queue`: a lock object's queues; `timer`: the deadline thread of async waits.
+//! 7. `queue`: a lock object's queues; `timer`: the deadline thread of async waits (or, with
+//!    `AsyncTimer::Tokio` ([`AsyncTimer`]), the tokio runtime's timer).
 //! 8. `lock`: the lock object and the grant protocol.
 //! 9. `deadlock`: the wait-for graph and its search; `map`: the lock map and eviction;
 //!    `ticket_store`: a context's tickets; `telemetry`: what a wait reports (the `pfs` event,
@@ -190,4 +194,5 @@ pub use request::{MdlRequest, MdlSavepoint, Ticket, TicketInfo};
 pub use ticket_store::TicketIndex;
 #[doc(hidden)]
 pub use ticket_store::HASH_THRESHOLD;
+pub use timer::AsyncTimer;
 pub use types::{ContextId, KillScope, LockDuration, LockType, Namespace, Strategy};

@@ -16,7 +16,7 @@ use crate::lock::Env;
 use crate::map::{LockMap, PartitionHash};
 use crate::shared::Registry;
 use crate::ticket_store::TicketIndex;
-use crate::timer::Timer;
+use crate::timer::{AsyncTimer, Timer};
 
 /// `lock_wait_timeout`'s default: one year (MySQL's `LONG_TIMEOUT`).
 pub const LONG_TIMEOUT: Duration = Duration::from_secs(3600 * 24 * 365);
@@ -76,6 +76,8 @@ pub struct MdlConfig {
     pub lock_wait_timeout: Duration,
     /// Which waits run a deadlock search from their requester.
     pub deadlock_search: DeadlockSearch,
+    /// Which timer ends async waits at their deadlines (default: the manager's own thread).
+    pub async_timer: AsyncTimer,
     /// Deadlocks kept for [`MdlManager::deadlocks`] (0 keeps none).
     pub deadlock_history: usize,
     /// Unused lock objects are freed only once more than this many exist (MySQL: 1000).
@@ -96,6 +98,7 @@ impl Default for MdlConfig {
             max_write_lock_count: u64::MAX,
             lock_wait_timeout: LONG_TIMEOUT,
             deadlock_search: DeadlockSearch::default(),
+            async_timer: AsyncTimer::default(),
             deadlock_history: 100,
             unused_locks_low_water: 1000,
             unused_locks_min_ratio: 0.25,
@@ -135,6 +138,7 @@ config_setters! {
     lock_cache: usize,
     lock_wait_timeout: Duration,
     deadlock_search: DeadlockSearch,
+    async_timer: AsyncTimer,
     deadlock_history: usize,
     unused_locks_low_water: usize,
     unused_locks_min_ratio: f64,

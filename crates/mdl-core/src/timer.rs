@@ -13,6 +13,13 @@
 //! its own thread (`mdl-timer`, started by the first alarm, ended when the manager drops), so
 //! managers share nothing.
 //!
+//! With [`AsyncTimer::Tokio`] (feature `tokio`), a wait that begins inside a tokio runtime
+//! schedules no alarm here: its future holds a `tokio::time::Sleep` until the earlier of its
+//! deadline and its next periodic work, polls it with the wait slot, and does on its own poll
+//! what an alarm would (`context/asynchronous.rs`). The worker whose timer fires runs the task
+//! itself; an alarm takes two scheduler hops (this thread wakes, then the task's worker), which
+//! a machine with more busy threads than cores makes late (the `async` report's part d).
+//!
 //! # Cancelling costs no lock
 //!
 //! A context has at most one wait, hence at most one alarm of each kind ([`Alarm`]); the one
@@ -44,6 +51,25 @@ use std::time::{Duration, Instant};
 use crate::shared::ContextShared;
 use crate::sync::Ordering;
 use crate::wait::WaitEnd;
+
+/// Which timer ends the deadlines of async waits, and wakes them for their periodic work
+/// ([`MdlConfig::async_timer`](crate::MdlConfig::async_timer)). Blocking waits time themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum AsyncTimer {
+    /// The manager's own `mdl-timer` thread: works under any executor, and sleeps to the
+    /// deadline (sub-millisecond lateness on an idle machine).
+    #[default]
+    Thread,
+    /// The tokio runtime's timer, for waits that begin inside a tokio runtime (elsewhere, the
+    /// manager's thread): one scheduler hop fewer, so deadlines stay punctual when the machine
+    /// has more busy threads than cores, at the runtime timer's 1 ms resolution. The runtime
+    /// must have its time driver enabled (`enable_time` or `enable_all`): as with
+    /// `tokio::time::sleep`, tokio panics otherwise.
+    #[cfg(feature = "tokio")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+    Tokio,
+}
 
 /// What an alarm does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
