@@ -16,8 +16,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mdl_core::{
-    ContextId, ErrorKind, LockDuration, LockType, MdlConfig, MdlContext, MdlKey, MdlManager,
-    MdlRequest, Namespace,
+    AsyncTimer, ContextId, ErrorKind, LockDuration, LockType, MdlConfig, MdlContext, MdlKey,
+    MdlManager, MdlRequest, Namespace,
 };
 use serde::Serialize;
 use tokio::runtime::Runtime;
@@ -286,23 +286,39 @@ impl Drop for WakeBench {
 /// Whose timer ends the waits of [`timer_lateness`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub enum TimerWaiter {
-    /// `acquire_async` with a timeout: the lock manager's timer.
+    /// `acquire_async` with a timeout: the lock manager's timer thread ([`AsyncTimer::Thread`],
+    /// the default).
     #[default]
     Mdl,
+    /// The same with [`AsyncTimer::Tokio`]: the deadline on the runtime's timer.
+    MdlTokioTimer,
     /// `tokio::time::timeout` around `tokio::sync::RwLock::read()`: tokio's timer, the peer a
     /// tokio user would pick, on the same runtime and machine.
     TokioRwLock,
 }
 
 impl TimerWaiter {
-    /// Both, in the order the report lists them.
-    pub const ALL: [TimerWaiter; 2] = [TimerWaiter::Mdl, TimerWaiter::TokioRwLock];
+    /// All, in the order the report lists them.
+    pub const ALL: [TimerWaiter; 3] = [
+        TimerWaiter::Mdl,
+        TimerWaiter::MdlTokioTimer,
+        TimerWaiter::TokioRwLock,
+    ];
 
     /// The report's name.
     pub fn label(self) -> &'static str {
         match self {
-            TimerWaiter::Mdl => "mdl acquire_async",
+            TimerWaiter::Mdl => "mdl acquire_async, mdl-timer thread",
+            TimerWaiter::MdlTokioTimer => "mdl acquire_async, AsyncTimer::Tokio",
             TimerWaiter::TokioRwLock => "tokio RwLock + tokio::time::timeout",
+        }
+    }
+
+    /// The manager's timer for this waiter.
+    fn async_timer(self) -> AsyncTimer {
+        match self {
+            TimerWaiter::MdlTokioTimer => AsyncTimer::Tokio,
+            TimerWaiter::Mdl | TimerWaiter::TokioRwLock => AsyncTimer::Thread,
         }
     }
 }
@@ -334,7 +350,11 @@ pub struct TimerRun {
 /// records how late its timeout came back.
 pub fn timer_lateness(waiter: TimerWaiter, waiters: usize, spread: Duration) -> TimerRun {
     let rt = runtime(2);
-    let mgr = MdlManager::new(MdlConfig::default()).expect("valid config");
+    let config = MdlConfig::builder()
+        .async_timer(waiter.async_timer())
+        .build()
+        .expect("valid config");
+    let mgr = MdlManager::new(config).expect("valid config");
     let tables: Arc<Vec<MdlKey>> = Arc::new((0..100).map(|i| table(&format!("late{i}"))).collect());
     let mut holder = mgr.new_context();
     for t in tables.iter() {
@@ -369,7 +389,7 @@ pub fn timer_lateness(waiter: TimerWaiter, waiters: usize, spread: Duration) -> 
                     let timeout = due.saturating_duration_since(now);
                     let deadline = now + timeout;
                     let timed_out = match waiter {
-                        TimerWaiter::Mdl => matches!(
+                        TimerWaiter::Mdl | TimerWaiter::MdlTokioTimer => matches!(
                             ctx.acquire_async(&req, timeout).await,
                             Err(e) if e.kind() == ErrorKind::Timeout
                         ),
