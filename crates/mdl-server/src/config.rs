@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
-use mdl_core::{FastPath, MdlConfig, PartitionHash};
+use mdl_core::{AsyncTimer, FastPath, MdlConfig, PartitionHash};
 
 /// `mdl-server`: a MySQL-protocol server whose metadata locks are `mdl`'s, whose
 /// `performance_schema` is `pfs`'s, and whose tables are SQLite's.
@@ -116,6 +116,9 @@ impl ServerConfig {
             })
             .lock_cache(self.lock_cache)
             .lock_wait_timeout(Duration::from_secs(self.lock_wait_timeout))
+            // A waiting statement parks its connection's runtime on the runtime's own timer:
+            // one wake-up at `lock_wait_timeout`, not the manager's thread's and then this one.
+            .async_timer(AsyncTimer::Tokio)
             .build()
     }
 
