@@ -60,19 +60,23 @@ pub fn hosts() -> Hosts {
 
 /// `TRUNCATE TABLE accounts`: each account's ended threads are added to its user's and host's
 /// rows and no longer to its own, so an account without live threads has no row and the
-/// others count only those (`purge_all_account`, `storage/perfschema/pfs_account.cc`).
+/// others count only those (`purge_all_account`, `storage/perfschema/pfs_account.cc`). As
+/// MySQL's, it truncates the summaries by thread and by account too
+/// ([`crate::truncate_summary_by_account_by_event_name`], every kind).
 pub fn truncate_accounts() {
     read::truncate_accounts();
 }
 
 /// `TRUNCATE TABLE users`: as [`truncate_accounts`], then the users count only their live
-/// threads (`table_users::delete_all_rows`). The hosts keep their totals.
+/// threads (`table_users::delete_all_rows`), in the summaries by user too. The hosts keep
+/// their totals.
 pub fn truncate_users() {
     read::truncate_users();
 }
 
 /// `TRUNCATE TABLE hosts`: as [`truncate_accounts`], then the hosts count only their live
-/// threads (`table_hosts::delete_all_rows`). The users keep their totals.
+/// threads (`table_hosts::delete_all_rows`), in the summaries by host too. The users keep
+/// their totals.
 pub fn truncate_hosts() {
     read::truncate_hosts();
 }

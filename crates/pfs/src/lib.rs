@@ -115,8 +115,9 @@
 //! 4. [`sync`] (the instrumented `Mutex`, `RwLock`, `Condvar`); `session` ([`SessionThread`],
 //!    [`PendingWait`], [`PendingStatement`]: pfs threads that are not OS threads, events that
 //!    may end on another one), then `transaction` (transaction events: [`transaction_start`],
-//!    [`SessionThread::end_autocommit`], the `events_transactions_*` tables) and `connections`
-//!    ([`accounts`], [`users`], [`hosts`])
+//!    [`SessionThread::end_autocommit`], the `events_transactions_*` tables), `connections`
+//!    ([`accounts`], [`users`], [`hosts`]) and `summaries` (the summaries by thread, account,
+//!    user and host: [`summary_by_account_by_event_name`], ...)
 //! 5. this file: the public functions, each a documented call into the backend, with the
 //!    table reads in `table_reads` (one function per table); `macros`: the public macros
 //!    (`class!`, `instrument_*!`), each a call of those functions.
@@ -147,6 +148,7 @@ mod outcome;
 pub mod pattern;
 pub mod render;
 mod session;
+mod summaries;
 pub mod sync;
 mod table_reads;
 pub mod tables;
@@ -175,6 +177,7 @@ pub use render::{cell, format_pico, yes_no, TextTable};
 pub use session::{
     wait_start_on, Instrumented, PendingStatement, PendingWait, SessionGuard, SessionThread, WaitOn,
 };
+pub use summaries::*;
 pub use table_reads::*;
 pub use tables::{
     metadata_locks, MetadataDeadlockRow, MetadataLockRow, MetadataLockWaitRow, Row, Table,

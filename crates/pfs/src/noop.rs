@@ -193,9 +193,6 @@ pub(crate) mod read {
     pub(crate) fn lock_stat_by_instance(_f: Option<&Pattern>) -> Vec<LockStatRow> {
         Vec::new()
     }
-    pub(crate) fn summary_by_thread() -> Vec<SummaryByThreadRow> {
-        Vec::new()
-    }
     pub(crate) fn summary_by_digest() -> Vec<SummaryByDigestRow> {
         Vec::new()
     }

@@ -144,12 +144,10 @@ pub fn events_waits_summary_by_instance_like(pattern: &str) -> Result<SummaryByI
     ))
 }
 
-/// `events_waits_summary_by_thread_by_event_name`: live threads, rows with a non-zero count.
+/// `events_waits_summary_by_thread_by_event_name`: live threads, rows with a non-zero count
+/// ([`crate::summary_by_thread_by_event_name`] of the waits).
 pub fn events_waits_summary_by_thread_by_event_name() -> SummaryByThreadByEventName {
-    Table::new(
-        "events_waits_summary_by_thread_by_event_name",
-        backend::read::summary_by_thread(),
-    )
+    crate::summary_by_thread_by_event_name(EventFamily::Wait)
 }
 
 /// `events_statements_summary_by_digest`, ordered by total time.
@@ -202,7 +200,7 @@ pub fn top_waits(n: usize) -> TopWaits {
 }
 
 /// `TRUNCATE TABLE events_waits_summary_global_by_event_name`: resets every summary (instances,
-/// threads, exited threads, digests, histograms).
+/// threads, exited threads, digests, histograms, the summaries by account, user and host).
 pub fn truncate_events_waits_summary_global_by_event_name() {
     backend::read::truncate_global();
 }
@@ -212,8 +210,10 @@ pub fn truncate_events_waits_summary_by_instance() {
     backend::read::truncate_by_instance();
 }
 
-/// `TRUNCATE TABLE events_waits_summary_by_thread_by_event_name`. As in PFS, the per-thread
-/// stats are first folded into the global aggregate, so the global summary keeps them.
+/// `TRUNCATE TABLE events_*_summary_by_thread_by_event_name`. As in PFS, the per-thread stats
+/// (of every kind) are first folded into the global aggregate and carried into the thread's
+/// account (`reset_events_*_by_thread`), so the global summary and the summaries by account
+/// ([`crate::summary_by_account_by_event_name`]) keep them.
 pub fn truncate_events_waits_summary_by_thread_by_event_name() {
     backend::read::truncate_by_thread();
 }

@@ -1,12 +1,14 @@
 //! Readers of the connection tables (`connections.rs` keeps their counts of ended threads):
 //! the live threads' accounts and those counts, read together under the `threads` lock, so a
 //! thread that ends meanwhile is counted once (live or ended). Truncates, as MySQL's
-//! `table_accounts::delete_all_rows`, `table_users::`, `table_hosts::` do for these counts.
+//! `table_accounts::delete_all_rows`, `table_users::`, `table_hosts::` do for these counts
+//! and for the summaries by thread, account, user and host (`summary_by.rs`).
 
 use std::collections::BTreeMap;
 
 use super::connections::{ended, tally, Account, Ended};
 use super::limits::sizing;
+use super::summary_by::{carried, selection};
 use super::thread::with_live;
 use crate::tables::{AccountRow, HostRow, UserRow};
 
@@ -66,13 +68,32 @@ pub(crate) fn hosts() -> Vec<HostRow> {
         .collect()
 }
 
+/// The summaries' part of a truncate of a connection table (`table_accounts::delete_all_rows`
+/// and its siblings): every thread's summaries go to its account
+/// (`reset_events_*_by_thread`), every account's to its user and host
+/// (`reset_events_*_by_account`), and `users` (`hosts`) clear the users' (hosts').
+fn truncate_summaries(users: bool, hosts: bool) {
+    super::read::truncate_by_thread();
+    let all = selection(|_| true);
+    let mut c = carried();
+    c.purge_accounts(&all);
+    if users {
+        c.clear_users(&all);
+    }
+    if hosts {
+        c.clear_hosts(&all);
+    }
+}
+
 /// `TRUNCATE TABLE accounts`: `purge_all_account`.
 pub(crate) fn truncate_accounts() {
+    truncate_summaries(false, false);
     ended().purge_accounts(sizing().max_accounts);
 }
 
 /// `TRUNCATE TABLE users`: `purge_all_account`, then `purge_all_user`.
 pub(crate) fn truncate_users() {
+    truncate_summaries(true, false);
     let mut e = ended();
     e.purge_accounts(sizing().max_accounts);
     e.users.clear();
@@ -80,6 +101,7 @@ pub(crate) fn truncate_users() {
 
 /// `TRUNCATE TABLE hosts`: `purge_all_account`, then `purge_all_host`.
 pub(crate) fn truncate_hosts() {
+    truncate_summaries(false, true);
     let mut e = ended();
     e.purge_accounts(sizing().max_accounts);
     e.hosts.clear();

@@ -10,7 +10,8 @@
 //!    threads)
 //! 2. `events` (event records, per-thread logs, `history_long` rings), `trx_log` (the same for
 //!    transactions)
-//! 3. `classes` (derived flags, classes, digests), then `trace` (feature `tracing`)
+//! 3. `classes` (derived flags, classes, digests), then `trace` (feature `tracing`), then
+//!    `summary_by` (the stats of ended threads carried into their accounts)
 //! 4. `instances` (instrumented lock instances)
 //! 5. `thread` (per-thread slots, `setup_threads` / `setup_actors`, per-thread switches)
 //! 6. `setup` (instrument, consumer, timer switches; derived flags; class registration)
@@ -20,7 +21,8 @@
 //!    another OS thread), then `transaction` (transaction events: started, ended, or recorded
 //!    whole at the end of a statement that is its own transaction)
 //! 8. `summary` (summary tables), then `read` (the other tables; re-exports `summary`), then
-//!    `trx_read` (the transaction tables) and `conn_read` (the connection tables)
+//!    `trx_read` (the transaction tables), `conn_read` (the connection tables) and
+//!    `summary_by_read` (the summaries by thread, account, user and host)
 //!
 //! # Locks
 //!
@@ -62,6 +64,8 @@ pub(crate) mod setup;
 pub(crate) mod statement;
 pub(crate) mod stats;
 pub(crate) mod summary;
+pub(crate) mod summary_by;
+pub(crate) mod summary_by_read;
 pub(crate) mod thread;
 pub(crate) mod timer;
 #[cfg(feature = "tracing")]

@@ -360,9 +360,11 @@ pub(crate) fn truncate_by_thread() {
     let mut th = registry();
     let live = th.live.clone();
     for t in live {
-        // Keep the global summary: fold into the exited aggregate first (PFS folds into the
-        // account/user/host parents).
+        // Keep the global summary: fold into the exited aggregate first, and carry into the
+        // thread's account (`aggregate_thread_*` of `pfs_instr.cc`).
         th.fold(t);
+        let stats = t.class_stats();
+        super::summary_by::carried().carry(t.account.lock().clone(), &stats);
         t.reset_stats();
     }
 }
@@ -385,6 +387,8 @@ pub(crate) fn truncate_global() {
         *s = super::statement::Sums::default();
     }
     th.exited_trx = [stats::Snap::default(); 2];
+    // And the summaries by account, user and host (`reset_events_*_by_account`, ...).
+    super::summary_by::carried().clear();
     // With their cells zeroed, digests are bound again by their next statement, which sets
     // their FIRST_SEEN (`record::digest_stat`).
     for d in classes().digests() {

@@ -148,28 +148,6 @@ pub(crate) fn lock_stat_by_instance(filter: Option<&Pattern>) -> Vec<LockStatRow
     rows
 }
 
-pub(crate) fn summary_by_thread() -> Vec<SummaryByThreadRow> {
-    let classes = classes().registered();
-    let mut rows = Vec::new();
-    with_live(|live| {
-        for t in live {
-            for (c, s) in classes.iter().zip(t.stats.iter()) {
-                let s = s.snapshot();
-                if s.count == 0 || !c.kind().is_wait() {
-                    continue;
-                }
-                rows.push(SummaryByThreadRow {
-                    thread_id: t.thread_id(),
-                    event_name: c.name().to_string(),
-                    stats: summary(&s, c.clock()),
-                });
-            }
-        }
-    });
-    rows.sort_by(|a, b| (a.thread_id, &a.event_name).cmp(&(b.thread_id, &b.event_name)));
-    rows
-}
-
 pub(crate) fn summary_by_digest() -> Vec<SummaryByDigestRow> {
     let g = classes();
     let digests = g.digests();

@@ -168,6 +168,11 @@ impl ThreadSlot {
             .map(|h| &**h.get_or_init(|| Box::new(Hist::new())))
     }
 
+    /// Its stats by class, digests' cells in their classes (`summary_by::class_stats`).
+    pub(crate) fn class_stats(&self) -> super::summary_by::ClassStats {
+        super::summary_by::class_stats(&self.stats, self.digests.iter().map(|d| d.stat.snapshot()))
+    }
+
     pub(crate) fn reset_stats(&self) {
         for s in self.stats.iter().chain(&*self.digests_other) {
             s.reset();
@@ -495,10 +500,13 @@ impl Threads {
     }
 
     /// Folds a slot's stats into the exited aggregate, counts the end of a connection of its
-    /// account (`connections.rs`), and returns it to the free list.
+    /// account (`connections.rs`), carries its stats into its account (`summary_by.rs`), and
+    /// returns it to the free list.
     fn give_back(&mut self, t: &'static ThreadSlot) {
         self.fold(t);
-        super::connections::disconnect(t.account.lock().clone());
+        let account = t.account.lock().clone();
+        super::connections::disconnect(account.clone());
+        super::summary_by::carried().carry(account, &t.class_stats());
         t.reset_stats();
         t.clear_history();
         self.live.retain(|s| !std::ptr::eq(*s, t));

@@ -203,6 +203,8 @@ mod locks;
 pub use locks::*;
 mod statements;
 pub use statements::*;
+mod summaries;
+pub use summaries::*;
 mod transactions;
 pub use transactions::*;
 
