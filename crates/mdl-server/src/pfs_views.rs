@@ -1,6 +1,7 @@
 //! `performance_schema.*` and the `sys` views (`schema_table_lock_waits`,
 //! `innodb_lock_waits`, `processlist`, `session`, `statement_analysis`,
-//! `statements_with_errors_or_warnings` and their `x$` forms) as real SQLite tables.
+//! `statements_with_errors_or_warnings`, `user_summary`, `host_summary`,
+//! `*_summary_by_statement_type` and their `x$` forms) as real SQLite tables.
 //!
 //! Before a statement that names one of these tables runs, the connection copies a snapshot of
 //! the rows `pfs` (and the lock manager, and the process list) give at that moment into a
@@ -29,7 +30,9 @@
 //! `events_waits_current` (`sys_processlist.rs`: what each column shows, and which are NULL).
 //!
 //! `sys.statement_analysis`, `sys.statements_with_errors_or_warnings` and their `x$` forms are
-//! MySQL's reports over the digest summary (`sys_statements.rs`).
+//! MySQL's reports over the digest summary (`sys_statements.rs`); `sys.user_summary`,
+//! `sys.host_summary`, their `_by_statement_type` forms and their `x$` forms are its reports
+//! over `accounts` and the statement summaries by user and host (`sys_summaries.rs`).
 //!
 //! `global_variables`, `session_variables`, `global_status` and `session_status` are the rows
 //! of `SHOW VARIABLES` and `SHOW STATUS`, the asking session's (`variables.rs`).
@@ -44,10 +47,15 @@
 //! `accounts`, `users` and `hosts` count the connections per account, user and host, live and
 //! since the last truncate (`connections.rs`).
 //!
+//! `events_statements_summary_by_{thread,account,user,host}_by_event_name` and
+//! `events_waits_summary_by_{account,user,host}_by_event_name` are the statements and waits
+//! of each thread, account, user and host, of ended connections too (`summaries.rs`).
+//!
 //! `UPDATE performance_schema.setup_instruments | setup_consumers SET ENABLED = ..., TIMED =
 //! ... WHERE ...` changes the live switches: SQLite evaluates the `WHERE` over a snapshot and
 //! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
-//! history tables resets them, and of `accounts`, `users`, `hosts` their totals. Other writes are refused as in MySQL (1142).
+//! history tables resets them (those by thread, account, user and host as MySQL's: into their
+//! parents, `summaries.rs`), and of `accounts`, `users`, `hosts` their totals. Other writes are refused as in MySQL (1142).
 
 mod by_thread;
 pub(crate) mod columns;
@@ -55,8 +63,10 @@ mod connect_attrs;
 mod connections;
 mod data_locks;
 mod innodb_lock_waits;
+mod summaries;
 mod sys_processlist;
 mod sys_statements;
+mod sys_summaries;
 mod variables;
 
 pub(crate) use by_thread::rows as by_thread_rows;
@@ -100,7 +110,7 @@ pub(crate) fn thread_ids() -> std::collections::HashMap<u64, u64> {
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 45] = [
+pub const TABLES: [&str; 52] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -137,6 +147,13 @@ pub const TABLES: [&str; 45] = [
     "events_statements_summary_by_digest",
     "events_transactions_summary_global_by_event_name",
     "events_transactions_summary_by_thread_by_event_name",
+    "events_statements_summary_by_thread_by_event_name",
+    "events_statements_summary_by_account_by_event_name",
+    "events_statements_summary_by_user_by_event_name",
+    "events_statements_summary_by_host_by_event_name",
+    "events_waits_summary_by_account_by_event_name",
+    "events_waits_summary_by_user_by_event_name",
+    "events_waits_summary_by_host_by_event_name",
     "global_variables",
     "session_variables",
     "global_status",
@@ -149,18 +166,26 @@ pub const TABLES: [&str; 45] = [
 ];
 
 /// The `sys` views this server has, by name (`SHOW TABLES FROM sys`).
-pub const SYS_TABLES: [&str; 11] = [
+pub const SYS_TABLES: [&str; 19] = [
+    "host_summary",
+    "host_summary_by_statement_type",
     "innodb_lock_waits",
     "processlist",
     "schema_table_lock_waits",
     "session",
     "statement_analysis",
     "statements_with_errors_or_warnings",
+    "user_summary",
+    "user_summary_by_statement_type",
+    "x$host_summary",
+    "x$host_summary_by_statement_type",
     "x$processlist",
     "x$schema_table_lock_waits",
     "x$session",
     "x$statement_analysis",
     "x$statements_with_errors_or_warnings",
+    "x$user_summary",
+    "x$user_summary_by_statement_type",
 ];
 
 /// Whether `schema.name` is one of this server's `sys` views ([`SYS_TABLES`]).
@@ -215,6 +240,13 @@ pub fn refresh(
                 let filled = (sys_processlist::SOURCES.iter())
                     .map(|t| ("performance_schema", *t))
                     .chain(sys_processlist::VIEWS.iter().map(|v| ("sys", *v)));
+                done.extend(filled.map(|(s, t)| (s.to_string(), t.to_string())));
+            }
+            "sys" if sys_summaries::VIEWS.contains(&key.1.as_str()) => {
+                sys_summaries::refresh(db, src)?;
+                let filled = (sys_summaries::SOURCES.iter())
+                    .map(|t| ("performance_schema", *t))
+                    .chain(sys_summaries::VIEWS.iter().map(|v| ("sys", *v)));
                 done.extend(filled.map(|(s, t)| (s.to_string(), t.to_string())));
             }
             "sys" if sys_statements::VIEWS.contains(&key.1.as_str()) => {
@@ -376,6 +408,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         _ if variables::TABLES.contains(&name) => variables::fill(db, name, src),
         _ if connect_attrs::TABLES.contains(&name) => connect_attrs::fill(db, name, src),
         _ if connections::TABLES.contains(&name) => connections::fill(db, name),
+        _ if summaries::TABLES.contains(&name) => summaries::fill(db, name),
         _ if by_thread::TABLES.contains(&name) => by_thread::fill(db, name, src),
         _ => Err(ServerError::no_such_table("performance_schema", name)),
     }
@@ -548,6 +581,10 @@ pub fn write(
         .map(|(_, t)| t.to_ascii_lowercase())
         .unwrap_or_default();
     match s {
+        Statement::Truncate(_) if summaries::truncates(&table) => {
+            summaries::truncate(&table);
+            Ok(Output::OK)
+        }
         Statement::Truncate(_) if table.starts_with("events_") => {
             if table.contains("summary") {
                 pfs::truncate_events_waits_summary_global_by_event_name();

@@ -415,6 +415,7 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         "events_statements_summary_by_digest" => &SUMMARY_BY_DIGEST,
         "events_transactions_summary_global_by_event_name" => &TRX_SUMMARY_BY_EVENT_NAME,
         "events_transactions_summary_by_thread_by_event_name" => &TRX_SUMMARY_BY_THREAD,
+        t if super::summaries::TABLES.contains(&t) => super::summaries::defs(t),
         t if t.starts_with("events_transactions_") => &EVENTS_TRANSACTIONS,
         t if t.starts_with("events_waits_") => &EVENTS_WAITS,
         t if t.starts_with("events_stages_") => &EVENTS_STAGES,
@@ -439,6 +440,7 @@ pub(crate) fn sys(view: &str) -> Option<(&'static str, Vec<Def>)> {
         "innodb_lock_waits" => (super::innodb_lock_waits::COLUMNS.iter())
             .map(|c| c.split_once(' ').unwrap_or((c, "")))
             .collect(),
+        v if super::sys_summaries::VIEWS.contains(&v) => super::sys_summaries::defs(v),
         v if v.contains("statement") => super::sys_statements::defs(v),
         _ => super::sys_processlist::defs(!name.starts_with("x$")),
     };
@@ -575,6 +577,9 @@ mod tests {
             }
             "events_transactions_summary_by_thread_by_event_name" => {
                 headers(TransactionSummaryByThreadRow::HEADERS)
+            }
+            t if super::super::summaries::TABLES.contains(&t) => {
+                headers(super::super::summaries::headers(t))
             }
             t if t.starts_with("events_transactions_") => headers(TransactionEventRow::HEADERS),
             t if t.starts_with("events_waits_") => headers(WaitEventRow::HEADERS),

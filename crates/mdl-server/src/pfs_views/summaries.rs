@@ -1,0 +1,158 @@
+//! The summaries by thread, account, user and host: `events_statements_summary_by_thread_by_event_name`,
+//! `events_statements_summary_by_{account,user,host}_by_event_name` and the waits' three by
+//! account, user and host (`events_waits_summary_by_thread_by_event_name` is in
+//! `pfs_views.rs`), as `pfs` aggregates them (`pfs::summary_by_account_by_event_name`: a
+//! connection's statements count in its account while it runs and after it ends; the
+//! server's own threads, which have no account, under the NULL one, as in `accounts`).
+//!
+//! The columns are those `events_statements_summary_global_by_event_name` has here (MySQL
+//! 8.0's grouping columns, `EVENT_NAME` and the timer columns of
+//! `storage/perfschema/table_esms_by_account_by_event_name.cc` and its siblings; not the
+//! `SUM_LOCK_TIME` ... `SUM_NO_GOOD_INDEX_USED` counters, which `pfs` keeps per digest only).
+//! The tables by account, user and host have a row per key and per class, as MySQL's; those by
+//! thread only the classes a thread counted.
+//!
+//! `TRUNCATE TABLE` resets as MySQL's (`table_esms_by_account_by_event_name::delete_all_rows`
+//! and its siblings): a table by thread moves its threads' counts into their accounts (the
+//! global summary keeps them); one by account also moves the accounts' into their users and
+//! hosts, and its accounts without connections lose their rows; one by user (host) also
+//! clears the users' (hosts').
+
+use pfs::EventFamily;
+
+use super::columns::Def;
+use crate::engine::EngineConn;
+use crate::error::ServerError;
+
+/// The tables.
+pub(super) const TABLES: [&str; 7] = [
+    "events_statements_summary_by_thread_by_event_name",
+    "events_statements_summary_by_account_by_event_name",
+    "events_statements_summary_by_user_by_event_name",
+    "events_statements_summary_by_host_by_event_name",
+    "events_waits_summary_by_account_by_event_name",
+    "events_waits_summary_by_user_by_event_name",
+    "events_waits_summary_by_host_by_event_name",
+];
+
+/// The summaries' timer columns (`columns.rs`' `summary!`).
+macro_rules! by {
+    ($($first:expr),*) => {
+        [
+            $($first,)*
+            ("EVENT_NAME", "varchar(128) NOT NULL"),
+            ("COUNT_STAR", "bigint unsigned NOT NULL"),
+            ("SUM_TIMER_WAIT", "bigint unsigned NOT NULL"),
+            ("MIN_TIMER_WAIT", "bigint unsigned NOT NULL"),
+            ("AVG_TIMER_WAIT", "bigint unsigned NOT NULL"),
+            ("MAX_TIMER_WAIT", "bigint unsigned NOT NULL"),
+        ]
+    };
+}
+
+/// `USER`: `char(32)`, as `accounts`' (`connections.rs`), nullable as MySQL's.
+const USER: Def = ("USER", "char(32)");
+/// `HOST`: `char(255)`.
+const HOST: Def = ("HOST", "char(255)");
+
+const BY_THREAD: [Def; 7] = by!(("THREAD_ID", "bigint unsigned NOT NULL"));
+const BY_ACCOUNT: [Def; 8] = by!(USER, HOST);
+const BY_USER: [Def; 7] = by!(USER);
+const BY_HOST: [Def; 7] = by!(HOST);
+
+/// What a table groups by.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum By {
+    Thread,
+    Account,
+    User,
+    Host,
+}
+
+/// The family and grouping of `name`, one of [`TABLES`] (or the waits' table by thread).
+fn parse(name: &str) -> (EventFamily, By) {
+    let family = match name.starts_with("events_waits_") {
+        true => EventFamily::Wait,
+        false => EventFamily::Statement,
+    };
+    let by = if name.contains("_by_thread_") {
+        By::Thread
+    } else if name.contains("_by_account_") {
+        By::Account
+    } else if name.contains("_by_user_") {
+        By::User
+    } else {
+        By::Host
+    };
+    (family, by)
+}
+
+/// The columns of `name`, one of [`TABLES`].
+pub(super) fn defs(name: &str) -> &'static [Def] {
+    match parse(name).1 {
+        By::Thread => &BY_THREAD,
+        By::Account => &BY_ACCOUNT,
+        By::User => &BY_USER,
+        By::Host => &BY_HOST,
+    }
+}
+
+/// The columns `pfs`' rows of `name` give, in order (`columns.rs`' test).
+#[cfg(test)]
+pub(super) fn headers(name: &str) -> &'static [&'static str] {
+    use pfs::tables::*;
+    match parse(name).1 {
+        By::Thread => SummaryByThreadRow::HEADERS,
+        By::Account => SummaryByAccountRow::HEADERS,
+        By::User => SummaryByUserRow::HEADERS,
+        By::Host => SummaryByHostRow::HEADERS,
+    }
+}
+
+/// Fills `performance_schema.<name>`, one of [`TABLES`].
+pub(super) fn fill(db: &mut EngineConn, name: &str) -> Result<(), ServerError> {
+    let (family, by) = parse(name);
+    match by {
+        By::Thread => super::load(db, name, &pfs::summary_by_thread_by_event_name(family)),
+        By::Account => super::load(db, name, &pfs::summary_by_account_by_event_name(family)),
+        By::User => super::load(db, name, &pfs::summary_by_user_by_event_name(family)),
+        By::Host => super::load(db, name, &pfs::summary_by_host_by_event_name(family)),
+    }
+}
+
+/// Whether `TRUNCATE TABLE performance_schema.<name>` is [`truncate`]'s: one of [`TABLES`] or
+/// the waits' table by thread.
+pub(super) fn truncates(name: &str) -> bool {
+    TABLES.contains(&name) || name == "events_waits_summary_by_thread_by_event_name"
+}
+
+/// `TRUNCATE TABLE performance_schema.<name>` (see the module docs).
+pub(super) fn truncate(name: &str) {
+    let (family, by) = parse(name);
+    match by {
+        By::Thread => pfs::truncate_events_waits_summary_by_thread_by_event_name(),
+        By::Account => pfs::truncate_summary_by_account_by_event_name(family),
+        By::User => pfs::truncate_summary_by_user_by_event_name(family),
+        By::Host => pfs::truncate_summary_by_host_by_event_name(family),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_say_the_family_and_the_grouping() {
+        assert_eq!(
+            parse("events_waits_summary_by_user_by_event_name"),
+            (EventFamily::Wait, By::User)
+        );
+        assert_eq!(
+            parse("events_statements_summary_by_thread_by_event_name"),
+            (EventFamily::Statement, By::Thread)
+        );
+        assert_eq!(parse(TABLES[3]), (EventFamily::Statement, By::Host));
+        assert!(truncates("events_waits_summary_by_thread_by_event_name"));
+        assert!(!truncates("events_waits_summary_global_by_event_name"));
+    }
+}
