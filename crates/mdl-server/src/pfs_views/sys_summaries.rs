@@ -194,21 +194,7 @@ mod tests {
     #[test]
     fn the_rows_fill_every_column() {
         // Each INSERT gives as many values as its view has columns.
-        let count = |sql: &str| {
-            let select = sql.split("SELECT").nth(1).unwrap();
-            let list = select.split("\nFROM").next().unwrap();
-            let mut depth = 0;
-            let mut n = 1;
-            for c in list.chars() {
-                match c {
-                    '(' => depth += 1,
-                    ')' => depth -= 1,
-                    ',' if depth == 0 => n += 1,
-                    _ => {}
-                }
-            }
-            n
-        };
+        let count = super::super::sys_statements::select_width;
         assert_eq!(count(USER_ROWS), SUMMARY.len());
         assert_eq!(count(HOST_ROWS), SUMMARY.len());
         assert_eq!(count(TYPE_ROWS), BY_TYPE.len());
