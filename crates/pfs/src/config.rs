@@ -20,6 +20,10 @@ pub struct Sizing {
     /// (`performance_schema_accounts_size`, `_users_size`, `_hosts_size`: one size here); the
     /// live threads' rows are not bounded by it. Default 1024.
     pub max_accounts: usize,
+    /// Live prepared statements with a row in `prepared_statements_instances`
+    /// (`performance_schema_max_prepared_statements_instances`, which MySQL autosizes).
+    /// Default 4096.
+    pub max_prepared_statements: usize,
     /// `performance_schema_events_waits_history_size`. Default 10.
     pub waits_history_size: usize,
     /// `performance_schema_events_waits_history_long_size`. Default 10000.
@@ -46,6 +50,7 @@ impl Default for Sizing {
             max_threads: 1024,
             max_digests: 256,
             max_accounts: 1024,
+            max_prepared_statements: 4096,
             waits_history_size: 10,
             waits_history_long_size: 10_000,
             stages_history_size: 10,
@@ -67,6 +72,7 @@ impl Sizing {
             max_threads: self.max_threads.min(1 << 16),
             max_digests: self.max_digests.min(1 << 16),
             max_accounts: self.max_accounts.min(1 << 16),
+            max_prepared_statements: self.max_prepared_statements.min(1 << 20),
             waits_history_size: self.waits_history_size.min(1 << 12),
             waits_history_long_size: self.waits_history_long_size.min(1 << 22),
             stages_history_size: self.stages_history_size.min(1 << 12),
@@ -121,6 +127,8 @@ pub struct Status {
     pub users_lost: u64,
     /// The same for `hosts`.
     pub hosts_lost: u64,
+    /// Prepared statements without a row in `prepared_statements_instances` (the table full).
+    pub prepared_statements_lost: u64,
     /// Events ever written to `events_waits_history_long`.
     pub waits_history_long_written: u64,
     /// Events ever written to `events_stages_history_long`.
@@ -156,6 +164,10 @@ impl Status {
             ("Performance_schema_accounts_lost", self.accounts_lost),
             ("Performance_schema_users_lost", self.users_lost),
             ("Performance_schema_hosts_lost", self.hosts_lost),
+            (
+                "Performance_schema_prepared_statements_lost",
+                self.prepared_statements_lost,
+            ),
             ("Performance_schema_instances_used", self.instances_used),
             ("Performance_schema_threads_live", self.threads_live),
         ]

@@ -114,7 +114,8 @@
 //!    calls and a `read` module.
 //! 4. [`sync`] (the instrumented `Mutex`, `RwLock`, `Condvar`); `session` ([`SessionThread`],
 //!    [`PendingWait`], [`PendingStatement`]: pfs threads that are not OS threads, events that
-//!    may end on another one), then `transaction` (transaction events: [`transaction_start`],
+//!    may end on another one), then `prepared` ([`PreparedStatement`]:
+//!    `prepared_statements_instances`), `transaction` (transaction events: [`transaction_start`],
 //!    [`SessionThread::end_autocommit`], the `events_transactions_*` tables), `connections`
 //!    ([`accounts`], [`users`], [`hosts`]) and `summaries` (the summaries by thread, account,
 //!    user and host: [`summary_by_account_by_event_name`], ...)
@@ -146,6 +147,7 @@ pub mod kinds;
 mod macros;
 mod outcome;
 pub mod pattern;
+mod prepared;
 pub mod render;
 mod session;
 mod summaries;
@@ -173,6 +175,10 @@ pub use kinds::{
 };
 pub use outcome::{StatementOutcome, MAX_MESSAGE_TEXT, MAX_SQL_TEXT};
 pub use pattern::Pattern;
+pub use prepared::{
+    prepared_statements_instances, truncate_prepared_statements_instances, PreparedRef,
+    PreparedStatement,
+};
 pub use render::{cell, format_pico, yes_no, TextTable};
 pub use session::{
     wait_start_on, Instrumented, PendingStatement, PendingWait, SessionGuard, SessionThread, WaitOn,

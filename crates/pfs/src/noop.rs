@@ -264,6 +264,8 @@ pub(crate) mod session {
         pub(crate) fn set_sql_text(&self, _text: &str) {}
         #[inline(always)]
         pub(crate) fn end_with(self, _o: &crate::StatementOutcome<'_>) {}
+        #[inline(always)]
+        pub(crate) fn set_prepared(&mut self, _p: super::prepared::Ref) {}
     }
 
     #[inline(always)]
@@ -279,4 +281,42 @@ pub(crate) mod session {
     ) -> Pending {
         Pending
     }
+}
+
+pub(crate) mod prepared {
+    //! Prepared statements without instrumentation: no row, nothing to add to.
+
+    use crate::tables::PreparedStatementRow;
+
+    /// No row.
+    pub(crate) struct Handle;
+
+    /// Nothing to add to.
+    #[derive(Clone, Copy, Default)]
+    pub(crate) struct Ref;
+
+    impl Handle {
+        #[inline(always)]
+        pub(crate) fn executions(&self) -> Ref {
+            Ref
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn create(
+        _s: &super::session::SessionRecord,
+        _class: Option<super::ClassRef>,
+        _statement_id: u64,
+        _name: Option<&str>,
+        _text: &str,
+        _prepare_ps: u64,
+    ) -> Handle {
+        Handle
+    }
+
+    pub(crate) fn rows() -> Vec<PreparedStatementRow> {
+        Vec::new()
+    }
+
+    pub(crate) fn reset() {}
 }

@@ -31,6 +31,8 @@ pub(crate) struct Lost {
     pub(crate) digest: AtomicU64,
     /// Ended connections not counted in `accounts`, `users`, `hosts` (`connections.rs`).
     pub(crate) connections: [AtomicU64; 3],
+    /// Prepared statements without a row (`prepared.rs`).
+    pub(crate) prepared: AtomicU64,
 }
 
 pub(crate) static LOST: Lost = Lost {
@@ -40,4 +42,5 @@ pub(crate) static LOST: Lost = Lost {
     locker: AtomicU64::new(0),
     digest: AtomicU64::new(0),
     connections: [const { AtomicU64::new(0) }; 3],
+    prepared: AtomicU64::new(0),
 };

@@ -20,9 +20,10 @@
 //!    the crate root re-exports), then `session` (session threads, and waits that may end on
 //!    another OS thread), then `transaction` (transaction events: started, ended, or recorded
 //!    whole at the end of a statement that is its own transaction)
-//! 8. `summary` (summary tables), then `read` (the other tables; re-exports `summary`), then
-//!    `trx_read` (the transaction tables), `conn_read` (the connection tables) and
-//!    `summary_by_read` (the summaries by thread, account, user and host)
+//! 8. `summary` (summary tables), then `prepared` (`prepared_statements_instances`' rows),
+//!    then `read` (the other tables; re-exports `summary`), then `trx_read` (the transaction
+//!    tables), `conn_read` (the connection tables) and `summary_by_read` (the summaries by
+//!    thread, account, user and host)
 //!
 //! # Locks
 //!
@@ -56,6 +57,7 @@ pub(crate) mod events;
 pub(crate) mod flags;
 pub(crate) mod instances;
 pub(crate) mod limits;
+pub(crate) mod prepared;
 pub(crate) mod read;
 pub(crate) mod record;
 pub(crate) mod seqlock;

@@ -342,6 +342,7 @@ pub(crate) fn status() -> Status {
         accounts_lost: LOST.connections[0].load(Ordering::Relaxed),
         users_lost: LOST.connections[1].load(Ordering::Relaxed),
         hosts_lost: LOST.connections[2].load(Ordering::Relaxed),
+        prepared_statements_lost: super::prepared::lost(),
         waits_history_long_written: long[0].written(),
         stages_history_long_written: long[1].written(),
         statements_history_long_written: long[2].written(),

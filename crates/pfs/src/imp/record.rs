@@ -41,6 +41,11 @@ pub(crate) struct Active {
     pub(crate) event_id: u64,
     pub(crate) flags: u32,
     pub(crate) claim: Option<Claim>,
+    /// The row of the prepared statement a statement executes (`prepared.rs`), its index + 1
+    /// in `statement::PREPARED_CELLS` (0: none; a `u32` beside `flags`, so the record does
+    /// not grow): its end adds to it too, as MySQL's `pfs_end_statement_v1` adds to
+    /// `m_parent_prepared_stmt`.
+    pub(crate) prepared: u32,
 }
 
 impl Active {
@@ -60,6 +65,7 @@ impl Active {
             event_id: 0,
             flags: f,
             claim: None,
+            prepared: 0,
         }
     }
 }
@@ -128,6 +134,7 @@ pub(crate) fn begin_statement(
         event_id,
         flags: f,
         claim,
+        prepared: 0,
     }
 }
 
@@ -206,6 +213,7 @@ fn begin_at(
         event_id,
         flags: f,
         claim,
+        prepared: 0,
     }
 }
 
@@ -308,16 +316,47 @@ pub(crate) fn end_statement(a: &Active, o: &crate::StatementOutcome<'_>) -> u64 
     } else if plain_statement(a.flags) && digest_bound(a) {
         let end = rdtsc();
         finish_event(a, end, true, 2, End::Common(o), true);
+        if a.prepared != 0 {
+            executed_common(a, end, o.rows_sent());
+        }
         end
     } else {
-        end_event_other(a, End::Common(o))
+        let end = end_event_other(a, End::Common(o));
+        executed(a, end, &End::Common(o));
+        end
     }
 }
 
 #[cold]
 #[inline(never)]
 fn end_statement_rare(a: &Active, o: &crate::StatementOutcome<'_>) -> u64 {
-    end_event_other(a, End::Rare(&statement::rare_end(a, o)))
+    let r = statement::rare_end(a, o);
+    let end = end_event_other(a, End::Rare(&r));
+    executed(a, end, &End::Rare(&r));
+    end
+}
+
+/// A prepared statement's execution ended (`a.prepared`): its statistics and sums, the same
+/// as its digest's, into the prepared statement's cell, which the session alone writes.
+#[inline(always)]
+fn executed(a: &Active, end: u64, e: &End<'_>) {
+    if a.prepared == 0 {
+        return;
+    }
+    if let Some(p) = statement::prepared_cell(a.prepared) {
+        p.stat
+            .add(a.flags & F_TIMED != 0, end.saturating_sub(a.start));
+        p.seen(a.start, e);
+    }
+}
+
+/// [`executed`] of the common end: timed, and only rows sent to add (the fewest stores).
+#[inline(always)]
+fn executed_common(a: &Active, end: u64, rows_sent: u64) {
+    if let Some(p) = statement::prepared_cell(a.prepared) {
+        p.stat.add_timed(end.wrapping_sub(a.start));
+        p.sent(rows_sent);
+    }
 }
 
 /// [`end_event`] with the nanosecond clock, untimed, or with extras; returns the end.

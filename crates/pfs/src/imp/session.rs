@@ -127,6 +127,15 @@ impl Pending {
         }
     }
 
+    /// The statement executes the prepared statement of row `p` (its index + 1, 0 for none:
+    /// `prepared.rs`): its end adds to it. One store.
+    #[inline(always)]
+    pub(crate) fn set_prepared(&mut self, p: u32) {
+        if let Pending::OnSlot(a) = self {
+            a.prepared = p;
+        }
+    }
+
     /// Ends a statement with what it did (`crate::PendingStatement::end_with`): one end, as
     /// its drop's, that also writes the outcome (`record::end_statement`).
     #[inline]

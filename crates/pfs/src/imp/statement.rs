@@ -47,6 +47,17 @@ use crate::outcome::{truncated, StatementOutcome, MAX_MESSAGE_TEXT, MAX_SQL_TEXT
 mod digest;
 pub(crate) use digest::{digest_cells, stamp_datetime, DigestCell, Sums};
 
+/// The cells of `prepared_statements_instances`' rows (`prepared.rs`), allocated at the first
+/// prepared statement: a statement event names its row's by index (`Active::prepared`, in
+/// padding the record has anyway), and its end adds to it (`record::end_statement`).
+pub(crate) static PREPARED_CELLS: OnceLock<Box<[DigestCell]>> = OnceLock::new();
+
+/// The cell of row `index` (`Active::prepared`: its index + 1, 0 for none).
+#[inline(always)]
+pub(crate) fn prepared_cell(index: u32) -> Option<&'static DigestCell> {
+    PREPARED_CELLS.get()?.get((index as usize).wrapping_sub(1))
+}
+
 /// Text of up to `8 * W` bytes in words (read under the owner's seqlock).
 #[derive(Debug)]
 struct TextBuf<const W: usize> {

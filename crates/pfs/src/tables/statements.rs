@@ -1,5 +1,5 @@
 //! The statement tables' rows: `events_statements_*` (and `events_stages_*`, which share the
-//! row type) and `events_statements_summary_by_digest`.
+//! row type), `events_statements_summary_by_digest` and `prepared_statements_instances`.
 
 use serde::Serialize;
 
@@ -81,5 +81,56 @@ table_row! {
         "FIRST_SEEN" => first_seen: String,
         /// LAST_SEEN: the start of its last statement, UTC.
         "LAST_SEEN" => last_seen: String,
+    }
+}
+
+table_row! {
+    /// `prepared_statements_instances` (MySQL's `table_prepared_stmt_instances.cc`): one row
+    /// per live prepared statement ([`crate::SessionThread::prepared_statement`]), with the
+    /// execution statistics the statement summaries here keep.
+    #[derive(Eq)]
+    pub struct PreparedStatementRow {
+        /// OBJECT_INSTANCE_BEGIN: the row's identity (its slot's address).
+        "OBJECT_INSTANCE_BEGIN" => object_instance_begin: u64,
+        /// STATEMENT_ID: the id the server gave the statement (`COM_STMT_PREPARE`'s reply).
+        "STATEMENT_ID" => statement_id: u64,
+        /// STATEMENT_NAME: `PREPARE name FROM ...`'s name; NULL for the binary protocol's.
+        "STATEMENT_NAME" => statement_name: Option<String>,
+        /// SQL_TEXT: the prepared text.
+        "SQL_TEXT" => sql_text: String,
+        /// OWNER_THREAD_ID: the session that prepared it.
+        "OWNER_THREAD_ID" => owner_thread_id: u64,
+        /// OWNER_EVENT_ID: the event id its preparation took on that thread.
+        "OWNER_EVENT_ID" => owner_event_id: Option<u64>,
+        /// OWNER_OBJECT_TYPE: NULL (no stored programs).
+        "OWNER_OBJECT_TYPE" => owner_object_type: Option<String>,
+        /// OWNER_OBJECT_SCHEMA: NULL.
+        "OWNER_OBJECT_SCHEMA" => owner_object_schema: Option<String>,
+        /// OWNER_OBJECT_NAME: NULL.
+        "OWNER_OBJECT_NAME" => owner_object_name: Option<String>,
+        /// TIMER_PREPARE (ps).
+        "TIMER_PREPARE" => timer_prepare: u64,
+        /// COUNT_REPREPARE: 0 (nothing here makes a statement reprepare).
+        "COUNT_REPREPARE" => count_reprepare: u64,
+        /// COUNT_EXECUTE.
+        "COUNT_EXECUTE" => count_execute: u64,
+        /// SUM_TIMER_EXECUTE (ps).
+        "SUM_TIMER_EXECUTE" => sum_timer_execute: u64,
+        /// MIN_TIMER_EXECUTE (ps).
+        "MIN_TIMER_EXECUTE" => min_timer_execute: u64,
+        /// AVG_TIMER_EXECUTE (ps).
+        "AVG_TIMER_EXECUTE" => avg_timer_execute: u64,
+        /// MAX_TIMER_EXECUTE (ps).
+        "MAX_TIMER_EXECUTE" => max_timer_execute: u64,
+        /// SUM_LOCK_TIME (ps).
+        "SUM_LOCK_TIME" => sum_lock_time: u64,
+        /// SUM_ERRORS.
+        "SUM_ERRORS" => sum_errors: u64,
+        /// SUM_WARNINGS.
+        "SUM_WARNINGS" => sum_warnings: u64,
+        /// SUM_ROWS_AFFECTED.
+        "SUM_ROWS_AFFECTED" => sum_rows_affected: u64,
+        /// SUM_ROWS_SENT.
+        "SUM_ROWS_SENT" => sum_rows_sent: u64,
     }
 }

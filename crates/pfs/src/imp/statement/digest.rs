@@ -44,7 +44,7 @@ fn bump(c: &AtomicU64, v: u64) {
 }
 
 impl DigestCell {
-    fn new() -> DigestCell {
+    pub(crate) fn new() -> DigestCell {
         DigestCell {
             stat: StatCell::new(),
             rows_sent: AtomicU64::new(0),
@@ -65,6 +65,13 @@ impl DigestCell {
             End::Common(o) => bump(&self.rows_sent, o.rows_sent()),
             End::Rare(e) => self.add_rare(e),
         }
+    }
+
+    /// A prepared statement's common end (`record::end_statement`): its rows sent, and no
+    /// `LAST_SEEN`, which its row does not show.
+    #[inline(always)]
+    pub(crate) fn sent(&self, rows: u64) {
+        bump(&self.rows_sent, rows);
     }
 
     #[cold]
