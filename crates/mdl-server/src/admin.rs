@@ -272,6 +272,11 @@ pub fn status(shared: &Shared, session: Option<&SessionStatus>) -> Vec<(String, 
         "Performance_schema_metadata_lock_lost".into(),
         shared.mgr.metadata_locks_lost().to_string(),
     ));
+    #[cfg(feature = "pfs")]
+    rows.push((
+        "Performance_schema_prepared_statements_lost".into(),
+        pfs::status().prepared_statements_lost.to_string(),
+    ));
     rows.sort();
     rows
 }

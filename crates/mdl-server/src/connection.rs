@@ -60,12 +60,20 @@ pub(crate) struct Prepared {
     pub memo: Memo,
     /// How many of its `?` are user-level lock calls' arguments (`lock_params.rs`).
     pub lock_params: usize,
+    /// Its row of `prepared_statements_instances`, gone with it (`pfs_views/prepared.rs`).
+    pub row: pfs::PreparedStatement,
 }
 
 impl Prepared {
-    /// `parsed`, from `text`, kept to be executed; prepared in `schema`.
-    pub fn new(text: &str, parsed: Parsed, schema: Option<&str>) -> Prepared {
+    /// `parsed`, from `text`, kept to be executed; prepared in `schema`; `row` its row.
+    pub fn new(
+        text: &str,
+        parsed: Parsed,
+        schema: Option<&str>,
+        row: pfs::PreparedStatement,
+    ) -> Prepared {
         Prepared {
+            row,
             text: text.into(),
             lock_params: crate::lock_params::count(&parsed),
             parsed: Arc::new(parsed),
@@ -115,6 +123,8 @@ pub struct Connection {
     statement_params: StatementParams,
     /// The warning count the output stream writes into EOF packets (`wire/warnings.rs`).
     pub(crate) eof_warnings: crate::wire::EofWarnings,
+    /// The prepared statement the next statement executes, taken by its event (`execute.rs`).
+    pub(crate) executing: pfs::PreparedRef,
 }
 
 /// How a statement ended, besides its result.
@@ -173,6 +183,7 @@ impl Connection {
             client,
             statement_params,
             eof_warnings: Default::default(),
+            executing: Default::default(),
         };
         c.publish(); // what other connections see of it (`published.rs`)
         Ok(c)
@@ -548,7 +559,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         query: &'a str,
         info: StatementMetaWriter<'a, W>,
     ) -> io::Result<()> {
-        let query = query_text(query);
+        let (query, started) = (query_text(query), std::time::Instant::now());
         self.info.status.count(Com::StmtPrepare);
         // The area is cleared, even for a diagnostic statement, and keeps the error a prepare
         // fails with (`Prepared_statement::prepare`, `sql/sql_prepare.cc`); the reply's EOFs
@@ -564,7 +575,8 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             }
         };
         let id = self.next_statement_id();
-        let prepared = Prepared::new(query, parsed, self.schema());
+        let row = crate::statement_event::prepared_row(&self.thread, None, id, query, started);
+        let prepared = Prepared::new(query, parsed, self.schema(), row);
         let params = params + prepared.lock_params;
         let params: Vec<Column> = (0..params).map(|_| var_string("?")).collect();
         let columns: Vec<Column> = columns.iter().map(|c| var_string(c)).collect();
@@ -597,6 +609,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             .map(|p| param(p.value.into_inner()))
             .collect();
         let digest = p.digest;
+        self.executing = p.row.executions();
         let (text, parsed, values, memo) = p.execution(id, values);
         match self
             .statement("Execute", text, Ok(parsed), values, Some(digest), memo)

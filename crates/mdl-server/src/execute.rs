@@ -166,7 +166,9 @@ impl Connection {
         // A `Send` event on the connection's session thread: the task may move between
         // workers while the statement waits, and a DBA sees the statement in
         // `events_statements_current` with its metadata-lock wait nested in it, as in MySQL.
-        let event = self.thread.statement_start(cls, digest);
+        let mut event = self.thread.statement_start(cls, digest);
+        // An execution of a prepared statement adds to its row (`pfs_views/prepared.rs`).
+        event.set_prepared(std::mem::take(&mut self.executing));
         if given.is_none() {
             event.set_sql_text(text); // a prepared statement's is its digest's
         }

@@ -55,7 +55,9 @@
 //! ... WHERE ...` changes the live switches: SQLite evaluates the `WHERE` over a snapshot and
 //! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
 //! history tables resets them (those by thread, account, user and host as MySQL's: into their
-//! parents, `summaries.rs`), and of `accounts`, `users`, `hosts` their totals. Other writes are refused as in MySQL (1142).
+//! parents, `summaries.rs`), of `prepared_statements_instances` (every connection's live
+//! prepared statements, `prepared.rs`) its rows' statistics, and of `accounts`, `users`,
+//! `hosts` their totals. Other writes are refused as in MySQL (1142).
 
 mod by_thread;
 pub(crate) mod columns;
@@ -63,6 +65,7 @@ mod connect_attrs;
 mod connections;
 mod data_locks;
 mod innodb_lock_waits;
+mod prepared;
 mod summaries;
 mod sys_processlist;
 mod sys_statements;
@@ -110,7 +113,7 @@ pub(crate) fn thread_ids() -> std::collections::HashMap<u64, u64> {
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 52] = [
+pub const TABLES: [&str; 53] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -163,6 +166,7 @@ pub const TABLES: [&str; 52] = [
     "status_by_thread",
     "variables_by_thread",
     "user_variables_by_thread",
+    "prepared_statements_instances",
 ];
 
 /// The `sys` views this server has, by name (`SHOW TABLES FROM sys`).
@@ -404,6 +408,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
             name,
             &pfs::events_transactions_summary_by_thread_by_event_name(),
         ),
+        prepared::TABLE => load(db, name, &pfs::prepared_statements_instances()),
         _ if data_locks::TABLES.contains(&name) => data_locks::fill(db, src),
         _ if variables::TABLES.contains(&name) => variables::fill(db, name, src),
         _ if connect_attrs::TABLES.contains(&name) => connect_attrs::fill(db, name, src),
@@ -591,6 +596,10 @@ pub fn write(
             } else {
                 pfs::truncate_events_history();
             }
+            Ok(Output::OK)
+        }
+        Statement::Truncate(_) if table == prepared::TABLE => {
+            pfs::truncate_prepared_statements_instances();
             Ok(Output::OK)
         }
         Statement::Truncate(_) if connections::TABLES.contains(&table.as_str()) => {

@@ -177,6 +177,7 @@ impl Connection {
                     return failed(self, unknown(&name, "EXECUTE"));
                 };
                 let digest = p.digest;
+                self.executing = p.row.executions();
                 let (text, parsed, values, memo) = p.execution(id, values);
                 self.statement("Query", text, Ok(parsed), values, Some(digest), memo)
                     .await
@@ -194,14 +195,16 @@ impl Connection {
     /// `PREPARE name FROM sql`: parsed and kept as a binary-protocol statement, under `name`
     /// (replacing what the name held).
     fn prepare_named(&mut self, name: String, sql: &str) -> Result<Output, ServerError> {
+        let started = std::time::Instant::now();
         let parsed = crate::connection::parse_one_prepared(sql)?;
         let (count, _) = self.describe(&parsed)?;
         if let Some((old, _)) = self.sql_prepared.remove(&name) {
             self.prepared.remove(&old);
         }
         let id = self.next_statement_id();
+        let row = crate::statement_event::prepared_row(&self.thread, Some(&name), id, sql, started);
         let schema = self.session.state().current_schema.as_deref();
-        let prepared = Prepared::new(sql, parsed, schema);
+        let prepared = Prepared::new(sql, parsed, schema, row);
         let count = count + prepared.lock_params;
         self.prepared.insert(id, prepared);
         self.sql_prepared.insert(name, (id, count));

@@ -34,6 +34,23 @@ use crate::error::ServerError;
 use crate::status::Com;
 use crate::wire::Output;
 
+/// The row of `prepared_statements_instances` (`pfs_views/prepared.rs`) of the statement `id`
+/// prepared from `text` since `started`: SQL `PREPARE`'s (`name`) when its class
+/// (`statement/sql/prepare_sql`) is enabled, as MySQL makes one only for a preparing statement
+/// it instruments (`MYSQL_CREATE_PS`, `sql/sql_prepare.cc`); a `COM_STMT_PREPARE`'s
+/// (`statement/com/Prepare` in MySQL, a class the server does not have) when the global
+/// instrumentation is on. Both on an instrumented thread.
+pub(crate) fn prepared_row(
+    thread: &pfs::SessionThread,
+    name: Option<&str>,
+    id: u32,
+    text: &str,
+    started: std::time::Instant,
+) -> pfs::PreparedStatement {
+    let class = name.map(|_| class(Some(Com::PrepareSql)));
+    thread.prepared_statement(class, id.into(), name, text, started.elapsed())
+}
+
 /// The digest of `text` in `schema` (see the module docs).
 pub(crate) fn digest_in(schema: Option<&str>, text: &str) -> pfs::DigestRef {
     pfs::register_digest_in(schema, text)

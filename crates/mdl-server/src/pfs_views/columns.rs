@@ -413,6 +413,7 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         "events_waits_summary_by_instance" => &SUMMARY_BY_INSTANCE,
         "events_waits_summary_by_thread_by_event_name" => &SUMMARY_BY_THREAD,
         "events_statements_summary_by_digest" => &SUMMARY_BY_DIGEST,
+        "prepared_statements_instances" => &super::prepared::COLUMNS,
         "events_transactions_summary_global_by_event_name" => &TRX_SUMMARY_BY_EVENT_NAME,
         "events_transactions_summary_by_thread_by_event_name" => &TRX_SUMMARY_BY_THREAD,
         t if super::summaries::TABLES.contains(&t) => super::summaries::defs(t),
@@ -572,6 +573,7 @@ mod tests {
             "events_waits_summary_by_instance" => headers(SummaryByInstanceRow::HEADERS),
             "events_waits_summary_by_thread_by_event_name" => headers(SummaryByThreadRow::HEADERS),
             "events_statements_summary_by_digest" => headers(SummaryByDigestRow::HEADERS),
+            "prepared_statements_instances" => headers(PreparedStatementRow::HEADERS),
             "events_transactions_summary_global_by_event_name" => {
                 headers(TransactionSummaryByEventNameRow::HEADERS)
             }
