@@ -16,6 +16,12 @@
 //! Nothing is done on the path of an event: a thread's stats are read where it writes them,
 //! and carried into its account once, when it ends.
 //!
+//! The statements' tables have MySQL's counters after the timer columns (`SUM_LOCK_TIME`,
+//! `SUM_ERRORS`, `SUM_WARNINGS`, `SUM_ROWS_AFFECTED`, `SUM_ROWS_SENT`: those a statement's
+//! end gives, [`crate::StatementOutcome`]) in the `statement_summary_*` readers
+//! ([`statement_summary_by_account_by_event_name`], ...); MySQL's other counters
+//! (`SUM_ROWS_EXAMINED`, `SUM_SELECT_SCAN`, ...) are not counted here.
+//!
 //! ```
 //! let a = pfs::SessionThread::new("thread/doc/connection", 31);
 //! a.set_account("doc_summaries", "hosta");
@@ -130,6 +136,43 @@ pub fn truncate_summary_by_host_by_event_name(family: EventFamily) {
     read::truncate_by_host(kinds(family));
 }
 
+/// `events_statements_summary_global_by_event_name` with its counters after the timer
+/// columns (`SUM_LOCK_TIME` ... `SUM_ROWS_SENT`, as `events_statements_summary_by_digest`
+/// has them; [`crate::events_statements_summary_global_by_event_name`] has the timer columns
+/// only).
+pub fn statement_summary_global_by_event_name() -> StatementSummaryGlobal {
+    Table::new(
+        "events_statements_summary_global_by_event_name",
+        read::statements_global(),
+    )
+}
+
+/// [`summary_by_thread_by_event_name`] of the statements, with their counters.
+pub fn statement_summary_by_thread_by_event_name() -> StatementSummaryByThread {
+    Table::new(
+        name(EventFamily::Statement, 0),
+        read::statements_by_thread(),
+    )
+}
+
+/// [`summary_by_account_by_event_name`] of the statements, with their counters.
+pub fn statement_summary_by_account_by_event_name() -> StatementSummaryByAccount {
+    Table::new(
+        name(EventFamily::Statement, 1),
+        read::statements_by_account(),
+    )
+}
+
+/// [`summary_by_user_by_event_name`] of the statements, with their counters.
+pub fn statement_summary_by_user_by_event_name() -> StatementSummaryByUser {
+    Table::new(name(EventFamily::Statement, 2), read::statements_by_user())
+}
+
+/// [`summary_by_host_by_event_name`] of the statements, with their counters.
+pub fn statement_summary_by_host_by_event_name() -> StatementSummaryByHost {
+    Table::new(name(EventFamily::Statement, 3), read::statements_by_host())
+}
+
 #[cfg(not(feature = "instrumentation"))]
 mod read {
     //! Compiled out: no rows.
@@ -145,6 +188,21 @@ mod read {
         Vec::new()
     }
     pub(crate) fn by_host(_k: impl Fn(ClassKind) -> bool) -> Vec<SummaryByHostRow> {
+        Vec::new()
+    }
+    pub(crate) fn statements_global() -> Vec<StatementSummaryByEventNameRow> {
+        Vec::new()
+    }
+    pub(crate) fn statements_by_thread() -> Vec<StatementSummaryByThreadRow> {
+        Vec::new()
+    }
+    pub(crate) fn statements_by_account() -> Vec<StatementSummaryByAccountRow> {
+        Vec::new()
+    }
+    pub(crate) fn statements_by_user() -> Vec<StatementSummaryByUserRow> {
+        Vec::new()
+    }
+    pub(crate) fn statements_by_host() -> Vec<StatementSummaryByHostRow> {
         Vec::new()
     }
     pub(crate) fn truncate_by_account(_k: impl Fn(ClassKind) -> bool) {}

@@ -382,11 +382,16 @@ fn finish_event(a: &Active, end: u64, timed: bool, family: usize, e: End<'_>, bo
             if let Some(c) = digest_stat(t, a.class, d, timed, wait, a.start, bound) {
                 c.seen(a.start, &e);
             }
+            // Known bound: the digest's cell holds the class's sums (`class_sums.rs`).
+            if !bound && !matches!(e, End::None) {
+                statement::add_foreign(t, a.class, d, &e);
+            }
         }
         _ => {
             if let Some(c) = t.stats.get(a.class.index as usize) {
                 c.add(timed, wait);
             }
+            statement::add_class(t, a.class, &e);
         }
     }
     if f & F_HIST != 0 || cfg!(feature = "tracing") {

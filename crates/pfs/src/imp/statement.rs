@@ -21,7 +21,9 @@
 //!
 //! A digest's sums are in its thread's [`DigestCell`] (`digest.rs`), beside the statistics
 //! every statement with a digest writes: the same cache line, and no index or bounds check of
-//! their own.
+//! their own. The same sums by class (the statement summaries by event name) are derived from
+//! the digests' on read, with what no bound digest holds in a cell per class
+//! (`class_sums.rs`).
 //!
 //! # What a statement pays
 //!
@@ -44,7 +46,9 @@ use super::timer::stamp_to_ps;
 use crate::kinds::Clock;
 use crate::outcome::{truncated, StatementOutcome, MAX_MESSAGE_TEXT, MAX_SQL_TEXT};
 
+mod class_sums;
 mod digest;
+pub(crate) use class_sums::{add_class, add_foreign, sums_cells, SumsCell};
 pub(crate) use digest::{digest_cells, stamp_datetime, DigestCell, Sums};
 
 /// The cells of `prepared_statements_instances`' rows (`prepared.rs`), allocated at the first

@@ -23,18 +23,32 @@
 //! Lock order: `threads` → `connections`' lock → this module's lock.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::Ordering;
 
 use parking_lot::{Mutex, MutexGuard};
 
 use super::classes::classes;
 use super::connections::Account;
 use super::limits::sizing;
-use super::stats::{Snap, StatCell};
+use super::statement::Sums;
+use super::stats::Snap;
+
+/// A class's statistics and, for a statement class, its sums (`statement/class_sums.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ClassStat {
+    pub(crate) stat: Snap,
+    pub(crate) sums: Sums,
+}
+
+impl ClassStat {
+    pub(crate) fn merge(&mut self, o: &ClassStat) {
+        self.stat.merge(&o.stat);
+        self.sums.merge(&o.sums);
+    }
+}
 
 /// Stats by class, indexed as the registered classes (shorter if classes were registered
 /// since).
-pub(crate) type ClassStats = Vec<Snap>;
+pub(crate) type ClassStats = Vec<ClassStat>;
 
 /// The carried stats of ended (or truncated) threads, by account, and by user and host for
 /// what truncates moved there (`None`: the NULL key).
@@ -43,12 +57,16 @@ pub(crate) struct Carried {
     pub(crate) accounts: BTreeMap<Account, ClassStats>,
     pub(crate) users: BTreeMap<Option<String>, ClassStats>,
     pub(crate) hosts: BTreeMap<Option<String>, ClassStats>,
+    /// The statement sums by class of every thread that ended or was truncated, for the
+    /// global summary (whose statistics are in `Threads::exited`).
+    pub(crate) exited_sums: Vec<Sums>,
 }
 
 static CARRIED: Mutex<Carried> = Mutex::new(Carried {
     accounts: BTreeMap::new(),
     users: BTreeMap::new(),
     hosts: BTreeMap::new(),
+    exited_sums: Vec::new(),
 });
 
 /// The carried stats (locked; last in the lock order).
@@ -56,25 +74,10 @@ pub(crate) fn carried() -> MutexGuard<'static, Carried> {
     CARRIED.lock()
 }
 
-/// A thread's stats by class: its class cells `stats`, each of its digest cells' `digests`
-/// added to the class the digest is bound to (a statement of that class counts in the
-/// digest's cell only: `record::digest_stat`).
-pub(crate) fn class_stats(stats: &[StatCell], digests: impl Iterator<Item = Snap>) -> ClassStats {
-    let g = classes();
-    let n = g.registered().len();
-    let mut v: ClassStats = stats.iter().take(n).map(|c| c.snapshot()).collect();
-    for (d, cell) in g.digests().iter().zip(digests) {
-        if let Some(s) = v.get_mut(d.class.load(Ordering::Relaxed) as usize) {
-            s.merge(&cell);
-        }
-    }
-    v
-}
-
 /// Adds `src` into `dst`, class by class.
-pub(crate) fn add_into(dst: &mut ClassStats, src: &[Snap]) {
+pub(crate) fn add_into(dst: &mut ClassStats, src: &[ClassStat]) {
     if dst.len() < src.len() {
-        dst.resize(src.len(), Snap::default());
+        dst.resize(src.len(), ClassStat::default());
     }
     for (d, s) in dst.iter_mut().zip(src) {
         d.merge(s);
@@ -82,7 +85,7 @@ pub(crate) fn add_into(dst: &mut ClassStats, src: &[Snap]) {
 }
 
 /// Adds `src` to `key`'s entry of `map` if it has the key or room for it.
-fn add<K: Ord>(map: &mut BTreeMap<K, ClassStats>, key: K, src: &[Snap], max: usize) {
+fn add<K: Ord>(map: &mut BTreeMap<K, ClassStats>, key: K, src: &[ClassStat], max: usize) {
     if let Some(d) = map.get_mut(&key) {
         add_into(d, src);
     } else if map.len() < max {
@@ -97,13 +100,13 @@ fn take(stats: &mut ClassStats, sel: &[bool]) -> ClassStats {
         .zip(sel.iter().chain(std::iter::repeat(&false))))
     .map(|(s, on)| match on {
         true => std::mem::take(s),
-        false => Snap::default(),
+        false => ClassStat::default(),
     })
     .collect()
 }
 
-fn is_empty(stats: &[Snap]) -> bool {
-    stats.iter().all(|s| s.count == 0)
+fn is_empty(stats: &[ClassStat]) -> bool {
+    stats.iter().all(|s| s.stat.count == 0)
 }
 
 /// Which registered classes `keep` selects, by index.
@@ -115,8 +118,15 @@ pub(crate) fn selection(keep: impl Fn(crate::ClassKind) -> bool) -> Vec<bool> {
 
 impl Carried {
     /// A thread of `account` ended or had its summary truncated: its stats `stats` go to the
-    /// account (`aggregate_thread_*` with an account).
-    pub(crate) fn carry(&mut self, account: Account, stats: &[Snap]) {
+    /// account (`aggregate_thread_*` with an account), and its sums to the global summary's
+    /// (`aggregate_thread_statements` with `global_instr_class_statements_array`).
+    pub(crate) fn carry(&mut self, account: Account, stats: &[ClassStat]) {
+        if self.exited_sums.len() < stats.len() {
+            self.exited_sums.resize(stats.len(), Sums::default());
+        }
+        for (d, s) in self.exited_sums.iter_mut().zip(stats) {
+            d.merge(&s.sums);
+        }
         if !is_empty(stats) {
             add(&mut self.accounts, account, stats, sizing().max_accounts);
         }
@@ -168,12 +178,18 @@ impl Carried {
 mod tests {
     use super::*;
 
-    fn snap(count: u64) -> Snap {
-        Snap {
-            count,
-            sum: count * 10,
-            min: 10,
-            max: 10,
+    fn snap(count: u64) -> ClassStat {
+        ClassStat {
+            stat: Snap {
+                count,
+                sum: count * 10,
+                min: 10,
+                max: 10,
+            },
+            sums: Sums {
+                errors: count,
+                ..Sums::default()
+            },
         }
     }
 
@@ -185,8 +201,8 @@ mod tests {
         Some(s.into())
     }
 
-    fn counts(s: &[Snap]) -> Vec<u64> {
-        s.iter().map(|s| s.count).collect()
+    fn counts(s: &[ClassStat]) -> Vec<u64> {
+        s.iter().map(|s| s.stat.count).collect()
     }
 
     #[test]
@@ -198,6 +214,13 @@ mod tests {
         c.carry(acct("idle", "h1"), &[snap(0)]);
         assert_eq!(c.accounts.len(), 2);
         assert_eq!(counts(&c.accounts[&acct("app", "h1")]), [4, 2]);
+        let errors: Vec<u64> = c.exited_sums.iter().map(|s| s.errors).collect();
+        assert_eq!(
+            errors,
+            [9, 7],
+            "every thread's sums count in the global summary"
+        );
+        assert_eq!(c.accounts[&acct("app", "h1")][0].sums.errors, 4);
         c.purge_accounts(&[true, true]);
         assert_eq!(counts(&c.users[&None]), [5, 5]);
     }
@@ -221,6 +244,6 @@ mod tests {
         c.clear_hosts(&[true, true]);
         assert!(c.hosts.is_empty());
         c.clear();
-        assert!(c.users.is_empty());
+        assert!(c.users.is_empty() && c.exited_sums.is_empty());
     }
 }

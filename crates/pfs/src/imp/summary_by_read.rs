@@ -15,10 +15,11 @@ use std::collections::BTreeMap;
 
 use super::classes::classes;
 use super::connections::Account;
+use super::statement::Sums;
 use super::summary::summary;
-use super::summary_by::{add_into, carried, selection, Carried, ClassStats};
+use super::summary_by::{add_into, carried, selection, Carried, ClassStat, ClassStats};
 use super::thread::with_live;
-use crate::kinds::ClassKind;
+use crate::kinds::{ClassKind, Clock, EventFamily};
 use crate::tables::*;
 
 /// Per key, the carried stats `of` takes from `Carried` and the live threads' whose account
@@ -48,12 +49,37 @@ fn host(a: &Account) -> Option<String> {
     a.as_ref().map(|(_, h)| h.clone())
 }
 
-/// A row per key and per class `keep` selects, made by `row` from the key, the class name
-/// and its summary columns.
+/// The timer columns of a class's stats.
+fn timers(s: &ClassStat, clock: Clock) -> SummaryStats {
+    summary(&s.stat, clock)
+}
+
+/// The columns of a statement class's stats: the timer columns and the sums.
+fn statement(s: &ClassStat, clock: Clock) -> StatementSummaryStats {
+    with_sums(summary(&s.stat, clock), &s.sums)
+}
+
+fn with_sums(timers: SummaryStats, s: &Sums) -> StatementSummaryStats {
+    StatementSummaryStats {
+        timers,
+        sum_lock_time: s.lock_ps,
+        sum_errors: s.errors,
+        sum_warnings: s.warnings,
+        sum_rows_affected: s.rows_affected,
+        sum_rows_sent: s.rows_sent,
+    }
+}
+
+fn statements(k: ClassKind) -> bool {
+    k.family() == EventFamily::Statement
+}
+
+/// A row per key and per class `keep` selects, made by `row` from the key, the class name,
+/// its stats and its clock.
 fn rows<K, R>(
     groups: BTreeMap<K, ClassStats>,
     keep: impl Fn(ClassKind) -> bool,
-    row: impl Fn(&K, String, SummaryStats) -> R,
+    row: impl Fn(&K, String, &ClassStat, Clock) -> R,
 ) -> Vec<R> {
     let classes = classes().registered();
     let mut out = Vec::new();
@@ -61,7 +87,7 @@ fn rows<K, R>(
         for (i, c) in classes.iter().enumerate() {
             if keep(c.kind()) {
                 let s = stats.get(i).copied().unwrap_or_default();
-                out.push(row(k, c.name().to_string(), summary(&s, c.clock())));
+                out.push(row(k, c.name().to_string(), &s, c.clock()));
             }
         }
     }
@@ -69,60 +95,164 @@ fn rows<K, R>(
 }
 
 /// `events_*_summary_by_thread_by_event_name`: each live thread's classes `keep` selects,
-/// those it counted.
-pub(crate) fn by_thread(keep: impl Fn(ClassKind) -> bool) -> Vec<SummaryByThreadRow> {
+/// those it counted, by thread and class name.
+fn thread_rows<R>(
+    keep: impl Fn(ClassKind) -> bool,
+    row: impl Fn(u64, String, &ClassStat, Clock) -> R,
+) -> Vec<R> {
     let classes = classes().registered();
     let mut rows = Vec::new();
     with_live(|live| {
         for t in live {
             for (c, s) in classes.iter().zip(t.class_stats()) {
-                if s.count > 0 && keep(c.kind()) {
-                    rows.push(SummaryByThreadRow {
-                        thread_id: t.thread_id(),
-                        event_name: c.name().to_string(),
-                        stats: summary(&s, c.clock()),
-                    });
+                if s.stat.count > 0 && keep(c.kind()) {
+                    rows.push((t.thread_id(), c.name().to_string(), s, c.clock()));
                 }
             }
         }
     });
-    rows.sort_by(|a, b| (a.thread_id, &a.event_name).cmp(&(b.thread_id, &b.event_name)));
-    rows
+    rows.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    rows.into_iter()
+        .map(|(t, name, s, clock)| row(t, name, &s, clock))
+        .collect()
+}
+
+fn accounts() -> BTreeMap<Account, ClassStats> {
+    group(Clone::clone, |c, f| {
+        c.accounts.iter().for_each(|(k, s)| f(k.clone(), s))
+    })
+}
+
+fn users() -> BTreeMap<Option<String>, ClassStats> {
+    group(user, |c, f| {
+        c.users.iter().for_each(|(k, s)| f(k.clone(), s));
+        c.accounts.iter().for_each(|(a, s)| f(user(a), s));
+    })
+}
+
+fn hosts() -> BTreeMap<Option<String>, ClassStats> {
+    group(host, |c, f| {
+        c.hosts.iter().for_each(|(k, s)| f(k.clone(), s));
+        c.accounts.iter().for_each(|(a, s)| f(host(a), s));
+    })
+}
+
+pub(crate) fn by_thread(keep: impl Fn(ClassKind) -> bool) -> Vec<SummaryByThreadRow> {
+    thread_rows(keep, |thread_id, event_name, s, clock| SummaryByThreadRow {
+        thread_id,
+        event_name,
+        stats: timers(s, clock),
+    })
 }
 
 pub(crate) fn by_account(keep: impl Fn(ClassKind) -> bool) -> Vec<SummaryByAccountRow> {
-    let groups = group(Clone::clone, |c, f| {
-        c.accounts.iter().for_each(|(k, s)| f(k.clone(), s))
-    });
-    rows(groups, keep, |a, event_name, stats| SummaryByAccountRow {
-        user: user(a),
-        host: host(a),
-        event_name,
-        stats,
+    rows(accounts(), keep, |a, event_name, s, clock| {
+        SummaryByAccountRow {
+            user: user(a),
+            host: host(a),
+            event_name,
+            stats: timers(s, clock),
+        }
     })
 }
 
 pub(crate) fn by_user(keep: impl Fn(ClassKind) -> bool) -> Vec<SummaryByUserRow> {
-    let groups = group(user, |c, f| {
-        c.users.iter().for_each(|(k, s)| f(k.clone(), s));
-        c.accounts.iter().for_each(|(a, s)| f(user(a), s));
-    });
-    rows(groups, keep, |user, event_name, stats| SummaryByUserRow {
-        user: user.clone(),
-        event_name,
-        stats,
+    rows(users(), keep, |user, event_name, s, clock| {
+        SummaryByUserRow {
+            user: user.clone(),
+            event_name,
+            stats: timers(s, clock),
+        }
     })
 }
 
 pub(crate) fn by_host(keep: impl Fn(ClassKind) -> bool) -> Vec<SummaryByHostRow> {
-    let groups = group(host, |c, f| {
-        c.hosts.iter().for_each(|(k, s)| f(k.clone(), s));
-        c.accounts.iter().for_each(|(a, s)| f(host(a), s));
+    rows(hosts(), keep, |host, event_name, s, clock| {
+        SummaryByHostRow {
+            host: host.clone(),
+            event_name,
+            stats: timers(s, clock),
+        }
+    })
+}
+
+/// `events_statements_summary_global_by_event_name` with its sums: the timer columns as
+/// `summary::summary_global` reads them, the sums of the live threads (digests' in their
+/// classes) and of those that ended or were truncated (`Carried::exited_sums`).
+pub(crate) fn statements_global() -> Vec<StatementSummaryByEventNameRow> {
+    let mut sums: ClassStats = Vec::new();
+    with_live(|live| {
+        for t in live {
+            add_into(&mut sums, &t.class_stats());
+        }
+        let c = carried();
+        if sums.len() < c.exited_sums.len() {
+            sums.resize(c.exited_sums.len(), ClassStat::default());
+        }
+        for (d, s) in sums.iter_mut().zip(&c.exited_sums) {
+            d.sums.merge(s);
+        }
     });
-    rows(groups, keep, |host, event_name, stats| SummaryByHostRow {
-        host: host.clone(),
-        event_name,
-        stats,
+    let timers = super::summary::summary_global(statements);
+    let classes = classes().registered();
+    let mut indexed = (classes.iter().enumerate()).filter(|(_, c)| statements(c.kind()));
+    timers
+        .into_iter()
+        .map(|r| {
+            // The same classes in the same order, but for one registered meanwhile.
+            let i = indexed
+                .find(|(_, c)| c.name() == r.event_name)
+                .map(|(i, _)| i);
+            let s = i
+                .and_then(|i| sums.get(i))
+                .map(|s| s.sums)
+                .unwrap_or_default();
+            StatementSummaryByEventNameRow {
+                event_name: r.event_name,
+                stats: with_sums(r.stats, &s),
+            }
+        })
+        .collect()
+}
+
+pub(crate) fn statements_by_thread() -> Vec<StatementSummaryByThreadRow> {
+    thread_rows(statements, |thread_id, event_name, s, clock| {
+        StatementSummaryByThreadRow {
+            thread_id,
+            event_name,
+            stats: statement(s, clock),
+        }
+    })
+}
+
+pub(crate) fn statements_by_account() -> Vec<StatementSummaryByAccountRow> {
+    rows(accounts(), statements, |a, event_name, s, clock| {
+        StatementSummaryByAccountRow {
+            user: user(a),
+            host: host(a),
+            event_name,
+            stats: statement(s, clock),
+        }
+    })
+}
+
+pub(crate) fn statements_by_user() -> Vec<StatementSummaryByUserRow> {
+    rows(users(), statements, |user, event_name, s, clock| {
+        StatementSummaryByUserRow {
+            user: user.clone(),
+            event_name,
+            stats: statement(s, clock),
+        }
+    })
+}
+
+pub(crate) fn statements_by_host() -> Vec<StatementSummaryByHostRow> {
+    rows(hosts(), statements, |host, event_name, s, clock| {
+        StatementSummaryByHostRow {
+            host: host.clone(),
+            event_name,
+            stats: statement(s, clock),
+        }
     })
 }
 

@@ -50,6 +50,8 @@ use crate::config::Sizing;
 use crate::error::PfsError;
 use crate::pattern::Pattern;
 
+mod cells;
+
 pub(crate) struct ThreadSlot {
     /// The flags this thread's events keep (`!0`, `0` when not instrumented, or without the
     /// history bits); `!0` while `thread_instrumentation` is off.
@@ -63,6 +65,8 @@ pub(crate) struct ThreadSlot {
     pub(crate) digests: Box<[DigestCell]>,
     /// Per-digest stats of statements of another class (they count for the digest only).
     pub(crate) digests_other: Box<[StatCell]>,
+    /// Per-class statement sums no bound digest holds (`statement/class_sums.rs`).
+    pub(crate) class_sums: Box<[statement::SumsCell]>,
     /// Per-class histograms, allocated on first use by the owner.
     pub(crate) hists: Box<[OnceLock<Box<Hist>>]>,
     /// Event logs: waits, stages, statements (indexed by `log_of`).
@@ -98,6 +102,7 @@ impl ThreadSlot {
             stats: (0..sizing.max_classes).map(|_| StatCell::new()).collect(),
             digests: statement::digest_cells(sizing.max_digests),
             digests_other: (0..sizing.max_digests).map(|_| StatCell::new()).collect(),
+            class_sums: statement::sums_cells(sizing.max_classes),
             hists: (0..sizing.max_classes).map(|_| OnceLock::new()).collect(),
             logs: [
                 EventLog::new(sizing.waits_history_size),
@@ -166,26 +171,6 @@ impl ThreadSlot {
         self.hists
             .get(class)
             .map(|h| &**h.get_or_init(|| Box::new(Hist::new())))
-    }
-
-    /// Its stats by class, digests' cells in their classes (`summary_by::class_stats`).
-    pub(crate) fn class_stats(&self) -> super::summary_by::ClassStats {
-        super::summary_by::class_stats(&self.stats, self.digests.iter().map(|d| d.stat.snapshot()))
-    }
-
-    pub(crate) fn reset_stats(&self) {
-        for s in self.stats.iter().chain(&*self.digests_other) {
-            s.reset();
-        }
-        for d in self.digests.iter() {
-            d.reset();
-        }
-        for h in self.hists.iter().filter_map(|h| h.get()) {
-            h.reset();
-        }
-        for c in &self.trx.cells {
-            c.reset();
-        }
     }
 
     pub(crate) fn clear_history(&self) {

@@ -1,0 +1,126 @@
+//! The statement sums by class (`SUM_ERRORS`, `SUM_ROWS_SENT`, ... of the statement summaries
+//! by event name): a statement of its digest's class, one of another class than its digest's,
+//! and one without a digest (the `statements_digest` consumer off) each count in their own
+//! class, by thread, by account and globally; a thread's end carries them.
+#![cfg(all(feature = "instrumentation", feature = "timers"))]
+
+use common::serial_with;
+use pfs::tables::StatementSummaryStats;
+use pfs::{ClassKind, Preset, SessionThread, StatementOutcome};
+
+mod common;
+
+fn global(name: &str) -> StatementSummaryStats {
+    (pfs::statement_summary_global_by_event_name()
+        .rows
+        .into_iter())
+    .find(|r| r.event_name == name)
+    .map(|r| r.stats)
+    .unwrap_or_default()
+}
+
+fn account(user: &str, name: &str) -> StatementSummaryStats {
+    (pfs::statement_summary_by_account_by_event_name()
+        .rows
+        .into_iter())
+    .find(|r| r.user.as_deref() == Some(user) && r.event_name == name)
+    .map(|r| r.stats)
+    .unwrap_or_default()
+}
+
+fn thread(id: u64, name: &str) -> StatementSummaryStats {
+    (pfs::statement_summary_by_thread_by_event_name()
+        .rows
+        .into_iter())
+    .find(|r| r.thread_id == id && r.event_name == name)
+    .map(|r| r.stats)
+    .unwrap_or_default()
+}
+
+/// (COUNT_STAR, SUM_ERRORS, SUM_WARNINGS, SUM_ROWS_SENT, SUM_ROWS_AFFECTED).
+fn key(s: &StatementSummaryStats) -> (u64, u64, u64, u64, u64) {
+    (
+        s.timers.count_star,
+        s.sum_errors,
+        s.sum_warnings,
+        s.sum_rows_sent,
+        s.sum_rows_affected,
+    )
+}
+
+#[test]
+fn sums_count_in_the_statements_class_with_or_without_a_digest() {
+    let _s = serial_with(Preset::Default);
+    let select = pfs::register_class(ClassKind::Statement, "statement/sql/t_sums_select");
+    let other = pfs::register_class(ClassKind::Statement, "statement/sql/t_sums_other");
+    pfs::set_instruments("statement/sql/t_sums_%", true, true).unwrap();
+    let s = SessionThread::new("thread/sql/one_connection", 78);
+    s.set_account("t_sums_user", "h1");
+    let digest = pfs::register_digest("SELECT t_sums FROM t WHERE id = ?");
+    let g_select = global("statement/sql/t_sums_select");
+    let g_other = global("statement/sql/t_sums_other");
+
+    // The digest is bound to `select` by its first statement.
+    s.statement_start(select, Some(digest))
+        .end_with(&StatementOutcome::ok(3, 0));
+    s.statement_start(select, Some(digest))
+        .end_with(&StatementOutcome::error(1146, "42S02", "gone").warnings(1));
+    // Another class with the same digest: its sums are its own class's.
+    s.statement_start(other, Some(digest))
+        .end_with(&StatementOutcome::ok(0, 4));
+    s.statement_start(other, Some(digest))
+        .end_with(&StatementOutcome::ok(2, 0));
+    // No digest: the consumer off.
+    pfs::set_consumer("statements_digest", false).unwrap();
+    s.statement_start(select, Some(digest))
+        .end_with(&StatementOutcome::ok(5, 0));
+    pfs::set_consumer("statements_digest", true).unwrap();
+
+    let id = s.thread_id();
+    let sel = (3, 1, 1, 8, 0);
+    let oth = (2, 0, 0, 2, 4);
+    assert_eq!(key(&thread(id, "statement/sql/t_sums_select")), sel);
+    assert_eq!(key(&thread(id, "statement/sql/t_sums_other")), oth);
+    assert_eq!(
+        key(&account("t_sums_user", "statement/sql/t_sums_select")),
+        sel
+    );
+    assert_eq!(
+        key(&account("t_sums_user", "statement/sql/t_sums_other")),
+        oth
+    );
+    let plus = |a: (u64, u64, u64, u64, u64), b: (u64, u64, u64, u64, u64)| {
+        (a.0 + b.0, a.1 + b.1, a.2 + b.2, a.3 + b.3, a.4 + b.4)
+    };
+    assert_eq!(
+        key(&global("statement/sql/t_sums_select")),
+        plus(key(&g_select), sel)
+    );
+    assert_eq!(
+        key(&global("statement/sql/t_sums_other")),
+        plus(key(&g_other), oth)
+    );
+
+    // Its end carries them into its account and keeps them in the global summary.
+    drop(s);
+    assert_eq!(
+        key(&account("t_sums_user", "statement/sql/t_sums_select")),
+        sel
+    );
+    assert_eq!(
+        key(&account("t_sums_user", "statement/sql/t_sums_other")),
+        oth
+    );
+    assert_eq!(
+        key(&global("statement/sql/t_sums_other")),
+        plus(key(&g_other), oth)
+    );
+
+    // A truncate of the global summaries clears them.
+    pfs::truncate_events_waits_summary_global_by_event_name();
+    assert_eq!(key(&global("statement/sql/t_sums_select")), (0, 0, 0, 0, 0));
+    assert_eq!(
+        key(&account("t_sums_user", "statement/sql/t_sums_other")),
+        (0, 0, 0, 0, 0)
+    );
+}
