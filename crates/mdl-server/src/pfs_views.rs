@@ -374,11 +374,9 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         "events_waits_summary_global_by_event_name" => {
             load(db, name, &pfs::events_waits_summary_global_by_event_name())
         }
-        "events_statements_summary_global_by_event_name" => load(
-            db,
-            name,
-            &pfs::events_statements_summary_global_by_event_name(),
-        ),
+        "events_statements_summary_global_by_event_name" => {
+            load(db, name, &pfs::statement_summary_global_by_event_name())
+        }
         "events_stages_summary_global_by_event_name" => {
             load(db, name, &pfs::events_stages_summary_global_by_event_name())
         }

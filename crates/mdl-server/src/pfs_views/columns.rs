@@ -280,9 +280,9 @@ macro_rules! summary {
     };
 }
 
-/// `events_{waits,stages,statements}_summary_global_by_event_name`:
-/// `table_ews_global_by_event_name.cc`, `table_esgs_global_by_event_name.cc`,
-/// `table_esms_global_by_event_name.cc`.
+/// `events_{waits,stages}_summary_global_by_event_name`:
+/// `table_ews_global_by_event_name.cc`, `table_esgs_global_by_event_name.cc` (the statements'
+/// is `summaries.rs`' `STATEMENT_GLOBAL`).
 const SUMMARY_BY_EVENT_NAME: [Def; 6] = summary!(("EVENT_NAME", "varchar(128) NOT NULL"));
 
 /// The transaction summaries' counters after [`summary!`]'s: `table_ets_global_by_event_name.cc`,
@@ -408,8 +408,8 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         "setup_threads" => &SETUP_THREADS,
         "performance_timers" => &PERFORMANCE_TIMERS,
         "events_waits_summary_global_by_event_name"
-        | "events_statements_summary_global_by_event_name"
         | "events_stages_summary_global_by_event_name" => &SUMMARY_BY_EVENT_NAME,
+        "events_statements_summary_global_by_event_name" => &super::summaries::STATEMENT_GLOBAL,
         "events_waits_summary_by_instance" => &SUMMARY_BY_INSTANCE,
         "events_waits_summary_by_thread_by_event_name" => &SUMMARY_BY_THREAD,
         "events_statements_summary_by_digest" => &SUMMARY_BY_DIGEST,
@@ -566,9 +566,11 @@ mod tests {
             "setup_threads" => headers(SetupThreadRow::HEADERS),
             "performance_timers" => headers(PerformanceTimerRow::HEADERS),
             "events_waits_summary_global_by_event_name"
-            | "events_statements_summary_global_by_event_name"
             | "events_stages_summary_global_by_event_name" => {
                 headers(SummaryByEventNameRow::HEADERS)
+            }
+            "events_statements_summary_global_by_event_name" => {
+                headers(StatementSummaryByEventNameRow::HEADERS)
             }
             "events_waits_summary_by_instance" => headers(SummaryByInstanceRow::HEADERS),
             "events_waits_summary_by_thread_by_event_name" => headers(SummaryByThreadRow::HEADERS),

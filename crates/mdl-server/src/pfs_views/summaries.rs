@@ -5,10 +5,12 @@
 //! connection's statements count in its account while it runs and after it ends; the
 //! server's own threads, which have no account, under the NULL one, as in `accounts`).
 //!
-//! The columns are those `events_statements_summary_global_by_event_name` has here (MySQL
-//! 8.0's grouping columns, `EVENT_NAME` and the timer columns of
-//! `storage/perfschema/table_esms_by_account_by_event_name.cc` and its siblings; not the
-//! `SUM_LOCK_TIME` ... `SUM_NO_GOOD_INDEX_USED` counters, which `pfs` keeps per digest only).
+//! The columns are MySQL 8.0's grouping columns, `EVENT_NAME` and the timer columns of
+//! `storage/perfschema/table_esms_by_account_by_event_name.cc` and its siblings; the
+//! statements' then have the counters `events_statements_summary_global_by_event_name` has
+//! here ([`STATEMENT_GLOBAL`]: `SUM_LOCK_TIME` ... `SUM_ROWS_SENT`, in MySQL's order,
+//! `PFS_statement_stat_row::set_field` in `table_helper.cc`; not `SUM_ROWS_EXAMINED` ...
+//! `SUM_NO_GOOD_INDEX_USED`, which nothing counts here).
 //! The tables by account, user and host have a row per key and per class, as MySQL's; those by
 //! thread only the classes a thread counted.
 //!
@@ -50,6 +52,32 @@ macro_rules! by {
     };
 }
 
+/// The statements' counters after the timer columns (`pfs::StatementSummaryStats`).
+const SUMS: [Def; 5] = [
+    ("SUM_LOCK_TIME", "bigint unsigned NOT NULL"),
+    ("SUM_ERRORS", "bigint unsigned NOT NULL"),
+    ("SUM_WARNINGS", "bigint unsigned NOT NULL"),
+    ("SUM_ROWS_AFFECTED", "bigint unsigned NOT NULL"),
+    ("SUM_ROWS_SENT", "bigint unsigned NOT NULL"),
+];
+
+/// [`by!`]'s columns after `$n` grouping columns, then [`SUMS`].
+macro_rules! stmt {
+    ($n:literal; $($first:expr),*) => {{
+        let head: [Def; 6 + $n] = by!($($first),*);
+        let mut out = [("", ""); 11 + $n];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = if i < head.len() { head[i] } else { SUMS[i - head.len()] };
+            i += 1;
+        }
+        out
+    }};
+}
+
+/// `events_statements_summary_global_by_event_name`: `table_esms_global_by_event_name.cc`.
+pub(super) const STATEMENT_GLOBAL: [Def; 11] = stmt!(0;);
+
 /// `USER`: `char(32)`, as `accounts`' (`connections.rs`), nullable as MySQL's.
 const USER: Def = ("USER", "char(32)");
 /// `HOST`: `char(255)`.
@@ -59,6 +87,10 @@ const BY_THREAD: [Def; 7] = by!(("THREAD_ID", "bigint unsigned NOT NULL"));
 const BY_ACCOUNT: [Def; 8] = by!(USER, HOST);
 const BY_USER: [Def; 7] = by!(USER);
 const BY_HOST: [Def; 7] = by!(HOST);
+const STMT_BY_THREAD: [Def; 12] = stmt!(1; ("THREAD_ID", "bigint unsigned NOT NULL"));
+const STMT_BY_ACCOUNT: [Def; 13] = stmt!(2; USER, HOST);
+const STMT_BY_USER: [Def; 12] = stmt!(1; USER);
+const STMT_BY_HOST: [Def; 12] = stmt!(1; HOST);
 
 /// What a table groups by.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -89,11 +121,15 @@ fn parse(name: &str) -> (EventFamily, By) {
 
 /// The columns of `name`, one of [`TABLES`].
 pub(super) fn defs(name: &str) -> &'static [Def] {
-    match parse(name).1 {
-        By::Thread => &BY_THREAD,
-        By::Account => &BY_ACCOUNT,
-        By::User => &BY_USER,
-        By::Host => &BY_HOST,
+    match parse(name) {
+        (EventFamily::Statement, By::Thread) => &STMT_BY_THREAD,
+        (EventFamily::Statement, By::Account) => &STMT_BY_ACCOUNT,
+        (EventFamily::Statement, By::User) => &STMT_BY_USER,
+        (EventFamily::Statement, By::Host) => &STMT_BY_HOST,
+        (_, By::Thread) => &BY_THREAD,
+        (_, By::Account) => &BY_ACCOUNT,
+        (_, By::User) => &BY_USER,
+        (_, By::Host) => &BY_HOST,
     }
 }
 
@@ -101,17 +137,31 @@ pub(super) fn defs(name: &str) -> &'static [Def] {
 #[cfg(test)]
 pub(super) fn headers(name: &str) -> &'static [&'static str] {
     use pfs::tables::*;
-    match parse(name).1 {
-        By::Thread => SummaryByThreadRow::HEADERS,
-        By::Account => SummaryByAccountRow::HEADERS,
-        By::User => SummaryByUserRow::HEADERS,
-        By::Host => SummaryByHostRow::HEADERS,
+    match parse(name) {
+        (EventFamily::Statement, By::Thread) => StatementSummaryByThreadRow::HEADERS,
+        (EventFamily::Statement, By::Account) => StatementSummaryByAccountRow::HEADERS,
+        (EventFamily::Statement, By::User) => StatementSummaryByUserRow::HEADERS,
+        (EventFamily::Statement, By::Host) => StatementSummaryByHostRow::HEADERS,
+        (_, By::Thread) => SummaryByThreadRow::HEADERS,
+        (_, By::Account) => SummaryByAccountRow::HEADERS,
+        (_, By::User) => SummaryByUserRow::HEADERS,
+        (_, By::Host) => SummaryByHostRow::HEADERS,
     }
 }
 
 /// Fills `performance_schema.<name>`, one of [`TABLES`].
 pub(super) fn fill(db: &mut EngineConn, name: &str) -> Result<(), ServerError> {
     let (family, by) = parse(name);
+    if family == EventFamily::Statement {
+        return match by {
+            By::Thread => super::load(db, name, &pfs::statement_summary_by_thread_by_event_name()),
+            By::Account => {
+                super::load(db, name, &pfs::statement_summary_by_account_by_event_name())
+            }
+            By::User => super::load(db, name, &pfs::statement_summary_by_user_by_event_name()),
+            By::Host => super::load(db, name, &pfs::statement_summary_by_host_by_event_name()),
+        };
+    }
     match by {
         By::Thread => super::load(db, name, &pfs::summary_by_thread_by_event_name(family)),
         By::Account => super::load(db, name, &pfs::summary_by_account_by_event_name(family)),

@@ -20,9 +20,11 @@
 //! What the server does not count: `file_ios`, `file_io_latency`, `current_memory` and
 //! `total_memory_allocated` are 0 (no file I/O or memory is instrumented: what MySQL shows with
 //! those instruments off), NULL where the join finds no statement row.
-//! `table_scans` and the `_by_statement_type` views' `lock_latency`, `rows_sent`,
-//! `rows_examined`, `rows_affected` and `full_scans` are NULL: the summaries by user and host
-//! have no such counters here (`sys_statements.rs` says the same of the digest reports).
+//! `table_scans` and the `_by_statement_type` views' `rows_examined` and `full_scans` are NULL:
+//! the summaries by user and host have no `SUM_ROWS_EXAMINED`, `SUM_NO_INDEX_USED` or
+//! `SUM_NO_GOOD_INDEX_USED` here (`sys_statements.rs` says the same of the digest reports);
+//! their `lock_latency`, `rows_sent` and `rows_affected` are the summaries' `SUM_LOCK_TIME`,
+//! `SUM_ROWS_SENT` and `SUM_ROWS_AFFECTED`, as MySQL's.
 
 use std::fmt::Write as _;
 
@@ -125,7 +127,8 @@ const TYPE_ROWS: &str = "
 INSERT INTO sys.`{view}`
 SELECT CASE WHEN {KEY} IS NULL THEN 'background' ELSE {KEY} END,
        substr(EVENT_NAME, length(rtrim(EVENT_NAME, replace(EVENT_NAME, '/', ''))) + 1),
-       COUNT_STAR, {time}(SUM_TIMER_WAIT), {time}(MAX_TIMER_WAIT), NULL, NULL, NULL, NULL, NULL
+       COUNT_STAR, {time}(SUM_TIMER_WAIT), {time}(MAX_TIMER_WAIT), {time}(SUM_LOCK_TIME),
+       SUM_ROWS_SENT, NULL, SUM_ROWS_AFFECTED, NULL
 FROM performance_schema.events_statements_summary_by_{by}_by_event_name
 WHERE SUM_TIMER_WAIT != 0
 ORDER BY 1, SUM_TIMER_WAIT DESC;";
