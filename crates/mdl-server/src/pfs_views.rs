@@ -113,7 +113,7 @@ pub(crate) fn thread_ids() -> std::collections::HashMap<u64, u64> {
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 53] = [
+pub const TABLES: [&str; 56] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -157,6 +157,9 @@ pub const TABLES: [&str; 53] = [
     "events_waits_summary_by_account_by_event_name",
     "events_waits_summary_by_user_by_event_name",
     "events_waits_summary_by_host_by_event_name",
+    "events_transactions_summary_by_account_by_event_name",
+    "events_transactions_summary_by_user_by_event_name",
+    "events_transactions_summary_by_host_by_event_name",
     "global_variables",
     "session_variables",
     "global_status",

@@ -3,7 +3,8 @@
 //! logged in under its own user runs SELECTs, an UPDATE and failing statements; the global,
 //! by-thread, by-account, by-user and by-host tables and the sys `_by_statement_type` views
 //! show them; its end carries them into its account; `TRUNCATE TABLE` resets them with the
-//! timer columns. One test (the truncates would disturb another's counts).
+//! timer columns. Her transactions count in `events_transactions_summary_by_{account,user,host}_by_event_name`
+//! likewise. One test (the truncates would disturb another's counts).
 
 mod common;
 
@@ -146,6 +147,28 @@ async fn statement_counters_are_summarized_by_event_name() {
         .unwrap();
     assert!(host.unwrap_or(0) >= 10);
 
+    // Her UPDATE (autocommit) was a read-write transaction of hers.
+    let trx = |by: &str, key: &str| {
+        format!(
+            "SELECT COUNT_STAR, COUNT_READ_WRITE FROM {PS}.events_transactions_summary_by_{by}_by_event_name \
+             WHERE {key} AND EVENT_NAME = 'transaction'"
+        )
+    };
+    let (n, rw): (u64, u64) = obs.query_first(trx("user", CAROL)).await.unwrap().unwrap();
+    assert!(n >= 1 && rw >= 1, "{n} {rw}");
+    let (n, _): (u64, u64) = obs
+        .query_first(trx("account", &account))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(n >= 1);
+    let (n, _): (u64, u64) = obs
+        .query_first(trx("host", "HOST = '127.0.0.1'"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(n >= 1);
+
     // Her connection ends: her account and user keep her sums.
     let before = carol(&mut obs, "select").await;
     c.disconnect().await.unwrap();
@@ -169,6 +192,16 @@ async fn statement_counters_are_summarized_by_event_name() {
     .await
     .unwrap();
     assert_eq!(carol(&mut obs, "select").await, (0, 0, 0, 0));
+    let kept: (u64, u64) = obs.query_first(trx("user", CAROL)).await.unwrap().unwrap();
+    assert!(kept.0 >= 1, "a statements' truncate keeps the transactions");
+    obs.query_drop(format!(
+        "TRUNCATE TABLE {PS}.events_transactions_summary_by_user_by_event_name"
+    ))
+    .await
+    .unwrap();
+    // Her user has nothing left, and no row (as MySQL's, without connections).
+    let gone: Option<(u64, u64)> = obs.query_first(trx("user", CAROL)).await.unwrap();
+    assert_eq!(gone.unwrap_or_default(), (0, 0));
     assert_eq!(carol(&mut obs, "update").await, (0, 0, 0, 0));
     let g = sums(&mut obs, "global_by_event_name", "1", "select").await;
     assert!(g.1 >= 3, "the global summary keeps them: {g:?}");

@@ -242,13 +242,16 @@ async fn truncates(obs: &mut Conn, mut a2: Conn, b: Conn) {
     assert_eq!(inserts(obs, "user", ALICE).await, 0);
     assert!(inserts(obs, "host", "HOST = '127.0.0.1'").await >= 4);
 
-    // An account without connections has no rows after a truncate.
+    // An account without connections has no rows after a truncate of what it counted (its
+    // INSERTs were transactions too).
     disconnect(obs, a2).await;
-    obs.query_drop(format!(
-        "TRUNCATE TABLE {ps}.events_statements_summary_by_account_by_event_name"
-    ))
-    .await
-    .unwrap();
+    for family in ["statements", "transactions"] {
+        obs.query_drop(format!(
+            "TRUNCATE TABLE {ps}.events_{family}_summary_by_account_by_event_name"
+        ))
+        .await
+        .unwrap();
+    }
     let n: i64 = obs
         .query_first(format!(
             "SELECT COUNT(*) FROM {ps}.events_statements_summary_by_account_by_event_name \

@@ -46,7 +46,9 @@
 //! * A truncate of a table by thread, account, user or host resets the threads' stats of every
 //!   kind, not only the table's (its accounts', users' and hosts' are those of its kind): a
 //!   thread keeps one set of cells.
-//! * The transactions and idle events have no tables by account, user or host here (empty).
+//! * The idle events have no tables by account, user or host here (empty); the transactions'
+//!   are [`transaction_summary_by_account_by_event_name`] and its siblings (the
+//!   family-generic readers of [`EventFamily::Transaction`] give their timer columns only).
 
 #[cfg(feature = "instrumentation")]
 use crate::imp::summary_by_read as read;
@@ -59,7 +61,8 @@ fn kinds(family: EventFamily) -> impl Fn(ClassKind) -> bool {
     move |k: ClassKind| match family {
         EventFamily::Wait => k.is_wait(),
         EventFamily::Stage | EventFamily::Statement => k.family() == family,
-        EventFamily::Idle | EventFamily::Transaction => false,
+        EventFamily::Transaction => k == ClassKind::Transaction,
+        EventFamily::Idle => false,
     }
 }
 
@@ -136,6 +139,31 @@ pub fn truncate_summary_by_host_by_event_name(family: EventFamily) {
     read::truncate_by_host(kinds(family));
 }
 
+/// `events_transactions_summary_by_account_by_event_name`: a row per account, the
+/// read-write and read-only columns of [`crate::events_transactions_summary_global_by_event_name`].
+pub fn transaction_summary_by_account_by_event_name() -> TransactionSummaryByAccount {
+    Table::new(
+        "events_transactions_summary_by_account_by_event_name",
+        read::transactions_by_account(),
+    )
+}
+
+/// `events_transactions_summary_by_user_by_event_name`: a row per user name.
+pub fn transaction_summary_by_user_by_event_name() -> TransactionSummaryByUser {
+    Table::new(
+        "events_transactions_summary_by_user_by_event_name",
+        read::transactions_by_user(),
+    )
+}
+
+/// `events_transactions_summary_by_host_by_event_name`: a row per host.
+pub fn transaction_summary_by_host_by_event_name() -> TransactionSummaryByHost {
+    Table::new(
+        "events_transactions_summary_by_host_by_event_name",
+        read::transactions_by_host(),
+    )
+}
+
 /// `events_statements_summary_global_by_event_name` with its counters after the timer
 /// columns (`SUM_LOCK_TIME` ... `SUM_ROWS_SENT`, as `events_statements_summary_by_digest`
 /// has them; [`crate::events_statements_summary_global_by_event_name`] has the timer columns
@@ -203,6 +231,15 @@ mod read {
         Vec::new()
     }
     pub(crate) fn statements_by_host() -> Vec<StatementSummaryByHostRow> {
+        Vec::new()
+    }
+    pub(crate) fn transactions_by_account() -> Vec<TransactionSummaryByAccountRow> {
+        Vec::new()
+    }
+    pub(crate) fn transactions_by_user() -> Vec<TransactionSummaryByUserRow> {
+        Vec::new()
+    }
+    pub(crate) fn transactions_by_host() -> Vec<TransactionSummaryByHostRow> {
         Vec::new()
     }
     pub(crate) fn truncate_by_account(_k: impl Fn(ClassKind) -> bool) {}

@@ -31,6 +31,7 @@
 //!   MySQL makes host columns `CHARACTER SET ascii`.
 //! * SQLite takes no `ENUM` type: the snapshot's column is `text`, the `ENUM` is what is shown.
 
+use super::summaries::{HOST, USER};
 use crate::catalog::Column;
 
 /// A column: its name and its definition (see the module docs).
@@ -320,6 +321,13 @@ const TRX_SUMMARY_BY_THREAD: [Def; 17] = trx_summary!(
     ("THREAD_ID", "bigint unsigned NOT NULL"),
     ("EVENT_NAME", "varchar(128) NOT NULL")
 );
+
+/// `events_transactions_summary_by_{account,user,host}_by_event_name`:
+/// `table_ets_by_account_by_event_name.cc` and its siblings.
+pub(super) const TRX_BY_ACCOUNT: [Def; 18] = trx_summary!(USER, HOST, EVENT_NAME);
+pub(super) const TRX_BY_USER: [Def; 17] = trx_summary!(USER, EVENT_NAME);
+pub(super) const TRX_BY_HOST: [Def; 17] = trx_summary!(HOST, EVENT_NAME);
+const EVENT_NAME: Def = ("EVENT_NAME", "varchar(128) NOT NULL");
 
 /// `events_waits_summary_by_instance`: `table_events_waits_summary.cc`.
 const SUMMARY_BY_INSTANCE: [Def; 7] = summary!(

@@ -1,7 +1,8 @@
 //! The summaries by thread, account, user and host: `events_statements_summary_by_thread_by_event_name`,
-//! `events_statements_summary_by_{account,user,host}_by_event_name` and the waits' three by
-//! account, user and host (`events_waits_summary_by_thread_by_event_name` is in
-//! `pfs_views.rs`), as `pfs` aggregates them (`pfs::summary_by_account_by_event_name`: a
+//! `events_statements_summary_by_{account,user,host}_by_event_name`, the waits' and the
+//! transactions' three by account, user and host (`events_waits_summary_by_thread_by_event_name`
+//! and `events_transactions_summary_by_thread_by_event_name` are in `pfs_views.rs`; the
+//! transactions' have the read-write and read-only columns of `table_ets_by_account_by_event_name.cc`), as `pfs` aggregates them (`pfs::summary_by_account_by_event_name`: a
 //! connection's statements count in its account while it runs and after it ends; the
 //! server's own threads, which have no account, under the NULL one, as in `accounts`).
 //!
@@ -27,7 +28,7 @@ use crate::engine::EngineConn;
 use crate::error::ServerError;
 
 /// The tables.
-pub(super) const TABLES: [&str; 7] = [
+pub(super) const TABLES: [&str; 10] = [
     "events_statements_summary_by_thread_by_event_name",
     "events_statements_summary_by_account_by_event_name",
     "events_statements_summary_by_user_by_event_name",
@@ -35,6 +36,9 @@ pub(super) const TABLES: [&str; 7] = [
     "events_waits_summary_by_account_by_event_name",
     "events_waits_summary_by_user_by_event_name",
     "events_waits_summary_by_host_by_event_name",
+    "events_transactions_summary_by_account_by_event_name",
+    "events_transactions_summary_by_user_by_event_name",
+    "events_transactions_summary_by_host_by_event_name",
 ];
 
 /// The summaries' timer columns (`columns.rs`' `summary!`).
@@ -79,9 +83,9 @@ macro_rules! stmt {
 pub(super) const STATEMENT_GLOBAL: [Def; 11] = stmt!(0;);
 
 /// `USER`: `char(32)`, as `accounts`' (`connections.rs`), nullable as MySQL's.
-const USER: Def = ("USER", "char(32)");
+pub(super) const USER: Def = ("USER", "char(32)");
 /// `HOST`: `char(255)`.
-const HOST: Def = ("HOST", "char(255)");
+pub(super) const HOST: Def = ("HOST", "char(255)");
 
 const BY_THREAD: [Def; 7] = by!(("THREAD_ID", "bigint unsigned NOT NULL"));
 const BY_ACCOUNT: [Def; 8] = by!(USER, HOST);
@@ -103,9 +107,12 @@ enum By {
 
 /// The family and grouping of `name`, one of [`TABLES`] (or the waits' table by thread).
 fn parse(name: &str) -> (EventFamily, By) {
-    let family = match name.starts_with("events_waits_") {
-        true => EventFamily::Wait,
-        false => EventFamily::Statement,
+    let family = if name.starts_with("events_waits_") {
+        EventFamily::Wait
+    } else if name.starts_with("events_transactions_") {
+        EventFamily::Transaction
+    } else {
+        EventFamily::Statement
     };
     let by = if name.contains("_by_thread_") {
         By::Thread
@@ -126,6 +133,9 @@ pub(super) fn defs(name: &str) -> &'static [Def] {
         (EventFamily::Statement, By::Account) => &STMT_BY_ACCOUNT,
         (EventFamily::Statement, By::User) => &STMT_BY_USER,
         (EventFamily::Statement, By::Host) => &STMT_BY_HOST,
+        (EventFamily::Transaction, By::User) => &super::columns::TRX_BY_USER,
+        (EventFamily::Transaction, By::Host) => &super::columns::TRX_BY_HOST,
+        (EventFamily::Transaction, _) => &super::columns::TRX_BY_ACCOUNT,
         (_, By::Thread) => &BY_THREAD,
         (_, By::Account) => &BY_ACCOUNT,
         (_, By::User) => &BY_USER,
@@ -142,6 +152,9 @@ pub(super) fn headers(name: &str) -> &'static [&'static str] {
         (EventFamily::Statement, By::Account) => StatementSummaryByAccountRow::HEADERS,
         (EventFamily::Statement, By::User) => StatementSummaryByUserRow::HEADERS,
         (EventFamily::Statement, By::Host) => StatementSummaryByHostRow::HEADERS,
+        (EventFamily::Transaction, By::User) => TransactionSummaryByUserRow::HEADERS,
+        (EventFamily::Transaction, By::Host) => TransactionSummaryByHostRow::HEADERS,
+        (EventFamily::Transaction, _) => TransactionSummaryByAccountRow::HEADERS,
         (_, By::Thread) => SummaryByThreadRow::HEADERS,
         (_, By::Account) => SummaryByAccountRow::HEADERS,
         (_, By::User) => SummaryByUserRow::HEADERS,
@@ -152,6 +165,17 @@ pub(super) fn headers(name: &str) -> &'static [&'static str] {
 /// Fills `performance_schema.<name>`, one of [`TABLES`].
 pub(super) fn fill(db: &mut EngineConn, name: &str) -> Result<(), ServerError> {
     let (family, by) = parse(name);
+    if family == EventFamily::Transaction {
+        return match by {
+            By::User => super::load(db, name, &pfs::transaction_summary_by_user_by_event_name()),
+            By::Host => super::load(db, name, &pfs::transaction_summary_by_host_by_event_name()),
+            _ => super::load(
+                db,
+                name,
+                &pfs::transaction_summary_by_account_by_event_name(),
+            ),
+        };
+    }
     if family == EventFamily::Statement {
         return match by {
             By::Thread => super::load(db, name, &pfs::statement_summary_by_thread_by_event_name()),

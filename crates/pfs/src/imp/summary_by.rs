@@ -33,16 +33,20 @@ use super::statement::Sums;
 use super::stats::Snap;
 
 /// A class's statistics and, for a statement class, its sums (`statement/class_sums.rs`).
+/// The `transaction` class's `stat` is its read-write transactions, `read_only` its
+/// read-only ones (a thread's two cells, `transaction.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct ClassStat {
     pub(crate) stat: Snap,
     pub(crate) sums: Sums,
+    pub(crate) read_only: Snap,
 }
 
 impl ClassStat {
     pub(crate) fn merge(&mut self, o: &ClassStat) {
         self.stat.merge(&o.stat);
         self.sums.merge(&o.sums);
+        self.read_only.merge(&o.read_only);
     }
 }
 
@@ -106,7 +110,9 @@ fn take(stats: &mut ClassStats, sel: &[bool]) -> ClassStats {
 }
 
 fn is_empty(stats: &[ClassStat]) -> bool {
-    stats.iter().all(|s| s.stat.count == 0)
+    stats
+        .iter()
+        .all(|s| s.stat.count == 0 && s.read_only.count == 0)
 }
 
 /// Which registered classes `keep` selects, by index.
@@ -190,6 +196,7 @@ mod tests {
                 errors: count,
                 ..Sums::default()
             },
+            read_only: Snap::default(),
         }
     }
 

@@ -9,7 +9,8 @@
 //! As MySQL's tables, those by account, user and host have a row per key and per class of the
 //! kind, counted or not (`table_esms_by_account_by_event_name::rnd_next` walks every class);
 //! those by thread (`events_waits_summary_by_thread_by_event_name` too) only the classes a
-//! thread counted.
+//! thread counted. The transactions' are the `transaction` class's, with the read-write and
+//! read-only columns of `events_transactions_summary_global_by_event_name`.
 
 use std::collections::BTreeMap;
 
@@ -252,6 +253,46 @@ pub(crate) fn statements_by_host() -> Vec<StatementSummaryByHostRow> {
             host: host.clone(),
             event_name,
             stats: statement(s, clock),
+        }
+    })
+}
+
+fn transactions(k: ClassKind) -> bool {
+    k == ClassKind::Transaction
+}
+
+/// The transaction columns of the `transaction` class's stats (read-write and read-only).
+fn trx(s: &ClassStat, clock: Clock) -> TransactionSummaryStats {
+    super::trx_read::stats(&[s.stat, s.read_only], clock)
+}
+
+pub(crate) fn transactions_by_account() -> Vec<TransactionSummaryByAccountRow> {
+    rows(accounts(), transactions, |a, event_name, s, clock| {
+        TransactionSummaryByAccountRow {
+            user: user(a),
+            host: host(a),
+            event_name,
+            stats: trx(s, clock),
+        }
+    })
+}
+
+pub(crate) fn transactions_by_user() -> Vec<TransactionSummaryByUserRow> {
+    rows(users(), transactions, |user, event_name, s, clock| {
+        TransactionSummaryByUserRow {
+            user: user.clone(),
+            event_name,
+            stats: trx(s, clock),
+        }
+    })
+}
+
+pub(crate) fn transactions_by_host() -> Vec<TransactionSummaryByHostRow> {
+    rows(hosts(), transactions, |host, event_name, s, clock| {
+        TransactionSummaryByHostRow {
+            host: host.clone(),
+            event_name,
+            stats: trx(s, clock),
         }
     })
 }

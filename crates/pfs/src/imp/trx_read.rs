@@ -80,7 +80,7 @@ pub(crate) fn history_long() -> Vec<TransactionEventRow> {
 }
 
 /// The summary columns of read-write and read-only statistics `s`, in `clock`'s ticks.
-fn stats(s: &[Snap; 2], clock: Clock) -> TransactionSummaryStats {
+pub(crate) fn stats(s: &[Snap; 2], clock: Clock) -> TransactionSummaryStats {
     let mut all = s[0];
     all.merge(&s[1]);
     let (rw, ro) = (summary(&s[0], clock), summary(&s[1], clock));

@@ -124,3 +124,54 @@ table_row! {
 
 /// `events_transactions_current`, `_history`, `_history_long`.
 pub type EventsTransactions = super::Table<TransactionEventRow>;
+
+table_row! {
+    /// `events_transactions_summary_by_account_by_event_name`.
+    #[derive(Eq)]
+    pub struct TransactionSummaryByAccountRow {
+        /// USER.
+        "USER" => user: Option<String>,
+        /// HOST.
+        "HOST" => host: Option<String>,
+        /// EVENT_NAME.
+        "EVENT_NAME" => event_name: String,
+        ..
+        /// The summary columns.
+        stats: TransactionSummaryStats,
+    }
+}
+
+table_row! {
+    /// `events_transactions_summary_by_user_by_event_name`.
+    #[derive(Eq)]
+    pub struct TransactionSummaryByUserRow {
+        /// USER.
+        "USER" => user: Option<String>,
+        /// EVENT_NAME.
+        "EVENT_NAME" => event_name: String,
+        ..
+        /// The summary columns.
+        stats: TransactionSummaryStats,
+    }
+}
+
+table_row! {
+    /// `events_transactions_summary_by_host_by_event_name`.
+    #[derive(Eq)]
+    pub struct TransactionSummaryByHostRow {
+        /// HOST.
+        "HOST" => host: Option<String>,
+        /// EVENT_NAME.
+        "EVENT_NAME" => event_name: String,
+        ..
+        /// The summary columns.
+        stats: TransactionSummaryStats,
+    }
+}
+
+/// `events_transactions_summary_by_account_by_event_name`.
+pub type TransactionSummaryByAccount = super::Table<TransactionSummaryByAccountRow>;
+/// `events_transactions_summary_by_user_by_event_name`.
+pub type TransactionSummaryByUser = super::Table<TransactionSummaryByUserRow>;
+/// `events_transactions_summary_by_host_by_event_name`.
+pub type TransactionSummaryByHost = super::Table<TransactionSummaryByHostRow>;

@@ -1,5 +1,6 @@
 //! A thread's statistics cells as a whole: read by class for the summaries by thread,
-//! account, user and host and carried at its end ([`ThreadSlot::class_stats`]), and reset.
+//! account, user and host and carried at its end ([`ThreadSlot::class_stats`]: the
+//! transactions' cells too, in the `transaction` class), and reset.
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -19,8 +20,16 @@ impl ThreadSlot {
             .map(|(c, s)| ClassStat {
                 stat: c.snapshot(),
                 sums: s.sums(),
+                read_only: Default::default(),
             })
             .collect();
+        // The transactions' two cells, in the `transaction` class.
+        let trx = super::super::transaction::class().index as usize;
+        if let Some(s) = v.get_mut(trx) {
+            let [rw, ro] = self.trx.cells.each_ref().map(|c| c.snapshot());
+            s.stat.merge(&rw);
+            s.read_only.merge(&ro);
+        }
         for (d, cell) in g.digests().iter().zip(self.digests.iter()) {
             if let Some(s) = v.get_mut(d.class.load(Relaxed) as usize) {
                 let mut sums = cell.sums();
@@ -28,6 +37,7 @@ impl ThreadSlot {
                 s.merge(&ClassStat {
                     stat: cell.stat.snapshot(),
                     sums,
+                    read_only: Default::default(),
                 });
             }
         }
