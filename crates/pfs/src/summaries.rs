@@ -68,7 +68,7 @@ fn kinds(family: EventFamily) -> impl Fn(ClassKind) -> bool {
 
 /// The table's name: `events_{family}_summary_by_{by}_by_event_name`.
 fn name(family: EventFamily, by: usize) -> &'static str {
-    const NAMES: [[&str; 4]; 3] = [
+    const NAMES: [[&str; 4]; 4] = [
         [
             "events_waits_summary_by_thread_by_event_name",
             "events_waits_summary_by_account_by_event_name",
@@ -87,10 +87,17 @@ fn name(family: EventFamily, by: usize) -> &'static str {
             "events_statements_summary_by_user_by_event_name",
             "events_statements_summary_by_host_by_event_name",
         ],
+        [
+            "events_transactions_summary_by_thread_by_event_name",
+            "events_transactions_summary_by_account_by_event_name",
+            "events_transactions_summary_by_user_by_event_name",
+            "events_transactions_summary_by_host_by_event_name",
+        ],
     ];
     let f = match family {
         EventFamily::Stage => 1,
         EventFamily::Statement => 2,
+        EventFamily::Transaction => 3,
         _ => 0,
     };
     NAMES[f][by]
@@ -143,7 +150,7 @@ pub fn truncate_summary_by_host_by_event_name(family: EventFamily) {
 /// read-write and read-only columns of [`crate::events_transactions_summary_global_by_event_name`].
 pub fn transaction_summary_by_account_by_event_name() -> TransactionSummaryByAccount {
     Table::new(
-        "events_transactions_summary_by_account_by_event_name",
+        name(EventFamily::Transaction, 1),
         read::transactions_by_account(),
     )
 }
@@ -151,7 +158,7 @@ pub fn transaction_summary_by_account_by_event_name() -> TransactionSummaryByAcc
 /// `events_transactions_summary_by_user_by_event_name`: a row per user name.
 pub fn transaction_summary_by_user_by_event_name() -> TransactionSummaryByUser {
     Table::new(
-        "events_transactions_summary_by_user_by_event_name",
+        name(EventFamily::Transaction, 2),
         read::transactions_by_user(),
     )
 }
@@ -159,7 +166,7 @@ pub fn transaction_summary_by_user_by_event_name() -> TransactionSummaryByUser {
 /// `events_transactions_summary_by_host_by_event_name`: a row per host.
 pub fn transaction_summary_by_host_by_event_name() -> TransactionSummaryByHost {
     Table::new(
-        "events_transactions_summary_by_host_by_event_name",
+        name(EventFamily::Transaction, 3),
         read::transactions_by_host(),
     )
 }

@@ -1,7 +1,8 @@
 //! The statement sums by class (`SUM_ERRORS`, `SUM_ROWS_SENT`, ... of the statement summaries
 //! by event name): a statement of its digest's class, one of another class than its digest's,
 //! and one without a digest (the `statements_digest` consumer off) each count in their own
-//! class, by thread, by account and globally; a thread's end carries them.
+//! class, by thread, by account and globally; a thread's end carries them. The transactions'
+//! read-write and read-only stats count by account, user and host the same way.
 #![cfg(all(feature = "instrumentation", feature = "timers"))]
 
 use common::serial_with;
@@ -123,4 +124,50 @@ fn sums_count_in_the_statements_class_with_or_without_a_digest() {
         key(&account("t_sums_user", "statement/sql/t_sums_other")),
         (0, 0, 0, 0, 0)
     );
+}
+
+#[test]
+fn transactions_count_by_account_and_are_carried() {
+    let _s = serial_with(Preset::Default);
+    let s = SessionThread::new("thread/sql/one_connection", 79);
+    s.set_account("t_sums_trx", "h2");
+    for read_only in [false, false, true] {
+        let mode = pfs::TransactionMode {
+            read_only,
+            ..Default::default()
+        };
+        assert!(s.transaction_start(mode));
+        s.transaction_end(pfs::TransactionState::Committed);
+    }
+    let row = || {
+        let by_user = pfs::transaction_summary_by_user_by_event_name();
+        assert_eq!(
+            by_user.name,
+            "events_transactions_summary_by_user_by_event_name"
+        );
+        (by_user.rows.into_iter())
+            .find(|r| r.user.as_deref() == Some("t_sums_trx"))
+            .map(|r| r.stats)
+            .unwrap()
+    };
+    let r = row();
+    assert_eq!(
+        (r.all.count_star, r.count_read_write, r.count_read_only),
+        (3, 2, 1)
+    );
+    drop(s);
+    assert_eq!(row(), r, "its end carries them into its account");
+    let host = (pfs::transaction_summary_by_host_by_event_name()
+        .rows
+        .into_iter())
+    .find(|r| r.host.as_deref() == Some("h2"))
+    .unwrap();
+    assert_eq!(host.stats.all.count_star, 3);
+    pfs::truncate_summary_by_account_by_event_name(pfs::EventFamily::Transaction);
+    let acct = (pfs::transaction_summary_by_account_by_event_name()
+        .rows
+        .into_iter())
+    .any(|r| r.user.as_deref() == Some("t_sums_trx"));
+    assert!(!acct, "an account without connections loses its rows");
+    assert_eq!(row().all.count_star, 3, "moved into its user");
 }

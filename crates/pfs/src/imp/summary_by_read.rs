@@ -50,9 +50,11 @@ fn host(a: &Account) -> Option<String> {
     a.as_ref().map(|(_, h)| h.clone())
 }
 
-/// The timer columns of a class's stats.
+/// The timer columns of a class's stats (the `transaction` class's: both kinds).
 fn timers(s: &ClassStat, clock: Clock) -> SummaryStats {
-    summary(&s.stat, clock)
+    let mut all = s.stat;
+    all.merge(&s.read_only);
+    summary(&all, clock)
 }
 
 /// The columns of a statement class's stats: the timer columns and the sums.
