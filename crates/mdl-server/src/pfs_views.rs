@@ -17,7 +17,7 @@
 //! connection ids (`OWNER_CONTEXT_ID`) as the pids and `user@host` accounts without the port.
 //! Like MySQL's, it lists a waiting ALTER TABLE as blocked by its own SHARED_UPGRADABLE too.
 //! Its `waiting_query` is `sys.format_statement`'s; `sys.x$schema_table_lock_waits` is the
-//! same view with the whole statement.
+//! same view with the whole statement (`sys_lock_waits.rs`).
 //!
 //! `data_locks` and `data_lock_waits` list the engine's writer, InnoDB's row locks'
 //! counterpart here: the connection that holds it and those that wait for it
@@ -57,7 +57,7 @@
 //! history tables resets them (those by thread, account, user and host as MySQL's: into their
 //! parents, `summaries.rs`), of `prepared_statements_instances` (every connection's live
 //! prepared statements, `prepared.rs`) its rows' statistics, and of `accounts`, `users`,
-//! `hosts` their totals. Other writes are refused as in MySQL (1142).
+//! `hosts` their totals. Other writes are refused as in MySQL (1142) (`write.rs`).
 
 mod by_thread;
 pub(crate) mod columns;
@@ -67,22 +67,24 @@ mod data_locks;
 mod innodb_lock_waits;
 mod prepared;
 mod summaries;
+mod sys_lock_waits;
 mod sys_processlist;
 mod sys_statements;
 mod sys_summaries;
 mod variables;
+mod write;
 
 pub(crate) use by_thread::rows as by_thread_rows;
 pub(crate) use data_locks::lock_id as writer_lock_id;
 use pfs::tables::{Row, Table};
 use rusqlite::types::Value as SqlValue;
 use serde_json::Value as Json;
-use sqlparser::ast::{Assignment, AssignmentTarget, Expr, Statement, Value};
+use sys_lock_waits::schema_table_lock_waits;
+pub use write::{is_write, write};
 
 use crate::engine::EngineConn;
 use crate::error::ServerError;
 use crate::processlist::Process;
-use crate::wire::{Cell, Output};
 
 /// What the snapshot reads besides `pfs`: the lock manager and the process list.
 pub struct Sources<'a> {
@@ -268,72 +270,6 @@ pub fn refresh(
         done.push(key);
     }
     Ok(())
-}
-
-/// sys 8.0's `schema_table_lock_waits` columns, those the server fills (not
-/// `waiting_query_rows_affected` and `_examined`: no statement counts rows), with the types
-/// MySQL derives from the view's select (`scripts/sys_schema/views/p_s/
-/// schema_table_lock_waits.sql`): `metadata_locks`' and `threads`' columns,
-/// `ps_thread_account()`'s `text`, `CONCAT` of a `bigint unsigned`. The thread ids, `NOT NULL`
-/// in MySQL (an inner join with `threads`), are nullable: a lock's owner thread may be unknown.
-pub(super) const SCHEMA_TABLE_LOCK_WAITS_COLUMNS: [columns::Def; 16] = [
-    ("object_schema", "varchar(64)"),
-    ("object_name", "varchar(64)"),
-    ("waiting_thread_id", "bigint unsigned"),
-    ("waiting_pid", "bigint unsigned"),
-    ("waiting_account", "text"),
-    ("waiting_lock_type", "varchar(32) NOT NULL"),
-    ("waiting_lock_duration", "varchar(32) NOT NULL"),
-    ("waiting_query", "longtext"),
-    ("waiting_query_secs", "bigint"),
-    ("blocking_thread_id", "bigint unsigned"),
-    ("blocking_pid", "bigint unsigned"),
-    ("blocking_account", "text"),
-    ("blocking_lock_type", "varchar(32) NOT NULL"),
-    ("blocking_lock_duration", "varchar(32) NOT NULL"),
-    ("sql_kill_blocking_query", "varchar(31)"),
-    ("sql_kill_blocking_connection", "varchar(25)"),
-];
-
-/// MySQL's `sys.schema_table_lock_waits`, over the snapshots (see the module docs): its rows,
-/// in [`SCHEMA_TABLE_LOCK_WAITS_COLUMNS`]' order, into `{view}`, the waiting statement as
-/// `{query}` gives it. Its accounts are `user@host` without the client's port, as MySQL's
-/// (`threads.PROCESSLIST_HOST`), where the process list's `HOST` has it.
-const SCHEMA_TABLE_LOCK_WAITS: &str = "
-INSERT INTO sys.\"{view}\"
-SELECT g.OBJECT_SCHEMA, g.OBJECT_NAME, p.OWNER_THREAD_ID, p.OWNER_CONTEXT_ID,
-       pt.USER || '@' || CASE WHEN pt.HOST GLOB '*:[0-9]*'
-           THEN rtrim(rtrim(pt.HOST, '0123456789'), ':') ELSE pt.HOST END,
-       p.LOCK_TYPE, p.LOCK_DURATION, {query}, pt.TIME, g.OWNER_THREAD_ID, g.OWNER_CONTEXT_ID,
-       gt.USER || '@' || CASE WHEN gt.HOST GLOB '*:[0-9]*'
-           THEN rtrim(rtrim(gt.HOST, '0123456789'), ':') ELSE gt.HOST END,
-       g.LOCK_TYPE, g.LOCK_DURATION,
-       'KILL QUERY ' || g.OWNER_CONTEXT_ID, 'KILL ' || g.OWNER_CONTEXT_ID
-FROM performance_schema.metadata_locks g
-JOIN performance_schema.metadata_locks p
-  ON g.OBJECT_TYPE = p.OBJECT_TYPE AND g.OBJECT_SCHEMA = p.OBJECT_SCHEMA
- AND g.OBJECT_NAME = p.OBJECT_NAME AND g.LOCK_STATUS = 'GRANTED' AND p.LOCK_STATUS = 'PENDING'
-LEFT JOIN performance_schema.processlist gt ON g.OWNER_CONTEXT_ID = gt.ID
-LEFT JOIN performance_schema.processlist pt ON p.OWNER_CONTEXT_ID = pt.ID
-WHERE g.OBJECT_TYPE = 'TABLE';";
-
-/// Makes `sys.schema_table_lock_waits` or (`view` `x$...`) `sys.x$schema_table_lock_waits`
-/// from the `metadata_locks` and `processlist` snapshots.
-fn schema_table_lock_waits(db: &mut EngineConn, view: &str) -> Result<(), ServerError> {
-    let (view, query) = if view.starts_with("x$") {
-        ("x$schema_table_lock_waits", "pt.INFO".to_string())
-    } else {
-        let format = crate::functions::FORMAT_STATEMENT;
-        ("schema_table_lock_waits", format!("{format}(pt.INFO)"))
-    };
-    let target = format!("sys.\"{view}\"");
-    // Its column names are plain words: no quotes needed.
-    let cols = columns::sqlite(&SCHEMA_TABLE_LOCK_WAITS_COLUMNS).join(", ");
-    let create = format!("DROP TABLE IF EXISTS {target}; CREATE TABLE {target} ({cols});");
-    let insert = SCHEMA_TABLE_LOCK_WAITS
-        .replace("{view}", view)
-        .replace("{query}", &query);
-    wrap(db, &format!("{create}{insert}"))
 }
 
 /// One snapshot table.
@@ -560,141 +496,4 @@ fn threads(db: &mut EngineConn, procs: &[Process]) -> Result<(), ServerError> {
         })
         .collect();
     copy(db, "threads", defs, rows)
-}
-
-/// Whether `s` writes one of these schemas' tables, and so is handled here.
-pub fn is_write(s: &Statement) -> bool {
-    matches!(
-        s,
-        Statement::Update(_) | Statement::Insert(_) | Statement::Delete(_) | Statement::Truncate(_)
-    )
-}
-
-/// `UPDATE setup_instruments | setup_consumers ...` and `TRUNCATE TABLE` of summaries,
-/// histories and the connection tables (see the module docs); `tables` are the statement's `(schema, table)`.
-///
-/// # Errors
-/// 1142 for any other write; SQLite's errors in the `WHERE`.
-pub fn write(
-    db: &mut EngineConn,
-    s: &Statement,
-    sqlite_where: Option<String>,
-    tables: &[(String, String)],
-    src: &Sources<'_>,
-) -> Result<Output, ServerError> {
-    let table = tables
-        .first()
-        .map(|(_, t)| t.to_ascii_lowercase())
-        .unwrap_or_default();
-    match s {
-        Statement::Truncate(_) if summaries::truncates(&table) => {
-            summaries::truncate(&table);
-            Ok(Output::OK)
-        }
-        Statement::Truncate(_) if table.starts_with("events_") => {
-            if table.contains("summary") {
-                pfs::truncate_events_waits_summary_global_by_event_name();
-            } else {
-                pfs::truncate_events_history();
-            }
-            Ok(Output::OK)
-        }
-        Statement::Truncate(_) if table == prepared::TABLE => {
-            pfs::truncate_prepared_statements_instances();
-            Ok(Output::OK)
-        }
-        Statement::Truncate(_) if connections::TABLES.contains(&table.as_str()) => {
-            connections::truncate(&table);
-            Ok(Output::OK)
-        }
-        Statement::Update(u) if table == "setup_instruments" || table == "setup_consumers" => {
-            let (enabled, timed) = switches(&u.assignments)?;
-            fill(db, &table, src)?;
-            let sql = format!(
-                "SELECT NAME, ENABLED{} FROM performance_schema.{table}{}",
-                if table == "setup_instruments" {
-                    ", TIMED"
-                } else {
-                    ""
-                },
-                sqlite_where.map_or(String::new(), |w| format!(" WHERE {w}"))
-            );
-            let Output::Rows(rs) = db.run(&sql, &[], None)? else {
-                return Ok(Output::OK);
-            };
-            let mut changed = 0;
-            for r in &rs.rows {
-                let name = match r.first() {
-                    Some(Cell::Text(n)) => n.clone(),
-                    _ => continue,
-                };
-                let yes = |c: Option<&Cell>| matches!(c, Some(Cell::Text(t)) if t == "YES");
-                let (e0, t0) = (yes(r.get(1)), yes(r.get(2)));
-                let (e1, t1) = (enabled.unwrap_or(e0), timed.unwrap_or(t0));
-                if table == "setup_consumers" {
-                    if e1 != e0 {
-                        pfs::set_consumer(&name, e1).map_err(pfs_error)?;
-                        changed += 1;
-                    }
-                } else if (e1, t1) != (e0, t0) {
-                    pfs::set_instruments(&name, e1, t1).map_err(pfs_error)?;
-                    changed += 1;
-                }
-            }
-            Ok(Output::Done {
-                affected: changed,
-                last_insert_id: 0,
-            })
-        }
-        _ => {
-            let cmd = match s {
-                Statement::Update(_) => "UPDATE",
-                Statement::Insert(_) => "INSERT",
-                Statement::Delete(_) => "DELETE",
-                _ => "DROP",
-            };
-            Err(ServerError::access_denied(cmd, &table))
-        }
-    }
-}
-
-fn pfs_error(e: pfs::PfsError) -> ServerError {
-    ServerError::new(1105, "HY000", e.to_string())
-}
-
-/// `ENABLED` and `TIMED` of `SET ENABLED = 'YES', TIMED = 'NO'`.
-fn switches(a: &[Assignment]) -> Result<(Option<bool>, Option<bool>), ServerError> {
-    let (mut enabled, mut timed) = (None, None);
-    for x in a {
-        let col = match &x.target {
-            AssignmentTarget::ColumnName(n) => n.to_string().to_ascii_uppercase(),
-            other => other.to_string(),
-        };
-        let v = match &x.value {
-            Expr::Value(v) => match &v.value {
-                Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
-                    s.eq_ignore_ascii_case("YES")
-                }
-                Value::Boolean(b) => *b,
-                Value::Number(n, _) => n != "0",
-                _ => return Err(bad_value(&col, &x.value.to_string())),
-            },
-            Expr::Identifier(i) => i.value.eq_ignore_ascii_case("YES"),
-            other => return Err(bad_value(&col, &other.to_string())),
-        };
-        match col.as_str() {
-            "ENABLED" => enabled = Some(v),
-            "TIMED" => timed = Some(v),
-            other => return Err(ServerError::access_denied("UPDATE", other)),
-        }
-    }
-    Ok((enabled, timed))
-}
-
-fn bad_value(col: &str, v: &str) -> ServerError {
-    ServerError::new(
-        1366,
-        "HY000",
-        format!("Incorrect value {v} for column '{col}'"),
-    )
 }

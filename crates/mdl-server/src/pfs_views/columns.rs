@@ -444,7 +444,7 @@ pub(crate) fn sys(view: &str) -> Option<(&'static str, Vec<Def>)> {
         .find(|t| t.eq_ignore_ascii_case(view))?;
     let defs = match name {
         "schema_table_lock_waits" | "x$schema_table_lock_waits" => {
-            super::SCHEMA_TABLE_LOCK_WAITS_COLUMNS.to_vec()
+            super::sys_lock_waits::COLUMNS.to_vec()
         }
         "innodb_lock_waits" => (super::innodb_lock_waits::COLUMNS.iter())
             .map(|c| c.split_once(' ').unwrap_or((c, "")))
