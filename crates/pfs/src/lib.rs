@@ -143,6 +143,7 @@
 mod config;
 mod connections;
 mod error;
+mod errors;
 pub mod kinds;
 mod macros;
 mod outcome;
@@ -170,6 +171,7 @@ pub use backend::{ClassRef, DigestRef, EventGuard};
 pub use config::{Sizing, Status};
 pub use connections::*;
 pub use error::PfsError;
+pub use errors::*;
 pub use kinds::{
     default_instrument_setting, ClassKind, Clock, Consumer, EventFamily, Operation, Preset,
 };

@@ -231,6 +231,7 @@ pub(crate) mod session {
         pub(crate) fn set_account(&self, _user: &str, _host: &str) -> bool {
             false
         }
+        pub(crate) fn error_raised(&self, _errno: u32, _count: u64) {}
         pub(crate) fn enter(&self) -> Entered {
             Entered {
                 id: crate::thread_id::enter(self.thread_id),

@@ -95,6 +95,13 @@ impl SessionThread {
         self.inner.record.set_account(user, host)
     }
 
+    /// The session raised MySQL's error (or warning, or note) `errno` `count` times: the error
+    /// summaries count it (`crate::errors`; MySQL's `MYSQL_LOG_ERROR` in
+    /// `THD::raise_condition`). For the error path only: it takes a lock.
+    pub fn error_raised(&self, errno: u32, count: u64) {
+        self.inner.record.error_raised(errno, count)
+    }
+
     /// Makes this session the current pfs thread of the calling OS thread until the guard
     /// drops (then the previous one is current again; entries nest). Costs a few thread-local
     /// stores each way.

@@ -23,7 +23,8 @@
 //! 8. `summary` (summary tables), then `prepared` (`prepared_statements_instances`' rows),
 //!    then `read` (the other tables; re-exports `summary`), then `trx_read` (the transaction
 //!    tables), `conn_read` (the connection tables) and `summary_by_read` (the summaries by
-//!    thread, account, user and host)
+//!    thread, account, user and host); `errors` (the error summaries' counts: raised, carried
+//!    at a thread's end, which `thread` calls, and read)
 //!
 //! # Locks
 //!
@@ -53,6 +54,7 @@ pub(crate) mod api;
 pub(crate) mod classes;
 pub(crate) mod conn_read;
 pub(crate) mod connections;
+pub(crate) mod errors;
 pub(crate) mod events;
 pub(crate) mod flags;
 pub(crate) mod instances;

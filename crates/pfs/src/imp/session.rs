@@ -65,6 +65,13 @@ impl SessionRecord {
             .is_some()
     }
 
+    /// `crate::SessionThread::error_raised`.
+    pub(crate) fn error_raised(&self, errno: u32, count: u64) {
+        if let Some(t) = self.slot {
+            super::errors::raised(t, errno, count);
+        }
+    }
+
     /// Makes this session the current thread of the calling OS thread until [`leave`].
     #[inline]
     pub(crate) fn enter(&self) -> Entered {

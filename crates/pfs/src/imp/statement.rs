@@ -49,7 +49,7 @@ use crate::outcome::{truncated, StatementOutcome, MAX_MESSAGE_TEXT, MAX_SQL_TEXT
 mod class_sums;
 mod digest;
 pub(crate) use class_sums::{add_class, add_foreign, sums_cells, SumsCell};
-pub(crate) use digest::{digest_cells, stamp_datetime, DigestCell, Sums};
+pub(crate) use digest::{datetime, digest_cells, stamp_datetime, DigestCell, Sums};
 
 /// The cells of `prepared_statements_instances`' rows (`prepared.rs`), allocated at the first
 /// prepared statement: a statement event names its row's by index (`Active::prepared`, in

@@ -42,11 +42,13 @@ fn group<K: Ord>(
     out
 }
 
-fn user(a: &Account) -> Option<String> {
+/// The user of account `a` (`None`: the NULL account's).
+pub(crate) fn user(a: &Account) -> Option<String> {
     a.as_ref().map(|(u, _)| u.clone())
 }
 
-fn host(a: &Account) -> Option<String> {
+/// The host of account `a`.
+pub(crate) fn host(a: &Account) -> Option<String> {
     a.as_ref().map(|(_, h)| h.clone())
 }
 

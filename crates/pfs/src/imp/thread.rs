@@ -491,6 +491,7 @@ impl Threads {
         self.fold(t);
         let account = t.account.lock().clone();
         super::connections::disconnect(account.clone());
+        super::errors::thread_ended(t, &account);
         super::summary_by::carried().carry(account, &t.class_stats());
         t.reset_stats();
         t.clear_history();

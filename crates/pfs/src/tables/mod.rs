@@ -199,6 +199,8 @@ impl<R: Row> fmt::Display for Table<R> {
 
 mod connections;
 pub use connections::*;
+mod errors;
+pub use errors::*;
 mod locks;
 pub use locks::*;
 mod statements;

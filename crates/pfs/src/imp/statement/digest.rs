@@ -145,6 +145,11 @@ pub(crate) fn stamp_datetime(stamp: u64, clock: Clock) -> String {
         .checked_sub(ago)
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .unwrap_or_default();
+    datetime(at)
+}
+
+/// `at` (since the Unix epoch) as MySQL's `TIMESTAMP(6)` text, UTC.
+pub(crate) fn datetime(at: std::time::Duration) -> String {
     let secs = at.as_secs();
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil(days as i64);
