@@ -9,6 +9,9 @@ use std::fmt;
 
 use mdl_sql::SqlError;
 
+mod known;
+pub(crate) use known::KNOWN_ERRORS;
+
 /// A MySQL error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerError {
