@@ -167,7 +167,8 @@ impl Connection {
         session.set_lower_case_table_names(true);
         let timeout = shared.global_lock_wait_timeout.load(Ordering::Relaxed);
         session.set_lock_wait_timeout(Duration::from_secs(timeout));
-        let values = SessionValues::new(info.id, info.user(), &info.host);
+        let mut values = SessionValues::new(info.id, info.user(), &info.host);
+        values.diagnostics.counted = crate::diagnostics::Counted::on(thread);
         let mut c = Connection {
             shared,
             info,
@@ -224,6 +225,7 @@ impl Connection {
         self.prepared.clear();
         self.sql_prepared.clear();
         self.values = SessionValues::new(self.info.id, self.info.user(), &self.info.host);
+        self.values.diagnostics.counted = crate::diagnostics::Counted::on(&self.thread);
         self.session.set_foreign_key_checks(true);
         self.publish();
         self.info

@@ -25,10 +25,16 @@
 //!   (`connection.rs`); an execution of a diagnostic statement keeps the area. `GET
 //!   DIAGNOSTICS` is not prepared at all (1295, `get.rs`).
 //!
+//! * **Summarized**: every condition raised counts in the session's `pfs` error summaries
+//!   (`counted.rs`), a note dropped while `sql_notes` is 0 excepted.
+//!
 //! Clearing an empty area is a comparison: the point select pays nothing for it.
 
+mod counted;
 pub mod get;
 mod show;
+
+pub use counted::Counted;
 
 pub use show::{diagnostics, is_show_diagnostics};
 
@@ -121,6 +127,8 @@ pub struct Area {
     kept: bool,
     /// `sql_notes` is 0: notes are not kept.
     pub notes_off: bool,
+    /// Where every condition raised is counted (`counted.rs`).
+    pub counted: Counted,
 }
 
 impl Area {
@@ -158,6 +166,7 @@ impl Area {
         if n == 0 || (c.level == Level::Note && self.notes_off) {
             return;
         }
+        self.counted.raised(c.code, n);
         let room = MAX_ERROR_COUNT.saturating_sub(self.list.len());
         let listed = usize::try_from(n).unwrap_or(usize::MAX).min(room);
         if c.level == Level::Error {

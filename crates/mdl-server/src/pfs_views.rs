@@ -51,11 +51,15 @@
 //! `events_waits_summary_by_{account,user,host}_by_event_name` are the statements and waits
 //! of each thread, account, user and host, of ended connections too (`summaries.rs`).
 //!
+//! `events_errors_summary_global_by_error` and `events_errors_summary_by_{thread,account,user,
+//! host}_by_error` count the errors, warnings and notes the sessions raised, by error number
+//! (`errors.rs`).
+//!
 //! `UPDATE performance_schema.setup_instruments | setup_consumers SET ENABLED = ..., TIMED =
 //! ... WHERE ...` changes the live switches: SQLite evaluates the `WHERE` over a snapshot and
 //! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
 //! history tables resets them (those by thread, account, user and host as MySQL's: into their
-//! parents, `summaries.rs`), of `prepared_statements_instances` (every connection's live
+//! parents, `summaries.rs`, `errors.rs`), of `prepared_statements_instances` (every connection's live
 //! prepared statements, `prepared.rs`) its rows' statistics, and of `accounts`, `users`,
 //! `hosts` their totals. Other writes are refused as in MySQL (1142) (`write.rs`).
 
@@ -64,6 +68,7 @@ pub(crate) mod columns;
 mod connect_attrs;
 mod connections;
 mod data_locks;
+mod errors;
 mod innodb_lock_waits;
 mod prepared;
 mod summaries;
@@ -115,7 +120,7 @@ pub(crate) fn thread_ids() -> std::collections::HashMap<u64, u64> {
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 56] = [
+pub const TABLES: [&str; 61] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -162,6 +167,11 @@ pub const TABLES: [&str; 56] = [
     "events_transactions_summary_by_account_by_event_name",
     "events_transactions_summary_by_user_by_event_name",
     "events_transactions_summary_by_host_by_event_name",
+    "events_errors_summary_global_by_error",
+    "events_errors_summary_by_thread_by_error",
+    "events_errors_summary_by_account_by_error",
+    "events_errors_summary_by_user_by_error",
+    "events_errors_summary_by_host_by_error",
     "global_variables",
     "session_variables",
     "global_status",
@@ -351,6 +361,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         _ if connect_attrs::TABLES.contains(&name) => connect_attrs::fill(db, name, src),
         _ if connections::TABLES.contains(&name) => connections::fill(db, name),
         _ if summaries::TABLES.contains(&name) => summaries::fill(db, name),
+        _ if errors::TABLES.contains(&name) => errors::fill(db, name),
         _ if by_thread::TABLES.contains(&name) => by_thread::fill(db, name, src),
         _ => Err(ServerError::no_such_table("performance_schema", name)),
     }

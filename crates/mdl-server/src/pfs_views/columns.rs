@@ -425,6 +425,7 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         "events_transactions_summary_global_by_event_name" => &TRX_SUMMARY_BY_EVENT_NAME,
         "events_transactions_summary_by_thread_by_event_name" => &TRX_SUMMARY_BY_THREAD,
         t if super::summaries::TABLES.contains(&t) => super::summaries::defs(t),
+        t if super::errors::TABLES.contains(&t) => super::errors::defs(t),
         t if t.starts_with("events_transactions_") => &EVENTS_TRANSACTIONS,
         t if t.starts_with("events_waits_") => &EVENTS_WAITS,
         t if t.starts_with("events_stages_") => &EVENTS_STAGES,
@@ -592,6 +593,9 @@ mod tests {
             }
             t if super::super::summaries::TABLES.contains(&t) => {
                 headers(super::super::summaries::headers(t))
+            }
+            t if super::super::errors::TABLES.contains(&t) => {
+                headers(super::super::errors::headers(t))
             }
             t if t.starts_with("events_transactions_") => headers(TransactionEventRow::HEADERS),
             t if t.starts_with("events_waits_") => headers(WaitEventRow::HEADERS),
