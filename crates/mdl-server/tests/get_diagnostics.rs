@@ -1,7 +1,7 @@
 //! `GET [CURRENT | STACKED] DIAGNOSTICS` at top level through the real server, as MySQL 8.0
 //! runs it (`sql/sql_get_diagnostics.cc`): user variables get the statement's or a
 //! condition's items, the area stays as it was, a condition number out of range is an
-//! Error-level condition appended to the area, `STACKED` outside a handler is error 1887.
+//! Error-level condition appended to the area, `STACKED` outside a handler is error 3004.
 
 mod common;
 
@@ -96,7 +96,7 @@ async fn an_out_of_range_condition_is_appended_and_stacked_is_an_error() {
     assert_eq!(m, Some(None), "no value assigned");
     let _: Vec<Option<f64>> = c.query("SELECT 1/0").await.unwrap();
     let (n, state) = code(c.query_drop("GET STACKED DIAGNOSTICS @n = NUMBER").await);
-    assert_eq!((n, state.as_str()), (1887, "0Z002"));
+    assert_eq!((n, state.as_str()), (3004, "0Z002"));
     assert_eq!(shown(&mut c).await.len(), 1, "the area as it was");
     // Malformed: a syntax error, which the area then holds; a target that is no user
     // variable.

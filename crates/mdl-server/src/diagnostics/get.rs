@@ -15,7 +15,7 @@
 //!   `ER_DA_INVALID_CONDITION_NUMBER` (1758) to the area as an Error-level condition and the
 //!   statement succeeds with 1 warning (`Condition_information::aggregate`'s error is not
 //!   fatal). `STACKED` outside a handler (there are none here) fails with
-//!   `ER_GET_STACKED_DA_WITHOUT_ACTIVE_HANDLER` (1887), a fatal error MySQL sets as the status
+//!   `ER_GET_STACKED_DA_WITHOUT_ACTIVE_HANDLER` (3004), a fatal error MySQL sets as the status
 //!   without listing it, so the area still lists what it did.
 //! * `sqlparser` has no `GET DIAGNOSTICS`: [`recognize`] reads the text with its tokenizer
 //!   (as `sql_prepare.rs` does `PREPARE`); a malformed one is 1064, a target that is not a
@@ -213,7 +213,7 @@ fn origins(sqlstate: &str) -> (&'static str, &'static str) {
 /// items into the targets (module docs).
 ///
 /// # Errors
-/// 1887 for `STACKED`; `get`'s own syntax error.
+/// 3004 for `STACKED`; `get`'s own syntax error.
 pub fn run(
     get: Result<GetDiagnostics, ServerError>,
     values: &mut SessionValues,
@@ -229,7 +229,7 @@ pub fn run(
     values.diagnostics.begin(true);
     if get.stacked {
         return Err(ServerError::new(
-            1887,
+            3004,
             "0Z002",
             "GET STACKED DIAGNOSTICS when handler not active",
         ));

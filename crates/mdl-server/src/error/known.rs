@@ -5,9 +5,7 @@
 //! An error outside this list counts in those tables' NULL row, as in MySQL; a test below
 //! keeps the list complete against the codes written in this crate and in `mdl-sql`.
 //!
-//! The SQLSTATE is MySQL's for the number. One differs from what the server sends: 1887,
-//! which `GET DIAGNOSTICS` raises with `0Z002` (MySQL 8.0's
-//! `ER_GET_STACKED_DA_WITHOUT_ACTIVE_HANDLER` is 3004; MySQL's 1887 is the one named here).
+//! The SQLSTATE is MySQL's for the number, the one the server sends with it.
 
 use pfs::KnownError;
 
@@ -102,7 +100,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 107] = [
     e(1828, "ER_FK_COLUMN_CANNOT_DROP", "HY000"),
     e(1829, "ER_FK_COLUMN_CANNOT_DROP_CHILD", "HY000"),
     e(1830, "ER_FK_COLUMN_NOT_NULL", "HY000"),
-    e(1887, "WARN_NAMED_PIPE_ACCESS_EVERYONE", "HY000"),
+    e(3004, "ER_GET_STACKED_DA_WITHOUT_ACTIVE_HANDLER", "0Z002"),
     e(3032, "ER_SERVER_OFFLINE_MODE", "HY000"),
     e(3057, "ER_USER_LOCK_WRONG_NAME", "42000"),
     e(3058, "ER_USER_LOCK_DEADLOCK", "HY000"),
