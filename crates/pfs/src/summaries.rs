@@ -42,7 +42,8 @@
 //!
 //! # Deviations from PFS
 //!
-//! * The tables by thread list the classes a thread counted, not every class.
+//! * The tables by thread list the classes a thread counted, not every class (but the
+//!   stages', which list every stage class of every thread, as MySQL's).
 //! * A truncate of a table by thread, account, user or host resets the threads' stats of every
 //!   kind, not only the table's (its accounts', users' and hosts' are those of its kind): a
 //!   thread keeps one set of cells.
@@ -103,10 +104,13 @@ fn name(family: EventFamily, by: usize) -> &'static str {
     NAMES[f][by]
 }
 
-/// `events_{family}_summary_by_thread_by_event_name`: live threads, the classes they counted.
-/// (For the waits, [`crate::events_waits_summary_by_thread_by_event_name`] is the same.)
+/// `events_{family}_summary_by_thread_by_event_name`: live threads, the classes they counted;
+/// the stages' every stage class of every thread, zeros included, as MySQL's
+/// (`table_esgs_by_thread_by_event_name.cc`). (For the waits,
+/// [`crate::events_waits_summary_by_thread_by_event_name`] is the same.)
 pub fn summary_by_thread_by_event_name(family: EventFamily) -> SummaryByThreadByEventName {
-    Table::new(name(family, 0), read::by_thread(kinds(family)))
+    let zeros = family == EventFamily::Stage;
+    Table::new(name(family, 0), read::by_thread(kinds(family), zeros))
 }
 
 /// `events_{family}_summary_by_account_by_event_name`: a row per account and class of the
@@ -213,7 +217,7 @@ mod read {
     //! Compiled out: no rows.
     use crate::kinds::ClassKind;
     use crate::tables::*;
-    pub(crate) fn by_thread(_k: impl Fn(ClassKind) -> bool) -> Vec<SummaryByThreadRow> {
+    pub(crate) fn by_thread(_k: impl Fn(ClassKind) -> bool, _z: bool) -> Vec<SummaryByThreadRow> {
         Vec::new()
     }
     pub(crate) fn by_account(_k: impl Fn(ClassKind) -> bool) -> Vec<SummaryByAccountRow> {

@@ -2,7 +2,8 @@
 //! by event name): a statement of its digest's class, one of another class than its digest's,
 //! and one without a digest (the `statements_digest` consumer off) each count in their own
 //! class, by thread, by account and globally; a thread's end carries them. The transactions'
-//! read-write and read-only stats count by account, user and host the same way.
+//! read-write and read-only stats count by account, user and host the same way, and so do the
+//! stages, whose table by thread lists every stage class, zeros included.
 #![cfg(all(feature = "instrumentation", feature = "timers"))]
 
 use common::serial_with;
@@ -170,4 +171,70 @@ fn transactions_count_by_account_and_are_carried() {
     .any(|r| r.user.as_deref() == Some("t_sums_trx"));
     assert!(!acct, "an account without connections loses its rows");
     assert_eq!(row().all.count_star, 3, "moved into its user");
+}
+
+/// `COUNT_STAR` of `name` in the stages' table by `by` (0: thread, 1: account, 2: user) of
+/// `key` (a thread id, or the user name), if it has the row.
+fn stages(by: usize, key: &str, name: &str) -> Option<u64> {
+    use pfs::EventFamily::Stage;
+    let count = |k: Option<String>, n: String, c: u64| {
+        (k.as_deref() == Some(key) && n == name).then_some(c)
+    };
+    match by {
+        0 => (pfs::summary_by_thread_by_event_name(Stage).rows.into_iter()).find_map(|r| {
+            count(
+                Some(r.thread_id.to_string()),
+                r.event_name,
+                r.stats.count_star,
+            )
+        }),
+        1 => (pfs::summary_by_account_by_event_name(Stage)
+            .rows
+            .into_iter())
+        .find_map(|r| count(r.user, r.event_name, r.stats.count_star)),
+        _ => (pfs::summary_by_user_by_event_name(Stage).rows.into_iter())
+            .find_map(|r| count(r.user, r.event_name, r.stats.count_star)),
+    }
+}
+
+#[test]
+fn stages_count_by_thread_with_zeros_and_are_carried() {
+    let _s = serial_with(Preset::Default);
+    let done = pfs::register_class(ClassKind::Stage, "stage/t_sums/done");
+    pfs::register_class(ClassKind::Stage, "stage/t_sums/never");
+    pfs::set_instruments("stage/t_sums/%", true, true).unwrap();
+    let s = SessionThread::new("thread/sql/one_connection", 80);
+    s.set_account("t_sums_stage", "h3");
+    {
+        let _in = s.enter();
+        for _ in 0..2 {
+            drop(pfs::stage_start(done));
+        }
+    }
+    let t = s.thread_id().to_string();
+    assert_eq!(stages(0, &t, "stage/t_sums/done"), Some(2));
+    assert_eq!(stages(0, &t, "stage/t_sums/never"), Some(0), "zeros too");
+    let by_thread = pfs::summary_by_thread_by_event_name(pfs::EventFamily::Stage);
+    assert!(by_thread
+        .rows
+        .iter()
+        .all(|r| r.event_name.starts_with("stage/")));
+    assert_eq!(stages(1, "t_sums_stage", "stage/t_sums/never"), Some(0));
+
+    // A truncate by thread moves the thread's stages into its account (`aggregate_thread_stages`).
+    pfs::truncate_events_waits_summary_by_thread_by_event_name();
+    assert_eq!(stages(0, &t, "stage/t_sums/done"), Some(0));
+    assert_eq!(stages(1, "t_sums_stage", "stage/t_sums/done"), Some(2));
+    drop(s);
+    assert_eq!(
+        stages(0, &t, "stage/t_sums/done"),
+        None,
+        "its rows go with it"
+    );
+    assert_eq!(stages(2, "t_sums_stage", "stage/t_sums/done"), Some(2));
+    pfs::truncate_summary_by_account_by_event_name(pfs::EventFamily::Stage);
+    assert_eq!(stages(1, "t_sums_stage", "stage/t_sums/done"), None);
+    assert_eq!(stages(2, "t_sums_stage", "stage/t_sums/done"), Some(2));
+    pfs::truncate_summary_by_user_by_event_name(pfs::EventFamily::Stage);
+    assert_eq!(stages(2, "t_sums_stage", "stage/t_sums/done"), None);
 }

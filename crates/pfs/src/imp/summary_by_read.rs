@@ -9,7 +9,9 @@
 //! As MySQL's tables, those by account, user and host have a row per key and per class of the
 //! kind, counted or not (`table_esms_by_account_by_event_name::rnd_next` walks every class);
 //! those by thread (`events_waits_summary_by_thread_by_event_name` too) only the classes a
-//! thread counted. The transactions' are the `transaction` class's, with the read-write and
+//! thread counted, but the stages', which have a row per thread and stage class, zeros
+//! included, as MySQL's (`table_esgs_by_thread_by_event_name::rnd_next` walks every stage
+//! class of every thread). The transactions' are the `transaction` class's, with the read-write and
 //! read-only columns of `events_transactions_summary_global_by_event_name`.
 
 use std::collections::BTreeMap;
@@ -100,17 +102,20 @@ fn rows<K, R>(
 }
 
 /// `events_*_summary_by_thread_by_event_name`: each live thread's classes `keep` selects,
-/// those it counted, by thread and class name.
+/// those it counted or (`zeros`) every one, by thread and class name.
 fn thread_rows<R>(
     keep: impl Fn(ClassKind) -> bool,
+    zeros: bool,
     row: impl Fn(u64, String, &ClassStat, Clock) -> R,
 ) -> Vec<R> {
     let classes = classes().registered();
     let mut rows = Vec::new();
     with_live(|live| {
         for t in live {
-            for (c, s) in classes.iter().zip(t.class_stats()) {
-                if s.stat.count > 0 && keep(c.kind()) {
+            let stats = t.class_stats();
+            for (i, c) in classes.iter().enumerate() {
+                let s = stats.get(i).copied().unwrap_or_default();
+                if (zeros || s.stat.count > 0) && keep(c.kind()) {
                     rows.push((t.thread_id(), c.name().to_string(), s, c.clock()));
                 }
             }
@@ -142,11 +147,14 @@ fn hosts() -> BTreeMap<Option<String>, ClassStats> {
     })
 }
 
-pub(crate) fn by_thread(keep: impl Fn(ClassKind) -> bool) -> Vec<SummaryByThreadRow> {
-    thread_rows(keep, |thread_id, event_name, s, clock| SummaryByThreadRow {
-        thread_id,
-        event_name,
-        stats: timers(s, clock),
+/// See [`thread_rows`] for `zeros`.
+pub(crate) fn by_thread(keep: impl Fn(ClassKind) -> bool, zeros: bool) -> Vec<SummaryByThreadRow> {
+    thread_rows(keep, zeros, |thread_id, event_name, s, clock| {
+        SummaryByThreadRow {
+            thread_id,
+            event_name,
+            stats: timers(s, clock),
+        }
     })
 }
 
@@ -221,7 +229,7 @@ pub(crate) fn statements_global() -> Vec<StatementSummaryByEventNameRow> {
 }
 
 pub(crate) fn statements_by_thread() -> Vec<StatementSummaryByThreadRow> {
-    thread_rows(statements, |thread_id, event_name, s, clock| {
+    thread_rows(statements, false, |thread_id, event_name, s, clock| {
         StatementSummaryByThreadRow {
             thread_id,
             event_name,
