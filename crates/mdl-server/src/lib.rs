@@ -102,6 +102,7 @@ mod show_query;
 mod show_table;
 mod sql_mode;
 mod sql_prepare;
+mod stage_event;
 mod statement_event;
 mod status;
 mod temporary;

@@ -47,9 +47,11 @@
 //! `accounts`, `users` and `hosts` count the connections per account, user and host, live and
 //! since the last truncate (`connections.rs`).
 //!
-//! `events_statements_summary_by_{thread,account,user,host}_by_event_name` and
-//! `events_waits_summary_by_{account,user,host}_by_event_name` are the statements and waits
-//! of each thread, account, user and host, of ended connections too (`summaries.rs`).
+//! `events_statements_summary_by_{thread,account,user,host}_by_event_name`,
+//! `events_stages_summary_by_{thread,account,user,host}_by_event_name` and
+//! `events_{waits,transactions}_summary_by_{account,user,host}_by_event_name` are the
+//! statements, stages, waits and transactions of each thread, account, user and host, of
+//! ended connections too (`summaries.rs`; the stages are those `stage_event.rs` records).
 //!
 //! `events_errors_summary_global_by_error` and `events_errors_summary_by_{thread,account,user,
 //! host}_by_error` count the errors, warnings and notes the sessions raised, by error number
@@ -120,7 +122,7 @@ pub(crate) fn thread_ids() -> std::collections::HashMap<u64, u64> {
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 61] = [
+pub const TABLES: [&str; 65] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -172,6 +174,10 @@ pub const TABLES: [&str; 61] = [
     "events_errors_summary_by_account_by_error",
     "events_errors_summary_by_user_by_error",
     "events_errors_summary_by_host_by_error",
+    "events_stages_summary_by_thread_by_event_name",
+    "events_stages_summary_by_account_by_event_name",
+    "events_stages_summary_by_user_by_event_name",
+    "events_stages_summary_by_host_by_event_name",
     "global_variables",
     "session_variables",
     "global_status",

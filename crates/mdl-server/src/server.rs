@@ -139,6 +139,7 @@ pub async fn start(cfg: ServerConfig) -> Result<RunningServer, ServerError> {
         .map_err(|e| ServerError::new(1105, "HY000", e.to_string()))?;
     pfs::apply_preset(preset);
     pfs::register_errors(&crate::error::KNOWN_ERRORS);
+    crate::stage_event::register();
     let mgr = MdlManager::new(
         cfg.mdl_config()
             .map_err(|e| ServerError::new(1105, "HY000", e.to_string()))?,

@@ -1,5 +1,7 @@
 //! The summaries by thread, account, user and host: `events_statements_summary_by_thread_by_event_name`,
-//! `events_statements_summary_by_{account,user,host}_by_event_name`, the waits' and the
+//! `events_statements_summary_by_{account,user,host}_by_event_name`, the stages' four
+//! (`events_stages_summary_by_{thread,account,user,host}_by_event_name`,
+//! `table_esgs_by_*_by_event_name.cc`: the stages `stage_event.rs` records), the waits' and the
 //! transactions' three by account, user and host (`events_waits_summary_by_thread_by_event_name`
 //! and `events_transactions_summary_by_thread_by_event_name` are in `pfs_views.rs`; the
 //! transactions' have the read-write and read-only columns of `table_ets_by_account_by_event_name.cc`), as `pfs` aggregates them (`pfs::summary_by_account_by_event_name`: a
@@ -13,7 +15,8 @@
 //! `PFS_statement_stat_row::set_field` in `table_helper.cc`; not `SUM_ROWS_EXAMINED` ...
 //! `SUM_NO_GOOD_INDEX_USED`, which nothing counts here).
 //! The tables by account, user and host have a row per key and per class, as MySQL's; those by
-//! thread only the classes a thread counted.
+//! thread only the classes a thread counted, but the stages', which have a row per thread and
+//! stage class, as MySQL's.
 //!
 //! `TRUNCATE TABLE` resets as MySQL's (`table_esms_by_account_by_event_name::delete_all_rows`
 //! and its siblings): a table by thread moves its threads' counts into their accounts (the
@@ -28,7 +31,7 @@ use crate::engine::EngineConn;
 use crate::error::ServerError;
 
 /// The tables.
-pub(super) const TABLES: [&str; 10] = [
+pub(super) const TABLES: [&str; 14] = [
     "events_statements_summary_by_thread_by_event_name",
     "events_statements_summary_by_account_by_event_name",
     "events_statements_summary_by_user_by_event_name",
@@ -39,6 +42,10 @@ pub(super) const TABLES: [&str; 10] = [
     "events_transactions_summary_by_account_by_event_name",
     "events_transactions_summary_by_user_by_event_name",
     "events_transactions_summary_by_host_by_event_name",
+    "events_stages_summary_by_thread_by_event_name",
+    "events_stages_summary_by_account_by_event_name",
+    "events_stages_summary_by_user_by_event_name",
+    "events_stages_summary_by_host_by_event_name",
 ];
 
 /// The summaries' timer columns (`columns.rs`' `summary!`).
@@ -111,6 +118,8 @@ fn parse(name: &str) -> (EventFamily, By) {
         EventFamily::Wait
     } else if name.starts_with("events_transactions_") {
         EventFamily::Transaction
+    } else if name.starts_with("events_stages_") {
+        EventFamily::Stage
     } else {
         EventFamily::Statement
     };
@@ -226,6 +235,11 @@ mod tests {
             (EventFamily::Statement, By::Thread)
         );
         assert_eq!(parse(TABLES[3]), (EventFamily::Statement, By::Host));
+        assert_eq!(
+            parse("events_stages_summary_by_thread_by_event_name"),
+            (EventFamily::Stage, By::Thread)
+        );
+        assert!(truncates("events_stages_summary_by_account_by_event_name"));
         assert!(truncates("events_waits_summary_by_thread_by_event_name"));
         assert!(!truncates("events_waits_summary_global_by_event_name"));
     }
