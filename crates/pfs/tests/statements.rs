@@ -46,6 +46,8 @@ fn a_statement_has_its_text_schema_lock_time_and_end() {
         "an open statement shows no end"
     );
     first.end_with(&StatementOutcome::ok(1, 0));
+    // FIRST_SEEN and LAST_SEEN are the statements' starts, shown to the microsecond.
+    std::thread::sleep(Duration::from_millis(2));
     // One that waits 5 ms for a metadata lock, then fails; its text cut to 1024 bytes.
     let long = format!("SELECT '{}'", "é".repeat(600));
     let second = s.statement_start(select, Some(digest));
