@@ -98,6 +98,12 @@ impl Connection {
     }
 
     fn refresh_views(&mut self, tables: &[(String, String)]) -> Result<(), ServerError> {
+        // Most statements read no view: skip the sources and the per-table name checks.
+        let views =
+            |s: &str| (crate::engine::VIEW_SCHEMAS.iter()).any(|v| v.eq_ignore_ascii_case(s));
+        if !tables.iter().any(|(s, _)| views(s)) {
+            return Ok(());
+        }
         self.with_sources(|db, src| {
             pfs_views::refresh(db, tables, src)?;
             crate::info_schema::refresh(db, tables, src.processes)

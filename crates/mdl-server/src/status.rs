@@ -228,6 +228,11 @@ impl Com {
     /// no `SHOW` this server knows. Only the words are read: a comment before `SHOW` makes the
     /// statement count as what it was rewritten to.
     pub fn of_show(text: &str) -> Option<Com> {
+        // Every statement asks: most are no SHOW, and the words below cost a split each.
+        let start = text.trim_start().as_bytes();
+        if !start.get(..4)?.eq_ignore_ascii_case(b"SHOW") {
+            return None;
+        }
         let mut words = text.split_ascii_whitespace().map(|w| {
             let w = w.trim_end_matches(';');
             w.split('(').next().unwrap_or(w)
