@@ -163,8 +163,8 @@ impl Connection {
         let given = digest;
         let digest = match (digest, statement) {
             (Some(d), _) => Some(d),
-            (None, Some(s)) if cls.enabled() => Some(crate::statement_event::digest_of(
-                s,
+            (None, Some(_)) if cls.enabled() => Some(crate::statement_event::digest_of(
+                text,
                 self.session.state().current_schema.as_deref(),
             )),
             _ => None,

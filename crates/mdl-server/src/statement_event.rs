@@ -26,9 +26,9 @@
 //! A statement ended by a kill or a client that left mid-statement has its future dropped:
 //! its event ends without these end columns (0 and NULL).
 
-use std::sync::OnceLock;
+mod digest;
 
-use sqlparser::ast::Statement;
+use std::sync::OnceLock;
 
 use crate::error::ServerError;
 use crate::status::Com;
@@ -81,23 +81,9 @@ pub(crate) fn class(c: Option<Com>) -> pfs::ClassRef {
     classes[c.map_or(Com::ALL.len(), |c| c as usize)]
 }
 
-/// The digest of a text query: its literals as `?` (MySQL's statement digest, simplified).
-pub(crate) fn digest_of(s: &Statement, schema: Option<&str>) -> pfs::DigestRef {
-    use sqlparser::ast::{Value as V, VisitMut, VisitorMut};
-    struct Norm;
-    impl VisitorMut for Norm {
-        type Break = ();
-        fn pre_visit_value(
-            &mut self,
-            v: &mut sqlparser::ast::ValueWithSpan,
-        ) -> std::ops::ControlFlow<()> {
-            v.value = V::Placeholder("?".into());
-            std::ops::ControlFlow::Continue(())
-        }
-    }
-    let mut s = s.clone();
-    let _ = s.visit(&mut Norm);
-    crate::statement_event::digest_in(schema, &s.to_string())
+/// The digest of a text query `text` in `schema`: its tokens, literals as `?` (`digest.rs`).
+pub(crate) fn digest_of(text: &str, schema: Option<&str>) -> pfs::DigestRef {
+    digest_in(schema, &digest::digest_text(text))
 }
 
 #[cfg(test)]
