@@ -144,6 +144,7 @@ mod config;
 mod connections;
 mod error;
 mod errors;
+mod histograms;
 pub mod kinds;
 mod macros;
 mod outcome;
@@ -172,6 +173,7 @@ pub use config::{Sizing, Status};
 pub use connections::*;
 pub use error::PfsError;
 pub use errors::*;
+pub use histograms::*;
 pub use kinds::{
     default_instrument_setting, ClassKind, Clock, Consumer, EventFamily, Operation, Preset,
 };

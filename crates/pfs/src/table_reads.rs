@@ -200,7 +200,8 @@ pub fn top_waits(n: usize) -> TopWaits {
 }
 
 /// `TRUNCATE TABLE events_waits_summary_global_by_event_name`: resets every summary (instances,
-/// threads, exited threads, digests, histograms, the summaries by account, user and host).
+/// threads, exited threads, digests and their latency histograms, the wait histograms, the
+/// summaries by account, user and host; not `events_statements_histogram_global`).
 pub fn truncate_events_waits_summary_global_by_event_name() {
     backend::read::truncate_global();
 }
@@ -223,9 +224,10 @@ pub fn truncate_events_history() {
     backend::read::truncate_history();
 }
 
-/// Reset every summary and history.
+/// Reset every summary, histogram and history.
 pub fn truncate_all() {
     truncate_events_waits_summary_global_by_event_name();
+    crate::truncate_events_statements_histogram_global();
     truncate_events_history();
 }
 

@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 
 use parking_lot::Mutex;
 
+use super::histogram::{self, StmtHist};
 use super::limits::{sizing, LOST};
 use super::stats::StatCell;
 use crate::kinds::{ClassKind, Clock};
@@ -106,6 +107,9 @@ pub(crate) struct DigestInfo {
     pub(crate) schema: OnceLock<Box<str>>,
     /// FIRST_SEEN: the start (statement clock ticks) of the statement that bound `class`.
     pub(crate) first_seen: AtomicU64,
+    /// Its latency histogram (`histogram.rs`): 3600 bytes, allocated with the buffer, as
+    /// MySQL's digest entries carry theirs.
+    pub(crate) hist: StmtHist,
 }
 
 struct Registry {
@@ -144,6 +148,7 @@ pub(crate) fn classes() -> &'static Classes {
                     text: OnceLock::new(),
                     schema: OnceLock::new(),
                     first_seen: AtomicU64::new(0),
+                    hist: StmtHist::new(),
                 })
                 .collect(),
             digest_count: AtomicUsize::new(0),
@@ -220,6 +225,8 @@ impl Classes {
             LOST.digest.fetch_add(1, Ordering::Relaxed);
             return None;
         }
+        // Build the histograms' tick indexes now, not on a statement's end.
+        histogram::indexes();
         let _ = self.digests[idx].text.set(text.into());
         if let Some(s) = schema {
             let _ = self.digests[idx].schema.set(s.into());

@@ -10,7 +10,8 @@
 //!    threads)
 //! 2. `events` (event records, per-thread logs, `history_long` rings), `trx_log` (the same for
 //!    transactions)
-//! 3. `classes` (derived flags, classes, digests), then `trace` (feature `tracing`), then
+//! 3. `histogram` (the statement latency histograms' counts), `classes` (derived flags,
+//!    classes, digests), then `trace` (feature `tracing`), then
 //!    `summary_by` (the stats of ended threads carried into their accounts)
 //! 4. `instances` (instrumented lock instances)
 //! 5. `thread` (per-thread slots, `setup_threads` / `setup_actors`, per-thread switches)
@@ -22,8 +23,8 @@
 //!    whole at the end of a statement that is its own transaction)
 //! 8. `summary` (summary tables), then `prepared` (`prepared_statements_instances`' rows),
 //!    then `read` (the other tables; re-exports `summary`), then `trx_read` (the transaction
-//!    tables), `conn_read` (the connection tables) and `summary_by_read` (the summaries by
-//!    thread, account, user and host); `errors` (the error summaries' counts: raised, carried
+//!    tables), `conn_read` (the connection tables), `summary_by_read` (the summaries by
+//!    thread, account, user and host) and `histogram_read` (the statement histograms); `errors` (the error summaries' counts: raised, carried
 //!    at a thread's end, which `thread` calls, and read)
 //!
 //! # Locks
@@ -57,6 +58,8 @@ pub(crate) mod connections;
 pub(crate) mod errors;
 pub(crate) mod events;
 pub(crate) mod flags;
+pub(crate) mod histogram;
+pub(crate) mod histogram_read;
 pub(crate) mod instances;
 pub(crate) mod limits;
 pub(crate) mod prepared;

@@ -18,11 +18,15 @@
 //! the digest's sums (`statement::DigestCell`). So the statistics of an event touch one
 //! thread-owned cache line. A statement that says how it ended (`end_statement`) takes the
 //! same end, which also writes its record's extra and its digest's sums (`statement.rs`).
+//! A timed statement also counts in a bucket of its digest's latency histogram and of the
+//! global one (`histogram.rs`: a table lookup and two shared increments; a statement without
+//! a digest in the global one only).
 
 use std::sync::atomic::Ordering;
 
 use super::classes::*;
 use super::events::{long_rings, pack, Claim, EventLog, EventRecord, B_CYCLES, B_HISTORY, B_TIMED};
+use super::histogram;
 use super::instances::Instance;
 use super::limits::LOST;
 use super::statement::{self, End};
@@ -379,7 +383,8 @@ fn finish_event(a: &Active, end: u64, timed: bool, family: usize, e: End<'_>, bo
     let t = a.t;
     match a.digest {
         Some(d) if bound || f & F_DIGEST != 0 => {
-            if let Some(c) = digest_stat(t, a.class, d, timed, wait, a.start, bound) {
+            let c = digest_stat(t, a.class, d, (timed, cycles(f)), wait, a.start, bound);
+            if let Some(c) = c {
                 c.seen(a.start, &e);
             }
             // Known bound: the digest's cell holds the class's sums (`class_sums.rs`).
@@ -392,6 +397,10 @@ fn finish_event(a: &Active, end: u64, timed: bool, family: usize, e: End<'_>, bo
                 c.add(timed, wait);
             }
             statement::add_class(t, a.class, &e);
+            // A statement without a digest counts in the global histogram only.
+            if timed && f & F_STATEMENT != 0 {
+                histogram::record(None, f & F_CYCLES != 0, wait);
+            }
         }
     }
     if f & F_HIST != 0 || cfg!(feature = "tracing") {
@@ -492,7 +501,7 @@ fn stat(
     if inst.is_none() || f & F_THREAD != 0 {
         match digest {
             Some(d) if f & F_DIGEST != 0 => {
-                digest_stat(t, class, d, timed, wait, 0, false);
+                digest_stat(t, class, d, (timed, f & F_CYCLES != 0), wait, 0, false);
             }
             _ => {
                 if let Some(c) = t.stats.get(idx) {
@@ -515,13 +524,14 @@ fn stat(
 /// bound class too; a statement of another class counts in its class cell and the digest's
 /// "other" cell. Returns the digest's cell, where the statement's sums go
 /// (`statement::DigestCell`). The statement that binds the digest (the first since it was
-/// registered or truncated) sets its `FIRST_SEEN`.
+/// registered or truncated) sets its `FIRST_SEEN`. A timed one (`clock`: timed, and with the
+/// cycle counter) counts in the digest's histogram and the global one (`histogram.rs`).
 #[inline(always)]
 fn digest_stat<'t>(
     t: &'t ThreadSlot,
     class: &ClassInfo,
     d: &DigestInfo,
-    timed: bool,
+    (timed, cycles): (bool, bool),
     wait: u64,
     start: u64,
     known_bound: bool,
@@ -532,6 +542,9 @@ fn digest_stat<'t>(
         bound == class.index || (bound == UNBOUND && bind(d, class, start))
     };
     let cell = t.digests.get(i);
+    if timed {
+        histogram::record(Some(&d.hist), cycles, wait);
+    }
     if mine {
         if let Some(c) = cell {
             c.stat.add(timed, wait);

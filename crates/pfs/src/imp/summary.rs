@@ -11,6 +11,7 @@ use super::statement::Sums;
 use super::stats::{self, bucket_upper, Snap, HIST_BUCKETS};
 use super::thread::{self, threads, with_live};
 use super::timer::ticks_to_ps;
+use crate::histograms::statement_quantiles;
 use crate::kinds::{ClassKind, Clock};
 use crate::pattern::Pattern;
 use crate::tables::*;
@@ -178,6 +179,7 @@ pub(crate) fn summary_by_digest() -> Vec<SummaryByDigestRow> {
         .filter(|((_, s), _)| s.count > 0)
         .map(|((d, s), x)| {
             let text = d.text.get().map(|t| t.to_string()).unwrap_or_default();
+            let [quantile_95, quantile_99, quantile_999] = statement_quantiles(&d.hist.counts());
             SummaryByDigestRow {
                 schema_name: d.schema.get().map(|s| s.to_string()),
                 digest: digest_hash(&text),
@@ -190,6 +192,9 @@ pub(crate) fn summary_by_digest() -> Vec<SummaryByDigestRow> {
                 sum_rows_sent: x.rows_sent,
                 first_seen: seen(d.first_seen.load(Ordering::Relaxed)),
                 last_seen: seen(x.last),
+                quantile_95,
+                quantile_99,
+                quantile_999,
             }
         })
         .collect();

@@ -201,6 +201,8 @@ mod connections;
 pub use connections::*;
 mod errors;
 pub use errors::*;
+mod histograms;
+pub use histograms::*;
 mod locks;
 pub use locks::*;
 mod statements;

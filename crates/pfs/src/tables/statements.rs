@@ -81,6 +81,13 @@ table_row! {
         "FIRST_SEEN" => first_seen: String,
         /// LAST_SEEN: the start of its last statement, UTC.
         "LAST_SEEN" => last_seen: String,
+        /// QUANTILE_95 (ps): the high bound of the histogram bucket of the digest's 95th
+        /// percentile statement latency ([`crate::statement_quantiles`]); 0 when none was timed.
+        "QUANTILE_95" => quantile_95: u64,
+        /// QUANTILE_99 (ps), the same for the 99th percentile.
+        "QUANTILE_99" => quantile_99: u64,
+        /// QUANTILE_999 (ps), the same for the 99.9th percentile.
+        "QUANTILE_999" => quantile_999: u64,
     }
 }
 
