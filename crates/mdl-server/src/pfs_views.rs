@@ -29,8 +29,9 @@
 //! too, SQL over fresh snapshots of `threads`, `processlist`, `events_statements_current` and
 //! `events_waits_current` (`sys_processlist.rs`: what each column shows, and which are NULL).
 //!
-//! `sys.statement_analysis`, `sys.statements_with_errors_or_warnings` and their `x$` forms are
-//! MySQL's reports over the digest summary (`sys_statements.rs`); `sys.user_summary`,
+//! `sys.statement_analysis`, `sys.statements_with_errors_or_warnings`,
+//! `sys.statements_with_runtimes_in_95th_percentile` and their `x$` forms are MySQL's reports
+//! over the digest summary (`sys_statements.rs`); `sys.user_summary`,
 //! `sys.host_summary`, their `_by_statement_type` forms and their `x$` forms are its reports
 //! over `accounts` and the statement summaries by user and host (`sys_summaries.rs`).
 //!
@@ -53,6 +54,9 @@
 //! statements, stages, waits and transactions of each thread, account, user and host, of
 //! ended connections too (`summaries.rs`; the stages are those `stage_event.rs` records).
 //!
+//! `events_statements_histogram_global` and `events_statements_histogram_by_digest` are the
+//! statements' latency histograms, MySQL's 450 buckets (`histograms.rs`).
+//!
 //! `events_errors_summary_global_by_error` and `events_errors_summary_by_{thread,account,user,
 //! host}_by_error` count the errors, warnings and notes the sessions raised, by error number
 //! (`errors.rs`).
@@ -61,7 +65,7 @@
 //! ... WHERE ...` changes the live switches: SQLite evaluates the `WHERE` over a snapshot and
 //! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
 //! history tables resets them (those by thread, account, user and host as MySQL's: into their
-//! parents, `summaries.rs`, `errors.rs`), of `prepared_statements_instances` (every connection's live
+//! parents, `summaries.rs`, `errors.rs`; the histograms their own, `histograms.rs`), of `prepared_statements_instances` (every connection's live
 //! prepared statements, `prepared.rs`) its rows' statistics, and of `accounts`, `users`,
 //! `hosts` their totals. Other writes are refused as in MySQL (1142) (`write.rs`).
 
@@ -71,6 +75,7 @@ mod connect_attrs;
 mod connections;
 mod data_locks;
 mod errors;
+mod histograms;
 mod innodb_lock_waits;
 mod prepared;
 mod summaries;
@@ -122,7 +127,7 @@ pub(crate) fn thread_ids() -> std::collections::HashMap<u64, u64> {
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 65] = [
+pub const TABLES: [&str; 67] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -157,6 +162,8 @@ pub const TABLES: [&str; 65] = [
     "events_waits_summary_by_instance",
     "events_waits_summary_by_thread_by_event_name",
     "events_statements_summary_by_digest",
+    "events_statements_histogram_global",
+    "events_statements_histogram_by_digest",
     "events_transactions_summary_global_by_event_name",
     "events_transactions_summary_by_thread_by_event_name",
     "events_statements_summary_by_thread_by_event_name",
@@ -191,7 +198,7 @@ pub const TABLES: [&str; 65] = [
 ];
 
 /// The `sys` views this server has, by name (`SHOW TABLES FROM sys`).
-pub const SYS_TABLES: [&str; 19] = [
+pub const SYS_TABLES: [&str; 21] = [
     "host_summary",
     "host_summary_by_statement_type",
     "innodb_lock_waits",
@@ -200,6 +207,7 @@ pub const SYS_TABLES: [&str; 19] = [
     "session",
     "statement_analysis",
     "statements_with_errors_or_warnings",
+    "statements_with_runtimes_in_95th_percentile",
     "user_summary",
     "user_summary_by_statement_type",
     "x$host_summary",
@@ -209,6 +217,7 @@ pub const SYS_TABLES: [&str; 19] = [
     "x$session",
     "x$statement_analysis",
     "x$statements_with_errors_or_warnings",
+    "x$statements_with_runtimes_in_95th_percentile",
     "x$user_summary",
     "x$user_summary_by_statement_type",
 ];
@@ -343,9 +352,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
             name,
             &pfs::events_waits_summary_by_thread_by_event_name(),
         ),
-        "events_statements_summary_by_digest" => {
-            load(db, name, &pfs::events_statements_summary_by_digest())
-        }
+        "events_statements_summary_by_digest" => load(db, name, &histograms::summary_by_digest()),
         "events_transactions_current" => load(db, name, &pfs::events_transactions_current()),
         "events_transactions_history" => load(db, name, &pfs::events_transactions_history()),
         "events_transactions_history_long" => {
@@ -368,6 +375,7 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
         _ if connections::TABLES.contains(&name) => connections::fill(db, name),
         _ if summaries::TABLES.contains(&name) => summaries::fill(db, name),
         _ if errors::TABLES.contains(&name) => errors::fill(db, name),
+        _ if histograms::TABLES.contains(&name) => histograms::fill(db, name),
         _ if by_thread::TABLES.contains(&name) => by_thread::fill(db, name, src),
         _ => Err(ServerError::no_such_table("performance_schema", name)),
     }

@@ -343,13 +343,13 @@ const SUMMARY_BY_THREAD: [Def; 7] = summary!(
 
 /// `events_statements_summary_by_digest`: `table_esms_by_digest.cc` (its `FIRST_SEEN` and
 /// `LAST_SEEN` are UTC here: MySQL shows a `TIMESTAMP` in the session's time zone).
-const SUMMARY_BY_DIGEST: [Def; 15] = {
+const SUMMARY_BY_DIGEST: [Def; 18] = {
     let head = summary!(
         ("SCHEMA_NAME", "varchar(64)"),
         ("DIGEST", "varchar(64)"),
         ("DIGEST_TEXT", "longtext")
     );
-    let tail: [Def; 7] = [
+    let tail: [Def; 10] = [
         ("SUM_LOCK_TIME", "bigint unsigned NOT NULL"),
         ("SUM_ERRORS", "bigint unsigned NOT NULL"),
         ("SUM_WARNINGS", "bigint unsigned NOT NULL"),
@@ -357,10 +357,13 @@ const SUMMARY_BY_DIGEST: [Def; 15] = {
         ("SUM_ROWS_SENT", "bigint unsigned NOT NULL"),
         ("FIRST_SEEN", "timestamp(6) NOT NULL"),
         ("LAST_SEEN", "timestamp(6) NOT NULL"),
+        ("QUANTILE_95", "bigint unsigned NOT NULL"),
+        ("QUANTILE_99", "bigint unsigned NOT NULL"),
+        ("QUANTILE_999", "bigint unsigned NOT NULL"),
     ];
-    let mut all = [("", ""); 15];
+    let mut all = [("", ""); 18];
     let mut i = 0;
-    while i < 15 {
+    while i < 18 {
         all[i] = if i < 8 { head[i] } else { tail[i - 8] };
         i += 1;
     }
@@ -426,6 +429,7 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         "events_transactions_summary_by_thread_by_event_name" => &TRX_SUMMARY_BY_THREAD,
         t if super::summaries::TABLES.contains(&t) => super::summaries::defs(t),
         t if super::errors::TABLES.contains(&t) => super::errors::defs(t),
+        t if super::histograms::TABLES.contains(&t) => super::histograms::defs(t),
         t if t.starts_with("events_transactions_") => &EVENTS_TRANSACTIONS,
         t if t.starts_with("events_waits_") => &EVENTS_WAITS,
         t if t.starts_with("events_stages_") => &EVENTS_STAGES,
@@ -596,6 +600,9 @@ mod tests {
             }
             t if super::super::errors::TABLES.contains(&t) => {
                 headers(super::super::errors::headers(t))
+            }
+            t if super::super::histograms::TABLES.contains(&t) => {
+                headers(super::super::histograms::headers(t))
             }
             t if t.starts_with("events_transactions_") => headers(TransactionEventRow::HEADERS),
             t if t.starts_with("events_waits_") => headers(WaitEventRow::HEADERS),

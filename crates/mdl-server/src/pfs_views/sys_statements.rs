@@ -1,4 +1,5 @@
-//! `sys.statement_analysis`, `sys.statements_with_errors_or_warnings` and their `x$` forms:
+//! `sys.statement_analysis`, `sys.statements_with_errors_or_warnings`,
+//! `sys.statements_with_runtimes_in_95th_percentile` and their `x$` forms:
 //! MySQL 8.0 sys schema's reports over `events_statements_summary_by_digest`, what a DBA reads
 //! to find the statements that cost the most time (`SELECT query, exec_count, total_latency
 //! FROM sys.statement_analysis LIMIT 10`) or that fail.
@@ -14,6 +15,13 @@
 //! their four decimals. Each is computed by SQLite over a fresh snapshot of the digest table,
 //! so `WHERE`, `ORDER BY` and `LIMIT` work on them as on any snapshot.
 //!
+//! `statements_with_runtimes_in_95th_percentile` is MySQL's too
+//! (`statements_with_runtimes_in_95th_percentile.sql` and its helpers
+//! `x_ps_digest_95th_percentile_by_avg_us.sql`, `x_ps_digest_avg_latency_distribution.sql`):
+//! not the latency histograms' `QUANTILE_95`, but the digests whose average latency, rounded
+//! to microseconds, is at least the smallest such average that more than 95% of the digests do
+//! not exceed, by average latency descending. The helper views are inlined as subqueries.
+//!
 //! NULL, since the digest table does not count them (`statement_event.rs` says what it
 //! does): `full_scan` (MySQL's `'*'` or `''` from index use), `cpu_latency`, `rows_examined`
 //! and its average, `tmp_tables`, `tmp_disk_tables`, `rows_sorted`, `sort_merge_passes`,
@@ -28,11 +36,13 @@ use crate::engine::EngineConn;
 use crate::error::ServerError;
 
 /// The views, as `sys` names them.
-pub(super) const VIEWS: [&str; 4] = [
+pub(super) const VIEWS: [&str; 6] = [
     "statement_analysis",
     "statements_with_errors_or_warnings",
+    "statements_with_runtimes_in_95th_percentile",
     "x$statement_analysis",
     "x$statements_with_errors_or_warnings",
+    "x$statements_with_runtimes_in_95th_percentile",
 ];
 
 /// The `performance_schema` table the views are computed over.
@@ -83,6 +93,49 @@ const ERRORS: [ViewColumn; 10] = [
     ("digest", "varchar(64)", None),
 ];
 
+/// `statements_with_runtimes_in_95th_percentile`'s columns, as [`ANALYSIS`]' of the same names.
+const RUNTIMES: [ViewColumn; 16] = [
+    ("query", "longtext", None),
+    ("db", "varchar(64)", None),
+    ("full_scan", "varchar(1)", None),
+    ("exec_count", "bigint unsigned", None),
+    ("err_count", "bigint unsigned", None),
+    ("warn_count", "bigint unsigned", None),
+    ("total_latency", "bigint unsigned", Some("text")),
+    ("max_latency", "bigint unsigned", Some("text")),
+    ("avg_latency", "bigint unsigned", Some("text")),
+    ("rows_sent", "bigint unsigned", None),
+    ("rows_sent_avg", "decimal(21,0)", None),
+    ("rows_examined", "bigint unsigned", None),
+    ("rows_examined_avg", "decimal(21,0)", None),
+    ("first_seen", "timestamp(6)", None),
+    ("last_seen", "timestamp(6)", None),
+    ("digest", "varchar(64)", None),
+];
+
+/// `x$ps_digest_avg_latency_distribution`: digests by average latency in microseconds.
+const AVG_US: &str = "(SELECT count(*) AS cnt, round(AVG_TIMER_WAIT / 1000000.0) AS avg_us
+      FROM performance_schema.events_statements_summary_by_digest GROUP BY avg_us)";
+
+/// `statements_with_runtimes_in_95th_percentile`'s rows (`{query}`, `{time}` as below; `{avg_us}`
+/// is [`AVG_US`]; the join is `x$ps_digest_95th_percentile_by_avg_us`).
+const RUNTIME_ROWS: &str = "
+INSERT INTO sys.`{view}`
+SELECT {query}(DIGEST_TEXT), SCHEMA_NAME, NULL, COUNT_STAR, SUM_ERRORS, SUM_WARNINGS,
+       {time}(SUM_TIMER_WAIT), {time}(MAX_TIMER_WAIT), {time}(AVG_TIMER_WAIT),
+       SUM_ROWS_SENT, round(ifnull(SUM_ROWS_SENT * 1.0 / nullif(COUNT_STAR, 0), 0)),
+       NULL, NULL, FIRST_SEEN, LAST_SEEN, DIGEST
+FROM performance_schema.events_statements_summary_by_digest AS stmts
+JOIN (SELECT s2.avg_us AS avg_us,
+             ifnull(sum(s1.cnt) * 1.0 / nullif((SELECT count(*)
+               FROM performance_schema.events_statements_summary_by_digest), 0), 0) AS percentile
+      FROM {avg_us} AS s1 JOIN {avg_us} AS s2 ON s1.avg_us <= s2.avg_us
+      GROUP BY s2.avg_us
+      HAVING percentile > 0.95
+      ORDER BY percentile LIMIT 1) AS top_percentile
+  ON round(stmts.AVG_TIMER_WAIT / 1000000.0) >= top_percentile.avg_us
+ORDER BY AVG_TIMER_WAIT DESC;";
+
 /// `x$statement_analysis`' rows (`{query}` and `{time}` stand for the formatting of the text
 /// and of a latency, `{bytes}` of a size: none in the `x$` form).
 const ANALYSIS_ROWS: &str = "
@@ -126,6 +179,8 @@ pub(super) fn refresh(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), Serv
         );
         let rows = if view.ends_with("statement_analysis") {
             ANALYSIS_ROWS
+        } else if view.ends_with("95th_percentile") {
+            RUNTIME_ROWS
         } else {
             ERROR_ROWS
         };
@@ -137,6 +192,7 @@ pub(super) fn refresh(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), Serv
         sql.push_str(
             &rows
                 .replace("{view}", view)
+                .replace("{avg_us}", AVG_US)
                 .replace("{query}", query)
                 .replace("{time}", time),
         );
@@ -148,6 +204,8 @@ pub(super) fn refresh(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), Serv
 pub(super) fn defs(view: &str) -> Vec<Def> {
     let cols: &[ViewColumn] = if view.ends_with("statement_analysis") {
         &ANALYSIS
+    } else if view.ends_with("95th_percentile") {
+        &RUNTIMES
     } else {
         &ERRORS
     };
@@ -183,6 +241,7 @@ mod tests {
         let count = select_width;
         assert_eq!(count(ANALYSIS_ROWS), ANALYSIS.len());
         assert_eq!(count(ERROR_ROWS), ERRORS.len());
+        assert_eq!(count(RUNTIME_ROWS), RUNTIMES.len());
         assert_eq!(defs("statement_analysis")[6], ("total_latency", "text"));
         assert_eq!(
             defs("x$statement_analysis")[6],

@@ -4,7 +4,7 @@
 
 use sqlparser::ast::{Assignment, AssignmentTarget, Expr, Statement, Value};
 
-use super::{connections, errors, fill, prepared, summaries, Sources};
+use super::{connections, errors, fill, histograms, prepared, summaries, Sources};
 use crate::engine::EngineConn;
 use crate::error::ServerError;
 use crate::wire::{Cell, Output};
@@ -40,6 +40,11 @@ pub fn write(
         }
         Statement::Truncate(_) if errors::TABLES.contains(&table.as_str()) => {
             errors::truncate(&table);
+            Ok(Output::OK)
+        }
+        // Before the `events_` arm: a histogram is neither a summary nor a history.
+        Statement::Truncate(_) if histograms::TABLES.contains(&table.as_str()) => {
+            histograms::truncate(&table);
             Ok(Output::OK)
         }
         Statement::Truncate(_) if table.starts_with("events_") => {
