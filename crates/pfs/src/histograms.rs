@@ -4,12 +4,13 @@
 //!
 //! # Buckets
 //!
-//! [`STATEMENT_BUCKETS`] (450) buckets of statement latency, MySQL's (`PFS_histogram_timers::init`,
-//! `storage/perfschema/pfs_histogram.cc`): bucket 0 starts at 0, bucket 1 at 10 µs
-//! (10,000,000 ps), and each next one at the last one times `1.0471285480508996` (10^(1/50):
-//! 50 buckets a decade), computed in `f64` and truncated to whole picoseconds as MySQL's
-//! `double` to `ulonglong` does; the last bucket ends at `u64::MAX`. [`statement_bucket_bounds`] gives
-//! the 451 bounds: bucket `i` holds latencies in `[bounds[i], bounds[i + 1])`.
+//! [`STATEMENT_BUCKETS`] (450) buckets of statement latency, MySQL's
+//! (`PFS_histogram_timers::init`, `storage/perfschema/pfs_histogram.cc`): bucket 0 starts at
+//! 0, bucket 1 at 10 µs (10,000,000 ps), and each next one at the last one times
+//! `1.0471285480508996` (10^(1/50): 50 buckets a decade), computed in `f64` and truncated to
+//! whole picoseconds as MySQL's `double` to `ulonglong` does; the last bucket ends at
+//! `u64::MAX`. [`statement_bucket_bounds`] gives the 451 bounds: bucket `i` holds latencies in
+//! `[bounds[i], bounds[i + 1])`.
 //!
 //! # What is counted
 //!

@@ -226,7 +226,7 @@ impl Classes {
             return None;
         }
         // Build the histograms' tick indexes now, not on a statement's end.
-        histogram::indexes();
+        histogram::build();
         let _ = self.digests[idx].text.set(text.into());
         if let Some(s) = schema {
             let _ = self.digests[idx].schema.set(s.into());

@@ -392,12 +392,13 @@ pub(crate) fn truncate_global() {
     super::summary_by::carried().clear();
     // With their cells zeroed, digests are bound again by their next statement, which sets
     // their FIRST_SEEN (`record::digest_stat`).
-    // Their histograms go with them (MySQL frees the digest entries: `reset_esms_by_digest`).
+    // Their histograms go with them (MySQL frees the digest entries: `reset_esms_by_digest`),
+    // the global histogram keeps their counts.
     for d in classes().digests() {
         d.class.store(UNBOUND, Ordering::Relaxed);
         d.first_seen.store(0, Ordering::Relaxed);
-        d.hist.reset();
     }
+    super::histogram_read::truncate_by_digest();
 }
 
 pub(crate) fn truncate_history() {

@@ -18,9 +18,9 @@
 //! the digest's sums (`statement::DigestCell`). So the statistics of an event touch one
 //! thread-owned cache line. A statement that says how it ended (`end_statement`) takes the
 //! same end, which also writes its record's extra and its digest's sums (`statement.rs`).
-//! A timed statement also counts in a bucket of its digest's latency histogram and of the
-//! global one (`histogram.rs`: a table lookup and two shared increments; a statement without
-//! a digest in the global one only).
+//! A timed statement also counts in a bucket of its digest's latency histogram
+//! (`histogram.rs`: a table lookup and one shared increment; a statement without a digest in
+//! the histogram of those, out of line).
 
 use std::sync::atomic::Ordering;
 
@@ -383,7 +383,9 @@ fn finish_event(a: &Active, end: u64, timed: bool, family: usize, e: End<'_>, bo
     let t = a.t;
     match a.digest {
         Some(d) if bound || f & F_DIGEST != 0 => {
-            let c = digest_stat(t, a.class, d, (timed, cycles(f)), wait, a.start, bound);
+            // `bound` is the plain path's (`end_statement`): the cycle counter, known here.
+            let clock = (timed, bound || cycles(f));
+            let c = digest_stat(t, a.class, d, clock, wait, a.start, bound);
             if let Some(c) = c {
                 c.seen(a.start, &e);
             }
@@ -399,7 +401,7 @@ fn finish_event(a: &Active, end: u64, timed: bool, family: usize, e: End<'_>, bo
             statement::add_class(t, a.class, &e);
             // A statement without a digest counts in the global histogram only.
             if timed && f & F_STATEMENT != 0 {
-                histogram::record(None, f & F_CYCLES != 0, wait);
+                histogram::record_other(f & F_CYCLES != 0, wait);
             }
         }
     }
@@ -543,7 +545,7 @@ fn digest_stat<'t>(
     };
     let cell = t.digests.get(i);
     if timed {
-        histogram::record(Some(&d.hist), cycles, wait);
+        histogram::record(&d.hist, cycles, wait);
     }
     if mine {
         if let Some(c) = cell {
