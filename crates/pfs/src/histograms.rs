@@ -86,10 +86,11 @@ pub fn statement_quantiles(counts: &[u64; STATEMENT_BUCKETS]) -> [u64; 3] {
         return [0; 3];
     }
     let n = n as u128;
+    // MySQL's `(n * 95 + 99) / 100`, `(n * 99 + 99) / 100`, `(n * 999 + 999) / 1000`.
     let targets = [
-        (n * 95 + 99) / 100,
-        (n * 99 + 99) / 100,
-        (n * 999 + 999) / 1000,
+        (n * 95).div_ceil(100),
+        (n * 99).div_ceil(100),
+        (n * 999).div_ceil(1000),
     ];
     let mut out = [0u64; 3];
     let mut set = [false; 3];

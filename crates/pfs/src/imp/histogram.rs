@@ -102,7 +102,7 @@ struct TickIndex {
 fn key(ticks: u64) -> usize {
     let octave = (ticks | 1 << SUB_BITS).ilog2();
     let top = (ticks >> (octave - SUB_BITS)) as usize & 63;
-    ((octave as usize) << SUB_BITS) + top & (KEYS - 1)
+    (((octave as usize) << SUB_BITS) + top) & (KEYS - 1)
 }
 
 impl TickIndex {
