@@ -65,9 +65,9 @@
 //! ... WHERE ...` changes the live switches: SQLite evaluates the `WHERE` over a snapshot and
 //! each matching row's switch is set through `pfs`. `TRUNCATE TABLE` of the summary and
 //! history tables resets them (those by thread, account, user and host as MySQL's: into their
-//! parents, `summaries.rs`, `errors.rs`; the histograms their own, `histograms.rs`), of `prepared_statements_instances` (every connection's live
-//! prepared statements, `prepared.rs`) its rows' statistics, and of `accounts`, `users`,
-//! `hosts` their totals. Other writes are refused as in MySQL (1142) (`write.rs`).
+//! parents, `summaries.rs`, `errors.rs`; the histograms their own, `histograms.rs`), of
+//! `prepared_statements_instances` (every connection's live prepared statements,
+//! `prepared.rs`) its rows' statistics, and of `accounts`, `users`, `hosts` their totals. Other writes are refused as in MySQL (1142) (`write.rs`).
 
 mod by_thread;
 pub(crate) mod columns;
