@@ -2,7 +2,10 @@
 //! columns of `events_statements_*` that only the statement's executor knows (`ROWS_SENT`,
 //! `ROWS_AFFECTED`, `WARNINGS`, and `ERRORS`, `MYSQL_ERRNO`, `RETURNED_SQLSTATE`,
 //! `MESSAGE_TEXT` for a failed one), as MySQL's server gives them to its performance schema at
-//! the statement's end (`MYSQL_END_STATEMENT` with the diagnostics area, `sql/sql_parse.cc`).
+//! the statement's end (`MYSQL_END_STATEMENT` with the diagnostics area, `sql/sql_parse.cc`),
+//! and what the engine says it did ([`StatementOutcome::engine`]: `NO_INDEX_USED`,
+//! `SELECT_SCAN`, `SORT_SCAN`, as MySQL's executor sets them on the `THD` during the statement,
+//! `sql/sql_executor.cc`, `sql/filesort.cc`).
 
 /// The longest `SQL_TEXT` kept, in bytes: MySQL's default
 /// `performance_schema_max_sql_text_length`. A longer text is cut at a UTF-8 character
@@ -30,7 +33,15 @@ pub struct StatementOutcome<'a> {
     /// `RETURNED_SQLSTATE` and `MESSAGE_TEXT` of a failed statement: `None` for one that
     /// succeeded, a single word to write when the statement's end builds its outcome.
     error: Option<(&'a str, &'a str)>,
+    /// `NO_INDEX_USED` (bit 0), `SELECT_SCAN` (bit 1) and `SORT_SCAN` (high half), one word
+    /// so that the common end tests it with the others (0: the engine did none of these).
+    engine: u64,
 }
+
+/// `NO_INDEX_USED`'s bit in the engine word.
+const NO_INDEX_USED: u64 = 1;
+/// `SELECT_SCAN`'s bit in the engine word.
+const SELECT_SCAN: u64 = 2;
 
 impl<'a> StatementOutcome<'a> {
     /// A statement that succeeded, having sent `rows_sent` rows to the client and changed
@@ -41,6 +52,7 @@ impl<'a> StatementOutcome<'a> {
             rows_affected,
             diag: 0,
             error: None,
+            engine: 0,
         }
     }
 
@@ -52,6 +64,7 @@ impl<'a> StatementOutcome<'a> {
             rows_affected: 0,
             diag: errno as u64,
             error: Some((sqlstate, message)),
+            engine: 0,
         }
     }
 
@@ -59,6 +72,42 @@ impl<'a> StatementOutcome<'a> {
     pub const fn warnings(mut self, count: u32) -> StatementOutcome<'a> {
         self.diag = (self.diag & 0xffff_ffff) | (count as u64) << 32;
         self
+    }
+
+    /// The same, with what the engine did: `no_index_used` (`NO_INDEX_USED` = 1: it scanned a
+    /// table without an index), `select_scan` (`SELECT_SCAN` = 1: a select's full scan) and
+    /// `sorts` (`SORT_SCAN`: the sorts it made).
+    ///
+    /// ```
+    /// let o = pfs::StatementOutcome::ok(3, 0).engine(true, true, 2);
+    /// assert_eq!((o.no_index_used(), o.select_scan(), o.sort_scan()), (1, 1, 2));
+    /// ```
+    pub const fn engine(mut self, no_index_used: bool, select_scan: bool, sorts: u32) -> Self {
+        self.engine = ((no_index_used as u64) * NO_INDEX_USED)
+            | ((select_scan as u64) * SELECT_SCAN)
+            | ((sorts as u64) << 32);
+        self
+    }
+
+    /// `NO_INDEX_USED`: 1 or 0.
+    pub const fn no_index_used(&self) -> u64 {
+        engine_parts(self.engine)[0]
+    }
+
+    /// `SELECT_SCAN`: 1 or 0.
+    pub const fn select_scan(&self) -> u64 {
+        engine_parts(self.engine)[1]
+    }
+
+    /// `SORT_SCAN`.
+    pub const fn sort_scan(&self) -> u64 {
+        engine_parts(self.engine)[2]
+    }
+
+    /// The engine word (see [`engine_parts`]).
+    #[cfg_attr(not(feature = "instrumentation"), allow(dead_code))]
+    pub(crate) const fn engine_word(&self) -> u64 {
+        self.engine
     }
 
     /// `ROWS_SENT`.
@@ -102,6 +151,12 @@ impl<'a> StatementOutcome<'a> {
             None => "",
         }
     }
+}
+
+/// `NO_INDEX_USED`, `SELECT_SCAN` and `SORT_SCAN` of an engine word
+/// ([`StatementOutcome::engine`]).
+pub(crate) const fn engine_parts(word: u64) -> [u64; 3] {
+    [word & NO_INDEX_USED, (word & SELECT_SCAN) >> 1, word >> 32]
 }
 
 /// `text` cut to at most `max` bytes at a character boundary.

@@ -137,3 +137,38 @@ fn a_statement_has_its_text_schema_lock_time_and_end() {
     pfs::truncate_events_history();
     assert!(statements_of(pfs::events_statements_history_long(), s.thread_id()).is_empty());
 }
+
+#[test]
+fn the_engine_columns_are_kept_and_summed() {
+    let _s = serial_with(Preset::Default);
+    pfs::set_consumer("events_statements_history_long", true).unwrap();
+    let select = pfs::register_class(ClassKind::Statement, "statement/sql/t_eng_select");
+    pfs::set_instruments("statement/sql/t_eng_%", true, true).unwrap();
+    let s = SessionThread::new("thread/sql/one_connection", 78);
+    let digest = pfs::register_digest_in(Some("db1"), "SELECT c FROM t_eng ORDER BY k");
+    for sorts in [1, 2] {
+        let st = s.statement_start(select, Some(digest));
+        st.end_with(&StatementOutcome::ok(3, 0).engine(true, true, sorts));
+    }
+    // A common end after them: the engine columns are its own (0), not the last rare end's.
+    s.statement_start(select, Some(digest))
+        .end_with(&StatementOutcome::ok(3, 0));
+    let cols = |r: &StatementEventRow| (r.no_index_used, r.select_scan, r.sort_scan);
+    let history = statements_of(pfs::events_statements_history(), s.thread_id());
+    let got: Vec<_> = history.iter().map(cols).collect();
+    assert_eq!(got, vec![(1, 1, 1), (1, 1, 2), (0, 0, 0)]);
+    let long = statements_of(pfs::events_statements_history_long(), s.thread_id());
+    assert_eq!(long.iter().map(cols).collect::<Vec<_>>(), got);
+    let d = (pfs::events_statements_summary_by_digest().rows.into_iter())
+        .find(|r| r.digest_text == "SELECT c FROM t_eng ORDER BY k")
+        .expect("the digest's row");
+    assert_eq!(
+        (
+            d.stats.count_star,
+            d.sum_no_index_used,
+            d.sum_select_scan,
+            d.sum_sort_scan
+        ),
+        (3, 2, 2, 3)
+    );
+}

@@ -183,6 +183,9 @@ pub(crate) fn rows() -> Vec<PreparedStatementRow> {
                 sum_warnings: sums.warnings,
                 sum_rows_affected: sums.rows_affected,
                 sum_rows_sent: sums.rows_sent,
+                sum_select_scan: sums.engine[1],
+                sum_sort_scan: sums.engine[2],
+                sum_no_index_used: sums.engine[0],
             })
         })
         .collect();

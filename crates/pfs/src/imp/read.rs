@@ -181,6 +181,7 @@ fn statement_row(d: &EventData, extra: Option<ExtraData>) -> Option<StatementEve
     let ExtraData { text, end } = extra.unwrap_or_default();
     let end = end.unwrap_or_default();
     let statement = c.kind() == ClassKind::Statement;
+    let engine = crate::outcome::engine_parts(end.engine);
     Some(StatementEventRow {
         event: event_columns(d, c),
         lock_time: end.lock_ps,
@@ -195,6 +196,9 @@ fn statement_row(d: &EventData, extra: Option<ExtraData>) -> Option<StatementEve
         warnings: u64::from(end.warnings),
         rows_affected: end.rows_affected,
         rows_sent: end.rows_sent,
+        select_scan: engine[1],
+        sort_scan: engine[2],
+        no_index_used: engine[0],
         nesting_event_id: (d.nesting != 0).then_some(d.nesting & !NEST_TRX),
         nesting_event_type: (d.nesting != 0).then(|| {
             match d.nesting & NEST_TRX {

@@ -1,6 +1,7 @@
 //! What a statement event carries besides its record (`events.rs`): `SQL_TEXT`, `LOCK_TIME`,
 //! the counts and the diagnostics of its end (`crate::StatementOutcome`), and the digest sums
-//! of `events_statements_summary_by_digest` (`SUM_LOCK_TIME`, `SUM_ERRORS`, ..., `LAST_SEEN`;
+//! of `events_statements_summary_by_digest` (`SUM_LOCK_TIME`, `SUM_ERRORS`, ...,
+//! `SUM_NO_INDEX_USED`, `LAST_SEEN`;
 //! `FIRST_SEEN` is the digest's, set when a statement binds it: `record::digest_stat`).
 //!
 //! # Where it is kept
@@ -29,8 +30,9 @@
 //!
 //! Nothing at its start unless it gives its text (`set_sql_text`: the text's words copied).
 //! Its end (`record::end_statement`, instead of the plain end) tests once whether it has more
-//! to say than `ROWS_SENT` ([`is_rare`]: rows affected, an error or warnings, a metadata lock
-//! wait since the last statement, or 2^23 rows, or-ed); in the common case it then stores the
+//! to say than `ROWS_SENT` ([`is_rare`]: rows affected, an error or warnings, what the engine
+//! did (a full scan, a sort), a metadata lock wait since the last statement, or 2^23 rows,
+//! or-ed); in the common case it then stores the
 //! end word and adds `SUM_ROWS_SENT`; every statement with a digest stores `LAST_SEEN`. The
 //! rest is behind that test, out of line ([`rare_end`]). No timer read: `LOCK_TIME` is the end
 //! of the last metadata lock wait (timed anyway, for its own statistics; its end kept in the
@@ -152,6 +154,8 @@ pub(crate) struct StatementExtra {
     diag: AtomicU64,
     /// `LOCK_TIME`, picoseconds.
     lock_ps: AtomicU64,
+    /// `NO_INDEX_USED`, `SELECT_SCAN`, `SORT_SCAN` (`outcome::engine_parts`).
+    engine: AtomicU64,
     /// `RETURNED_SQLSTATE` (five bytes) and `MESSAGE_TEXT` of a failed statement.
     sqlstate: AtomicU64,
     message: TextBuf<MESSAGE_WORDS>,
@@ -173,6 +177,8 @@ pub(crate) struct EndData {
     pub errno: u32,
     pub warnings: u32,
     pub lock_ps: u64,
+    /// The engine word (`outcome::engine_parts`).
+    pub engine: u64,
     pub sqlstate: Option<String>,
     pub message: Option<String>,
 }
@@ -207,6 +213,7 @@ impl StatementExtra {
         self.rows_affected.store(e.rows_affected, Relaxed);
         self.diag.store(e.diag, Relaxed);
         self.lock_ps.store(e.lock_ps, Relaxed);
+        self.engine.store(e.engine, Relaxed);
         if e.diag as u32 != 0 {
             let mut a = [0u8; 8];
             let s = truncated(e.sqlstate, 5).as_bytes();
@@ -283,6 +290,7 @@ impl StatementExtra {
             errno,
             warnings: (diag >> 32) as u32,
             lock_ps: self.lock_ps.load(Relaxed),
+            engine: self.engine.load(Relaxed),
             sqlstate: failed.then(|| {
                 let b = self.sqlstate.load(Relaxed).to_le_bytes();
                 let n = b.iter().position(|&c| c == 0).unwrap_or(b.len());
@@ -306,6 +314,7 @@ impl StatementExtra {
                     rows_affected: e.rows_affected,
                     diag: e.errno as u64 | (e.warnings as u64) << 32,
                     lock_ps: e.lock_ps,
+                    engine: e.engine,
                     sqlstate: e.sqlstate.as_deref().unwrap_or(""),
                     message: e.message.as_deref().unwrap_or(""),
                 },
@@ -345,11 +354,15 @@ pub(crate) fn set_sql_text(a: &Active, text: &str) {
 }
 
 /// Does the statement `a` ending with `o` have more to write than `ROWS_SENT` (below `1 <<
-/// ROWS_BITS`)? Rows affected, an error or warnings, or a metadata lock wait ended since the
-/// last statement took one: one test of the words or-ed.
+/// ROWS_BITS`)? Rows affected, an error or warnings, what the engine did, or a metadata lock
+/// wait ended since the last statement took one: one test of the words or-ed.
 #[inline(always)]
 pub(crate) fn is_rare(a: &Active, o: &StatementOutcome<'_>) -> bool {
-    (o.rows_affected() | o.diag() | o.rows_sent() >> ROWS_BITS | a.t.lock_wait_end.load(Relaxed))
+    (o.rows_affected()
+        | o.diag()
+        | o.engine_word()
+        | o.rows_sent() >> ROWS_BITS
+        | a.t.lock_wait_end.load(Relaxed))
         != 0
 }
 
@@ -384,6 +397,8 @@ pub(crate) struct RareEnd<'a> {
     /// `MYSQL_ERRNO` (low half) and `WARNINGS` (high half).
     diag: u64,
     lock_ps: u64,
+    /// The engine word (`outcome::engine_parts`).
+    engine: u64,
     sqlstate: &'a str,
     message: &'a str,
 }
@@ -399,6 +414,7 @@ pub(crate) fn rare_end<'a>(a: &Active, o: &StatementOutcome<'a>) -> RareEnd<'a> 
         rows_affected: o.rows_affected(),
         diag: o.diag(),
         lock_ps,
+        engine: o.engine_word(),
         sqlstate: o.sqlstate(),
         message: o.message(),
     }
@@ -470,6 +486,7 @@ mod tests {
             rows_affected: o.rows_affected(),
             diag: o.diag(),
             lock_ps,
+            engine: o.engine_word(),
             sqlstate: if failed { "42S02" } else { "" },
             message: if failed { "gone" } else { "" },
         }

@@ -74,6 +74,9 @@ fn with_sums(timers: SummaryStats, s: &Sums) -> StatementSummaryStats {
         sum_warnings: s.warnings,
         sum_rows_affected: s.rows_affected,
         sum_rows_sent: s.rows_sent,
+        sum_select_scan: s.engine[1],
+        sum_sort_scan: s.engine[2],
+        sum_no_index_used: s.engine[0],
     }
 }
 

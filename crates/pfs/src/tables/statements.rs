@@ -43,6 +43,13 @@ table_row! {
         "ROWS_AFFECTED" => rows_affected: u64,
         /// ROWS_SENT.
         "ROWS_SENT" => rows_sent: u64,
+        /// SELECT_SCAN: 1 for a SELECT whose engine scanned a table in full (see
+        /// [`crate::StatementOutcome::engine`]).
+        "SELECT_SCAN" => select_scan: u64,
+        /// SORT_SCAN: the sorts the engine made.
+        "SORT_SCAN" => sort_scan: u64,
+        /// NO_INDEX_USED: 1 when the engine scanned a table in full.
+        "NO_INDEX_USED" => no_index_used: u64,
         /// NESTING_EVENT_ID: the enclosing statement (a stage's), or the transaction in
         /// progress when the statement began ([`crate::transaction_start`]).
         "NESTING_EVENT_ID" => nesting_event_id: Option<u64>,
@@ -76,6 +83,12 @@ table_row! {
         "SUM_ROWS_AFFECTED" => sum_rows_affected: u64,
         /// SUM_ROWS_SENT.
         "SUM_ROWS_SENT" => sum_rows_sent: u64,
+        /// SUM_SELECT_SCAN: the statements' SELECT_SCAN.
+        "SUM_SELECT_SCAN" => sum_select_scan: u64,
+        /// SUM_SORT_SCAN: the statements' SORT_SCAN.
+        "SUM_SORT_SCAN" => sum_sort_scan: u64,
+        /// SUM_NO_INDEX_USED: the statements' NO_INDEX_USED.
+        "SUM_NO_INDEX_USED" => sum_no_index_used: u64,
         /// FIRST_SEEN: the start of the digest's first statement, UTC
         /// (`2026-11-27 09:30:00.123456`).
         "FIRST_SEEN" => first_seen: String,
@@ -139,5 +152,11 @@ table_row! {
         "SUM_ROWS_AFFECTED" => sum_rows_affected: u64,
         /// SUM_ROWS_SENT.
         "SUM_ROWS_SENT" => sum_rows_sent: u64,
+        /// SUM_SELECT_SCAN: the statements' SELECT_SCAN.
+        "SUM_SELECT_SCAN" => sum_select_scan: u64,
+        /// SUM_SORT_SCAN: the statements' SORT_SCAN.
+        "SUM_SORT_SCAN" => sum_sort_scan: u64,
+        /// SUM_NO_INDEX_USED: the statements' NO_INDEX_USED.
+        "SUM_NO_INDEX_USED" => sum_no_index_used: u64,
     }
 }

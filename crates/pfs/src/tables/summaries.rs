@@ -78,6 +78,12 @@ table_row! {
         "SUM_ROWS_AFFECTED" => sum_rows_affected: u64,
         /// SUM_ROWS_SENT.
         "SUM_ROWS_SENT" => sum_rows_sent: u64,
+        /// SUM_SELECT_SCAN: the statements' SELECT_SCAN.
+        "SUM_SELECT_SCAN" => sum_select_scan: u64,
+        /// SUM_SORT_SCAN: the statements' SORT_SCAN.
+        "SUM_SORT_SCAN" => sum_sort_scan: u64,
+        /// SUM_NO_INDEX_USED: the statements' NO_INDEX_USED.
+        "SUM_NO_INDEX_USED" => sum_no_index_used: u64,
     }
 }
 

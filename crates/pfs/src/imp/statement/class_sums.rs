@@ -1,5 +1,6 @@
 //! A statement class's sums on one thread (`SUM_LOCK_TIME`, `SUM_ERRORS`, `SUM_WARNINGS`,
-//! `SUM_ROWS_AFFECTED`, `SUM_ROWS_SENT` of the statement summaries by event name), as MySQL
+//! `SUM_ROWS_AFFECTED`, `SUM_ROWS_SENT`, and `SUM_NO_INDEX_USED`, `SUM_SELECT_SCAN`,
+//! `SUM_SORT_SCAN` of the statement summaries by event name), as MySQL
 //! keeps them per thread per class (`PFS_statement_stat` in `storage/perfschema/pfs_stat.h`,
 //! added by `pfs_end_statement_vc` in `pfs.cc`).
 //!
@@ -35,31 +36,43 @@ pub(crate) struct SumsCell {
     warnings: AtomicU64,
     rows_affected: AtomicU64,
     rows_sent: AtomicU64,
+    engine: [AtomicU64; 3],
 }
 
-/// `lock_ps`, `errors`, `warnings`, `rows_affected`, `rows_sent` of an end.
-fn values(e: &End<'_>) -> [u64; 5] {
+/// `lock_ps`, `errors`, `warnings`, `rows_affected`, `rows_sent`, then the engine's three
+/// (`outcome::engine_parts`) of an end.
+fn values(e: &End<'_>) -> [u64; 8] {
     match e {
-        End::None => [0; 5],
-        End::Common(o) => [0, 0, 0, 0, o.rows_sent()],
-        End::Rare(r) => [
-            r.lock_ps,
-            u64::from(r.diag as u32 != 0),
-            r.diag >> 32,
-            r.rows_affected,
-            r.rows_sent,
-        ],
+        End::None => [0; 8],
+        End::Common(o) => [0, 0, 0, 0, o.rows_sent(), 0, 0, 0],
+        End::Rare(r) => {
+            let [a, b, c] = crate::outcome::engine_parts(r.engine);
+            [
+                r.lock_ps,
+                u64::from(r.diag as u32 != 0),
+                r.diag >> 32,
+                r.rows_affected,
+                r.rows_sent,
+                a,
+                b,
+                c,
+            ]
+        }
     }
 }
 
 impl SumsCell {
-    fn fields(&self) -> [&AtomicU64; 5] {
+    fn fields(&self) -> [&AtomicU64; 8] {
+        let [a, b, c] = &self.engine;
         [
             &self.lock_ps,
             &self.errors,
             &self.warnings,
             &self.rows_affected,
             &self.rows_sent,
+            a,
+            b,
+            c,
         ]
     }
 
@@ -72,7 +85,7 @@ impl SumsCell {
     }
 
     pub(crate) fn sums(&self) -> Sums {
-        let [lock_ps, errors, warnings, rows_affected, rows_sent] =
+        let [lock_ps, errors, warnings, rows_affected, rows_sent, a, b, c] =
             self.fields().map(|c| c.load(Relaxed));
         Sums {
             lock_ps,
@@ -80,6 +93,7 @@ impl SumsCell {
             warnings,
             rows_affected,
             rows_sent,
+            engine: [a, b, c],
             last: 0,
         }
     }

@@ -24,6 +24,8 @@ pub(crate) struct DigestCell {
     lock_ps: AtomicU64,
     errors: AtomicU64,
     warnings: AtomicU64,
+    /// `SUM_NO_INDEX_USED`, `SUM_SELECT_SCAN`, `SUM_SORT_SCAN` (`outcome::engine_parts`).
+    engine: [AtomicU64; 3],
 }
 
 /// A copied [`DigestCell`]'s sums, or their sum over threads.
@@ -34,6 +36,8 @@ pub(crate) struct Sums {
     pub warnings: u64,
     pub rows_affected: u64,
     pub rows_sent: u64,
+    /// `SUM_NO_INDEX_USED`, `SUM_SELECT_SCAN`, `SUM_SORT_SCAN`.
+    pub engine: [u64; 3],
     /// Statement clock ticks; 0 = never.
     pub last: u64,
 }
@@ -53,6 +57,7 @@ impl DigestCell {
             lock_ps: AtomicU64::new(0),
             errors: AtomicU64::new(0),
             warnings: AtomicU64::new(0),
+            engine: Default::default(),
         }
     }
 
@@ -82,6 +87,12 @@ impl DigestCell {
         bump(&self.lock_ps, e.lock_ps);
         bump(&self.errors, u64::from(e.diag as u32 != 0));
         bump(&self.warnings, e.diag >> 32);
+        if e.engine != 0 {
+            let parts = crate::outcome::engine_parts(e.engine);
+            for (c, v) in self.engine.iter().zip(parts) {
+                bump(c, v);
+            }
+        }
     }
 
     pub(crate) fn sums(&self) -> Sums {
@@ -91,6 +102,7 @@ impl DigestCell {
             warnings: self.warnings.load(Relaxed),
             rows_affected: self.rows_affected.load(Relaxed),
             rows_sent: self.rows_sent.load(Relaxed),
+            engine: self.engine.each_ref().map(|c| c.load(Relaxed)),
             last: self.last.load(Relaxed),
         }
     }
@@ -104,7 +116,10 @@ impl DigestCell {
             &self.rows_affected,
             &self.rows_sent,
             &self.last,
-        ] {
+        ]
+        .into_iter()
+        .chain(&self.engine)
+        {
             c.store(0, Relaxed);
         }
     }
@@ -123,6 +138,9 @@ impl Sums {
         self.warnings = self.warnings.wrapping_add(o.warnings);
         self.rows_affected = self.rows_affected.wrapping_add(o.rows_affected);
         self.rows_sent = self.rows_sent.wrapping_add(o.rows_sent);
+        for (s, o) in self.engine.iter_mut().zip(o.engine) {
+            *s = s.wrapping_add(o);
+        }
         self.last = self.last.max(o.last);
     }
 }
