@@ -53,6 +53,7 @@ use tokio::sync::OwnedMutexGuard;
 use crate::error::ServerError;
 use crate::functions::StatementClock;
 use crate::processlist::{ConnInfo, EngineInterrupt, KillSignal};
+use crate::statement_event::engine::EngineStatus;
 use crate::wire::{Cell, Kind, Output, ResultSet};
 
 mod schemas;
@@ -130,6 +131,8 @@ pub struct EngineConn {
     journal: crate::temporary::Journal,
     /// `foreign_key_checks`: the session's, and SQLite's `foreign_keys` as set (`foreign_keys.rs`).
     pub fk_checks: (bool, bool),
+    /// What SQLite's statements did for the running statement (`statement_event/engine.rs`).
+    pub(crate) status: EngineStatus,
 }
 
 impl EngineConn {
@@ -175,6 +178,7 @@ impl EngineConn {
             outcome,
             journal: Default::default(),
             fk_checks: (true, false),
+            status: Default::default(),
         };
         c.refresh();
         Ok(c)
@@ -350,7 +354,8 @@ impl EngineConn {
         params: &[Value],
         schema: Option<&str>,
     ) -> Result<Output, ServerError> {
-        let r = run_on(self.db(), sql, params);
+        let db = self.db.get_mut().unwrap_or_else(|e| e.into_inner());
+        let r = run_on(db, sql, params, &mut self.status);
         r.map_err(|e| self.fail(e, schema))
     }
 
@@ -413,11 +418,17 @@ impl Drop for HeldWriter {
     }
 }
 
-fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::Result<Output> {
+fn run_on(
+    db: &rusqlite::Connection,
+    sql: &str,
+    params: &[Value],
+    status: &mut EngineStatus,
+) -> rusqlite::Result<Output> {
     let mut stmt = db.prepare_cached(sql)?;
     let n = stmt.column_count();
     if n == 0 {
         let changed = stmt.execute(rusqlite::params_from_iter(params.iter()))?;
+        status.add(&stmt);
         return Ok(Output::Done {
             affected: changed as u64,
             last_insert_id: db.last_insert_rowid().max(0) as u64,
@@ -453,6 +464,7 @@ fn run_on(db: &rusqlite::Connection, sql: &str, params: &[Value]) -> rusqlite::R
         out.push(row);
     }
     drop(rows);
+    status.add(&stmt);
     let (columns, kinds) = described.unwrap_or_else(|| names_and_kinds(&stmt));
     Ok(Output::Rows(ResultSet {
         columns,

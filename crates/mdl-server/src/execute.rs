@@ -175,6 +175,8 @@ impl Connection {
         let mut event = self.thread.statement_start(cls, digest);
         // An execution of a prepared statement adds to its row (`pfs_views/prepared.rs`).
         event.set_prepared(std::mem::take(&mut self.executing));
+        // SQLite's counters are read for a recorded statement only (`statement_event/engine.rs`).
+        self.db.status.watch(event.is_active(), com);
         if given.is_none() {
             event.set_sql_text(text); // a prepared statement's is its digest's
         }
@@ -193,6 +195,7 @@ impl Connection {
         // `WARNINGS`: the notes and warnings it raised (an error is `ERRORS`).
         let conditions = u32::from(self.values.diagnostics.statement_count());
         let outcome = crate::statement_event::outcome(&out).warnings(conditions);
+        let outcome = self.db.status.outcome(outcome, com);
         // Its transaction event too (`trx_event.rs`).
         crate::trx_event::end(&self.thread, event, &outcome, trx, self.session.state());
         if out.is_ok() && statement.is_some_and(is_flush_status) {

@@ -30,8 +30,9 @@
 //! `events_waits_current` (`sys_processlist.rs`: what each column shows, and which are NULL).
 //!
 //! `sys.statement_analysis`, `sys.statements_with_errors_or_warnings`,
-//! `sys.statements_with_runtimes_in_95th_percentile` and their `x$` forms are MySQL's reports
-//! over the digest summary (`sys_statements.rs`); `sys.user_summary`,
+//! `sys.statements_with_runtimes_in_95th_percentile`, `sys.statements_with_full_table_scans`,
+//! `sys.statements_with_sorting` and their `x$` forms are MySQL's reports over the digest
+//! summary (`sys_statements.rs`, `sys_scans.rs`); `sys.user_summary`,
 //! `sys.host_summary`, their `_by_statement_type` forms and their `x$` forms are its reports
 //! over `accounts` and the statement summaries by user and host (`sys_summaries.rs`).
 //!
@@ -81,6 +82,7 @@ mod prepared;
 mod summaries;
 mod sys_lock_waits;
 mod sys_processlist;
+mod sys_scans;
 mod sys_statements;
 mod sys_summaries;
 mod variables;
@@ -198,7 +200,7 @@ pub const TABLES: [&str; 67] = [
 ];
 
 /// The `sys` views this server has, by name (`SHOW TABLES FROM sys`).
-pub const SYS_TABLES: [&str; 21] = [
+pub const SYS_TABLES: [&str; 25] = [
     "host_summary",
     "host_summary_by_statement_type",
     "innodb_lock_waits",
@@ -208,6 +210,8 @@ pub const SYS_TABLES: [&str; 21] = [
     "statement_analysis",
     "statements_with_errors_or_warnings",
     "statements_with_runtimes_in_95th_percentile",
+    "statements_with_full_table_scans",
+    "statements_with_sorting",
     "user_summary",
     "user_summary_by_statement_type",
     "x$host_summary",
@@ -218,6 +222,8 @@ pub const SYS_TABLES: [&str; 21] = [
     "x$statement_analysis",
     "x$statements_with_errors_or_warnings",
     "x$statements_with_runtimes_in_95th_percentile",
+    "x$statements_with_full_table_scans",
+    "x$statements_with_sorting",
     "x$user_summary",
     "x$user_summary_by_statement_type",
 ];

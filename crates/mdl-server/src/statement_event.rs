@@ -17,6 +17,8 @@
 //!   (an OK packet's affected rows), and for a failed statement `ERRORS` = 1, `MYSQL_ERRNO`,
 //!   `RETURNED_SQLSTATE`, `MESSAGE_TEXT`. `WARNINGS` is 0: the server raises no warnings
 //!   (`session_values.rs`).
+//! * `NO_INDEX_USED`, `SELECT_SCAN` and `SORT_SCAN`: what SQLite's statements did, from their
+//!   counters ([`engine`], which says what else stays 0 and why).
 //! * `LOCK_TIME`: `pfs` takes it from the metadata-lock waits nested in the statement (the end
 //!   of the last one, less the statement's start), so it is 0 for a statement that did not
 //!   wait and costs no timer read. MySQL's is the time to `THD::set_time_after_lock`
@@ -27,6 +29,8 @@
 //! its event ends without these end columns (0 and NULL).
 
 mod digest;
+
+pub(crate) mod engine;
 
 use std::sync::OnceLock;
 

@@ -159,7 +159,7 @@ async fn information_schema_columns_lists_performance_schema_and_sys() {
         (counts[0].0.as_str(), counts[0].1),
         ("performance_schema", 67)
     );
-    assert_eq!((counts[1].0.as_str(), counts[1].1), ("sys", 21));
+    assert_eq!((counts[1].0.as_str(), counts[1].1), ("sys", 25));
     // Every table of information_schema.TABLES in these schemas has its columns there.
     let orphans: i64 = c
         .query_first(

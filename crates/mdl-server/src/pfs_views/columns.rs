@@ -190,7 +190,7 @@ const EVENTS_WAITS: [Def; 10] = [
 
 /// `events_statements_*`: `table_events_statements.cc` (what each column holds:
 /// `statement_event.rs`).
-const EVENTS_STATEMENTS: [Def; 21] = [
+const EVENTS_STATEMENTS: [Def; 24] = [
     ("THREAD_ID", "bigint unsigned NOT NULL"),
     ("EVENT_ID", "bigint unsigned NOT NULL"),
     ("END_EVENT_ID", "bigint unsigned"),
@@ -210,6 +210,9 @@ const EVENTS_STATEMENTS: [Def; 21] = [
     ("WARNINGS", "bigint unsigned NOT NULL"),
     ("ROWS_AFFECTED", "bigint unsigned NOT NULL"),
     ("ROWS_SENT", "bigint unsigned NOT NULL"),
+    ("SELECT_SCAN", "bigint unsigned NOT NULL"),
+    ("SORT_SCAN", "bigint unsigned NOT NULL"),
+    ("NO_INDEX_USED", "bigint unsigned NOT NULL"),
     ("NESTING_EVENT_ID", "bigint unsigned"),
     (
         "NESTING_EVENT_TYPE",
@@ -355,6 +358,9 @@ const SUMMARY_BY_DIGEST: [Def; 18] = {
         ("SUM_WARNINGS", "bigint unsigned NOT NULL"),
         ("SUM_ROWS_AFFECTED", "bigint unsigned NOT NULL"),
         ("SUM_ROWS_SENT", "bigint unsigned NOT NULL"),
+        ("SUM_SELECT_SCAN", "bigint unsigned NOT NULL"),
+        ("SUM_SORT_SCAN", "bigint unsigned NOT NULL"),
+        ("SUM_NO_INDEX_USED", "bigint unsigned NOT NULL"),
         ("FIRST_SEEN", "timestamp(6) NOT NULL"),
         ("LAST_SEEN", "timestamp(6) NOT NULL"),
         ("QUANTILE_95", "bigint unsigned NOT NULL"),

@@ -23,7 +23,7 @@ use super::columns::Def;
 pub(super) const TABLE: &str = "prepared_statements_instances";
 
 /// Its columns (`table_prepared_stmt_instances.cc`'s, see the module docs).
-pub(super) const COLUMNS: [Def; 21] = [
+pub(super) const COLUMNS: [Def; 24] = [
     ("OBJECT_INSTANCE_BEGIN", "bigint unsigned NOT NULL"),
     ("STATEMENT_ID", "bigint unsigned NOT NULL"),
     ("STATEMENT_NAME", "varchar(64)"),
@@ -48,4 +48,7 @@ pub(super) const COLUMNS: [Def; 21] = [
     ("SUM_WARNINGS", "bigint unsigned NOT NULL"),
     ("SUM_ROWS_AFFECTED", "bigint unsigned NOT NULL"),
     ("SUM_ROWS_SENT", "bigint unsigned NOT NULL"),
+    ("SUM_SELECT_SCAN", "bigint unsigned NOT NULL"),
+    ("SUM_SORT_SCAN", "bigint unsigned NOT NULL"),
+    ("SUM_NO_INDEX_USED", "bigint unsigned NOT NULL"),
 ];

@@ -11,9 +11,10 @@
 //! The columns are MySQL 8.0's grouping columns, `EVENT_NAME` and the timer columns of
 //! `storage/perfschema/table_esms_by_account_by_event_name.cc` and its siblings; the
 //! statements' then have the counters `events_statements_summary_global_by_event_name` has
-//! here ([`STATEMENT_GLOBAL`]: `SUM_LOCK_TIME` ... `SUM_ROWS_SENT`, in MySQL's order,
-//! `PFS_statement_stat_row::set_field` in `table_helper.cc`; not `SUM_ROWS_EXAMINED` ...
-//! `SUM_NO_GOOD_INDEX_USED`, which nothing counts here).
+//! here ([`STATEMENT_GLOBAL`]: `SUM_LOCK_TIME` ... `SUM_ROWS_SENT`, `SUM_SELECT_SCAN`,
+//! `SUM_SORT_SCAN`, `SUM_NO_INDEX_USED`, in MySQL's order, `PFS_statement_stat_row::set_field`
+//! in `table_helper.cc`; not `SUM_ROWS_EXAMINED` and the others SQLite has no source for:
+//! `statement_event/engine.rs`).
 //! The tables by account, user and host have a row per key and per class, as MySQL's; those by
 //! thread only the classes a thread counted, but the stages', which have a row per thread and
 //! stage class, as MySQL's.
@@ -64,19 +65,22 @@ macro_rules! by {
 }
 
 /// The statements' counters after the timer columns (`pfs::StatementSummaryStats`).
-const SUMS: [Def; 5] = [
+const SUMS: [Def; 8] = [
     ("SUM_LOCK_TIME", "bigint unsigned NOT NULL"),
     ("SUM_ERRORS", "bigint unsigned NOT NULL"),
     ("SUM_WARNINGS", "bigint unsigned NOT NULL"),
     ("SUM_ROWS_AFFECTED", "bigint unsigned NOT NULL"),
     ("SUM_ROWS_SENT", "bigint unsigned NOT NULL"),
+    ("SUM_SELECT_SCAN", "bigint unsigned NOT NULL"),
+    ("SUM_SORT_SCAN", "bigint unsigned NOT NULL"),
+    ("SUM_NO_INDEX_USED", "bigint unsigned NOT NULL"),
 ];
 
 /// [`by!`]'s columns after `$n` grouping columns, then [`SUMS`].
 macro_rules! stmt {
     ($n:literal; $($first:expr),*) => {{
         let head: [Def; 6 + $n] = by!($($first),*);
-        let mut out = [("", ""); 11 + $n];
+        let mut out = [("", ""); 14 + $n];
         let mut i = 0;
         while i < out.len() {
             out[i] = if i < head.len() { head[i] } else { SUMS[i - head.len()] };
@@ -87,7 +91,7 @@ macro_rules! stmt {
 }
 
 /// `events_statements_summary_global_by_event_name`: `table_esms_global_by_event_name.cc`.
-pub(super) const STATEMENT_GLOBAL: [Def; 11] = stmt!(0;);
+pub(super) const STATEMENT_GLOBAL: [Def; 14] = stmt!(0;);
 
 /// `USER`: `char(32)`, as `accounts`' (`connections.rs`), nullable as MySQL's.
 pub(super) const USER: Def = ("USER", "char(32)");
@@ -98,10 +102,10 @@ const BY_THREAD: [Def; 7] = by!(("THREAD_ID", "bigint unsigned NOT NULL"));
 const BY_ACCOUNT: [Def; 8] = by!(USER, HOST);
 const BY_USER: [Def; 7] = by!(USER);
 const BY_HOST: [Def; 7] = by!(HOST);
-const STMT_BY_THREAD: [Def; 12] = stmt!(1; ("THREAD_ID", "bigint unsigned NOT NULL"));
-const STMT_BY_ACCOUNT: [Def; 13] = stmt!(2; USER, HOST);
-const STMT_BY_USER: [Def; 12] = stmt!(1; USER);
-const STMT_BY_HOST: [Def; 12] = stmt!(1; HOST);
+const STMT_BY_THREAD: [Def; 15] = stmt!(1; ("THREAD_ID", "bigint unsigned NOT NULL"));
+const STMT_BY_ACCOUNT: [Def; 16] = stmt!(2; USER, HOST);
+const STMT_BY_USER: [Def; 15] = stmt!(1; USER);
+const STMT_BY_HOST: [Def; 15] = stmt!(1; HOST);
 
 /// What a table groups by.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

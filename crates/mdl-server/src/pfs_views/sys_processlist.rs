@@ -33,7 +33,9 @@
 //!   `SQL_TEXT` (a prepared statement's: the text it was prepared from) and its `TIMER_WAIT`.
 //! * `lock_latency`, `rows_sent`, `rows_affected`: the statement event's `LOCK_TIME`,
 //!   `ROWS_SENT` and `ROWS_AFFECTED`, as in sys 8.0 (`statement_event.rs` says what each
-//!   holds: the metadata-lock wait, and for a running statement 0 rows until it ends).
+//!   holds: the metadata-lock wait, and for a running statement 0 rows until it ends);
+//!   `full_scan`: `YES` when the event's `NO_INDEX_USED` is set (SQLite stepped a full scan,
+//!   `statement_event/engine.rs`; set at the statement's end, as MySQL's), else `NO`.
 //! * `trx_latency`, `trx_state` (`ACTIVE`), `trx_autocommit` (`NO`): the connection's open
 //!   transaction, as `information_schema.INNODB_TRX` lists it (from its first statement after
 //!   `BEGIN`, or with `autocommit` off). MySQL's `events_transactions_current` also shows a
@@ -42,8 +44,7 @@
 //!   open transaction, so those columns are NULL here.
 //! * `execution_engine` is `PRIMARY`, as MySQL's without HeatWave.
 //! * NULL, since neither `pfs` nor the server measures them: `progress` (no stage reports
-//!   work), `cpu_latency`, `rows_examined`, `tmp_tables`, `tmp_disk_tables`, `full_scan`
-//!   (MySQL's `'NO'` when no index use was counted: none is), `current_memory` (no memory
+//!   work), `cpu_latency`, `rows_examined`, `tmp_tables`, `tmp_disk_tables`, `current_memory` (no memory
 //!   instrumentation), `source` (waits carry no source line).
 //! * `pid` and `program_name`: the connection's attributes `_pid` and `program_name`, as sys
 //!   8.0 reads them from `performance_schema.session_connect_attrs` (`connect_attrs.rs`);
@@ -147,7 +148,8 @@ SELECT pps.thread_id, pps.processlist_id,
        pps.db, pps.command, pps.state, pps.time, pps.info, 'PRIMARY',
        CASE WHEN esc.THREAD_ID IS NOT NULL AND esc.END_EVENT_ID IS NULL
             THEN coalesce(esc.TIMER_WAIT, c.elapsed_ps) END,
-       NULL, esc.LOCK_TIME, NULL, NULL, esc.ROWS_SENT, esc.ROWS_AFFECTED, NULL, NULL, NULL,
+       NULL, esc.LOCK_TIME, NULL, NULL, esc.ROWS_SENT, esc.ROWS_AFFECTED, NULL, NULL,
+       CASE WHEN esc.NO_INDEX_USED > 0 THEN 'YES' ELSE 'NO' END,
        CASE WHEN esc.END_EVENT_ID IS NOT NULL THEN esc.SQL_TEXT END,
        CASE WHEN esc.END_EVENT_ID IS NOT NULL THEN esc.TIMER_WAIT END,
        NULL, ewc.EVENT_NAME,

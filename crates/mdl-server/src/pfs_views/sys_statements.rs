@@ -1,5 +1,6 @@
 //! `sys.statement_analysis`, `sys.statements_with_errors_or_warnings`,
-//! `sys.statements_with_runtimes_in_95th_percentile` and their `x$` forms:
+//! `sys.statements_with_runtimes_in_95th_percentile` and their `x$` forms (and, from the same
+//! snapshot, the full-scan and sorting reports of `sys_scans.rs`):
 //! MySQL 8.0 sys schema's reports over `events_statements_summary_by_digest`, what a DBA reads
 //! to find the statements that cost the most time (`SELECT query, exec_count, total_latency
 //! FROM sys.statement_analysis LIMIT 10`) or that fail.
@@ -22,8 +23,9 @@
 //! to microseconds, is at least the smallest such average that more than 95% of the digests do
 //! not exceed, by average latency descending. The helper views are inlined as subqueries.
 //!
-//! NULL, since the digest table does not count them (`statement_event.rs` says what it
-//! does): `full_scan` (MySQL's `'*'` or `''` from index use), `cpu_latency`, `rows_examined`
+//! `full_scan` is MySQL's `'*'` for a digest with `SUM_NO_INDEX_USED` (SQLite stepped a full
+//! scan: `statement_event/engine.rs`), else `''`. NULL, since the digest table does not count
+//! them (`statement_event.rs` says what it does): `cpu_latency`, `rows_examined`
 //! and its average, `tmp_tables`, `tmp_disk_tables`, `rows_sorted`, `sort_merge_passes`,
 //! `max_controlled_memory` and `max_total_memory`. `warn_count` and `warnings` are 0: the
 //! server raises no warnings.
@@ -36,13 +38,17 @@ use crate::engine::EngineConn;
 use crate::error::ServerError;
 
 /// The views, as `sys` names them.
-pub(super) const VIEWS: [&str; 6] = [
+pub(super) const VIEWS: [&str; 10] = [
     "statement_analysis",
     "statements_with_errors_or_warnings",
     "statements_with_runtimes_in_95th_percentile",
     "x$statement_analysis",
     "x$statements_with_errors_or_warnings",
     "x$statements_with_runtimes_in_95th_percentile",
+    super::sys_scans::VIEWS[0],
+    super::sys_scans::VIEWS[1],
+    super::sys_scans::VIEWS[2],
+    super::sys_scans::VIEWS[3],
 ];
 
 /// The `performance_schema` table the views are computed over.
@@ -140,7 +146,8 @@ ORDER BY AVG_TIMER_WAIT DESC;";
 /// and of a latency, `{bytes}` of a size: none in the `x$` form).
 const ANALYSIS_ROWS: &str = "
 INSERT INTO sys.`{view}`
-SELECT {query}(DIGEST_TEXT), SCHEMA_NAME, NULL, COUNT_STAR, SUM_ERRORS, SUM_WARNINGS,
+SELECT {query}(DIGEST_TEXT), SCHEMA_NAME, CASE WHEN SUM_NO_INDEX_USED > 0 THEN '*' ELSE '' END,
+       COUNT_STAR, SUM_ERRORS, SUM_WARNINGS,
        {time}(SUM_TIMER_WAIT), {time}(MAX_TIMER_WAIT), {time}(AVG_TIMER_WAIT),
        {time}(SUM_LOCK_TIME), NULL,
        SUM_ROWS_SENT, round(ifnull(SUM_ROWS_SENT * 1.0 / nullif(COUNT_STAR, 0), 0)),
@@ -177,12 +184,11 @@ pub(super) fn refresh(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), Serv
             sql,
             "DROP TABLE IF EXISTS sys.`{view}`; CREATE TABLE sys.`{view}` ({cols});"
         );
-        let rows = if view.ends_with("statement_analysis") {
-            ANALYSIS_ROWS
-        } else if view.ends_with("95th_percentile") {
-            RUNTIME_ROWS
-        } else {
-            ERROR_ROWS
+        let rows = match super::sys_scans::rows(view) {
+            Some(rows) => rows,
+            None if view.ends_with("statement_analysis") => ANALYSIS_ROWS,
+            None if view.ends_with("95th_percentile") => RUNTIME_ROWS,
+            None => ERROR_ROWS,
         };
         let (query, time) = if formatted {
             (format, "format_pico_time")
@@ -202,6 +208,9 @@ pub(super) fn refresh(db: &mut EngineConn, src: &Sources<'_>) -> Result<(), Serv
 
 /// The columns of `view` (one of [`VIEWS`]), with their types.
 pub(super) fn defs(view: &str) -> Vec<Def> {
+    if let Some(defs) = super::sys_scans::defs(view) {
+        return defs;
+    }
     let cols: &[ViewColumn] = if view.ends_with("statement_analysis") {
         &ANALYSIS
     } else if view.ends_with("95th_percentile") {

@@ -20,11 +20,12 @@
 //! What the server does not count: `file_ios`, `file_io_latency`, `current_memory` and
 //! `total_memory_allocated` are 0 (no file I/O or memory is instrumented: what MySQL shows with
 //! those instruments off), NULL where the join finds no statement row.
-//! `table_scans` and the `_by_statement_type` views' `rows_examined` and `full_scans` are NULL:
-//! the summaries by user and host have no `SUM_ROWS_EXAMINED`, `SUM_NO_INDEX_USED` or
-//! `SUM_NO_GOOD_INDEX_USED` here (`sys_statements.rs` says the same of the digest reports);
-//! their `lock_latency`, `rows_sent` and `rows_affected` are the summaries' `SUM_LOCK_TIME`,
-//! `SUM_ROWS_SENT` and `SUM_ROWS_AFFECTED`, as MySQL's.
+//! The `_by_statement_type` views' `rows_examined` is NULL: the summaries by user and host have
+//! no `SUM_ROWS_EXAMINED` here (`sys_statements.rs` says the same of the digest reports); their
+//! `lock_latency`, `rows_sent` and `rows_affected` are the summaries' `SUM_LOCK_TIME`,
+//! `SUM_ROWS_SENT` and `SUM_ROWS_AFFECTED`, as MySQL's, and `full_scans` (and the summaries'
+//! `table_scans`, its sum) their `SUM_NO_INDEX_USED` (MySQL adds `SUM_NO_GOOD_INDEX_USED`,
+//! which SQLite gives no source for: `statement_event/engine.rs`).
 
 use std::fmt::Write as _;
 
@@ -89,7 +90,8 @@ const BY_TYPE: [ViewColumn; 10] = [
 /// or `host`), `{KEY}` its column; what is not counted as the module docs say.
 const STATEMENT_LATENCY: &str = "
 (SELECT CASE WHEN {KEY} IS NULL THEN 'background' ELSE {KEY} END AS k,
-        SUM(COUNT_STAR) AS total, SUM(SUM_TIMER_WAIT) AS total_latency, NULL AS full_scans,
+        SUM(COUNT_STAR) AS total, SUM(SUM_TIMER_WAIT) AS total_latency,
+        SUM(SUM_NO_INDEX_USED) AS full_scans,
         0 AS ios, 0 AS io_latency, 0 AS current_allocated, 0 AS total_allocated
  FROM performance_schema.events_statements_summary_by_{by}_by_event_name GROUP BY 1)";
 
@@ -128,7 +130,7 @@ INSERT INTO sys.`{view}`
 SELECT CASE WHEN {KEY} IS NULL THEN 'background' ELSE {KEY} END,
        substr(EVENT_NAME, length(rtrim(EVENT_NAME, replace(EVENT_NAME, '/', ''))) + 1),
        COUNT_STAR, {time}(SUM_TIMER_WAIT), {time}(MAX_TIMER_WAIT), {time}(SUM_LOCK_TIME),
-       SUM_ROWS_SENT, NULL, SUM_ROWS_AFFECTED, NULL
+       SUM_ROWS_SENT, NULL, SUM_ROWS_AFFECTED, SUM_NO_INDEX_USED
 FROM performance_schema.events_statements_summary_by_{by}_by_event_name
 WHERE SUM_TIMER_WAIT != 0
 ORDER BY 1, SUM_TIMER_WAIT DESC;";
