@@ -50,6 +50,9 @@ impl Memo {
 
     /// Keeps `rw`, made in `schema`, unless it read more of the session than the schema.
     pub fn keep_rewrite(&mut self, schema: Option<&str>, rw: &Arc<Rewritten>) {
+        if !rw.read_session {
+            rw.scans.keep(); // its executions may skip SQLite's counters (`plan_scans.rs`)
+        }
         self.rewrite = (!rw.read_session).then(|| (schema.map(str::to_string), rw.clone()));
     }
 

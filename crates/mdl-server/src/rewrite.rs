@@ -140,6 +140,9 @@ pub struct Rewritten {
     /// An INSERT of a query's rows: where that query is in `sql[0]`, which
     /// `execute/insert_select.rs` wraps without rewriting the statement again (`insert.rs`).
     pub insert_rows: Option<std::ops::Range<usize>>,
+    /// Whether `sql[0]`, a query, can scan or sort, once a prepared statement keeps the
+    /// rewrite (`statement_event/plan_scans.rs`); a clone has none.
+    pub scans: crate::statement_event::plan_scans::ScanVerdict,
 }
 
 /// How a locking read takes the engine's writer.
@@ -289,6 +292,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
         user_vars,
         found_rows,
         insert_rows,
+        scans: Default::default(),
     })
 }
 

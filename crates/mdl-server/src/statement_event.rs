@@ -31,6 +31,7 @@
 mod digest;
 
 pub(crate) mod engine;
+pub(crate) mod plan_scans;
 
 use std::sync::OnceLock;
 

@@ -267,3 +267,47 @@ async fn prepared_executions_count_each_their_own() {
         ]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prepared_lookup_scans_once_its_index_is_dropped() {
+    let mut obs = conn().await;
+    fresh(
+        &mut obs,
+        "ssi_t",
+        "id INT PRIMARY KEY, k INT, KEY ssi_k (k)",
+    )
+    .await;
+    obs.query_drop("INSERT INTO ssi_t VALUES (1, 3), (2, 2), (3, 1)")
+        .await
+        .unwrap();
+    let mut c = conn().await;
+    // A kept query decided never to scan reads no counter (`plan_scans.rs`); the DROP INDEX
+    // moves the DDL epoch, so the next execution decides again, and its scan counts.
+    let by_k = c.prep("SELECT id FROM ssi_t WHERE k = ?").await.unwrap();
+    for k in 1..=2 {
+        let id: Option<i64> = c.exec_first(&by_k, (k,)).await.unwrap();
+        assert_eq!(id, Some(4 - k));
+    }
+    assert_eq!(sums(&mut obs, "ssi\\_t").await, Some((2, 0, 0, 0)));
+    obs.query_drop("DROP INDEX ssi_k ON ssi_t").await.unwrap();
+    for k in 1..=2 {
+        let id: Option<i64> = c.exec_first(&by_k, (k,)).await.unwrap();
+        assert_eq!(id, Some(4 - k));
+    }
+    assert_eq!(sums(&mut obs, "ssi\\_t").await, Some((4, 2, 2, 0)));
+    obs.query_drop("CREATE INDEX ssi_k ON ssi_t (k)")
+        .await
+        .unwrap();
+    let _: Option<i64> = c.exec_first(&by_k, (1,)).await.unwrap();
+    assert_eq!(sums(&mut obs, "ssi\\_t").await, Some((5, 2, 2, 0)));
+}
+
+/// `(COUNT_EXECUTE, SUM_NO_INDEX_USED, SUM_SELECT_SCAN, SUM_SORT_SCAN)` of the prepared
+/// statement whose text is like `%like%`.
+async fn sums(obs: &mut Conn, like: &str) -> Option<(u64, u64, u64, u64)> {
+    let q = format!(
+        "SELECT COUNT_EXECUTE, SUM_NO_INDEX_USED, SUM_SELECT_SCAN, SUM_SORT_SCAN \
+         FROM {PS}.prepared_statements_instances WHERE SQL_TEXT LIKE '%{like}%'"
+    );
+    obs.query_first(q).await.unwrap()
+}

@@ -281,7 +281,16 @@ fn select(
     if snapshot {
         db.execute_batch("BEGIN")?;
     }
-    let out = db.run(sql, params, schema).and_then(|out| {
+    // A kept query known never to scan or sort reads no counter (`plan_scans.rs`).
+    let paused = db.status.watched() && rw.is_some_and(|r| never_scans(db, r, sql));
+    if paused {
+        db.status.pause();
+    }
+    let out = db.run(sql, params, schema);
+    if paused {
+        db.status.resume();
+    }
+    let out = out.and_then(|out| {
         *found = Some(match (count, &out) {
             (Some(count), _) => count_rows(db, count, params, schema)?,
             // MySQL adds the rows the OFFSET skipped (`rewrite/found_rows.rs`).
@@ -303,6 +312,12 @@ fn select(
         }
     }
     out
+}
+
+/// Whether `sql`, `rw`'s query, is known never to scan or sort at the current DDL epoch.
+fn never_scans(db: &mut EngineConn, rw: &Rewritten, sql: &str) -> bool {
+    let epoch = super::insert_select::epoch() as u64;
+    rw.scans.never(epoch, db.db(), sql)
 }
 
 /// The one number `sql` (a `SELECT COUNT(*)`) gives, with as many of `params` as it takes.

@@ -40,8 +40,10 @@
 //! The counters are read, with SQLite's reset (so that a cached prepared statement's next
 //! execution starts at 0), only when the statement is counted and its event is active (its
 //! instrument enabled on an instrumented thread: [`EngineStatus::watch`]), once per SQLite
-//! statement run, two `sqlite3_stmt_status` calls (about 25 instructions each); a point select by primary key reads both as 0 and its end stays
-//! the common one (`pfs`' `is_rare`). A cached statement run while its instrument was off
+//! statement run: two `sqlite3_stmt_status` calls (about 25 instructions each). A prepared
+//! statement's kept query known never to scan or sort ([`super::plan_scans`]: a point select
+//! by key) reads neither ([`EngineStatus::pause`]). A statement that did none of these ends
+//! on `pfs`' common path (`is_rare`). A cached statement run while its instrument was off
 //! keeps its counts, and its next watched run shows them too.
 
 use rusqlite::StatementStatus;
@@ -66,6 +68,25 @@ impl EngineStatus {
             watched: recorded && counted(com),
             ..EngineStatus::default()
         };
+    }
+
+    /// Whether the counters are read (the statement is recorded and counted).
+    #[inline]
+    pub(crate) fn watched(&self) -> bool {
+        self.watched
+    }
+
+    /// Reads no counter until [`EngineStatus::resume`]: the next SQLite statement of a
+    /// watched statement is known never to scan or sort (`plan_scans.rs`).
+    #[inline]
+    pub(crate) fn pause(&mut self) {
+        self.watched = false;
+    }
+
+    /// Reads the counters again, after [`EngineStatus::pause`].
+    #[inline]
+    pub(crate) fn resume(&mut self) {
+        self.watched = true;
     }
 
     /// A SQLite statement of the running statement ran: its counters, taken (reset).
