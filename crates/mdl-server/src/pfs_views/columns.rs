@@ -346,13 +346,13 @@ const SUMMARY_BY_THREAD: [Def; 7] = summary!(
 
 /// `events_statements_summary_by_digest`: `table_esms_by_digest.cc` (its `FIRST_SEEN` and
 /// `LAST_SEEN` are UTC here: MySQL shows a `TIMESTAMP` in the session's time zone).
-const SUMMARY_BY_DIGEST: [Def; 18] = {
+const SUMMARY_BY_DIGEST: [Def; 21] = {
     let head = summary!(
         ("SCHEMA_NAME", "varchar(64)"),
         ("DIGEST", "varchar(64)"),
         ("DIGEST_TEXT", "longtext")
     );
-    let tail: [Def; 10] = [
+    let tail: [Def; 13] = [
         ("SUM_LOCK_TIME", "bigint unsigned NOT NULL"),
         ("SUM_ERRORS", "bigint unsigned NOT NULL"),
         ("SUM_WARNINGS", "bigint unsigned NOT NULL"),
@@ -367,9 +367,9 @@ const SUMMARY_BY_DIGEST: [Def; 18] = {
         ("QUANTILE_99", "bigint unsigned NOT NULL"),
         ("QUANTILE_999", "bigint unsigned NOT NULL"),
     ];
-    let mut all = [("", ""); 18];
+    let mut all = [("", ""); 21];
     let mut i = 0;
-    while i < 18 {
+    while i < 21 {
         all[i] = if i < 8 { head[i] } else { tail[i - 8] };
         i += 1;
     }
