@@ -193,15 +193,16 @@ pub(super) async fn run(
                 }
                 done
             };
-            // The statement's stage, around the engine's work only (`stage_event.rs`).
-            let stage = crate::stage_event::stage(kind, s).map(pfs::stage_start);
-            // SQLite's checks off while a table is dropped or rebuilt, on while one is renamed
-            // (`fk_ddl.rs`).
-            let done = match super::fk_ddl::foreign_keys_while(kind, s) {
-                Some(on) => crate::foreign_keys::with_foreign_keys(db, on, apply),
-                None => apply(db),
+            let done = {
+                // The statement's stage, around the engine's work only (`stage_event.rs`).
+                let _stage = crate::stage_event::stage(kind, s).map(pfs::stage_start);
+                // SQLite's checks off while a table is dropped or rebuilt, on while one is
+                // renamed (`fk_ddl.rs`).
+                match super::fk_ddl::foreign_keys_while(kind, s) {
+                    Some(on) => crate::foreign_keys::with_foreign_keys(db, on, apply),
+                    None => apply(db),
+                }
             };
-            drop(stage);
             let reloaded = super::fk_ddl::after(db, sql);
             done?;
             reloaded?;
