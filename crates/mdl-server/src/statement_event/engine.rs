@@ -14,8 +14,9 @@
 //!   MySQL counts a full scan of a join's *first* table (`inc_status_select_scan` in
 //!   `make_join_readinfo`) and one of a later table as `SELECT_FULL_JOIN`; SQLite does not say
 //!   which table its scan read, so a join whose inner table is scanned counts here too.
-//! * `SORT_SCAN` = the sorts SQLite made (`SQLITE_STMTSTATUS_SORT`: sorter passes for ORDER BY,
-//!   GROUP BY or DISTINCT without an index that gives the order). MySQL counts each filesort
+//! * `SORT_SCAN` = the sorts SQLite made (`SQLITE_STMTSTATUS_SORT`: sorter passes for ORDER BY
+//!   or GROUP BY without an index that gives the order; a DISTINCT usually goes through a
+//!   temporary index, not the sorter, and counts none). MySQL counts each filesort
 //!   as `SORT_RANGE` when its rows came by a range access and `SORT_SCAN` otherwise (`filesort`,
 //!   `sql/filesort.cc`); SQLite does not say how the sorter's input was read, so every sort is
 //!   `SORT_SCAN`, MySQL's bucket for all but range reads, and `SORT_RANGE` stays 0.
