@@ -41,11 +41,22 @@ use super::trx_log::*;
 use crate::kinds::ClassKind;
 use crate::transaction::{TransactionMode, TransactionState};
 
+static CLASS: OnceLock<&'static ClassInfo> = OnceLock::new();
+
 /// The `transaction` instrument, registered on first use.
 #[inline]
 pub(crate) fn class() -> &'static ClassInfo {
-    static CLASS: OnceLock<&'static ClassInfo> = OnceLock::new();
     CLASS.get_or_init(|| register_class_info(ClassKind::Transaction, "transaction"))
+}
+
+/// The `transaction` instrument if it is registered, without registering it: what code under
+/// the threads' lock may ask. Registering takes the setup lock, and `setup::refresh` takes the
+/// threads' lock under it: a session's end (`Threads::give_back`) that registered the class
+/// deadlocked against a preset applied at once (seen in CI). Before the class exists no
+/// transaction was counted, so there is nothing to read.
+#[inline]
+pub(crate) fn class_if_registered() -> Option<&'static ClassInfo> {
+    CLASS.get().copied()
 }
 
 /// The `packed` word of a transaction of `mode` in state `s` on thread `t` under flags `f`.

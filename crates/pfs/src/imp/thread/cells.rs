@@ -23,9 +23,10 @@ impl ThreadSlot {
                 read_only: Default::default(),
             })
             .collect();
-        // The transactions' two cells, in the `transaction` class.
-        let trx = super::super::transaction::class().index as usize;
-        if let Some(s) = v.get_mut(trx) {
+        // The transactions' two cells, in the `transaction` class (none counted before it is
+        // registered; registering here, under the threads' lock, could deadlock).
+        let trx = super::super::transaction::class_if_registered().map(|c| c.index as usize);
+        if let Some(s) = trx.and_then(|i| v.get_mut(i)) {
             let [rw, ro] = self.trx.cells.each_ref().map(|c| c.snapshot());
             s.stat.merge(&rw);
             s.read_only.merge(&ro);
