@@ -395,6 +395,19 @@ fn unquote(d: &str) -> Option<String> {
     if d.eq_ignore_ascii_case("NULL") {
         return None;
     }
+    // A string with a NUL, as the rewrite spells it for SQLite (`rewrite/literals.rs`).
+    if let Some(hex) = (d.strip_prefix("CAST(X'")).and_then(|d| d.strip_suffix("' AS TEXT)")) {
+        let bytes: Option<Vec<u8>> = (0..hex.len())
+            .step_by(2)
+            .map(|i| {
+                hex.get(i..i + 2)
+                    .and_then(|b| u8::from_str_radix(b, 16).ok())
+            })
+            .collect();
+        if let Some(bytes) = bytes {
+            return Some(String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
     match d.strip_prefix('\'').and_then(|d| d.strip_suffix('\'')) {
         Some(inner) => Some(inner.replace("''", "'")),
         None => Some(d.to_string()),

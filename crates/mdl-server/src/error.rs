@@ -302,6 +302,26 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
             format!("Incorrect parameter count in the call to native function '{f}'"),
         );
     }
+    // A row where a value belongs, `(1, 2)` or `IN (SELECT a, b ...)`: `ER_OPERAND_COLUMNS`.
+    if msg == "row value misused"
+        || (msg.starts_with("sub-select returns ") && msg.ends_with(" - expected 1"))
+    {
+        return ServerError::new(1241, "21000", "Operand should contain 1 column(s)");
+    }
+    // A foreign key over a column its table lacks: `ER_KEY_COLUMN_DOES_NOT_EXITS`.
+    if let Some(c) = (msg.strip_prefix("unknown column "))
+        .and_then(|r| r.strip_suffix(" in foreign key definition"))
+    {
+        return ServerError::new(
+            1072,
+            "42000",
+            format!("Key column '{}' doesn't exist in table", unquoted(c)),
+        );
+    }
+    // The schema was dropped by another session after this one chose it.
+    if let Some(s) = msg.strip_prefix("unknown database ") {
+        return ServerError::new(1049, "42000", format!("Unknown database '{}'", unquoted(s)));
+    }
     if msg == "all VALUES must have the same number of terms" {
         return ServerError::new(1136, "21S01", "Column count doesn't match value count");
     }
@@ -393,7 +413,22 @@ fn engine_message(msg: &str, schema: Option<&str>) -> ServerError {
     {
         return ServerError::new(3685, "HY000", msg);
     }
-    if msg.contains("syntax error") || msg.starts_with("near ") {
+    // `USING (a)` of a column one side lacks.
+    if let Some(c) = (msg.strip_prefix("cannot join using column "))
+        .and_then(|r| r.strip_suffix(" - column not present in both tables"))
+    {
+        return ServerError::new(
+            1054,
+            "42S22",
+            format!("Unknown column '{c}' in 'from clause'"),
+        );
+    }
+    // Text SQLite cannot read is text MySQL's grammar refuses too (`@@x` as a type, a string
+    // as a column's name), which sqlparser let through.
+    if msg.contains("syntax error")
+        || msg.starts_with("near ")
+        || msg.starts_with("unrecognized token")
+    {
         return ServerError::new(
             1064,
             "42000",

@@ -10,6 +10,8 @@
 //!   `session_values.rs`) and the user-level lock functions (whose values `mdl-sql` computed
 //!   with the locks) become literals (`literals.rs`), and an unnamed select item that held one
 //!   keeps MySQL's column name as an alias.
+//! * A string holding a NUL byte (`'a\0b'`) is `(CAST(X'610062' AS TEXT))`: SQLite's tokenizer
+//!   ends a literal at the NUL (`literals.rs`).
 //! * `SET @a = x, @b = y` is `SELECT x, y`, whose row the server keeps as the variables, and
 //!   so is a `SELECT ... INTO @a, @b` without its `INTO` (`user_vars.rs`).
 //! * Locking reads: SQLite has no row locks, and one writer. `SELECT ... FOR UPDATE` / `FOR
@@ -507,6 +509,15 @@ impl VisitorMut for Qualify<'_> {
                 Ok(_) => {}
                 Err(err) => _ = self.error.get_or_insert(err),
             }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        // Last, once the other rewrites have read the string: SQLite's tokenizer would end it
+        // at the NUL.
+        if let Some(bytes) = literals::nul_text(e) {
+            *e = literals::bytes_as_text(bytes);
         }
         ControlFlow::Continue(())
     }

@@ -272,7 +272,11 @@ fn create_table(
             }
             match &c.default {
                 Some(d) if is_default_expression(d) => l.push_str(&format!(" DEFAULT {d}")),
-                Some(d) => l.push_str(&format!(" DEFAULT '{}'", d.replace('\'', "''"))),
+                // A NUL as `\0`, which reads back as one (`append_unescaped`, `sql_show.cc`).
+                Some(d) => l.push_str(&format!(
+                    " DEFAULT '{}'",
+                    d.replace('\'', "''").replace('\0', "\\0")
+                )),
                 None if c.nullable() == "YES" => l.push_str(" DEFAULT NULL"),
                 None => {}
             }

@@ -103,7 +103,8 @@ async fn dropping_a_key_of_a_missing_table_is_1146() {
 /// Faults SQLite words its own way, in MySQL's codes: a `?` outside a statement to prepare
 /// (MySQL's lexer reads one only when preparing), `SELECT *` without a table, an INSERT of a
 /// column the table lacks, a RENAME onto an existing table, a schema-qualified call of a
-/// function that no schema has.
+/// function that no schema has, a row where a value belongs, a foreign key over a column its
+/// table lacks.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn engine_faults_have_mysql_codes() {
     let mut c = conn().await;
@@ -118,6 +119,22 @@ async fn engine_faults_have_mysql_codes() {
         ("RENAME TABLE fl_r1 TO fl_r2", (1050, "42S01")),
         ("SELECT sys.fl_nosuch(1)", (1305, "42000")),
         ("SELECT test.fl_nosuch()", (1305, "42000")),
+        // A row where one value belongs: `ER_OPERAND_COLUMNS`.
+        ("SELECT (1, 2)", (1241, "21000")),
+        ("SELECT 1 IN (SELECT 1, 2)", (1241, "21000")),
+        (
+            "SELECT * FROM fl_r1 JOIN fl_r2 USING (fl_nope)",
+            (1054, "42S22"),
+        ),
+        (
+            "CREATE TABLE fl_bad (x @@lock_wait_timeout)",
+            (1064, "42000"),
+        ),
+        // A foreign key over a column the table lacks: `ER_KEY_COLUMN_DOES_NOT_EXITS`.
+        (
+            "ALTER TABLE fl_r1 ADD FOREIGN KEY (fl_nope) REFERENCES fl_r1 (x)",
+            (1072, "42000"),
+        ),
     ] {
         let (n, state) = code(c.query_drop(stmt).await);
         assert_eq!((n, state.as_str()), want, "{stmt}");
@@ -132,4 +149,57 @@ async fn engine_faults_have_mysql_codes() {
     let v: Option<i64> = c.query_first("EXECUTE fl_s USING @fl_a").await.unwrap();
     assert_eq!(v, Some(2));
     c.query_drop("DROP TABLE fl_r1, fl_r2").await.unwrap();
+}
+
+/// A string with a NUL byte (`'a\0b'`, which `mariadb-dump` writes for one) is stored, compared
+/// and read back with its three bytes, in a value, a user variable and a column's default.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strings_keep_a_nul_byte() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE fl_nul (v VARCHAR(10), w VARCHAR(5) DEFAULT 'q\\0r')")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO fl_nul (v) VALUES ('x\\0y')")
+        .await
+        .unwrap();
+    let row: Option<(String, i64, String)> = c
+        .query_first("SELECT HEX(v), OCTET_LENGTH(v), HEX(w) FROM fl_nul WHERE v = 'x\\0y'")
+        .await
+        .unwrap();
+    assert_eq!(row, Some(("780079".into(), 3, "710072".into())));
+    c.query_drop("SET @fl_u = 'm\\0n'").await.unwrap();
+    let u: Option<String> = c.query_first("SELECT HEX(@fl_u)").await.unwrap();
+    assert_eq!(u.as_deref(), Some("6D006E"));
+    let shown: Option<(String, String)> = c.query_first("SHOW CREATE TABLE fl_nul").await.unwrap();
+    let create = shown.unwrap().1;
+    assert!(create.contains("DEFAULT 'q\\0r'"), "{create}");
+    c.query_drop("DROP TABLE fl_nul").await.unwrap();
+}
+
+/// An unnamed foreign key is named in an error as it would have been: `<table>_ibfk_<n>`,
+/// numbered from 1 in a CREATE TABLE and on from the table's own keys in an ALTER TABLE.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unnamed_key_is_named_in_its_error() {
+    let mut c = conn().await;
+    c.query_drop("CREATE TABLE fl_fp (id INT PRIMARY KEY, x INT)")
+        .await
+        .unwrap();
+    let message = |r: Result<(), mysql_async::Error>| match r {
+        Err(mysql_async::Error::Server(e)) => (e.code, e.message),
+        other => panic!("expected a server error, got {other:?}"),
+    };
+    let create = "CREATE TABLE fl_fc (id INT, pid INT, FOREIGN KEY (pid) REFERENCES fl_fp (x))";
+    let (n, m) = message(c.query_drop(create).await);
+    assert_eq!(n, 1822);
+    assert!(m.contains("'fl_fc_ibfk_1'"), "{m}");
+    c.query_drop("CREATE TABLE fl_fc (id INT, pid INT, FOREIGN KEY (pid) REFERENCES fl_fp (id))")
+        .await
+        .unwrap();
+    let (n, m) = message(
+        c.query_drop("ALTER TABLE fl_fc ADD FOREIGN KEY (pid) REFERENCES fl_fp (x)")
+            .await,
+    );
+    assert_eq!(n, 1822);
+    assert!(m.contains("'fl_fc_ibfk_2'"), "{m}");
+    c.query_drop("DROP TABLE fl_fc, fl_fp").await.unwrap();
 }

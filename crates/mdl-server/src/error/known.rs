@@ -14,7 +14,7 @@ const fn e(number: u32, name: &'static str, sql_state: &'static str) -> KnownErr
 }
 
 /// The list, by number.
-pub(crate) static KNOWN_ERRORS: [KnownError; 107] = [
+pub(crate) static KNOWN_ERRORS: [KnownError; 109] = [
     e(1007, "ER_DB_CREATE_EXISTS", "HY000"),
     e(1008, "ER_DB_DROP_EXISTS", "HY000"),
     e(1044, "ER_DBACCESS_DENIED_ERROR", "42000"),
@@ -31,6 +31,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 107] = [
     e(1064, "ER_PARSE_ERROR", "42000"),
     e(1065, "ER_EMPTY_QUERY", "42000"),
     e(1068, "ER_MULTIPLE_PRI_KEY", "42000"),
+    e(1072, "ER_KEY_COLUMN_DOES_NOT_EXITS", "42000"),
     e(1091, "ER_CANT_DROP_FIELD_OR_KEY", "42000"),
     e(1094, "ER_NO_SUCH_THREAD", "HY000"),
     e(1096, "ER_NO_TABLES_USED", "HY000"),
@@ -61,6 +62,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 107] = [
     e(1234, "ER_CANT_USE_OPTION_HERE", "42000"),
     e(1235, "ER_NOT_SUPPORTED_YET", "42000"),
     e(1239, "ER_WRONG_FK_DEF", "42000"),
+    e(1241, "ER_OPERAND_COLUMNS", "21000"),
     e(1243, "ER_UNKNOWN_STMT_HANDLER", "HY000"),
     e(1265, "WARN_DATA_TRUNCATED", "01000"),
     e(1273, "ER_UNKNOWN_COLLATION", "HY000"),

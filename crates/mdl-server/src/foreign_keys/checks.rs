@@ -110,7 +110,21 @@ pub fn check_create(
             return Err(duplicate_name(&name.value));
         }
     }
+    // The name an unnamed key will get, for the messages (`generate_fk_name`): numbered on
+    // from the table's own generated names, none for a CREATE TABLE's (`rebuild.rs`).
+    let mut unnamed = (existing.iter())
+        .filter(|k| k.is_child(table))
+        .filter_map(|k| mdl_sql::generated_fk_number(table, &k.name))
+        .max()
+        .unwrap_or(0);
     for f in keys {
+        let name = match &f.name {
+            Some(n) => n.value.clone(),
+            None => {
+                unnamed += 1;
+                mdl_sql::generated_fk_name(table, unnamed)
+            }
+        };
         let (parent_schema, parent) = crate::rewrite::object_parts(&f.foreign_table);
         // Before looking for the parent in the child's schema (`define.rs` says why).
         if !parent_schema.is_empty() && !parent_schema.eq_ignore_ascii_case(schema) {
@@ -130,10 +144,6 @@ pub fn check_create(
                 format!("Failed to open the referenced table '{parent}'"),
             ));
         }
-        let name = f
-            .name
-            .as_ref()
-            .map_or_else(|| format!("{table}_ibfk_"), |n| n.value.clone());
         let cols = crate::catalog::base_columns(db, schema, &parent)?;
         let wanted: Vec<&str> = f
             .referred_columns

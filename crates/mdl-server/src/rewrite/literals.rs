@@ -2,7 +2,8 @@
 //! `@user` variables, `DATABASE()`, `VERSION()`, the session's values (`CONNECTION_ID()`,
 //! `USER()`, `CURRENT_USER()`, `LAST_INSERT_ID()`, `ROW_COUNT()`, `FOUND_ROWS()`), `SLEEP(n)`
 //! and the user-level lock functions. Apart from the visitor, which finds them: this says
-//! what each stands for, from the session ([`Env`](super::Env)), and spells that as SQL.
+//! what each stands for, from the session ([`Env`](super::Env)), and spells that as SQL; and
+//! how a string with a NUL byte is spelt for SQLite.
 
 use sqlparser::ast::{Expr, Value};
 
@@ -121,6 +122,36 @@ fn no_args(f: &sqlparser::ast::Function) -> bool {
         sqlparser::ast::FunctionArguments::List(l) => l.args.is_empty(),
         sqlparser::ast::FunctionArguments::Subquery(_) => false,
     }
+}
+
+/// The bytes of a string literal that holds a NUL (MySQL's `'a\0b'`, `sql_lex.cc`'s
+/// `get_text` reads `\0` as the byte 0), which SQLite's tokenizer would end the literal at.
+pub(super) fn nul_text(e: &Expr) -> Option<Vec<u8>> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s)
+            | Value::DoubleQuotedString(s)
+            | Value::NationalStringLiteral(s)
+                if s.contains('\0') =>
+            {
+                Some(s.clone().into_bytes())
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A text value SQLite reads whatever bytes it holds: `(CAST(X'..' AS TEXT))`, in parentheses
+/// so that it stands where a literal does (a column's `DEFAULT`).
+pub(super) fn bytes_as_text(bytes: Vec<u8>) -> Expr {
+    let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
+    Expr::Nested(Box::new(Expr::Cast {
+        kind: sqlparser::ast::CastKind::Cast,
+        expr: Box::new(Expr::value(Value::HexStringLiteral(hex))),
+        data_type: sqlparser::ast::DataType::Text,
+        format: None,
+    }))
 }
 
 pub(super) fn cell_expr(c: Cell) -> Expr {

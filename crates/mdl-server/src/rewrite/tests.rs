@@ -222,3 +222,17 @@ fn an_insert_of_a_query_says_where_its_query_is() {
     assert_eq!(rows("INSERT INTO t VALUES (1)").1, None);
     assert_eq!(rows("INSERT INTO t SET a = 1").1, None);
 }
+
+/// `sql_lex.cc`: `'\0'` is the byte 0 in a string, which SQLite's tokenizer would read as the
+/// end of the statement's text: such a string goes as its bytes, cast to text.
+#[test]
+fn a_string_with_a_nul_goes_as_its_bytes() {
+    assert_eq!(
+        sqlite("SELECT 'a\\0b', 'plain' FROM t"),
+        ["SELECT (CAST(X'610062' AS TEXT)) AS `a`, 'plain' AS `plain` FROM `sbtest`.t"]
+    );
+    assert_eq!(
+        sqlite("INSERT INTO t VALUES (1, \"\\0\")"),
+        ["INSERT INTO `sbtest`.t VALUES (1, (CAST(X'00' AS TEXT)))"]
+    );
+}
