@@ -58,6 +58,7 @@ mod notes;
 mod rebuild;
 mod result_kinds;
 mod view_ddl;
+mod view_star;
 
 pub(crate) use insert_select::register as register_auto_id;
 

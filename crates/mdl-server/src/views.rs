@@ -31,9 +31,12 @@
 //! read the session (user or system variables, `CONNECTION_ID()`, `DATABASE()`, ...: the
 //! rewrite makes those literals, which a view would keep); `ALGORITHM` and `SQL SECURITY` are
 //! kept and shown, and change nothing (SQLite has one way to run a view, and no privileges);
-//! `DROP COLUMN` of a column a view
-//! reads is refused by SQLite (MySQL makes the view invalid), and `RENAME COLUMN` rewrites
-//! SQLite's text of the view, not the MySQL text `SHOW CREATE VIEW` shows.
+//! `RENAME COLUMN` rewrites SQLite's text of the view, not the MySQL text `SHOW CREATE VIEW`
+//! shows (MySQL makes the view invalid).
+//!
+//! As in MySQL, a view's `*` is frozen into the columns it stood for when the view was made
+//! (`execute/view_star.rs`), and a view a column of which is dropped is invalid (1356, the
+//! stub above) until the column is back (`execute/view_ddl.rs`, `follow_tables`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

@@ -221,3 +221,50 @@ async fn views_are_listed_and_not_copied() {
     assert_eq!(still, ["t", "v"]);
     run(&mut c, "DROP DATABASE vl_db").await;
 }
+
+/// A view's `*` is the columns its table had when the view was made (MySQL's manual, CREATE
+/// VIEW): a column added later is not the view's, one dropped makes the view invalid (1356)
+/// until it is back; `t.*` and each side of a UNION alike. A `*` over `USING` keeps SQLite's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_views_star_is_frozen_when_it_is_made() {
+    let mut c = conn().await;
+    run(
+        &mut c,
+        "DROP VIEW IF EXISTS vs_all; DROP VIEW IF EXISTS vs_join; DROP VIEW IF EXISTS vs_union; \
+         DROP TABLE IF EXISTS vs_t; DROP TABLE IF EXISTS vs_u; \
+         CREATE TABLE vs_t (id INT PRIMARY KEY, v INT); CREATE TABLE vs_u (id INT, w INT); \
+         INSERT INTO vs_t VALUES (1, 10); INSERT INTO vs_u VALUES (1, 20); \
+         CREATE VIEW vs_all AS SELECT * FROM vs_t; \
+         CREATE VIEW vs_join AS SELECT a.*, vs_u.w FROM vs_t a JOIN vs_u ON a.id = vs_u.id; \
+         CREATE VIEW vs_union AS SELECT * FROM vs_t UNION ALL SELECT * FROM vs_u",
+    )
+    .await;
+    let shown: Option<(String, String, String, String)> =
+        c.query_first("SHOW CREATE VIEW vs_all").await.unwrap();
+    let create = shown.unwrap().1;
+    assert!(
+        create.ends_with("SELECT `vs_t`.`id`, `vs_t`.`v` FROM vs_t"),
+        "{create}"
+    );
+    run(&mut c, "ALTER TABLE vs_t ADD COLUMN z INT").await;
+    let all: Vec<(i64, i64)> = c.query("SELECT * FROM vs_all").await.unwrap();
+    assert_eq!(all, [(1, 10)]);
+    let joined: Vec<(i64, i64, i64)> = c.query("SELECT * FROM vs_join").await.unwrap();
+    assert_eq!(joined, [(1, 10, 20)]);
+    let union: Vec<(i64, i64)> = c.query("SELECT * FROM vs_union").await.unwrap();
+    assert_eq!(union, [(1, 10), (1, 20)]);
+    run(&mut c, "ALTER TABLE vs_t DROP COLUMN v").await;
+    for v in ["vs_all", "vs_join", "vs_union"] {
+        let e = code(c.query_drop(format!("SELECT * FROM {v}")).await);
+        assert_eq!(e, (1356, "HY000".to_string()), "{v}");
+    }
+    run(&mut c, "ALTER TABLE vs_t ADD COLUMN v INT DEFAULT 7").await;
+    let all: Vec<(i64, i64)> = c.query("SELECT * FROM vs_all").await.unwrap();
+    assert_eq!(all, [(1, 7)]);
+    run(
+        &mut c,
+        "DROP VIEW vs_all; DROP VIEW vs_join; DROP VIEW vs_union; DROP TABLE vs_t; \
+         DROP TABLE vs_u",
+    )
+    .await;
+}

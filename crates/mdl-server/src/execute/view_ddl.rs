@@ -83,9 +83,9 @@ pub(super) async fn run(
     followed.map(|()| Output::OK)
 }
 
-/// After a DDL, with the engine's writer: each view a table or view of which is now gone
-/// becomes a stub that fails with 1356, and each stub whose tables are all back runs its
-/// select again (`views.rs`), as a MySQL view turns invalid and valid with its tables. SQLite
+/// After a DDL, with the engine's writer: each view a table, view or column of which is now
+/// gone becomes a stub that fails with 1356, and each stub whose tables and columns are all back
+/// runs its select again (`views.rs`), as a MySQL view turns invalid and valid with them. SQLite
 /// itself would keep a view over a dropped table, and then refuse every later `RENAME COLUMN`
 /// and `DROP COLUMN` of the schema ("error in view").
 ///
@@ -101,25 +101,55 @@ pub(super) fn follow_tables(db: &mut EngineConn) -> Result<(), ServerError> {
         let mut there: Vec<String> = db.tables(&schema)?;
         there.extend(views.iter().map(|v| v.name.clone()));
         let exists = |t: &mdl_sql::TableName| there.iter().any(|n| n.eq_ignore_ascii_case(&t.name));
-        let mut sql = String::new();
+        let mut changed = false;
         for v in &views {
-            let valid = v.tables.iter().all(exists);
-            if valid == v.invalid {
-                let drop = format!("DROP VIEW {}.{}; ", quote(&v.schema), quote(&v.name));
-                sql.push_str(&drop);
-                sql.push_str(&v.sqlite_create(!valid));
-                sql.push_str("; ");
+            let tables = v.tables.iter().all(exists);
+            // A view whose tables are there but not a column it reads (a `*` is frozen into
+            // its columns, `view_star.rs`) is invalid too; a stub whose tables are back is
+            // tried, and stays a stub if its select still fails.
+            let valid = match (tables, v.invalid) {
+                (false, _) => false,
+                (true, false) => !broken(db, v),
+                (true, true) => {
+                    recreate(db, v, false)?;
+                    let valid = !broken(db, v);
+                    if !valid {
+                        recreate(db, v, true)?;
+                    }
+                    changed |= valid;
+                    continue;
+                }
+            };
+            if !valid && !v.invalid {
+                recreate(db, v, true)?;
+                changed = true;
             }
         }
-        if !sql.is_empty() {
-            db.execute_batch(&format!("SAVEPOINT mdl_follow; {sql} RELEASE mdl_follow"))
-                .inspect_err(|_| {
-                    let _ = db.execute_batch("ROLLBACK TO mdl_follow; RELEASE mdl_follow");
-                })?;
+        if changed {
             engine.views.reload(db.db(), &schema)?;
         }
     }
     Ok(())
+}
+
+/// Whether SQLite cannot prepare a read of view `v` (a column it reads is gone).
+fn broken(db: &mut EngineConn, v: &View) -> bool {
+    let sql = format!("SELECT * FROM {}.{}", quote(&v.schema), quote(&v.name));
+    db.db().prepare(&sql).is_err()
+}
+
+/// Makes `v` again, as its select or as the stub that fails with 1356 (`views.rs`), all or
+/// nothing.
+fn recreate(db: &mut EngineConn, v: &View, stub: bool) -> Result<(), ServerError> {
+    let sql = format!(
+        "SAVEPOINT mdl_follow; DROP VIEW {}.{}; {}; RELEASE mdl_follow",
+        quote(&v.schema),
+        quote(&v.name),
+        v.sqlite_create(stub)
+    );
+    db.execute_batch(&sql).inspect_err(|_| {
+        let _ = db.execute_batch("ROLLBACK TO mdl_follow; RELEASE mdl_follow");
+    })
 }
 
 /// `ER_VIEW_WRONG_LIST`: a column list that does not match the select.
@@ -183,7 +213,9 @@ fn create(
         }
         _ => {}
     }
-    let rw = write(&Statement::Query(c.query.clone()))?;
+    let mut query = c.query.clone();
+    super::view_star::freeze(db, &schema, &mut query)?;
+    let rw = write(&Statement::Query(query.clone()))?;
     if rw.read_session {
         return Err(ServerError::not_supported(
             "a view that reads the session (variables, CONNECTION_ID(), DATABASE(), ...)",
@@ -213,7 +245,7 @@ fn create(
     let mut view = View {
         schema: schema.clone(),
         name: name.clone(),
-        select: c.query.to_string(),
+        select: query.to_string(),
         columns: columns.clone(),
         algorithm: keep(
             params
