@@ -33,7 +33,7 @@ use mdl_core::KillScope;
 use mdl_sql::{Parsed, Session};
 use opensrv_mysql::{
     AsyncMysqlShim, Column, ColumnFlags, ColumnType, ErrorKind, InitWriter, ParamParser,
-    QueryResultWriter, StatementMetaWriter, ValueInner,
+    QueryResultWriter, StatementMetaWriter,
 };
 use rusqlite::types::Value;
 use tokio::io::{AsyncWrite, Interest};
@@ -437,21 +437,6 @@ fn gone() -> io::Error {
     )
 }
 
-/// A parameter of an executed statement as SQLite's value.
-fn param(v: ValueInner<'_>) -> Value {
-    match v {
-        ValueInner::NULL => Value::Null,
-        ValueInner::Bytes(b) => match std::str::from_utf8(b) {
-            Ok(s) => Value::Text(s.to_string()),
-            Err(_) => Value::Blob(b.to_vec()),
-        },
-        ValueInner::Int(i) => Value::Integer(i),
-        ValueInner::UInt(u) => i64::try_from(u).map_or(Value::Real(u as f64), Value::Integer),
-        ValueInner::Double(d) => Value::Real(d),
-        other => Value::Text(format!("{other:?}")),
-    }
-}
-
 /// Parses a client's text: one statement (MySQL without `CLIENT_MULTI_STATEMENTS` refuses
 /// more with 1064), no deeper than `depth.rs` allows, without `?` markers (text to prepare
 /// has them: [`parse_one_prepared`]).
@@ -606,10 +591,14 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
             self.values.diagnostics.error(&e);
             return write_result(results, Err(e)).await;
         };
-        let values: Vec<Value> = params
-            .into_iter()
-            .map(|p| param(p.value.into_inner()))
-            .collect();
+        let values = match crate::exec_params::decode(params) {
+            Ok(values) => values,
+            Err(e) => {
+                self.values.diagnostics.begin(false);
+                self.values.diagnostics.error(&e);
+                return write_result(results, Err(e)).await;
+            }
+        };
         let digest = p.digest;
         self.executing = p.row.executions();
         let (text, parsed, values, memo) = p.execution(id, values);

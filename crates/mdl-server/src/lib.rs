@@ -81,6 +81,7 @@ mod depth;
 mod diagnostics;
 mod engine;
 mod error;
+mod exec_params;
 mod execute;
 mod execute_types;
 mod explain;

@@ -222,6 +222,7 @@ async fn serve(
     let opts = IntermediaryOptions::default();
     // Registered in either mode, so that stopping the server closes the connection.
     let info = shared.procs.add(id, peer.to_string());
+    let _listed = Listed(&shared.procs, id);
     let r = if shared.cfg.mode == Mode::Constant {
         let shim = Constant::new(id as u32);
         // A packet per read, as opensrv-mysql 0.7 needs (`command_map.rs`).
@@ -263,8 +264,17 @@ async fn serve(
             Err(_) => Ok(()),
         }
     };
-    shared.procs.remove(id);
     r
+}
+
+/// Takes a connection off the process list however its thread ends: a panic there unwinds
+/// through this too (its locks go with its context), and no `Sleep` row is left behind.
+struct Listed<'a>(&'a Processlist, u64);
+
+impl Drop for Listed<'_> {
+    fn drop(&mut self) {
+        self.0.remove(self.1);
+    }
 }
 
 /// Runs a connection until it ends or is killed (`KILL`, or the server stopping).

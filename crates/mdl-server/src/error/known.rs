@@ -14,7 +14,7 @@ const fn e(number: u32, name: &'static str, sql_state: &'static str) -> KnownErr
 }
 
 /// The list, by number.
-pub(crate) static KNOWN_ERRORS: [KnownError; 109] = [
+pub(crate) static KNOWN_ERRORS: [KnownError; 110] = [
     e(1007, "ER_DB_CREATE_EXISTS", "HY000"),
     e(1008, "ER_DB_DROP_EXISTS", "HY000"),
     e(1044, "ER_DBACCESS_DENIED_ERROR", "42000"),
@@ -102,6 +102,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 109] = [
     e(1828, "ER_FK_COLUMN_CANNOT_DROP", "HY000"),
     e(1829, "ER_FK_COLUMN_CANNOT_DROP_CHILD", "HY000"),
     e(1830, "ER_FK_COLUMN_NOT_NULL", "HY000"),
+    e(1835, "ER_MALFORMED_PACKET", "HY000"),
     e(3004, "ER_GET_STACKED_DA_WITHOUT_ACTIVE_HANDLER", "0Z002"),
     e(3032, "ER_SERVER_OFFLINE_MODE", "HY000"),
     e(3057, "ER_USER_LOCK_WRONG_NAME", "42000"),
