@@ -398,11 +398,13 @@ fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
 }
 
 /// A table listed a moment ago and dropped since by another connection (each read of the
-/// snapshot is a statement of its own): left out, as MySQL's INFORMATION_SCHEMA leaves out a
-/// table dropped while it is read.
+/// snapshot is a statement of its own), or a view that cannot be read (1356, or 1054 for one
+/// whose column another connection's DDL just dropped, before that DDL made it invalid:
+/// `execute/view_ddl.rs`): left out, as MySQL's INFORMATION_SCHEMA leaves out a table dropped
+/// while it is read and a view it cannot open.
 fn unless_gone<T>(r: Result<T, ServerError>) -> Result<Option<T>, ServerError> {
     match r {
-        Err(e) if e.code == 1146 => Ok(None),
+        Err(e) if matches!(e.code, 1146 | 1356 | 1054) => Ok(None),
         r => r.map(Some),
     }
 }

@@ -111,12 +111,7 @@ pub(super) fn follow_tables(db: &mut EngineConn) -> Result<(), ServerError> {
                 (false, _) => false,
                 (true, false) => !broken(db, v),
                 (true, true) => {
-                    recreate(db, v, false)?;
-                    let valid = !broken(db, v);
-                    if !valid {
-                        recreate(db, v, true)?;
-                    }
-                    changed |= valid;
+                    changed |= recreate(db, v, false)?;
                     continue;
                 }
             };
@@ -138,18 +133,24 @@ fn broken(db: &mut EngineConn, v: &View) -> bool {
     db.db().prepare(&sql).is_err()
 }
 
-/// Makes `v` again, as its select or as the stub that fails with 1356 (`views.rs`), all or
-/// nothing.
-fn recreate(db: &mut EngineConn, v: &View, stub: bool) -> Result<(), ServerError> {
+/// Makes `v` again, as the stub that fails with 1356 (`views.rs`) or as its select, all or
+/// nothing, in one savepoint: its select is kept only if it prepares, so that no other
+/// connection ever sees a broken view. Returns whether `v` was made again.
+fn recreate(db: &mut EngineConn, v: &View, stub: bool) -> Result<bool, ServerError> {
     let sql = format!(
-        "SAVEPOINT mdl_follow; DROP VIEW {}.{}; {}; RELEASE mdl_follow",
+        "SAVEPOINT mdl_follow; DROP VIEW {}.{}; {}",
         quote(&v.schema),
         quote(&v.name),
         v.sqlite_create(stub)
     );
-    db.execute_batch(&sql).inspect_err(|_| {
-        let _ = db.execute_batch("ROLLBACK TO mdl_follow; RELEASE mdl_follow");
-    })
+    let undo = "ROLLBACK TO mdl_follow; RELEASE mdl_follow";
+    if let Err(e) = db.execute_batch(&sql) {
+        let _ = db.execute_batch(undo);
+        return Err(e);
+    }
+    let keep = stub || !broken(db, v);
+    db.execute_batch(if keep { "RELEASE mdl_follow" } else { undo })?;
+    Ok(keep)
 }
 
 /// `ER_VIEW_WRONG_LIST`: a column list that does not match the select.
