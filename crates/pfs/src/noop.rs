@@ -190,6 +190,9 @@ pub(crate) mod read {
     pub(crate) fn summary_by_instance(_f: Option<&Pattern>) -> Vec<SummaryByInstanceRow> {
         Vec::new()
     }
+    pub(crate) fn synch_instances(_k: ClassKind) -> Vec<SynchInstanceRow> {
+        Vec::new()
+    }
     pub(crate) fn lock_stat_by_instance(_f: Option<&Pattern>) -> Vec<LockStatRow> {
         Vec::new()
     }

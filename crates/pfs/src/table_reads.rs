@@ -144,6 +144,18 @@ pub fn events_waits_summary_by_instance_like(pattern: &str) -> Result<SummaryByI
     ))
 }
 
+/// `mutex_instances`, `rwlock_instances` (prlocks too) or `cond_instances`, by `kind`
+/// (`ClassKind::Mutex`, `RwLock`, `Cond`; another kind has no instances): one row per live
+/// instrumented lock of that kind, ordered by name and identity.
+pub fn synch_instances(kind: ClassKind) -> Table<SynchInstanceRow> {
+    let name = match kind {
+        ClassKind::Mutex => "mutex_instances",
+        ClassKind::RwLock => "rwlock_instances",
+        _ => "cond_instances",
+    };
+    Table::new(name, backend::read::synch_instances(kind))
+}
+
 /// `events_waits_summary_by_thread_by_event_name`: live threads, rows with a non-zero count
 /// ([`crate::summary_by_thread_by_event_name`] of the waits).
 pub fn events_waits_summary_by_thread_by_event_name() -> SummaryByThreadByEventName {

@@ -286,3 +286,41 @@ fn guards_work_across_switch_changes() {
     assert_eq!(rows[0].acquisitions, 1);
     assert_eq!(rows[0].hold_count, 1);
 }
+
+#[test]
+fn synch_instances_list_the_live_locks_by_kind() {
+    let _s = serial();
+    let names = |kind| -> Vec<(String, u64)> {
+        (pfs::synch_instances(kind).rows.into_iter())
+            .filter(|r| r.name.contains("/t_sync/inst"))
+            .map(|r| (r.name, r.object_instance_begin))
+            .collect()
+    };
+    let m = Mutex::with_class_identity(
+        instrumented(ClassKind::Mutex, "wait/synch/mutex/t_sync/inst", false),
+        7,
+        (),
+    );
+    let rw = RwLock::with_class_identity(
+        instrumented(ClassKind::RwLock, "wait/synch/prlock/t_sync/inst", false),
+        8,
+        (),
+    );
+    let c = Condvar::with_class(instrumented(
+        ClassKind::Cond,
+        "wait/synch/cond/t_sync/inst",
+        false,
+    ));
+    let mutex = "wait/synch/mutex/t_sync/inst".to_string();
+    assert_eq!(names(ClassKind::Mutex), [(mutex, 7)]);
+    assert_eq!(
+        names(ClassKind::RwLock),
+        [("wait/synch/prlock/t_sync/inst".into(), 8)]
+    );
+    assert_eq!(names(ClassKind::Cond).len(), 1);
+    assert_eq!(pfs::synch_instances(ClassKind::Cond).name, "cond_instances");
+    // A dropped lock's row goes; a kind without instances has none.
+    drop((m, rw, c));
+    assert!(names(ClassKind::Mutex).is_empty() && names(ClassKind::RwLock).is_empty());
+    assert!(pfs::synch_instances(ClassKind::Metadata).rows.is_empty());
+}

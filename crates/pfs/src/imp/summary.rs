@@ -122,6 +122,25 @@ pub(crate) fn summary_by_instance(filter: Option<&Pattern>) -> Vec<SummaryByInst
     rows
 }
 
+/// The live instances of the classes of `kind`, by name and identity (the rows of
+/// `mutex_instances`, `rwlock_instances`, `cond_instances`).
+pub(crate) fn synch_instances(kind: ClassKind) -> Vec<SynchInstanceRow> {
+    let mut rows: Vec<SynchInstanceRow> = instance_rows(None, |i| {
+        let c = i.class_info();
+        (c.kind() == kind).then(|| SynchInstanceRow {
+            name: c.name().to_string(),
+            object_instance_begin: i.identity.load(Ordering::Relaxed),
+        })
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    rows.sort_by(|a, b| {
+        (&a.name, a.object_instance_begin).cmp(&(&b.name, b.object_instance_begin))
+    });
+    rows
+}
+
 pub(crate) fn lock_stat_by_instance(filter: Option<&Pattern>) -> Vec<LockStatRow> {
     let mut rows = instance_rows(filter, |i| {
         let c = i.class_info();

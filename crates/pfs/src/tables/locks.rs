@@ -1,7 +1,9 @@
 //! The lock manager's tables: `metadata_locks` (MySQL 8.0's columns and two of the lock
 //! manager's), `metadata_lock_waits` (who blocks whom, in the manner of
 //! `sys.schema_table_lock_waits`) and `metadata_deadlocks` (the last deadlocks, one row per edge
-//! of each cycle, in the manner of TiDB's `INFORMATION_SCHEMA.DEADLOCKS`).
+//! of each cycle, in the manner of TiDB's `INFORMATION_SCHEMA.DEADLOCKS`), and the live
+//! instrumented synchronization objects (`mutex_instances`, `rwlock_instances`,
+//! `cond_instances`: [`SynchInstanceRow`]).
 
 use serde::Serialize;
 
@@ -125,3 +127,17 @@ table_row! {
 
 /// `metadata_deadlocks`.
 pub type MetadataDeadlocks = Table<MetadataDeadlockRow>;
+
+table_row! {
+    /// A live instrumented mutex, rwlock or condition variable: the columns
+    /// `mutex_instances`, `rwlock_instances` and `cond_instances` share (MySQL 8.0's
+    /// `table_mutex_instances.cc` and its siblings). Who holds the lock is not kept.
+    #[derive(Eq)]
+    pub struct SynchInstanceRow {
+        /// NAME: the instrument (`wait/synch/mutex/...`).
+        "NAME" => name: String,
+        /// OBJECT_INSTANCE_BEGIN: the identity given at creation, or the instance slot address
+        /// (as in `events_waits_summary_by_instance`).
+        "OBJECT_INSTANCE_BEGIN" => object_instance_begin: u64,
+    }
+}
