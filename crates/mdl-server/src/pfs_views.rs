@@ -1,7 +1,8 @@
 //! `performance_schema.*` and the `sys` views (`schema_table_lock_waits`,
 //! `innodb_lock_waits`, `processlist`, `session`, `statement_analysis`,
 //! `statements_with_errors_or_warnings`, `user_summary`, `host_summary`,
-//! `*_summary_by_statement_type` and their `x$` forms) as real SQLite tables.
+//! `*_summary_by_statement_type` and their `x$` forms, `version`, `metrics`) as real SQLite
+//! tables.
 //!
 //! Before a statement that names one of these tables runs, the connection copies a snapshot of
 //! the rows `pfs` (and the lock manager, and the process list) give at that moment into a
@@ -24,6 +25,13 @@
 //! (`data_locks.rs`: which values say so without naming a table or a record).
 //! `sys.innodb_lock_waits` lists the same waits with the connections' transactions and
 //! statements (`innodb_lock_waits.rs`).
+//!
+//! `sys.version` and `sys.metrics` are MySQL's views of the server: its version, and its
+//! global status with the time (`sys_server.rs`: which of MySQL's rows are not there).
+//!
+//! `mutex_instances`, `rwlock_instances` and `cond_instances` are the live instrumented
+//! synchronization objects, without their owners (`instances.rs`: why). `setup_objects` has
+//! MySQL's default rows and is read-only here (`setup_objects.rs`: why).
 //!
 //! `sys.processlist`, `sys.x$processlist`, `sys.session` and `sys.x$session` are MySQL's views
 //! too, SQL over fresh snapshots of `threads`, `processlist`, `events_statements_current` and
@@ -78,11 +86,14 @@ mod data_locks;
 mod errors;
 mod histograms;
 mod innodb_lock_waits;
+mod instances;
 mod prepared;
+mod setup_objects;
 mod summaries;
 mod sys_lock_waits;
 mod sys_processlist;
 mod sys_scans;
+mod sys_server;
 mod sys_statements;
 mod sys_summaries;
 mod variables;
@@ -129,7 +140,7 @@ pub(crate) fn thread_ids() -> std::collections::HashMap<u64, u64> {
 }
 
 /// The `performance_schema` tables this server has.
-pub const TABLES: [&str; 67] = [
+pub const TABLES: [&str; 71] = [
     "metadata_locks",
     "metadata_lock_waits",
     "metadata_deadlocks",
@@ -145,6 +156,7 @@ pub const TABLES: [&str; 67] = [
     "setup_timers",
     "setup_actors",
     "setup_threads",
+    "setup_objects",
     "performance_timers",
     "events_waits_current",
     "events_waits_history",
@@ -197,13 +209,17 @@ pub const TABLES: [&str; 67] = [
     "variables_by_thread",
     "user_variables_by_thread",
     "prepared_statements_instances",
+    "mutex_instances",
+    "rwlock_instances",
+    "cond_instances",
 ];
 
 /// The `sys` views this server has, by name (`SHOW TABLES FROM sys`).
-pub const SYS_TABLES: [&str; 25] = [
+pub const SYS_TABLES: [&str; 27] = [
     "host_summary",
     "host_summary_by_statement_type",
     "innodb_lock_waits",
+    "metrics",
     "processlist",
     "schema_table_lock_waits",
     "session",
@@ -214,6 +230,7 @@ pub const SYS_TABLES: [&str; 25] = [
     "statements_with_sorting",
     "user_summary",
     "user_summary_by_statement_type",
+    "version",
     "x$host_summary",
     "x$host_summary_by_statement_type",
     "x$processlist",
@@ -288,6 +305,10 @@ pub fn refresh(
                     .map(|t| ("performance_schema", *t))
                     .chain(sys_summaries::VIEWS.iter().map(|v| ("sys", *v)));
                 done.extend(filled.map(|(s, t)| (s.to_string(), t.to_string())));
+            }
+            // Each its own (`metrics` over a fresh `global_status`, `sys_server.rs`).
+            "sys" if sys_server::VIEWS.contains(&key.1.as_str()) => {
+                sys_server::refresh(db, &key.1, src)?;
             }
             "sys" if sys_statements::VIEWS.contains(&key.1.as_str()) => {
                 sys_statements::refresh(db, src)?;
@@ -375,6 +396,8 @@ fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), Server
             &pfs::events_transactions_summary_by_thread_by_event_name(),
         ),
         prepared::TABLE => load(db, name, &pfs::prepared_statements_instances()),
+        setup_objects::TABLE => setup_objects::fill(db),
+        _ if instances::TABLES.contains(&name) => instances::fill(db, name),
         _ if data_locks::TABLES.contains(&name) => data_locks::fill(db, src),
         _ if variables::TABLES.contains(&name) => variables::fill(db, name, src),
         _ if connect_attrs::TABLES.contains(&name) => connect_attrs::fill(db, name, src),

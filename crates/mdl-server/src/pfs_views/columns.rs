@@ -6,10 +6,12 @@
 //! A definition is MySQL's type, then ` NOT NULL` and ` DEFAULT '...'` where MySQL has them.
 //! The `performance_schema` facts are MySQL 8.0's own table definitions, the `Plugin_table` DDL
 //! of `storage/perfschema/table_*.cc` in mysql-server, named per table below (`setup_timers`,
-//! gone in 8.0, is 5.7's; the connection tables' are in `connections.rs`). The `sys` views'
-//! types are kept where their snapshots are made (`sys_processlist.rs`, `sys_statements.rs`,
-//! `innodb_lock_waits.rs`, `pfs_views.rs`), and so are `data_locks`' and `data_lock_waits`'
-//! (`data_locks.rs`).
+//! gone in 8.0, is 5.7's; the connection tables' are in `connections.rs`, the connection
+//! attributes' in `connect_attrs.rs`). The `sys` views' types are kept where their snapshots
+//! are made (`sys_processlist.rs`, `sys_statements.rs`, `sys_server.rs`,
+//! `innodb_lock_waits.rs`, `pfs_views.rs`), and so are `data_locks`' and `data_lock_waits'`
+//! (`data_locks.rs`), the synchronization instances' (`instances.rs`) and `setup_objects`'
+//! (`setup_objects.rs`).
 //!
 //! Where these differ from MySQL's:
 //!
@@ -383,15 +385,6 @@ const VARIABLES: [Def; 2] = [
     ("VARIABLE_VALUE", "varchar(1024)"),
 ];
 
-/// `session_connect_attrs`, `session_account_connect_attrs`: `table_session_connect_attrs.cc`,
-/// `table_session_account_connect_attrs.cc` (8.0: `PROCESSLIST_ID` is `BIGINT UNSIGNED`).
-const CONNECT_ATTRS: [Def; 4] = [
-    ("PROCESSLIST_ID", "bigint unsigned NOT NULL"),
-    ("ATTR_NAME", "varchar(32) NOT NULL"),
-    ("ATTR_VALUE", "varchar(1024)"),
-    ("ORDINAL_POSITION", "int"),
-];
-
 /// A `sys` view's column: its name, its type in the `x$` form, and its type in the formatted
 /// form where that differs (a latency through `FORMAT_PICO_TIME` is `text`).
 pub(crate) type ViewColumn = (&'static str, &'static str, Option<&'static str>);
@@ -440,7 +433,9 @@ pub(crate) fn performance_schema(table: &str) -> Option<(&'static str, &'static 
         t if t.starts_with("events_waits_") => &EVENTS_WAITS,
         t if t.starts_with("events_stages_") => &EVENTS_STAGES,
         t if t.starts_with("events_statements_") => &EVENTS_STATEMENTS,
-        t if t.ends_with("connect_attrs") => &CONNECT_ATTRS,
+        t if t.ends_with("connect_attrs") => &super::connect_attrs::COLUMNS,
+        t if super::instances::TABLES.contains(&t) => super::instances::defs(t),
+        "setup_objects" => &super::setup_objects::COLUMNS,
         t if super::connections::TABLES.contains(&t) => super::connections::defs(t),
         t if super::by_thread::TABLES.contains(&t) => super::by_thread::columns(t),
         _ => &VARIABLES,
@@ -461,6 +456,7 @@ pub(crate) fn sys(view: &str) -> Option<(&'static str, Vec<Def>)> {
             .map(|c| c.split_once(' ').unwrap_or((c, "")))
             .collect(),
         v if super::sys_summaries::VIEWS.contains(&v) => super::sys_summaries::defs(v),
+        v if super::sys_server::VIEWS.contains(&v) => super::sys_server::defs(v),
         v if v.contains("statement") => super::sys_statements::defs(v),
         _ => super::sys_processlist::defs(!name.starts_with("x$")),
     };
@@ -627,6 +623,11 @@ mod tests {
                     "ORDINAL_POSITION",
                 ]
             }
+            // `instances.rs`, `setup_objects.rs`: rows made in their columns' order.
+            t if super::super::instances::TABLES.contains(&t) => {
+                names(super::super::instances::defs(t))
+            }
+            "setup_objects" => names(&super::super::setup_objects::COLUMNS),
             // `by_thread.rs`: a thread, a name and a value.
             t if t.ends_with("_by_thread") => vec!["THREAD_ID", "VARIABLE_NAME", "VARIABLE_VALUE"],
             // `variables.rs`: a name and a value.

@@ -1,7 +1,7 @@
 //! `performance_schema.session_connect_attrs` and `session_account_connect_attrs`: the
 //! attributes each connection's client sent in its handshake (`connect_attrs.rs`: how they
 //! are read and which are kept), one row per attribute, `PROCESSLIST_ID`, `ATTR_NAME`,
-//! `ATTR_VALUE`, `ORDINAL_POSITION` (`columns.rs`).
+//! `ATTR_VALUE`, `ORDINAL_POSITION` ([`COLUMNS`]).
 //!
 //! As in MySQL (`storage/perfschema/table_session_connect_attrs.cc`,
 //! `table_session_account_connect_attrs.cc`): `session_connect_attrs` lists every
@@ -21,6 +21,15 @@ use crate::session_values::host_of;
 
 /// The tables.
 pub(super) const TABLES: [&str; 2] = ["session_connect_attrs", "session_account_connect_attrs"];
+
+/// The columns of both: `table_session_connect_attrs.cc`,
+/// `table_session_account_connect_attrs.cc` (8.0: `PROCESSLIST_ID` is `BIGINT UNSIGNED`).
+pub(super) const COLUMNS: [super::columns::Def; 4] = [
+    ("PROCESSLIST_ID", "bigint unsigned NOT NULL"),
+    ("ATTR_NAME", "varchar(32) NOT NULL"),
+    ("ATTR_VALUE", "varchar(1024)"),
+    ("ORDINAL_POSITION", "int"),
+];
 
 /// Fills `performance_schema.<name>`, one of [`TABLES`].
 pub(super) fn fill(db: &mut EngineConn, name: &str, src: &Sources<'_>) -> Result<(), ServerError> {
