@@ -324,3 +324,50 @@ fn synch_instances_list_the_live_locks_by_kind() {
     assert!(names(ClassKind::Mutex).is_empty() && names(ClassKind::RwLock).is_empty());
     assert!(pfs::synch_instances(ClassKind::Metadata).rows.is_empty());
 }
+
+#[test]
+fn an_enabled_lock_names_its_holder_and_counts_its_readers() {
+    let _s = serial();
+    let row = |kind, name: &str| {
+        (pfs::synch_instances(kind).rows.into_iter())
+            .find(|r| r.name == name)
+            .map(|r| (r.locked_by_thread_id, r.read_locked_by_count))
+    };
+    let me = pfs::current_thread_id();
+    let (mname, rname) = (
+        "wait/synch/mutex/t_sync/owner",
+        "wait/synch/rwlock/t_sync/owner",
+    );
+    let m = Mutex::with_class(instrumented(ClassKind::Mutex, mname, false), ());
+    let rw = RwLock::with_class(instrumented(ClassKind::RwLock, rname, false), ());
+    {
+        let _g = m.lock();
+        assert_eq!(row(ClassKind::Mutex, mname), Some((Some(me), 0)));
+    }
+    assert_eq!(row(ClassKind::Mutex, mname), Some((None, 0)));
+    {
+        let _a = rw.read();
+        let _b = rw.try_read().unwrap();
+        assert_eq!(row(ClassKind::RwLock, rname), Some((None, 2)));
+    }
+    {
+        let _w = rw.try_write().unwrap();
+        assert_eq!(row(ClassKind::RwLock, rname), Some((Some(me), 0)));
+    }
+    assert_eq!(row(ClassKind::RwLock, rname), Some((None, 0)));
+    // Taken while the instrument is off: no owner, as MySQL shows (and nothing to clear).
+    pfs::set_instruments(mname, false, false).unwrap();
+    let g = m.lock();
+    assert_eq!(row(ClassKind::Mutex, mname), Some((None, 0)));
+    pfs::set_instruments(mname, true, false).unwrap();
+    drop(g);
+    assert_eq!(row(ClassKind::Mutex, mname), Some((None, 0)));
+    // A condition wait gives the mutex up and takes it back.
+    let cname = "wait/synch/cond/t_sync/owner";
+    let c = Condvar::with_class(instrumented(ClassKind::Cond, cname, false));
+    let mut g = m.lock();
+    let _ = c.wait_for(&mut g, Duration::from_millis(1));
+    assert_eq!(row(ClassKind::Mutex, mname), Some((Some(me), 0)));
+    drop(g);
+    assert_eq!(row(ClassKind::Mutex, mname), Some((None, 0)));
+}

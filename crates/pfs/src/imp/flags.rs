@@ -31,6 +31,10 @@ pub(crate) const F_STATEMENT: u32 = 1 << 11;
 /// (`record::end_event_other`), so the other events' ends do not test it.
 pub(crate) const F_LOCK_WAIT: u32 = 1 << 12;
 
+/// Kept in a lock guard's flags only, never a class's: the guard holds a shared (read) lock,
+/// counted in its instance's `readers` rather than named its `owner` (`record::owned`).
+pub(crate) const F_READ: u32 = 1 << 13;
+
 /// The event log a class's events go to: 0 waits (and idle), 1 stages, 2 statements.
 #[inline]
 pub(crate) const fn log_of(flags: u32) -> usize {

@@ -27,6 +27,12 @@ pub(crate) struct Instance {
     pub(crate) index: u32,
     pub(crate) in_use: AtomicBool,
     pub(crate) identity: AtomicU64,
+    /// The `THREAD_ID` holding it exclusively, 0 if none: set and cleared only by acquires
+    /// and releases made while the instance was enabled (`record::owned`), as MySQL's
+    /// `PFS_mutex::m_owner`.
+    pub(crate) owner: AtomicU64,
+    /// How many shared holds made while enabled are live (`PFS_rwlock::m_readers`).
+    pub(crate) readers: AtomicU32,
     pub(crate) wait: StatCell,
     pub(crate) hold: StatCell,
 }
@@ -39,6 +45,8 @@ impl Instance {
             index,
             in_use: AtomicBool::new(false),
             identity: AtomicU64::new(0),
+            owner: AtomicU64::new(0),
+            readers: AtomicU32::new(0),
             wait: StatCell::new(),
             hold: StatCell::new(),
         }
@@ -141,6 +149,8 @@ pub(crate) fn create_instance(
     inst.class.store(class.index, Ordering::Relaxed);
     let id = identity.unwrap_or(inst as *const Instance as usize as u64);
     inst.identity.store(id, Ordering::Relaxed);
+    inst.owner.store(0, Ordering::Relaxed);
+    inst.readers.store(0, Ordering::Relaxed);
     inst.flags
         .store(class.flags.load(Ordering::Relaxed), Ordering::Relaxed);
     inst.in_use.store(true, Ordering::Release);

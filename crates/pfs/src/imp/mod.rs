@@ -13,7 +13,7 @@
 //! 3. `histogram` (the statement latency histograms' counts), `classes` (derived flags,
 //!    classes, digests), then `trace` (feature `tracing`), then
 //!    `summary_by` (the stats of ended threads carried into their accounts)
-//! 4. `instances` (instrumented lock instances)
+//! 4. `instances` (instrumented lock instances), then `owner` (who holds one)
 //! 5. `thread` (per-thread slots, `setup_threads` / `setup_actors`, per-thread switches)
 //! 6. `setup` (instrument, consumer, timer switches; derived flags; class registration)
 //! 7. `record` (the hot path) with `statement` (what a statement record carries besides: its
@@ -62,6 +62,7 @@ pub(crate) mod histogram;
 pub(crate) mod histogram_read;
 pub(crate) mod instances;
 pub(crate) mod limits;
+pub(crate) mod owner;
 pub(crate) mod prepared;
 pub(crate) mod read;
 pub(crate) mod record;

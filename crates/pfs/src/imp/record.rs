@@ -29,6 +29,7 @@ use super::events::{long_rings, pack, Claim, EventLog, EventRecord, B_CYCLES, B_
 use super::histogram;
 use super::instances::Instance;
 use super::limits::LOST;
+use super::owner::{owned, released};
 use super::statement::{self, End};
 use super::thread::{self, ThreadSlot};
 use super::timer::{now, ns_now, rdtsc};
@@ -616,7 +617,7 @@ pub(crate) fn acquire<G>(
         );
         let g = slow();
         let e = end(&a, Some(inst));
-        return (g, hold(e), f);
+        return (g, hold(e), owned(inst, op, f));
     }
     let (g, wait, stamp) = if f & F_TIMED != 0 {
         match try_fast() {
@@ -632,13 +633,13 @@ pub(crate) fn acquire<G>(
         (slow(), 0, 0)
     };
     stat(t, class, f, Some(inst), f & F_TIMED != 0, wait, None);
-    (g, hold(stamp), f)
+    (g, hold(stamp), owned(inst, op, f))
 }
 
 /// A successful `try_*` acquisition: counted with a zero wait. Returns the hold start and the
 /// flags in effect (0: not recorded).
 #[inline(never)]
-pub(crate) fn acquired_try(inst: &'static Instance, f: u32) -> (u64, u32) {
+pub(crate) fn acquired_try(inst: &'static Instance, f: u32, op: Operation) -> (u64, u32) {
     let t = thread::current();
     let f = t.map_or(f, |t| f & t.mask());
     if f & F_ENABLED == 0 {
@@ -653,12 +654,26 @@ pub(crate) fn acquired_try(inst: &'static Instance, f: u32) -> (u64, u32) {
         0,
         None,
     );
-    (if f & F_HOLD != 0 { now(f) } else { 0 }, f)
+    (if f & F_HOLD != 0 { now(f) } else { 0 }, owned(inst, op, f))
 }
 
-/// End of a hold (called by the guard before it releases the lock).
+/// End of a hold (called by the guard before it releases the lock): its owner cleared, its
+/// time counted if hold stats were on.
 #[inline(never)]
 pub(crate) fn release_hold(inst: &Instance, f: u32, start: u64) {
-    let e = now(f);
-    inst.hold.add_timed(e.saturating_sub(start));
+    released(inst, f);
+    if f & F_HOLD != 0 {
+        inst.hold.add_timed(now(f).saturating_sub(start));
+    }
+}
+
+/// A condition wait got its mutex `inst` back (the hold kept flags `f`): owned again; the
+/// new hold start (0 unless `F_HOLD`).
+pub(crate) fn rehold(inst: &Instance, f: u32) -> u64 {
+    owned(inst, Operation::Lock, f);
+    if f & F_HOLD != 0 {
+        now(f)
+    } else {
+        0
+    }
 }

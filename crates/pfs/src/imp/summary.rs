@@ -130,6 +130,8 @@ pub(crate) fn synch_instances(kind: ClassKind) -> Vec<SynchInstanceRow> {
         (c.kind() == kind).then(|| SynchInstanceRow {
             name: c.name().to_string(),
             object_instance_begin: i.identity.load(Ordering::Relaxed),
+            locked_by_thread_id: Some(i.owner.load(Ordering::Relaxed)).filter(|&t| t != 0),
+            read_locked_by_count: i.readers.load(Ordering::Relaxed),
         })
     })
     .into_iter()

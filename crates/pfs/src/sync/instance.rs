@@ -6,15 +6,16 @@
 //! plain parking_lot call. Enabled → the out-of-line path in `imp::record` applies the
 //! thread's switches, acquires, then writes the instance stats *while holding the lock it just
 //! acquired* (so the cell has a single writer) and the (thread, class) stats into the thread's
-//! own slot. The guard carries the hold start when hold stats are on and records the hold time
-//! before it releases. For the read side of an rwlock, concurrent readers may race on the
+//! own slot, and names the owner (`imp::owner`). The guard of an enabled acquisition carries the
+//! instance (and the hold start when hold stats are on); before it releases it clears the owner
+//! and records the hold time. A disabled acquisition's guard carries nothing. For the read side of an rwlock, concurrent readers may race on the
 //! instance cell (a lost increment, never a torn value); the per-thread stats stay exact.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::Ordering;
 
-use crate::imp::classes::{F_ENABLED, F_HOLD};
+use crate::imp::classes::F_ENABLED;
 use crate::imp::instances::{create_instance, destroy_instance, Instance};
 use crate::imp::record;
 use crate::imp::ClassRef;
@@ -45,11 +46,13 @@ impl Drop for InstanceHandle {
     }
 }
 
-/// Hold bookkeeping carried by a guard: instance, flags in effect, hold start.
+/// Hold bookkeeping carried by a guard of an acquisition made while enabled: instance, flags
+/// in effect, hold start (0 unless hold stats are on). Its release clears the owner
+/// (`imp::owner`) and counts the hold time.
 pub(crate) type Hold = Option<(&'static Instance, u32, u64)>;
 
 fn hold_of(inst: &'static Instance, f: u32, start: u64) -> Hold {
-    (f & F_HOLD != 0).then_some((inst, f, start))
+    (f & F_ENABLED != 0).then_some((inst, f, start))
 }
 
 /// Run `slow` (a blocking acquire, or a condition wait) or `try_fast`, instrumented when
@@ -84,12 +87,12 @@ fn measure_instrumented<G>(
 
 /// A non-blocking acquisition that succeeded (`raw`): counted with a zero wait.
 #[inline]
-pub(crate) fn acquired<G>(pfs: &Option<InstanceHandle>, raw: G) -> Guard<G> {
+pub(crate) fn acquired<G>(pfs: &Option<InstanceHandle>, op: Operation, raw: G) -> Guard<G> {
     let mut hold = None;
     if let Some(h) = pfs {
         let f = h.flags();
         if f & F_ENABLED != 0 {
-            let (start, f) = record::acquired_try(h.0, f);
+            let (start, f) = record::acquired_try(h.0, f, op);
             hold = hold_of(h.0, f, start);
         }
     }
@@ -107,7 +110,7 @@ pub(crate) fn end_hold(hold: Hold) {
 
 /// Start a hold period again (a condition wait got its mutex back).
 pub(crate) fn restart_hold(hold: Hold) -> Hold {
-    hold.map(|(inst, f, _)| (inst, f, crate::imp::timer::now(f)))
+    hold.map(|(inst, f, _)| (inst, f, record::rehold(inst, f)))
 }
 
 /// The guard of an instrumented [`Mutex`](super::Mutex) or [`RwLock`](super::RwLock) (see the
@@ -163,7 +166,7 @@ macro_rules! acquire_methods {
         $(#[$doc:meta])*
         $name:ident, $op:ident -> $guard:ident,
         $(#[$try_doc:meta])*
-        $try_name:ident;
+        $try_name:ident, $try_op:ident;
     )*) => {$(
         $(#[$doc])*
         #[inline]
@@ -180,7 +183,7 @@ macro_rules! acquire_methods {
         $(#[$try_doc])*
         #[inline]
         pub fn $try_name(&self) -> Option<$guard<'_, T>> {
-            Some(acquired(&self.pfs, self.raw.$try_name()?))
+            Some(acquired(&self.pfs, Operation::$try_op, self.raw.$try_name()?))
         }
     )*};
 }

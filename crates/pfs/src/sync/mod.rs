@@ -19,8 +19,11 @@
 //! flags (one relaxed load); disabled → plain parking_lot. Enabled → the out-of-line path
 //! applies the thread's switches, acquires, then writes the instance stats *while holding the
 //! lock it just acquired* (so the cell has a single writer), and the (thread, class) stats into
-//! the thread's own slot. The guard (`instance::Guard`, one type for all three guards)
-//! carries the hold start when hold stats are on and records the hold time before it releases.
+//! the thread's own slot, and names the thread the lock's owner (or counts a reader:
+//! `mutex_instances`, `rwlock_instances`). The guard (`instance::Guard`, one type for all
+//! three guards) of such an acquisition carries the instance; before it releases it clears the
+//! owner and, when hold stats are on, records the hold time. A guard of a disabled acquisition
+//! carries nothing and does nothing.
 //! For the read side of an rwlock, concurrent readers may race on the instance cell (a lost
 //! increment, never a torn value); the per-thread stats stay exact. Condition-variable stats
 //! are written after the wait returns, under the associated mutex. The mutex, the rwlock and

@@ -21,7 +21,7 @@ impl<T: ?Sized> Mutex<T> {
         /// Acquire the mutex, blocking.
         lock, Lock -> MutexGuard,
         /// Try to acquire without blocking. A success is counted (zero wait); a failure is not.
-        try_lock;
+        try_lock, TryLock;
     }
 }
 

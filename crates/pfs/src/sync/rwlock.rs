@@ -24,18 +24,18 @@ impl<T: ?Sized> RwLock<T> {
         /// Shared lock (parking_lot's writer-preferring `read`: blocks if a writer is waiting).
         read, ReadLock -> RwLockReadGuard,
         /// Try a shared lock without blocking.
-        try_read;
+        try_read, TryReadLock;
 
         /// Shared lock that succeeds while any reader holds the lock, even if a writer is waiting
         /// (recursive / reader-preferring; what a deadlock detector walking the graph needs).
         read_recursive, ReadLock -> RwLockReadGuard,
         /// Try a recursive shared lock without blocking.
-        try_read_recursive;
+        try_read_recursive, TryReadLock;
 
         /// Exclusive lock.
         write, WriteLock -> RwLockWriteGuard,
         /// Try an exclusive lock without blocking.
-        try_write;
+        try_write, TryWriteLock;
     }
 
     /// Is the lock held exclusively?

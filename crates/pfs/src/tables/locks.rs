@@ -131,7 +131,8 @@ pub type MetadataDeadlocks = Table<MetadataDeadlockRow>;
 table_row! {
     /// A live instrumented mutex, rwlock or condition variable: the columns
     /// `mutex_instances`, `rwlock_instances` and `cond_instances` share (MySQL 8.0's
-    /// `table_mutex_instances.cc` and its siblings). Who holds the lock is not kept.
+    /// `table_mutex_instances.cc` and its siblings), then who holds it, as far as acquisitions
+    /// made while the instance was enabled say (`imp::owner`).
     #[derive(Eq)]
     pub struct SynchInstanceRow {
         /// NAME: the instrument (`wait/synch/mutex/...`).
@@ -139,5 +140,12 @@ table_row! {
         /// OBJECT_INSTANCE_BEGIN: the identity given at creation, or the instance slot address
         /// (as in `events_waits_summary_by_instance`).
         "OBJECT_INSTANCE_BEGIN" => object_instance_begin: u64,
+        json
+        /// LOCKED_BY_THREAD_ID (a mutex) or WRITE_LOCKED_BY_THREAD_ID (an rwlock): the
+        /// `THREAD_ID` holding it exclusively.
+        "LOCKED_BY_THREAD_ID" => locked_by_thread_id: Option<u64>,
+        json
+        /// READ_LOCKED_BY_COUNT (an rwlock): its shared holds.
+        "READ_LOCKED_BY_COUNT" => read_locked_by_count: u32,
     }
 }
