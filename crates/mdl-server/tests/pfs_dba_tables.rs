@@ -220,4 +220,28 @@ async fn the_lock_managers_synch_objects_are_listed() {
     );
     assert_eq!(code, 1142);
     holder.query_drop("COMMIT").await.unwrap();
+    // With the instruments on, holds are counted and released in pairs: no reader count
+    // left behind (a release without its acquire would wrap it).
+    let synch = |on: &str| {
+        format!(
+            "UPDATE performance_schema.setup_instruments SET ENABLED = '{on}' \
+             WHERE NAME LIKE 'wait/synch/%'"
+        )
+    };
+    obs.query_drop(synch("YES")).await.unwrap();
+    for _ in 0..3 {
+        holder.query_drop("BEGIN").await.unwrap();
+        holder.query_drop("SELECT * FROM dba_synch").await.unwrap();
+        holder.query_drop("COMMIT").await.unwrap();
+    }
+    let stale: i64 = obs
+        .query_first(
+            "SELECT COUNT(*) FROM performance_schema.rwlock_instances \
+             WHERE READ_LOCKED_BY_COUNT > 1000",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    obs.query_drop(synch("NO")).await.unwrap();
+    assert_eq!(stale, 0);
 }

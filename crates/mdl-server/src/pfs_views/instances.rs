@@ -10,15 +10,14 @@
 //! MySQL's columns: `storage/perfschema/table_mutex_instances.cc`,
 //! `table_rwlock_instances.cc`, `table_cond_instances.cc` (no keys, as the other snapshots).
 //!
-//! Who holds a lock is not shown: `LOCKED_BY_THREAD_ID` and `WRITE_LOCKED_BY_THREAD_ID` are
-//! NULL and `READ_LOCKED_BY_COUNT` is 0, what MySQL shows of a lock whose instrument is
-//! disabled (MySQL sets the owner in `pfs_end_mutex_wait_v1` only for a timed or counted
-//! wait, and the `wait/synch/%` instruments are off by default). The locks are parking_lot's,
-//! which keep no owner, and `pfs` keeps none either: the instrumented acquire path stores its
-//! statistics, not its thread, and the release path does nothing unless hold statistics are
-//! on. An owner would cost a store at every acquire and release of an enabled instance and a
-//! shared reader count (a contended read-modify-write on every read lock of a lock object,
-//! mdl's hottest path) when enabled; see `docs/pfs-statements.md`.
+//! Who holds a lock: `LOCKED_BY_THREAD_ID` and `WRITE_LOCKED_BY_THREAD_ID` are the `THREAD_ID`
+//! (`threads`) holding it exclusively, `READ_LOCKED_BY_COUNT` its shared holds, as far as
+//! acquisitions made while its instrument was enabled say (`pfs`'s `imp/owner.rs`), as MySQL
+//! sets them (`pfs_end_mutex_wait_v1`, `pfs_unlock_mutex_v1`). The `wait/synch/%`
+//! instruments are off by default, as MySQL's: NULL and 0 then, what MySQL shows; `UPDATE
+//! setup_instruments SET ENABLED = 'YES' WHERE NAME LIKE 'wait/synch/%'` turns them on for
+//! locks taken from then on. The lock manager holds these locks for a few hundred
+//! instructions, so a snapshot rarely catches one held (`docs/pfs-dba-tables.md`).
 
 use rusqlite::types::Value;
 
@@ -61,10 +60,10 @@ pub(super) fn defs(table: &str) -> &'static [Def] {
 
 /// Fills `performance_schema.<name>`, one of [`TABLES`], from one read of the registry.
 pub(super) fn fill(db: &mut EngineConn, name: &str) -> Result<(), ServerError> {
-    let (kind, owner): (_, &[Value]) = match name {
-        "mutex_instances" => (pfs::ClassKind::Mutex, &[Value::Null]),
-        "rwlock_instances" => (pfs::ClassKind::RwLock, &[Value::Null, Value::Integer(0)]),
-        _ => (pfs::ClassKind::Cond, &[]),
+    let kind = match name {
+        "mutex_instances" => pfs::ClassKind::Mutex,
+        "rwlock_instances" => pfs::ClassKind::RwLock,
+        _ => pfs::ClassKind::Cond,
     };
     let rows = (pfs::synch_instances(kind).rows.into_iter())
         .map(|r| {
@@ -72,8 +71,10 @@ pub(super) fn fill(db: &mut EngineConn, name: &str) -> Result<(), ServerError> {
                 |_| Value::Real(r.object_instance_begin as f64),
                 Value::Integer,
             );
-            let mut row = vec![Value::Text(r.name), id];
-            row.extend_from_slice(owner);
+            let owner = (r.locked_by_thread_id).map_or(Value::Null, |t| Value::Integer(t as i64));
+            let readers = Value::Integer(i64::from(r.read_locked_by_count));
+            let mut row = vec![Value::Text(r.name), id, owner, readers];
+            row.truncate(defs(name).len());
             row
         })
         .collect();
