@@ -30,8 +30,9 @@
 //! global status with the time (`sys_server.rs`: which of MySQL's rows are not there).
 //!
 //! `mutex_instances`, `rwlock_instances` and `cond_instances` are the live instrumented
-//! synchronization objects, without their owners (`instances.rs`: why). `setup_objects` has
-//! MySQL's default rows and is read-only here (`setup_objects.rs`: why).
+//! synchronization objects, with their owners once `wait/synch/%` is enabled
+//! (`instances.rs`). `setup_objects` has MySQL's default rows and is read-only here
+//! (`setup_objects.rs`: why).
 //!
 //! `sys.processlist`, `sys.x$processlist`, `sys.session` and `sys.x$session` are MySQL's views
 //! too, SQL over fresh snapshots of `threads`, `processlist`, `events_statements_current` and
