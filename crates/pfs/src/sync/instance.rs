@@ -109,6 +109,7 @@ pub(crate) fn end_hold(hold: Hold) {
 }
 
 /// Start a hold period again (a condition wait got its mutex back).
+#[cfg(all(feature = "cond", feature = "mutex"))]
 pub(crate) fn restart_hold(hold: Hold) -> Hold {
     hold.map(|(inst, f, _)| (inst, f, record::rehold(inst, f)))
 }
@@ -161,6 +162,7 @@ impl<G: Deref<Target: fmt::Display>> fmt::Display for Guard<G> {
 /// and `try_lock`, `read` and `try_read`, ...). The blocking one tries `raw.$try_name()` first and
 /// blocks in `raw.$name()` only if that fails, measured as a wait of `$op` ([`measure`]); the
 /// try counts a success with a zero wait and a failure not at all ([`acquired`]).
+#[cfg(any(feature = "mutex", feature = "rwlock"))]
 macro_rules! acquire_methods {
     ($(
         $(#[$doc:meta])*
@@ -187,10 +189,12 @@ macro_rules! acquire_methods {
         }
     )*};
 }
+#[cfg(any(feature = "mutex", feature = "rwlock"))]
 pub(crate) use acquire_methods;
 
 /// What `Mutex` and `RwLock` share beyond the acquire path: the instance queries and the
 /// `Default`, `From` and `Debug` impls (both have fields `pfs` and `raw`).
+#[cfg(any(feature = "mutex", feature = "rwlock"))]
 macro_rules! lock_common {
     ($lock:ident, $raw:ident, $what:literal) => {
         impl<T> $lock<T> {
@@ -270,4 +274,5 @@ macro_rules! lock_common {
         }
     };
 }
+#[cfg(any(feature = "mutex", feature = "rwlock"))]
 pub(crate) use lock_common;
