@@ -312,6 +312,16 @@ pub fn register_digest(text: &str) -> DigestRef {
     backend::register_digest(None, text)
 }
 
+/// The `DIGEST` column's value for the digest text `text`: its 64-bit FNV-1a hash in 16
+/// lowercase hex digits (MySQL's is the SHA-256 of its token array, 64 hex digits; this one
+/// hashes the text, the same for every build of this crate).
+pub fn digest_hash(text: &str) -> String {
+    let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
+        (h ^ u64::from(x)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{h:016x}")
+}
+
 /// [`register_digest`] in a schema: the digest of `text` in `schema` is its own row of
 /// `events_statements_summary_by_digest` (keyed by `(SCHEMA_NAME, DIGEST)`, as MySQL's), and
 /// its statements' `CURRENT_SCHEMA`.

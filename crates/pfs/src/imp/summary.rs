@@ -238,15 +238,9 @@ fn digest_sums(mut base: Vec<Sums>) -> Vec<Sums> {
     base
 }
 
-/// DIGEST: a digest text's hash, hex.
+/// DIGEST: a digest text's hash, hex ([`crate::digest_hash`]).
 pub(crate) fn digest_hash(text: &str) -> String {
-    format!("{:016x}", fnv1a(text.as_bytes()))
-}
-
-fn fnv1a(b: &[u8]) -> u64 {
-    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
-        (h ^ *x as u64).wrapping_mul(0x0100_0000_01b3)
-    })
+    crate::digest_hash(text)
 }
 
 pub(crate) fn histograms() -> Vec<HistogramRow> {
