@@ -106,7 +106,7 @@ async fn statement_latencies_are_histogrammed() {
 
     // The sleeping digest: 3 statements of at least 100 ms, in the buckets from there up, and
     // its quantiles are a bucket's high bound at least that.
-    let (sleep, n, q) = digest_of(&mut c, "SELECT SLEEP%").await;
+    let (sleep, n, q) = digest_of(&mut c, "SELECT `SLEEP`%").await;
     assert_eq!(n, 3);
     let by_sleep = format!("DIGEST = '{sleep}'");
     assert_eq!(totals(&mut c, "by_digest", &by_sleep).await, (3, 450));
@@ -178,7 +178,7 @@ async fn statement_latencies_are_histogrammed() {
     .await
     .unwrap();
     assert_eq!(totals(&mut c, "by_digest", &by_sleep).await, (0, 450));
-    let (_, n, q) = digest_of(&mut c, "SELECT SLEEP%").await;
+    let (_, n, q) = digest_of(&mut c, "SELECT `SLEEP`%").await;
     assert_eq!((n, q), (3, [0; 3]));
     assert!(totals(&mut c, "global", "1").await.0 >= 3);
 
@@ -190,7 +190,7 @@ async fn statement_latencies_are_histogrammed() {
     .unwrap();
     assert_eq!(totals(&mut c, "by_digest", &by_sleep).await, (0, 0));
     c.query_drop("SELECT SLEEP(0.03)").await.unwrap();
-    let (_, n, q) = digest_of(&mut c, "SELECT SLEEP%").await;
+    let (_, n, q) = digest_of(&mut c, "SELECT `SLEEP`%").await;
     assert_eq!(n, 1);
     assert!(q[0] >= 30_000_000_000, "{q:?}");
 }

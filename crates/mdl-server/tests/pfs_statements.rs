@@ -95,12 +95,12 @@ async fn statements_show_text_lock_time_rows_and_errors() {
         .await
         .unwrap();
     let of = |t: &str| digests.iter().find(|d| d.1 == t).cloned();
-    let read = of("SELECT * FROM st_t").expect("the waiting read's digest");
+    let read = of("SELECT * FROM `st_t`").expect("the waiting read's digest");
     assert_eq!(read.0.as_deref(), Some("test"));
     assert_eq!((read.2, read.3, read.4), (1, 3, 0));
     assert_eq!(read.5, waited.1, "SUM_LOCK_TIME is its one statement's");
     assert!(read.6 <= read.7 && read.6.len() == 26, "{read:?}");
-    let missing = of("SELECT * FROM st_missing").expect("the failing one's digest");
+    let missing = of("SELECT * FROM `st_missing`").expect("the failing one's digest");
     assert_eq!((missing.2, missing.4), (1, 1));
     let point = of("SELECT v FROM st_t WHERE id = ?").expect("the prepared one's digest");
     assert_eq!((point.2, point.3, point.5), (1, 1, 0));

@@ -71,6 +71,7 @@ async fn full_scans_and_sorts_are_counted() {
     const SCAN: &str = "SELECT c FROM ssx_t WHERE k = 3";
     const POINT: &str = "SELECT c FROM ssx_t WHERE id = 3";
     const SORTED: &str = "SELECT c FROM ssx_t ORDER BY k";
+    const SORTED_DIGEST: &str = "SELECT `c` FROM `ssx_t` ORDER BY `k`";
     const UPDATE: &str = "UPDATE ssx_t SET c = 'z' WHERE k = 9";
     for q in [SCAN, SCAN, POINT, POINT, SORTED, UPDATE] {
         c.query_drop(q).await.unwrap();
@@ -86,14 +87,14 @@ async fn full_scans_and_sorts_are_counted() {
 
     // The digests' sums.
     assert_eq!(
-        digest(&mut obs, "SELECT c FROM ssx_t WHERE k = ?").await,
+        digest(&mut obs, "SELECT `c` FROM `ssx_t` WHERE `k` = ?").await,
         (2, 2, 2, 0)
     );
     assert_eq!(
-        digest(&mut obs, "SELECT c FROM ssx_t WHERE id = ?").await,
+        digest(&mut obs, "SELECT `c` FROM `ssx_t` WHERE `id` = ?").await,
         (2, 0, 0, 0)
     );
-    assert_eq!(digest(&mut obs, SORTED).await, (1, 1, 1, 1));
+    assert_eq!(digest(&mut obs, SORTED_DIGEST).await, (1, 1, 1, 1));
 
     // The thread's summary by event name has them too.
     let by_thread: (u64, u64, u64) = obs
@@ -153,12 +154,12 @@ async fn full_scans_and_sorts_are_counted() {
         .unwrap();
     let texts: Vec<&str> = scans.iter().map(|s| s.0.as_str()).collect();
     assert!(
-        texts.contains(&"SELECT c FROM ssx_t WHERE k = ?"),
+        texts.contains(&"SELECT `c` FROM `ssx_t` WHERE `k` = ?"),
         "{texts:?}"
     );
-    assert!(texts.contains(&SORTED), "{texts:?}");
+    assert!(texts.contains(&SORTED_DIGEST), "{texts:?}");
     assert!(
-        !texts.contains(&"SELECT c FROM ssx_t WHERE id = ?"),
+        !texts.contains(&"SELECT `c` FROM `ssx_t` WHERE `id` = ?"),
         "{texts:?}"
     );
     // DDL's reads of SQLite's catalog are not the statement's: not counted.
@@ -168,7 +169,7 @@ async fn full_scans_and_sorts_are_counted() {
             .all(|t| t.starts_with("SELECT") || t.starts_with("UPDATE")),
         "{texts:?}"
     );
-    let scan = scans.iter().find(|s| s.0.ends_with("k = ?")).unwrap();
+    let scan = scans.iter().find(|s| s.0.ends_with("`k` = ?")).unwrap();
     assert_eq!((scan.1, scan.2), (2, 2));
     let pct: Option<(f64, u64)> = obs
         .exec_first(
@@ -188,7 +189,7 @@ async fn full_scans_and_sorts_are_counted() {
         )
         .await
         .unwrap();
-    assert_eq!(sorting, vec![(SORTED.to_string(), 1, 1)]);
+    assert_eq!(sorting, vec![(SORTED_DIGEST.to_string(), 1, 1)]);
     let raw: Vec<(String, Option<u64>)> = obs
         .query(
             "SELECT query, rows_sorted FROM sys.`x$statements_with_sorting` \
@@ -198,7 +199,7 @@ async fn full_scans_and_sorts_are_counted() {
         .unwrap();
     assert_eq!(
         raw,
-        vec![(SORTED.to_string(), None)],
+        vec![(SORTED_DIGEST.to_string(), None)],
         "rows sorted: not counted"
     );
 
@@ -206,7 +207,7 @@ async fn full_scans_and_sorts_are_counted() {
     let marks: Vec<(String, String)> = obs
         .query(
             "SELECT query, full_scan FROM sys.statement_analysis \
-             WHERE query LIKE 'SELECT c FROM ssx\\_t WHERE%' ORDER BY query",
+             WHERE query LIKE 'SELECT `c` FROM `ssx\\_t` WHERE%' ORDER BY query",
         )
         .await
         .unwrap();
@@ -214,11 +215,11 @@ async fn full_scans_and_sorts_are_counted() {
         marks,
         vec![
             (
-                "SELECT c FROM ssx_t WHERE id = ?".to_string(),
+                "SELECT `c` FROM `ssx_t` WHERE `id` = ?".to_string(),
                 String::new()
             ),
             (
-                "SELECT c FROM ssx_t WHERE k = ?".to_string(),
+                "SELECT `c` FROM `ssx_t` WHERE `k` = ?".to_string(),
                 "*".to_string()
             ),
         ]

@@ -125,7 +125,7 @@ async fn pile_up_behind_alter_is_shown_and_cleared_by_kill() {
         statement,
         [(
             "statement/sql/alter_table".to_string(),
-            Some("ALTER TABLE pile ADD COLUMN w INT".to_string())
+            Some("ALTER TABLE `pile` ADD COLUMN `w` INTEGER".to_string())
         )]
     );
     // ... the DBA's join of metadata_locks with threads alone names each statement...

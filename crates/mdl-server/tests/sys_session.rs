@@ -413,7 +413,7 @@ async fn statement_reports_rank_digests_and_count_errors() {
         .query_first(
             "SELECT exec_count, err_count, rows_sent, rows_sent_avg, rows_affected, \
              total_latency, digest FROM sys.statement_analysis \
-             WHERE query = 'SELECT * FROM sys_stmt_rep'",
+             WHERE query = 'SELECT * FROM `sys_stmt_rep`'",
         )
         .await
         .unwrap();
@@ -447,7 +447,7 @@ async fn statement_reports_rank_digests_and_count_errors() {
     assert_eq!(
         failed,
         [(
-            "INSERT INTO sys_stmt_rep VALUES (?)".to_string(),
+            "INSERT INTO `sys_stmt_rep` VALUES (?)".to_string(),
             2,
             2,
             100.0

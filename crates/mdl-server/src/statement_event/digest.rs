@@ -1,236 +1,577 @@
-//! The digest text of a text query, as MySQL makes it from the statement's tokens
-//! (`sql/sql_digest.cc`, `compute_digest_text`): comments and spacing dropped, each literal
-//! (string, number, hex, bit; `NULL` and `TRUE` stay words) a `?`, a parenthesized list of
-//! literals `(?)` or `(...)`, the tokens joined by single spaces, reserved words in capitals,
-//! every other word as the client spelled it (MySQL's lexer reads every keyword whatever its
-//! case, and its digest quotes identifiers with backquotes; this one does neither).
-//! Executable comments (`/*! ... */`) are read as code, as MySQL's lexer reads them.
+//! The digest text of a text query, made as MySQL 8.0 makes it from the lexer's tokens
+//! (`sql/sql_digest.cc`: `digest_add_token` stores and reduces them, `compute_digest_text`
+//! prints them; each token's text comes from `sql/gen_lex_token.cc`):
+//!
+//! * a keyword (any word of `sql/lex.h`'s `symbols[]`, reserved or not) prints in capitals, as
+//!   the last synonym of its token (`keywords.rs`: `INT` as `INTEGER`); a function name of that
+//!   list (`COUNT`, `SUBSTRING`, `NOW`...) is a keyword only when a `(` follows at once;
+//! * every other word is an identifier and prints in backquotes as written (`` `sbtest1` ``);
+//!   a quoted one without its quotes' doubling; the word before a `.` and the one after it are
+//!   identifiers whatever they spell (`sql/sql_lex.cc`, `MY_LEX_IDENT_SEP`/`MY_LEX_IDENT_START`);
+//! * each literal (string, number, hex, bit; `NULL` where it is a value) is a `?`, a `-`/`+`
+//!   before a number is dropped after a token that starts an expression, `?, ?` is `?, ...`,
+//!   a parenthesized `(?)` / `(?, ...)` is `(?)` / `(...)`, a run of those is
+//!   `(...) /* , ... */`, and `IN (...)` stays `IN (...)` whatever it lists;
+//! * `@x` is `@?` (the lexer reads a user variable's name as a host name), `@@x` is
+//!   ``@@`x` ``; tokens are joined by single spaces, none after `@`; comments are dropped and
+//!   `/*!NNNNN ... */` is read as code up to this server's version;
+//! * the tokens stop at `max_digest_length` (1024) bytes of MySQL's token array.
+//!
+//! Not followed: optimizer hints (`/*+ ... */`, printed by MySQL, dropped here as a comment),
+//! `ANSI_QUOTES` (not kept by this server: `"x"` is a string), and `NULL` is told from a value
+//! by the tokens before it where MySQL's grammar tells it (`literal: NULL_SYM`).
 //!
 //! A lexer over the bytes, not the parsed statement: the parse is the statement's already, and
 //! printing a normalized copy of its tree cost a text query 15,000 instructions (clone, visit,
-//! print) where this costs a few per byte.
+//! print) where this costs 3,500 for a sysbench point select (`docs/pfs-statements.md`).
 
-/// MySQL 8.0's reserved words (the `(R)` entries of the manual's "Keywords and Reserved Words"),
-/// upper case, sorted.
-#[rustfmt::skip]
-const RESERVED: [&str; 262] = [
-    "ACCESSIBLE", "ADD", "ALL", "ALTER", "ANALYZE", "AND", "AS", "ASC", "ASENSITIVE", "BEFORE",
-    "BETWEEN", "BIGINT", "BINARY", "BLOB", "BOTH", "BY", "CALL", "CASCADE", "CASE", "CHANGE",
-    "CHAR", "CHARACTER", "CHECK", "COLLATE", "COLUMN", "CONDITION", "CONSTRAINT", "CONTINUE",
-    "CONVERT", "CREATE", "CROSS", "CUBE", "CUME_DIST", "CURRENT_DATE", "CURRENT_TIME",
-    "CURRENT_TIMESTAMP", "CURRENT_USER", "CURSOR", "DATABASE", "DATABASES", "DAY_HOUR",
-    "DAY_MICROSECOND", "DAY_MINUTE", "DAY_SECOND", "DEC", "DECIMAL", "DECLARE", "DEFAULT",
-    "DELAYED", "DELETE", "DENSE_RANK", "DESC", "DESCRIBE", "DETERMINISTIC", "DISTINCT",
-    "DISTINCTROW", "DIV", "DOUBLE", "DROP", "DUAL", "EACH", "ELSE", "ELSEIF", "EMPTY", "ENCLOSED",
-    "ESCAPED", "EXCEPT", "EXISTS", "EXIT", "EXPLAIN", "FALSE", "FETCH", "FIRST_VALUE", "FLOAT",
-    "FLOAT4", "FLOAT8", "FOR", "FORCE", "FOREIGN", "FROM", "FULLTEXT", "FUNCTION", "GENERATED",
-    "GET", "GRANT", "GROUP", "GROUPING", "GROUPS", "HAVING", "HIGH_PRIORITY", "HOUR_MICROSECOND",
-    "HOUR_MINUTE", "HOUR_SECOND", "IF", "IGNORE", "IN", "INDEX", "INFILE", "INNER", "INOUT",
-    "INSENSITIVE", "INSERT", "INT", "INT1", "INT2", "INT3", "INT4", "INT8", "INTEGER", "INTERSECT",
-    "INTERVAL", "INTO", "IO_AFTER_GTIDS", "IO_BEFORE_GTIDS", "IS", "ITERATE", "JOIN", "JSON_TABLE",
-    "KEY", "KEYS", "KILL", "LAG", "LAST_VALUE", "LATERAL", "LEAD", "LEADING", "LEAVE", "LEFT",
-    "LIKE", "LIMIT", "LINEAR", "LINES", "LOAD", "LOCALTIME", "LOCALTIMESTAMP", "LOCK", "LONG",
-    "LONGBLOB", "LONGTEXT", "LOOP", "LOW_PRIORITY", "MASTER_BIND", "MASTER_SSL_VERIFY_SERVER_CERT",
-    "MATCH", "MAXVALUE", "MEDIUMBLOB", "MEDIUMINT", "MEDIUMTEXT", "MIDDLEINT", "MINUTE_MICROSECOND",
-    "MINUTE_SECOND", "MOD", "MODIFIES", "NATURAL", "NOT", "NO_WRITE_TO_BINLOG", "NTH_VALUE",
-    "NTILE", "NULL", "NUMERIC", "OF", "ON", "OPTIMIZE", "OPTIMIZER_COSTS", "OPTION", "OPTIONALLY",
-    "OR", "ORDER", "OUT", "OUTER", "OUTFILE", "OVER", "PARTITION", "PERCENT_RANK", "PRECISION",
-    "PRIMARY", "PROCEDURE", "PURGE", "RANGE", "RANK", "READ", "READS", "READ_WRITE", "REAL",
-    "RECURSIVE", "REFERENCES", "REGEXP", "RELEASE", "RENAME", "REPEAT", "REPLACE", "REQUIRE",
-    "RESIGNAL", "RESTRICT", "RETURN", "REVOKE", "RIGHT", "RLIKE", "ROW", "ROWS", "ROW_NUMBER",
-    "SCHEMA", "SCHEMAS", "SECOND_MICROSECOND", "SELECT", "SENSITIVE", "SEPARATOR", "SET", "SHOW",
-    "SIGNAL", "SMALLINT", "SPATIAL", "SPECIFIC", "SQL", "SQLEXCEPTION", "SQLSTATE", "SQLWARNING",
-    "SQL_BIG_RESULT", "SQL_CALC_FOUND_ROWS", "SQL_SMALL_RESULT", "SSL", "STARTING", "STORED",
-    "STRAIGHT_JOIN", "SYSTEM", "TABLE", "TERMINATED", "THEN", "TINYBLOB", "TINYINT", "TINYTEXT",
-    "TO", "TRAILING", "TRIGGER", "TRUE", "UNDO", "UNION", "UNIQUE", "UNLOCK", "UNSIGNED", "UPDATE",
-    "USAGE", "USE", "USING", "UTC_DATE", "UTC_TIME", "UTC_TIMESTAMP", "VALUES", "VARBINARY",
-    "VARCHAR", "VARCHARACTER", "VARYING", "VIRTUAL", "WHEN", "WHERE", "WHILE", "WINDOW", "WITH",
-    "WRITE", "XOR", "YEAR_MONTH", "ZEROFILL",
-];
+mod keywords;
+#[cfg(test)]
+mod tests;
 
-/// Operators of two or three characters, longest first (`sql/lex.h`'s symbols).
-const OPERATORS: [&str; 12] = [
-    "<=>", "->>", "<=", ">=", "<>", "!=", ":=", "||", "&&", "<<", ">>", "->",
-];
+use keywords::{
+    FUNCTIONS, FUNCTION_PREFIXES, FUNCTION_SLOTS, KEYWORDS, KEYWORD_PREFIXES, KEYWORD_SLOTS,
+};
+
+/// MySQL's default `max_digest_length`: the bytes of its token array, a token taking 2 and an
+/// identifier 4 more than its text (`sql/sql_digest.cc`, `store_token`,
+/// `store_token_identifier`); the tokens past it are dropped.
+const MAX_DIGEST_LENGTH: usize = 1024;
+
+/// `MYSQL_VERSION_ID` of this server's version (`admin::VERSION`), which `/*!NNNNN ... */`
+/// comments are compared to (`sql/sql_lex.cc`, `MY_LEX_LONG_COMMENT`).
+const VERSION_ID: u32 = 80045;
+
+/// One token of the digest, as MySQL stores it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Tok<'a> {
+    /// A keyword, as it prints.
+    Kw(&'static str),
+    /// An identifier's text and the quote doubled inside it (`0`: none).
+    Ident(&'a str, u8),
+    /// An operator or a punctuation mark, as it prints.
+    Sym(&'a str),
+    /// `@`: no space after it (`gen_lex_token.cc`: `'@'` has no `m_append_space`).
+    At,
+    /// `TOK_GENERIC_VALUE` and the reduced forms of `reduce_digest_token`'s grammar.
+    Value,
+    ValueList,
+    RowSingle,
+    RowSingleList,
+    RowMulti,
+    RowMultiList,
+    InValues,
+    /// `_utf8mb4` and kin: `UNDERSCORE_CHARSET`, printed `(_charset)`.
+    Charset,
+}
+
+impl Tok<'_> {
+    /// Bytes in MySQL's token array.
+    fn size(self) -> usize {
+        match self {
+            Tok::Ident(s, q) => 4 + s.len() - if q == 0 { 0 } else { doubled(s, q) },
+            _ => 2,
+        }
+    }
+
+    /// Is an expression next after it (`gen_lex_token.cc`, `set_start_expr_token`)? A `-`
+    /// or `+` after such a token is a sign.
+    fn starts_expr(self) -> bool {
+        match self {
+            Tok::Sym(s) => matches!(
+                s,
+                "(" | ","
+                    | "|"
+                    | "&"
+                    | "+"
+                    | "-"
+                    | "*"
+                    | "/"
+                    | "%"
+                    | "^"
+                    | "<<"
+                    | ">>"
+                    | "||"
+                    | "&&"
+            ),
+            Tok::Kw(k) => matches!(
+                k,
+                "EVERY"
+                    | "AT"
+                    | "STARTS"
+                    | "ENDS"
+                    | "DEFAULT"
+                    | "RETURN"
+                    | "IF"
+                    | "ELSEIF"
+                    | "CASE"
+                    | "WHEN"
+                    | "WHILE"
+                    | "UNTIL"
+                    | "SELECT"
+                    | "OR"
+                    | "XOR"
+                    | "AND"
+                    | "NOT"
+                    | "BETWEEN"
+                    | "LIKE"
+                    | "RLIKE"
+                    | "INTERVAL"
+                    | "DIV"
+                    | "MOD"
+            ),
+            _ => false,
+        }
+    }
+}
 
 /// The digest text of `sql` (see the module docs).
 pub(crate) fn digest_text(sql: &str) -> String {
+    let mut d = Digest {
+        toks: Vec::with_capacity(sql.len() / 4 + 4),
+        ..Digest::default()
+    };
+    lex(sql, &mut d);
+    if d.toks.last() == Some(&Tok::Sym(";")) {
+        d.toks.pop();
+    }
+    d.print(sql.len())
+}
+
+/// The token array being built, `digest_add_token`'s reductions applied as each token comes.
+#[derive(Default)]
+struct Digest<'a> {
+    toks: Vec<Tok<'a>>,
+    /// Tokens before this index (up to the last identifier) are out of the reductions' reach.
+    last_id: usize,
+    bytes: usize,
+    full: bool,
+}
+
+impl<'a> Digest<'a> {
+    fn store(&mut self, t: Tok<'a>) {
+        let n = t.size();
+        if self.full || self.bytes + n > MAX_DIGEST_LENGTH {
+            self.full = true;
+            return;
+        }
+        self.bytes += n;
+        self.toks.push(t);
+        if matches!(t, Tok::Ident(..)) {
+            self.last_id = self.toks.len();
+        }
+    }
+
+    /// The `k`th token from the end, if after the last identifier (`peek_last_two_tokens`).
+    fn peek(&self, k: usize) -> Option<Tok<'a>> {
+        let i = self.toks.len().checked_sub(k + 1)?;
+        (i >= self.last_id).then(|| self.toks[i])
+    }
+
+    /// Drop the last `n` tokens (never identifiers: 2 bytes each).
+    fn pop(&mut self, n: usize) {
+        self.toks.truncate(self.toks.len() - n);
+        self.bytes -= 2 * n;
+    }
+
+    /// A number: a sign before it goes when the token before the sign starts an expression.
+    fn number(&mut self) {
+        while let (Some(Tok::Sym("-" | "+")), Some(t)) = (self.peek(0), self.peek(1)) {
+            if !t.starts_expr() {
+                break;
+            }
+            self.pop(1);
+        }
+        self.value();
+    }
+
+    /// A literal: `?`, or with `? ,` / `?, ... ,` before it, `?, ...`.
+    fn value(&mut self) {
+        if self.full {
+            return;
+        }
+        if let (Some(Tok::Sym(",")), Some(Tok::Value | Tok::ValueList)) =
+            (self.peek(0), self.peek(1))
+        {
+            self.pop(2);
+            return self.store(Tok::ValueList);
+        }
+        self.store(Tok::Value)
+    }
+
+    /// `)`: `( ? )` is `(?)` and `( ?, ... )` is `(...)`; after `(?) ,` or `(...) ,` they make
+    /// a list, and after `IN` they are `IN (...)`.
+    fn close(&mut self) {
+        if self.full {
+            return;
+        }
+        let (one, list) = match (self.peek(0), self.peek(1)) {
+            (Some(Tok::Value), Some(Tok::Sym("("))) => (Tok::RowSingle, Tok::RowSingleList),
+            (Some(Tok::ValueList), Some(Tok::Sym("("))) => (Tok::RowMulti, Tok::RowMultiList),
+            _ => return self.store(Tok::Sym(")")),
+        };
+        self.pop(2);
+        let t = match (self.peek(0), self.peek(1)) {
+            (Some(Tok::Sym(",")), Some(t)) if t == one || t == list => {
+                self.pop(2);
+                list
+            }
+            (Some(Tok::Kw("IN")), _) => {
+                self.pop(1);
+                Tok::InValues
+            }
+            _ => one,
+        };
+        self.store(t)
+    }
+
+    /// `NULL`: a value (`literal: NULL_SYM` reduces it, `sql/sql_yacc.yy`) unless it follows
+    /// `IS`, `NOT` or `SET` (`IS NULL`, `NOT NULL`, `ON DELETE SET NULL`) or is a column's
+    /// `NULL` attribute in a CREATE or ALTER, after its type.
+    fn null(&mut self) {
+        let ddl = matches!(self.toks.first(), Some(Tok::Kw("CREATE" | "ALTER")));
+        let keyword = match self.toks.last() {
+            Some(Tok::Kw("IS" | "NOT" | "SET")) => true,
+            Some(t @ Tok::Kw(k)) => ddl && !t.starts_expr() && !matches!(*k, "THEN" | "ELSE"),
+            Some(Tok::Sym(")") | Tok::Ident(..) | Tok::RowSingle | Tok::RowMulti) => ddl,
+            _ => false,
+        };
+        if keyword {
+            self.store(Tok::Kw("NULL"))
+        } else {
+            self.value()
+        }
+    }
+
+    fn print(&self, len: usize) -> String {
+        let mut out = String::with_capacity(len + len / 2 + 8);
+        let mut space = false;
+        for t in &self.toks {
+            let text = match *t {
+                // `compute_digest_text` prints no empty identifier, and `...` for one too long
+                // for its conversion to utf8 (NAME_LEN).
+                Tok::Ident("", _) => continue,
+                Tok::Ident(s, _) if s.len() > 64 => "...",
+                Tok::Ident(..) => "",
+                Tok::Kw(s) | Tok::Sym(s) => s,
+                Tok::At => "@",
+                Tok::Value => "?",
+                Tok::ValueList => "?, ...",
+                Tok::RowSingle => "(?)",
+                Tok::RowSingleList => "(?) /* , ... */",
+                Tok::RowMulti => "(...)",
+                Tok::RowMultiList => "(...) /* , ... */",
+                Tok::InValues => "IN (...)",
+                Tok::Charset => "(_charset)",
+            };
+            if space {
+                out.push(' ');
+            }
+            space = *t != Tok::At;
+            match *t {
+                Tok::Ident(s, q) if text.is_empty() => {
+                    out.push('`');
+                    if q == 0 {
+                        out.push_str(s);
+                    } else {
+                        let q = q as char;
+                        let mut prev = false;
+                        for c in s.chars() {
+                            // The second of a doubled quote is skipped.
+                            if !(c == q && prev) {
+                                out.push(c);
+                            }
+                            prev = c == q && !prev;
+                        }
+                    }
+                    out.push('`');
+                }
+                _ => out.push_str(text),
+            }
+        }
+        out
+    }
+}
+
+/// Feed `sql`'s tokens to `d` (`sql/sql_lex.cc`, `lex_one_token`).
+fn lex<'a>(sql: &'a str, d: &mut Digest<'a>) {
     let b = sql.as_bytes();
-    let mut upper = String::new(); // the reserved words typed in small letters, in capitals
-    let mut tokens: Vec<&str> = Vec::with_capacity(b.len() / 3);
-    let mut uppers: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
     let mut i = 0;
     let mut in_code_comment = false;
-    while i < b.len() {
+    // After `word.`: the next word is an identifier, whatever it spells (MY_LEX_IDENT_START).
+    let mut ident_next = false;
+    while i < b.len() && !d.full {
         let c = b[i];
         let start = i;
+        if std::mem::take(&mut ident_next) && is_word_byte(c) {
+            i = word_end(b, i);
+            i = ident_then_dot(sql, start, i, d, &mut ident_next);
+            continue;
+        }
         match c {
-            _ if c.is_ascii_whitespace() => {
-                i += 1;
-                continue;
-            }
-            b'#' => {
-                i = line_end(b, i);
-                continue;
-            }
+            _ if c.is_ascii_whitespace() => i += 1,
+            b'#' => i = line_end(b, i),
             b'-' if b.get(i + 1) == Some(&b'-')
                 && b.get(i + 2)
                     .is_none_or(|c| c.is_ascii_whitespace() || c.is_ascii_control()) =>
             {
-                i = line_end(b, i);
-                continue;
+                i = line_end(b, i)
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 if b.get(i + 2) == Some(&b'!') {
-                    // `/*!80000 code */`: the code, without its version.
                     i += 3;
-                    while i < b.len() && b[i].is_ascii_digit() {
-                        i += 1;
+                    let digits = b.get(i..i + 5).filter(|v| v.iter().all(u8::is_ascii_digit));
+                    match digits.map(|v| v.iter().fold(0, |n, c| n * 10 + u32::from(c - b'0'))) {
+                        // A later version's code is a comment, one comment deep inside.
+                        Some(v) if v > VERSION_ID => i = comment_end(sql, i, 1),
+                        Some(_) => {
+                            i += 5;
+                            in_code_comment = true;
+                        }
+                        None => in_code_comment = true,
                     }
-                    in_code_comment = true;
                 } else {
-                    i = (sql[i + 2..].find("*/")).map_or(b.len(), |e| i + 2 + e + 2);
+                    i = comment_end(sql, i + 2, 0);
                 }
-                continue;
             }
             b'*' if in_code_comment && b.get(i + 1) == Some(&b'/') => {
                 in_code_comment = false;
                 i += 2;
-                continue;
             }
             b'\'' | b'"' => {
                 i = quoted_end(b, i);
-                tokens.push("?");
+                d.value();
             }
             b'`' => {
                 i = quoted_end(b, i);
-                tokens.push(&sql[start..i]);
+                let end = if b[i - 1] == b'`' && i - 1 > start {
+                    i - 1
+                } else {
+                    i
+                };
+                let s = &sql[start + 1..end.max(start + 1)];
+                d.store(Tok::Ident(s, if s.contains('`') { b'`' } else { 0 }));
             }
             b'?' => {
                 i += 1;
-                tokens.push("?");
+                d.value();
             }
-            b'0'..=b'9' => {
-                i = number_end(b, i);
-                tokens.push("?");
+            b'0'..=b'9' => match number_end(b, i) {
+                Some(end) => {
+                    i = end;
+                    d.number();
+                }
+                // `1abc`: an identifier (MY_LEX_NUMBER_IDENT).
+                None => {
+                    i = word_end(b, i);
+                    i = ident_then_dot(sql, start, i, d, &mut ident_next);
+                }
+            },
+            b'.' if b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+                i = number_end(b, i).unwrap_or(i + 1);
+                d.number();
             }
-            b'.' if b.get(i + 1).is_some_and(u8::is_ascii_digit)
-                && !tokens.last().is_some_and(|t| is_word(t)) =>
-            {
-                i = number_end(b, i);
-                tokens.push("?");
-            }
-            b'@' => {
+            b'.' => {
                 i += 1;
-                if b.get(i) == Some(&b'@') {
-                    i += 1;
-                }
-                i = word_end(b, i);
-                tokens.push(&sql[start..i]);
+                d.store(Tok::Sym("."));
+                ident_next = b.get(i).is_some_and(|&c| is_word_byte(c));
             }
-            _ if is_word_byte(c) => {
-                i = word_end(b, i);
-                let word = &sql[start..i];
-                // A hex, bit or charset-introduced string literal: `x'0A'`, `b'01'`,
-                // `_utf8mb4'a'`, `N'a'`.
-                if b.get(i) == Some(&b'\'')
-                    && (word.len() == 1 && b"xXbBnN".contains(&c) || c == b'_')
-                {
-                    i = quoted_end(b, i);
-                    tokens.push("?");
-                    continue;
-                }
-                if !word.bytes().all(|c| c.is_ascii_uppercase() || c == b'_') && reserved(word) {
-                    let at = upper.len();
-                    upper.extend(word.chars().map(|c| c.to_ascii_uppercase()));
-                    uppers.push((tokens.len(), at..upper.len()));
-                }
-                tokens.push(word);
-            }
+            b'@' => i = at(sql, i, d, &mut ident_next),
+            _ if is_word_byte(c) => i = word(sql, i, d, &mut ident_next),
             _ => {
-                // An ASCII byte: the others are words'.
-                let op = OPERATORS.iter().find(|op| sql[i..].starts_with(**op));
-                i += op.map_or(1, |op| op.len());
-                tokens.push(&sql[start..i]);
-            }
-        }
-    }
-    for (at, range) in uppers {
-        tokens[at] = &upper[range];
-    }
-    join_collapsed(&tokens)
-}
-
-/// The tokens joined by spaces, each parenthesized list of literals `(?)` (one) or `(...)`
-/// (more), and a run of such lists after the first, `, (...)` each, written once as
-/// ` /* , ... */`: MySQL's `TOK_ROW_SINGLE_VALUE`, `TOK_ROW_MULTIPLE_VALUE` and their `_LIST`
-/// forms (`sql/sql_digest.cc`, `reduce_digest_token`).
-fn join_collapsed(tokens: &[&str]) -> String {
-    let mut out = String::with_capacity(tokens.iter().map(|t| t.len() + 1).sum());
-    let mut i = 0;
-    let mut last_list = false;
-    while i < tokens.len() {
-        if let Some((n, values)) = literal_list(&tokens[i..]) {
-            if last_list && out.ends_with(" ,") {
-                out.truncate(out.len() - 2);
-                if !out.ends_with(" /* , ... */") {
-                    out.push_str(" /* , ... */");
+                let (op, n) = operator(&b[i..]);
+                i += n;
+                if op == Some(")") {
+                    d.close()
+                } else {
+                    d.store(Tok::Sym(op.unwrap_or(&sql[start..i])))
                 }
-            } else {
-                push(&mut out, if values == 1 { "(?)" } else { "(...)" });
             }
-            i += n;
-            last_list = true;
-            continue;
         }
-        last_list = last_list && tokens[i] == ",";
-        push(&mut out, tokens[i]);
-        i += 1;
     }
-    out
 }
 
-fn push(out: &mut String, t: &str) {
-    if !out.is_empty() {
-        out.push(' ');
+/// A word at `i`: a literal's prefix, a keyword, a charset introducer or an identifier.
+fn word<'a>(sql: &'a str, i: usize, d: &mut Digest<'a>, ident_next: &mut bool) -> usize {
+    let b = sql.as_bytes();
+    let end = word_end(b, i);
+    if b.get(i + 1) == Some(&b'\'') {
+        match b[i] {
+            // N'text', X'0A', B'01' (MY_LEX_IDENT_OR_NCHAR / _HEX / _BIN).
+            b'n' | b'N' => return done(quoted_end(b, i + 1), || d.value()),
+            b'x' | b'X' | b'b' | b'B' => return done(quoted_end(b, i + 1), || d.number()),
+            _ => {}
+        }
     }
-    out.push_str(t);
+    let w = &sql[i..end];
+    if b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(|&c| is_word_byte(c)) {
+        return ident_then_dot(sql, i, end, d, ident_next);
+    }
+    match keyword(w.as_bytes(), b.get(end) == Some(&b'(')) {
+        Some("NULL") => d.null(),
+        Some(k) => d.store(Tok::Kw(k)),
+        None if w.starts_with('_') && is_charset(&w[1..]) => d.store(Tok::Charset),
+        None => d.store(Tok::Ident(w, 0)),
+    }
+    end
 }
 
-/// The length of `( ? [, ?]... )` at the start of `t`, and its literals.
-fn literal_list(t: &[&str]) -> Option<(usize, usize)> {
-    if t.first() != Some(&"(") {
+/// `f()` at `at`, returned.
+fn done(at: usize, f: impl FnOnce()) -> usize {
+    f();
+    at
+}
+
+/// The identifier `sql[start..end]`; a `.` right after it, before a word, is stored too and
+/// makes that word an identifier.
+fn ident_then_dot<'a>(
+    sql: &'a str,
+    start: usize,
+    end: usize,
+    d: &mut Digest<'a>,
+    ident_next: &mut bool,
+) -> usize {
+    d.store(Tok::Ident(&sql[start..end], 0));
+    dot(sql.as_bytes(), end, d, ident_next)
+}
+
+/// A `.` at `i` before a word byte: stored, and the word is an identifier (MY_LEX_IDENT_SEP).
+fn dot(b: &[u8], i: usize, d: &mut Digest, ident_next: &mut bool) -> usize {
+    if b.get(i) == Some(&b'.') && b.get(i + 1).is_some_and(|&c| is_word_byte(c)) {
+        d.store(Tok::Sym("."));
+        *ident_next = true;
+        return i + 1;
+    }
+    i
+}
+
+/// `@` at `i`: `@@name` (a keyword or an identifier, `MY_LEX_IDENT_OR_KEYWORD`), `@'x'` /
+/// ``@`x` `` (the quoted token follows), or `@name`, read as a host name: a value
+/// (`MY_LEX_USER_END`, `MY_LEX_HOSTNAME`; `LEX_HOSTNAME` is a literal to the digest).
+fn at<'a>(sql: &'a str, i: usize, d: &mut Digest<'a>, ident_next: &mut bool) -> usize {
+    let b = sql.as_bytes();
+    d.store(Tok::At);
+    match b.get(i + 1) {
+        Some(b'\'' | b'"' | b'`') => i + 1,
+        Some(b'@') => {
+            d.store(Tok::At);
+            let start = i + 2;
+            if b.get(start) == Some(&b'`') {
+                return start;
+            }
+            let end = word_end(b, start);
+            let w = &sql[start..end];
+            match keyword(w.as_bytes(), false) {
+                Some(k) => d.store(Tok::Kw(k)),
+                None => d.store(Tok::Ident(w, 0)),
+            }
+            dot(b, end, d, ident_next)
+        }
+        _ => {
+            let mut j = i + 1;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b"._$".contains(&b[j])) {
+                j += 1;
+            }
+            d.value();
+            j
+        }
+    }
+}
+
+/// The keyword `word` spells (any case), as it prints; function names only when `function`
+/// (a `(` follows). Put in capitals on the stack, its first 16 bytes a number: a hash-table
+/// lookup of a slot or two, no allocation.
+fn keyword(word: &[u8], function: bool) -> Option<&'static str> {
+    let mut up = [0u8; 40];
+    let n = word.len();
+    if n == 0 || n > up.len() {
         return None;
     }
-    let mut n = 1;
-    let mut values = 0;
-    loop {
-        if t.get(n) != Some(&"?") {
+    let mut p = 0u128;
+    for (i, c) in word.iter().enumerate() {
+        if !(c.is_ascii_alphanumeric() || *c == b'_') {
             return None;
         }
-        values += 1;
-        match t.get(n + 1) {
-            Some(&",") => n += 2,
-            Some(&")") => return Some((n + 2, values)),
-            _ => return None,
+        up[i] = c.to_ascii_uppercase();
+        if i < 16 {
+            p = p << 8 | u128::from(up[i]);
         }
+    }
+    if n < 16 {
+        p <<= 8 * (16 - n);
+    }
+    let up = &up[..n];
+    find(&KEYWORD_SLOTS, &KEYWORD_PREFIXES, &KEYWORDS, p, up).or_else(|| {
+        function
+            .then(|| find(&FUNCTION_SLOTS, &FUNCTION_PREFIXES, &FUNCTIONS, p, up))
+            .flatten()
+    })
+}
+
+/// `up` (its prefix `p`) in `table`, as it prints: the slots from `p`'s first on, until an
+/// empty one.
+fn find(
+    slots: &[u16],
+    prefixes: &[u128],
+    table: &'static [(&'static str, &'static str)],
+    p: u128,
+    up: &[u8],
+) -> Option<&'static str> {
+    let mut s = keywords::slot(p, slots.len());
+    loop {
+        let i = usize::from(*slots.get(s)?).checked_sub(1)?;
+        let (k, print) = *table.get(i)?;
+        if prefixes.get(i) == Some(&p)
+            && k.len() == up.len()
+            && (up.len() <= 16 || k.as_bytes() == up)
+        {
+            return Some(if print.is_empty() { k } else { print });
+        }
+        s = (s + 1) % slots.len();
     }
 }
 
-/// Whether `word`, in capitals, is one of [`RESERVED`] (compared byte by byte, no copy).
-fn reserved(word: &str) -> bool {
-    let upper = || word.bytes().map(|c| c.to_ascii_uppercase());
-    RESERVED
-        .binary_search_by(|r| r.bytes().cmp(upper()))
-        .is_ok()
+/// MySQL's character sets, for `_name` introducers (`get_charset_by_csname`).
+fn is_charset(name: &str) -> bool {
+    const CHARSETS: [&str; 42] = [
+        "armscii8", "ascii", "big5", "binary", "cp1250", "cp1251", "cp1256", "cp1257", "cp850",
+        "cp852", "cp866", "cp932", "dec8", "eucjpms", "euckr", "gb18030", "gb2312", "gbk",
+        "geostd8", "greek", "hebrew", "hp8", "keybcs2", "koi8r", "koi8u", "latin1", "latin2",
+        "latin5", "latin7", "macce", "macroman", "sjis", "swe7", "tis620", "ucs2", "ujis", "utf16",
+        "utf16le", "utf32", "utf8", "utf8mb3", "utf8mb4",
+    ];
+    name.len() <= 8 && CHARSETS.iter().any(|c| c.eq_ignore_ascii_case(name))
+}
+
+/// An operator at the start of `b` and its length: a known one as it prints (`<>` as `!=`,
+/// `sql/lex.h`'s last `NE` symbol), else one byte (`None`: print it as written).
+fn operator(b: &[u8]) -> (Option<&'static str>, usize) {
+    const OPERATORS: [(&str, &str); 12] = [
+        ("<=>", "<=>"),
+        ("->>", "->>"),
+        ("<=", "<="),
+        (">=", ">="),
+        ("<>", "!="),
+        ("!=", "!="),
+        (":=", ":="),
+        ("||", "||"),
+        ("&&", "&&"),
+        ("<<", "<<"),
+        (">>", ">>"),
+        ("->", "->"),
+    ];
+    if let Some((op, p)) = OPERATORS
+        .iter()
+        .find(|(op, _)| b.starts_with(op.as_bytes()))
+    {
+        return (Some(p), op.len());
+    }
+    // A byte of more than one (not ASCII) is a word's: never here.
+    (if b[0] == b')' { Some(")") } else { None }, 1)
 }
 
 fn is_word_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
-}
-
-fn is_word(t: &str) -> bool {
-    t.bytes().next().is_some_and(is_word_byte) || t.starts_with('`')
 }
 
 fn word_end(b: &[u8], mut i: usize) -> usize {
@@ -240,16 +581,38 @@ fn word_end(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// After a number: digits, a point, an exponent and its sign, or `0x1F` / `0b01`.
-fn number_end(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() {
-        match b[i] {
-            b'e' | b'E' if matches!(b.get(i + 1), Some(b'+' | b'-')) => i += 2,
-            c if c.is_ascii_alphanumeric() || c == b'.' || c == b'_' => i += 1,
-            _ => break,
+/// The end of the number at `i` (digits, a fraction, an exponent; `0x1F`, `0b01`), or `None`
+/// when word bytes follow its digits: an identifier such as `1abc` (MY_LEX_NUMBER_IDENT).
+fn number_end(b: &[u8], mut i: usize) -> Option<usize> {
+    let digits = |mut i: usize| {
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    let radix = match (b.get(i), b.get(i + 1)) {
+        (Some(b'0'), Some(b'x')) => Some(16),
+        (Some(b'0'), Some(b'b')) => Some(2),
+        _ => None,
+    };
+    if let Some(r) = radix {
+        let mut j = i + 2;
+        while b.get(j).is_some_and(|c| (*c as char).is_digit(r)) {
+            j += 1;
+        }
+        return (j > i + 2 && !b.get(j).is_some_and(|&c| is_word_byte(c))).then_some(j);
+    }
+    i = digits(i);
+    if b.get(i) == Some(&b'.') {
+        i = digits(i + 1);
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(i + 1), Some(b'+' | b'-')));
+        if b.get(i + 1 + sign).is_some_and(u8::is_ascii_digit) {
+            i = digits(i + 1 + sign);
         }
     }
-    i
+    (!b.get(i).is_some_and(|&c| is_word_byte(c))).then_some(i)
 }
 
 /// After the quoted string or identifier opened at `i`: its quote doubled or (not for a
@@ -268,87 +631,38 @@ fn quoted_end(b: &[u8], i: usize) -> usize {
     b.len()
 }
 
-fn line_end(b: &[u8], i: usize) -> usize {
-    (b[i..].iter().position(|&c| c == b'\n')).map_or(b.len(), |e| i + e + 1)
+/// How many doubled `q` quotes `s` holds.
+fn doubled(s: &str, q: u8) -> usize {
+    let mut n = 0;
+    let mut prev = false;
+    for c in s.bytes() {
+        if c == q && prev {
+            n += 1;
+            prev = false;
+        } else {
+            prev = c == q;
+        }
+    }
+    n
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reserved_words_are_sorted_and_upper_case() {
-        assert!(RESERVED.windows(2).all(|w| w[0] < w[1]));
-        assert!(RESERVED
-            .iter()
-            .all(|w| w.bytes().all(|c| !c.is_ascii_lowercase())));
-    }
-
-    #[test]
-    fn literals_spacing_comments_and_case_are_normalized() {
-        let cases = [
-            (
-                "SELECT c FROM sbtest1 WHERE id=5",
-                "SELECT c FROM sbtest1 WHERE id = ?",
-            ),
-            (
-                "select c from sbtest1 where id = 42",
-                "SELECT c FROM sbtest1 WHERE id = ?",
-            ),
-            (
-                "SELECT  c\n FROM sbtest1 /* x */ WHERE id = ? -- y",
-                "SELECT c FROM sbtest1 WHERE id = ?",
-            ),
-            ("SELECT COUNT(*) FROM t # end", "SELECT COUNT ( * ) FROM t"),
-            (
-                "SELECT 'it''s', \"a\\\"b\", x'0A', 1.5e-3, .5, _utf8mb4'z'",
-                "SELECT ? , ? , ? , ? , ? , ?",
-            ),
-            (
-                "SELECT * FROM t WHERE a IN (1, 2, 3) AND b IN (4)",
-                "SELECT * FROM t WHERE a IN (...) AND b IN (?)",
-            ),
-            (
-                "INSERT INTO t VALUES (1,'a'),(2,'b'),(3,'c')",
-                "INSERT INTO t VALUES (...) /* , ... */",
-            ),
-            (
-                "INSERT INTO t (a, b) VALUES (1, 2)",
-                "INSERT INTO t ( a , b ) VALUES (...)",
-            ),
-            (
-                "SELECT `weird name`, t.c, @v, @@session.x FROM d.t",
-                "SELECT `weird name` , t . c , @v , @@session . x FROM d . t",
-            ),
-            (
-                "SELECT a<=>b, a->>'$.x', a<>b",
-                "SELECT a <=> b , a ->> ? , a <> b",
-            ),
-            (
-                "CREATE TABLE t (a INT) /*!50100 ENGINE=InnoDB */",
-                "CREATE TABLE t ( a INT ) ENGINE = InnoDB",
-            ),
-            ("SELECT 'é', ü FROM t", "SELECT ? , ü FROM t"),
-            ("SELECT NULL, null, tRuE", "SELECT NULL , NULL , TRUE"),
-        ];
-        for (sql, want) in cases {
-            assert_eq!(digest_text(sql), want, "{sql}");
+/// After the comment whose text starts at `i`: its `*/`, a `/* */` inside it passed over when
+/// `depth` allows one (`sql/sql_lex.cc`, `consume_comment`).
+fn comment_end(sql: &str, mut i: usize, mut depth: u32) -> usize {
+    let b = sql.as_bytes();
+    while i + 1 < b.len() {
+        match (b[i], b[i + 1]) {
+            (b'/', b'*') if depth > 0 => {
+                depth -= 1;
+                i = comment_end(sql, i + 2, 0);
+            }
+            (b'*', b'/') => return i + 2,
+            _ => i += 1,
         }
     }
+    b.len()
+}
 
-    #[test]
-    fn unterminated_input_ends_without_a_panic() {
-        for sql in [
-            "SELECT 'abc",
-            "SELECT `a",
-            "SELECT /* x",
-            "SELECT /*!5",
-            "x'",
-            "-",
-            "@",
-            "é",
-        ] {
-            let _ = digest_text(sql);
-        }
-    }
+fn line_end(b: &[u8], i: usize) -> usize {
+    (b[i..].iter().position(|&c| c == b'\n')).map_or(b.len(), |e| i + e + 1)
 }

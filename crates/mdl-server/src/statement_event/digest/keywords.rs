@@ -1,0 +1,263 @@
+//! MySQL 8.0's keywords, as data: each word of `sql/lex.h`'s `symbols[]` that the main parser
+//! reads (`SG_KEYWORDS`, `SG_HINTABLE_KEYWORDS`; `SG_FUNCTIONS` apart, as the lexer reads those
+//! only before a `(`), with the text its token prints in a digest. `sql/gen_lex_token.cc` gives
+//! each token the name of the last symbol of `symbols[]` that has it, so synonyms print as one
+//! word: `INT` as `INTEGER`, `DATABASES` as `SCHEMAS`, `CURRENT_TIMESTAMP` as `NOW`. Taken from
+//! MySQL 8.0.27's list (without Percona's `SYM_PERCONA` entries), plus `INTERSECT` (8.0.31).
+//! Upper case, sorted by name; looked up in hash tables built from them at compile time.
+
+/// The word prints as itself.
+const SAME: &str = "";
+
+/// Keywords and reserved words.
+#[rustfmt::skip]
+pub(super) static KEYWORDS: [(&str, &str); 748] = [
+    ("ACCESSIBLE", SAME), ("ACCOUNT", SAME), ("ACTION", SAME), ("ACTIVE", SAME), ("ADD", SAME),
+    ("ADMIN", SAME), ("AFTER", SAME), ("AGAINST", SAME), ("AGGREGATE", SAME), ("ALGORITHM", SAME),
+    ("ALL", SAME), ("ALTER", SAME), ("ALWAYS", SAME), ("ANALYZE", SAME), ("AND", SAME),
+    ("ANY", "SOME"), ("ARRAY", SAME), ("AS", SAME), ("ASC", SAME), ("ASCII", SAME),
+    ("ASENSITIVE", SAME), ("ASSIGN_GTIDS_TO_ANONYMOUS_TRANSACTIONS", SAME), ("AT", SAME),
+    ("ATTRIBUTE", SAME), ("AUTHENTICATION", SAME), ("AUTOEXTEND_SIZE", SAME),
+    ("AUTO_INCREMENT", SAME), ("AVG", SAME), ("AVG_ROW_LENGTH", SAME), ("BACKUP", SAME),
+    ("BEFORE", SAME), ("BEGIN", SAME), ("BETWEEN", SAME), ("BIGINT", "INT8"), ("BINARY", SAME),
+    ("BINLOG", SAME), ("BIT", SAME), ("BLOB", SAME), ("BLOCK", SAME), ("BOOL", SAME),
+    ("BOOLEAN", SAME), ("BOTH", SAME), ("BTREE", SAME), ("BUCKETS", SAME), ("BY", SAME),
+    ("BYTE", SAME), ("CACHE", SAME), ("CALL", SAME), ("CASCADE", SAME), ("CASCADED", SAME),
+    ("CASE", SAME), ("CATALOG_NAME", SAME), ("CHAIN", SAME), ("CHALLENGE_RESPONSE", SAME),
+    ("CHANGE", SAME), ("CHANGED", SAME), ("CHANNEL", SAME), ("CHAR", "CHARACTER"),
+    ("CHARACTER", SAME), ("CHARSET", SAME), ("CHECK", SAME), ("CHECKSUM", SAME), ("CIPHER", SAME),
+    ("CLASS_ORIGIN", SAME), ("CLIENT", SAME), ("CLONE", SAME), ("CLOSE", SAME), ("COALESCE", SAME),
+    ("CODE", SAME), ("COLLATE", SAME), ("COLLATION", SAME), ("COLUMN", SAME), ("COLUMNS", "FIELDS"),
+    ("COLUMN_FORMAT", SAME), ("COLUMN_NAME", SAME), ("COMMENT", SAME), ("COMMIT", SAME),
+    ("COMMITTED", SAME), ("COMPACT", SAME), ("COMPLETION", SAME), ("COMPONENT", SAME),
+    ("COMPRESSED", SAME), ("COMPRESSION", SAME), ("CONCURRENT", SAME), ("CONDITION", SAME),
+    ("CONNECTION", SAME), ("CONSISTENT", SAME), ("CONSTRAINT", SAME), ("CONSTRAINT_CATALOG", SAME),
+    ("CONSTRAINT_NAME", SAME), ("CONSTRAINT_SCHEMA", SAME), ("CONTAINS", SAME), ("CONTEXT", SAME),
+    ("CONTINUE", SAME), ("CONVERT", SAME), ("CPU", SAME), ("CREATE", SAME), ("CROSS", SAME),
+    ("CUBE", SAME), ("CUME_DIST", SAME), ("CURRENT", SAME), ("CURRENT_DATE", "CURDATE"),
+    ("CURRENT_TIME", "CURTIME"), ("CURRENT_TIMESTAMP", "NOW"), ("CURRENT_USER", SAME),
+    ("CURSOR", SAME), ("CURSOR_NAME", SAME), ("DATA", SAME), ("DATABASE", "SCHEMA"),
+    ("DATABASES", "SCHEMAS"), ("DATAFILE", SAME), ("DATE", SAME), ("DATETIME", SAME),
+    ("DAY", "SQL_TSI_DAY"), ("DAY_HOUR", SAME), ("DAY_MICROSECOND", SAME), ("DAY_MINUTE", SAME),
+    ("DAY_SECOND", SAME), ("DEALLOCATE", SAME), ("DEC", "DECIMAL"), ("DECIMAL", SAME),
+    ("DECLARE", SAME), ("DEFAULT", SAME), ("DEFAULT_AUTH", SAME), ("DEFINER", SAME),
+    ("DEFINITION", SAME), ("DELAYED", SAME), ("DELAY_KEY_WRITE", SAME), ("DELETE", SAME),
+    ("DENSE_RANK", SAME), ("DESC", SAME), ("DESCRIBE", "EXPLAIN"), ("DESCRIPTION", SAME),
+    ("DETERMINISTIC", SAME), ("DIAGNOSTICS", SAME), ("DIRECTORY", SAME), ("DISABLE", SAME),
+    ("DISCARD", SAME), ("DISK", SAME), ("DISTINCT", "DISTINCTROW"), ("DISTINCTROW", SAME),
+    ("DIV", SAME), ("DO", SAME), ("DOUBLE", "FLOAT8"), ("DROP", SAME), ("DUAL", SAME),
+    ("DUMPFILE", SAME), ("DUPLICATE", SAME), ("DYNAMIC", SAME), ("EACH", SAME), ("ELSE", SAME),
+    ("ELSEIF", SAME), ("EMPTY", SAME), ("ENABLE", SAME), ("ENCLOSED", SAME), ("ENCRYPTION", SAME),
+    ("END", SAME), ("ENDS", SAME), ("ENFORCED", SAME), ("ENGINE", SAME), ("ENGINES", SAME),
+    ("ENGINE_ATTRIBUTE", SAME), ("ENUM", SAME), ("ERROR", SAME), ("ERRORS", SAME), ("ESCAPE", SAME),
+    ("ESCAPED", SAME), ("EVENT", SAME), ("EVENTS", SAME), ("EVERY", SAME), ("EXCEPT", SAME),
+    ("EXCHANGE", SAME), ("EXCLUDE", SAME), ("EXECUTE", SAME), ("EXISTS", SAME), ("EXIT", SAME),
+    ("EXPANSION", SAME), ("EXPIRE", SAME), ("EXPLAIN", SAME), ("EXPORT", SAME), ("EXTENDED", SAME),
+    ("EXTENT_SIZE", SAME), ("FACTOR", SAME), ("FAILED_LOGIN_ATTEMPTS", SAME), ("FALSE", SAME),
+    ("FAST", SAME), ("FAULTS", SAME), ("FETCH", SAME), ("FIELDS", SAME), ("FILE", SAME),
+    ("FILE_BLOCK_SIZE", SAME), ("FILTER", SAME), ("FINISH", SAME), ("FIRST", SAME),
+    ("FIRST_VALUE", SAME), ("FIXED", SAME), ("FLOAT", "FLOAT4"), ("FLOAT4", SAME), ("FLOAT8", SAME),
+    ("FLUSH", SAME), ("FOLLOWING", SAME), ("FOLLOWS", SAME), ("FOR", SAME), ("FORCE", SAME),
+    ("FOREIGN", SAME), ("FORMAT", SAME), ("FOUND", SAME), ("FROM", SAME), ("FULL", SAME),
+    ("FULLTEXT", SAME), ("FUNCTION", SAME), ("GENERAL", SAME), ("GENERATED", SAME),
+    ("GEOMCOLLECTION", "GEOMETRYCOLLECTION"), ("GEOMETRY", SAME), ("GEOMETRYCOLLECTION", SAME),
+    ("GET", SAME), ("GET_FORMAT", SAME), ("GET_MASTER_PUBLIC_KEY", SAME),
+    ("GET_SOURCE_PUBLIC_KEY", SAME), ("GLOBAL", SAME), ("GRANT", SAME), ("GRANTS", SAME),
+    ("GROUP", SAME), ("GROUPING", SAME), ("GROUPS", SAME), ("GROUP_REPLICATION", SAME),
+    ("GTID_ONLY", SAME), ("HANDLER", SAME), ("HASH", SAME), ("HAVING", SAME), ("HELP", SAME),
+    ("HIGH_PRIORITY", SAME), ("HISTOGRAM", SAME), ("HISTORY", SAME), ("HOST", SAME),
+    ("HOSTS", SAME), ("HOUR", "SQL_TSI_HOUR"), ("HOUR_MICROSECOND", SAME), ("HOUR_MINUTE", SAME),
+    ("HOUR_SECOND", SAME), ("IDENTIFIED", SAME), ("IF", SAME), ("IGNORE", SAME),
+    ("IGNORE_SERVER_IDS", SAME), ("IMPORT", SAME), ("IN", SAME), ("INACTIVE", SAME),
+    ("INDEX", SAME), ("INDEXES", SAME), ("INFILE", SAME), ("INITIAL", SAME), ("INITIAL_SIZE", SAME),
+    ("INITIATE", SAME), ("INNER", SAME), ("INOUT", SAME), ("INSENSITIVE", SAME), ("INSERT", SAME),
+    ("INSERT_METHOD", SAME), ("INSTALL", SAME), ("INSTANCE", SAME), ("INT", "INTEGER"),
+    ("INT1", "TINYINT"), ("INT2", "SMALLINT"), ("INT3", "MIDDLEINT"), ("INT4", "INTEGER"),
+    ("INT8", SAME), ("INTEGER", SAME), ("INTERSECT", SAME), ("INTERVAL", SAME), ("INTO", SAME),
+    ("INVISIBLE", SAME), ("INVOKER", SAME), ("IO", SAME), ("IO_AFTER_GTIDS", SAME),
+    ("IO_BEFORE_GTIDS", SAME), ("IO_THREAD", "RELAY_THREAD"), ("IPC", SAME), ("IS", SAME),
+    ("ISOLATION", SAME), ("ISSUER", SAME), ("ITERATE", SAME), ("JOIN", SAME), ("JSON", SAME),
+    ("JSON_TABLE", SAME), ("JSON_VALUE", SAME), ("KEY", SAME), ("KEYRING", SAME), ("KEYS", SAME),
+    ("KEY_BLOCK_SIZE", SAME), ("KILL", SAME), ("LAG", SAME), ("LANGUAGE", SAME), ("LAST", SAME),
+    ("LAST_VALUE", SAME), ("LATERAL", SAME), ("LEAD", SAME), ("LEADING", SAME), ("LEAVE", SAME),
+    ("LEAVES", SAME), ("LEFT", SAME), ("LESS", SAME), ("LEVEL", SAME), ("LIKE", SAME),
+    ("LIMIT", SAME), ("LINEAR", SAME), ("LINES", SAME), ("LINESTRING", SAME), ("LIST", SAME),
+    ("LOAD", SAME), ("LOCAL", SAME), ("LOCALTIME", "NOW"), ("LOCALTIMESTAMP", "NOW"),
+    ("LOCK", SAME), ("LOCKED", SAME), ("LOCKS", SAME), ("LOGFILE", SAME), ("LOGS", SAME),
+    ("LONG", SAME), ("LONGBLOB", SAME), ("LONGTEXT", SAME), ("LOOP", SAME), ("LOW_PRIORITY", SAME),
+    ("MASTER", SAME), ("MASTER_AUTO_POSITION", SAME), ("MASTER_BIND", SAME),
+    ("MASTER_COMPRESSION_ALGORITHMS", SAME), ("MASTER_CONNECT_RETRY", SAME), ("MASTER_DELAY", SAME),
+    ("MASTER_HEARTBEAT_PERIOD", SAME), ("MASTER_HOST", SAME), ("MASTER_LOG_FILE", SAME),
+    ("MASTER_LOG_POS", SAME), ("MASTER_PASSWORD", SAME), ("MASTER_PORT", SAME),
+    ("MASTER_PUBLIC_KEY_PATH", SAME), ("MASTER_RETRY_COUNT", SAME), ("MASTER_SSL", SAME),
+    ("MASTER_SSL_CA", SAME), ("MASTER_SSL_CAPATH", SAME), ("MASTER_SSL_CERT", SAME),
+    ("MASTER_SSL_CIPHER", SAME), ("MASTER_SSL_CRL", SAME), ("MASTER_SSL_CRLPATH", SAME),
+    ("MASTER_SSL_KEY", SAME), ("MASTER_SSL_VERIFY_SERVER_CERT", SAME),
+    ("MASTER_TLS_CIPHERSUITES", SAME), ("MASTER_TLS_VERSION", SAME), ("MASTER_USER", SAME),
+    ("MASTER_ZSTD_COMPRESSION_LEVEL", SAME), ("MATCH", SAME), ("MAXVALUE", SAME),
+    ("MAX_CONNECTIONS_PER_HOUR", SAME), ("MAX_QUERIES_PER_HOUR", SAME), ("MAX_ROWS", SAME),
+    ("MAX_SIZE", SAME), ("MAX_UPDATES_PER_HOUR", SAME), ("MAX_USER_CONNECTIONS", SAME),
+    ("MEDIUM", SAME), ("MEDIUMBLOB", SAME), ("MEDIUMINT", "MIDDLEINT"), ("MEDIUMTEXT", SAME),
+    ("MEMBER", SAME), ("MEMORY", SAME), ("MERGE", SAME), ("MESSAGE_TEXT", SAME),
+    ("MICROSECOND", SAME), ("MIDDLEINT", SAME), ("MIGRATE", SAME), ("MINUTE", "SQL_TSI_MINUTE"),
+    ("MINUTE_MICROSECOND", SAME), ("MINUTE_SECOND", SAME), ("MIN_ROWS", SAME), ("MOD", SAME),
+    ("MODE", SAME), ("MODIFIES", SAME), ("MODIFY", SAME), ("MONTH", "SQL_TSI_MONTH"),
+    ("MULTILINESTRING", SAME), ("MULTIPOINT", SAME), ("MULTIPOLYGON", SAME), ("MUTEX", SAME),
+    ("MYSQL_ERRNO", SAME), ("NAME", SAME), ("NAMES", SAME), ("NATIONAL", SAME), ("NATURAL", SAME),
+    ("NCHAR", SAME), ("NDB", "NDBCLUSTER"), ("NDBCLUSTER", SAME), ("NESTED", SAME),
+    ("NETWORK_NAMESPACE", SAME), ("NEVER", SAME), ("NEW", SAME), ("NEXT", SAME), ("NO", SAME),
+    ("NODEGROUP", SAME), ("NONE", SAME), ("NOT", SAME), ("NOWAIT", SAME), ("NO_WAIT", SAME),
+    ("NO_WRITE_TO_BINLOG", SAME), ("NTH_VALUE", SAME), ("NTILE", SAME), ("NULL", SAME),
+    ("NULLS", SAME), ("NUMBER", SAME), ("NUMERIC", SAME), ("NVARCHAR", SAME), ("OF", SAME),
+    ("OFF", SAME), ("OFFSET", SAME), ("OJ", SAME), ("OLD", SAME), ("ON", SAME), ("ONE", SAME),
+    ("ONLY", SAME), ("OPEN", SAME), ("OPTIMIZE", SAME), ("OPTIMIZER_COSTS", SAME), ("OPTION", SAME),
+    ("OPTIONAL", SAME), ("OPTIONALLY", SAME), ("OPTIONS", SAME), ("OR", SAME), ("ORDER", SAME),
+    ("ORDINALITY", SAME), ("ORGANIZATION", SAME), ("OTHERS", SAME), ("OUT", SAME), ("OUTER", SAME),
+    ("OUTFILE", SAME), ("OVER", SAME), ("OWNER", SAME), ("PACK_KEYS", SAME), ("PAGE", SAME),
+    ("PARSER", SAME), ("PARTIAL", SAME), ("PARTITION", SAME), ("PARTITIONING", SAME),
+    ("PARTITIONS", SAME), ("PASSWORD", SAME), ("PASSWORD_LOCK_TIME", SAME), ("PATH", SAME),
+    ("PERCENT_RANK", SAME), ("PERSIST", SAME), ("PERSIST_ONLY", SAME), ("PHASE", SAME),
+    ("PLUGIN", SAME), ("PLUGINS", SAME), ("PLUGIN_DIR", SAME), ("POINT", SAME), ("POLYGON", SAME),
+    ("PORT", SAME), ("PRECEDES", SAME), ("PRECEDING", SAME), ("PRECISION", SAME), ("PREPARE", SAME),
+    ("PRESERVE", SAME), ("PREV", SAME), ("PRIMARY", SAME), ("PRIVILEGES", SAME),
+    ("PRIVILEGE_CHECKS_USER", SAME), ("PROCEDURE", SAME), ("PROCESS", SAME), ("PROCESSLIST", SAME),
+    ("PROFILE", SAME), ("PROFILES", SAME), ("PROXY", SAME), ("PURGE", SAME),
+    ("QUARTER", "SQL_TSI_QUARTER"), ("QUERY", SAME), ("QUICK", SAME), ("RANDOM", SAME),
+    ("RANGE", SAME), ("RANK", SAME), ("READ", SAME), ("READS", SAME), ("READ_ONLY", SAME),
+    ("READ_WRITE", SAME), ("REAL", SAME), ("REBUILD", SAME), ("RECOVER", SAME), ("RECURSIVE", SAME),
+    ("REDO_BUFFER_SIZE", SAME), ("REDUNDANT", SAME), ("REFERENCE", SAME), ("REFERENCES", SAME),
+    ("REGEXP", "RLIKE"), ("REGISTRATION", SAME), ("RELAY", SAME), ("RELAYLOG", SAME),
+    ("RELAY_LOG_FILE", SAME), ("RELAY_LOG_POS", SAME), ("RELAY_THREAD", SAME), ("RELEASE", SAME),
+    ("RELOAD", SAME), ("REMOVE", SAME), ("RENAME", SAME), ("REORGANIZE", SAME), ("REPAIR", SAME),
+    ("REPEAT", SAME), ("REPEATABLE", SAME), ("REPLACE", SAME), ("REPLICA", SAME),
+    ("REPLICAS", SAME), ("REPLICATE_DO_DB", SAME), ("REPLICATE_DO_TABLE", SAME),
+    ("REPLICATE_IGNORE_DB", SAME), ("REPLICATE_IGNORE_TABLE", SAME), ("REPLICATE_REWRITE_DB", SAME),
+    ("REPLICATE_WILD_DO_TABLE", SAME), ("REPLICATE_WILD_IGNORE_TABLE", SAME), ("REPLICATION", SAME),
+    ("REQUIRE", SAME), ("REQUIRE_ROW_FORMAT", SAME), ("REQUIRE_TABLE_PRIMARY_KEY_CHECK", SAME),
+    ("RESET", SAME), ("RESIGNAL", SAME), ("RESOURCE", SAME), ("RESPECT", SAME), ("RESTART", SAME),
+    ("RESTORE", SAME), ("RESTRICT", SAME), ("RESUME", SAME), ("RETAIN", SAME), ("RETURN", SAME),
+    ("RETURNED_SQLSTATE", SAME), ("RETURNING", SAME), ("RETURNS", SAME), ("REUSE", SAME),
+    ("REVERSE", SAME), ("REVOKE", SAME), ("RIGHT", SAME), ("RLIKE", SAME), ("ROLE", SAME),
+    ("ROLLBACK", SAME), ("ROLLUP", SAME), ("ROTATE", SAME), ("ROUTINE", SAME), ("ROW", SAME),
+    ("ROWS", SAME), ("ROW_COUNT", SAME), ("ROW_FORMAT", SAME), ("ROW_NUMBER", SAME),
+    ("RTREE", SAME), ("SAVEPOINT", SAME), ("SCHEDULE", SAME), ("SCHEMA", SAME), ("SCHEMAS", SAME),
+    ("SCHEMA_NAME", SAME), ("SECOND", "SQL_TSI_SECOND"), ("SECONDARY", SAME),
+    ("SECONDARY_ENGINE", SAME), ("SECONDARY_ENGINE_ATTRIBUTE", SAME), ("SECONDARY_LOAD", SAME),
+    ("SECONDARY_UNLOAD", SAME), ("SECOND_MICROSECOND", SAME), ("SECURITY", SAME), ("SELECT", SAME),
+    ("SENSITIVE", SAME), ("SEPARATOR", SAME), ("SERIAL", SAME), ("SERIALIZABLE", SAME),
+    ("SERVER", SAME), ("SESSION", SAME), ("SET", SAME), ("SHARE", SAME), ("SHOW", SAME),
+    ("SHUTDOWN", SAME), ("SIGNAL", SAME), ("SIGNED", SAME), ("SIMPLE", SAME), ("SKIP", SAME),
+    ("SLAVE", SAME), ("SLOW", SAME), ("SMALLINT", SAME), ("SNAPSHOT", SAME), ("SOCKET", SAME),
+    ("SOME", SAME), ("SONAME", SAME), ("SOUNDS", SAME), ("SOURCE", SAME),
+    ("SOURCE_AUTO_POSITION", SAME), ("SOURCE_BIND", SAME), ("SOURCE_COMPRESSION_ALGORITHMS", SAME),
+    ("SOURCE_CONNECTION_AUTO_FAILOVER", SAME), ("SOURCE_CONNECT_RETRY", SAME),
+    ("SOURCE_DELAY", SAME), ("SOURCE_HEARTBEAT_PERIOD", SAME), ("SOURCE_HOST", SAME),
+    ("SOURCE_LOG_FILE", SAME), ("SOURCE_LOG_POS", SAME), ("SOURCE_PASSWORD", SAME),
+    ("SOURCE_PORT", SAME), ("SOURCE_PUBLIC_KEY_PATH", SAME), ("SOURCE_RETRY_COUNT", SAME),
+    ("SOURCE_SSL", SAME), ("SOURCE_SSL_CA", SAME), ("SOURCE_SSL_CAPATH", SAME),
+    ("SOURCE_SSL_CERT", SAME), ("SOURCE_SSL_CIPHER", SAME), ("SOURCE_SSL_CRL", SAME),
+    ("SOURCE_SSL_CRLPATH", SAME), ("SOURCE_SSL_KEY", SAME), ("SOURCE_SSL_VERIFY_SERVER_CERT", SAME),
+    ("SOURCE_TLS_CIPHERSUITES", SAME), ("SOURCE_TLS_VERSION", SAME), ("SOURCE_USER", SAME),
+    ("SOURCE_ZSTD_COMPRESSION_LEVEL", SAME), ("SPATIAL", SAME), ("SPECIFIC", SAME), ("SQL", SAME),
+    ("SQLEXCEPTION", SAME), ("SQLSTATE", SAME), ("SQLWARNING", SAME), ("SQL_AFTER_GTIDS", SAME),
+    ("SQL_AFTER_MTS_GAPS", SAME), ("SQL_BEFORE_GTIDS", SAME), ("SQL_BIG_RESULT", SAME),
+    ("SQL_BUFFER_RESULT", SAME), ("SQL_CALC_FOUND_ROWS", SAME), ("SQL_NO_CACHE", SAME),
+    ("SQL_SMALL_RESULT", SAME), ("SQL_THREAD", SAME), ("SQL_TSI_DAY", SAME), ("SQL_TSI_HOUR", SAME),
+    ("SQL_TSI_MINUTE", SAME), ("SQL_TSI_MONTH", SAME), ("SQL_TSI_QUARTER", SAME),
+    ("SQL_TSI_SECOND", SAME), ("SQL_TSI_WEEK", "WEEK"), ("SQL_TSI_YEAR", "YEAR"), ("SRID", SAME),
+    ("SSL", SAME), ("STACKED", SAME), ("START", SAME), ("STARTING", SAME), ("STARTS", SAME),
+    ("STATS_AUTO_RECALC", SAME), ("STATS_PERSISTENT", SAME), ("STATS_SAMPLE_PAGES", SAME),
+    ("STATUS", SAME), ("STOP", SAME), ("STORAGE", SAME), ("STORED", SAME), ("STRAIGHT_JOIN", SAME),
+    ("STREAM", SAME), ("STRING", SAME), ("SUBCLASS_ORIGIN", SAME), ("SUBJECT", SAME),
+    ("SUBPARTITION", SAME), ("SUBPARTITIONS", SAME), ("SUPER", SAME), ("SUSPEND", SAME),
+    ("SWAPS", SAME), ("SWITCHES", SAME), ("SYSTEM", SAME), ("TABLE", SAME), ("TABLES", SAME),
+    ("TABLESPACE", SAME), ("TABLE_CHECKSUM", SAME), ("TABLE_NAME", SAME), ("TEMPORARY", SAME),
+    ("TEMPTABLE", SAME), ("TERMINATED", SAME), ("TEXT", SAME), ("THAN", SAME), ("THEN", SAME),
+    ("THREAD_PRIORITY", SAME), ("TIES", SAME), ("TIME", SAME), ("TIMESTAMP", SAME),
+    ("TIMESTAMPADD", SAME), ("TIMESTAMPDIFF", SAME), ("TINYBLOB", SAME), ("TINYINT", SAME),
+    ("TINYTEXT", SAME), ("TLS", SAME), ("TO", SAME), ("TRAILING", SAME), ("TRANSACTION", SAME),
+    ("TRIGGER", SAME), ("TRIGGERS", SAME), ("TRUE", SAME), ("TRUNCATE", SAME), ("TYPE", SAME),
+    ("TYPES", SAME), ("UNBOUNDED", SAME), ("UNCOMMITTED", SAME), ("UNDEFINED", SAME),
+    ("UNDO", SAME), ("UNDOFILE", SAME), ("UNDO_BUFFER_SIZE", SAME), ("UNICODE", SAME),
+    ("UNINSTALL", SAME), ("UNION", SAME), ("UNIQUE", SAME), ("UNKNOWN", SAME), ("UNLOCK", SAME),
+    ("UNREGISTER", SAME), ("UNSIGNED", SAME), ("UNTIL", SAME), ("UPDATE", SAME), ("UPGRADE", SAME),
+    ("USAGE", SAME), ("USE", SAME), ("USER", "SYSTEM_USER"), ("USER_RESOURCES", SAME),
+    ("USE_FRM", SAME), ("USING", SAME), ("UTC_DATE", SAME), ("UTC_TIME", SAME),
+    ("UTC_TIMESTAMP", SAME), ("VALIDATION", SAME), ("VALUE", SAME), ("VALUES", SAME),
+    ("VARBINARY", SAME), ("VARCHAR", "VARCHARACTER"), ("VARCHARACTER", SAME), ("VARIABLES", SAME),
+    ("VARYING", SAME), ("VCPU", SAME), ("VIEW", SAME), ("VIRTUAL", SAME), ("VISIBLE", SAME),
+    ("WAIT", SAME), ("WARNINGS", SAME), ("WEEK", SAME), ("WEIGHT_STRING", SAME), ("WHEN", SAME),
+    ("WHERE", SAME), ("WHILE", SAME), ("WINDOW", SAME), ("WITH", SAME), ("WITHOUT", SAME),
+    ("WORK", SAME), ("WRAPPER", SAME), ("WRITE", SAME), ("X509", SAME), ("XA", SAME), ("XID", SAME),
+    ("XML", SAME), ("XOR", SAME), ("YEAR", SAME), ("YEAR_MONTH", SAME), ("ZEROFILL", SAME),
+    ("ZONE", SAME),
+];
+
+/// The function names the lexer reads as keywords when a `(` follows at once
+/// (`sql/sql_lex.cc`, `find_keyword(lip, length, c == '(')`).
+#[rustfmt::skip]
+pub(super) static FUNCTIONS: [(&str, &str); 35] = [
+    ("ADDDATE", SAME), ("BIT_AND", SAME), ("BIT_OR", SAME), ("BIT_XOR", SAME), ("CAST", SAME),
+    ("COUNT", SAME), ("CURDATE", SAME), ("CURTIME", SAME), ("DATE_ADD", SAME), ("DATE_SUB", SAME),
+    ("EXTRACT", SAME), ("GROUP_CONCAT", SAME), ("JSON_ARRAYAGG", SAME), ("JSON_OBJECTAGG", SAME),
+    ("MAX", SAME), ("MID", "SUBSTRING"), ("MIN", SAME), ("NOW", SAME), ("POSITION", SAME),
+    ("SESSION_USER", "SYSTEM_USER"), ("STD", "STDDEV_POP"), ("STDDEV", "STDDEV_POP"),
+    ("STDDEV_POP", SAME), ("STDDEV_SAMP", SAME), ("ST_COLLECT", SAME), ("SUBDATE", SAME),
+    ("SUBSTR", "SUBSTRING"), ("SUBSTRING", SAME), ("SUM", SAME), ("SYSDATE", SAME),
+    ("SYSTEM_USER", SAME), ("TRIM", SAME), ("VARIANCE", "VAR_POP"), ("VAR_POP", SAME),
+    ("VAR_SAMP", SAME),
+];
+
+/// Each keyword's [`prefix`], in [`KEYWORDS`]' order.
+pub(super) static KEYWORD_PREFIXES: [u128; KEYWORDS.len()] = prefixes(&KEYWORDS);
+/// Each function name's [`prefix`], in [`FUNCTIONS`]' order.
+pub(super) static FUNCTION_PREFIXES: [u128; FUNCTIONS.len()] = prefixes(&FUNCTIONS);
+/// A hash table of the keywords by [`prefix`] ([`slot`], then the next slots): each slot an
+/// index into [`KEYWORDS`] plus one, 0 for none. Under half full, so a lookup reads a slot or
+/// two; built at compile time.
+pub(super) static KEYWORD_SLOTS: [u16; 2048] = slots(&KEYWORDS);
+/// The function names' table, likewise.
+pub(super) static FUNCTION_SLOTS: [u16; 128] = slots(&FUNCTIONS);
+
+/// The first 16 bytes of `s` as a big-endian number, zeros after its end (no keyword holds
+/// a 0 byte): a word up to 16 bytes long is its prefix and its length.
+pub(super) const fn prefix(s: &[u8]) -> u128 {
+    let mut p = 0u128;
+    let mut i = 0;
+    while i < 16 {
+        p = p << 8 | if i < s.len() { s[i] as u128 } else { 0 };
+        i += 1;
+    }
+    p
+}
+
+/// The first slot of the prefix `p` in a table of `n` (a power of two) slots: a
+/// multiplicative hash of its two halves.
+pub(super) const fn slot(p: u128, n: usize) -> usize {
+    let x = (p as u64) ^ ((p >> 64) as u64);
+    (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & (n - 1)
+}
+
+const fn prefixes<const N: usize>(table: &[(&str, &str); N]) -> [u128; N] {
+    let mut out = [0u128; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = prefix(table[i].0.as_bytes());
+        i += 1;
+    }
+    out
+}
+
+const fn slots<const N: usize, const S: usize>(table: &[(&str, &str); N]) -> [u16; S] {
+    let mut out = [0u16; S];
+    let mut i = 0;
+    while i < N {
+        let mut s = slot(prefix(table[i].0.as_bytes()), S);
+        while out[s] != 0 {
+            s = (s + 1) & (S - 1);
+        }
+        out[s] = (i + 1) as u16;
+        i += 1;
+    }
+    out
+}
