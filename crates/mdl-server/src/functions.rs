@@ -12,7 +12,8 @@
 //!   `DATE_FORMAT`, `TIME_FORMAT`, `STR_TO_DATE`.
 //! * `string` (`CONCAT`, `LPAD`, `LOCATE`, ..., `ELT`, `ORD`, `STRCMP`, `BIT_LENGTH`),
 //!   `numeric` (`MOD`, `POW`, `LOG`, `RAND`, `UUID`, ..., `FORMAT`, `UUID_SHORT`,
-//!   `ANY_VALUE`), `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `compare` (`GREATEST`, `LEAST`,
+//!   `ANY_VALUE`), `hash` (`MD5`, `SHA1`, `SHA2`, `CRC32`), `statement_digest`
+//!   (`STATEMENT_DIGEST_TEXT`, `STATEMENT_DIGEST`), `compare` (`GREATEST`, `LEAST`,
 //!   `ISNULL`), `regexp` (`REGEXP` / `RLIKE`, `REGEXP_LIKE`).
 //! * `splice`: `SUBSTRING` / `SUBSTR` / `MID`, `INSERT`, `TRIM(... remstr FROM str)`.
 //! * `number_text`: a double as MySQL writes it as a string (`1000`, `1e20`, where SQLite
@@ -98,6 +99,7 @@ mod pfs_format;
 mod regexp;
 mod round_double;
 mod splice;
+mod statement_digest;
 mod string;
 mod sys_schema;
 mod temporal;
@@ -243,6 +245,7 @@ pub fn register(
     math::register(db)?;
     convert::register(db)?;
     hash::register(db)?;
+    statement_digest::register(db)?;
     compare::register(db)?;
     json::register(db)?;
     json_more::register(db)?;

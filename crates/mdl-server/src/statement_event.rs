@@ -29,6 +29,7 @@
 //! its event ends without these end columns (0 and NULL).
 
 mod digest;
+pub(crate) use digest::digest_text;
 
 pub(crate) mod engine;
 pub(crate) mod plan_scans;

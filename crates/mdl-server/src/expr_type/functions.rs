@@ -129,6 +129,8 @@ pub(super) fn call(f: &Function, scope: &dyn Scope) -> Option<Ty> {
         "MD5" => Ty::string(32),
         "SHA" | "SHA1" => Ty::string(40),
         "SHA2" => Ty::string(128),
+        "STATEMENT_DIGEST" => Ty::string(16),
+        "STATEMENT_DIGEST_TEXT" => Ty::string(MAX_CHARS),
         "UUID" => Ty::string(36),
         "LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "OCTET_LENGTH" | "BIT_LENGTH" => {
             Ty::int(10)
