@@ -7,7 +7,7 @@
 mod common;
 
 use common::clients::{run, tools_or_skip};
-use common::packets::{read_packet, write_packet};
+use common::packets::{logged_in, read_packet, write_packet};
 use common::*;
 use tokio::net::TcpStream;
 
@@ -68,21 +68,10 @@ async fn the_mariadb_client_sees_a_select_s_warnings() {
 /// A connection whose handshake leaves out `CLIENT_DEPRECATE_EOF` (as libmariadb does), with
 /// `CLIENT_MULTI_STATEMENTS` and `CLIENT_MULTI_RESULTS`, to schema `test`.
 async fn eof_client() -> TcpStream {
-    let mut s = TcpStream::connect(server()).await.unwrap();
-    let _greeting = read_packet(&mut s).await;
-    // CLIENT_LONG_PASSWORD, CLIENT_CONNECT_WITH_DB, CLIENT_PROTOCOL_41, CLIENT_TRANSACTIONS,
-    // CLIENT_SECURE_CONNECTION, CLIENT_MULTI_STATEMENTS, CLIENT_MULTI_RESULTS,
-    // CLIENT_PLUGIN_AUTH.
-    let flags: u32 = 1 | (1 << 3) | (1 << 9) | (1 << 13) | (1 << 15) | (1 << 16) | (1 << 17);
-    let flags = flags | (1 << 19);
-    let mut p = flags.to_le_bytes().to_vec();
-    p.extend_from_slice(&(1u32 << 24).to_le_bytes());
-    p.push(0x21);
-    p.extend_from_slice(&[0; 23]);
-    p.extend_from_slice(b"root\0\0test\0mysql_native_password\0");
-    write_packet(&mut s, 1, &p).await;
-    assert_eq!(read_packet(&mut s).await[0], 0, "logged in");
-    s
+    // CLIENT_LONG_PASSWORD, CLIENT_PROTOCOL_41, CLIENT_TRANSACTIONS, CLIENT_SECURE_CONNECTION,
+    // CLIENT_MULTI_STATEMENTS, CLIENT_MULTI_RESULTS, CLIENT_PLUGIN_AUTH.
+    let flags: u32 = 1 | (1 << 9) | (1 << 13) | (1 << 15) | (1 << 16) | (1 << 17) | (1 << 19);
+    logged_in(server(), flags).await
 }
 
 /// An EOF payload's (warnings, status).

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::packets::{read_packet, write_packet};
+use common::packets::{logged_in, read_packet, write_packet};
 use common::*;
 use mysql_async::prelude::*;
 use mysql_async::Value;
@@ -54,21 +54,11 @@ async fn dates_and_times_bind_as_mysql_prints_them() {
     c.query_drop("DROP TABLE ep_d").await.unwrap();
 }
 
-/// A raw connection to schema `test`, logged in.
+/// A raw connection to schema `test`, logged in: CLIENT_LONG_PASSWORD, CLIENT_PROTOCOL_41,
+/// CLIENT_TRANSACTIONS, CLIENT_SECURE_CONNECTION, CLIENT_PLUGIN_AUTH, CLIENT_DEPRECATE_EOF.
 async fn raw() -> TcpStream {
-    let mut s = TcpStream::connect(server()).await.unwrap();
-    let _greeting = read_packet(&mut s).await;
-    // CLIENT_LONG_PASSWORD, CLIENT_CONNECT_WITH_DB, CLIENT_PROTOCOL_41, CLIENT_TRANSACTIONS,
-    // CLIENT_SECURE_CONNECTION, CLIENT_PLUGIN_AUTH, CLIENT_DEPRECATE_EOF.
-    let flags: u32 = 1 | (1 << 3) | (1 << 9) | (1 << 13) | (1 << 15) | (1 << 19) | (1 << 24);
-    let mut p = flags.to_le_bytes().to_vec();
-    p.extend_from_slice(&(1u32 << 24).to_le_bytes());
-    p.push(0x21);
-    p.extend_from_slice(&[0; 23]);
-    p.extend_from_slice(b"root\0\0test\0mysql_native_password\0");
-    write_packet(&mut s, 1, &p).await;
-    assert_eq!(read_packet(&mut s).await[0], 0, "logged in");
-    s
+    let flags: u32 = 1 | (1 << 9) | (1 << 13) | (1 << 15) | (1 << 19) | (1 << 24);
+    logged_in(server(), flags).await
 }
 
 /// Sends a text query and reads to its end: its OK or error, or its result set's last packet.
