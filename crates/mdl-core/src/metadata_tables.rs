@@ -79,6 +79,16 @@ fn row(
 
 /// The rows of `performance_schema.metadata_locks`: every granted lock and pending request,
 /// from the queues, the slots, and (shared-word mode) the contexts' publications.
+///
+/// Each object's rows are one moment's: its fast-path holders are found first (one scan of
+/// the slots and publications), then, under the object's read lock, its queues are read and
+/// each of those holders is read again and kept only if it still holds. A strong requester
+/// transfers the slots and is granted under the write lock (`fast_path.rs`), so no snapshot
+/// shows a slot's unobtrusive lock beside a granted lock it conflicts with, as reading the
+/// slots and the queues at two moments could (seen by `mdl-server`'s `tests/chaos.rs`). A
+/// holder that came after the scan is left out, as one that came after the read. A
+/// publication (shared-word mode) is stored after its grant and cleared after its release,
+/// so there a row may still lag its lock.
 pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
     let mut rows = Vec::new();
     if !enabled() {
@@ -87,6 +97,24 @@ pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
     let mut objects: HashMap<u64, Arc<LockObject>> = HashMap::new();
     mgr.map.for_each(|lock| {
         objects.insert(Arc::as_ptr(lock) as usize as u64, lock.clone());
+    });
+    let mut in_slots: HashMap<u64, Vec<(u32, u64)>> = HashMap::new();
+    mgr.env.slots.for_each_used(|slot, w| {
+        if let Slot::Held { address, .. } = Slot::decode(w) {
+            in_slots.entry(address).or_default().push((slot, w));
+        }
+    });
+    let contexts = mgr.env.registry.live_and(|| ()).0;
+    let mut published: HashMap<u64, Vec<(&Arc<ContextShared>, usize, u64)>> = HashMap::new();
+    for ctx in &contexts {
+        for (i, w) in ctx.rows.published().iter().enumerate() {
+            let w = w.load(Ordering::Relaxed);
+            if let Some((address, ..)) = decode_row(w) {
+                published.entry(address).or_default().push((ctx, i, w));
+            }
+        }
+    }
+    for (address, lock) in &objects {
         let st = lock.state.read_recursive();
         for e in st.granted().chain(st.waiting()) {
             rows.push(row(
@@ -98,30 +126,31 @@ pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
                 e.granted,
             ));
         }
-    });
-    mgr.env.slots.for_each_used(|slot, w| {
-        if let Slot::Held {
-            tag,
-            address,
-            ty,
-            duration,
-        } = Slot::decode(w)
-        {
-            if let (Some(lock), Some(ctx)) = (objects.get(&address), mgr.env.registry.get(tag)) {
+        for &(slot, w) in in_slots.get(address).into_iter().flatten() {
+            let Slot::Held {
+                tag, ty, duration, ..
+            } = Slot::decode(w)
+            else {
+                continue;
+            };
+            if mgr.env.slots.load(slot) != w {
+                continue; // released (or moved into the queue) since the scan
+            }
+            if let Some(ctx) = mgr.env.registry.get(tag) {
                 let id = moved_ticket_id(ctx.serial, slot);
                 rows.push(row(&lock.key, &ctx, id, ty, duration, true));
             }
         }
-    });
-    for ctx in mgr.env.registry.live_and(|| ()).0 {
-        for (i, w) in ctx.rows.published().iter().enumerate() {
-            if let Some((address, ty, duration)) = decode_row(w.load(Ordering::Relaxed)) {
-                if let Some(lock) = objects.get(&address) {
-                    let id = ticket_id(ctx.serial, i as u32);
-                    rows.push(row(&lock.key, &ctx, id, ty, duration, true));
-                }
+        for &(ctx, i, w) in published.get(address).into_iter().flatten() {
+            if ctx.rows.published()[i].load(Ordering::Relaxed) != w {
+                continue;
+            }
+            if let Some((_, ty, duration)) = decode_row(w) {
+                let id = ticket_id(ctx.serial, i as u32);
+                rows.push(row(&lock.key, ctx, id, ty, duration, true));
             }
         }
+        drop(st);
     }
     rows.sort_by_key(|r| r.object_instance_begin);
     pfs::metadata_locks(rows)
