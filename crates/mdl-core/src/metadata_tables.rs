@@ -77,6 +77,9 @@ fn row(
     }
 }
 
+/// A context's published lock as one scan read it: the context, the index, the word.
+type Publication<'a> = (&'a Arc<ContextShared>, usize, u64);
+
 /// The rows of `performance_schema.metadata_locks`: every granted lock and pending request,
 /// from the queues, the slots, and (shared-word mode) the contexts' publications.
 ///
@@ -105,7 +108,7 @@ pub(crate) fn metadata_locks(mgr: &MdlManager) -> pfs::tables::MetadataLocks {
         }
     });
     let contexts = mgr.env.registry.live_and(|| ()).0;
-    let mut published: HashMap<u64, Vec<(&Arc<ContextShared>, usize, u64)>> = HashMap::new();
+    let mut published: HashMap<u64, Vec<Publication<'_>>> = HashMap::new();
     for ctx in &contexts {
         for (i, w) in ctx.rows.published().iter().enumerate() {
             let w = w.load(Ordering::Relaxed);

@@ -5,8 +5,9 @@
 //! ever seen holding incompatible locks on one object (MySQL 8.0's compatibility matrices,
 //! written out below from `sql/mdl.cc`, not taken from `mdl-core`), no statement fails with
 //! an error this server does not know how to name (1105), and once every session is gone no
-//! lock and no session is left. Bounded: a fixed number of statements, each session's
-//! `lock_wait_timeout` 1 s. `MDL_CHAOS_SEED` replays a run; the seed is printed.
+//! lock and no session is left. Bounded: a fixed number of statements (`MDL_CHAOS_STATEMENTS`,
+//! 300 per session), each session's `lock_wait_timeout` 1 s. `MDL_CHAOS_SEED` replays a run's
+//! statements (not their timing); the seed is printed.
 
 mod common;
 
@@ -17,7 +18,13 @@ use mysql_async::prelude::*;
 use mysql_async::Conn;
 
 const SESSIONS: usize = 6;
-const STATEMENTS: usize = 300;
+/// Statements per session: `MDL_CHAOS_STATEMENTS`, 300 by default.
+fn statements() -> usize {
+    std::env::var("MDL_CHAOS_STATEMENTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300)
+}
 
 /// MySQL's names of the object lock types, in the order of `sql/mdl.cc`'s matrices.
 const OBJECT_TYPES: [&str; 10] = [
@@ -132,13 +139,13 @@ async fn chaos_conn() -> Conn {
     c
 }
 
-/// Runs `STATEMENTS` statements; a killed connection is opened again. Returns the statements
+/// Runs [`statements`] statements; a killed connection is opened again. Returns the statements
 /// that failed with 1105.
 async fn session(seed: u64) -> Vec<String> {
     let mut r = fastrand::Rng::with_seed(seed);
     let mut c = chaos_conn().await;
     let mut unknown = Vec::new();
-    for _ in 0..STATEMENTS {
+    for _ in 0..statements() {
         let sql = statement(&mut r);
         match bounded(&sql, c.query_drop(&sql)).await {
             Ok(()) => {}
