@@ -16,7 +16,7 @@
 use std::collections::HashSet;
 
 use sqlparser::ast::{
-    Expr, Ident, JoinConstraint, JoinOperator, ObjectName, Query, Select, SelectItem,
+    Expr, Ident, JoinConstraint, JoinOperator, Query, Select, SelectItem,
     SelectItemQualifiedWildcardKind, SetExpr, TableFactor, WildcardAdditionalOptions,
 };
 
@@ -153,10 +153,8 @@ fn sources(
             if args.is_some() || alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
                 return Ok(None);
             }
-            let Some((table_schema, table)) = parts(name, schema) else {
-                return Ok(None);
-            };
-            let in_schema = table_schema.eq_ignore_ascii_case(schema);
+            let (table_schema, table) = crate::rewrite::object_parts(name);
+            let in_schema = table_schema.is_empty() || table_schema.eq_ignore_ascii_case(schema);
             if !in_schema || ctes.contains(&table.to_lowercase()) {
                 return Ok(None);
             }
@@ -172,16 +170,6 @@ fn sources(
         }
     }
     Ok(Some(out))
-}
-
-/// `schema.table` or `table` (in `current`).
-fn parts(name: &ObjectName, current: &str) -> Option<(String, String)> {
-    let idents: Vec<&Ident> = name.0.iter().map(|p| p.as_ident()).collect::<Option<_>>()?;
-    match idents.as_slice() {
-        [t] => Some((current.to_string(), t.value.clone())),
-        [s, t] => Some((s.value.clone(), t.value.clone())),
-        _ => None,
-    }
 }
 
 fn merges_columns(op: &JoinOperator) -> bool {
