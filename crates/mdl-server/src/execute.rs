@@ -47,6 +47,7 @@ use sqlparser::ast::Statement;
 mod alter_more;
 mod counter;
 mod create_from;
+mod default_values;
 mod describe;
 mod engine_step;
 mod fk_ddl;
@@ -509,6 +510,19 @@ impl Connection {
                     };
                     let target = (&mut *db, s, stmt.session().state(), values.sql_mode);
                     insert_values::rewrite(target, rw, memo.map(|pr| &mut pr.memo), &write)?
+                }
+                Some(s @ Statement::Update(_)) if default_values::mentioned(&p.text) => {
+                    match default_values::update(db, s, schema.as_deref())? {
+                        Some(s) => Some(Arc::new(rewrite_in(
+                            &self.shared,
+                            values,
+                            stmt.session(),
+                            &s,
+                            &locks,
+                            Some(p),
+                        )?)),
+                        None => rw,
+                    }
                 }
                 _ => rw,
             };

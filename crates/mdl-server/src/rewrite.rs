@@ -193,6 +193,7 @@ pub fn rewrite(s: &Statement, env: &Env<'_>) -> Result<Rewritten, ServerError> {
             // MySQL's affected rows: the rows changed, not matched (`changed.rs`); a
             // multi-table UPDATE is counted as SQLite counts it.
             if u.table.joins.is_empty() && u.from.is_none() {
+                multi_table::single_update(u)?;
                 changed::number_parameters(u);
                 changed::count_rows(&mut u.assignments);
             }

@@ -313,7 +313,7 @@ fn create_table(
 }
 
 /// A default MySQL prints without quotes: a time function or a parenthesized expression.
-fn is_default_expression(d: &str) -> bool {
+pub(crate) fn is_default_expression(d: &str) -> bool {
     let upper = d.to_ascii_uppercase();
     d.starts_with('(')
         || ["CURRENT_TIMESTAMP", "CURRENT_DATE", "CURRENT_TIME", "NOW("]

@@ -14,7 +14,7 @@ const fn e(number: u32, name: &'static str, sql_state: &'static str) -> KnownErr
 }
 
 /// The list, by number.
-pub(crate) static KNOWN_ERRORS: [KnownError; 110] = [
+pub(crate) static KNOWN_ERRORS: [KnownError; 111] = [
     e(1007, "ER_DB_CREATE_EXISTS", "HY000"),
     e(1008, "ER_DB_DROP_EXISTS", "HY000"),
     e(1044, "ER_DBACCESS_DENIED_ERROR", "42000"),
@@ -23,6 +23,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 110] = [
     e(1049, "ER_BAD_DB_ERROR", "42000"),
     e(1050, "ER_TABLE_EXISTS_ERROR", "42S01"),
     e(1051, "ER_BAD_TABLE_ERROR", "42S02"),
+    e(1052, "ER_NON_UNIQ_ERROR", "23000"),
     e(1054, "ER_BAD_FIELD_ERROR", "42S22"),
     e(1059, "ER_TOO_LONG_IDENT", "42000"),
     e(1060, "ER_DUP_FIELDNAME", "42S21"),

@@ -1,5 +1,6 @@
 //! A prepared statement's description at `COM_STMT_PREPARE`: its parameter count, and the
-//! columns of a statement that returns rows, read from the engine's own preparation.
+//! columns of a statement that returns rows, read from the engine's own preparation (of
+//! all but an INSERT or UPDATE with a `DEFAULT` value, whose `?` are counted in its text).
 
 use sqlparser::ast::Statement;
 
@@ -22,6 +23,13 @@ impl Connection {
                 | Statement::Update(_)
                 | Statement::Delete(_)
         ) {
+            return Ok((placeholders(statement), Vec::new()));
+        }
+        // A `DEFAULT` value is spelt for SQLite only under the statement's locks, with its
+        // table read (`default_values.rs`): such an INSERT or UPDATE returns no rows, and its
+        // `?` are the statement's own.
+        if !matches!(**statement, Statement::Query(_)) && super::default_values::mentioned(&p.text)
+        {
             return Ok((placeholders(statement), Vec::new()));
         }
         self.db.refresh();

@@ -10,8 +10,9 @@
 //! * `DEFAULT` for any other column is the column's default in MySQL; SQLite has no `DEFAULT`
 //!   in `VALUES`, and gives a column its default when the column list leaves it out: a column
 //!   whose value is `DEFAULT` in every row leaves the list (and a row of defaults, `VALUES ()`,
-//!   is a NULL rowid, which SQLite counts). A multi-row INSERT with `DEFAULT` for such a column
-//!   in some rows only is refused (1235): SQLite cannot say it.
+//!   is a NULL rowid, which SQLite counts). A `DEFAULT` for a column in some rows only, in
+//!   `ON DUPLICATE KEY UPDATE`, and a `DEFAULT(c)` call are the column's default spelt out
+//!   (`default_values.rs`).
 //! * A fractional number literal is spelt as its column stores it (`insert_literals.rs`): a
 //!   `DECIMAL(p,s)` column's rounded to `s` digits, a string column's as MySQL's text of it.
 //!
@@ -27,8 +28,8 @@ use std::sync::Arc;
 
 use sqlparser::ast::{
     AssignmentTarget, Expr, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList,
-    FunctionArguments, Ident, Insert, ObjectName, ObjectNamePart, SetExpr, Statement, TableObject,
-    Value,
+    FunctionArguments, Ident, Insert, ObjectName, ObjectNamePart, OnInsert, SetExpr, Statement,
+    TableObject, Value,
 };
 
 use mdl_sql::SessionState;
@@ -40,7 +41,7 @@ use crate::memo::Memo;
 use crate::rewrite::Rewritten;
 use crate::sql_mode::SqlMode;
 
-use super::insert_literals;
+use super::{default_values, insert_literals};
 
 /// The rewrite to run for `s` in `db` (`state`, `mode`: the session's state, its schema and
 /// temporary tables, and `sql_mode`; `base`: the rewrite made before the locks): one made by `write` with its
@@ -135,11 +136,19 @@ fn resolve(
         return Ok(None);
     }
     let mut ins = ins.clone();
-    let changed = if ins.assignments.is_empty() {
-        values(&mut ins, &cols, counts_zero)?
+    let tables = [(table.to_string(), cols)];
+    let cols = &tables[0].1;
+    let mut changed = if ins.assignments.is_empty() {
+        values(&mut ins, cols, counts_zero)?
     } else {
-        assignments(&mut ins, &cols, counts_zero)
+        assignments(&mut ins, cols, counts_zero)
     };
+    for e in value_exprs(&mut ins) {
+        changed |= default_values::calls(e, &tables)?;
+    }
+    if let Some(OnInsert::DuplicateKeyUpdate(a)) = &mut ins.on {
+        changed |= default_values::assignments(a, &tables)?;
+    }
     Ok(changed.then_some(Statement::Insert(ins)))
 }
 
@@ -154,6 +163,11 @@ fn mentions_table_values(ins: &Insert) -> bool {
         Expr::UnaryOp { expr, .. } => matches!(expr.as_ref(), Expr::Value(v) if literal(&v.value)),
         _ => false,
     };
+    if let Some(OnInsert::DuplicateKeyUpdate(a)) = &ins.on {
+        if default_values::any_in(a.iter().map(|a| &a.value)) {
+            return true;
+        }
+    }
     if !ins.assignments.is_empty() {
         return ins.assignments.iter().any(|a| !plain(&a.value));
     }
@@ -210,14 +224,26 @@ fn values(ins: &mut Insert, cols: &[Column], counts_zero: bool) -> Result<bool, 
     if defaults.is_empty() || !rows_of_width {
         return Ok(changed);
     }
-    if let Some(&k) = defaults
-        .iter()
-        .find(|&&k| !v.rows.iter().all(|r| is_default(&r[k])))
-    {
-        return Err(ServerError::not_supported(&format!(
-            "DEFAULT for column '{}' in some rows of a multi-row INSERT only",
-            names[k]
-        )));
+    // A column `DEFAULT` in some rows only gets its default spelt out in those.
+    let (some, defaults): (Vec<usize>, Vec<usize>) =
+        (defaults.into_iter()).partition(|&k| !v.rows.iter().all(|r| is_default(&r[k])));
+    for k in some {
+        let Some(c) = cols.iter().find(|c| c.name.eq_ignore_ascii_case(&names[k])) else {
+            continue; // the engine reports the column
+        };
+        let value = default_values::value_of(c)?;
+        for e in v
+            .rows
+            .iter_mut()
+            .map(|r| &mut r[k])
+            .filter(|e| is_default(e))
+        {
+            *e = value.clone();
+        }
+        changed = true;
+    }
+    if defaults.is_empty() {
+        return Ok(changed);
     }
     for r in &mut v.rows {
         let mut k = 0;
@@ -296,12 +322,17 @@ fn is_zero(v: &Value) -> bool {
     }
 }
 
-/// The keyword `DEFAULT` as a value (sqlparser reads it as a name).
-fn is_default(e: &Expr) -> bool {
-    let Expr::Identifier(i) = e else {
-        return false;
-    };
-    i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DEFAULT")
+use default_values::is_keyword as is_default;
+
+/// The values of `ins`'s VALUES rows or SET list.
+fn value_exprs(ins: &mut Insert) -> Box<dyn Iterator<Item = &mut Expr> + '_> {
+    if !ins.assignments.is_empty() {
+        return Box::new(ins.assignments.iter_mut().map(|a| &mut a.value));
+    }
+    match ins.source.as_deref_mut().map(|q| q.body.as_mut()) {
+        Some(SetExpr::Values(v)) => Box::new(v.rows.iter_mut().flat_map(|r| r.content.iter_mut())),
+        _ => Box::new(std::iter::empty()),
+    }
 }
 
 fn null() -> Expr {
@@ -413,8 +444,11 @@ mod tests {
             resolved("INSERT INTO t SET v = DEFAULT, w = 2").unwrap(),
             "INSERT INTO t SET w = 2"
         );
-        let e = resolved("INSERT INTO t (v, w) VALUES (DEFAULT, 1), (2, 3)").unwrap_err();
-        assert_eq!(e.code, 1235);
+        // In some rows only: the column's default (none here) spelt out.
+        assert_eq!(
+            resolved("INSERT INTO t (v, w) VALUES (DEFAULT, 1), (2, DEFAULT)").unwrap(),
+            "INSERT INTO t (v, w) VALUES (NULL, 1), (2, NULL)"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! MySQL's INSERT forms in SQLite's (see the parent module's docs):
 //!
-//! * `INSERT t ...` / `REPLACE t ...` is `INSERT INTO t ...`: `INTO` is optional in MySQL only.
+//! * `INSERT t ...` / `REPLACE t ...` is `INSERT INTO t ...`: `INTO` is optional in MySQL only,
+//!   and its priority (`LOW_PRIORITY`, `HIGH_PRIORITY`, `DELAYED`) goes.
 //! * `INSERT ... SET a = x, b = y` is `INSERT ... (a, b) VALUES (x, y)`.
 //! * `INSERT IGNORE` is `INSERT OR IGNORE`: a row that would break a unique key is skipped (MySQL
 //!   also turns other errors into warnings; SQLite's IGNORE covers constraints only).
@@ -23,6 +24,9 @@ use super::last;
 /// Rewrites `ins` in place (see the module docs).
 pub(super) fn mysql_insert(ins: &mut Insert) {
     ins.into = true;
+    // `LOW_PRIORITY`, `HIGH_PRIORITY`, `DELAYED`: how MyISAM queued the statement; InnoDB
+    // ignores them, as does this server (`LOW_PRIORITY` still takes MySQL's SWLP: `mdl-sql`).
+    ins.priority = None;
     if !ins.assignments.is_empty() && ins.source.is_none() {
         let (columns, values): (Vec<_>, Vec<_>) = (ins.assignments.drain(..))
             .filter_map(|a| match a.target {

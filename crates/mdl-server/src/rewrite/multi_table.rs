@@ -12,6 +12,9 @@
 //!   match), with `ON` conditions, and assignments to one table (qualified by its name or alias;
 //!   unqualified columns are the first table's) are taken; the rest is 1235. The placeholders
 //!   are numbered in the statement's order first, as the clauses move.
+//! * A single-table `UPDATE t x SET x.a = e` is `UPDATE t AS x SET a = e`: SQLite takes an
+//!   alias only after `AS`, and a column in `SET` unqualified (one qualified by another name is
+//!   MySQL's 1054).
 
 use sqlparser::ast::{
     AssignmentTarget, Delete, FromTable, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart,
@@ -46,6 +49,41 @@ pub(super) fn delete(d: &Delete) -> Result<Option<String>, ServerError> {
         sub.push_str(&format!(" WHERE {w}"));
     }
     Ok(Some(format!("DELETE FROM {table} WHERE rowid IN ({sub})")))
+}
+
+/// A single-table `UPDATE` in SQLite's form (see the module docs).
+///
+/// # Errors
+/// 1054 for a column qualified by another table's name, as MySQL's.
+pub(super) fn single_update(u: &mut Update) -> Result<(), ServerError> {
+    let TableFactor::Table { alias, .. } = &mut u.table.relation else {
+        return Ok(());
+    };
+    if let Some(a) = alias {
+        a.explicit = true;
+    }
+    let called = names(&u.table.relation);
+    for a in &mut u.assignments {
+        let AssignmentTarget::ColumnName(n) = &mut a.target else {
+            continue;
+        };
+        let qualifier = n.0.len().checked_sub(2).map(|i| n.0[..=i].to_vec());
+        let ours = qualifier.as_ref().is_some_and(|q| {
+            let q = ObjectName(q.clone());
+            let last = q.0.last().map(part).unwrap_or_default();
+            (called.iter())
+                .any(|c| c.eq_ignore_ascii_case(&last) || c.eq_ignore_ascii_case(&q.to_string()))
+        });
+        match (qualifier, ours) {
+            (Some(_), true) => _ = n.0.drain(..n.0.len() - 1),
+            (Some(_), false) => {
+                let message = format!("Unknown column '{n}' in 'field list'");
+                return Err(ServerError::new(1054, "42S22", message));
+            }
+            (None, _) => {}
+        }
+    }
+    Ok(())
 }
 
 /// The SQLite text of a multi-table `UPDATE`; `None` for a single-table one.
