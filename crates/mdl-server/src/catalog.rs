@@ -390,13 +390,16 @@ pub fn base_next_auto_increment(
     Ok(Some(counter.max(last).saturating_add(1)))
 }
 
-/// A default as SQLite keeps it (`'abc'`, `7`, `NULL`) as MySQL shows it (`abc`, `7`, none).
+/// A default as SQLite keeps it as MySQL shows it: a string without its quotes (`'abc'`,
+/// `abc`; a blob's bytes too), a number or a time keyword as it is (`-7`,
+/// `current_timestamp`), a boolean as its number, none for `NULL`, and any other expression
+/// in parentheses (SQLite keeps `DEFAULT (2 + 3)` as `2 + 3`; MySQL shows `(2 + 3)`, and a
+/// table rebuilt from `SHOW CREATE TABLE`'s text must not take it for the string `'2 + 3'`).
 fn unquote(d: &str) -> Option<String> {
     if d.eq_ignore_ascii_case("NULL") {
         return None;
     }
-    // A string with a NUL, as the rewrite spells it for SQLite (`rewrite/literals.rs`).
-    if let Some(hex) = (d.strip_prefix("CAST(X'")).and_then(|d| d.strip_suffix("' AS TEXT)")) {
+    let hex_text = |hex: &str| {
         let bytes: Option<Vec<u8>> = (0..hex.len())
             .step_by(2)
             .map(|i| {
@@ -404,13 +407,29 @@ fn unquote(d: &str) -> Option<String> {
                     .and_then(|b| u8::from_str_radix(b, 16).ok())
             })
             .collect();
-        if let Some(bytes) = bytes {
-            return Some(String::from_utf8_lossy(&bytes).into_owned());
-        }
+        bytes.map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    // A string with a NUL, as the rewrite spells it for SQLite (`rewrite/literals.rs`), and a
+    // blob.
+    let hex = (d.strip_prefix("CAST(X'")).and_then(|d| d.strip_suffix("' AS TEXT)"));
+    let hex = hex.or_else(|| (d.strip_prefix(['X', 'x'])?.strip_prefix('\'')?).strip_suffix('\''));
+    if let Some(text) = hex.and_then(hex_text) {
+        return Some(text);
     }
-    match d.strip_prefix('\'').and_then(|d| d.strip_suffix('\'')) {
-        Some(inner) => Some(inner.replace("''", "'")),
-        None => Some(d.to_string()),
+    if let Some(inner) = d.strip_prefix('\'').and_then(|d| d.strip_suffix('\'')) {
+        return Some(inner.replace("''", "'"));
+    }
+    let number = d
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+        && d.parse::<f64>().is_ok();
+    let upper = d.to_ascii_uppercase();
+    match upper.as_str() {
+        "TRUE" => Some("1".into()),
+        "FALSE" => Some("0".into()),
+        "CURRENT_TIMESTAMP" | "CURRENT_DATE" | "CURRENT_TIME" => Some(d.to_string()),
+        _ if number || d.starts_with('(') => Some(d.to_string()),
+        _ => Some(format!("({d})")),
     }
 }
 
@@ -587,5 +606,16 @@ mod tests {
         assert_eq!(unquote("'it''s'").as_deref(), Some("it's"));
         assert_eq!(unquote("7").as_deref(), Some("7"));
         assert_eq!(unquote("NULL"), None);
+        assert_eq!(unquote("-1.5e3").as_deref(), Some("-1.5e3"));
+        assert_eq!(unquote("true").as_deref(), Some("1"));
+        assert_eq!(unquote("X'4142'").as_deref(), Some("AB"));
+        assert_eq!(unquote("CAST(X'610062' AS TEXT)").as_deref(), Some("a\0b"));
+        assert_eq!(
+            unquote("current_timestamp").as_deref(),
+            Some("current_timestamp")
+        );
+        // An expression, which SQLite keeps without its parentheses.
+        assert_eq!(unquote("2 + 3").as_deref(), Some("(2 + 3)"));
+        assert_eq!(unquote("uuid()").as_deref(), Some("(uuid())"));
     }
 }

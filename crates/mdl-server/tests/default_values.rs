@@ -1,7 +1,8 @@
 //! `DEFAULT` as a value where SQLite has none, as MySQL reads it: `UPDATE ... SET c = DEFAULT`,
 //! `ON DUPLICATE KEY UPDATE c = DEFAULT`, `DEFAULT` in some rows of an INSERT only, and
 //! `DEFAULT(c)`; text and prepared. And the single-table UPDATE forms SQLite spells otherwise
-//! (an alias without `AS`, qualified columns in `SET`), and INSERT's priority keywords.
+//! (an alias without `AS`, qualified columns in `SET`), and INSERT's priority keywords; an
+//! expression default stays one through a table rebuild.
 
 mod common;
 
@@ -140,4 +141,43 @@ async fn single_table_update_forms_and_insert_priorities() {
         .unwrap()
         .unwrap();
     assert_eq!(n, 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expression_default_stays_an_expression() {
+    let mut c = conn().await;
+    let columns = "id INT PRIMARY KEY, a INT DEFAULT (2 + 3), u VARCHAR(40) DEFAULT (UUID()), \
+                   e VARBINARY(4) DEFAULT x'4142', f TINYINT(1) DEFAULT TRUE, b INT";
+    fresh(&mut c, "dv_expr", columns).await;
+    // A rebuild reads the table's definition back from SHOW CREATE TABLE's text.
+    c.query_drop("ALTER TABLE dv_expr MODIFY b BIGINT")
+        .await
+        .unwrap();
+    let (_, create): (String, String) = c
+        .query_first("SHOW CREATE TABLE dv_expr")
+        .await
+        .unwrap()
+        .unwrap();
+    for line in [
+        "`a` int DEFAULT (2 + 3),",
+        "`e` varbinary(4) DEFAULT 'AB',",
+        "`f` tinyint(1) DEFAULT '1',",
+    ] {
+        assert!(create.contains(line), "{line} in {create}");
+    }
+    c.query_drop("INSERT INTO dv_expr (id) VALUES (1), (2)")
+        .await
+        .unwrap();
+    c.query_drop("UPDATE dv_expr SET a = 0, u = 'x' WHERE id = 2")
+        .await
+        .unwrap();
+    c.query_drop("UPDATE dv_expr SET a = DEFAULT, u = DEFAULT WHERE id = 2")
+        .await
+        .unwrap();
+    let rows: Vec<(i64, i64, i64, String, i64)> = c
+        .query("SELECT id, a, LENGTH(u), e, f FROM dv_expr ORDER BY id")
+        .await
+        .unwrap();
+    let ab = "AB".to_string();
+    assert_eq!(rows, [(1, 5, 36, ab.clone(), 1), (2, 5, 36, ab, 1)]);
 }
