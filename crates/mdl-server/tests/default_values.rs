@@ -68,6 +68,10 @@ async fn default_is_the_column_default_in_updates_and_upserts() {
         .query_drop("UPDATE dv_update SET a = DEFAULT(nosuch)")
         .await;
     assert_eq!(code(r).0, 1054);
+    let r = c
+        .query_drop("INSERT INTO dv_nosuch VALUES (DEFAULT), (1)")
+        .await;
+    assert_eq!(code(r), (1146, "42S02".into()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

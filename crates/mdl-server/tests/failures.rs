@@ -59,6 +59,14 @@ async fn create_table_of_a_table_in_use_fails_at_once() {
     );
     trx.query_drop("COMMIT").await.unwrap();
     c.query_drop("DROP TABLE fl_t").await.unwrap();
+    // A table of no column (`mysql_prepare_create_table`), as SQLite cannot write one.
+    for sql in ["CREATE TABLE fl_empty", "CREATE TEMPORARY TABLE fl_empty"] {
+        assert_eq!(
+            code(c.query_drop(sql).await),
+            (1113, "42000".into()),
+            "{sql}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

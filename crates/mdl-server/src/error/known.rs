@@ -14,7 +14,7 @@ const fn e(number: u32, name: &'static str, sql_state: &'static str) -> KnownErr
 }
 
 /// The list, by number.
-pub(crate) static KNOWN_ERRORS: [KnownError; 111] = [
+pub(crate) static KNOWN_ERRORS: [KnownError; 112] = [
     e(1007, "ER_DB_CREATE_EXISTS", "HY000"),
     e(1008, "ER_DB_DROP_EXISTS", "HY000"),
     e(1044, "ER_DBACCESS_DENIED_ERROR", "42000"),
@@ -42,6 +42,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 111] = [
     e(1103, "ER_WRONG_TABLE_NAME", "42000"),
     e(1105, "ER_UNKNOWN_ERROR", "HY000"),
     e(1109, "ER_UNKNOWN_TABLE", "42S02"),
+    e(1113, "ER_TABLE_MUST_HAVE_COLUMNS", "42000"),
     e(1115, "ER_UNKNOWN_CHARACTER_SET", "42000"),
     e(1136, "ER_WRONG_VALUE_COUNT_ON_ROW", "21S01"),
     e(1137, "ER_CANT_REOPEN_TABLE", "HY000"),

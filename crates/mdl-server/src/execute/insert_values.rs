@@ -133,7 +133,8 @@ fn resolve(
     let counts_zero = !mode.no_auto_value_on_zero;
     let cols = catalog::columns(db, schema, table)?;
     if cols.is_empty() {
-        return Ok(None);
+        // No such table: its `DEFAULT`s would reach the engine as SQLite cannot read them.
+        return Err(ServerError::no_such_table(schema, table));
     }
     let mut ins = ins.clone();
     let tables = [(table.to_string(), cols)];

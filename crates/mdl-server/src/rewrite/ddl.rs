@@ -139,6 +139,14 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
         // locks (`execute/create_from.rs`).
         return Ok(Vec::new());
     }
+    if c.columns.is_empty() {
+        // `mysql_prepare_create_table`, `sql/sql_table.cc`.
+        return Err(ServerError::new(
+            1113,
+            "42000",
+            "A table must have at least 1 column",
+        ));
+    }
     let (schema, table) = split(&c.name);
     let name = format!("{}.{}", q_ident(&schema), q_ident(&table));
     let ine = if c.if_not_exists {
