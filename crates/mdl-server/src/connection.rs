@@ -47,6 +47,7 @@ use crate::memo::Memo;
 use crate::processlist::ConnInfo;
 use crate::server::Shared;
 use crate::session_values::SessionValues;
+use crate::statement_event::Origin;
 use crate::status::Com;
 use crate::wire::{marked, write_result, write_warned, Output};
 
@@ -55,7 +56,6 @@ use crate::wire::{marked, write_result, write_warned, Output};
 pub(crate) struct Prepared {
     pub text: Arc<str>,
     pub parsed: Arc<Parsed>,
-    pub digest: pfs::DigestRef,
     /// Its plan and rewrite, kept between executions.
     pub memo: Memo,
     /// How many of its `?` are user-level lock calls' arguments (`lock_params.rs`).
@@ -65,19 +65,14 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    /// `parsed`, from `text`, kept to be executed; prepared in `schema`; `row` its row.
-    pub fn new(
-        text: &str,
-        parsed: Parsed,
-        schema: Option<&str>,
-        row: pfs::PreparedStatement,
-    ) -> Prepared {
+    /// `parsed`, from `text`, kept to be executed; `row` its row. It keeps no digest: an
+    /// execution's event has none of its text (`statement_event.rs`).
+    pub fn new(text: &str, parsed: Parsed, row: pfs::PreparedStatement) -> Prepared {
         Prepared {
             row,
             text: text.into(),
             lock_params: crate::lock_params::count(&parsed),
             parsed: Arc::new(parsed),
-            digest: crate::statement_event::digest_in(schema, text),
             memo: Memo::default(),
         }
     }
@@ -245,7 +240,7 @@ impl Connection {
         text: Arc<str>,
         parsed: Result<Arc<Parsed>, ServerError>,
         params: Vec<Value>,
-        digest: Option<pfs::DigestRef>,
+        origin: Origin,
         prepared: Option<u32>,
     ) -> Result<Result<Output, ServerError>, Ended> {
         if self
@@ -269,7 +264,7 @@ impl Connection {
                 guarded(
                     info,
                     watch,
-                    run_one(self, p, params, text, digest, prepared),
+                    run_one(self, p, params, text, origin, prepared),
                 )
                 .await
             }
@@ -302,7 +297,7 @@ impl Connection {
         }
         if let Some(cmd) = crate::sql_prepare::recognize(query) {
             return match cmd {
-                Ok(cmd) => self.sql_prepare(cmd).await,
+                Ok(cmd) => self.sql_prepare(cmd, query).await,
                 Err(e) => Ok(Err(e)),
             };
         }
@@ -346,8 +341,15 @@ impl Connection {
             None => parse_one(query),
         }
         .map(Arc::new);
-        self.statement("Query", query.into(), parsed, Vec::new(), None, None)
-            .await
+        self.statement(
+            "Query",
+            query.into(),
+            parsed,
+            Vec::new(),
+            Origin::Text,
+            None,
+        )
+        .await
     }
 
     /// A multi-statement query (`parts`, more than one): the statements run in order until
@@ -383,10 +385,10 @@ async fn run_one(
     p: Arc<Parsed>,
     params: Vec<Value>,
     text: Arc<str>,
-    digest: Option<pfs::DigestRef>,
+    origin: Origin,
     prepared: Option<u32>,
 ) -> Result<Output, ServerError> {
-    conn.run(&p, &params, &text, digest, prepared).await
+    conn.run(&p, &params, &text, &origin, prepared).await
 }
 
 /// Runs `fut` (a statement) unless the statement is killed or the client leaves first.
@@ -563,7 +565,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         };
         let id = self.next_statement_id();
         let row = crate::statement_event::prepared_row(&self.thread, None, id, query, started);
-        let prepared = Prepared::new(query, parsed, self.schema(), row);
+        let prepared = Prepared::new(query, parsed, row);
         let params = params + prepared.lock_params;
         let params: Vec<Column> = (0..params).map(|_| var_string("?")).collect();
         let columns: Vec<Column> = columns.iter().map(|c| var_string(c)).collect();
@@ -599,11 +601,17 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
                 return write_result(results, Err(e)).await;
             }
         };
-        let digest = p.digest;
         self.executing = p.row.executions();
         let (text, parsed, values, memo) = p.execution(id, values);
         match self
-            .statement("Execute", text, Ok(parsed), values, Some(digest), memo)
+            .statement(
+                "Execute",
+                text,
+                Ok(parsed),
+                values,
+                Origin::StmtExecute,
+                memo,
+            )
             .await
         {
             // Not an `async fn` of its own: one more future to move costs the point select

@@ -33,10 +33,11 @@
 //! (`diagnostics.rs`).
 //!
 //! Each statement is a `pfs` statement event of MySQL's class (`statement/sql/select`, ...)
-//! with its digest (`statement_event.rs`), as MySQL's default `performance_schema` records,
-//! on the connection's session thread from its start to its end, its waits nested in it, its
-//! `WARNINGS` the notes and warnings it raised; and the session's transaction events
-//! (`trx_event.rs`).
+//! with its digest (a prepared statement's execution is `statement/com/Execute` or
+//! `statement/sql/execute_sql`: `statement_event.rs`), as MySQL's default
+//! `performance_schema` records, on the connection's session thread from its start to its
+//! end, its waits nested in it, its `WARNINGS` the notes and warnings it raised; and the
+//! session's transaction events (`trx_event.rs`).
 
 use std::sync::Arc;
 
@@ -68,6 +69,7 @@ use crate::connection::Connection;
 use crate::error::ServerError;
 use crate::pfs_views::{self, Sources};
 use crate::rewrite::{rewrite, Env, Rewritten};
+use crate::statement_event::{self, Origin};
 use crate::status::Com;
 use crate::wire::Output;
 
@@ -136,14 +138,14 @@ impl Connection {
         f(&mut self.db, &src)
     }
 
-    /// Runs one statement (see the module docs); `prepared` names the prepared statement it
-    /// executes, whose plan and rewrite are kept between executions (`memo.rs`).
+    /// Runs one statement (see the module docs), from `origin`; `prepared` names the prepared
+    /// statement it executes, whose plan and rewrite are kept between executions (`memo.rs`).
     pub(crate) async fn run(
         &mut self,
         p: &Parsed,
         params: &[Value],
         text: &Arc<str>,
-        digest: Option<pfs::DigestRef>,
+        origin: &Origin,
         prepared: Option<u32>,
     ) -> Result<Output, ServerError> {
         // MySQL's `THD::query_start`: what `NOW()` reads, before any lock wait.
@@ -161,12 +163,16 @@ impl Connection {
         if let Some(c) = com {
             self.info.status.count(c);
         }
-        let cls = crate::statement_event::class(com);
-        let given = digest;
-        let digest = match (digest, statement) {
-            (Some(d), _) => Some(d),
-            (None, Some(_)) if cls.enabled() => Some(crate::statement_event::digest_of(
-                text,
+        // Its class, and the text its digest and `SQL_TEXT` are made of (`statement_event.rs`):
+        // a `COM_STMT_EXECUTE` has neither.
+        let (cls, shown) = match origin {
+            Origin::Text => (statement_event::class(com), Some(text)),
+            Origin::StmtExecute => (statement_event::stmt_execute_class(), None),
+            Origin::ExecuteSql(t) => (statement_event::class(Some(Com::ExecuteSql)), Some(t)),
+        };
+        let digest = match shown {
+            Some(t) if statement.is_some() && cls.enabled() => Some(statement_event::digest_of(
+                t,
                 self.session.state().current_schema.as_deref(),
             )),
             _ => None,
@@ -179,8 +185,8 @@ impl Connection {
         event.set_prepared(std::mem::take(&mut self.executing));
         // SQLite's counters are read for a recorded statement only (`statement_event/engine.rs`).
         self.db.status.watch(event.is_active(), com);
-        if given.is_none() {
-            event.set_sql_text(text); // a prepared statement's is its digest's
+        if let Some(t) = shown {
+            event.set_sql_text(t);
         }
         let kind = plan.as_ref().ok().map(|p| p.kind);
         let trx = crate::trx_event::Statement::of(plan.as_deref().ok());

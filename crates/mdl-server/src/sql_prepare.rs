@@ -7,6 +7,9 @@
 //! name again replaces its statement. `sqlparser` reads MySQL's `PREPARE ... FROM` as nothing
 //! it knows, hence the text, split by its tokenizer.
 //!
+//! An `EXECUTE`'s statement event is `statement/sql/execute_sql`, with the `EXECUTE`'s text
+//! and digest, as MySQL's (`statement_event.rs`).
+//!
 //! Errors as MySQL's: an unknown name is 1243, a count of variables other than the statement's
 //! `?` is 1210, and the text's own parse errors are the text's.
 
@@ -15,6 +18,7 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 
 use crate::connection::{Connection, Ended, Prepared};
 use crate::error::ServerError;
+use crate::statement_event::Origin;
 use crate::status::Com;
 use crate::wire::Output;
 
@@ -122,10 +126,12 @@ fn unknown(name: &str, to: &str) -> ServerError {
 }
 
 impl Connection {
-    /// Runs a command of the module (see there); `Err` when the connection ended.
+    /// Runs a command of the module (see there), sent as `query`; `Err` when the connection
+    /// ended.
     pub(crate) async fn sql_prepare(
         &mut self,
         cmd: Command,
+        query: &str,
     ) -> Result<Result<Output, ServerError>, Ended> {
         // MySQL counts these as their own commands; an EXECUTE's statement counts again as
         // its command (`status.rs`).
@@ -140,14 +146,18 @@ impl Connection {
         if !runs {
             self.values.diagnostics.begin(false);
         }
-        let r = self.sql_command(cmd).await;
+        let r = self.sql_command(cmd, query).await;
         if let (Ok(Err(e)), false) = (&r, runs) {
             self.values.diagnostics.error(e);
         }
         r
     }
 
-    async fn sql_command(&mut self, cmd: Command) -> Result<Result<Output, ServerError>, Ended> {
+    async fn sql_command(
+        &mut self,
+        cmd: Command,
+        query: &str,
+    ) -> Result<Result<Output, ServerError>, Ended> {
         let failed = |this: &mut Self, e: ServerError| {
             this.values.diagnostics.begin(false);
             this.values.diagnostics.error(&e);
@@ -176,10 +186,11 @@ impl Connection {
                 let Some(p) = self.prepared.get(&id) else {
                     return failed(self, unknown(&name, "EXECUTE"));
                 };
-                let digest = p.digest;
                 self.executing = p.row.executions();
                 let (text, parsed, values, memo) = p.execution(id, values);
-                self.statement("Query", text, Ok(parsed), values, Some(digest), memo)
+                // The event is the EXECUTE's, with its text and digest (`statement_event.rs`).
+                let origin = Origin::ExecuteSql(query.into());
+                self.statement("Query", text, Ok(parsed), values, origin, memo)
                     .await
             }
             Command::Deallocate { name } => Ok(match self.sql_prepared.remove(&name) {
@@ -203,8 +214,7 @@ impl Connection {
         }
         let id = self.next_statement_id();
         let row = crate::statement_event::prepared_row(&self.thread, Some(&name), id, sql, started);
-        let schema = self.session.state().current_schema.as_deref();
-        let prepared = Prepared::new(sql, parsed, schema, row);
+        let prepared = Prepared::new(sql, parsed, row);
         let count = count + prepared.lock_params;
         self.prepared.insert(id, prepared);
         self.sql_prepared.insert(name, (id, count));

@@ -3,16 +3,13 @@
 //! (`storage/perfschema/table_events_statements.cc`):
 //!
 //! * `SQL_TEXT`: a text query's text as the client sent it, kept (up to 1024 bytes, MySQL's
-//!   default `performance_schema_max_sql_text_length`) at the statement's start; a prepared
-//!   statement's execution shows the text it was prepared from, which is its digest's, so it
-//!   copies nothing.
+//!   default `performance_schema_max_sql_text_length`) at the statement's start; NULL for a
+//!   `COM_STMT_EXECUTE` (see below).
 //! * `CURRENT_SCHEMA`, and the digest summary's `SCHEMA_NAME`: the schema the digest is
-//!   registered in ([`digest_in`]), the session's at the statement's start, or at its
-//!   preparation for a prepared statement (MySQL runs a prepared statement in the schema it
-//!   was prepared in: `Prepared_statement::m_db`). `events_statements_summary_by_digest` is
-//!   keyed by (`SCHEMA_NAME`, `DIGEST`) as MySQL's: one text against two schemas reads
-//!   different tables, and the registration, made per text query anyway (and once per
-//!   prepared statement), costs the statement nothing more.
+//!   registered in ([`digest_in`]), the session's at the statement's start.
+//!   `events_statements_summary_by_digest` is keyed by (`SCHEMA_NAME`, `DIGEST`) as MySQL's:
+//!   one text against two schemas reads different tables, and the registration, made per
+//!   text query anyway, costs the statement nothing more.
 //! * At the statement's end ([`outcome`]): `ROWS_SENT` (a result set's rows), `ROWS_AFFECTED`
 //!   (an OK packet's affected rows), and for a failed statement `ERRORS` = 1, `MYSQL_ERRNO`,
 //!   `RETURNED_SQLSTATE`, `MESSAGE_TEXT`. `WARNINGS` is 0: the server raises no warnings
@@ -27,6 +24,42 @@
 //!
 //! A statement ended by a kill or a client that left mid-statement has its future dropped:
 //! its event ends without these end columns (0 and NULL).
+//!
+//! # An execution of a prepared statement ([`Origin`])
+//!
+//! MySQL 8.0 gives a statement event a digest only from a parse made under that event:
+//! `parse_sql` hands the tokens to it (`MYSQL_DIGEST_START` / `MYSQL_DIGEST_END`,
+//! `sql/sql_parse.cc`, into `PSI_statement_locker_state::m_digest`), and `end_statement`
+//! counts the event in `events_statements_summary_by_digest` only when it has one
+//! (`pfs_end_statement_v1`: `find_or_create_digest` when `state->m_digest` is set,
+//! `storage/perfschema/pfs.cc`). A prepared statement keeps no digest: its parse at
+//! preparation sets the statement's locker and digest aside (`Prepared_statement::prepare`,
+//! `sql/sql_prepare.cc`: `thd->m_statement_psi = nullptr`, a local `sql_digest_state`, the
+//! parent's restored after), and an execution parses nothing. So:
+//!
+//! * `COM_STMT_EXECUTE` (the binary protocol, sysbench's default): `dispatch_command` refines
+//!   the command's event to `statement/com/Execute` (`MYSQL_REFINE_STATEMENT(...,
+//!   com_statement_info[command].m_key)`), a class nothing refines further
+//!   (`pfs_refine_statement_v1` refines mutable classes only, and `mysqld_stmt_execute` →
+//!   `Prepared_statement::execute_loop` → `execute` → `mysql_execute_command` refines
+//!   nothing); no text is set on it (`MYSQL_SET_STATEMENT_TEXT` is the text query's, in
+//!   `dispatch_command` / `dispatch_sql_command`; the prepared text goes to
+//!   `prepared_statements_instances` with `MYSQL_SET_PS_TEXT`). `EVENT_NAME`
+//!   `statement/com/Execute`; `SQL_TEXT`, `DIGEST`, `DIGEST_TEXT` NULL; no digest row.
+//! * SQL `EXECUTE s USING @a`: a text query, parsed with its digest and refined to
+//!   `statement/sql/execute_sql`; `mysql_sql_stmt_execute` runs the prepared statement under
+//!   that event, which it binds to the statement's row (`MYSQL_EXECUTE_PS`), and no event of
+//!   the executed statement's class is made (`mysql-test/suite/perfschema/r/
+//!   prepared_statements.result`: `statement/sql/execute_sql`, `EXECUTE st1 USING @a, @b`).
+//!   `SQL_TEXT` the `EXECUTE` as sent; `DIGEST_TEXT` its digest, ``EXECUTE `s` USING @?``,
+//!   counted in that row of the session's schema.
+//!
+//! The same query run as a text query and prepared thus counts in its digest row for its text
+//! runs only, as in MySQL; the prepared statement's own row counts every execution
+//! (`pfs_views/prepared.rs`). A `COM_STMT_EXECUTE` costs no digest statistics (its class's
+//! cell takes them) and no text copy; an SQL `EXECUTE` its text's digest, as any text query.
+//! One difference: MySQL's `statement/com/Execute` event has the session's `CURRENT_SCHEMA`;
+//! here the schema comes with a digest, so it is NULL.
 
 mod digest;
 pub(crate) use digest::digest_text;
@@ -34,7 +67,7 @@ pub(crate) use digest::digest_text;
 pub(crate) mod engine;
 pub(crate) mod plan_scans;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::error::ServerError;
 use crate::status::Com;
@@ -57,6 +90,17 @@ pub(crate) fn prepared_row(
     thread.prepared_statement(class, id.into(), name, text, started.elapsed())
 }
 
+/// Where a statement came from, which makes its event (see the module docs).
+#[derive(Debug, Clone)]
+pub(crate) enum Origin {
+    /// A text query: its command's class, its text and digest.
+    Text,
+    /// `COM_STMT_EXECUTE`: `statement/com/Execute`, no text, no digest.
+    StmtExecute,
+    /// SQL `EXECUTE` (its text): `statement/sql/execute_sql`, the `EXECUTE`'s text and digest.
+    ExecuteSql(Arc<str>),
+}
+
 /// The digest of `text` in `schema` (see the module docs).
 pub(crate) fn digest_in(schema: Option<&str>, text: &str) -> pfs::DigestRef {
     pfs::register_digest_in(schema, text)
@@ -75,16 +119,25 @@ pub(crate) fn outcome(out: &Result<Output, ServerError>) -> pfs::StatementOutcom
 /// server does not tell apart, is `statement/sql/other`. Every class is registered at the
 /// first statement, as MySQL registers its classes at start (`setup_instruments` lists them).
 pub(crate) fn class(c: Option<Com>) -> pfs::ClassRef {
+    classes()[c.map_or(Com::ALL.len(), |c| c as usize)]
+}
+
+/// `statement/com/Execute`, a `COM_STMT_EXECUTE`'s class (see the module docs).
+pub(crate) fn stmt_execute_class() -> pfs::ClassRef {
+    classes()[Com::ALL.len() + 1]
+}
+
+/// The classes: one per command, `statement/sql/other`, then `statement/com/Execute`.
+fn classes() -> &'static [pfs::ClassRef] {
     static CLASSES: OnceLock<Vec<pfs::ClassRef>> = OnceLock::new();
-    let classes = CLASSES.get_or_init(|| {
-        let named = |name: &str| {
-            pfs::register_class(pfs::ClassKind::Statement, &format!("statement/sql/{name}"))
-        };
+    CLASSES.get_or_init(|| {
+        let register = |name: &str| pfs::register_class(pfs::ClassKind::Statement, name);
+        let named = |name: &str| register(&format!("statement/sql/{name}"));
         let mut v: Vec<pfs::ClassRef> = Com::ALL.iter().map(|c| named(c.name())).collect();
         v.push(named("other"));
+        v.push(register("statement/com/Execute"));
         v
-    });
-    classes[c.map_or(Com::ALL.len(), |c| c as usize)]
+    })
 }
 
 /// The digest of a text query `text` in `schema`: its tokens, literals as `?` (`digest.rs`).

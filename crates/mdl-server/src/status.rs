@@ -217,8 +217,8 @@ impl Com {
     }
 
     /// Whether the command is an SQL statement, which has a `statement/sql/<name>` class; the
-    /// protocol's commands (`stmt_*`) are `statement/com/...` in MySQL, which this server does
-    /// not instrument.
+    /// protocol's commands (`stmt_*`) are `statement/com/...` in MySQL, of which this server
+    /// instruments `COM_STMT_EXECUTE`'s, `statement/com/Execute` (`statement_event.rs`).
     pub fn is_sql(self) -> bool {
         !matches!(self, Com::StmtClose | Com::StmtExecute | Com::StmtPrepare)
     }
