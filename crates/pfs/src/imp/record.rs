@@ -318,9 +318,10 @@ pub(crate) fn end_event(a: &Active) {
 pub(crate) fn end_statement(a: &Active, o: &crate::StatementOutcome<'_>) -> u64 {
     if statement::is_rare(a, o) {
         end_statement_rare(a, o)
-    } else if plain_statement(a.flags) && digest_bound(a) {
+    } else if plain_statement(a.flags) && (a.digest.is_none() || digest_bound(a)) {
+        // A bound digest's cell, or without a digest the class's cells: the same inline end.
         let end = rdtsc();
-        finish_event(a, end, true, 2, End::Common(o), true);
+        finish_event(a, end, true, 2, End::Common(o), a.digest.is_some());
         if a.prepared != 0 {
             executed_common(a, end, o.rows_sent());
         }
