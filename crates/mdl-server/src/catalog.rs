@@ -18,6 +18,10 @@
 //! * `COLUMN_KEY` is MySQL's: `PRI` for a primary key column, `UNI` for the column of a
 //!   one-column unique index, `MUL` for the first column of any other index, in that order.
 //!
+//! * A default `NOW(3)` (`CURRENT_TIMESTAMP(3)` as the rewrite wrote it) is shown as
+//!   `CURRENT_TIMESTAMP(3)`; a `TIMESTAMP` / `DATETIME` column its table's `ON UPDATE` triggers
+//!   mark auto-updates (`on_update.rs`; only a table with such a column reads its triggers).
+//!
 //! SQLite keeps no statistics here: `CARDINALITY` is NULL ("not known", as MySQL allows).
 //!
 //! A table name means the session's temporary table of that name first, as MySQL's
@@ -59,6 +63,9 @@ pub struct Column {
     pub pk: i64,
     /// It is the table's rowid (see the module docs).
     pub auto_increment: bool,
+    /// Its `ON UPDATE` as MySQL shows it (`CURRENT_TIMESTAMP(3)`), if it auto-updates
+    /// (`on_update.rs`).
+    pub on_update: Option<String>,
 }
 
 impl Column {
@@ -101,11 +108,11 @@ impl Column {
     }
 
     /// MySQL's `EXTRA` / `Extra`.
-    pub fn extra(&self) -> &'static str {
+    pub fn extra(&self) -> String {
         if self.auto_increment {
-            "auto_increment"
+            "auto_increment".to_string()
         } else {
-            ""
+            crate::on_update::extra(self.default.as_deref(), self.on_update.as_deref())
         }
     }
 
@@ -294,10 +301,25 @@ pub fn sqlite_columns(
                 default: r.get::<_, Option<String>>(4)?.and_then(|d| unquote(&d)),
                 pk: r.get(5)?,
                 auto_increment: false,
+                on_update: None,
             })
         })
         .map_err(engine_err)?;
     let mut cols: Vec<Column> = rows.collect::<Result<_, _>>().map_err(engine_err)?;
+    drop(st);
+    // Only a `TIMESTAMP` or `DATETIME` column auto-updates: other tables read no triggers.
+    let temporal = |c: &Column| {
+        let t = c.decl_type.to_ascii_lowercase();
+        t.starts_with("datetime") || t.starts_with("timestamp")
+    };
+    if cols.iter().any(temporal) {
+        let marked = crate::on_update::columns(db, schema, table)?;
+        for c in cols.iter_mut().filter(|c| temporal(c)) {
+            if marked.iter().any(|m| m.eq_ignore_ascii_case(&c.name)) {
+                c.on_update = Some(current_timestamp(c.type_args().first().copied()));
+            }
+        }
+    }
     let pks = cols.iter().filter(|c| c.pk > 0).count();
     for c in &mut cols {
         c.auto_increment = pks == 1 && c.pk == 1 && c.decl_type.eq_ignore_ascii_case("INTEGER");
@@ -390,14 +412,36 @@ pub fn base_next_auto_increment(
     Ok(Some(counter.max(last).saturating_add(1)))
 }
 
+/// `CURRENT_TIMESTAMP` of precision `fsp`, as MySQL shows it.
+fn current_timestamp(fsp: Option<i64>) -> String {
+    match fsp {
+        Some(n) if n > 0 => format!("CURRENT_TIMESTAMP({n})"),
+        _ => "CURRENT_TIMESTAMP".to_string(),
+    }
+}
+
 /// A default as SQLite keeps it as MySQL shows it: a string without its quotes (`'abc'`,
 /// `abc`; a blob's bytes too), a number or a time keyword as it is (`-7`,
 /// `current_timestamp`), a boolean as its number, none for `NULL`, and any other expression
 /// in parentheses (SQLite keeps `DEFAULT (2 + 3)` as `2 + 3`; MySQL shows `(2 + 3)`, and a
 /// table rebuilt from `SHOW CREATE TABLE`'s text must not take it for the string `'2 + 3'`).
+///
+/// `NOW(3)`, as the rewrite writes `DEFAULT CURRENT_TIMESTAMP(3)` (`on_update.rs`), is
+/// `CURRENT_TIMESTAMP(3)` as MySQL shows it.
 fn unquote(d: &str) -> Option<String> {
     if d.eq_ignore_ascii_case("NULL") {
         return None;
+    }
+    let now = (d.get(..4)).filter(|p| p.eq_ignore_ascii_case("NOW("));
+    if let Some(fsp) = now.and_then(|_| d[4..].strip_suffix(')')) {
+        match fsp.trim() {
+            "" => return Some(current_timestamp(None)),
+            n => {
+                if let Ok(n) = n.parse::<i64>() {
+                    return Some(current_timestamp(Some(n)));
+                }
+            }
+        }
     }
     let hex_text = |hex: &str| {
         let bytes: Option<Vec<u8>> = (0..hex.len())

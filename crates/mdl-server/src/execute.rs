@@ -485,6 +485,10 @@ impl Connection {
                         ..rw.as_deref().cloned().unwrap_or_default()
                     }))
                 }
+                // The auto-update triggers name every column and the table: written again.
+                Some(s @ (Statement::AlterTable(_) | Statement::RenameTable(_))) => {
+                    crate::on_update::after_ddl(db, s, schema.as_deref(), rw)?
+                }
                 _ => rw,
             };
             let rw = match statement {

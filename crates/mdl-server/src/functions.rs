@@ -4,7 +4,8 @@
 //!
 //! * `clock`: `NOW()` and its kin, `SYSDATE()`, `UNIX_TIMESTAMP`, `FROM_UNIXTIME`, `CONVERT_TZ`
 //!   (offsets and `SYSTEM`), and the
-//!   [`StatementClock`] they read.
+//!   [`StatementClock`] they read; `on_update_marks`: the marks of `ON UPDATE
+//!   CURRENT_TIMESTAMP`'s triggers (`on_update.rs`).
 //! * `temporal`: MySQL's DATE, DATETIME and TIME values, read from arguments as MySQL reads
 //!   strings and numbers in a date or time context; `calendar`: day numbers and weeks.
 //! * `parts`: `YEAR` ... `MICROSECOND`, `WEEK`, `EXTRACT`, `TO_DAYS`, `DATEDIFF`, `TIMEDIFF`,
@@ -94,6 +95,7 @@ mod json_text;
 mod math;
 mod number_text;
 mod numeric;
+mod on_update_marks;
 mod parts;
 mod pfs_format;
 mod regexp;
@@ -125,6 +127,7 @@ pub use json_marks::{BOOLEAN as JSON_BOOLEAN_MARK, OF_COLUMN as JSON_COLUMN_MARK
 pub use json_more::{column_text as json_column_text, COLUMN_CHECK as JSON_COLUMN_CHECK};
 pub(crate) use number_text::{real_text, round_decimal, Mode as RoundMode};
 pub use number_text::{MYSQL_DECIMAL, MYSQL_TEXT};
+pub use on_update_marks::{ON_UPDATE_MARK, ON_UPDATE_MARKED};
 pub(crate) use sys_schema::FORMAT_STATEMENT;
 pub use type_of::MYSQL_TYPE_OF;
 
@@ -253,6 +256,7 @@ pub fn register(
     json_agg::register(db)?;
     json_marks::register(db)?;
     clock::register(db, clock)?;
+    on_update_marks::register(db, clock)?;
     parts::register(db, clock)?;
     interval::register(db, clock)?;
     format::register(db, clock)?;

@@ -474,7 +474,7 @@ fn columns_rows(
             name(f.charset.then_some(COLLATION)),
             text(&c.column_type()),
             text(catalog::column_key(c, parts)),
-            text(c.extra()),
+            text(&c.extra()),
             text("select,insert,update,references"),
             text(""),
             text(""),

@@ -91,6 +91,7 @@ mod functions;
 mod info_schema;
 mod lock_params;
 mod memo;
+mod on_update;
 mod pfs_views;
 mod processlist;
 mod published;

@@ -30,7 +30,7 @@ pub(crate) fn columns(
                 Cell::Text(c.nullable().into()),
                 Cell::Text(catalog::column_key(c, &parts).into()),
                 c.default.clone().map_or(Cell::Null, Cell::Text),
-                Cell::Text(c.extra().into()),
+                Cell::Text(c.extra()),
             ]
         })
         .collect();
@@ -280,6 +280,9 @@ fn create_table(
                 None if c.nullable() == "YES" => l.push_str(" DEFAULT NULL"),
                 None => {}
             }
+            if let Some(u) = &c.on_update {
+                l.push_str(&format!(" ON UPDATE {u}"));
+            }
             if c.auto_increment {
                 l.push_str(" AUTO_INCREMENT");
             }
@@ -340,6 +343,7 @@ mod tests {
             default: default.map(str::to_string),
             pk,
             auto_increment: pk == 1 && ty == "INTEGER",
+            on_update: None,
         }
     }
 

@@ -214,3 +214,62 @@ async fn a_dump_with_foreign_keys_restores_them() {
         .await
         .unwrap();
 }
+
+/// A table whose columns MySQL fills and stamps (`DEFAULT CURRENT_TIMESTAMP(3)`, `ON UPDATE
+/// CURRENT_TIMESTAMP(6)`): the dump's `CREATE TABLE` loads with the same definition, the rows
+/// keep their stamps, and the restored table goes on stamping its updated rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dump_of_auto_updated_columns_restores_them() {
+    let Some([dump_tool, client]) = tools_or_skip(
+        "a_dump_of_auto_updated_columns_restores_them",
+        [&["mariadb-dump", "mysqldump"], &["mariadb", "mysql"]],
+    ) else {
+        return;
+    };
+    let addr = server();
+    let mut c = conn().await;
+    c.query_drop(
+        "CREATE DATABASE dumped_t; CREATE DATABASE restored_t; \
+         CREATE TABLE dumped_t.stamped (id INT PRIMARY KEY, v INT, \
+           made DATETIME(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), \
+           touched TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6)); \
+         INSERT INTO dumped_t.stamped (id, v) VALUES (1, 1), (2, 2); \
+         UPDATE dumped_t.stamped SET touched = '2000-01-01 00:00:00'",
+    )
+    .await
+    .unwrap();
+    let args = |schema: &str| schema_args(addr, schema);
+    let dump = tokio::task::block_in_place(|| run(&dump_tool, &args("dumped_t"), None));
+    assert!(
+        dump.contains(
+            "`touched` timestamp(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6)"
+        ),
+        "{dump}"
+    );
+    restore(&client, addr, "restored_t", &dump).await;
+    let (before, after) = (
+        contents(&mut c, "dumped_t").await,
+        contents(&mut c, "restored_t").await,
+    );
+    assert_eq!(before[0].1, after[0].1);
+    let rows = |r: &[Row]| -> Vec<Vec<mysql_async::Value>> {
+        r.iter().map(|r| r.clone().unwrap()).collect()
+    };
+    assert_eq!(rows(&before[0].2), rows(&after[0].2));
+    let again = tokio::task::block_in_place(|| run(&dump_tool, &args("restored_t"), None));
+    assert_eq!(stable(&dump), stable(&again));
+    c.query_drop("UPDATE restored_t.stamped SET v = 5 WHERE id = 1")
+        .await
+        .unwrap();
+    let touched: Vec<String> = c
+        .query("SELECT CAST(touched AS CHAR) FROM restored_t.stamped ORDER BY id")
+        .await
+        .unwrap();
+    assert!(
+        touched[0].as_str() > "2020" && touched[1].starts_with("2000-01-01"),
+        "{touched:?}"
+    );
+    c.query_drop("DROP DATABASE dumped_t; DROP DATABASE restored_t")
+        .await
+        .unwrap();
+}

@@ -14,7 +14,7 @@ const fn e(number: u32, name: &'static str, sql_state: &'static str) -> KnownErr
 }
 
 /// The list, by number.
-pub(crate) static KNOWN_ERRORS: [KnownError; 112] = [
+pub(crate) static KNOWN_ERRORS: [KnownError; 114] = [
     e(1007, "ER_DB_CREATE_EXISTS", "HY000"),
     e(1008, "ER_DB_DROP_EXISTS", "HY000"),
     e(1044, "ER_DBACCESS_DENIED_ERROR", "42000"),
@@ -31,6 +31,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 112] = [
     e(1062, "ER_DUP_ENTRY", "23000"),
     e(1064, "ER_PARSE_ERROR", "42000"),
     e(1065, "ER_EMPTY_QUERY", "42000"),
+    e(1067, "ER_INVALID_DEFAULT", "42000"),
     e(1068, "ER_MULTIPLE_PRI_KEY", "42000"),
     e(1072, "ER_KEY_COLUMN_DOES_NOT_EXITS", "42000"),
     e(1091, "ER_CANT_DROP_FIELD_OR_KEY", "42000"),
@@ -72,6 +73,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 112] = [
     e(1286, "ER_UNKNOWN_STORAGE_ENGINE", "42000"),
     e(1288, "ER_NON_UPDATABLE_TABLE", "HY000"),
     e(1290, "ER_OPTION_PREVENTS_STATEMENT", "HY000"),
+    e(1294, "ER_INVALID_ON_UPDATE", "HY000"),
     e(1295, "ER_UNSUPPORTED_PS", "HY000"),
     e(1298, "ER_UNKNOWN_TIME_ZONE", "HY000"),
     e(1305, "ER_SP_DOES_NOT_EXIST", "42000"),

@@ -239,6 +239,7 @@ mod tests {
             default: default.map(str::to_string),
             pk: 0,
             auto_increment: false,
+            on_update: None,
         }
     }
 

@@ -397,6 +397,7 @@ mod tests {
             default: None,
             pk: i64::from(auto_increment),
             auto_increment,
+            on_update: None,
         };
         vec![col("id", 1, true), col("v", 2, false), col("w", 3, false)]
     }

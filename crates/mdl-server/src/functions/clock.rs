@@ -32,6 +32,9 @@ const MAX_UNIX: i64 = 32_536_771_199;
 pub struct StatementClock {
     micros: AtomicI64,
     offset: AtomicI64,
+    /// Counts the statements started, which tells one statement's marks from another's
+    /// (`on_update_marks.rs`).
+    statements: std::sync::atomic::AtomicU64,
 }
 
 impl StatementClock {
@@ -40,6 +43,7 @@ impl StatementClock {
         StatementClock {
             micros: AtomicI64::new(now_micros()),
             offset: AtomicI64::new(0),
+            statements: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -48,6 +52,12 @@ impl StatementClock {
     pub fn start(&self, offset: i64) {
         self.micros.store(now_micros(), Ordering::Relaxed);
         self.offset.store(offset, Ordering::Relaxed);
+        self.statements.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The running statement's number: another for each [`StatementClock::start`].
+    pub(super) fn statement(&self) -> u64 {
+        self.statements.load(Ordering::Relaxed)
     }
 
     /// The statement's start in the session's time zone: seconds and microseconds since the

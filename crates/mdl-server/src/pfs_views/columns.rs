@@ -514,6 +514,7 @@ pub(crate) fn catalog(defs: &[Def]) -> Vec<Column> {
                 default: default.map(str::to_string),
                 pk: 0,
                 auto_increment: false,
+                on_update: None,
             }
         })
         .collect()

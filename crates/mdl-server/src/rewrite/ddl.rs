@@ -23,6 +23,11 @@
 //! refused, as MySQL's strict mode refuses it (1265). Differs: `SHOW CREATE TABLE` says `text`,
 //! an `ENUM` sorts by its text (MySQL: by the value's position), and a `SET`'s values are not
 //! checked. A `JSON` column's values are kept JSON by a check too (`json.rs`).
+//!
+//! A default that is a call is written in parentheses, as SQLite takes it (`DEFAULT
+//! CURRENT_TIMESTAMP(3)` is `DEFAULT (NOW(3))`); `ON UPDATE CURRENT_TIMESTAMP` is kept by
+//! triggers written after the table (`on_update.rs`, which also has MySQL's checks of both), and
+//! an `ADD COLUMN` with either rebuilds the table (SQLite adds no column with such a default).
 
 use sqlparser::ast::{
     AlterTable, AlterTableOperation, ColumnDef, ColumnOption, CreateIndex, CreateTable, DataType,
@@ -155,6 +160,9 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
         ""
     };
     let counted = counted_column(c);
+    for col in &c.columns {
+        crate::on_update::check(col)?;
+    }
     let mut defs: Vec<String> = (c.columns.iter())
         .map(|col| {
             column_def(
@@ -245,6 +253,8 @@ pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> 
     }
     let mut out = vec![format!("CREATE TABLE {ine}{name} ({})", defs.join(", "))];
     out.extend(after);
+    // `ON UPDATE CURRENT_TIMESTAMP`'s triggers (`on_update.rs`).
+    out.extend(crate::on_update::of_definition(&schema, &table, &c.columns));
     // `AUTO_INCREMENT = N`: the counter starts at N (SQLite's is the last value given).
     if let (Some(_), Some(n)) = (counted, start_value(c)) {
         let seq = format!("{}.sqlite_sequence", q_ident(&schema));
@@ -376,10 +386,13 @@ fn column_def(table: &str, col: &ColumnDef, counted: bool) -> String {
     d.extend(check);
     for o in &col.options {
         match &o.option {
-            ColumnOption::Null
-            | ColumnOption::NotNull
-            | ColumnOption::Default(_)
-            | ColumnOption::Check(_) => d.push_str(&format!(" {}", o.option)),
+            ColumnOption::Null | ColumnOption::NotNull | ColumnOption::Check(_) => {
+                d.push_str(&format!(" {}", o.option))
+            }
+            // A call in parentheses, as SQLite takes it (`on_update.rs`).
+            ColumnOption::Default(e) => {
+                d.push_str(&format!(" DEFAULT {}", crate::on_update::default_sql(e)))
+            }
             ColumnOption::PrimaryKey(_) | ColumnOption::Unique(_) if counted => {}
             ColumnOption::PrimaryKey(_) => d.push_str(" PRIMARY KEY"),
             ColumnOption::Unique(_) => d.push_str(" UNIQUE"),
@@ -405,9 +418,20 @@ pub fn needs_rebuild(a: &AlterTable) -> bool {
         | Op::ChangeColumn { .. }
         | Op::AlterColumn { .. }
         | Op::DropPrimaryKey { .. } => true,
+        // SQLite adds no column whose default is a call (`CURRENT_TIMESTAMP`), and one
+        // auto-updated has triggers made with the table (`on_update.rs`).
         Op::AddColumn {
-            column_position, ..
-        } => column_position.is_some(),
+            column_position,
+            column_def,
+            ..
+        } => {
+            column_position.is_some()
+                || column_def.options.iter().any(|o| match &o.option {
+                    ColumnOption::Default(e) => matches!(e, sqlparser::ast::Expr::Function(_)),
+                    ColumnOption::OnUpdate(_) => true,
+                    _ => false,
+                })
+        }
         Op::AddConstraint { constraint, .. } => {
             matches!(
                 constraint,
@@ -442,10 +466,13 @@ pub(super) fn alter_table(a: &AlterTable) -> Result<Vec<String>, ServerError> {
                 column_def: c,
                 column_position: None,
                 ..
-            } => out.push(format!(
-                "ALTER TABLE {target} ADD COLUMN {}",
-                column_def(shown(&schema, &table), c, false)
-            )),
+            } => {
+                crate::on_update::check(c)?;
+                out.push(format!(
+                    "ALTER TABLE {target} ADD COLUMN {}",
+                    column_def(shown(&schema, &table), c, false)
+                ))
+            }
             Op::AddColumn { .. } => return refuse("ADD COLUMN ... FIRST | AFTER"),
             Op::DropColumn {
                 column_names,
