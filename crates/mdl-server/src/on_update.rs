@@ -43,9 +43,11 @@
 //! of a column that is not `TIMESTAMP` / `DATETIME`, or whose precision is not the column's,
 //! is 1067 (`ER_INVALID_DEFAULT`); such an `ON UPDATE` is 1294 (`ER_INVALID_ON_UPDATE`).
 //!
-//! Differs: with two auto-updated columns, an UPDATE that assigns only one of them leaves the
-//! other (MySQL updates it: the row changed); the trigger fires on the other columns only, so
-//! that its own UPDATE does not fire it again.
+//! With two auto-updated columns or more, each also has an `AFTER UPDATE OF c` trigger that,
+//! when `c` changed (an UPDATE that assigns only `c` changes the row too), sets the others as
+//! above; their UPDATEs fire these again (`recursive_triggers`), which find the columns the
+//! UPDATE before set marked (its own `BEFORE UPDATE OF` triggers fired) and stop once nothing
+//! changes.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -178,6 +180,36 @@ pub(crate) fn triggers(
             )
         })
         .collect();
+    let now = |fsp: u64| match fsp {
+        0 => "NOW()".to_string(),
+        n => format!("NOW({n})"),
+    };
+    // `NOW(fsp)` for each auto-updated column but `but` that the statement did not assign.
+    let sets = |but: Option<usize>| -> Vec<String> {
+        (on_update.iter().enumerate())
+            .filter(|(i, _)| Some(*i) != but)
+            .map(|(i, (c, fsp))| {
+                let c = quote(c);
+                format!(
+                    "{c} = CASE WHEN NEW.{c} IS OLD.{c} AND NOT {MARKED}('{id}', {i}, NEW.rowid) \
+                     THEN {} ELSE {c} END",
+                    now(*fsp)
+                )
+            })
+            .collect()
+    };
+    // An auto-updated column the statement changed changes the row too: the others follow.
+    if on_update.len() > 1 {
+        for (i, (c, _)) in on_update.iter().enumerate() {
+            let c = quote(c);
+            out.push(format!(
+                "CREATE TRIGGER {s}.{} AFTER UPDATE OF {c} ON {t} FOR EACH ROW \
+                 WHEN NEW.{c} IS NOT OLD.{c} BEGIN UPDATE {t} SET {} WHERE rowid = NEW.rowid; END",
+                quote(&format!("{id}_u{i}")),
+                sets(Some(i)).join(", ")
+            ));
+        }
+    }
     let others: Vec<String> = (columns.iter())
         .filter(|c| !on_update.iter().any(|(u, _)| u.eq_ignore_ascii_case(c)))
         .map(|c| quote(c))
@@ -188,27 +220,13 @@ pub(crate) fn triggers(
     let changed: Vec<String> = (others.iter())
         .map(|c| format!("NEW.{c} IS NOT OLD.{c}"))
         .collect();
-    let sets: Vec<String> = (on_update.iter().enumerate())
-        .map(|(i, (c, fsp))| {
-            let c = quote(c);
-            let now = if *fsp == 0 {
-                "NOW()".to_string()
-            } else {
-                format!("NOW({fsp})")
-            };
-            format!(
-                "{c} = CASE WHEN NEW.{c} IS OLD.{c} AND NOT {MARKED}('{id}', {i}, NEW.rowid) \
-                 THEN {now} ELSE {c} END"
-            )
-        })
-        .collect();
     out.push(format!(
         "CREATE TRIGGER {s}.{} AFTER UPDATE OF {} ON {t} FOR EACH ROW WHEN {} \
          BEGIN UPDATE {t} SET {} WHERE rowid = NEW.rowid; END",
         quote(&id),
         others.join(", "),
         changed.join(" OR "),
-        sets.join(", ")
+        sets(None).join(", ")
     ));
     out
 }

@@ -1,8 +1,8 @@
 //! `DEFAULT CURRENT_TIMESTAMP[(fsp)]` and `ON UPDATE CURRENT_TIMESTAMP[(fsp)]` over the wire, as
 //! MySQL 8.0 has them: the definitions Prisma and mysqldump write are taken; an auto-updated
 //! column takes the statement's time when another column of the row changes (UPDATE, multi-table
-//! UPDATE, the update of INSERT ... ON DUPLICATE KEY UPDATE), not for a row left as it was, not
-//! when the statement assigns it (even its own value); the affected rows stay MySQL's; every DDL
+//! UPDATE, the update of INSERT ... ON DUPLICATE KEY UPDATE; another auto-updated column too),
+//! not for a row left as it was, not when the statement assigns it (even its own value); the affected rows stay MySQL's; every DDL
 //! keeps the behaviour; SHOW CREATE TABLE, SHOW COLUMNS and `information_schema.COLUMNS` say
 //! what MySQL says; MySQL's 1067 and 1294.
 
@@ -139,6 +139,33 @@ async fn an_update_that_changes_a_row_sets_its_auto_updated_column() {
         .1
         .as_deref()
         .is_some_and(|v| v.starts_with("2011-11-11 11:11:11")));
+
+    // An UPDATE that assigns one auto-updated column only changes the row: the other follows;
+    // one that assigns it its own value changes nothing.
+    run_all(
+        &mut c,
+        &[
+            &reset,
+            "UPDATE ou_1 SET n3 = '2012-12-12 12:12:12' WHERE id = 3",
+        ],
+    )
+    .await;
+    let row = (
+        stamps(&mut c, "ou_1", "n2").await,
+        stamps(&mut c, "ou_1", "n3").await,
+    );
+    assert!(fresh_stamp(&row.0[2].1), "{row:?}");
+    assert!(row.1[2]
+        .1
+        .as_deref()
+        .is_some_and(|v| v.starts_with("2012-12-12 12:12:12")));
+    assert_eq!(row.0[1].1.as_deref(), Some(OLD), "{row:?}");
+    run_all(&mut c, &[&reset, "UPDATE ou_1 SET n3 = n3 WHERE id = 3"]).await;
+    assert_eq!(row_count(&mut c).await, 0);
+    assert_eq!(
+        stamps(&mut c, "ou_1", "n2").await[2].1.as_deref(),
+        Some(OLD)
+    );
 
     // A multi-table UPDATE, and the update of an upsert.
     run_all(
