@@ -59,6 +59,7 @@ mod maintenance;
 mod notes;
 mod rebuild;
 mod result_kinds;
+mod under_locks;
 mod view_ddl;
 mod view_star;
 
@@ -457,85 +458,22 @@ impl Connection {
             };
             let copy =
                 |s: &Statement| rewrite_in(&self.shared, values, stmt.session(), s, &[], None);
-            let rw = match statement {
-                // What the engine holds, read under the locks (`create_from.rs`).
-                Some(Statement::CreateTable(c)) if c.like.is_some() => Some(Arc::new(
-                    create_from::like(db, c, schema.as_deref(), &copy)?,
-                )),
-                Some(Statement::CreateTable(c)) if c.query.is_some() => {
-                    let write = |s: &Statement| {
-                        rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
-                    };
-                    let current = schema.as_deref();
-                    let modifiers = match parsed {
-                        mdl_sql::Statement::Sql { modifiers, .. } => *modifiers,
-                        _ => mdl_sql::Modifiers::default(),
-                    };
-                    let zero = !values.sql_mode.no_auto_value_on_zero;
-                    let rw = (rw.as_deref(), zero, &modifiers);
-                    let made = create_from::select(db, c, current, rw, &write)?;
-                    Some(Arc::new(made))
-                }
-                Some(Statement::AlterTable(a)) if crate::rewrite::needs_rebuild(a) => {
-                    let (schema, table) =
-                        crate::temporary::located_name(db, &a.name, schema.as_deref())?;
-                    let sql = rebuild::rebuild(db, a, &schema, &table, &copy)?;
-                    Some(Arc::new(Rewritten {
-                        sql,
-                        ..rw.as_deref().cloned().unwrap_or_default()
-                    }))
-                }
-                // The auto-update triggers name every column and the table: written again.
-                Some(s @ (Statement::AlterTable(_) | Statement::RenameTable(_))) => {
-                    crate::on_update::after_ddl(db, s, schema.as_deref(), rw)?
-                }
-                _ => rw,
+            let write = |s: &Statement| {
+                rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
             };
-            let rw = match statement {
-                Some(s @ (Statement::Truncate(_) | Statement::AlterTable(_))) => {
-                    let more = counter::statements(db, s, schema.as_deref())?;
-                    match (rw, more.is_empty()) {
-                        (Some(mut rw), false) => {
-                            Arc::make_mut(&mut rw).sql.extend(more);
-                            Some(rw)
-                        }
-                        (rw, _) => rw,
-                    }
-                }
-                Some(s @ Statement::Drop { .. }) if plan.temporary_dropped.is_empty() => {
-                    rw.map(|r| {
-                        let engine = db.engine();
-                        (view_ddl::drop_tables_not_views(engine, s, schema.as_deref(), &r))
-                            .map_or(r, Arc::new)
-                    })
-                }
-                Some(s @ Statement::RenameTable(_)) => rw.map(|r| {
-                    let engine = db.engine();
-                    (view_ddl::rename_views(engine, s, schema.as_deref(), &r)).map_or(r, Arc::new)
-                }),
-                Some(s @ Statement::Insert(_)) => {
-                    let memo = prepared.and_then(|id| self.prepared.get_mut(&id));
-                    let write = |s: &_| {
-                        rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
-                    };
-                    let target = (&mut *db, s, stmt.session().state(), values.sql_mode);
-                    insert_values::rewrite(target, rw, memo.map(|pr| &mut pr.memo), &write)?
-                }
-                Some(s @ Statement::Update(_)) if default_values::mentioned(&p.text) => {
-                    match default_values::update(db, s, schema.as_deref())? {
-                        Some(s) => Some(Arc::new(rewrite_in(
-                            &self.shared,
-                            values,
-                            stmt.session(),
-                            &s,
-                            &locks,
-                            Some(p),
-                        )?)),
-                        None => rw,
-                    }
-                }
-                _ => rw,
+            let at = under_locks::UnderLocks {
+                db: &mut *db,
+                p,
+                statement,
+                schema: schema.as_deref(),
+                plan: &plan,
+                state: stmt.session().state(),
+                sql_mode: values.sql_mode,
+                prepared: (&mut self.prepared, prepared),
+                write: &write,
+                copy: &copy,
             };
+            let rw = under_locks::rewrite(at, rw)?;
             if let Some(d) = rw.as_ref().map(|r| r.sleep).filter(|d| !d.is_zero()) {
                 info.set_state("User sleep");
                 tokio::time::sleep(d).await;
