@@ -58,7 +58,7 @@ pub(crate) struct Prepared {
     pub parsed: Arc<Parsed>,
     /// Its plan and rewrite, kept between executions.
     pub memo: Memo,
-    /// How many of its `?` are user-level lock calls' arguments (`lock_params.rs`).
+    /// How many of its `?` are user-level lock calls' arguments (`lock_args.rs`).
     pub lock_params: usize,
     /// Its row of `prepared_statements_instances`, gone with it (`pfs_views/prepared.rs`).
     pub row: pfs::PreparedStatement,
@@ -71,7 +71,7 @@ impl Prepared {
         Prepared {
             row,
             text: text.into(),
-            lock_params: crate::lock_params::count(&parsed),
+            lock_params: crate::lock_args::count(&parsed),
             parsed: Arc::new(parsed),
             memo: Memo::default(),
         }
@@ -79,7 +79,7 @@ impl Prepared {
 
     /// What an execution of this statement (kept as `id`) with `values` runs: its text, its
     /// statement and values, the `?` of its user-level lock calls bound first
-    /// (`lock_params.rs`), and the id whose kept plan it may use (`None` once bound: the
+    /// (`lock_args.rs`), and the id whose kept plan it may use (`None` once bound: the
     /// copy is planned for this execution alone).
     pub fn execution(
         &self,
@@ -89,7 +89,7 @@ impl Prepared {
         if self.lock_params == 0 {
             return (self.text.clone(), self.parsed.clone(), values, Some(id));
         }
-        let (bound, rest) = crate::lock_params::bind(&self.parsed, &values);
+        let (bound, rest) = crate::lock_args::bind(&self.parsed, &values);
         (self.text.clone(), Arc::new(bound), rest, None)
     }
 }

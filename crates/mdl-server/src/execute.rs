@@ -51,6 +51,7 @@ mod create_from;
 mod default_values;
 mod describe;
 mod engine_step;
+mod evaluate;
 mod fk_ddl;
 mod insert_literals;
 mod insert_select;
@@ -159,6 +160,16 @@ impl Connection {
         let plan = match prepared.and_then(|id| self.prepared.get_mut(&id)) {
             Some(pr) => pr.memo.plan(p, self.session.state()),
             None => self.session.plan(p).map(Arc::new),
+        };
+        // Refused: a user-level lock call's arguments may need the engine first (`lock_args.rs`).
+        let plan = match plan {
+            Err(e) if e.code() == mdl_sql::SqlError::NOT_SUPPORTED_YET => {
+                match crate::lock_args::to_evaluate(p) {
+                    true => self.plan_evaluated(p),
+                    false => Err(e),
+                }
+            }
+            plan => plan,
         };
         let com = Com::of(plan.as_ref().ok().map(|pl| pl.kind), statement, text);
         if let Some(c) = com {
@@ -479,6 +490,10 @@ impl Connection {
                 tokio::time::sleep(d).await;
             }
             let out = match (parsed, alter) {
+                (mdl_sql::Statement::KillExpr { query, id }, _) => {
+                    let kill = (*query, id);
+                    evaluate::kill(&self.shared, values, stmt.session(), db, kill, &locks)
+                }
                 (mdl_sql::Statement::TableMaintenance { op, tables }, _) => {
                     maintenance::run(db, info, *op, tables, schema.as_deref()).await
                 }

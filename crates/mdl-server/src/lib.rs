@@ -29,7 +29,8 @@
 //! * `statement_event`: a statement's `pfs` event: its class, digest and end columns.
 //! * `depth`: how deep a statement may nest (1436 past it), checked before and after parsing.
 //! * `memo`: what a prepared statement keeps between executions (its lock plan and rewrite).
-//! * `lock_params`: `GET_LOCK(?, ...)` and its siblings in a prepared statement.
+//! * `lock_args`: the arguments of `GET_LOCK` and its siblings bound before planning: a
+//!   prepared statement's `?`, and expressions that read no row (`@name`, `CONCAT(...)`).
 //! * `sql_prepare`: `PREPARE`, `EXECUTE`, `DEALLOCATE PREPARE` in SQL.
 //! * `session_values`: what a session's statements read from the session (`LAST_INSERT_ID()`,
 //!   `ROW_COUNT()`, `FOUND_ROWS()`, `@user` variables).
@@ -89,7 +90,7 @@ mod expr_type;
 mod foreign_keys;
 mod functions;
 mod info_schema;
-mod lock_params;
+mod lock_args;
 mod memo;
 mod on_update;
 mod pfs_views;

@@ -99,7 +99,7 @@ use crate::wire::Cell;
 pub use ddl::{needs_rebuild, ENUM_CHECK};
 pub(crate) use insert::of_query as inserts_query_rows;
 pub use json::has_other_checks;
-use literals::cell_expr;
+pub(crate) use literals::cell_expr;
 use user_vars::{select_into_variables, user_var_assignments};
 
 /// What a rewrite needs from the session.

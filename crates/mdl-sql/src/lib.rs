@@ -181,6 +181,7 @@ pub use session::{CommitGuard, Session, StatementGuard};
 pub use split::split;
 pub use tables::is_dual;
 pub use user_lock::{
-    user_lock_key, UserLockCall, UserLockFunction, UserLockValue, MAX_USER_LOCK_TIMEOUT,
+    lock_argument, lock_call_arguments, lock_call_arguments_mut, user_lock_key, LockArgument,
+    UserLockCall, UserLockFunction, UserLockValue, MAX_USER_LOCK_TIMEOUT,
 };
 pub use view_syntax::ViewCheckOption;

@@ -122,6 +122,15 @@ pub enum Statement {
         /// The tables, in statement order.
         tables: Vec<NamedTable>,
     },
+    /// `KILL [CONNECTION | QUERY] expr` whose `expr` is not an unsigned integer literal
+    /// (sqlparser's `KILL` takes only that; `KILL 5` stays sqlparser's `Kill`): MySQL's
+    /// `kill: KILL_SYM kill_option expr` (`sql/sql_yacc.yy`), evaluated by the server.
+    KillExpr {
+        /// `KILL QUERY`: the statement only, not the connection.
+        query: bool,
+        /// The connection id's expression.
+        id: ast::Expr,
+    },
     /// `LOCK INSTANCE FOR BACKUP` (not in sqlparser).
     LockInstanceForBackup,
     /// `UNLOCK INSTANCE` (not in sqlparser).

@@ -452,6 +452,7 @@ pub fn plan(parsed: &Parsed, state: &SessionState) -> Result<Plan, SqlError> {
             ddl::alter_one_table(schema.as_deref(), table, state)?
         }
         Statement::TableMaintenance { op, tables } => maintenance::maintenance(*op, tables, state)?,
+        Statement::KillExpr { id, .. } => control::kill_expr(id)?,
         Statement::LockInstanceForBackup => control::lock_instance(),
         Statement::UnlockInstance => control::unlock_instance(),
     };

@@ -12,6 +12,7 @@
 //! | `ALTER TABLE t ENGINE = x`, `ALTER TABLE t FORCE` (a rebuild) | syntax error | recognized |
 //! | `ALTER TABLE t RENAME INDEX a TO b`, `ALTER TABLE t COMMENT 'x'` and other table options | syntax error | recognized (`alter.rs`) |
 //! | `KILL [QUERY \| CONNECTION] n` | parsed | left to sqlparser |
+//! | `KILL [QUERY \| CONNECTION] expr` (`@id`, `1+1`, `'5'`, ...) | syntax error | recognized, the expression parsed by sqlparser |
 //! | `SHOW [FULL] PROCESSLIST` | parsed | left to sqlparser |
 //! | `FLUSH TABLES [t, ...] WITH READ LOCK`, `FLUSH TABLES [t, ...] [FOR EXPORT]`, `FLUSH PRIVILEGES` ... | parsed | left to sqlparser |
 //! | `ANALYZE TABLE t1, t2` | parsed as Hive's `ANALYZE TABLE`, one table only | recognized (all `ANALYZE [NO_WRITE_TO_BINLOG \| LOCAL] TABLE[S]`) |
@@ -164,6 +165,9 @@ pub(crate) fn recognize(t: &[TokenWithSpan]) -> Option<Result<Statement, Locatio
     }
     if kw(0, "DO") {
         return Some(do_exprs(t).map(Statement::Do));
+    }
+    if kw(0, "KILL") {
+        return kill_expr(t);
     }
     maintenance(t)
 }
@@ -344,6 +348,35 @@ fn lock_tables(t: &[TokenWithSpan], mut i: usize) -> Result<Vec<TableLock>, Loca
     }
 }
 
+/// `KILL [CONNECTION | QUERY] expr` (`sql_yacc.yy`: `kill: KILL_SYM kill_option expr`), unless
+/// `expr` is the unsigned integer sqlparser's `KILL` takes (`None`: left to it).
+fn kill_expr(t: &[TokenWithSpan]) -> Option<Result<Statement, Location>> {
+    let modifier = |w: &str| t.get(1).is_some_and(|x| is_kw(x, w));
+    let (query, from) = match () {
+        _ if modifier("QUERY") => (true, 2),
+        _ if modifier("CONNECTION") => (false, 2),
+        _ => (false, 1),
+    };
+    if let [one] = &t[from.min(t.len())..] {
+        if matches!(&one.token, Token::Number(n, false) if n.parse::<u64>().is_ok()) {
+            return None;
+        }
+    }
+    if t.len() <= from {
+        return Some(Err(at(t, from)));
+    }
+    let mut p = Parser::new(&MySqlDialect {}).with_tokens_with_locations(t[from..].to_vec());
+    let id = match p.parse_expr() {
+        Ok(e) => e,
+        Err(_) => return Some(Err(p.peek_token().span.start)),
+    };
+    let next = p.peek_token();
+    if next.token != Token::EOF {
+        return Some(Err(next.span.start));
+    }
+    Some(Ok(Statement::KillExpr { query, id }))
+}
+
 /// `DO expr, ...`: the expressions parsed by sqlparser as a select list.
 fn do_exprs(t: &[TokenWithSpan]) -> Result<Vec<ast::Expr>, Location> {
     if t.len() < 2 {
@@ -456,6 +489,29 @@ mod tests {
         };
         assert_eq!(e.len(), 2);
         assert_eq!(e[0].to_string(), "GET_LOCK('a', 10)");
+    }
+
+    /// sql_yacc.yy: `kill: KILL_SYM kill_option expr`; an unsigned integer stays sqlparser's.
+    #[test]
+    fn kill_expressions() {
+        for (sql, query, id) in [
+            ("KILL @victim", false, "@victim"),
+            ("KILL QUERY (1 + 1)", true, "(1 + 1)"),
+            ("kill connection '5'", false, "'5'"),
+            ("KILL -1", false, "-1"),
+            ("KILL 2.5", false, "2.5"),
+        ] {
+            let Statement::KillExpr { query: q, id: e } = stmt(sql) else {
+                panic!("{sql}")
+            };
+            assert_eq!((q, e.to_string().as_str()), (query, id), "{sql}");
+        }
+        for sql in ["KILL 5", "KILL QUERY 7", "KILL CONNECTION 9"] {
+            assert!(matches!(stmt(sql), Statement::Sql { .. }), "{sql}");
+        }
+        for sql in ["KILL", "KILL QUERY", "KILL 1 2", "KILL @a @b"] {
+            assert_eq!(parse(sql).unwrap_err().code(), 1064, "{sql}");
+        }
     }
 
     #[test]

@@ -22,10 +22,15 @@
 //!   number of references released (`Item_func_release_all_locks::val_int`).
 //!
 //! Calls are evaluated once each, in the order they appear in the statement's text, after the
-//! statement's table locks (MySQL evaluates expressions after `open_tables`). Their arguments
-//! must be constants (literals or NULL): a call whose arguments depend on rows is refused with
-//! `ER_NOT_SUPPORTED_YET` (1235). A call in a WHERE clause is evaluated once even if MySQL would
-//! evaluate it per row, or not at all.
+//! statement's table locks (MySQL evaluates expressions after `open_tables`). They are planned
+//! from constant arguments (literals or NULL). An argument that reads no row (a `?`, a
+//! `@variable`, `CONCAT('a:', DATABASE())`, arithmetic, ...: [`LockArgument::Evaluated`]) is
+//! evaluated by the caller and bound as a literal in a copy of the statement before it is
+//! planned, as MySQL evaluates it (`Item_func_get_lock::val_int` calls `args[0]->val_str`);
+//! [`lock_argument`] is the one rule that says which. A call whose arguments depend on rows (a
+//! column, a subquery, an aggregate or window function) is refused with
+//! `ER_NOT_SUPPORTED_YET` (1235), and so is one not bound. A call in a WHERE clause is
+//! evaluated once even if MySQL would evaluate it per row, or not at all.
 
 use std::ops::ControlFlow;
 use std::time::Duration;
@@ -122,6 +127,138 @@ pub(crate) fn user_lock_calls<V: Visit>(node: &V) -> Result<Vec<UserLockCall>, S
     let mut find = Find(Vec::new());
     let _ = node.visit(&mut find);
     find.0.into_iter().collect()
+}
+
+/// What an argument of a user-level lock call is to the planner ([`lock_argument`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockArgument {
+    /// A literal or NULL (negated, in parentheses): planned as it is.
+    Constant,
+    /// An expression that reads no row (a `?`, a `@variable`, `@@variable`, a function of
+    /// those, arithmetic, `CAST`, ...): its value must be bound as a literal before planning.
+    Evaluated,
+    /// It depends on rows (a column, a subquery, an aggregate or window function) or holds
+    /// another user-level lock call: refused (1235).
+    RowDependent,
+}
+
+/// The aggregate functions of MySQL 8.0 (`sql/item_sum.h`): a value over rows.
+const AGGREGATES: &[&str] = &[
+    "AVG",
+    "BIT_AND",
+    "BIT_OR",
+    "BIT_XOR",
+    "COUNT",
+    "GROUP_CONCAT",
+    "JSON_ARRAYAGG",
+    "JSON_OBJECTAGG",
+    "MAX",
+    "MIN",
+    "STD",
+    "STDDEV",
+    "STDDEV_POP",
+    "STDDEV_SAMP",
+    "SUM",
+    "VARIANCE",
+    "VAR_POP",
+    "VAR_SAMP",
+];
+
+/// Which kind of argument `e` is (see [`LockArgument`]).
+///
+/// ```
+/// use mdl_sql::{lock_argument, parse, LockArgument, Statement};
+/// let arg = |sql: &str| match parse(sql).unwrap().remove(0).statement {
+///     Statement::Do(mut e) => lock_argument(&e.remove(0)),
+///     _ => unreachable!(),
+/// };
+/// assert_eq!(arg("DO 'a'"), LockArgument::Constant);
+/// assert_eq!(arg("DO CONCAT('m:', @n)"), LockArgument::Evaluated);
+/// assert_eq!(arg("DO (SELECT 1)"), LockArgument::RowDependent);
+/// ```
+pub fn lock_argument(e: &Expr) -> LockArgument {
+    struct Rows(bool);
+    impl Visitor for Rows {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &sqlparser::ast::Query) -> ControlFlow<()> {
+            self.0 = true;
+            ControlFlow::Break(())
+        }
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            let rows = match e {
+                // `@x` and `@@x` are identifiers to sqlparser; MySQL's CURRENT_USER keyword too.
+                Expr::Identifier(i) => {
+                    !(i.value.starts_with('@')
+                        || i.quote_style.is_none() && i.value.eq_ignore_ascii_case("CURRENT_USER"))
+                }
+                Expr::CompoundIdentifier(parts) => {
+                    !parts.first().is_some_and(|p| p.value.starts_with("@@"))
+                }
+                Expr::Subquery(_) | Expr::Exists { .. } => true, // and `pre_visit_query`
+                Expr::Function(f) => {
+                    let name = f.name.to_string().to_ascii_uppercase();
+                    f.over.is_some()
+                        || AGGREGATES.contains(&name.as_str())
+                        || UserLockFunction::from_name(&name).is_some()
+                }
+                _ => false,
+            };
+            if rows {
+                self.0 = true;
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    if constant(e).is_some() {
+        return LockArgument::Constant;
+    }
+    let mut rows = Rows(false);
+    let _ = e.visit(&mut rows);
+    match rows.0 {
+        true => LockArgument::RowDependent,
+        false => LockArgument::Evaluated,
+    }
+}
+
+/// The arguments of a user-level lock call, if `e` is one (`None` for a subquery argument).
+pub fn lock_call_arguments(e: &Expr) -> Option<Vec<&Expr>> {
+    let Expr::Function(f) = e else {
+        return None;
+    };
+    UserLockFunction::from_name(&f.name.to_string())?;
+    match &f.args {
+        FunctionArguments::List(l) => Some(
+            (l.args.iter())
+                .filter_map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        FunctionArguments::None => Some(Vec::new()),
+        FunctionArguments::Subquery(_) => None,
+    }
+}
+
+/// [`lock_call_arguments`], to replace them.
+pub fn lock_call_arguments_mut(e: &mut Expr) -> Option<Vec<&mut Expr>> {
+    let Expr::Function(f) = e else {
+        return None;
+    };
+    UserLockFunction::from_name(&f.name.to_string())?;
+    match &mut f.args {
+        FunctionArguments::List(l) => Some(
+            (l.args.iter_mut())
+                .filter_map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        FunctionArguments::None => Some(Vec::new()),
+        FunctionArguments::Subquery(_) => None,
+    }
 }
 
 /// A constant argument: a string, a number (as MySQL converts it to a string or an integer) or
@@ -285,5 +422,51 @@ mod tests {
             calls("SELECT 1 FROM t WHERE RELEASE_ALL_LOCKS() > 0 AND IS_FREE_LOCK(12)").unwrap();
         assert_eq!(c.len(), 2);
         assert_eq!(c[1].key.as_ref().unwrap().name(), "12");
+    }
+
+    /// `Item_func_get_lock::val_int` (item_func.cc) evaluates its arguments as any expression
+    /// (`args[0]->val_str`, `args[1]->val_int`): one that reads no row is bound before
+    /// planning; a column, subquery, aggregate or window function is not (1235 here).
+    #[test]
+    fn argument_kinds() {
+        use LockArgument as A;
+        let arg = |sql: &str| match parse(sql).unwrap().remove(0).statement {
+            Statement::Do(mut e) => lock_argument(&e.remove(0)),
+            _ => panic!(),
+        };
+        for (sql, kind) in [
+            ("DO 'a'", A::Constant),
+            ("DO -(1)", A::Constant),
+            ("DO NULL", A::Constant),
+            ("DO @n", A::Evaluated),
+            ("DO @@session.lock_wait_timeout", A::Evaluated),
+            ("DO CONCAT('migrate:', DATABASE())", A::Evaluated),
+            ("DO LOWER(CONCAT('a', 'B'))", A::Evaluated),
+            ("DO 1 + 1", A::Evaluated),
+            ("DO CAST(@t AS SIGNED)", A::Evaluated),
+            ("DO CURRENT_USER", A::Evaluated),
+            ("DO name", A::RowDependent),
+            ("DO t.name", A::RowDependent),
+            ("DO CONCAT(name, 'x')", A::RowDependent),
+            ("DO (SELECT 'a')", A::RowDependent),
+            ("DO EXISTS (SELECT 1)", A::RowDependent),
+            ("DO 1 IN (SELECT 1)", A::RowDependent),
+            ("DO COUNT(*)", A::RowDependent),
+            ("DO ROW_NUMBER() OVER ()", A::RowDependent),
+            ("DO IS_FREE_LOCK('a')", A::RowDependent),
+        ] {
+            assert_eq!(arg(sql), kind, "{sql}");
+        }
+        let Statement::Do(mut e) = parse("DO GET_LOCK(@n, 1 + 1), SLEEP(1)")
+            .unwrap()
+            .remove(0)
+            .statement
+        else {
+            panic!()
+        };
+        assert_eq!(lock_call_arguments(&e[0]).unwrap().len(), 2);
+        assert!(lock_call_arguments(&e[1]).is_none());
+        *lock_call_arguments_mut(&mut e[0]).unwrap()[0] = Expr::value(Value::Null);
+        assert_eq!(e[0].to_string(), "GET_LOCK(NULL, 1 + 1)");
     }
 }

@@ -154,7 +154,7 @@ pub(super) fn bytes_as_text(bytes: Vec<u8>) -> Expr {
     }))
 }
 
-pub(super) fn cell_expr(c: Cell) -> Expr {
+pub(crate) fn cell_expr(c: Cell) -> Expr {
     let v = match c {
         Cell::Null => Value::Null,
         Cell::Int(i) => Value::Number(i.to_string(), false),

@@ -20,6 +20,7 @@
 //! | `SHOW CREATE TABLE t` | t SH, for the statement (none for a temporary t: `plan/temporary.rs`) | `sql/sql_show.cc`, `mysqld_show_create` (`MYSQL_OPEN_FORCE_SHARED_HIGH_PRIO_MDL`) |
 //! | `USE d` | SCHEMA d IX for the statement (waits for CREATE / DROP DATABASE d) | `sql/sql_db.cc`, `mysql_change_db` (`dd::Schema_MDL_locker`, `mdl_lock_schema` in `sql/dd/dd_schema.cc`) |
 //! | `SET`, `SHOW PROCESSLIST / VARIABLES / STATUS / WARNINGS / ERRORS / DATABASES / TABLES / CHARSET / COLLATION`, `KILL` | no lock (user-level lock calls in SET are evaluated) | - |
+//! | `KILL [CONNECTION \| QUERY] expr` | no lock; a subquery in `expr` is 1235; its user-level lock calls are evaluated | `sql/sql_parse.cc`, `SQLCOM_KILL`: `lex->table_or_sp_used()` -> `ER_NOT_SUPPORTED_YET` ("Usage of subqueries or stored function calls as part of this statement") |
 //! | `DESCRIBE t`, `SHOW COLUMNS FROM t` | no lock: an INFORMATION_SCHEMA query over the data dictionary | `dd::info_schema::build_show_columns_query` (`sql/dd/info_schema/show.cc`) |
 //!
 //! Not modelled: FLUSH TABLES WITH READ LOCK also waits in MySQL until every table in use is
@@ -157,6 +158,30 @@ pub(super) fn control(s: &Statement, state: &SessionState) -> Result<Plan, SqlEr
 /// `SET`: `autocommit` and `lock_wait_timeout` of the session, and `lock_wait_timeout` of the
 /// server (`GLOBAL`); everything else is the server's business. User-level lock calls in the
 /// values are evaluated.
+/// `KILL [CONNECTION | QUERY] expr` (the expression's value is the server's to find).
+pub(super) fn kill_expr(id: &Expr) -> Result<Plan, SqlError> {
+    // sql_parse.cc, SQLCOM_KILL: `lex->table_or_sp_used()` refuses a subquery (no stored
+    // function exists here).
+    struct Query(bool);
+    impl sqlparser::ast::Visitor for Query {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &sqlparser::ast::Query) -> std::ops::ControlFlow<()> {
+            self.0 = true;
+            std::ops::ControlFlow::Break(())
+        }
+    }
+    let mut q = Query(false);
+    let _ = sqlparser::ast::Visit::visit(id, &mut q);
+    if q.0 {
+        return Err(SqlError::not_supported(
+            "Usage of subqueries or stored function calls as part of this statement",
+        ));
+    }
+    let mut p = Plan::new(StatementKind::Kill);
+    p.user_locks = user_lock_calls(id)?;
+    Ok(p)
+}
+
 fn set_statement(set: &Set, state: &SessionState) -> Result<Plan, SqlError> {
     let mut p = Plan::new(StatementKind::Set);
     let assignments: Vec<(Option<(Scope, String)>, &Expr)> = match set {
