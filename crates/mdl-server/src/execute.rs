@@ -491,7 +491,7 @@ impl Connection {
             }
             let out = match (parsed, alter) {
                 (mdl_sql::Statement::KillExpr { query, id }, _) => {
-                    let kill = (*query, id);
+                    let kill = (*query, &**id);
                     evaluate::kill(&self.shared, values, stmt.session(), db, kill, &locks)
                 }
                 (mdl_sql::Statement::TableMaintenance { op, tables }, _) => {

@@ -129,7 +129,7 @@ pub enum Statement {
         /// `KILL QUERY`: the statement only, not the connection.
         query: bool,
         /// The connection id's expression.
-        id: ast::Expr,
+        id: Box<ast::Expr>,
     },
     /// `LOCK INSTANCE FOR BACKUP` (not in sqlparser).
     LockInstanceForBackup,

@@ -374,7 +374,10 @@ fn kill_expr(t: &[TokenWithSpan]) -> Option<Result<Statement, Location>> {
     if next.token != Token::EOF {
         return Some(Err(next.span.start));
     }
-    Some(Ok(Statement::KillExpr { query, id }))
+    Some(Ok(Statement::KillExpr {
+        query,
+        id: Box::new(id),
+    }))
 }
 
 /// `DO expr, ...`: the expressions parsed by sqlparser as a select list.
