@@ -14,7 +14,7 @@ const fn e(number: u32, name: &'static str, sql_state: &'static str) -> KnownErr
 }
 
 /// The list, by number.
-pub(crate) static KNOWN_ERRORS: [KnownError; 114] = [
+pub(crate) static KNOWN_ERRORS: [KnownError; 115] = [
     e(1007, "ER_DB_CREATE_EXISTS", "HY000"),
     e(1008, "ER_DB_DROP_EXISTS", "HY000"),
     e(1044, "ER_DBACCESS_DENIED_ERROR", "42000"),
@@ -73,6 +73,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 114] = [
     e(1286, "ER_UNKNOWN_STORAGE_ENGINE", "42000"),
     e(1288, "ER_NON_UPDATABLE_TABLE", "HY000"),
     e(1290, "ER_OPTION_PREVENTS_STATEMENT", "HY000"),
+    e(1292, "ER_TRUNCATED_WRONG_VALUE", "22007"),
     e(1294, "ER_INVALID_ON_UPDATE", "HY000"),
     e(1295, "ER_UNSUPPORTED_PS", "HY000"),
     e(1298, "ER_UNKNOWN_TIME_ZONE", "HY000"),
