@@ -155,10 +155,10 @@ pub(super) fn control(s: &Statement, state: &SessionState) -> Result<Plan, SqlEr
     })
 }
 
-/// `SET`: `autocommit` and `lock_wait_timeout` of the session, and `lock_wait_timeout` of the
-/// server (`GLOBAL`); everything else is the server's business. User-level lock calls in the
-/// values are evaluated.
 /// `KILL [CONNECTION | QUERY] expr` (the expression's value is the server's to find).
+///
+/// # Errors
+/// 1235 for a subquery in `expr`, as MySQL's; the user-level lock calls' errors.
 pub(super) fn kill_expr(id: &Expr) -> Result<Plan, SqlError> {
     // sql_parse.cc, SQLCOM_KILL: `lex->table_or_sp_used()` refuses a subquery (no stored
     // function exists here).
@@ -182,6 +182,9 @@ pub(super) fn kill_expr(id: &Expr) -> Result<Plan, SqlError> {
     Ok(p)
 }
 
+/// `SET`: `autocommit` and `lock_wait_timeout` of the session, and `lock_wait_timeout` of the
+/// server (`GLOBAL`); everything else is the server's business. User-level lock calls in the
+/// values are evaluated.
 fn set_statement(set: &Set, state: &SessionState) -> Result<Plan, SqlError> {
     let mut p = Plan::new(StatementKind::Set);
     let assignments: Vec<(Option<(Scope, String)>, &Expr)> = match set {
