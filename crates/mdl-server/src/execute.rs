@@ -467,24 +467,31 @@ impl Connection {
                 )?)),
                 _ => rw,
             };
-            let copy =
-                |s: &Statement| rewrite_in(&self.shared, values, stmt.session(), s, &[], None);
-            let write = |s: &Statement| {
-                rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
+            let rw = match statement {
+                Some(s) if under_locks::applies(s) => {
+                    let copy = |s: &Statement| {
+                        rewrite_in(&self.shared, values, stmt.session(), s, &[], None)
+                    };
+                    let write = |s: &Statement| {
+                        rewrite_in(&self.shared, values, stmt.session(), s, &locks, Some(p))
+                    };
+                    let at = under_locks::UnderLocks {
+                        db: &mut *db,
+                        p,
+                        statement,
+                        schema: schema.as_deref(),
+                        plan: &plan,
+                        state: stmt.session().state(),
+                        sql_mode: values.sql_mode,
+                        prepared: (&mut self.prepared, prepared),
+                        write: &write,
+                        copy: &copy,
+                    };
+                    under_locks::rewrite(at, rw)?
+                }
+                // A query: nothing to read (a point select pays no call).
+                _ => rw,
             };
-            let at = under_locks::UnderLocks {
-                db: &mut *db,
-                p,
-                statement,
-                schema: schema.as_deref(),
-                plan: &plan,
-                state: stmt.session().state(),
-                sql_mode: values.sql_mode,
-                prepared: (&mut self.prepared, prepared),
-                write: &write,
-                copy: &copy,
-            };
-            let rw = under_locks::rewrite(at, rw)?;
             if let Some(d) = rw.as_ref().map(|r| r.sleep).filter(|d| !d.is_zero()) {
                 info.set_state("User sleep");
                 tokio::time::sleep(d).await;

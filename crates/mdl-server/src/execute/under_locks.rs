@@ -46,6 +46,20 @@ pub(super) struct UnderLocks<'a> {
     pub copy: &'a dyn Fn(&Statement) -> Result<Rewritten, ServerError>,
 }
 
+/// Whether `s` is a statement [`rewrite`] may change: DDL of tables, INSERT, UPDATE.
+pub(super) fn applies(s: &Statement) -> bool {
+    matches!(
+        s,
+        Statement::CreateTable(_)
+            | Statement::AlterTable(_)
+            | Statement::RenameTable(_)
+            | Statement::Truncate(_)
+            | Statement::Drop { .. }
+            | Statement::Insert(_)
+            | Statement::Update(_)
+    )
+}
+
 /// The rewrite to run: `rw` (made before the locks) or what replaces or extends it (see the
 /// module docs).
 ///
