@@ -479,31 +479,12 @@ fn int(chars: usize) -> String {
 /// `s`'s items call an aggregate function (outside a window): without `GROUP BY`, the select
 /// is implicitly grouped.
 fn aggregates(s: &Select) -> bool {
-    const AGGREGATES: [&str; 18] = [
-        "COUNT",
-        "SUM",
-        "AVG",
-        "MIN",
-        "MAX",
-        "GROUP_CONCAT",
-        "BIT_AND",
-        "BIT_OR",
-        "BIT_XOR",
-        "STD",
-        "STDDEV",
-        "STDDEV_POP",
-        "STDDEV_SAMP",
-        "VARIANCE",
-        "VAR_POP",
-        "VAR_SAMP",
-        "JSON_ARRAYAGG",
-        "JSON_OBJECTAGG",
-    ];
     let mut found = false;
     let _ = sqlparser::ast::visit_expressions(&s.projection, |e| {
         if let Expr::Function(f) = e {
             let name = f.name.to_string();
-            let aggregate = AGGREGATES.iter().any(|a| name.eq_ignore_ascii_case(a));
+            let aggregate =
+                (mdl_sql::AGGREGATE_FUNCTIONS.iter()).any(|a| name.eq_ignore_ascii_case(a));
             if aggregate && f.over.is_none() {
                 found = true;
             }

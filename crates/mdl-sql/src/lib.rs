@@ -182,6 +182,6 @@ pub use split::split;
 pub use tables::is_dual;
 pub use user_lock::{
     lock_argument, lock_call_arguments, lock_call_arguments_mut, user_lock_key, LockArgument,
-    UserLockCall, UserLockFunction, UserLockValue, MAX_USER_LOCK_TIMEOUT,
+    UserLockCall, UserLockFunction, UserLockValue, AGGREGATE_FUNCTIONS, MAX_USER_LOCK_TIMEOUT,
 };
 pub use view_syntax::ViewCheckOption;

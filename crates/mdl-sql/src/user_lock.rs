@@ -142,8 +142,8 @@ pub enum LockArgument {
     RowDependent,
 }
 
-/// The aggregate functions of MySQL 8.0 (`sql/item_sum.h`): a value over rows.
-const AGGREGATES: &[&str] = &[
+/// The aggregate functions of MySQL 8.0 (`sql/item_sum.h`): a value over rows. Upper case.
+pub const AGGREGATE_FUNCTIONS: &[&str] = &[
     "AVG",
     "BIT_AND",
     "BIT_OR",
@@ -198,7 +198,7 @@ pub fn lock_argument(e: &Expr) -> LockArgument {
                 Expr::Function(f) => {
                     let name = f.name.to_string().to_ascii_uppercase();
                     f.over.is_some()
-                        || AGGREGATES.contains(&name.as_str())
+                        || AGGREGATE_FUNCTIONS.contains(&name.as_str())
                         || UserLockFunction::from_name(&name).is_some()
                 }
                 _ => false,

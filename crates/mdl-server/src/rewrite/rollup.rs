@@ -26,26 +26,8 @@ use sqlparser::ast::{
 };
 
 use crate::error::ServerError;
-
-/// Aggregate functions: a group column inside one keeps its values in a super-aggregate row.
-const AGGREGATES: [&str; 16] = [
-    "AVG",
-    "BIT_AND",
-    "BIT_OR",
-    "BIT_XOR",
-    "COUNT",
-    "GROUP_CONCAT",
-    "JSON_ARRAYAGG",
-    "JSON_OBJECTAGG",
-    "MAX",
-    "MIN",
-    "STD",
-    "STDDEV",
-    "STDDEV_POP",
-    "STDDEV_SAMP",
-    "SUM",
-    "VARIANCE",
-];
+// Aggregate functions: a group column inside one keeps its values in a super-aggregate row.
+use mdl_sql::AGGREGATE_FUNCTIONS as AGGREGATES;
 
 /// Whether `q` is a query of the module's form (its top `SELECT` has `WITH ROLLUP`).
 pub(super) fn has_rollup(q: &Query) -> bool {
