@@ -261,12 +261,10 @@ impl Connection {
             Ok(p) => {
                 // The race needs only the Arcs, taken before the future borrows `self`.
                 let (info, watch) = (self.info.clone(), self.watch.clone());
-                guarded(
-                    info,
-                    watch,
-                    run_one(self, p, params, text, origin, prepared),
-                )
-                .await
+                // Pinned in this future's own state: `guarded` and its `select!` move only the
+                // reference, not the statement's large future (two copies of it per statement).
+                let run = std::pin::pin!(run_one(self, p, params, text, origin, prepared));
+                guarded(info, watch, run).await
             }
             Err(e) => Ok(Err(e)),
         };
