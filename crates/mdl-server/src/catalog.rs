@@ -42,7 +42,7 @@ pub const CHARSET: &str = "utf8mb4";
 /// folds ASCII case), as MySQL's `utf8mb4_bin` does, not its default `utf8mb4_0900_ai_ci`.
 pub const COLLATION: &str = "utf8mb4_bin";
 
-use crate::engine::{quote, EngineConn};
+use crate::engine::{quote, EngineConn, ROWID};
 use crate::error::ServerError;
 use crate::wire::Cell;
 
@@ -407,7 +407,7 @@ pub fn base_next_auto_increment(
         }
         None => 0,
     };
-    let sql = format!("SELECT coalesce(max(rowid), 0) FROM {s}.{}", quote(table));
+    let sql = format!("SELECT coalesce(max({ROWID}), 0) FROM {s}.{}", quote(table));
     let last: i64 = (db.db().query_row(&sql, [], |r| r.get(0))).map_err(engine_err)?;
     Ok(Some(counter.max(last).saturating_add(1)))
 }

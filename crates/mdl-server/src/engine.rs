@@ -67,6 +67,12 @@ pub const MAX_SCHEMAS: usize = 27;
 /// kill signal (a point select runs fewer, so it never looks).
 pub const KILL_POLL_OPS: std::ffi::c_int = 1000;
 
+/// How the server's own SQL names a user table's rowid. A column the user named `rowid` (a
+/// name MySQL allows) takes SQLite's `rowid` for itself, and `oid` likewise ("ROWID Tables",
+/// SQLite's docs): `_rowid_`, SQLite's third alias, is one no MySQL schema is likely to use.
+/// A table with a column of that name too has its rows chosen by that column instead.
+pub const ROWID: &str = "_rowid_";
+
 /// Schemas that are the server's views, not files.
 pub const VIEW_SCHEMAS: [&str; 3] = ["information_schema", "performance_schema", "sys"];
 

@@ -40,7 +40,7 @@ pub(crate) use temporary::rows_of as temporary_rows;
 pub(crate) use transactions::datetime;
 
 use crate::catalog::{self, Column, CHARSET, COLLATION};
-use crate::engine::{quote, EngineConn, VIEW_SCHEMAS};
+use crate::engine::{quote, EngineConn, ROWID, VIEW_SCHEMAS};
 use crate::error::ServerError;
 use crate::processlist::Process;
 
@@ -369,7 +369,7 @@ fn tables_rows(db: &mut EngineConn) -> Result<Vec<Vec<Value>>, ServerError> {
             // until rows are deleted. An estimate, as InnoDB's TABLE_ROWS is; a count would
             // read every table in full at each query that names TABLES.
             // (NULL for a table without rowid, which a file made elsewhere may have.)
-            let last = format!("SELECT coalesce(max(rowid), 0) FROM {name}");
+            let last = format!("SELECT coalesce(max({ROWID}), 0) FROM {name}");
             let last = match count(db, &last) {
                 Err(e) if e.code == 1146 => continue,
                 Ok(Value::Integer(n)) => Some(n),

@@ -57,7 +57,7 @@ use sqlparser::ast::{
     FunctionArgExpr, FunctionArguments, Value,
 };
 
-use crate::engine::{quote, EngineConn};
+use crate::engine::{quote, EngineConn, ROWID};
 use crate::error::ServerError;
 pub use crate::functions::{ON_UPDATE_MARK as MARK, ON_UPDATE_MARKED as MARKED};
 use crate::rewrite::Rewritten;
@@ -174,7 +174,7 @@ pub(crate) fn triggers(
         .map(|(i, (c, _))| {
             format!(
                 "CREATE TRIGGER {s}.{} BEFORE UPDATE OF {} ON {t} FOR EACH ROW \
-                 BEGIN SELECT {MARK}('{id}', {i}, NEW.rowid); END",
+                 BEGIN SELECT {MARK}('{id}', {i}, NEW.{ROWID}); END",
                 quote(&format!("{id}_{i}")),
                 quote(c)
             )
@@ -191,7 +191,7 @@ pub(crate) fn triggers(
             .map(|(i, (c, fsp))| {
                 let c = quote(c);
                 format!(
-                    "{c} = CASE WHEN NEW.{c} IS OLD.{c} AND NOT {MARKED}('{id}', {i}, NEW.rowid) \
+                    "{c} = CASE WHEN NEW.{c} IS OLD.{c} AND NOT {MARKED}('{id}', {i}, NEW.{ROWID}) \
                      THEN {} ELSE {c} END",
                     now(*fsp)
                 )
@@ -204,7 +204,7 @@ pub(crate) fn triggers(
             let c = quote(c);
             out.push(format!(
                 "CREATE TRIGGER {s}.{} AFTER UPDATE OF {c} ON {t} FOR EACH ROW \
-                 WHEN NEW.{c} IS NOT OLD.{c} BEGIN UPDATE {t} SET {} WHERE rowid = NEW.rowid; END",
+                 WHEN NEW.{c} IS NOT OLD.{c} BEGIN UPDATE {t} SET {} WHERE {ROWID} = NEW.{ROWID}; END",
                 quote(&format!("{id}_u{i}")),
                 sets(Some(i)).join(", ")
             ));
@@ -222,7 +222,7 @@ pub(crate) fn triggers(
         .collect();
     out.push(format!(
         "CREATE TRIGGER {s}.{} AFTER UPDATE OF {} ON {t} FOR EACH ROW WHEN {} \
-         BEGIN UPDATE {t} SET {} WHERE rowid = NEW.rowid; END",
+         BEGIN UPDATE {t} SET {} WHERE {ROWID} = NEW.{ROWID}; END",
         quote(&id),
         others.join(", "),
         changed.join(" OR "),

@@ -363,3 +363,88 @@ async fn affected_rows_are_the_changed_rows() {
     assert_eq!(v, [(1, 2), (2, 2), (3, 103), (4, 40), (5, 5)]);
     c.query_drop("DROP TABLE dia_aff").await.unwrap();
 }
+
+/// A column named `rowid` (a name MySQL allows) is the user's: SQLite gives it that alias, so
+/// the server's own SQL names the row by `_rowid_` (`engine::ROWID`): `DELETE ... LIMIT`, a
+/// multi-table DELETE, the `ON UPDATE` triggers, `INSERT () VALUES ()` and `TABLE_ROWS` touch
+/// the rows MySQL would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_column_named_rowid_is_the_users() {
+    let mut c = conn().await;
+    c.query_drop("DROP TABLE IF EXISTS di_rowid, di_rowid_o, di_rowid_d")
+        .await
+        .unwrap();
+    c.query_drop(
+        "CREATE TABLE di_rowid (id INT PRIMARY KEY, rowid INT DEFAULT 4, v INT DEFAULT 0, \
+         ts TIMESTAMP NULL DEFAULT NULL ON UPDATE CURRENT_TIMESTAMP)",
+    )
+    .await
+    .unwrap();
+    c.query_drop("INSERT INTO di_rowid (id, rowid, v) VALUES (1, 7, 1), (2, 7, 2), (3, 9, 3)")
+        .await
+        .unwrap();
+    // One row, the one ORDER BY picks, though its `rowid` column equals another row's.
+    c.query_drop("DELETE FROM di_rowid ORDER BY id LIMIT 1")
+        .await
+        .unwrap();
+    assert_eq!(
+        rowid_rows(&mut c).await,
+        [(2, 7, 2, false), (3, 9, 3, false)]
+    );
+    c.query_drop("UPDATE di_rowid SET v = v + 10 ORDER BY id DESC LIMIT 1")
+        .await
+        .unwrap();
+    // The trigger stamps the updated row only (its `rowid` column is 9, another row's id).
+    c.query_drop("UPDATE di_rowid SET v = 5 WHERE id = 2")
+        .await
+        .unwrap();
+    assert_eq!(
+        rowid_rows(&mut c).await,
+        [(2, 7, 5, true), (3, 9, 13, true)]
+    );
+    c.query_drop("CREATE TABLE di_rowid_o (id INT PRIMARY KEY)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO di_rowid_o VALUES (3)")
+        .await
+        .unwrap();
+    c.query_drop("DELETE di_rowid FROM di_rowid JOIN di_rowid_o ON di_rowid.id = di_rowid_o.id")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO di_rowid (id) VALUES (8)")
+        .await
+        .unwrap();
+    assert_eq!(
+        rowid_rows(&mut c).await,
+        [(2, 7, 5, true), (8, 4, 0, false)]
+    );
+    // `INSERT () VALUES ()`: the column's default, not a NULL meant for the rowid.
+    c.query_drop("CREATE TABLE di_rowid_d (a INT AUTO_INCREMENT PRIMARY KEY, rowid INT DEFAULT 4)")
+        .await
+        .unwrap();
+    c.query_drop("INSERT INTO di_rowid_d () VALUES (), ()")
+        .await
+        .unwrap();
+    let d: Vec<(i64, i64)> = c.query("SELECT * FROM di_rowid_d").await.unwrap();
+    assert_eq!(d, [(1, 4), (2, 4)]);
+    let n: u64 = c
+        .query_first(
+            "SELECT TABLE_ROWS FROM information_schema.TABLES \
+             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'di_rowid'",
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        n <= 5,
+        "an estimate from the table's rowids, not its `rowid` column: {n}"
+    );
+    c.query_drop("DROP TABLE di_rowid, di_rowid_o, di_rowid_d")
+        .await
+        .unwrap();
+}
+
+async fn rowid_rows(c: &mut mysql_async::Conn) -> Vec<(i64, i64, i64, bool)> {
+    let q = "SELECT id, rowid, v, ts IS NOT NULL FROM di_rowid ORDER BY id";
+    c.query(q).await.unwrap()
+}

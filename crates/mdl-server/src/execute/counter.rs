@@ -15,7 +15,7 @@
 use sqlparser::ast::{AlterTableOperation, RenameTableNameKind, Statement, Value};
 
 use crate::catalog;
-use crate::engine::{quote, EngineConn};
+use crate::engine::{quote, EngineConn, ROWID};
 use crate::error::ServerError;
 
 /// The statements that change the counters `s` changes, run after its own; `current` is the
@@ -77,7 +77,7 @@ pub(super) fn statements(
                 ));
                 out.push(format!(
                     "INSERT INTO {s}.sqlite_sequence (name, seq) SELECT {}, \
-                     max({}, coalesce((SELECT max(rowid) FROM {s}.{}), 0))",
+                     max({}, coalesce((SELECT max({ROWID}) FROM {s}.{}), 0))",
                     literal(&name),
                     next.saturating_sub(1).min(i64::MAX as u64),
                     quote(&name)

@@ -77,7 +77,7 @@ use rusqlite::types::{Value, ValueRef};
 use sqlparser::ast::{ColumnDef, ColumnOption, DataType, Insert, ObjectName, ObjectNamePart};
 
 use crate::catalog;
-use crate::engine::{quote, Engine, EngineConn};
+use crate::engine::{quote, Engine, EngineConn, ROWID};
 use crate::error::ServerError;
 use crate::functions::StatementOutcome;
 use crate::rewrite::Rewritten;
@@ -323,7 +323,7 @@ fn last((schema, table): (&str, &str), counter: Option<&str>) -> String {
             name.replace('\'', "''")
         ),
         None => format!(
-            "(SELECT MAX(rowid) FROM {}.{})",
+            "(SELECT MAX({ROWID}) FROM {}.{})",
             quote(schema),
             quote(table)
         ),

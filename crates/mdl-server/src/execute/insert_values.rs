@@ -191,7 +191,7 @@ fn values(ins: &mut Insert, cols: &[Column], counts_zero: bool) -> Result<bool, 
         // `INSERT INTO t () VALUES (), ()`: rows of defaults, which SQLite makes from a NULL
         // rowid (the counted column, where the table has one).
         ins.columns = vec![ObjectName(vec![ObjectNamePart::Identifier(Ident::new(
-            "rowid",
+            crate::engine::ROWID,
         ))])];
         v.rows.iter_mut().for_each(|r| r.push(null()));
         return Ok(true);
@@ -436,11 +436,11 @@ mod tests {
         );
         assert_eq!(
             resolved("INSERT INTO t (v, w) VALUES (DEFAULT, DEFAULT), (DEFAULT, DEFAULT)").unwrap(),
-            "INSERT INTO t (rowid) VALUES (NULL), (NULL)"
+            "INSERT INTO t (_rowid_) VALUES (NULL), (NULL)"
         );
         assert_eq!(
             resolved("INSERT INTO t () VALUES ()").unwrap(),
-            "INSERT INTO t (rowid) VALUES (NULL)"
+            "INSERT INTO t (_rowid_) VALUES (NULL)"
         );
         assert_eq!(
             resolved("INSERT INTO t SET v = DEFAULT, w = 2").unwrap(),

@@ -14,6 +14,7 @@ use sqlparser::ast::{Delete, Expr, FromTable, OrderByExpr, TableFactor, TableWit
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
+use crate::engine::ROWID;
 use crate::error::ServerError;
 
 /// Rewrites an `UPDATE` with `ORDER BY` or `LIMIT` in place.
@@ -55,7 +56,7 @@ fn by_rowid(
     if !table.joins.is_empty() || !matches!(table.relation, TableFactor::Table { .. }) {
         return Err(ServerError::parse("LIMIT"));
     }
-    let mut sub = format!("rowid IN (SELECT rowid FROM {}", table.relation);
+    let mut sub = format!("{ROWID} IN (SELECT {ROWID} FROM {}", table.relation);
     if let Some(w) = selection {
         sub.push_str(&format!(" WHERE {w}"));
     }

@@ -21,6 +21,7 @@ use sqlparser::ast::{
     TableFactor, TableWithJoins, Update,
 };
 
+use crate::engine::ROWID;
 use crate::error::ServerError;
 
 fn refused(what: &str) -> ServerError {
@@ -44,11 +45,13 @@ pub(super) fn delete(d: &Delete) -> Result<Option<String>, ServerError> {
     let Some((table, name)) = relation_named(joined, target) else {
         return Err(refused("DELETE of a table the statement does not join"));
     };
-    let mut sub = format!("SELECT {name}.rowid FROM {}", list(joined));
+    let mut sub = format!("SELECT {name}.{ROWID} FROM {}", list(joined));
     if let Some(w) = &d.selection {
         sub.push_str(&format!(" WHERE {w}"));
     }
-    Ok(Some(format!("DELETE FROM {table} WHERE rowid IN ({sub})")))
+    Ok(Some(format!(
+        "DELETE FROM {table} WHERE {ROWID} IN ({sub})"
+    )))
 }
 
 /// A single-table `UPDATE` in SQLite's form (see the module docs).
@@ -236,7 +239,7 @@ mod tests {
         assert_eq!(
             sqlite("DELETE x FROM o x LEFT JOIN c ON x.a = c.a WHERE c.a IS NULL"),
             [
-                "DELETE FROM `sbtest`.o WHERE rowid IN (SELECT x.rowid FROM `sbtest`.o x \
+                "DELETE FROM `sbtest`.o WHERE _rowid_ IN (SELECT x._rowid_ FROM `sbtest`.o x \
               LEFT JOIN `sbtest`.c ON x.a = c.a WHERE c.a IS NULL)"
             ]
         );

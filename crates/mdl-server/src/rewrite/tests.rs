@@ -119,12 +119,12 @@ fn update_and_delete_with_limit_choose_rows_by_rowid() {
         sqlite("UPDATE t SET n = n + 1 WHERE v = 1 ORDER BY id DESC LIMIT 2"),
         [
             "UPDATE `sbtest`.t SET n = MDL_UPDATED_ROW(n + 1, (n IS NOT DISTINCT FROM n + 1)) \
-          WHERE rowid IN (SELECT rowid FROM `sbtest`.t WHERE v = 1 ORDER BY id DESC LIMIT 2)"
+          WHERE _rowid_ IN (SELECT _rowid_ FROM `sbtest`.t WHERE v = 1 ORDER BY id DESC LIMIT 2)"
         ]
     );
     assert_eq!(
         sqlite("DELETE FROM t LIMIT 1"),
-        ["DELETE FROM `sbtest`.t WHERE rowid IN (SELECT rowid FROM `sbtest`.t LIMIT 1)"]
+        ["DELETE FROM `sbtest`.t WHERE _rowid_ IN (SELECT _rowid_ FROM `sbtest`.t LIMIT 1)"]
     );
     assert_eq!(
         sqlite("DELETE FROM t WHERE id = 3"),
