@@ -58,8 +58,10 @@
 //! runs only, as in MySQL; the prepared statement's own row counts every execution
 //! (`pfs_views/prepared.rs`). A `COM_STMT_EXECUTE` costs no digest statistics (its class's
 //! cell takes them) and no text copy; an SQL `EXECUTE` its text's digest, as any text query.
-//! One difference: MySQL's `statement/com/Execute` event has the session's `CURRENT_SCHEMA`;
-//! here the schema comes with a digest, so it is NULL.
+//! Differences: MySQL's `statement/com/Execute` event has the session's `CURRENT_SCHEMA`;
+//! here the schema comes with a digest, so it is NULL. `COM_STMT_PREPARE` and
+//! `COM_STMT_CLOSE` record no event, though their classes (`statement/com/Prepare`,
+//! `statement/com/Close stmt`) are listed in `setup_instruments` as MySQL lists them.
 
 mod digest;
 pub(crate) use digest::digest_text;
@@ -77,7 +79,7 @@ use crate::wire::Output;
 /// prepared from `text` since `started`: SQL `PREPARE`'s (`name`) when its class
 /// (`statement/sql/prepare_sql`) is enabled, as MySQL makes one only for a preparing statement
 /// it instruments (`MYSQL_CREATE_PS`, `sql/sql_prepare.cc`); a `COM_STMT_PREPARE`'s
-/// (`statement/com/Prepare` in MySQL, a class the server does not have) when the global
+/// (`statement/com/Prepare`, a class listed but recording no event here) when the global
 /// instrumentation is on. Both on an instrumented thread.
 pub(crate) fn prepared_row(
     thread: &pfs::SessionThread,
@@ -124,18 +126,23 @@ pub(crate) fn class(c: Option<Com>) -> pfs::ClassRef {
 
 /// `statement/com/Execute`, a `COM_STMT_EXECUTE`'s class (see the module docs).
 pub(crate) fn stmt_execute_class() -> pfs::ClassRef {
-    classes()[Com::ALL.len() + 1]
+    class(Some(Com::StmtExecute))
 }
 
-/// The classes: one per command, `statement/sql/other`, then `statement/com/Execute`.
+/// The classes: one per command, then `statement/sql/other`. A protocol command's is
+/// `statement/com/<MySQL's name>`, as MySQL lists them: `Execute` records events;
+/// `Prepare` and `Close stmt` are listed, and their commands record none yet.
 fn classes() -> &'static [pfs::ClassRef] {
     static CLASSES: OnceLock<Vec<pfs::ClassRef>> = OnceLock::new();
     CLASSES.get_or_init(|| {
         let register = |name: &str| pfs::register_class(pfs::ClassKind::Statement, name);
-        let named = |name: &str| register(&format!("statement/sql/{name}"));
-        let mut v: Vec<pfs::ClassRef> = Com::ALL.iter().map(|c| named(c.name())).collect();
-        v.push(named("other"));
-        v.push(register("statement/com/Execute"));
+        let mut v: Vec<pfs::ClassRef> = (Com::ALL.iter())
+            .map(|c| match c.protocol_name() {
+                Some(name) => register(&format!("statement/com/{name}")),
+                None => register(&format!("statement/sql/{}", c.name())),
+            })
+            .collect();
+        v.push(register("statement/sql/other"));
         v
     })
 }

@@ -216,11 +216,16 @@ impl Com {
         })
     }
 
-    /// Whether the command is an SQL statement, which has a `statement/sql/<name>` class; the
-    /// protocol's commands (`stmt_*`) are `statement/com/...` in MySQL, of which this server
-    /// instruments `COM_STMT_EXECUTE`'s, `statement/com/Execute` (`statement_event.rs`).
-    pub fn is_sql(self) -> bool {
-        !matches!(self, Com::StmtClose | Com::StmtExecute | Com::StmtPrepare)
+    /// MySQL's name of a protocol command (`command_name[]`, `sql/sql_parse.cc`), whose class
+    /// is `statement/com/<name>`; `None` for an SQL statement, whose class is
+    /// `statement/sql/<name>` (`statement_event.rs`).
+    pub fn protocol_name(self) -> Option<&'static str> {
+        match self {
+            Com::StmtExecute => Some("Execute"),
+            Com::StmtPrepare => Some("Prepare"),
+            Com::StmtClose => Some("Close stmt"),
+            _ => None,
+        }
     }
 
     /// The command of a `SHOW` by its words (`SHOW FULL COLUMNS FROM t` is `show_fields`), as

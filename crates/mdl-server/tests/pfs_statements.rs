@@ -90,6 +90,23 @@ async fn statements_show_text_lock_time_rows_and_errors() {
         .await
         .unwrap();
     assert_eq!(prepared, [(None, 0, 1, 0)]);
+    // The protocol commands' classes are MySQL's `statement/com/<command_name>`, none of
+    // them a `statement/sql/stmt_*` MySQL does not have.
+    let com: Vec<String> = obs
+        .query(
+            "SELECT NAME FROM performance_schema.setup_instruments \
+             WHERE NAME LIKE 'statement/com/%' OR NAME LIKE 'statement/sql/stmt%' ORDER BY NAME",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        com,
+        [
+            "statement/com/Close stmt",
+            "statement/com/Execute",
+            "statement/com/Prepare"
+        ]
+    );
 
     // The digest summary's sums, keyed by (SCHEMA_NAME, DIGEST).
     type Digest = (Option<String>, String, u64, u64, u64, u64, String, String);
