@@ -174,6 +174,12 @@ impl ServerError {
                 _ => {}
             }
         }
+        // SQLite re-parses the schema while it renames a table (`alter.c`'s
+        // `renameTableTest`) and reports an interrupt met there as a plain SQLITE_ERROR
+        // "error in table t: interrupted".
+        if msg.starts_with("error in ") && msg.ends_with(": interrupted") {
+            return ServerError::interrupted();
+        }
         engine_message(&msg, schema)
     }
 }
@@ -463,3 +469,32 @@ impl fmt::Display for ServerError {
 }
 
 impl std::error::Error for ServerError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(code: i32, msg: &str) -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), Some(msg.to_string()))
+    }
+
+    #[test]
+    fn an_interrupt_inside_a_rename_is_a_kill() {
+        let e = failure(
+            rusqlite::ffi::SQLITE_ERROR,
+            "error in table t0: interrupted",
+        );
+        assert_eq!(
+            ServerError::from_engine(&e, None).code,
+            ServerError::QUERY_INTERRUPTED
+        );
+        let e = failure(rusqlite::ffi::SQLITE_INTERRUPT, "interrupted");
+        assert_eq!(
+            ServerError::from_engine(&e, None).code,
+            ServerError::QUERY_INTERRUPTED
+        );
+        // A table that happens to be named `interrupted` is not a kill.
+        let e = failure(rusqlite::ffi::SQLITE_ERROR, "no such table: interrupted");
+        assert_eq!(ServerError::from_engine(&e, None).code, 1146);
+    }
+}
