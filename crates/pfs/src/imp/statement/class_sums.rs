@@ -113,11 +113,17 @@ pub(crate) fn sums_cells(n: usize) -> Box<[SumsCell]> {
 /// A statement of `class` without a digest ended with `e` (a wait or stage: `End::None`).
 #[inline]
 pub(crate) fn add_class(t: &ThreadSlot, class: &ClassInfo, e: &End<'_>) {
-    if matches!(e, End::None) {
+    let Some(c) = t.class_sums.get(class.index as usize) else {
         return;
-    }
-    if let Some(c) = t.class_sums.get(class.index as usize) {
-        c.add(e, false);
+    };
+    match e {
+        End::None => {}
+        // The common end has only rows sent to add (`values`): one field, not eight.
+        End::Common(o) => (c.rows_sent).store(
+            c.rows_sent.load(Relaxed).wrapping_add(o.rows_sent()),
+            Relaxed,
+        ),
+        End::Rare(_) => c.add(e, false),
     }
 }
 
