@@ -527,6 +527,7 @@ impl Connection {
                 (Ok(Output::Rows(r)), Some(rw), _) if !rw.user_vars.is_empty() => {
                     keep_row(values, &rw.user_vars, r)
                 }
+                (Err(e), _, Some(s)) if e.code == 1048 => Err(default_values::no_default(s, e)),
                 (Err(e), _, Some(s)) if e.code == 1091 => {
                     let current = stmt.session().state().current_schema.as_deref();
                     Err(alter_more::missing_table(db, s, current).unwrap_or(e))

@@ -185,3 +185,68 @@ async fn an_expression_default_stays_an_expression() {
     let ab = "AB".to_string();
     assert_eq!(rows, [(1, 5, 36, ab.clone(), 1), (2, 5, 36, ab, 1)]);
 }
+
+/// A NOT NULL column without a default that a statement gives no value of its own is 1364
+/// (MySQL's strict mode), an explicit NULL 1048; nothing is written either way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_column_given_no_value_has_no_default() {
+    let mut c = conn().await;
+    fresh(
+        &mut c,
+        "dv_nodef",
+        "id INT PRIMARY KEY, a INT NOT NULL, b INT",
+    )
+    .await;
+    let no_default = (1364, "HY000".to_string());
+    let e = c
+        .query_drop("INSERT INTO dv_nodef (id) VALUES (1)")
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Field 'a' doesn't have a default value"),
+        "{e}"
+    );
+    for left_out in [
+        "INSERT INTO dv_nodef (id, b) VALUES (1, 2)",
+        "INSERT INTO dv_nodef (id) VALUES (1), (2)",
+        "INSERT INTO dv_nodef SET id = 1, b = 2",
+        "INSERT INTO dv_nodef (id, a) VALUES (1, DEFAULT)",
+        "REPLACE INTO dv_nodef (id, b) VALUES (1, 2)",
+        "INSERT INTO dv_nodef (id, b) SELECT 5, 6",
+    ] {
+        assert_eq!(
+            code(c.query_drop(left_out).await),
+            no_default.clone(),
+            "{left_out}"
+        );
+    }
+    for null in [
+        "INSERT INTO dv_nodef VALUES (1, NULL, 2)",
+        "INSERT INTO dv_nodef (id, a) VALUES (1, NULL)",
+        "INSERT INTO dv_nodef SET id = 1, a = NULL",
+    ] {
+        assert_eq!(code(c.query_drop(null).await).0, 1048, "{null}");
+    }
+    // Prepared, with the column left out.
+    let st = c
+        .prep("INSERT INTO dv_nodef (id, b) VALUES (?, ?)")
+        .await
+        .unwrap();
+    assert_eq!(code(c.exec_drop(&st, (1, 2)).await), no_default.clone());
+    let n: Option<i64> = c
+        .query_first("SELECT COUNT(*) FROM dv_nodef")
+        .await
+        .unwrap();
+    assert_eq!(n, Some(0));
+    // UPDATE's `SET a = DEFAULT` has no default to give; `SET a = NULL` is 1048.
+    c.query_drop("INSERT INTO dv_nodef VALUES (1, 1, 1)")
+        .await
+        .unwrap();
+    let update = "UPDATE dv_nodef SET a = DEFAULT WHERE id = 1";
+    assert_eq!(code(c.query_drop(update).await), no_default.clone());
+    let update = "UPDATE dv_nodef SET a = NULL WHERE id = 1";
+    assert_eq!(code(c.query_drop(update).await).0, 1048);
+    let a: Option<i64> = c.query_first("SELECT a FROM dv_nodef").await.unwrap();
+    assert_eq!(a, Some(1));
+}

@@ -14,7 +14,7 @@ const fn e(number: u32, name: &'static str, sql_state: &'static str) -> KnownErr
 }
 
 /// The list, by number.
-pub(crate) static KNOWN_ERRORS: [KnownError; 115] = [
+pub(crate) static KNOWN_ERRORS: [KnownError; 116] = [
     e(1007, "ER_DB_CREATE_EXISTS", "HY000"),
     e(1008, "ER_DB_DROP_EXISTS", "HY000"),
     e(1044, "ER_DBACCESS_DENIED_ERROR", "42000"),
@@ -85,6 +85,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 115] = [
     e(1352, "ER_VIEW_SELECT_TMPTABLE", "HY000"),
     e(1353, "ER_VIEW_WRONG_LIST", "HY000"),
     e(1356, "ER_VIEW_INVALID", "HY000"),
+    e(1364, "ER_NO_DEFAULT_FOR_FIELD", "HY000"),
     e(1365, "ER_DIVISION_BY_ZERO", "22012"),
     e(1366, "ER_TRUNCATED_WRONG_VALUE_FOR_FIELD", "HY000"),
     e(1381, "ER_NO_BINARY_LOGGING", "HY000"),

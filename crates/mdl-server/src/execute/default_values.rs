@@ -8,7 +8,7 @@
 //! default as `SHOW CREATE TABLE` writes it (`show_table.rs`), which the rewrite then spells
 //! for SQLite as it does the statement's own values: a string, an expression
 //! (`CURRENT_TIMESTAMP`, `(expr)`), or NULL for a column without one (a `NOT NULL` column
-//! without a default then fails with 1048, where MySQL's strict mode says 1364).
+//! without a default then fails: `no_default` makes the engine's 1048 MySQL's 1364).
 //!
 //! An INSERT whose value is `DEFAULT` in every row leaves the column out instead
 //! (`insert_values.rs`), and its counted column's `DEFAULT` counts; this module serves the
@@ -19,7 +19,8 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{
     Assignment, AssignmentTarget, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Ident,
-    ObjectName, ObjectNamePart, Statement, TableFactor, Update, Value, VisitMut, VisitorMut,
+    ObjectName, ObjectNamePart, SetExpr, Statement, TableFactor, Update, Value, VisitMut,
+    VisitorMut,
 };
 
 use crate::catalog::{self, Column};
@@ -47,6 +48,59 @@ pub(super) fn value_of(c: &Column) -> Result<Expr, ServerError> {
         }
         Some(d) => Ok(Expr::Value(Value::SingleQuotedString(d.clone()).into())),
     }
+}
+
+/// `ER_NO_DEFAULT_FOR_FIELD` (1364) in place of the engine's NOT NULL violation `e` (1048)
+/// when the statement gave the column no value of its own: an INSERT's column list or `SET`
+/// that leaves it out, `VALUES ()`, or `DEFAULT` as its value in every row or in an UPDATE's
+/// `SET`. MySQL's strict mode checks the columns left out before it writes
+/// (`check_that_all_fields_are_given_values`, `sql/sql_insert.cc`) and a `DEFAULT` of a column
+/// without one as it stores it (`Item_default_value::save_in_field`, `sql/item.cc`); SQLite
+/// reports both as the NULL it stored. An explicit NULL stays 1048, as in MySQL.
+pub(super) fn no_default(s: &Statement, e: ServerError) -> ServerError {
+    let column =
+        (e.message.strip_prefix("Column '")).and_then(|m| m.strip_suffix("' cannot be null"));
+    let Some(column) = column.filter(|_| e.code == 1048) else {
+        return e;
+    };
+    let is = |n: &ObjectName| last(n).eq_ignore_ascii_case(column);
+    let assigned = |a: &[Assignment], default_only: bool| {
+        let value = a.iter().find_map(|a| match &a.target {
+            AssignmentTarget::ColumnName(n) if is(n) => Some(&a.value),
+            _ => None,
+        });
+        match value {
+            None => !default_only,
+            Some(v) => is_keyword(v),
+        }
+    };
+    let no_value = match s {
+        Statement::Insert(ins) if !ins.assignments.is_empty() => assigned(&ins.assignments, false),
+        Statement::Insert(ins) => {
+            let rows = match ins.source.as_deref().map(|q| q.body.as_ref()) {
+                Some(SetExpr::Values(v)) => Some(&v.rows),
+                _ => None,
+            };
+            match ins.columns.iter().position(is) {
+                // Positional values name no column: only `VALUES ()` is known to give none.
+                None if ins.columns.is_empty() => {
+                    rows.is_some_and(|r| r.iter().all(|r| r.is_empty()))
+                }
+                None => true,
+                Some(k) => rows.is_some_and(|r| r.iter().all(|r| r.get(k).is_some_and(is_keyword))),
+            }
+        }
+        Statement::Update(u) => assigned(&u.assignments, true),
+        _ => false,
+    };
+    if !no_value {
+        return e;
+    }
+    ServerError::new(
+        1364,
+        "HY000",
+        format!("Field '{column}' doesn't have a default value"),
+    )
 }
 
 /// Whether `e` is the keyword `DEFAULT` as a value (sqlparser reads it as a name).
