@@ -221,6 +221,21 @@ fn constraint(msg: &str) -> ServerError {
             format!("Data truncated for column '{column}' at row 1"),
         );
     }
+    // A value outside its column's type (`rewrite/ddl.rs`), as MySQL's strict mode.
+    if let Some(column) = check.strip_prefix(crate::rewrite::RANGE_CHECK) {
+        return ServerError::new(
+            1264,
+            "22003",
+            format!("Out of range value for column '{column}' at row 1"),
+        );
+    }
+    if let Some(column) = check.strip_prefix(crate::rewrite::LENGTH_CHECK) {
+        return ServerError::new(
+            1406,
+            "22001",
+            format!("Data too long for column '{column}' at row 1"),
+        );
+    }
     ServerError::new(
         3819,
         "HY000",

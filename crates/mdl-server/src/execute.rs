@@ -56,6 +56,7 @@ mod fk_ddl;
 mod insert_literals;
 mod insert_select;
 mod insert_values;
+mod limits;
 mod maintenance;
 mod notes;
 mod rebuild;
@@ -528,6 +529,10 @@ impl Connection {
                     keep_row(values, &rw.user_vars, r)
                 }
                 (Err(e), _, Some(s)) if e.code == 1048 => Err(default_values::no_default(s, e)),
+                (Err(e), _, Some(s)) if matches!(e.code, 1264 | 1265 | 1406) => {
+                    let current = stmt.session().state().current_schema.as_deref();
+                    Err(limits::current_column(db, s, current, e))
+                }
                 (Err(e), _, Some(s)) if e.code == 1091 => {
                     let current = stmt.session().state().current_schema.as_deref();
                     Err(alter_more::missing_table(db, s, current).unwrap_or(e))

@@ -96,7 +96,7 @@ use crate::error::ServerError;
 use crate::session_values::SessionValues;
 use crate::wire::Cell;
 
-pub use ddl::{needs_rebuild, ENUM_CHECK};
+pub use ddl::{needs_rebuild, ENUM_CHECK, LENGTH_CHECK, RANGE_CHECK};
 pub(crate) use insert::of_query as inserts_query_rows;
 pub use json::has_other_checks;
 pub(crate) use literals::cell_expr;

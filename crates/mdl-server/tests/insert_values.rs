@@ -166,3 +166,94 @@ async fn no_auto_value_on_zero_keeps_a_zero_as_dumps_ask() {
     let mode: String = c.query_first("SELECT @@sql_mode").await.unwrap().unwrap();
     assert_eq!(mode, "NO_AUTO_VALUE_ON_ZERO");
 }
+
+/// MySQL's strict mode keeps a value within its column's type: an integer outside the type's
+/// range is 1264, a string longer than `CHAR(n)` / `VARCHAR(n)` 1406, in INSERT, UPDATE and a
+/// prepared statement alike, and nothing is written; the limits themselves go in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_outside_their_types_are_refused() {
+    let mut c = conn().await;
+    let columns = "id INT PRIMARY KEY, t TINYINT, u INT UNSIGNED, s VARCHAR(3), b BIGINT UNSIGNED";
+    fresh(&mut c, "iv_limits", columns).await;
+    let range = (1264, "22003".to_string());
+    let long = (1406, "22001".to_string());
+    for (sql, want) in [
+        ("INSERT INTO iv_limits (id, t) VALUES (1, 128)", &range),
+        ("INSERT INTO iv_limits (id, t) VALUES (1, -129)", &range),
+        ("INSERT INTO iv_limits (id, u) VALUES (1, -1)", &range),
+        (
+            "INSERT INTO iv_limits (id, u) VALUES (1, 4294967296)",
+            &range,
+        ),
+        ("INSERT INTO iv_limits (id, b) VALUES (1, -1)", &range),
+        ("INSERT INTO iv_limits (id, s) VALUES (1, 'abcd')", &long),
+        ("INSERT INTO iv_limits (id, t) VALUES (1, '300')", &range),
+    ] {
+        assert_eq!(&code(c.query_drop(sql).await), want, "{sql}");
+    }
+    let e = c
+        .query_drop("INSERT INTO iv_limits (id, t) VALUES (1, 200)")
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Out of range value for column 't' at row 1"),
+        "{e}"
+    );
+    let limits = "INSERT INTO iv_limits VALUES (1, -128, 4294967295, 'äöü', 18446744073709551615)";
+    c.query_drop(limits).await.unwrap();
+    c.query_drop("INSERT INTO iv_limits (id, t) VALUES (2, 127)")
+        .await
+        .unwrap();
+    let update = "UPDATE iv_limits SET t = t + 1 WHERE id = 2";
+    assert_eq!(code(c.query_drop(update).await), range);
+    let update = "UPDATE iv_limits SET s = CONCAT(s, 'x') WHERE id = 1";
+    assert_eq!(code(c.query_drop(update).await), long);
+    let st = c
+        .prep("INSERT INTO iv_limits (id, t, s) VALUES (?, ?, ?)")
+        .await
+        .unwrap();
+    assert_eq!(code(c.exec_drop(&st, (3, 1000, "a")).await), range);
+    assert_eq!(code(c.exec_drop(&st, (3, 1, "abcdef")).await), long);
+    c.exec_drop(&st, (3, 1, "abc")).await.unwrap();
+    let got: Vec<(i64, Option<i64>, Option<String>)> = c
+        .query("SELECT id, t, s FROM iv_limits ORDER BY id")
+        .await
+        .unwrap();
+    assert_eq!(
+        got,
+        [
+            (1, Some(-128), Some("äöü".to_string())),
+            (2, Some(127), None),
+            (3, Some(1), Some("abc".to_string())),
+        ]
+    );
+    // A rebuild writes the limits again: a narrower type refuses what no longer fits.
+    let narrower = "ALTER TABLE iv_limits MODIFY s VARCHAR(2)";
+    assert_eq!(code(c.query_drop(narrower).await), long);
+    c.query_drop("ALTER TABLE iv_limits MODIFY s VARCHAR(5)")
+        .await
+        .unwrap();
+    c.query_drop("UPDATE iv_limits SET s = 'abcde' WHERE id = 3")
+        .await
+        .unwrap();
+    let show: (String, String) = c
+        .query_first("SHOW CREATE TABLE iv_limits")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!show.1.contains("mdl_"), "{}", show.1);
+    // Renamed in place, the column is named by its new name.
+    c.query_drop("ALTER TABLE iv_limits RENAME COLUMN t TO tiny")
+        .await
+        .unwrap();
+    let e = c
+        .query_drop("UPDATE iv_limits SET tiny = 500")
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("Out of range value for column 'tiny' at row 1"),
+        "{e}"
+    );
+}

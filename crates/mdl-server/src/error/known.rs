@@ -14,7 +14,7 @@ const fn e(number: u32, name: &'static str, sql_state: &'static str) -> KnownErr
 }
 
 /// The list, by number.
-pub(crate) static KNOWN_ERRORS: [KnownError; 116] = [
+pub(crate) static KNOWN_ERRORS: [KnownError; 118] = [
     e(1007, "ER_DB_CREATE_EXISTS", "HY000"),
     e(1008, "ER_DB_DROP_EXISTS", "HY000"),
     e(1044, "ER_DBACCESS_DENIED_ERROR", "42000"),
@@ -67,6 +67,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 116] = [
     e(1239, "ER_WRONG_FK_DEF", "42000"),
     e(1241, "ER_OPERAND_COLUMNS", "21000"),
     e(1243, "ER_UNKNOWN_STMT_HANDLER", "HY000"),
+    e(1264, "ER_WARN_DATA_OUT_OF_RANGE", "22003"),
     e(1265, "WARN_DATA_TRUNCATED", "01000"),
     e(1273, "ER_UNKNOWN_COLLATION", "HY000"),
     e(1280, "ER_WRONG_NAME_FOR_INDEX", "42000"),
@@ -89,6 +90,7 @@ pub(crate) static KNOWN_ERRORS: [KnownError; 116] = [
     e(1365, "ER_DIVISION_BY_ZERO", "22012"),
     e(1366, "ER_TRUNCATED_WRONG_VALUE_FOR_FIELD", "HY000"),
     e(1381, "ER_NO_BINARY_LOGGING", "HY000"),
+    e(1406, "ER_DATA_TOO_LONG", "22001"),
     e(1412, "ER_TABLE_DEF_CHANGED", "HY000"),
     e(1426, "ER_TOO_BIG_PRECISION", "42000"),
     e(1436, "ER_STACK_OVERRUN_NEED_MORE", "HY000"),

@@ -27,7 +27,9 @@
 //! takes EXCLUSIVE only to swap the tables in; here the whole copy runs under EXCLUSIVE, as the
 //! server's ALTER TABLE upgrades before the engine changes anything, so reads wait for the
 //! copy too. The new column types are SQLite's affinities: a value is kept, not converted as
-//! MySQL converts it to the new type (a `VARCHAR(2)` keeps a longer string).
+//! MySQL converts it to the new type, except that the new type's limits are checked (an
+//! integer type's range, 1264, and a `VARCHAR(n)`'s length, 1406, where MySQL says 1265: the
+//! checks `rewrite/ddl.rs` writes for every `CREATE TABLE`).
 
 use sqlparser::ast::{
     AlterColumnOperation, AlterTable, AlterTableOperation as Op, ColumnDef, ColumnOption,

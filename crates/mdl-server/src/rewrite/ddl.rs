@@ -137,6 +137,59 @@ fn shown<'a>(schema: &str, table: &'a str) -> &'a str {
 /// The name of the check that keeps an `ENUM` column `c`'s values is this, then `c`.
 pub const ENUM_CHECK: &str = "mdl_enum_";
 
+/// The name of the check that keeps an integer column `c` in its type's range is this, then
+/// `c` (`error.rs` reports its failure as MySQL's strict mode does: 1264).
+pub const RANGE_CHECK: &str = "mdl_range_";
+
+/// The name of the check that keeps a character column `c` within its length is this, then
+/// `c` (1406).
+pub const LENGTH_CHECK: &str = "mdl_length_";
+
+/// The check that keeps column `name` (quoted) of type `ty` within what MySQL's strict mode
+/// stores in it: an integer type's range (a number outside it is `ER_WARN_DATA_OUT_OF_RANGE`,
+/// 1264) and a `CHAR(n)` / `VARCHAR(n)`'s length in characters (`ER_DATA_TOO_LONG`, 1406), which
+/// SQLite's affinities do not keep. A text the integer affinity could not read is left to the
+/// statement's own checks.
+fn limit_check(column: &str, name: &str, ty: &DataType) -> Option<String> {
+    use sqlparser::ast::CharacterLength as L;
+    use DataType as T;
+    let range = match ty {
+        T::TinyInt(_) => Some(("-128", "127")),
+        T::TinyIntUnsigned(_) => Some(("0", "255")),
+        T::SmallInt(_) => Some(("-32768", "32767")),
+        T::SmallIntUnsigned(_) => Some(("0", "65535")),
+        T::MediumInt(_) => Some(("-8388608", "8388607")),
+        T::MediumIntUnsigned(_) => Some(("0", "16777215")),
+        T::Int(_) | T::Integer(_) => Some(("-2147483648", "2147483647")),
+        T::IntUnsigned(_) | T::IntegerUnsigned(_) | T::UnsignedInteger => Some(("0", "4294967295")),
+        // Above 2^63 - 1 SQLite keeps a REAL, which compares with the bound as a number.
+        T::BigIntUnsigned(_) => Some(("0", "18446744073709551615")),
+        _ => None,
+    };
+    if let Some((low, high)) = range {
+        let check = q_ident(&format!("{RANGE_CHECK}{column}"));
+        return Some(format!(
+            " CONSTRAINT {check} CHECK (typeof({name}) NOT IN ('integer', 'real') \
+             OR {name} BETWEEN {low} AND {high})"
+        ));
+    }
+    let length = match ty {
+        T::Char(Some(L::IntegerLength { length, .. }))
+        | T::Character(Some(L::IntegerLength { length, .. }))
+        | T::Varchar(Some(L::IntegerLength { length, .. }))
+        | T::CharacterVarying(Some(L::IntegerLength { length, .. }))
+        | T::Nvarchar(Some(L::IntegerLength { length, .. })) => *length,
+        _ => return None,
+    };
+    let check = q_ident(&format!("{LENGTH_CHECK}{column}"));
+    // Nothing past the length, in characters (`substr`'s unit for a text; `LENGTH` is MySQL's
+    // byte count here, `functions/string.rs`).
+    let past = length.saturating_add(1);
+    Some(format!(
+        " CONSTRAINT {check} CHECK (substr({name}, {past}) IN ('', x''))"
+    ))
+}
+
 /// `CREATE TABLE` for SQLite (see the module docs).
 pub(super) fn create_table(c: &CreateTable) -> Result<Vec<String>, ServerError> {
     if c.like.is_some() || c.query.is_some() {
@@ -380,7 +433,10 @@ fn column_def(table: &str, col: &ColumnDef, counted: bool) -> String {
         | DataType::LongBlob => {
             format!("{}{}", crate::catalog::STRING_AFFINITY, col.data_type)
         }
-        ty => ty.to_string(),
+        ty => {
+            check = limit_check(&col.name.value, &name, ty);
+            ty.to_string()
+        }
     };
     let mut d = format!("{name} {ty}");
     d.extend(check);

@@ -52,7 +52,13 @@ pub fn has_other_checks(sql: &str) -> bool {
     let ours = upper
         .matches(&format!(" CHECK ({JSON_COLUMN_CHECK}("))
         .count();
-    checks > ours
+    // A type's limits, written again from the type too (`ddl.rs`).
+    let limits = [super::RANGE_CHECK, super::LENGTH_CHECK].map(|c| {
+        upper
+            .matches(&format!("CONSTRAINT `{}", c.to_ascii_uppercase()))
+            .count()
+    });
+    checks > ours + limits.iter().sum::<usize>()
 }
 
 #[cfg(test)]
@@ -69,5 +75,11 @@ mod tests {
         let sql = format!("CREATE TABLE t (j JSON{check})");
         assert!(!has_other_checks(&sql));
         assert!(has_other_checks(&format!("{sql}, CHECK (1)")));
+        // A type's limits are written again from the type, as a JSON column's check.
+        let limits = "CREATE TABLE t (i INT CONSTRAINT `mdl_range_i` CHECK (typeof(`i`) NOT IN \
+                      ('integer', 'real') OR `i` BETWEEN 0 AND 9), s CHAR(1) CONSTRAINT \
+                      `mdl_length_s` CHECK (substr(`s`, 2) IN ('', x'')))";
+        assert!(!has_other_checks(limits));
+        assert!(has_other_checks(&format!("{limits}, CHECK (i > 0)")));
     }
 }

@@ -45,7 +45,10 @@ fn sysbench_create_table_and_index() {
         sqlite(create),
         [
             "CREATE TABLE `sbtest`.`sbtest1` (`id` INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \
-          `k` INTEGER DEFAULT '0' NOT NULL, `c` CHAR(120) DEFAULT '' NOT NULL, `pad` CHAR(60) \
+          `k` INTEGER CONSTRAINT `mdl_range_k` CHECK (typeof(`k`) NOT IN ('integer', 'real') \
+          OR `k` BETWEEN -2147483648 AND 2147483647) DEFAULT '0' NOT NULL, `c` CHAR(120) \
+          CONSTRAINT `mdl_length_c` CHECK (substr(`c`, 121) IN ('', x'')) DEFAULT '' NOT NULL, \
+          `pad` CHAR(60) CONSTRAINT `mdl_length_pad` CHECK (substr(`pad`, 61) IN ('', x'')) \
           DEFAULT '' NOT NULL)"
         ]
     );
@@ -62,30 +65,33 @@ fn serial_is_the_counted_column_without_another_primary_key() {
         sqlite("CREATE TABLE t1 (id serial,intcol1 INT(32) ,charcol1 VARCHAR(128))"),
         [
             "CREATE TABLE `sbtest`.`t1` (`id` INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \
-          `intcol1` INT(32), `charcol1` VARCHAR(128))"
+          `intcol1` INT(32) CONSTRAINT `mdl_range_intcol1` CHECK (typeof(`intcol1`) NOT IN \
+          ('integer', 'real') OR `intcol1` BETWEEN -2147483648 AND 2147483647), `charcol1` \
+          VARCHAR(128) CONSTRAINT `mdl_length_charcol1` CHECK (substr(`charcol1`, 129) IN \
+          ('', x'')))"
         ]
     );
     // An AUTO_INCREMENT column whose unique key is the table's only key counts too.
     assert_eq!(
-        sqlite("CREATE TABLE t2 (id BIGINT NOT NULL AUTO_INCREMENT, v INT, UNIQUE KEY (id))"),
+        sqlite("CREATE TABLE t2 (id BIGINT NOT NULL AUTO_INCREMENT, v TEXT, UNIQUE KEY (id))"),
         [
             "CREATE TABLE `sbtest`.`t2` (`id` INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \
-          `v` INT)"
+          `v` TEXT)"
         ]
     );
     // So does one that a plain key starts with (sysbench's `--secondary`), which keeps its key.
     assert_eq!(
-        sqlite("CREATE TABLE t4 (id INTEGER NOT NULL AUTO_INCREMENT, k INT, KEY xid (id, k))"),
+        sqlite("CREATE TABLE t4 (id INTEGER NOT NULL AUTO_INCREMENT, k TEXT, KEY xid (id, k))"),
         [
             "CREATE TABLE `sbtest`.`t4` (`id` INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \
-          `k` INT)",
+          `k` TEXT)",
             "CREATE INDEX `sbtest`.`t4__xid` ON `t4` (id, k)"
         ]
     );
     // Beside another primary key, SERIAL is a unique NOT NULL BIGINT UNSIGNED.
     assert_eq!(
-        sqlite("CREATE TABLE t3 (id SERIAL, k INT PRIMARY KEY)"),
-        ["CREATE TABLE `sbtest`.`t3` (`id` BIGINT UNSIGNED NOT NULL UNIQUE, `k` INT PRIMARY KEY)"]
+        sqlite("CREATE TABLE t3 (id SERIAL, k TEXT PRIMARY KEY)"),
+        ["CREATE TABLE `sbtest`.`t3` (`id` BIGINT UNSIGNED NOT NULL UNIQUE, `k` TEXT PRIMARY KEY)"]
     );
 }
 
