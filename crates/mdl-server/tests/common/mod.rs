@@ -64,6 +64,14 @@ pub fn code<T: std::fmt::Debug>(r: Result<T, mysql_async::Error>) -> (u16, Strin
     }
 }
 
+/// The MySQL error code and message of a failed call.
+pub fn code_and_message<T: std::fmt::Debug>(r: Result<T, mysql_async::Error>) -> (u16, String) {
+    match r {
+        Err(mysql_async::Error::Server(e)) => (e.code, e.message),
+        other => panic!("expected a server error, got {other:?}"),
+    }
+}
+
 /// `SHOW FULL PROCESSLIST`'s `(Id, Command, State, Info)` rows.
 pub async fn processlist(c: &mut Conn) -> Vec<(u64, String, String, Option<String>)> {
     let rows: Vec<Row> = c.query("SHOW FULL PROCESSLIST").await.expect("processlist");
