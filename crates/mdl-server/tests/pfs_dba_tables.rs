@@ -202,18 +202,28 @@ async fn the_lock_managers_synch_objects_are_listed() {
     assert!(locks >= 1);
     assert_eq!((writers, readers), (0, Some(0)));
     // Each row is an instance of events_waits_summary_by_instance: the join finds them all.
-    let (all, joined): (i64, i64) = obs
-        .query_first(
-            "SELECT (SELECT COUNT(*) FROM performance_schema.mutex_instances), \
-                    (SELECT COUNT(*) FROM performance_schema.mutex_instances m \
-                     JOIN performance_schema.events_waits_summary_by_instance s \
-                     ON s.EVENT_NAME = m.NAME \
-                     AND s.OBJECT_INSTANCE_BEGIN = m.OBJECT_INSTANCE_BEGIN)",
-        )
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(all, joined);
+    // The two tables are read one after the other, and the other tests of this binary make
+    // and drop instances meanwhile, so one read may see one instance more: some read of a
+    // few sees them agree.
+    let mut seen = Vec::new();
+    for _ in 0..20 {
+        let (all, joined): (i64, i64) = obs
+            .query_first(
+                "SELECT (SELECT COUNT(*) FROM performance_schema.mutex_instances), \
+                        (SELECT COUNT(*) FROM performance_schema.mutex_instances m \
+                         JOIN performance_schema.events_waits_summary_by_instance s \
+                         ON s.EVENT_NAME = m.NAME \
+                         AND s.OBJECT_INSTANCE_BEGIN = m.OBJECT_INSTANCE_BEGIN)",
+            )
+            .await
+            .unwrap()
+            .unwrap();
+        seen.push((all, joined));
+        if all == joined {
+            break;
+        }
+    }
+    assert!(seen.iter().any(|(a, j)| a == j), "{seen:?}");
     let (code, _) = code(
         obs.query_drop("DELETE FROM performance_schema.rwlock_instances")
             .await,
