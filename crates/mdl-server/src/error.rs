@@ -213,28 +213,11 @@ fn constraint(msg: &str) -> ServerError {
         return ServerError::new(1062, "23000", format!("Duplicate entry for key '{key}'"));
     }
     let check = msg.strip_prefix("CHECK constraint failed: ").unwrap_or("");
-    if let Some(column) = check.strip_prefix(crate::rewrite::ENUM_CHECK) {
-        // A value an ENUM column does not have (`rewrite/ddl.rs`), as MySQL's strict mode.
-        return ServerError::new(
-            1265,
-            "01000",
-            format!("Data truncated for column '{column}' at row 1"),
-        );
-    }
-    // A value outside its column's type (`rewrite/ddl.rs`), as MySQL's strict mode.
-    if let Some(column) = check.strip_prefix(crate::rewrite::RANGE_CHECK) {
-        return ServerError::new(
-            1264,
-            "22003",
-            format!("Out of range value for column '{column}' at row 1"),
-        );
-    }
-    if let Some(column) = check.strip_prefix(crate::rewrite::LENGTH_CHECK) {
-        return ServerError::new(
-            1406,
-            "22001",
-            format!("Data too long for column '{column}' at row 1"),
-        );
+    // A value its column's type refuses (`rewrite/ddl.rs`), as MySQL's strict mode.
+    for c in &COLUMN_CHECKS {
+        if let Some(column) = check.strip_prefix(c.prefix) {
+            return c.error(column);
+        }
     }
     ServerError::new(
         3819,
@@ -242,6 +225,58 @@ fn constraint(msg: &str) -> ServerError {
         format!("Check constraint is violated: {msg}"),
     )
 }
+
+/// A check `rewrite/ddl.rs` writes for a column and names after it (`prefix`, then the
+/// column), and the MySQL error its failure is.
+pub(crate) struct ColumnCheck {
+    pub prefix: &'static str,
+    pub code: u16,
+    sqlstate: &'static str,
+    /// The message before ` '<column>' at row 1`.
+    text: &'static str,
+}
+
+impl ColumnCheck {
+    /// The error of a failure of this check on `column`.
+    pub fn error(&self, column: &str) -> ServerError {
+        let text = self.text;
+        ServerError::new(
+            self.code,
+            self.sqlstate,
+            format!("{text} '{column}' at row 1"),
+        )
+    }
+
+    /// The column an [`error`](Self::error) message names.
+    pub fn column_of<'m>(&self, message: &'m str) -> Option<&'m str> {
+        (message.strip_prefix(self.text))
+            .and_then(|m| m.strip_prefix(" '"))
+            .and_then(|m| m.strip_suffix("' at row 1"))
+    }
+}
+
+/// An `ENUM`'s values (1265), an integer type's range (1264), a `CHAR(n)` / `VARCHAR(n)`'s
+/// length (1406).
+pub(crate) const COLUMN_CHECKS: [ColumnCheck; 3] = [
+    ColumnCheck {
+        prefix: crate::rewrite::ENUM_CHECK,
+        code: 1265,
+        sqlstate: "01000",
+        text: "Data truncated for column",
+    },
+    ColumnCheck {
+        prefix: crate::rewrite::RANGE_CHECK,
+        code: 1264,
+        sqlstate: "22003",
+        text: "Out of range value for column",
+    },
+    ColumnCheck {
+        prefix: crate::rewrite::LENGTH_CHECK,
+        code: 1406,
+        sqlstate: "22001",
+        text: "Data too long for column",
+    },
+];
 
 /// A name as SQLite's message quotes it, without the quotes (SQLite's `"` around the rewrite's
 /// backticks).

@@ -11,30 +11,7 @@
 use sqlparser::ast::{Statement, TableFactor, TableObject};
 
 use crate::engine::{quote, EngineConn};
-use crate::error::ServerError;
-use crate::rewrite::{ENUM_CHECK, LENGTH_CHECK, RANGE_CHECK};
-
-/// How each error says its column: the check's name prefix, and the message around the name.
-const MESSAGES: [(u16, &str, &str, &str); 3] = [
-    (
-        1264,
-        RANGE_CHECK,
-        "Out of range value for column '",
-        "' at row 1",
-    ),
-    (
-        1406,
-        LENGTH_CHECK,
-        "Data too long for column '",
-        "' at row 1",
-    ),
-    (
-        1265,
-        ENUM_CHECK,
-        "Data truncated for column '",
-        "' at row 1",
-    ),
-];
+use crate::error::{ServerError, COLUMN_CHECKS};
 
 /// `e` naming the column by its current name (see the module docs); `e` itself when it is no
 /// failed type check of the INSERT's or UPDATE's table `s`, or names the column rightly.
@@ -44,10 +21,10 @@ pub(super) fn current_column(
     current: Option<&str>,
     e: ServerError,
 ) -> ServerError {
-    let Some(&(_, prefix, before, after)) = MESSAGES.iter().find(|m| m.0 == e.code) else {
+    let Some(check) = COLUMN_CHECKS.iter().find(|c| c.code == e.code) else {
         return e;
     };
-    let Some(named) = (e.message.strip_prefix(before)).and_then(|m| m.strip_suffix(after)) else {
+    let Some(named) = check.column_of(&e.message) else {
         return e;
     };
     let name = match s {
@@ -69,11 +46,9 @@ pub(super) fn current_column(
         quote(&schema.to_ascii_lowercase())
     );
     let definition: Option<String> = (db.db().query_row(&sql, [&table], |r| r.get(0))).ok();
-    let column = definition.and_then(|d| checked_column(&d, &format!("{prefix}{named}")));
+    let column = definition.and_then(|d| checked_column(&d, &format!("{}{named}", check.prefix)));
     match column {
-        Some(c) if c != named => {
-            ServerError::new(e.code, e.sqlstate, format!("{before}{c}{after}"))
-        }
+        Some(c) if c != named => check.error(&c),
         _ => e,
     }
 }
