@@ -288,25 +288,20 @@ pub fn sqlite_columns(
     schema: &str,
     table: &str,
 ) -> Result<Vec<Column>, ServerError> {
-    const SQL: &str =
-        "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1, ?2)";
-    let mut st = db.db().prepare_cached(SQL).map_err(engine_err)?;
-    let rows = st
-        .query_map([table, schema], |r| {
-            Ok(Column {
-                position: r.get::<_, i64>(0)? + 1,
-                name: r.get(1)?,
-                decl_type: mysql_type(&r.get::<_, String>(2)?).to_string(),
-                not_null: r.get::<_, i64>(3)? != 0,
-                default: r.get::<_, Option<String>>(4)?.and_then(|d| unquote(&d)),
-                pk: r.get(5)?,
-                auto_increment: false,
-                on_update: None,
-            })
-        })
-        .map_err(engine_err)?;
-    let mut cols: Vec<Column> = rows.collect::<Result<_, _>>().map_err(engine_err)?;
-    drop(st);
+    // The pragma's table-valued form drops the message of its inner statement when that
+    // statement fails (`pragmaVtabNext` in SQLite's `pragma.c`): a view whose table another
+    // connection drops between the inner statement's prepare and its step fails with a bare
+    // "SQL logic error". Read again, and the error is the one that says what happened
+    // (`no such table`, 1146) or there is none.
+    let mut cols = match pragma_columns(db, schema, table) {
+        Err(rusqlite::Error::SqliteFailure(f, Some(m)))
+            if f.extended_code == rusqlite::ffi::SQLITE_ERROR && m == "SQL logic error" =>
+        {
+            pragma_columns(db, schema, table)
+        }
+        r => r,
+    }
+    .map_err(engine_err)?;
     // Only a `TIMESTAMP` or `DATETIME` column auto-updates: other tables read no triggers.
     let temporal = |c: &Column| {
         let t = c.decl_type.to_ascii_lowercase();
@@ -325,6 +320,27 @@ pub fn sqlite_columns(
         c.auto_increment = pks == 1 && c.pk == 1 && c.decl_type.eq_ignore_ascii_case("INTEGER");
     }
     Ok(cols)
+}
+
+/// `pragma_table_info`'s rows of `schema.table`, before `sqlite_columns` marks the counter and
+/// the auto-updated columns.
+fn pragma_columns(db: &mut EngineConn, schema: &str, table: &str) -> rusqlite::Result<Vec<Column>> {
+    const SQL: &str =
+        "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1, ?2)";
+    let mut st = db.db().prepare_cached(SQL)?;
+    let rows = st.query_map([table, schema], |r| {
+        Ok(Column {
+            position: r.get::<_, i64>(0)? + 1,
+            name: r.get(1)?,
+            decl_type: mysql_type(&r.get::<_, String>(2)?).to_string(),
+            not_null: r.get::<_, i64>(3)? != 0,
+            default: r.get::<_, Option<String>>(4)?.and_then(|d| unquote(&d)),
+            pk: r.get(5)?,
+            auto_increment: false,
+            on_update: None,
+        })
+    })?;
+    rows.collect()
 }
 
 /// The name SQLite keeps for `schema.table` if its counted column has SQLite's counter
