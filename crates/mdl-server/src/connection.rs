@@ -553,16 +553,22 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         // carry no warnings.
         self.values.diagnostics.begin(false);
         self.eof_warnings.set(0, 0);
+        // `statement/com/Prepare`: no text, no digest (`statement_event.rs`).
+        let class = crate::statement_event::class(Some(Com::StmtPrepare));
+        let event = self.thread.statement_start(class, None);
         let described = parse_one_prepared(query).and_then(|p| Ok((self.describe(&p)?, p)));
         let ((params, columns), parsed) = match described {
             Ok(d) => d,
             Err(e) => {
+                event.end_with(&crate::statement_event::failed(&e));
                 self.values.diagnostics.error(&e);
                 return info.error(ErrorKind::ER_UNKNOWN_ERROR, &marked(&e)).await;
             }
         };
         let id = self.next_statement_id();
-        let row = crate::statement_event::prepared_row(&self.thread, None, id, query, started);
+        let row =
+            crate::statement_event::prepared_row(&self.thread, class, None, id, query, started);
+        event.end_with(&pfs::StatementOutcome::ok(0, 0));
         let prepared = Prepared::new(query, parsed, row);
         let params = params + prepared.lock_params;
         let params: Vec<Column> = (0..params).map(|_| var_string("?")).collect();
@@ -627,7 +633,11 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Connection {
         W: 'async_trait,
     {
         self.info.status.count(Com::StmtClose);
+        // `statement/com/Close stmt`; MySQL sends no reply, and an unknown id is no error.
+        let class = crate::statement_event::class(Some(Com::StmtClose));
+        let event = self.thread.statement_start(class, None);
         self.prepared.remove(&stmt);
+        event.end_with(&pfs::StatementOutcome::ok(0, 0));
         self.statement_params.closed(stmt);
     }
 

@@ -213,7 +213,9 @@ impl Connection {
             self.prepared.remove(&old);
         }
         let id = self.next_statement_id();
-        let row = crate::statement_event::prepared_row(&self.thread, Some(&name), id, sql, started);
+        let by = crate::statement_event::class(Some(Com::PrepareSql));
+        let row =
+            crate::statement_event::prepared_row(&self.thread, by, Some(&name), id, sql, started);
         let prepared = Prepared::new(sql, parsed, row);
         let count = count + prepared.lock_params;
         self.prepared.insert(id, prepared);

@@ -59,9 +59,12 @@
 //! (`pfs_views/prepared.rs`). A `COM_STMT_EXECUTE` costs no digest statistics (its class's
 //! cell takes them) and no text copy; an SQL `EXECUTE` its text's digest, as any text query.
 //! Differences: MySQL's `statement/com/Execute` event has the session's `CURRENT_SCHEMA`;
-//! here the schema comes with a digest, so it is NULL. `COM_STMT_PREPARE` and
-//! `COM_STMT_CLOSE` record no event, though their classes (`statement/com/Prepare`,
-//! `statement/com/Close stmt`) are listed in `setup_instruments` as MySQL lists them.
+//! here the schema comes with a digest, so it is NULL.
+//!
+//! `COM_STMT_PREPARE` and `COM_STMT_CLOSE` are events of `statement/com/Prepare` and
+//! `statement/com/Close stmt`, with no text and no digest, as their commands' events in
+//! `dispatch_command` (the prepare's parse makes none of its own, above); a failed prepare
+//! carries its error. The preparing event owns the statement's row (`OWNER_EVENT_ID`).
 
 mod digest;
 pub(crate) use digest::digest_text;
@@ -76,20 +79,20 @@ use crate::status::Com;
 use crate::wire::Output;
 
 /// The row of `prepared_statements_instances` (`pfs_views/prepared.rs`) of the statement `id`
-/// prepared from `text` since `started`: SQL `PREPARE`'s (`name`) when its class
-/// (`statement/sql/prepare_sql`) is enabled, as MySQL makes one only for a preparing statement
-/// it instruments (`MYSQL_CREATE_PS`, `sql/sql_prepare.cc`); a `COM_STMT_PREPARE`'s
-/// (`statement/com/Prepare`, a class listed but recording no event here) when the global
-/// instrumentation is on. Both on an instrumented thread.
+/// (SQL `PREPARE`'s `name`, `None` for `COM_STMT_PREPARE`) prepared from `text` since
+/// `started` by a statement of class `by` (`statement/sql/prepare_sql`,
+/// `statement/com/Prepare`), whose event is in progress: made when that class is enabled on an
+/// instrumented thread, as MySQL makes one only for a preparing statement it instruments
+/// (`MYSQL_CREATE_PS`, `sql/sql_prepare.cc`), and owned by that event.
 pub(crate) fn prepared_row(
     thread: &pfs::SessionThread,
+    by: pfs::ClassRef,
     name: Option<&str>,
     id: u32,
     text: &str,
     started: std::time::Instant,
 ) -> pfs::PreparedStatement {
-    let class = name.map(|_| class(Some(Com::PrepareSql)));
-    thread.prepared_statement(class, id.into(), name, text, started.elapsed())
+    thread.prepared_statement(Some(by), id.into(), name, text, started.elapsed())
 }
 
 /// Where a statement came from, which makes its event (see the module docs).
@@ -113,8 +116,13 @@ pub(crate) fn outcome(out: &Result<Output, ServerError>) -> pfs::StatementOutcom
     match out {
         Ok(Output::Rows(r)) => pfs::StatementOutcome::ok(r.rows.len() as u64, 0),
         Ok(Output::Done { affected, .. }) => pfs::StatementOutcome::ok(0, *affected),
-        Err(e) => pfs::StatementOutcome::error(u32::from(e.code), e.sqlstate, &e.message),
+        Err(e) => failed(e),
     }
+}
+
+/// The end columns of a statement that failed with `e`.
+pub(crate) fn failed(e: &ServerError) -> pfs::StatementOutcome<'_> {
+    pfs::StatementOutcome::error(u32::from(e.code), e.sqlstate, &e.message)
 }
 
 /// The `pfs` class of a statement's command (`statement/sql/<name>`); `None`, a statement the
@@ -130,8 +138,7 @@ pub(crate) fn stmt_execute_class() -> pfs::ClassRef {
 }
 
 /// The classes: one per command, then `statement/sql/other`. A protocol command's is
-/// `statement/com/<MySQL's name>`, as MySQL lists them: `Execute` records events;
-/// `Prepare` and `Close stmt` are listed, and their commands record none yet.
+/// `statement/com/<MySQL's name>`, as MySQL lists them (`Execute`, `Prepare`, `Close stmt`).
 fn classes() -> &'static [pfs::ClassRef] {
     static CLASSES: OnceLock<Vec<pfs::ClassRef>> = OnceLock::new();
     CLASSES.get_or_init(|| {

@@ -101,6 +101,58 @@ async fn binary_protocol_statements_have_rows_until_closed() {
     assert_eq!(instances(&mut a, tid).await, []);
 }
 
+/// `COM_STMT_PREPARE` and `COM_STMT_CLOSE` are statement events of their commands' classes, as
+/// `dispatch_command` makes them: no text, no digest, a failed prepare's error; the prepare's
+/// event owns the statement's row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn binary_protocol_commands_are_statement_events() {
+    let (mut a, mut b) = (conn().await, conn().await);
+    let tid = thread_of(&mut a, id(&mut b).await).await;
+    fresh(&mut b, "pfs_prep_cmd", "id INT PRIMARY KEY").await;
+    let stmt = b
+        .prep("SELECT id FROM pfs_prep_cmd WHERE id = ?")
+        .await
+        .unwrap();
+    let owner: u64 = a
+        .query_first(format!(
+            "SELECT OWNER_EVENT_ID FROM performance_schema.prepared_statements_instances \
+             WHERE OWNER_THREAD_ID = {tid}"
+        ))
+        .await
+        .unwrap()
+        .expect("a row");
+    let _: Vec<i64> = b.exec(&stmt, (1,)).await.unwrap();
+    b.close(stmt).await.unwrap();
+    let failed = b
+        .prep("SELECT id FROM pfs_prep_cmd_gone WHERE id = ?")
+        .await;
+    assert!(failed.is_err());
+    b.ping().await.unwrap();
+
+    type Event = (u64, String, Option<String>, Option<String>, u64, u32);
+    let events: Vec<Event> = a
+        .query(format!(
+            "SELECT EVENT_ID, EVENT_NAME, SQL_TEXT, DIGEST, ERRORS, MYSQL_ERRNO \
+             FROM performance_schema.events_statements_history \
+             WHERE THREAD_ID = {tid} AND EVENT_NAME LIKE 'statement/com/%' ORDER BY EVENT_ID"
+        ))
+        .await
+        .unwrap();
+    let shown: Vec<String> = (events.iter())
+        .map(|e| format!("{} {:?} {:?} {} {}", e.1, e.2, e.3, e.4, e.5))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "statement/com/Prepare None None 0 0",
+            "statement/com/Execute None None 0 0",
+            "statement/com/Close stmt None None 0 0",
+            "statement/com/Prepare None None 1 1146",
+        ]
+    );
+    assert_eq!(owner, events[0].0, "the row's owner is the prepare's event");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sql_prepare_rows_go_at_deallocate_and_disconnect() {
     let (mut a, mut b) = (conn().await, conn().await);

@@ -55,7 +55,9 @@ impl SessionThread {
     /// by a statement of `class`. As MySQL's `pfs_create_prepared_stmt_v1`, only when the
     /// preparing statement would be instrumented: its class enabled (`None`: a statement the
     /// caller has no class for, then the `global_instrumentation` consumer decides) on a thread
-    /// that is instrumented. `SQL_TEXT` is cut at [`crate::MAX_SQL_TEXT`] bytes.
+    /// that is instrumented. Its `OWNER_EVENT_ID` is the session's statement in progress (the
+    /// preparing one, begun with [`SessionThread::statement_start`]), or a fresh id when none
+    /// has a record. `SQL_TEXT` is cut at [`crate::MAX_SQL_TEXT`] bytes.
     pub fn prepared_statement(
         &self,
         class: Option<ClassRef>,

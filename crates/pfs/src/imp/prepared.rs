@@ -121,8 +121,13 @@ pub(crate) fn create(
         name: name.map(|n| truncated(n, MAX_NAME).to_string()),
         text: truncated(text, MAX_SQL_TEXT).to_string(),
         thread_id: s.thread_id(),
-        // The preparation's own event id, as MySQL's PREPARE statement event has one.
-        event_id: t.next_event_id(),
+        // The preparing statement's event (`statement/sql/prepare_sql`, `statement/com/Prepare`),
+        // as MySQL's `pfs_create_prepared_stmt_v1` takes its locker's; a fresh id when it has
+        // no record (the statements consumers off).
+        event_id: match t.logs[2].top_event_id() {
+            0 => t.next_event_id(),
+            id => id,
+        },
         prepare_ps,
     };
     let cells = cells();

@@ -120,7 +120,8 @@ table_row! {
         "SQL_TEXT" => sql_text: String,
         /// OWNER_THREAD_ID: the session that prepared it.
         "OWNER_THREAD_ID" => owner_thread_id: u64,
-        /// OWNER_EVENT_ID: the event id its preparation took on that thread.
+        /// OWNER_EVENT_ID: the preparing statement's event on that thread (a fresh id when
+        /// it had no record).
         "OWNER_EVENT_ID" => owner_event_id: Option<u64>,
         /// OWNER_OBJECT_TYPE: NULL (no stored programs).
         "OWNER_OBJECT_TYPE" => owner_object_type: Option<String>,
