@@ -143,7 +143,8 @@ impl SessionThread {
     ///     .any(|r| r.event_name == "statement/doc/select" && r.stats.count_star == 1));
     /// # Ok::<(), pfs::PfsError>(())
     /// ```
-    #[inline]
+    // Once per statement; inlined whole into the caller, whose registers are saved anyway.
+    #[inline(always)]
     pub fn statement_start(&self, class: ClassRef, digest: Option<DigestRef>) -> PendingStatement {
         PendingStatement {
             inner: imp::begin_statement(class, digest.unwrap_or_default(), self.record()),

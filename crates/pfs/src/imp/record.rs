@@ -20,7 +20,7 @@
 //! same end, which also writes its record's extra and its digest's sums (`statement.rs`).
 //! A timed statement also counts in a bucket of its digest's latency histogram
 //! (`histogram.rs`: a table lookup and one shared increment; a statement without a digest in
-//! the histogram of those, out of line).
+//! the histogram of those).
 
 use std::sync::atomic::Ordering;
 
@@ -314,7 +314,8 @@ pub(crate) fn end_event(a: &Active) {
 /// record's extra and its digest's sums written on the way (`statement.rs`). The common end
 /// (see `statement::is_rare`) takes the same short path. Returns the end's timer reading (0
 /// untimed), which a statement that is its own transaction lends it (`transaction.rs`).
-#[inline(never)]
+/// Inlined into the caller's statement for the reason `session::begin_on_slot` is.
+#[inline(always)]
 pub(crate) fn end_statement(a: &Active, o: &crate::StatementOutcome<'_>) -> u64 {
     if statement::is_rare(a, o) {
         end_statement_rare(a, o)
