@@ -1,5 +1,6 @@
 //! One server for the whole test binary, started in-process on a free 127.0.0.1 port with a
-//! temporary data directory, on its own runtime; and the client helpers (`mysql_async`).
+//! data directory of its own under the target directory (see `shared_data_dir`), on its own
+//! runtime; and the client helpers (`mysql_async`).
 //! Each test uses its own tables and lock names, so tests can run at once.
 
 #![allow(dead_code)]
@@ -8,6 +9,7 @@ pub mod clients;
 pub mod packets;
 
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -26,17 +28,39 @@ pub fn server() -> SocketAddr {
                 .build()
                 .expect("runtime");
             rt.block_on(async move {
-                let dir = tempfile::tempdir().expect("temp dir");
-                let mut cfg = mdl_server::ServerConfig::for_tests(dir.path());
+                let mut cfg = mdl_server::ServerConfig::for_tests(shared_data_dir());
                 cfg.engine_lock_wait_timeout = 5;
                 let server = mdl_server::start(cfg).await.expect("server starts");
                 tx.send(server.local_addr()).expect("send");
                 server.wait().await;
-                drop(dir);
             });
         });
         rx.recv_timeout(Duration::from_secs(30)).expect("server up")
     })
+}
+
+/// The shared server's data directory, `<target>/tmp/shared-server/<pid>`. The test harness
+/// exits without dropping statics, so the server is never stopped and a `TempDir` of its would
+/// never be removed (every run of the suite left one data directory per test binary in the
+/// system's temp directory). Instead each test process removes the directories of processes
+/// that are gone (on Linux, where `/proc` tells), then makes its own, which `cargo clean` removes.
+fn shared_data_dir() -> PathBuf {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("shared-server");
+    if Path::new("/proc/self").exists() {
+        for entry in std::fs::read_dir(&base).into_iter().flatten().flatten() {
+            let pid = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok());
+            if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let dir = base.join(std::process::id().to_string());
+    let _ = std::fs::remove_dir_all(&dir); // a directory of an earlier process with this pid
+    std::fs::create_dir_all(&dir).expect("data dir");
+    dir
 }
 
 /// A new connection to schema `test`.
