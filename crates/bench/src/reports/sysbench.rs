@@ -476,14 +476,17 @@ fn headline(instr: &[(String, Instructions)], cpu: Option<(f64, f64, f64)>) -> O
     ) {
         (Some(f), Some(o), Some(d)) => Some(Headline {
             what: "instructions per point select, 1 client: floor / compiled out / default; \
-                   pfs's and mdl-core's own; server CPU µs per point select, 2 clients"
+                   default over compiled out in all and in pfs's own code; mdl-core's own; \
+                   server CPU µs per point select, 2 clients"
                 .into(),
             measured: format!(
-                "{} / {} / {}; pfs default {:+.0} over compiled out ({:.2}%), mdl-core {} \
-                 ({:.2}%); CPU {}",
+                "{} / {} / {}; default {:+.0} over compiled out ({:+.2}%), of which pfs's own \
+                 code {:+.0} ({:.2}%); mdl-core {} ({:.2}%); CPU {}",
                 int(f.total),
                 int(o.total),
                 int(d.total),
+                d.total - o.total,
+                (d.total / o.total - 1.0) * 100.0,
                 d.pfs - o.pfs,
                 (d.pfs - o.pfs) / o.total * 100.0,
                 int(d.mdl),
@@ -569,8 +572,9 @@ mod tests {
         let h = headline(&instr, Some((10.6, 19.9, 23.5))).unwrap();
         assert_eq!(
             h.measured,
-            "15,931 / 36,776 / 37,180; pfs default +216 over compiled out (0.59%), mdl-core 238 \
-             (0.64%); CPU 10.6 / 19.9 / 23.5 (+18.1% default over compiled out)"
+            "15,931 / 36,776 / 37,180; default +404 over compiled out (+1.10%), of which pfs's \
+             own code +216 (0.59%); mdl-core 238 (0.64%); CPU 10.6 / 19.9 / 23.5 (+18.1% default \
+             over compiled out)"
         );
         let h = headline(&[], Some((10.6, 19.9, 23.5))).unwrap();
         assert!(h.what.starts_with("server CPU"));
