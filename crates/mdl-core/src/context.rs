@@ -397,8 +397,16 @@ impl MdlContext {
     /// Releases every STATEMENT and TRANSACTION lock (COMMIT / ROLLBACK), and clears a query
     /// kill as [`MdlContext::release_statement_locks`] does.
     pub fn release_transactional_locks(&mut self) {
-        self.release_list(LockDuration::Statement, 0);
-        self.release_list(LockDuration::Transaction, 0);
+        // MySQL releases the STATEMENT list, then the TRANSACTION list, newest first; a single
+        // lock has no order to keep, and an autocommit statement's commit finds one (callgrind,
+        // sysbench's prepared point select in `mdl-server`: `mdl-core` 353 -> 225 instructions).
+        match self.store.sole_transactional() {
+            Some(slot) => self.release_slot(slot),
+            None => {
+                self.release_list(LockDuration::Statement, 0);
+                self.release_list(LockDuration::Transaction, 0);
+            }
+        }
         self.shared.killed.clear_query();
         #[cfg(feature = "metrics")]
         self.counted.publish_if_asked(&self.mgr, &self.shared);

@@ -140,6 +140,19 @@ impl TicketStore {
         self.inline_used == 0 && self.spill_total == 0
     }
 
+    /// The store's only ticket when it holds exactly one and that one is not EXPLICIT: what a
+    /// statement in autocommit mode holds when it commits (a point select's SR), released
+    /// without a search of the durations.
+    #[inline(always)]
+    pub(crate) fn sole_transactional(&self) -> Option<u32> {
+        if self.spill_total != 0 || !self.inline_used.is_power_of_two() {
+            return None;
+        }
+        let i = self.inline_used.trailing_zeros();
+        let t = self.inline[i as usize % INLINE_TICKETS].as_ref()?;
+        (t.duration != LockDuration::Explicit).then_some(i)
+    }
+
     /// Whether any ticket is held on a fast path (materialization has work).
     pub(crate) fn has_fast(&self) -> bool {
         self.spill_fast > 0 || self.inline.iter().flatten().any(|t| is_fast(t.hold))

@@ -104,3 +104,34 @@ fn thread_safety_of_public_types() {
     assert!(!ctx.has_locks());
     ctx.release_transactional_locks();
 }
+
+/// A commit releases a context's only lock unless it is EXPLICIT (the one-lock shortcut of
+/// `release_transactional_locks`), in each duration and on each fast-path design.
+#[test]
+fn commit_releases_a_sole_lock_unless_explicit() {
+    for fast_path in [FastPath::Off, FastPath::SharedWord, FastPath::PerContext] {
+        let cfg = MdlConfig::builder().fast_path(fast_path).build().unwrap();
+        let mgr = MdlManager::new(cfg).unwrap();
+        let mut a = mgr.new_context();
+        let mut b = mgr.new_context();
+        let x = MdlRequest::new(key("sole"), LockType::X, LockDuration::Transaction);
+        for d in [
+            LockDuration::Statement,
+            LockDuration::Transaction,
+            LockDuration::Explicit,
+        ] {
+            let sr = MdlRequest::new(key("sole"), LockType::SR, d);
+            let t = a.try_acquire(&sr).unwrap().unwrap();
+            a.release_transactional_locks();
+            let released = d != LockDuration::Explicit;
+            assert_eq!(a.has_locks(), !released, "{fast_path:?} {d:?}");
+            assert_eq!(b.try_acquire(&x).unwrap().is_some(), released);
+            if released {
+                b.release_transactional_locks();
+            } else {
+                a.release(t).unwrap();
+            }
+            assert!(!a.has_locks() && !b.has_locks());
+        }
+    }
+}

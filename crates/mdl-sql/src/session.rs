@@ -153,9 +153,8 @@ impl Session {
     /// has the session (`state().in_transaction` is false): the server rolls back its engine.
     pub async fn execute(&mut self, plan: &Plan) -> Result<StatementGuard<'_>, SqlError> {
         // A KILL QUERY that came after the last statement ended is not for this one: MySQL's
-        // dispatch clears KILL_QUERY when a statement starts. Opening a statement scope clears
-        // it (and releases no lock: statement locks never outlive a statement here).
-        drop(self.ctx.statement());
+        // dispatch clears KILL_QUERY when a statement starts.
+        self.ctx.clear_query_kill();
         if plan.commits_before {
             if matches!(plan.effect, Effect::Begin { .. } | Effect::LockTables(_)) {
                 self.leave_lock_tables();

@@ -59,8 +59,17 @@ impl MdlContext {
     /// Opening a statement clears a query kill that arrived since the last one ended (MySQL's
     /// dispatch clears `KILL_QUERY` before each statement).
     pub fn statement(&mut self) -> StatementScope<'_> {
-        self.shared.killed.clear_query();
+        self.clear_query_kill();
         StatementScope { ctx: self }
+    }
+
+    /// Clears a query kill ([`KillScope::Query`](crate::KillScope::Query)) that arrived since
+    /// the last statement ended, as [`MdlContext::statement`] does, for a server that starts a
+    /// statement without a scope; a connection kill stays. MySQL's dispatch does this before
+    /// each statement (`sql/sql_parse.cc`, `dispatch_command`: `thd->killed == THD::KILL_QUERY`
+    /// becomes `NOT_KILLED`).
+    pub fn clear_query_kill(&mut self) {
+        self.shared.killed.clear_query();
     }
 
     /// A transaction: every STATEMENT and TRANSACTION lock of this context is released when the
