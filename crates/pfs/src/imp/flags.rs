@@ -35,11 +35,18 @@ pub(crate) const F_LOCK_WAIT: u32 = 1 << 12;
 /// counted in its instance's `readers` rather than named its `owner` (`record::owned`).
 pub(crate) const F_READ: u32 = 1 << 13;
 
-/// The event log a class's events go to: 0 waits (and idle), 1 stages, 2 statements.
+/// The event logs of a thread (`ThreadSlot::logs`): waits (and idle), stages, statements.
+pub(crate) const WAITS_LOG: usize = 0;
+pub(crate) const STAGES_LOG: usize = 1;
+pub(crate) const STATEMENTS_LOG: usize = 2;
+
+/// The event log a class's events go to: [`WAITS_LOG`], [`STAGES_LOG`] or [`STATEMENTS_LOG`]
+/// (the family bits read as a number).
 #[inline]
 pub(crate) const fn log_of(flags: u32) -> usize {
     ((flags >> 10) & 3) as usize
 }
+const _: () = assert!(log_of(F_STAGE) == STAGES_LOG && log_of(F_STATEMENT) == STATEMENTS_LOG);
 
 /// Wait stack depth per thread (PFS: 5 logical levels); also the nesting depth of stages and
 /// statements.

@@ -26,7 +26,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use parking_lot::Mutex;
 
 use super::api::ClassRef;
-use super::classes::{classes, F_ENABLED};
+use super::classes::{classes, F_ENABLED, STATEMENTS_LOG};
 use super::limits::{sizing, LOST};
 use super::session::SessionRecord;
 use super::setup::setup;
@@ -124,7 +124,7 @@ pub(crate) fn create(
         // The preparing statement's event (`statement/sql/prepare_sql`, `statement/com/Prepare`),
         // as MySQL's `pfs_create_prepared_stmt_v1` takes its locker's; a fresh id when it has
         // no record (the statements consumers off).
-        event_id: match t.logs[2].top_event_id() {
+        event_id: match t.logs[STATEMENTS_LOG].top_event_id() {
             0 => t.next_event_id(),
             id => id,
         },

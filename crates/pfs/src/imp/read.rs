@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 
 pub(crate) use super::summary::*;
 
-use super::classes::{classes, ClassInfo, UNBOUND};
+use super::classes::{classes, ClassInfo, STAGES_LOG, STATEMENTS_LOG, UNBOUND, WAITS_LOG};
 use super::events::{long_rings, EventData, B_CYCLES, B_TIMED};
 use super::instances::instances;
 use super::limits::LOST;
@@ -210,12 +210,12 @@ fn statement_row(d: &EventData, extra: Option<ExtraData>) -> Option<StatementEve
     })
 }
 
-/// The log of `family`: 0 waits, 1 stages, 2 statements.
+/// The log of `family`'s events.
 fn log_index(family: EventFamily) -> usize {
     match family {
-        EventFamily::Stage => 1,
-        EventFamily::Statement => 2,
-        EventFamily::Wait | EventFamily::Idle | EventFamily::Transaction => 0,
+        EventFamily::Stage => STAGES_LOG,
+        EventFamily::Statement => STATEMENTS_LOG,
+        EventFamily::Wait | EventFamily::Idle | EventFamily::Transaction => WAITS_LOG,
     }
 }
 
@@ -251,7 +251,7 @@ pub(crate) fn statement_events(family: EventFamily, history: bool) -> Vec<Statem
     let mut v: Vec<(EventData, Option<ExtraData>)> = with_live(|live| {
         live.iter()
             .flat_map(|t| {
-                let log = &t.logs[2];
+                let log = &t.logs[STATEMENTS_LOG];
                 let v = if history {
                     log.history_indexed()
                 } else {

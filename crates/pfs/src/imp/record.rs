@@ -127,7 +127,7 @@ pub(crate) fn begin_statement(
     let start = rdtsc();
     let (event_id, claim) = if f & F_CURRENT != 0 {
         let object = digest.map_or(0, |d| d.index as u64 + 1);
-        open::<2>(t, class, f, Some(Operation::Statement), object, start)
+        open::<STATEMENTS_LOG>(t, class, f, Some(Operation::Statement), object, start)
     } else {
         (0, None)
     };
@@ -203,9 +203,9 @@ fn begin_at(
         // One copy per family, so that the log is at a constant offset and the nesting
         // lookup is the family's own.
         match log_of(f) {
-            2 => open::<2>(t, class, f, op, object, start),
-            1 => open::<1>(t, class, f, op, object, start),
-            _ => open::<0>(t, class, f, op, object, start),
+            STATEMENTS_LOG => open::<STATEMENTS_LOG>(t, class, f, op, object, start),
+            STAGES_LOG => open::<STAGES_LOG>(t, class, f, op, object, start),
+            _ => open::<WAITS_LOG>(t, class, f, op, object, start),
         }
     } else {
         (0, None)
@@ -227,8 +227,8 @@ fn begin_at(
 const _: () = assert!(F_TIMED >> 1 == B_TIMED as u32 && F_CYCLES >> 1 == B_CYCLES as u32);
 const _: () = assert!(F_HISTORY >> 3 == B_HISTORY as u32);
 
-/// Write the start of the event record in the log of family `FAMILY` (0 waits, 1 stages, 2
-/// statements); returns its EVENT_ID and record.
+/// Write the start of the event record in the log `FAMILY` (`WAITS_LOG`, `STAGES_LOG`,
+/// `STATEMENTS_LOG`); returns its EVENT_ID and record.
 #[inline(always)]
 fn open<const FAMILY: usize>(
     t: &ThreadSlot,
@@ -244,13 +244,13 @@ fn open<const FAMILY: usize>(
     };
     let [waits, stages, statements] = &t.logs;
     let nesting = match FAMILY {
-        0 => Some(waits.top_event_id())
+        WAITS_LOG => Some(waits.top_event_id())
             .filter(|&id| id != 0)
             .or_else(|| Some(stages.top_event_id()).filter(|&id| id != 0))
             .unwrap_or_else(|| statements.top_event_id()),
         // A statement with none in progress nests in the transaction in progress, if any
         // (`NEST_TRX` marks it); a stage in its statement.
-        2 => match statements.top_event_id() {
+        STATEMENTS_LOG => match statements.top_event_id() {
             0 => t.trx.nesting.load(Ordering::Relaxed),
             id => id,
         },

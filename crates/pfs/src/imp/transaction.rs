@@ -109,7 +109,7 @@ pub(crate) fn start(t: &ThreadSlot, mode: TransactionMode) -> bool {
             packed: pack(t, f, mode, TransactionState::Active),
             timer_start: start,
             timer_end: 0,
-            nesting: t.logs[2].top_event_id(),
+            nesting: t.logs[STATEMENTS_LOG].top_event_id(),
             savepoints: 0,
         });
         log.active.store(i + 1, Relaxed);
