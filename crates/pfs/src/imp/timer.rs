@@ -13,7 +13,9 @@
 //! stages and statements use cycles (one `rdtsc`, where `Instant::now` is a `clock_gettime`
 //! call plus `Timespec` arithmetic), idle uses nanoseconds. The hot path stores raw ticks;
 //! conversion to picoseconds happens on read, with the cycle frequency calibrated against
-//! `Instant` (once, lazily, over a 10 ms window) the first time a table is read.
+//! `Instant` once, lazily, over a 10 ms window the thread sleeps through: at the first table
+//! read or the first timed statement without a digest, whose histogram bucket needs it
+//! (`histogram::build`).
 //!
 //! The TSC is read with the `_rdtsc` intrinsic rather than through a timing crate: `quanta`'s
 //! `Clock::raw` is the same intrinsic behind a match on its clock kind and a `Clock` value the
@@ -159,17 +161,12 @@ fn calibrate() -> Calibration {
             ns_read_ps,
         };
     }
-    let window = Duration::from_millis(10);
+    // The thread sleeps through the window rather than spinning: the TSC runs on regardless,
+    // the window costs no CPU, and the instructions calibration takes do not depend on how
+    // fast the thread runs (so a callgrind count of a process that calibrates is repeatable).
     let (t0, c0) = (Instant::now(), rdtsc());
-    let (mut t1, mut c1);
-    loop {
-        t1 = Instant::now();
-        c1 = rdtsc();
-        if t1 - t0 >= window {
-            break;
-        }
-        std::hint::spin_loop();
-    }
+    std::thread::sleep(Duration::from_millis(10));
+    let (t1, c1) = (Instant::now(), rdtsc());
     let ns = (t1 - t0).as_nanos().max(1);
     let cycle_freq = ((c1.saturating_sub(c0) as u128 * 1_000_000_000) / ns).max(1) as u64;
     // The cycle value at the epoch: now minus the elapsed ns converted to cycles.
