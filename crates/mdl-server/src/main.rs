@@ -5,6 +5,14 @@
 use clap::Parser;
 use mdl_server::ServerConfig;
 
+/// mimalloc rather than glibc's malloc: every statement boxes a future of about 3 KiB (the
+/// handlers of opensrv-mysql's `AsyncMysqlShim` are `async_trait` methods), larger than glibc's
+/// per-thread cache takes (1,032 bytes), so each one went through glibc's arena: its bins, a
+/// consolidation of the fast bins, and a cost that moved with the heap's layout from one
+/// process to the next. Measured with callgrind, point selects: see BENCHMARKS.md, `sysbench`.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let cfg = ServerConfig::parse();
     let mut rt = tokio::runtime::Builder::new_multi_thread();
