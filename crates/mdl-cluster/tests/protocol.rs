@@ -15,7 +15,7 @@ use std::time::Duration;
 use common::*;
 use etcd_client::{Client, GetOptions};
 use mdl_cluster::testkit::{etcd_or_skip, EtcdCluster};
-use mdl_cluster::ClusterError;
+use mdl_cluster::{ClusterError, ClusterManager};
 use mdl_core::{KillScope, LockType};
 
 async fn revision(etcd: &EtcdCluster) -> i64 {
@@ -227,8 +227,27 @@ fn timeouts_and_kills_work_across_nodes() {
     });
 }
 
-/// The issue's cycle: T1 on node 1 waits for D2's stand-in, D2 waits for T2 on node 2, T2 waits
-/// for D1's stand-in, D1 waits for T1. Found (not timed out); D2, the newer intent, loses.
+/// Waits until `node`'s own lock manager would not grant SR on `table` now: a travelling
+/// request of the node has its X there, granted or queued. A requester's stand-ins on other
+/// nodes may wait before its own node has queued it (each node follows etcd's watch on its own),
+/// and a statement that asks in between is granted first.
+async fn until_queued_locally(node: &ClusterManager, table: &str, what: &str) {
+    let mut probe = node.local().new_context();
+    until(what, LONG, || {
+        match probe.try_acquire(&req(table, LockType::SR)).unwrap() {
+            Some(t) => {
+                probe.release(t).unwrap();
+                false
+            }
+            None => true,
+        }
+    })
+    .await;
+}
+
+/// A cycle through two nodes, as in the issue: T1 on node 1 waits for D1, D1's stand-in on
+/// node 2 waits for T2, T2 waits for D2, D2's stand-in on node 1 waits for T1. Found (not timed
+/// out); D2, the newer intent, loses.
 #[test]
 fn a_deadlock_through_two_nodes_is_found() {
     if !etcd_or_skip("a_deadlock_through_two_nodes_is_found") {
@@ -254,6 +273,7 @@ fn a_deadlock_through_two_nodes_is_found() {
                 .any(|w| w.waiting.node == 1 && w.waiting.context == 11)
         })
         .await;
+        until_queued_locally(&n[0], "b", "D1 is queued on node 1").await;
         // D2 (node 2) wants X on a: its stand-in waits for T1 on node 1.
         let mut d2 = n[1].new_context_with_id(22).unwrap();
         let d2 = tokio::spawn(async move {
@@ -268,6 +288,7 @@ fn a_deadlock_through_two_nodes_is_found() {
                 .any(|w| w.waiting.node == 2 && w.waiting.context == 22)
         })
         .await;
+        until_queued_locally(&n[1], "a", "D2 is queued on node 2").await;
         // T1 wants b (held X by D1 on node 1), T2 wants a (held X by D2 on node 2): a cycle.
         let t1w = tokio::spawn(async move {
             let r = t1
@@ -283,11 +304,15 @@ fn a_deadlock_through_two_nodes_is_found() {
                 .map(|_| ());
             (t2, r)
         });
-        let err = tokio::time::timeout(Duration::from_secs(30), d2)
-            .await
-            .expect("found")
-            .unwrap()
-            .unwrap_err();
+        let err = match tokio::time::timeout(Duration::from_secs(30), d2).await {
+            Ok(r) => r.unwrap().unwrap_err(),
+            Err(_) => panic!(
+                "not found in 30 s; waits on node 1: {:#?}; on node 2: {:#?}; cluster locks: {:#?}",
+                n[0].lock_waits(),
+                n[1].lock_waits(),
+                n[0].cluster_locks()
+            ),
+        };
         assert_eq!(err.mysql_error_code(), Some(1213), "{err}");
         assert!(matches!(err, ClusterError::Deadlock(_)), "{err}");
         // T2 gets a; ending T2 lets D1 through; ending D1 lets T1 through.
