@@ -100,6 +100,8 @@ pub fn threads(ctx: &Ctx) -> Vec<usize> {
 
 /// `x` with thousands separators (`123,456`).
 pub fn int(x: f64) -> String {
+    // A difference that rounds to zero from below (-0.4) reads 0, not -0.
+    let x = if x.round() == 0.0 { 0.0 } else { x };
     let s = format!("{:.0}", x);
     let (sign, digits) = s.split_at(if s.starts_with('-') { 1 } else { 0 });
     let mut out = String::new();
@@ -285,6 +287,7 @@ mod tests {
         assert_eq!(int(1234567.4), "1,234,567");
         assert_eq!(int(-1234.0), "-1,234");
         assert_eq!(int(12.0), "12");
+        assert_eq!(int(-0.4), "0");
         assert_eq!(pct(0.0123), "+1.2%");
         assert!(find("peers").is_some() && find("nope").is_none());
     }

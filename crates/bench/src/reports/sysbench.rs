@@ -19,7 +19,7 @@ use crate::output::{Headline, Report, Table};
 use crate::runner::{median, Ctx};
 use crate::sysbench::{
     callgrind_per_query, measured, on_path, start_mariadb, start_mdl, sysbench, Instructions,
-    Server,
+    PerQuery, Server,
 };
 
 /// The commands that build the two servers.
@@ -206,10 +206,12 @@ pub fn run(ctx: &mut Ctx) -> Report {
     }
     let with_mariadb = on_path("mariadbd") && on_path("mariadb-install-db");
     let cfgs = configs(with_mariadb);
-    let (rounds, secs, events) = if ctx.quick {
-        (2, 2, 300)
+    // Callgrind's process pairs per configuration: its median carries the tables (one pair
+    // of one binary can be a few hundred instructions per query off the next).
+    let (rounds, secs, events, pairs) = if ctx.quick {
+        (2, 2, 300, 1)
     } else {
-        (3, 10, 2000)
+        (3, 10, 2000, 3)
     };
     let per_run = Duration::from_secs(secs as u64) + Duration::from_millis(400);
     if ctx.is_dry() {
@@ -311,7 +313,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
         }
     }
     // Callgrind, one client, point selects: floor, (A), and in full mode (B) as well.
-    let mut instr: Vec<(String, Instructions)> = Vec::new();
+    let mut instr: Vec<(String, PerQuery)> = Vec::new();
     if on_path("valgrind") {
         for (i, c) in cfgs.iter().enumerate() {
             let wanted = c.mariadb.is_none() && (c.group != "B" || !ctx.quick);
@@ -321,8 +323,16 @@ pub fn run(ctx: &mut Ctx) -> Report {
             ctx.message(format!("callgrind: {}", c.label));
             let bin = if c.compiled_out { &bins.1 } else { &bins.0 };
             let data = work.join(format!("s{i}"));
-            let per_q = ctx.timed(Duration::from_secs(10), || {
-                callgrind_per_query(bin, &data, &c.args, "oltp_point_select", events, &work)
+            let per_q = ctx.timed(Duration::from_secs(10) * pairs as u32, || {
+                callgrind_per_query(
+                    bin,
+                    &data,
+                    &c.args,
+                    "oltp_point_select",
+                    events,
+                    pairs,
+                    &work,
+                )
             });
             if let Some(x) = per_q {
                 instr.push((c.label.clone(), x));
@@ -348,7 +358,7 @@ fn tables(
     r: &mut Report,
     cfgs: &[Config],
     raw: &[Vec<Vec<Runs>>],
-    instr: &[(String, Instructions)],
+    instr: &[(String, PerQuery)],
     secs: usize,
     rounds: usize,
 ) {
@@ -409,7 +419,10 @@ fn tables(
                     }
                 }
             }
-            let ins = instr.iter().find(|(l, _)| *l == c.label).map(|x| x.1.total);
+            let ins = instr
+                .iter()
+                .find(|(l, _)| *l == c.label)
+                .map(|x| x.1.median.total);
             row.push(if wi == 0 {
                 ins.map_or("".into(), int)
             } else {
@@ -424,14 +437,18 @@ fn tables(
         (Some(f), Some(o), Some(d)) => Some((f, o, d)),
         _ => None,
     };
-    r.headline = headline(instr, cpu);
+    let medians: Vec<(String, Instructions)> =
+        (instr.iter()).map(|(l, p)| (l.clone(), p.median)).collect();
+    r.headline = headline(&medians, cpu);
     if !instr.is_empty() {
         let mut t = Table::new(
             "instructions",
-            "Instructions per point select, one client (callgrind), by where the code comes from",
+            "Instructions per point select, one client (callgrind), by where the code comes from: \
+             the process pair with the median total",
             &[
                 "server",
                 "all",
+                "all, each pair",
                 "mdl-core",
                 "pfs",
                 "SQLite",
@@ -439,11 +456,18 @@ fn tables(
                 "pfs share",
             ],
         );
-        for (label, i) in instr {
-            let share = |x: f64| format!("{:.2}%", x / i.total * 100.0);
+        for (label, p) in instr {
+            let i = &p.median;
+            let share = |x: f64| {
+                let pct = x / i.total * 100.0;
+                // A count that is 0 give or take a rounding reads 0.00%, not -0.00%.
+                format!("{:.2}%", if pct.abs() < 0.005 { 0.0 } else { pct })
+            };
+            let each: Vec<String> = p.totals.iter().map(|&x| int(x)).collect();
             t.row(vec![
                 label.clone(),
                 int(i.total),
+                each.join(" / "),
                 int(i.mdl),
                 int(i.pfs),
                 int(i.sqlite),
