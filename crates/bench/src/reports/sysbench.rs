@@ -5,7 +5,8 @@
 //! first) and, where the machine has Debian's `mariadb-server`, MariaDB with `performance_schema` OFF and ON; runs
 //! sysbench 1.0 (`oltp_point_select`, `oltp_read_only`, 8 tables) against each in
 //! interleaved rounds; reports medians of QPS and of server CPU per query (`/proc/PID/stat`)
-//! and callgrind's instructions per query for one client. Skipped, with a message, without
+//! and callgrind's instructions per query for one client (in full mode the median of three
+//! process pairs, see `callgrind_per_query`). Skipped, with a message, without
 //! `sysbench` on `PATH`.
 
 use std::path::{Path, PathBuf};
@@ -191,7 +192,7 @@ pub fn run(ctx: &mut Ctx) -> Report {
                  lock instrument on) under the same commands. Interleaved rounds, medians: QPS \
                  and server CPU µs per query (`/proc/PID/stat` utime + stime over the run, \
                  divided by the queries sysbench counted), and callgrind instructions per \
-                 query with one client.";
+                 query with one client (full mode: the median of three process pairs).";
     let mut r = Report::new(name, title, about);
     if !on_path("sysbench") {
         r.notes.push(
