@@ -306,8 +306,10 @@ pub fn register_class(kind: ClassKind, name: &str) -> ClassRef {
 
 /// Intern a normalized statement text (e.g. `"SELECT c FROM sbtest1 WHERE id = ?"`) for
 /// `events_statements_summary_by_digest`. Register once, pass the handle to
-/// [`statement_start`]: the hot path then indexes an array instead of hashing text. When the
-/// digest buffer is full the handle is empty and `digest_lost` is bumped.
+/// [`statement_start`]: the hot path then indexes an array instead of hashing text. A text
+/// registered already is found without a lock (one hash of the text and a compare), so a
+/// server may look up each text statement's digest; a new one takes the registry's lock. When
+/// the digest buffer is full the handle is empty and `digest_lost` is bumped.
 pub fn register_digest(text: &str) -> DigestRef {
     backend::register_digest(None, text)
 }

@@ -3,9 +3,10 @@
 //! never grow.
 //!
 //! Who writes what: a class's `flags`, `cfg` and `clock` are written by `setup` under its lock;
-//! `destroyed*` by `instances` under the instance allocator's lock; names and the registry map
-//! under the registry lock, taken only when registering. A digest's `class` is bound once, by
-//! the first statement that uses it (a compare-and-swap).
+//! `destroyed*` by `instances` under the instance allocator's lock; names, the registry map and
+//! the digests' index under the registry lock, taken only when registering (a registered digest
+//! is found without it). A digest's `class` is bound once, by the first statement that uses it
+//! (a compare-and-swap).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
@@ -13,6 +14,7 @@ use std::sync::OnceLock;
 
 use parking_lot::Mutex;
 
+use super::digest_index::{DigestIndex, Probe};
 use super::histogram::{self, StmtHist};
 use super::limits::{sizing, LOST};
 use super::stats::StatCell;
@@ -112,14 +114,11 @@ pub(crate) struct DigestInfo {
     pub(crate) hist: StmtHist,
 }
 
+/// Class names, for registering (digests have their own index, keyed by the pair of schema and
+/// text, as MySQL's: `digest_index.rs`).
 struct Registry {
     names: HashMap<Box<str>, u32>,
-    /// Digests by text, then by schema (the key is the pair, as MySQL's).
-    digests: HashMap<Box<str>, Vec<InSchema>>,
 }
-
-/// A digest's schema and index.
-type InSchema = (Option<Box<str>>, u32);
 
 /// The class and digest buffers.
 pub(crate) struct Classes {
@@ -127,6 +126,7 @@ pub(crate) struct Classes {
     class_count: AtomicUsize,
     digests: Box<[DigestInfo]>,
     digest_count: AtomicUsize,
+    digest_index: DigestIndex,
     registry: Mutex<Registry>,
 }
 
@@ -152,9 +152,9 @@ pub(crate) fn classes() -> &'static Classes {
                 })
                 .collect(),
             digest_count: AtomicUsize::new(0),
+            digest_index: DigestIndex::new(s.max_digests),
             registry: Mutex::new(Registry {
                 names: HashMap::new(),
-                digests: HashMap::new(),
             }),
         }
     })
@@ -212,14 +212,19 @@ impl Classes {
         c
     }
 
-    /// The digest of `text` in `schema`; `None` when the buffer is full.
+    /// The digest of `text` in `schema`; `None` when the buffer is full. A registered one is
+    /// found without a lock (`digest_index.rs`); a new one is added under the registry lock.
     pub(crate) fn register_digest(&self, schema: Option<&str>, text: &str) -> Option<&DigestInfo> {
-        let mut reg = self.registry.lock();
-        let found =
-            (reg.digests.get(text)).and_then(|v| v.iter().find(|(s, _)| s.as_deref() == schema));
-        if let Some(&(_, i)) = found {
-            return Some(&self.digests[i as usize]);
+        let h = self.digest_index.hash(schema, text);
+        if let Probe::Found(d) = self.digest_index.probe(&self.digests, h, schema, text) {
+            return Some(d);
         }
+        let _reg = self.registry.lock();
+        // Again: another thread may have added it since.
+        let at = match self.digest_index.probe(&self.digests, h, schema, text) {
+            Probe::Found(d) => return Some(d),
+            Probe::Vacant(at) => at,
+        };
         let idx = self.digest_count.load(Ordering::Relaxed);
         if idx >= self.digests.len() {
             LOST.digest.fetch_add(1, Ordering::Relaxed);
@@ -231,8 +236,7 @@ impl Classes {
         if let Some(s) = schema {
             let _ = self.digests[idx].schema.set(s.into());
         }
-        let entry = reg.digests.entry(text.into()).or_default();
-        entry.push((schema.map(Into::into), idx as u32));
+        self.digest_index.insert(at, h, idx as u32);
         self.digest_count.store(idx + 1, Ordering::Release);
         Some(&self.digests[idx])
     }

@@ -55,6 +55,7 @@ pub(crate) mod api;
 pub(crate) mod classes;
 pub(crate) mod conn_read;
 pub(crate) mod connections;
+pub(crate) mod digest_index;
 pub(crate) mod errors;
 pub(crate) mod events;
 pub(crate) mod flags;
