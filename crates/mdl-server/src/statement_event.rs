@@ -156,7 +156,7 @@ fn classes() -> &'static [pfs::ClassRef] {
 
 /// The digest of a text query `text` in `schema`: its tokens, literals as `?` (`digest.rs`).
 pub(crate) fn digest_of(text: &str, schema: Option<&str>) -> pfs::DigestRef {
-    digest_in(schema, &digest::digest_text(text))
+    digest::with_digest_text(text, |t| digest_in(schema, t))
 }
 
 #[cfg(test)]

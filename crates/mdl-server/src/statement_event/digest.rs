@@ -23,14 +23,20 @@
 //!
 //! A lexer over the bytes, not the parsed statement: the parse is the statement's already, and
 //! printing a normalized copy of its tree cost a text query 15,000 instructions (clone, visit,
-//! print) where this costs 3,500 for a sysbench point select (`docs/pfs-statements.md`).
+//! print) where lexing costs 2,100 for a sysbench point select and printing 600
+//! (`docs/pfs-statements.md`).
 
 mod keywords;
+mod scan;
 #[cfg(test)]
 mod tests;
 
 use keywords::{
     FUNCTIONS, FUNCTION_PREFIXES, FUNCTION_SLOTS, KEYWORDS, KEYWORD_PREFIXES, KEYWORD_SLOTS,
+};
+use scan::{
+    comment_end, doubled, is_word_byte, line_end, number_end, quoted_end, word_end, BYTES,
+    KEYWORD_BYTE, WORD_START,
 };
 
 /// MySQL's default `max_digest_length`: the bytes of its token array, a token taking 2 and an
@@ -127,6 +133,31 @@ impl Tok<'_> {
 
 /// The digest text of `sql` (see the module docs).
 pub(crate) fn digest_text(sql: &str) -> String {
+    let mut out = String::new();
+    tokens(sql).print(sql.len(), &mut out);
+    out
+}
+
+/// `f` of the digest text of `sql`, printed into a buffer of the calling thread that keeps its
+/// capacity: a server's every text statement makes one, and then looks it up (no allocation).
+pub(crate) fn with_digest_text<R>(sql: &str, f: impl FnOnce(&str) -> R) -> R {
+    thread_local! {
+        static TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    let d = tokens(sql);
+    TEXT.with(|t| {
+        // A reentrant call (none today) gets a buffer of its own rather than a panic.
+        let mut own = String::new();
+        let mut shared = t.try_borrow_mut();
+        let out = shared.as_deref_mut().unwrap_or(&mut own);
+        out.clear();
+        d.print(sql.len(), out);
+        f(out)
+    })
+}
+
+/// `sql`'s tokens, reduced.
+fn tokens(sql: &str) -> Digest<'_> {
     let mut d = Digest {
         toks: Vec::with_capacity(sql.len() / 4 + 4),
         ..Digest::default()
@@ -135,7 +166,7 @@ pub(crate) fn digest_text(sql: &str) -> String {
     if d.toks.last() == Some(&Tok::Sym(";")) {
         d.toks.pop();
     }
-    d.print(sql.len())
+    d
 }
 
 /// The token array being built, `digest_add_token`'s reductions applied as each token comes.
@@ -243,8 +274,9 @@ impl<'a> Digest<'a> {
         }
     }
 
-    fn print(&self, len: usize) -> String {
-        let mut out = String::with_capacity(len + len / 2 + 8);
+    /// Appends the digest text to `out` (`len`: the statement's, to reserve for).
+    fn print(&self, len: usize, out: &mut String) {
+        out.reserve(len + len / 2 + 8);
         let mut space = false;
         for t in &self.toks {
             let text = match *t {
@@ -289,7 +321,6 @@ impl<'a> Digest<'a> {
                 _ => out.push_str(text),
             }
         }
-        out
     }
 }
 
@@ -309,6 +340,8 @@ fn lex<'a>(sql: &'a str, d: &mut Digest<'a>) {
             continue;
         }
         match c {
+            // A word not a number's (the most common token, tested first).
+            _ if BYTES[usize::from(c)] & WORD_START != 0 => i = word(sql, i, d, &mut ident_next),
             _ if c.is_ascii_whitespace() => i += 1,
             b'#' => i = line_end(b, i),
             b'-' if b.get(i + 1) == Some(&b'-')
@@ -377,7 +410,6 @@ fn lex<'a>(sql: &'a str, d: &mut Digest<'a>) {
                 ident_next = b.get(i).is_some_and(|&c| is_word_byte(c));
             }
             b'@' => i = at(sql, i, d, &mut ident_next),
-            _ if is_word_byte(c) => i = word(sql, i, d, &mut ident_next),
             _ => {
                 let (op, n) = operator(&b[i..]);
                 i += n;
@@ -487,19 +519,14 @@ fn keyword(word: &[u8], function: bool) -> Option<&'static str> {
     if n == 0 || n > up.len() {
         return None;
     }
-    let mut p = 0u128;
-    for (i, c) in word.iter().enumerate() {
-        if !(c.is_ascii_alphanumeric() || *c == b'_') {
+    for (u, &c) in up.iter_mut().zip(word) {
+        if BYTES[usize::from(c)] & KEYWORD_BYTE == 0 {
             return None;
         }
-        up[i] = c.to_ascii_uppercase();
-        if i < 16 {
-            p = p << 8 | u128::from(up[i]);
-        }
+        *u = c.to_ascii_uppercase();
     }
-    if n < 16 {
-        p <<= 8 * (16 - n);
-    }
+    // `keywords::prefix`: the bytes after the word are zeros already.
+    let p = u128::from_be_bytes(std::array::from_fn(|i| up[i]));
     let up = &up[..n];
     find(&KEYWORD_SLOTS, &KEYWORD_PREFIXES, &KEYWORDS, p, up).or_else(|| {
         function
@@ -509,7 +536,7 @@ fn keyword(word: &[u8], function: bool) -> Option<&'static str> {
 }
 
 /// `up` (its prefix `p`) in `table`, as it prints: the slots from `p`'s first on, until an
-/// empty one.
+/// empty one (a table's length is a power of two).
 fn find(
     slots: &[u16],
     prefixes: &[u128],
@@ -527,7 +554,7 @@ fn find(
         {
             return Some(if print.is_empty() { k } else { print });
         }
-        s = (s + 1) % slots.len();
+        s = (s + 1) & (slots.len() - 1);
     }
 }
 
@@ -568,101 +595,4 @@ fn operator(b: &[u8]) -> (Option<&'static str>, usize) {
     }
     // A byte of more than one (not ASCII) is a word's: never here.
     (if b[0] == b')' { Some(")") } else { None }, 1)
-}
-
-fn is_word_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
-}
-
-fn word_end(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && is_word_byte(b[i]) {
-        i += 1;
-    }
-    i
-}
-
-/// The end of the number at `i` (digits, a fraction, an exponent; `0x1F`, `0b01`), or `None`
-/// when word bytes follow its digits: an identifier such as `1abc` (MY_LEX_NUMBER_IDENT).
-fn number_end(b: &[u8], mut i: usize) -> Option<usize> {
-    let digits = |mut i: usize| {
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        i
-    };
-    let radix = match (b.get(i), b.get(i + 1)) {
-        (Some(b'0'), Some(b'x')) => Some(16),
-        (Some(b'0'), Some(b'b')) => Some(2),
-        _ => None,
-    };
-    if let Some(r) = radix {
-        let mut j = i + 2;
-        while b.get(j).is_some_and(|c| (*c as char).is_digit(r)) {
-            j += 1;
-        }
-        return (j > i + 2 && !b.get(j).is_some_and(|&c| is_word_byte(c))).then_some(j);
-    }
-    i = digits(i);
-    if b.get(i) == Some(&b'.') {
-        i = digits(i + 1);
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        let sign = usize::from(matches!(b.get(i + 1), Some(b'+' | b'-')));
-        if b.get(i + 1 + sign).is_some_and(u8::is_ascii_digit) {
-            i = digits(i + 1 + sign);
-        }
-    }
-    (!b.get(i).is_some_and(|&c| is_word_byte(c))).then_some(i)
-}
-
-/// After the quoted string or identifier opened at `i`: its quote doubled or (not for a
-/// backquote) escaped by a backslash stays inside.
-fn quoted_end(b: &[u8], i: usize) -> usize {
-    let q = b[i];
-    let mut j = i + 1;
-    while j < b.len() {
-        match b[j] {
-            b'\\' if q != b'`' => j += 2,
-            c if c == q && b.get(j + 1) == Some(&q) => j += 2,
-            c if c == q => return j + 1,
-            _ => j += 1,
-        }
-    }
-    b.len()
-}
-
-/// How many doubled `q` quotes `s` holds.
-fn doubled(s: &str, q: u8) -> usize {
-    let mut n = 0;
-    let mut prev = false;
-    for c in s.bytes() {
-        if c == q && prev {
-            n += 1;
-            prev = false;
-        } else {
-            prev = c == q;
-        }
-    }
-    n
-}
-
-/// After the comment whose text starts at `i`: its `*/`, a `/* */` inside it passed over when
-/// `depth` allows one (`sql/sql_lex.cc`, `consume_comment`).
-fn comment_end(sql: &str, mut i: usize, mut depth: u32) -> usize {
-    let b = sql.as_bytes();
-    while i + 1 < b.len() {
-        match (b[i], b[i + 1]) {
-            (b'/', b'*') if depth > 0 => {
-                depth -= 1;
-                i = comment_end(sql, i + 2, 0);
-            }
-            (b'*', b'/') => return i + 2,
-            _ => i += 1,
-        }
-    }
-    b.len()
-}
-
-fn line_end(b: &[u8], i: usize) -> usize {
-    (b[i..].iter().position(|&c| c == b'\n')).map_or(b.len(), |e| i + e + 1)
 }

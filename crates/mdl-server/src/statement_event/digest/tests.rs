@@ -13,6 +13,22 @@ fn check(cases: &[(&str, &str)]) {
 }
 
 #[test]
+fn byte_classes_are_the_lexers_rules() {
+    for c in 0..=255u8 {
+        let word = c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
+        let keyword = c.is_ascii_alphanumeric() || c == b'_';
+        let class = scan::BYTES[usize::from(c)];
+        assert_eq!(is_word_byte(c), word, "{c}");
+        assert_eq!(class & scan::KEYWORD_BYTE != 0, keyword, "{c}");
+        assert_eq!(
+            class & scan::WORD_START != 0,
+            word && !c.is_ascii_digit(),
+            "{c}"
+        );
+    }
+}
+
+#[test]
 fn keyword_tables_are_sorted_and_upper_case() {
     for table in [&KEYWORDS[..], &FUNCTIONS[..]] {
         assert!(table.windows(2).all(|w| w[0].0 < w[1].0));
