@@ -525,8 +525,7 @@ fn keyword(word: &[u8], function: bool) -> Option<&'static str> {
         }
         *u = c.to_ascii_uppercase();
     }
-    // `keywords::prefix`: the bytes after the word are zeros already.
-    let p = u128::from_be_bytes(std::array::from_fn(|i| up[i]));
+    let p = keywords::prefix(&up[..16]);
     let up = &up[..n];
     find(&KEYWORD_SLOTS, &KEYWORD_PREFIXES, &KEYWORDS, p, up).or_else(|| {
         function

@@ -221,14 +221,15 @@ pub(super) static FUNCTION_SLOTS: [u16; 128] = slots(&FUNCTIONS);
 
 /// The first 16 bytes of `s` as a big-endian number, zeros after its end (no keyword holds
 /// a 0 byte): a word up to 16 bytes long is its prefix and its length.
+#[inline]
 pub(super) const fn prefix(s: &[u8]) -> u128 {
-    let mut p = 0u128;
+    let mut b = [0u8; 16];
     let mut i = 0;
-    while i < 16 {
-        p = p << 8 | if i < s.len() { s[i] as u128 } else { 0 };
+    while i < 16 && i < s.len() {
+        b[i] = s[i];
         i += 1;
     }
-    p
+    u128::from_be_bytes(b)
 }
 
 /// The first slot of the prefix `p` in a table of `n` (a power of two) slots: a
