@@ -134,32 +134,48 @@ impl Tok<'_> {
 /// The digest text of `sql` (see the module docs).
 pub(crate) fn digest_text(sql: &str) -> String {
     let mut out = String::new();
-    tokens(sql).print(sql.len(), &mut out);
+    tokens(sql, Vec::new()).print(sql.len(), &mut out);
     out
 }
 
 /// `f` of the digest text of `sql`, printed into a buffer of the calling thread that keeps its
-/// capacity: a server's every text statement makes one, and then looks it up (no allocation).
+/// capacity, from a token array that keeps its own: a server's every text statement makes one,
+/// and then looks it up (no allocation).
 pub(crate) fn with_digest_text<R>(sql: &str, f: impl FnOnce(&str) -> R) -> R {
     thread_local! {
-        static TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        static KEPT: std::cell::RefCell<(String, Vec<Tok<'static>>)> =
+            const { std::cell::RefCell::new((String::new(), Vec::new())) };
     }
-    let d = tokens(sql);
-    TEXT.with(|t| {
-        // A reentrant call (none today) gets a buffer of its own rather than a panic.
-        let mut own = String::new();
-        let mut shared = t.try_borrow_mut();
-        let out = shared.as_deref_mut().unwrap_or(&mut own);
+    KEPT.with(|k| {
+        // A reentrant call (none today) gets buffers of its own rather than a panic.
+        let mut own = (String::new(), Vec::new());
+        let mut shared = k.try_borrow_mut();
+        let (out, toks) = shared.as_deref_mut().unwrap_or(&mut own);
+        let d = tokens(sql, std::mem::take(toks));
         out.clear();
         d.print(sql.len(), out);
+        *toks = recycle(d.toks);
         f(out)
     })
 }
 
-/// `sql`'s tokens, reduced.
-fn tokens(sql: &str) -> Digest<'_> {
+/// `v`'s allocation, emptied, for tokens of another text: collecting an empty `Vec`'s
+/// iterator into one of a type of the same layout reuses its buffer (std's in-place
+/// collection; were it not to, the next statement would allocate, as before).
+// `filter_map`, not `filter`: the items change type (their lifetime), with no panic path.
+#[allow(clippy::unnecessary_filter_map)]
+fn recycle<'b>(mut v: Vec<Tok<'_>>) -> Vec<Tok<'b>> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
+}
+
+/// `sql`'s tokens, reduced, in `toks` (emptied first).
+fn tokens<'a>(sql: &'a str, mut toks: Vec<Tok<'a>>) -> Digest<'a> {
+    toks.clear();
+    // At most one token per 2 bytes of MySQL's array is kept, however long the text.
+    toks.reserve((sql.len() / 4 + 4).min(MAX_DIGEST_LENGTH / 2));
     let mut d = Digest {
-        toks: Vec::with_capacity(sql.len() / 4 + 4),
+        toks,
         ..Digest::default()
     };
     lex(sql, &mut d);
@@ -276,7 +292,9 @@ impl<'a> Digest<'a> {
 
     /// Appends the digest text to `out` (`len`: the statement's, to reserve for).
     fn print(&self, len: usize, out: &mut String) {
-        out.reserve(len + len / 2 + 8);
+        // A hint, bounded: a kept buffer would otherwise keep room for the longest text the
+        // thread ever digested, where only `MAX_DIGEST_LENGTH` bytes of its tokens print.
+        out.reserve((len + len / 2 + 8).min(4 * MAX_DIGEST_LENGTH));
         let mut space = false;
         for t in &self.toks {
             let text = match *t {

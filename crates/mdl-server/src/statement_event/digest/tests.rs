@@ -342,3 +342,28 @@ fn unterminated_input_ends_without_a_panic() {
         let _ = digest_text(sql);
     }
 }
+
+/// The kept token array keeps its allocation from one statement to the next, and a long
+/// text reserves no more than the tokens the digest can keep.
+#[test]
+fn kept_tokens_keep_their_buffer() {
+    let d = tokens("SELECT c FROM sbtest1 WHERE id = 1", Vec::new());
+    let (cap, at) = (d.toks.capacity(), d.toks.as_ptr() as usize);
+    let again = tokens("SELECT 1", recycle(d.toks));
+    assert_eq!(
+        (again.toks.capacity(), again.toks.as_ptr() as usize),
+        (cap, at)
+    );
+    let long = format!("SELECT {}", vec!["1"; 100_000].join(", "));
+    let d = tokens(&long, recycle(again.toks));
+    assert!(
+        d.toks.capacity() <= MAX_DIGEST_LENGTH,
+        "{}",
+        d.toks.capacity()
+    );
+    assert_eq!(
+        digest_text(&long),
+        with_digest_text(&long, str::to_string),
+        "kept buffers print the same"
+    );
+}
