@@ -213,11 +213,21 @@ impl Classes {
     }
 
     /// The digest of `text` in `schema`; `None` when the buffer is full. A registered one is
-    /// found without a lock (`digest_index.rs`); a new one is added under the registry lock.
+    /// found without a lock (`digest_index.rs`); a new one is added under the registry lock,
+    /// or, when the buffer is full, lost without it.
     pub(crate) fn register_digest(&self, schema: Option<&str>, text: &str) -> Option<&DigestInfo> {
         let h = self.digest_index.hash(schema, text);
         if let Probe::Found(d) = self.digest_index.probe(&self.digests, h, schema, text) {
             return Some(d);
+        }
+        let lost = || {
+            LOST.digest.fetch_add(1, Ordering::Relaxed);
+            None
+        };
+        // A full buffer stays full: a server past it looks up every new text's digest, and
+        // such a text is lost without the lock.
+        if self.digest_count.load(Ordering::Relaxed) >= self.digests.len() {
+            return lost();
         }
         let _reg = self.registry.lock();
         // Again: another thread may have added it since.
@@ -227,8 +237,7 @@ impl Classes {
         };
         let idx = self.digest_count.load(Ordering::Relaxed);
         if idx >= self.digests.len() {
-            LOST.digest.fetch_add(1, Ordering::Relaxed);
-            return None;
+            return lost();
         }
         // Build the histograms' tick indexes now, not on a statement's end.
         histogram::build();
